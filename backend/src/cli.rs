@@ -1,0 +1,211 @@
+//! Each subcommand is a thin call into `shared` (or into the server); the process exit
+//! code follows SPEC §7: 0 fine, 1 findings, 2 input that cannot be read.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+use crate::{AppState, AwsStatus, app};
+
+/// EKS Training Studio: design, check and ship EKS clusters for GPU training.
+#[derive(Debug, Parser)]
+#[command(name = "eks-studio", version, about)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Serve the studio page and the JSON API.
+    Serve {
+        /// Address to listen on; loopback unless told otherwise.
+        #[arg(long, default_value = "127.0.0.1:8080")]
+        addr: SocketAddr,
+        /// EC2 endpoint to use instead of AWS's (e.g. an emulator).
+        #[arg(long)]
+        ec2_endpoint: Option<String>,
+        /// The built frontend (trunk's output).
+        #[arg(long, default_value = "target/dist")]
+        static_dir: PathBuf,
+    },
+    /// List template ids with one line each.
+    Templates,
+    /// Write a bundle's files into a directory.
+    Render {
+        /// Start from this template id.
+        #[arg(long, conflicts_with = "spec", required_unless_present = "spec")]
+        template: Option<String>,
+        /// Start from this spec (`studio.json`).
+        #[arg(long)]
+        spec: Option<PathBuf>,
+        /// Directory to write into (created when missing).
+        #[arg(long)]
+        out: PathBuf,
+    },
+}
+
+/// Parses the command line and runs it.
+pub fn main() -> ExitCode {
+    run(Cli::parse())
+}
+
+/// Runs one parsed command line.
+pub fn run(cli: Cli) -> ExitCode {
+    match cli.command {
+        Command::Serve {
+            addr,
+            ec2_endpoint,
+            static_dir,
+        } => serve(addr, ec2_endpoint, static_dir),
+        Command::Templates => {
+            let width = shared::TEMPLATES
+                .iter()
+                .map(|template| template.id.len())
+                .max()
+                .unwrap_or(0);
+            for template in shared::TEMPLATES {
+                println!("{:width$}  {}", template.id, template.summary);
+            }
+            ExitCode::SUCCESS
+        }
+        Command::Render {
+            template,
+            spec,
+            out,
+        } => render(template.as_deref(), spec.as_deref(), &out),
+    }
+}
+
+fn render(template_id: Option<&str>, spec_path: Option<&Path>, out: &Path) -> ExitCode {
+    let spec = match (template_id, spec_path) {
+        (Some(id), _) => match shared::template(id) {
+            Some(template) => template.spec(),
+            None => {
+                let known: Vec<&str> = shared::TEMPLATES
+                    .iter()
+                    .map(|template| template.id)
+                    .collect();
+                eprintln!(
+                    "error: no template with id `{id}` (known: {})",
+                    known.join(", ")
+                );
+                return ExitCode::from(2);
+            }
+        },
+        (None, Some(path)) => {
+            let text = match std::fs::read_to_string(path) {
+                Ok(text) => text,
+                Err(error) => {
+                    eprintln!("error: cannot read {}: {error}", path.display());
+                    return ExitCode::from(2);
+                }
+            };
+            match shared::Spec::from_json(&text) {
+                Ok(spec) => spec,
+                Err(error) => {
+                    eprintln!(
+                        "{}:{}:{}: error: {error}",
+                        path.display(),
+                        error.line(),
+                        error.column()
+                    );
+                    return ExitCode::from(2);
+                }
+            }
+        }
+        (None, None) => unreachable!("clap requires --template or --spec"),
+    };
+    let cluster_yaml = match shared::render_cluster_yaml(&spec) {
+        Ok(yaml) => yaml,
+        Err(error) => {
+            eprintln!("error: {error}");
+            return ExitCode::from(2);
+        }
+    };
+    let files = [
+        ("cluster.yaml", cluster_yaml),
+        ("studio.json", spec.to_json()),
+    ];
+    if let Err(error) = std::fs::create_dir_all(out) {
+        eprintln!("error: cannot create {}: {error}", out.display());
+        return ExitCode::from(2);
+    }
+    for (name, contents) in files {
+        let path = out.join(name);
+        if let Err(error) = std::fs::write(&path, contents) {
+            eprintln!("error: cannot write {}: {error}", path.display());
+            return ExitCode::from(2);
+        }
+        println!("wrote {}", path.display());
+    }
+    ExitCode::SUCCESS
+}
+
+fn serve(addr: SocketAddr, ec2_endpoint: Option<String>, static_dir: PathBuf) -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| "info,tower_http=warn".into()),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let static_dir = if static_dir.join("index.html").is_file() {
+        Some(static_dir)
+    } else {
+        tracing::warn!(dir = %static_dir.display(), "no built frontend here: serving the API only (build it with `cargo xtask run`)");
+        None
+    };
+    let state = AppState {
+        static_dir,
+        aws: AwsStatus::from_environment(ec2_endpoint),
+    };
+    if !state.aws.credentials {
+        tracing::info!("no AWS credentials found: live checks will report that they could not run");
+    }
+    let runtime = tokio::runtime::Runtime::new().expect("tokio runtime starts");
+    runtime.block_on(async move {
+        let listener = match tokio::net::TcpListener::bind(addr).await {
+            Ok(listener) => listener,
+            Err(error) => {
+                eprintln!("error: cannot listen on {addr}: {error}");
+                return ExitCode::from(2);
+            }
+        };
+        let local_addr = listener
+            .local_addr()
+            .expect("a bound listener has an address");
+        // Tests and `cargo xtask run` read this line to find the port.
+        println!("EKS Training Studio listening on http://{local_addr}/");
+        match axum::serve(listener, app(state))
+            .with_graceful_shutdown(shutdown_signal())
+            .await
+        {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(error) => {
+                eprintln!("error: server failed: {error}");
+                ExitCode::FAILURE
+            }
+        }
+    })
+}
+
+async fn shutdown_signal() {
+    let interrupt = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        let mut terminate =
+            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+                .expect("SIGTERM handler installs");
+        tokio::select! {
+            _ = interrupt => {},
+            _ = terminate.recv() => {},
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = interrupt.await;
+}

@@ -1,0 +1,12 @@
+//! Mounts the studio on the page.
+
+#[cfg(target_arch = "wasm32")]
+fn main() {
+    console_error_panic_hook::set_once();
+    leptos::mount::mount_to_body(frontend::App);
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn main() {
+    eprintln!("the studio runs in a browser: build it with `cargo xtask run`");
+}

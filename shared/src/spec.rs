@@ -1,0 +1,191 @@
+//! The spec holds what the user typed, as typed: a half-filled form is still a spec,
+//! and nothing the user entered is lost while rules point at what is wrong.
+
+use serde::{Deserialize, Serialize};
+
+/// The whole cluster design. Round-trips through JSON (`studio.json`, drafts, share links).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Spec {
+    /// Cluster-wide settings.
+    pub cluster: ClusterSettings,
+    /// Where the cluster's subnets come from.
+    pub network: Network,
+    /// EKS managed node groups, system and GPU.
+    #[serde(default)]
+    pub node_groups: Vec<NodeGroup>,
+    /// EKS add-ons installed with the cluster.
+    #[serde(default)]
+    pub addons: Vec<Addon>,
+}
+
+/// Name, region, Kubernetes version and IAM settings of the cluster.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClusterSettings {
+    /// Cluster name (letters, digits and hyphens).
+    pub name: String,
+    /// AWS region, e.g. `us-east-1`.
+    pub region: String,
+    /// Kubernetes minor version, e.g. `1.32`.
+    pub kubernetes_version: String,
+    /// Create an IAM OIDC provider for service-account roles.
+    #[serde(default)]
+    pub with_oidc: bool,
+}
+
+/// A new VPC created by eksctl, or an existing one.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "mode", rename_all = "kebab-case")]
+pub enum Network {
+    /// eksctl creates the VPC with subnets in these availability zones.
+    NewVpc {
+        /// Availability zones for the cluster's subnets (at least two).
+        availability_zones: Vec<String>,
+    },
+    /// The cluster goes into a VPC that already exists.
+    ExistingVpc {
+        /// VPC id, `vpc-…`.
+        vpc_id: String,
+        /// Public subnets, keyed by a local name.
+        #[serde(default)]
+        public_subnets: Vec<Subnet>,
+        /// Private subnets, keyed by a local name.
+        #[serde(default)]
+        private_subnets: Vec<Subnet>,
+    },
+}
+
+/// One subnet of an existing VPC.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Subnet {
+    /// The local name eksctl uses as the map key (e.g. `private-one`).
+    pub name: String,
+    /// Subnet id, `subnet-…`.
+    pub id: String,
+    /// The subnet's availability zone, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub availability_zone: Option<String>,
+}
+
+/// An EKS managed node group.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NodeGroup {
+    /// Node group name, unique in the cluster.
+    pub name: String,
+    /// EC2 instance type, e.g. `p5.48xlarge`.
+    pub instance_type: String,
+    /// Prefix of the instances' names.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instance_prefix: Option<String>,
+    /// Nodes get private addresses only.
+    #[serde(default)]
+    pub private_networking: bool,
+    /// Attach Elastic Fabric Adapter interfaces.
+    #[serde(default)]
+    pub efa_enabled: bool,
+    /// Smallest number of nodes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_size: Option<u32>,
+    /// Number of nodes to start with.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub desired_capacity: Option<u32>,
+    /// Largest number of nodes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_size: Option<u32>,
+    /// Where the group's nodes may launch.
+    #[serde(default)]
+    pub placement: GroupPlacement,
+    /// How the group's instances are paid for.
+    #[serde(default)]
+    pub capacity: Capacity,
+    /// Stripe the local NVMe instance store into one RAID0 volume (AL2023 `NodeConfig`).
+    #[serde(default)]
+    pub local_nvme_raid0: bool,
+    /// IAM add-on policies attached to the node role.
+    #[serde(default)]
+    pub addon_policies: AddonPolicies,
+    /// Let EKS replace unhealthy nodes.
+    #[serde(default)]
+    pub node_repair: bool,
+}
+
+/// Where a node group's instances may be launched.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum GroupPlacement {
+    /// Any of the cluster's subnets.
+    #[default]
+    Cluster,
+    /// Only these subnets (ids or local names of an existing VPC).
+    Subnets {
+        /// Subnet ids or local names.
+        subnets: Vec<String>,
+    },
+    /// Only these availability zones.
+    AvailabilityZones {
+        /// Availability zone names.
+        availability_zones: Vec<String>,
+    },
+}
+
+/// How a node group's instances are obtained.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Capacity {
+    /// Regular On-Demand instances.
+    #[default]
+    OnDemand,
+    /// An On-Demand Capacity Reservation (ODCR).
+    Reservation {
+        /// Capacity reservation id, `cr-…`.
+        reservation_id: String,
+    },
+    /// A Capacity Block for ML (`marketType: capacity-block`).
+    CapacityBlock {
+        /// Capacity reservation id of the block, `cr-…`.
+        reservation_id: String,
+    },
+    /// Spot instances.
+    Spot,
+}
+
+/// IAM add-on policies eksctl attaches to a node group's role.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AddonPolicies {
+    /// Cluster Autoscaler permissions.
+    #[serde(default)]
+    pub auto_scaler: bool,
+    /// CloudWatch agent permissions.
+    #[serde(default)]
+    pub cloud_watch: bool,
+    /// EBS CSI driver permissions.
+    #[serde(default)]
+    pub ebs: bool,
+    /// FSx for Lustre CSI driver permissions.
+    #[serde(default)]
+    pub fsx: bool,
+}
+
+/// An EKS add-on.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Addon {
+    /// Add-on name, e.g. `eks-node-monitoring-agent`.
+    pub name: String,
+    /// How to resolve conflicts with existing resources (`overwrite`, `none`, `preserve`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resolve_conflicts: Option<String>,
+    /// IAM policy ARNs attached to the add-on's role.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub attach_policy_arns: Vec<String>,
+}
+
+impl Spec {
+    /// Reads a spec from its JSON form (`studio.json`).
+    pub fn from_json(text: &str) -> Result<Spec, serde_json::Error> {
+        serde_json::from_str(text)
+    }
+
+    /// Writes the spec as pretty JSON (`studio.json`).
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("a spec always serialises to JSON")
+    }
+}

@@ -1,0 +1,212 @@
+//! Harness for the end-to-end tests: the real `eks-studio` binary serving the built page
+//! on a free loopback port, and headless Chromium (Debian's, through its chromedriver)
+//! with a fresh profile. Everything started here stops when its handle is dropped.
+
+use std::io::{BufRead, BufReader};
+use std::net::{TcpListener, TcpStream};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{Duration, Instant};
+
+use fantoccini::{Client, ClientBuilder, Locator};
+
+fn required_env(name: &str) -> String {
+    std::env::var(name).unwrap_or_else(|_| {
+        panic!("{name} is not set: end-to-end tests run through `cargo xtask test`, which builds what they need")
+    })
+}
+
+/// Kills a child process and reaps it.
+fn stop(child: &mut Child) {
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+/// The studio server, started from the built binary.
+pub struct Studio {
+    child: Child,
+    /// `http://127.0.0.1:PORT/`.
+    pub base_url: String,
+}
+
+impl Studio {
+    /// Starts `eks-studio serve` on a free loopback port with the built page.
+    pub fn start() -> Studio {
+        let mut child = Command::new(required_env("EKS_STUDIO_BIN"))
+            .args(["serve", "--addr", "127.0.0.1:0", "--static-dir"])
+            .arg(required_env("EKS_STUDIO_DIST"))
+            .env_remove("AWS_ACCESS_KEY_ID")
+            .env_remove("AWS_PROFILE")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("eks-studio starts");
+        let stdout = child.stdout.take().expect("stdout is piped");
+        let mut first_line = String::new();
+        BufReader::new(stdout)
+            .read_line(&mut first_line)
+            .expect("eks-studio prints its address");
+        let base_url = first_line
+            .trim()
+            .rsplit(' ')
+            .next()
+            .filter(|url| url.starts_with("http://127.0.0.1:"))
+            .unwrap_or_else(|| panic!("unexpected first line from eks-studio: {first_line:?}"))
+            .to_owned();
+        Studio { child, base_url }
+    }
+}
+
+impl Drop for Studio {
+    fn drop(&mut self) {
+        stop(&mut self.child);
+    }
+}
+
+fn free_loopback_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .map(|address| address.port())
+        .expect("a free loopback port")
+}
+
+static PROFILE_COUNTER: AtomicU32 = AtomicU32::new(0);
+
+/// Headless Chromium driven over WebDriver.
+pub struct Browser {
+    /// The WebDriver session.
+    pub client: Client,
+    driver: Child,
+    profile_dir: PathBuf,
+}
+
+/// The flags Chromium needs to run headless as root on a machine with no network.
+const CHROMIUM_FLAGS: &[&str] = &[
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--window-size=1280,800",
+];
+
+impl Browser {
+    /// Starts chromedriver on a free port and opens a session with a fresh profile.
+    pub async fn start() -> Browser {
+        let port = free_loopback_port();
+        let mut driver = Command::new(required_env("CHROMEDRIVER"))
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("chromedriver starts");
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            if Instant::now() > deadline {
+                stop(&mut driver);
+                panic!("chromedriver did not listen on port {port} within 20 s");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let profile_dir = std::env::temp_dir().join(format!(
+            "eks-studio-e2e-profile-{}-{}",
+            std::process::id(),
+            PROFILE_COUNTER.fetch_add(1, Ordering::Relaxed)
+        ));
+        let mut args: Vec<String> = CHROMIUM_FLAGS.iter().map(|flag| flag.to_string()).collect();
+        args.push(format!("--user-data-dir={}", profile_dir.display()));
+        let mut options = serde_json::json!({ "args": args });
+        if let Ok(binary) = std::env::var("CHROMIUM") {
+            options["binary"] = binary.into();
+        }
+        let mut capabilities = serde_json::Map::new();
+        capabilities.insert("goog:chromeOptions".into(), options);
+        let connector = hyper_util::client::legacy::connect::HttpConnector::new();
+        let client = ClientBuilder::new(connector)
+            .capabilities(capabilities)
+            .connect(&format!("http://127.0.0.1:{port}"))
+            .await;
+        let client = match client {
+            Ok(client) => client,
+            Err(error) => {
+                stop(&mut driver);
+                panic!("cannot open a WebDriver session: {error}");
+            }
+        };
+        Browser {
+            client,
+            driver,
+            profile_dir,
+        }
+    }
+
+    /// Waits until the element's text satisfies `predicate`, returning the text.
+    pub async fn wait_for_text(
+        &self,
+        locator: Locator<'_>,
+        predicate: impl Fn(&str) -> bool,
+    ) -> String {
+        let deadline = Instant::now() + Duration::from_secs(15);
+        let mut last = String::new();
+        loop {
+            if let Ok(element) = self.client.find(locator).await
+                && let Ok(text) = element.text().await
+            {
+                if predicate(&text) {
+                    return text;
+                }
+                last = text;
+            }
+            if Instant::now() > deadline {
+                panic!("text of {locator:?} never matched; last seen:\n{last}");
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    /// The input a visible label names, found the way a person would find it.
+    pub async fn field_by_label(&self, label: &str) -> fantoccini::elements::Element {
+        let label_element = self
+            .client
+            .find(Locator::XPath(&format!(
+                "//label[normalize-space()='{label}']"
+            )))
+            .await
+            .unwrap_or_else(|error| panic!("no label `{label}`: {error}"));
+        let target = label_element
+            .attr("for")
+            .await
+            .unwrap()
+            .unwrap_or_else(|| panic!("label `{label}` is not bound to a control"));
+        self.client
+            .find(Locator::Id(&target))
+            .await
+            .unwrap_or_else(|error| panic!("label `{label}` points at missing #{target}: {error}"))
+    }
+
+    /// Saves a screenshot under `target/e2e-screenshots/NAME.png`.
+    pub async fn screenshot(&self, name: &str) {
+        let png = self.client.screenshot().await.expect("screenshot");
+        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/e2e-screenshots");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join(format!("{name}.png")), png).unwrap();
+    }
+
+    /// Ends the WebDriver session (closing Chromium) and stops chromedriver.
+    pub async fn close(mut self) {
+        let _ = self.client.clone().close().await;
+        stop(&mut self.driver);
+    }
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        stop(&mut self.driver);
+        let _ = std::fs::remove_dir_all(&self.profile_dir);
+    }
+}

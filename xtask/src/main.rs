@@ -1,0 +1,293 @@
+//! Project tasks behind `cargo xtask`: `run` sets up and starts the studio, `test` sets
+//! up and runs every test. Both install what is missing, at pinned versions, and skip
+//! what is already there, so a second run starts at once.
+
+/// Installing the tools the build and the tests need.
+mod tools;
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, Stdio};
+use std::time::{Duration, Instant};
+
+use clap::{Parser, Subcommand};
+
+/// EKS Training Studio project tasks.
+#[derive(Debug, Parser)]
+#[command(name = "cargo xtask")]
+struct Cli {
+    #[command(subcommand)]
+    task: Task,
+}
+
+#[derive(Debug, Subcommand)]
+enum Task {
+    /// Install what is missing, build the page and the server, and serve the studio.
+    Run {
+        /// Address to serve on.
+        #[arg(long, default_value = "127.0.0.1:8080")]
+        addr: String,
+    },
+    /// Install what tests need, then run formatting, lints, host, browser and end-to-end tests.
+    Test,
+    /// Build the page into target/dist (installing the build tools when missing).
+    BuildFrontend,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.task {
+        Task::Run { addr } => run(&addr),
+        Task::Test => test(),
+        Task::BuildFrontend => tools::ensure_build_tools().and_then(|tools| build_frontend(&tools)),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("xtask: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The workspace root (the parent of this crate).
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask lives inside the workspace")
+        .to_path_buf()
+}
+
+fn cargo() -> Command {
+    let mut command = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+    command.current_dir(root());
+    command
+}
+
+/// Runs a command to completion, failing with its command line when it fails.
+fn status(command: &mut Command) -> Result<(), String> {
+    let shown = format!("{command:?}");
+    let exit = command
+        .status()
+        .map_err(|error| format!("cannot start {shown}: {error}"))?;
+    if exit.success() {
+        Ok(())
+    } else {
+        Err(format!("{shown} failed ({exit})"))
+    }
+}
+
+fn build_frontend(tools: &tools::BuildTools) -> Result<(), String> {
+    // Trunk runs cargo with --offline, so every crate must already be downloaded.
+    status(cargo().arg("fetch"))?;
+    status(
+        Command::new(&tools.trunk)
+            .current_dir(root())
+            .env("PATH", tools.search_path())
+            .args(["build", "--config", "Trunk.toml"]),
+    )
+}
+
+fn build_backend() -> Result<(), String> {
+    status(cargo().args(["build", "--package", "eks-studio", "--bin", "eks-studio"]))
+}
+
+fn run(addr: &str) -> Result<(), String> {
+    let tools = tools::ensure_build_tools()?;
+    build_frontend(&tools)?;
+    build_backend()?;
+    let server = root().join("target/debug/eks-studio");
+    let dist = root().join("target/dist");
+    println!("xtask: starting the studio at http://{addr}/ (Ctrl-C stops it)");
+    status(
+        Command::new(server)
+            .current_dir(root())
+            .arg("serve")
+            .args(["--addr", addr])
+            .arg("--static-dir")
+            .arg(dist),
+    )
+}
+
+/// One step of `cargo xtask test` and how it went.
+struct StepOutcome {
+    name: &'static str,
+    passed: bool,
+    duration: Duration,
+    tests_passed: u64,
+    tests_failed: u64,
+}
+
+/// Runs a command, echoing its output, and counts cargo's `test result:` lines.
+fn counted(command: &mut Command) -> (bool, u64, u64) {
+    let shown = format!("{command:?}");
+    let child = command.stdout(Stdio::piped()).spawn();
+    let mut child = match child {
+        Ok(child) => child,
+        Err(error) => {
+            eprintln!("xtask: cannot start {shown}: {error}");
+            return (false, 0, 0);
+        }
+    };
+    let (mut passed, mut failed) = (0, 0);
+    let stdout = child.stdout.take().expect("stdout is piped");
+    for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+        println!("{line}");
+        if let Some(rest) = line.trim_start().strip_prefix("test result: ") {
+            passed += count_before(rest, " passed");
+            failed += count_before(rest, " failed");
+        }
+    }
+    let success = child.wait().map(|exit| exit.success()).unwrap_or(false);
+    (success, passed, failed)
+}
+
+/// In `ok. 3 passed; 0 failed; …`, the number before `label`.
+fn count_before(text: &str, label: &str) -> u64 {
+    text.split(';')
+        .find_map(|part| part.trim().strip_suffix(label.trim()).map(str::trim))
+        .map(|number| number.rsplit(' ').next().unwrap_or(number))
+        .and_then(|number| number.parse().ok())
+        .unwrap_or(0)
+}
+
+fn test() -> Result<(), String> {
+    let started = Instant::now();
+    let tools = tools::ensure_build_tools()?;
+    let test_tools = tools::ensure_test_tools()?;
+    let mut outcomes: Vec<StepOutcome> = Vec::new();
+    let mut step = |name: &'static str, command: &mut Command| {
+        println!("\n==> {name}");
+        let step_started = Instant::now();
+        let (passed, tests_passed, tests_failed) = counted(command);
+        outcomes.push(StepOutcome {
+            name,
+            passed,
+            duration: step_started.elapsed(),
+            tests_passed,
+            tests_failed,
+        });
+        passed
+    };
+
+    step("format", cargo().args(["fmt", "--all", "--check"]));
+    step(
+        "clippy (host)",
+        cargo().args([
+            "clippy",
+            "--workspace",
+            "--all-targets",
+            "--all-features",
+            "--",
+            "-D",
+            "warnings",
+        ]),
+    );
+    step(
+        "clippy (browser)",
+        cargo().args([
+            "clippy",
+            "--package",
+            "eks-studio-frontend",
+            "--target",
+            "wasm32-unknown-unknown",
+            "--all-targets",
+            "--",
+            "-D",
+            "warnings",
+        ]),
+    );
+    step(
+        "host tests",
+        cargo().args(["test", "--workspace", "--exclude", "studio-e2e"]),
+    );
+    step(
+        "browser tests",
+        cargo()
+            .args([
+                "test",
+                "--package",
+                "eks-studio-frontend",
+                "--target",
+                "wasm32-unknown-unknown",
+            ])
+            .env("PATH", tools.search_path())
+            .env(
+                "CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER",
+                &tools.wasm_bindgen_test_runner,
+            )
+            .env("CHROMEDRIVER", &test_tools.chromedriver)
+            .env("WASM_BINDGEN_TEST_TIMEOUT", "120"),
+    );
+    let built = build_frontend(&tools).and_then(|()| build_backend());
+    if let Err(error) = &built {
+        eprintln!("xtask: {error}");
+    }
+    if built.is_ok() {
+        step(
+            "end-to-end tests",
+            cargo()
+                .args(["test", "--package", "studio-e2e", "--features", "e2e"])
+                .env("EKS_STUDIO_BIN", root().join("target/debug/eks-studio"))
+                .env("EKS_STUDIO_DIST", root().join("target/dist"))
+                .env("CHROMEDRIVER", &test_tools.chromedriver)
+                .env("CHROMIUM", &test_tools.chromium)
+                .env("EC2_EMULATOR_PYTHON", &test_tools.emulator_python),
+        );
+    } else {
+        outcomes.push(StepOutcome {
+            name: "build page and server for end-to-end tests",
+            passed: false,
+            duration: Duration::ZERO,
+            tests_passed: 0,
+            tests_failed: 0,
+        });
+    }
+
+    println!("\n==> summary");
+    for outcome in &outcomes {
+        let verdict = if outcome.passed { "ok  " } else { "FAIL" };
+        let counts = if outcome.tests_passed + outcome.tests_failed > 0 {
+            format!(
+                " ({} tests passed, {} failed)",
+                outcome.tests_passed, outcome.tests_failed
+            )
+        } else {
+            String::new()
+        };
+        println!(
+            "{verdict} {:<28} {:>6.1}s{counts}",
+            outcome.name,
+            outcome.duration.as_secs_f64()
+        );
+    }
+    let total_passed: u64 = outcomes.iter().map(|outcome| outcome.tests_passed).sum();
+    let total_failed: u64 = outcomes.iter().map(|outcome| outcome.tests_failed).sum();
+    let failed_steps = outcomes.iter().filter(|outcome| !outcome.passed).count();
+    println!(
+        "total time {:.0}s, {} of {} steps failed",
+        started.elapsed().as_secs_f64(),
+        failed_steps,
+        outcomes.len()
+    );
+    println!("tests: {total_passed} passed, {total_failed} failed");
+    if failed_steps == 0 {
+        Ok(())
+    } else {
+        Err(format!("{failed_steps} step(s) failed"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::count_before;
+
+    #[test]
+    fn counts_come_from_cargo_test_result_lines() {
+        let line =
+            "ok. 12 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.01s";
+        assert_eq!(count_before(line, " passed"), 12);
+        assert_eq!(count_before(line, " failed"), 1);
+        assert_eq!(count_before("FAILED. 0 passed; 3 failed;", " failed"), 3);
+    }
+}

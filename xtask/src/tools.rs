@@ -1,0 +1,269 @@
+//! Every tool is pinned; each is looked for first and installed only when missing or at
+//! another version. Nothing here downloads outside the package registries' own clients
+//! (rustup, cargo, npm, apt, pip).
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::{root, status};
+
+const TRUNK_VERSION: &str = "0.21.14";
+/// binaryen's wasm-opt, from npm; Debian's older binaryen breaks the externref table.
+const BINARYEN_VERSION: &str = "132.0.0";
+const WASM_OPT_VERSION_LINE: &str = "version 132";
+/// The EC2 API emulator the backend's live checks are tested against.
+const MOTO_REQUIREMENT: &str = "moto[server]==5.2.5";
+
+/// Paths of the tools the frontend build needs.
+pub struct BuildTools {
+    /// trunk, at [`TRUNK_VERSION`].
+    pub trunk: PathBuf,
+    /// wasm-bindgen-test-runner, at the wasm-bindgen version in Cargo.lock.
+    pub wasm_bindgen_test_runner: PathBuf,
+    /// Directories to put first on PATH so trunk finds wasm-bindgen and wasm-opt.
+    bin_dirs: Vec<PathBuf>,
+}
+
+impl BuildTools {
+    /// PATH with the pinned tools first.
+    pub fn search_path(&self) -> OsString {
+        let existing = std::env::var_os("PATH").unwrap_or_default();
+        let dirs = self
+            .bin_dirs
+            .iter()
+            .cloned()
+            .chain(std::env::split_paths(&existing));
+        std::env::join_paths(dirs).expect("PATH entries contain no separator")
+    }
+}
+
+/// Paths of what the browser and end-to-end tests need.
+pub struct TestTools {
+    /// Debian's chromedriver.
+    pub chromedriver: PathBuf,
+    /// Debian's chromium.
+    pub chromium: PathBuf,
+    /// Python of the virtual environment that has `moto[server]`.
+    pub emulator_python: PathBuf,
+}
+
+fn cargo_bin_dir() -> PathBuf {
+    std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cargo")))
+        .expect("CARGO_HOME or HOME is set")
+        .join("bin")
+}
+
+fn tools_dir() -> PathBuf {
+    root().join("target/tools")
+}
+
+/// What `program --version` prints, or nothing when it does not run.
+fn version_output(program: &Path) -> String {
+    Command::new(program)
+        .arg("--version")
+        .output()
+        .map(|output| String::from_utf8_lossy(&output.stdout).into_owned())
+        .unwrap_or_default()
+}
+
+fn find_on_path(program: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(program))
+        .find(|candidate| candidate.is_file())
+}
+
+/// The wasm-bindgen version Cargo.lock resolved; the CLI must match it exactly.
+pub fn locked_wasm_bindgen_version() -> Result<String, String> {
+    let lock = std::fs::read_to_string(root().join("Cargo.lock"))
+        .map_err(|error| format!("cannot read Cargo.lock: {error}"))?;
+    let mut lines = lock.lines();
+    while let Some(line) = lines.next() {
+        if line == "name = \"wasm-bindgen\"" {
+            let version = lines
+                .next()
+                .and_then(|next| next.strip_prefix("version = \""))
+                .and_then(|rest| rest.strip_suffix('"'));
+            if let Some(version) = version {
+                return Ok(version.to_owned());
+            }
+        }
+    }
+    Err("Cargo.lock has no wasm-bindgen entry".into())
+}
+
+fn ensure_wasm_target() -> Result<(), String> {
+    let installed = Command::new("rustup")
+        .args(["target", "list", "--installed"])
+        .output()
+        .map(|output| String::from_utf8_lossy(&output.stdout).into_owned())
+        .unwrap_or_default();
+    if installed
+        .lines()
+        .any(|line| line.trim() == "wasm32-unknown-unknown")
+    {
+        return Ok(());
+    }
+    println!("xtask: adding the wasm32-unknown-unknown target");
+    status(Command::new("rustup").args(["target", "add", "wasm32-unknown-unknown"]))
+}
+
+/// Installs `krate` at `version` with cargo unless `binary --version` already says so.
+fn ensure_cargo_tool(
+    binary: &str,
+    krate: &str,
+    version: &str,
+    locked: bool,
+) -> Result<PathBuf, String> {
+    let path = cargo_bin_dir().join(binary);
+    let wanted = format!("{binary} {version}");
+    if version_output(&path).trim() == wanted {
+        return Ok(path);
+    }
+    println!("xtask: installing {krate} {version} (first run only; trunk takes about 9 minutes)");
+    let mut install = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+    install.args(["install", krate, "--version", version]);
+    if locked {
+        install.arg("--locked");
+    }
+    status(&mut install)?;
+    let found = version_output(&path);
+    if found.trim() == wanted {
+        Ok(path)
+    } else {
+        Err(format!(
+            "{} reports `{}` after installing, expected `{wanted}`",
+            path.display(),
+            found.trim()
+        ))
+    }
+}
+
+fn ensure_wasm_opt() -> Result<PathBuf, String> {
+    let prefix = tools_dir().join("binaryen");
+    let bin_dir = prefix.join("node_modules/.bin");
+    if version_output(&bin_dir.join("wasm-opt")).contains(WASM_OPT_VERSION_LINE) {
+        return Ok(bin_dir);
+    }
+    println!("xtask: installing wasm-opt (npm binaryen {BINARYEN_VERSION})");
+    std::fs::create_dir_all(&prefix)
+        .map_err(|error| format!("cannot create {}: {error}", prefix.display()))?;
+    status(
+        Command::new("npm")
+            .args([
+                "install",
+                "--no-audit",
+                "--no-fund",
+                "--no-save",
+                "--prefix",
+            ])
+            .arg(&prefix)
+            .arg(format!("binaryen@{BINARYEN_VERSION}")),
+    )?;
+    if version_output(&bin_dir.join("wasm-opt")).contains(WASM_OPT_VERSION_LINE) {
+        Ok(bin_dir)
+    } else {
+        Err("wasm-opt from npm binaryen does not report version 132".into())
+    }
+}
+
+/// The wasm target, trunk, wasm-bindgen-cli and wasm-opt.
+pub fn ensure_build_tools() -> Result<BuildTools, String> {
+    ensure_wasm_target()?;
+    let trunk = ensure_cargo_tool("trunk", "trunk", TRUNK_VERSION, true)?;
+    // wasm-bindgen-cli's own lockfile pins a crate the registry no longer serves,
+    // so it is installed without --locked.
+    let wasm_bindgen_version = locked_wasm_bindgen_version()?;
+    ensure_cargo_tool(
+        "wasm-bindgen",
+        "wasm-bindgen-cli",
+        &wasm_bindgen_version,
+        false,
+    )?;
+    let wasm_opt_dir = ensure_wasm_opt()?;
+    Ok(BuildTools {
+        trunk,
+        wasm_bindgen_test_runner: cargo_bin_dir().join("wasm-bindgen-test-runner"),
+        bin_dirs: vec![cargo_bin_dir(), wasm_opt_dir],
+    })
+}
+
+fn ensure_chromium() -> Result<(PathBuf, PathBuf), String> {
+    if let (Some(chromium), Some(chromedriver)) =
+        (find_on_path("chromium"), find_on_path("chromedriver"))
+    {
+        return Ok((chromium, chromedriver));
+    }
+    println!("xtask: installing Debian's chromium and chromium-driver");
+    let as_root = Command::new("id")
+        .arg("-u")
+        .output()
+        .map(|output| output.stdout.starts_with(b"0"))
+        .unwrap_or(false);
+    let apt = |args: &[&str]| {
+        let mut command = if as_root {
+            Command::new("apt-get")
+        } else {
+            let mut sudo = Command::new("sudo");
+            sudo.arg("apt-get");
+            sudo
+        };
+        command.env("DEBIAN_FRONTEND", "noninteractive").args(args);
+        command
+    };
+    status(&mut apt(&["update", "-q"]))?;
+    status(&mut apt(&[
+        "install",
+        "-y",
+        "-q",
+        "chromium",
+        "chromium-driver",
+    ]))?;
+    match (find_on_path("chromium"), find_on_path("chromedriver")) {
+        (Some(chromium), Some(chromedriver)) => Ok((chromium, chromedriver)),
+        _ => Err("chromium and chromedriver are still not on PATH after apt-get install".into()),
+    }
+}
+
+fn ensure_emulator_venv() -> Result<PathBuf, String> {
+    let venv = tools_dir().join("ec2-emulator-venv");
+    let python = venv.join("bin/python");
+    let ready = Command::new(&python)
+        .args(["-c", "import moto.server, flask"])
+        .output()
+        .map(|output| output.status.success())
+        .unwrap_or(false);
+    if ready {
+        return Ok(python);
+    }
+    println!(
+        "xtask: creating a Python virtual environment with {MOTO_REQUIREMENT} (the EC2 emulator)"
+    );
+    status(Command::new("python3").args(["-m", "venv"]).arg(&venv))?;
+    status(
+        Command::new(&python)
+            .args([
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "--disable-pip-version-check",
+            ])
+            .arg(MOTO_REQUIREMENT),
+    )?;
+    Ok(python)
+}
+
+/// Chromium, chromedriver and the EC2 emulator's Python environment.
+pub fn ensure_test_tools() -> Result<TestTools, String> {
+    let (chromium, chromedriver) = ensure_chromium()?;
+    let emulator_python = ensure_emulator_venv()?;
+    Ok(TestTools {
+        chromedriver,
+        chromium,
+        emulator_python,
+    })
+}
