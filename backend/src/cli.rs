@@ -35,6 +35,8 @@ pub enum Command {
     },
     /// List template ids with one line each.
     Templates,
+    /// List every rule: `ID severity summary`.
+    Rules,
     /// Write a bundle's files into a directory.
     Render {
         /// Start from this template id.
@@ -70,6 +72,19 @@ pub fn run(cli: Cli) -> ExitCode {
                 .unwrap_or(0);
             for template in shared::TEMPLATES {
                 println!("{:width$}  {}", template.id, template.summary);
+            }
+            ExitCode::SUCCESS
+        }
+        Command::Rules => {
+            let catalog = shared::rules::catalog();
+            let width = catalog.iter().map(|rule| rule.id.len()).max().unwrap_or(0);
+            for rule in catalog {
+                println!(
+                    "{:width$}  {:7}  {}",
+                    rule.id,
+                    rule.severity.as_str(),
+                    rule.summary
+                );
             }
             ExitCode::SUCCESS
         }
@@ -120,30 +135,48 @@ fn render(template_id: Option<&str>, spec_path: Option<&Path>, out: &Path) -> Ex
         }
         (None, None) => unreachable!("clap requires --template or --spec"),
     };
-    let cluster_yaml = match shared::render_cluster_yaml(&spec) {
-        Ok(yaml) => yaml,
+    let findings = shared::rules::validate(&spec);
+    let files = match shared::bundle::bundle_files(&spec, &findings, &[]) {
+        Ok(files) => files,
         Err(error) => {
             eprintln!("error: {error}");
             return ExitCode::from(2);
         }
     };
-    let files = [
-        ("cluster.yaml", cluster_yaml),
-        ("studio.json", spec.to_json()),
-    ];
-    if let Err(error) = std::fs::create_dir_all(out) {
-        eprintln!("error: cannot create {}: {error}", out.display());
-        return ExitCode::from(2);
-    }
-    for (name, contents) in files {
-        let path = out.join(name);
-        if let Err(error) = std::fs::write(&path, contents) {
+    for file in &files {
+        let path = out.join(&file.path);
+        if let Err(error) = write_file(&path, &file.contents, file.executable) {
             eprintln!("error: cannot write {}: {error}", path.display());
             return ExitCode::from(2);
         }
         println!("wrote {}", path.display());
     }
+    let errors = findings
+        .iter()
+        .filter(|finding| finding.severity == shared::rules::Severity::Error)
+        .count();
+    if errors > 0 {
+        eprintln!(
+            "note: {errors} error finding(s) still open; see {}",
+            out.join("README.md").display()
+        );
+    }
     ExitCode::SUCCESS
+}
+
+fn write_file(path: &Path, contents: &str, executable: bool) -> std::io::Result<()> {
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    std::fs::write(path, contents)?;
+    #[cfg(unix)]
+    if executable {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))?;
+    }
+    #[cfg(not(unix))]
+    let _ = executable;
+    Ok(())
 }
 
 fn serve(addr: SocketAddr, ec2_endpoint: Option<String>, static_dir: PathBuf) -> ExitCode {

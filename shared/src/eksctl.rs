@@ -102,6 +102,12 @@ pub struct ManagedNodeGroup {
     /// Single instance type.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instance_type: Option<String>,
+    /// Several instance types (exclusive with `instance_type`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instance_types: Option<Vec<String>>,
+    /// AMI family.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ami_family: Option<String>,
     /// Prefix of instance names.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instance_prefix: Option<String>,
@@ -144,6 +150,24 @@ pub struct ManagedNodeGroup {
     /// Node auto-repair.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub node_repair_config: Option<NodeRepairConfig>,
+    /// Node labels.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub labels: Option<BTreeMap<String, String>>,
+    /// Node taints.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub taints: Option<Vec<Taint>>,
+}
+
+/// One entry of a node group's `taints`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Taint {
+    /// Taint key.
+    pub key: String,
+    /// Optional value.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
+    /// Effect.
+    pub effect: String,
 }
 
 /// `capacityReservation`.

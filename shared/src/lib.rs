@@ -4,14 +4,30 @@
 //! spec into eksctl and Karpenter YAML. Nothing here does IO, so the same code runs in
 //! the browser (wasm32), in the server and in the command-line tool.
 
+/// The files of a bundle (download and deploy) and their zip.
+pub mod bundle;
+/// The embedded EC2 instance-type catalog: GPUs, EFA, Capacity Blocks, per type.
+pub mod catalog;
 /// Typed mirror of eksctl's `ClusterConfig` (`eksctl.io/v1alpha5`), only the fields we emit.
 pub mod eksctl;
+/// Identifiers and names that are known to be well formed once parsed.
+pub mod ids;
+/// Reads eksctl and Karpenter YAML into a spec, keeping every key it does not model.
+pub mod import;
+/// Typed mirror of Karpenter's `NodePool` and `EC2NodeClass` and its Helm values.
+pub mod karpenter;
 /// Turns a [`Spec`] into the files of a bundle.
 pub mod render;
+/// The rule catalog: every check the studio runs on a spec.
+pub mod rules;
+/// Checks YAML documents against the upstream eksctl and Karpenter schemas, every problem with its path.
+pub mod schema_check;
 /// The studio's state: one serialisable value describing the whole cluster design.
 pub mod spec;
 /// Named starting points, the first seven reproducing the reference manifests.
 pub mod templates;
+/// YAML text into `serde_yaml` values that remember the line and column of every path.
+pub mod yaml_source;
 
 pub use render::{RenderError, render_cluster_yaml};
 pub use spec::Spec;

@@ -1,8 +1,12 @@
-//! Rendering goes spec → typed upstream structs → YAML; there are no string templates,
-//! so what we write always has the shape the upstream schema describes.
+//! Rendering goes spec → typed upstream structs → YAML values → text; there are no
+//! string templates. Keys an import brought in that the studio does not model are merged
+//! back under the modelled ones, so import followed by render keeps every key.
+
+use serde_yaml::{Mapping, Value};
 
 use crate::eksctl::{self, ClusterConfig, ManagedNodeGroup};
-use crate::spec::{Capacity, GroupPlacement, Network, NodeGroup, Spec};
+use crate::karpenter::{self, Document, FeatureGates, HelmSettings, HelmValues};
+use crate::spec::{Capacity, GroupPlacement, KarpenterSettings, Network, NodeGroup, Spec};
 
 /// A spec that could not be turned into YAML.
 #[derive(Debug)]
@@ -16,15 +20,90 @@ impl std::fmt::Display for RenderError {
 
 impl std::error::Error for RenderError {}
 
-/// Renders the spec's eksctl `ClusterConfig` as YAML (`cluster.yaml`).
-pub fn render_cluster_yaml(spec: &Spec) -> Result<String, RenderError> {
-    serde_yaml::to_string(&cluster_config(spec)).map_err(RenderError)
+impl From<serde_yaml::Error> for RenderError {
+    fn from(error: serde_yaml::Error) -> RenderError {
+        RenderError(error)
+    }
 }
 
-/// The spec's eksctl `ClusterConfig` as a typed value.
+/// Where the rendered Karpenter files live inside a bundle.
+pub const NODEPOOLS_PATH: &str = "karpenter/nodepools.yaml";
+/// Where the Karpenter Helm values live inside a bundle.
+pub const KARPENTER_VALUES_PATH: &str = "karpenter/values.yaml";
+
+/// Renders the spec's eksctl `ClusterConfig` as YAML (`cluster.yaml`).
+pub fn render_cluster_yaml(spec: &Spec) -> Result<String, RenderError> {
+    Ok(serde_yaml::to_string(&cluster_document(spec)?)?)
+}
+
+/// The spec's `ClusterConfig` as a YAML value, with imported unmodelled keys merged back.
+pub fn cluster_document(spec: &Spec) -> Result<Value, RenderError> {
+    let mut document = serde_yaml::to_value(cluster_config(spec))?;
+    if let Some(groups) = document
+        .get_mut("managedNodeGroups")
+        .and_then(Value::as_sequence_mut)
+    {
+        for (rendered, group) in groups.iter_mut().zip(&spec.node_groups) {
+            merge_under(rendered, &group.extra);
+        }
+    }
+    if let Some(addons) = document.get_mut("addons").and_then(Value::as_sequence_mut) {
+        for (rendered, addon) in addons.iter_mut().zip(&spec.addons) {
+            merge_under(rendered, &addon.extra);
+        }
+    }
+    if let Network::ExistingVpc {
+        public_subnets,
+        private_subnets,
+        ..
+    } = &spec.network
+    {
+        for (kind, subnets) in [("public", public_subnets), ("private", private_subnets)] {
+            for subnet in subnets {
+                if let Some(rendered) = document
+                    .get_mut("vpc")
+                    .and_then(|vpc| vpc.get_mut("subnets"))
+                    .and_then(|all| all.get_mut(kind))
+                    .and_then(|by_name| by_name.get_mut(subnet.name.as_str()))
+                {
+                    merge_under(rendered, &subnet.extra);
+                }
+            }
+        }
+    }
+    merge_under(&mut document, &spec.eksctl_extra);
+    Ok(document)
+}
+
+/// Adds the keys of `extra` that `rendered` lacks, recursing into mappings both have;
+/// where both have a key, the rendered (modelled) value wins.
+pub fn merge_under(rendered: &mut Value, extra: &Mapping) {
+    let Some(rendered) = rendered.as_mapping_mut() else {
+        return;
+    };
+    for (key, extra_value) in extra {
+        match rendered.get_mut(key) {
+            None => {
+                rendered.insert(key.clone(), extra_value.clone());
+            }
+            Some(existing) => {
+                if let Some(extra_mapping) = extra_value.as_mapping()
+                    && existing.is_mapping()
+                {
+                    merge_under(existing, extra_mapping);
+                }
+            }
+        }
+    }
+}
+
+/// The spec's eksctl `ClusterConfig` as a typed value (modelled fields only).
 pub fn cluster_config(spec: &Spec) -> ClusterConfig {
     let (availability_zones, vpc) = match &spec.network {
-        Network::NewVpc { availability_zones } => (Some(availability_zones.clone()), None),
+        Network::NewVpc { availability_zones } => (
+            (!availability_zones.is_empty()).then(|| availability_zones.clone()),
+            None,
+        ),
         Network::ExistingVpc {
             vpc_id,
             public_subnets,
@@ -35,19 +114,21 @@ pub fn cluster_config(spec: &Spec) -> ClusterConfig {
                     .iter()
                     .map(|subnet| {
                         let rendered = eksctl::SubnetSpec {
-                            id: Some(subnet.id.clone()),
+                            id: (!subnet.id.is_empty()).then(|| subnet.id.clone()),
                             az: subnet.availability_zone.clone(),
                         };
                         (subnet.name.clone(), rendered)
                     })
                     .collect()
             };
+            let subnets = eksctl::VpcSubnets {
+                public: by_name(public_subnets),
+                private: by_name(private_subnets),
+            };
+            let has_subnets = !subnets.public.is_empty() || !subnets.private.is_empty();
             let vpc = eksctl::Vpc {
-                id: Some(vpc_id.clone()),
-                subnets: Some(eksctl::VpcSubnets {
-                    public: by_name(public_subnets),
-                    private: by_name(private_subnets),
-                }),
+                id: (!vpc_id.is_empty()).then(|| vpc_id.clone()),
+                subnets: has_subnets.then_some(subnets),
             };
             (None, Some(vpc))
         }
@@ -58,7 +139,8 @@ pub fn cluster_config(spec: &Spec) -> ClusterConfig {
         metadata: eksctl::ClusterMeta {
             name: spec.cluster.name.clone(),
             region: spec.cluster.region.clone(),
-            version: Some(spec.cluster.kubernetes_version.clone()),
+            version: (!spec.cluster.kubernetes_version.is_empty())
+                .then(|| spec.cluster.kubernetes_version.clone()),
         },
         availability_zones,
         iam: spec.cluster.with_oidc.then_some(eksctl::ClusterIam {
@@ -116,7 +198,9 @@ fn managed_node_group(group: &NodeGroup) -> ManagedNodeGroup {
         });
     ManagedNodeGroup {
         name: group.name.clone(),
-        instance_type: Some(group.instance_type.clone()),
+        instance_type: (!group.instance_type.is_empty()).then(|| group.instance_type.clone()),
+        instance_types: (!group.instance_types.is_empty()).then(|| group.instance_types.clone()),
+        ami_family: group.ami_family.clone(),
         instance_prefix: group.instance_prefix.clone(),
         private_networking: group.private_networking.then_some(true),
         efa_enabled: group.efa_enabled.then_some(true),
@@ -136,5 +220,95 @@ fn managed_node_group(group: &NodeGroup) -> ManagedNodeGroup {
         node_repair_config: group.node_repair.then_some(eksctl::NodeRepairConfig {
             enabled: Some(true),
         }),
+        labels: (!group.labels.is_empty()).then(|| group.labels.clone()),
+        taints: (!group.taints.is_empty()).then(|| {
+            group
+                .taints
+                .iter()
+                .map(|taint| eksctl::Taint {
+                    key: taint.key.clone(),
+                    value: taint.value.clone(),
+                    effect: taint.effect.clone(),
+                })
+                .collect()
+        }),
     }
+}
+
+/// The Karpenter documents as YAML values: every `NodePool`, then every `EC2NodeClass`.
+pub fn karpenter_documents(karpenter: &KarpenterSettings) -> Result<Vec<Value>, RenderError> {
+    let pools = karpenter.node_pools.iter().map(|pool| {
+        serde_yaml::to_value(Document {
+            api_version: karpenter::NODE_POOL_API_VERSION,
+            kind: "NodePool",
+            body: pool,
+        })
+    });
+    let classes = karpenter.node_classes.iter().map(|class| {
+        serde_yaml::to_value(Document {
+            api_version: karpenter::NODE_CLASS_API_VERSION,
+            kind: "EC2NodeClass",
+            body: class,
+        })
+    });
+    Ok(pools.chain(classes).collect::<Result<_, _>>()?)
+}
+
+/// Renders Karpenter's `NodePool` and `EC2NodeClass` objects as one multi-document YAML
+/// (`karpenter/nodepools.yaml`), or nothing when the spec has no Karpenter pools.
+pub fn render_karpenter_yaml(spec: &Spec) -> Result<Option<String>, RenderError> {
+    let Some(karpenter) = &spec.karpenter else {
+        return Ok(None);
+    };
+    let documents = karpenter_documents(karpenter)?;
+    let texts = documents
+        .iter()
+        .map(serde_yaml::to_string)
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Some(texts.join("---\n")))
+}
+
+/// Whether any pool may launch into reserved capacity (ODCRs or Capacity Blocks).
+pub fn uses_reserved_capacity(karpenter: &KarpenterSettings) -> bool {
+    let pool_allows_reserved = karpenter.node_pools.iter().any(|pool| {
+        pool.spec
+            .template
+            .spec
+            .requirements
+            .iter()
+            .any(|requirement| {
+                requirement.key == "karpenter.sh/capacity-type"
+                    && requirement.operator == "In"
+                    && requirement.values.iter().any(|value| value == "reserved")
+            })
+    });
+    let class_selects_reservations = karpenter
+        .node_classes
+        .iter()
+        .any(|class| !class.spec.capacity_reservation_selector_terms.is_empty());
+    pool_allows_reserved || class_selects_reservations
+}
+
+/// The Karpenter controller's Helm values the spec needs (`karpenter/values.yaml`).
+pub fn karpenter_values(spec: &Spec) -> Option<HelmValues> {
+    let karpenter = spec.karpenter.as_ref()?;
+    let feature_gates = FeatureGates {
+        spot_to_spot_consolidation: karpenter.spot_to_spot_consolidation.then_some(true),
+        reserved_capacity: uses_reserved_capacity(karpenter).then_some(true),
+    };
+    Some(HelmValues {
+        settings: HelmSettings {
+            cluster_name: spec.cluster.name.clone(),
+            interruption_queue: karpenter.interruption_queue.clone(),
+            feature_gates: (feature_gates != FeatureGates::default()).then_some(feature_gates),
+        },
+    })
+}
+
+/// Renders `karpenter/values.yaml`, or nothing without Karpenter.
+pub fn render_karpenter_values(spec: &Spec) -> Result<Option<String>, RenderError> {
+    karpenter_values(spec)
+        .map(|values| serde_yaml::to_string(&values))
+        .transpose()
+        .map_err(RenderError)
 }

@@ -1,10 +1,19 @@
 //! The spec holds what the user typed, as typed: a half-filled form is still a spec,
 //! and nothing the user entered is lost while rules point at what is wrong.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
+use serde_yaml::Mapping;
+
+use crate::karpenter::{Ec2NodeClass, NodePool};
+
+fn is_empty_mapping(mapping: &Mapping) -> bool {
+    mapping.is_empty()
+}
 
 /// The whole cluster design. Round-trips through JSON (`studio.json`, drafts, share links).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Spec {
     /// Cluster-wide settings.
     pub cluster: ClusterSettings,
@@ -16,10 +25,34 @@ pub struct Spec {
     /// EKS add-ons installed with the cluster.
     #[serde(default)]
     pub addons: Vec<Addon>,
+    /// Karpenter node pools and node classes, when Karpenter launches nodes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub karpenter: Option<KarpenterSettings>,
+    /// `ClusterConfig` keys the studio does not model, kept from an import and written back
+    /// unchanged (nested as in the file, e.g. `metadata.tags`, `iam.serviceAccounts`).
+    #[serde(default, skip_serializing_if = "is_empty_mapping")]
+    pub eksctl_extra: Mapping,
+}
+
+/// Karpenter: the pools and classes it launches nodes from, and controller settings.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct KarpenterSettings {
+    /// SQS queue for Spot interruption events (`settings.interruptionQueue`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interruption_queue: Option<String>,
+    /// Turn on the `SpotToSpotConsolidation` feature gate.
+    #[serde(default)]
+    pub spot_to_spot_consolidation: bool,
+    /// `NodePool` objects.
+    #[serde(default)]
+    pub node_pools: Vec<NodePool>,
+    /// `EC2NodeClass` objects.
+    #[serde(default)]
+    pub node_classes: Vec<Ec2NodeClass>,
 }
 
 /// Name, region, Kubernetes version and IAM settings of the cluster.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ClusterSettings {
     /// Cluster name (letters, digits and hyphens).
     pub name: String,
@@ -33,7 +66,7 @@ pub struct ClusterSettings {
 }
 
 /// A new VPC created by eksctl, or an existing one.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "mode", rename_all = "kebab-case")]
 pub enum Network {
     /// eksctl creates the VPC with subnets in these availability zones.
@@ -55,7 +88,7 @@ pub enum Network {
 }
 
 /// One subnet of an existing VPC.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Subnet {
     /// The local name eksctl uses as the map key (e.g. `private-one`).
     pub name: String,
@@ -64,15 +97,25 @@ pub struct Subnet {
     /// The subnet's availability zone, when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub availability_zone: Option<String>,
+    /// Keys the studio does not model (e.g. `cidr`), kept as imported.
+    #[serde(default, skip_serializing_if = "is_empty_mapping")]
+    pub extra: Mapping,
 }
 
 /// An EKS managed node group.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct NodeGroup {
     /// Node group name, unique in the cluster.
     pub name: String,
-    /// EC2 instance type, e.g. `p5.48xlarge`.
+    /// EC2 instance type, e.g. `p5.48xlarge` (`instanceType`).
+    #[serde(default)]
     pub instance_type: String,
+    /// Several instance types (`instanceTypes`), e.g. for Spot; exclusive with `instance_type`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub instance_types: Vec<String>,
+    /// AMI family, e.g. `AmazonLinux2023` (eksctl's default when unset).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ami_family: Option<String>,
     /// Prefix of the instances' names.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instance_prefix: Option<String>,
@@ -106,10 +149,31 @@ pub struct NodeGroup {
     /// Let EKS replace unhealthy nodes.
     #[serde(default)]
     pub node_repair: bool,
+    /// Kubernetes labels on the nodes.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub labels: BTreeMap<String, String>,
+    /// Taints on the nodes, e.g. `nvidia.com/gpu` so only GPU pods land there.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub taints: Vec<NodeTaint>,
+    /// Keys the studio does not model (e.g. `volumeSize`, `tags`), kept as imported.
+    #[serde(default, skip_serializing_if = "is_empty_mapping")]
+    pub extra: Mapping,
+}
+
+/// A node taint of a managed node group.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NodeTaint {
+    /// Taint key.
+    pub key: String,
+    /// Optional value.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
+    /// `NoSchedule`, `PreferNoSchedule` or `NoExecute`.
+    pub effect: String,
 }
 
 /// Where a node group's instances may be launched.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum GroupPlacement {
     /// Any of the cluster's subnets.
@@ -128,7 +192,7 @@ pub enum GroupPlacement {
 }
 
 /// How a node group's instances are obtained.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum Capacity {
     /// Regular On-Demand instances.
@@ -149,7 +213,7 @@ pub enum Capacity {
 }
 
 /// IAM add-on policies eksctl attaches to a node group's role.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct AddonPolicies {
     /// Cluster Autoscaler permissions.
     #[serde(default)]
@@ -166,7 +230,7 @@ pub struct AddonPolicies {
 }
 
 /// An EKS add-on.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Addon {
     /// Add-on name, e.g. `eks-node-monitoring-agent`.
     pub name: String,
@@ -176,12 +240,29 @@ pub struct Addon {
     /// IAM policy ARNs attached to the add-on's role.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub attach_policy_arns: Vec<String>,
+    /// Keys the studio does not model (e.g. `version`), kept as imported.
+    #[serde(default, skip_serializing_if = "is_empty_mapping")]
+    pub extra: Mapping,
+}
+
+impl Default for Network {
+    fn default() -> Network {
+        Network::NewVpc {
+            availability_zones: Vec::new(),
+        }
+    }
 }
 
 impl Spec {
     /// Reads a spec from its JSON form (`studio.json`).
     pub fn from_json(text: &str) -> Result<Spec, serde_json::Error> {
         serde_json::from_str(text)
+    }
+
+    /// The same spec without Karpenter (what `cluster.yaml` alone describes).
+    pub fn without_karpenter(mut self) -> Spec {
+        self.karpenter = None;
+        self
     }
 
     /// Writes the spec as pretty JSON (`studio.json`).

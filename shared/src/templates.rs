@@ -2,9 +2,15 @@
 //! aws-samples/awsome-distributed-training; placeholders stay placeholders so the rules
 //! can ask the user to fill them in.
 
+use std::collections::BTreeMap;
+
+use crate::karpenter::{
+    Budget, Disruption, Ec2NodeClass, Ec2NodeClassSpec, NodeClaimSpec, NodeClaimTemplate,
+    NodeClassRef, NodePool, NodePoolSpec, ObjectMeta, Requirement, SelectorTerm, Taint,
+};
 use crate::spec::{
-    Addon, AddonPolicies, Capacity, ClusterSettings, GroupPlacement, Network, NodeGroup, Spec,
-    Subnet,
+    Addon, AddonPolicies, Capacity, ClusterSettings, GroupPlacement, KarpenterSettings, Network,
+    NodeGroup, Spec, Subnet,
 };
 
 /// A named starting point for a design.
@@ -70,6 +76,18 @@ pub static TEMPLATES: &[Template] = &[
         summary: "g5.8xlarge with node auto-repair, node monitoring agent and CloudWatch add-ons",
         build: g5_node_autorepair,
     },
+    Template {
+        id: "karpenter-spot-inference",
+        name: "Karpenter Spot GPU inference",
+        summary: "Karpenter NodePool for GPU inference on Spot: g/p families, >20 GiB GPU memory, consolidation",
+        build: karpenter_spot_inference,
+    },
+    Template {
+        id: "karpenter-reserved-training",
+        name: "Karpenter training on reserved capacity",
+        summary: "Karpenter NodePool on an ODCR or Capacity Block for p5 training; never evicts running jobs",
+        build: karpenter_reserved_training,
+    },
 ];
 
 /// The template with this id.
@@ -99,7 +117,7 @@ fn existing_vpc() -> Network {
     let subnet = |name: &str, id: &str| Subnet {
         name: name.into(),
         id: id.into(),
-        availability_zone: None,
+        ..Subnet::default()
     };
     Network::ExistingVpc {
         vpc_id: "PLACEHOLDER_VPC_ID".into(),
@@ -134,7 +152,7 @@ fn system_group() -> NodeGroup {
             ebs: false,
             fsx: false,
         },
-        node_repair: false,
+        ..NodeGroup::default()
     }
 }
 
@@ -158,7 +176,7 @@ fn gpu_group(name: &str, instance_type: &str, desired_capacity: u32) -> NodeGrou
             ebs: true,
             fsx: true,
         },
-        node_repair: false,
+        ..NodeGroup::default()
     }
 }
 
@@ -183,7 +201,7 @@ fn g4dn_vpc() -> Spec {
         cluster: cluster("eks-g4dn-vpc"),
         network: existing_vpc(),
         node_groups: vec![system_group(), gpu],
-        addons: vec![],
+        ..Spec::default()
     }
 }
 
@@ -195,7 +213,7 @@ fn g4dn() -> Spec {
         cluster: cluster("eks-g4dn"),
         network: new_vpc(),
         node_groups: vec![system_group(), gpu],
-        addons: vec![],
+        ..Spec::default()
     }
 }
 
@@ -209,7 +227,7 @@ fn p4de_odcr_vpc() -> Spec {
         cluster: cluster("eks-p4de-odcr-vpc"),
         network: existing_vpc(),
         node_groups: vec![system_group(), gpu],
-        addons: vec![],
+        ..Spec::default()
     }
 }
 
@@ -223,7 +241,7 @@ fn p4de_odcr() -> Spec {
         cluster: cluster("eks-p4de-odcr"),
         network: new_vpc(),
         node_groups: vec![system_group(), gpu],
-        addons: vec![],
+        ..Spec::default()
     }
 }
 
@@ -237,7 +255,7 @@ fn p5_odcr_vpc() -> Spec {
         cluster: cluster("eks-p5-odcr-vpc"),
         network: existing_vpc(),
         node_groups: vec![gpu],
-        addons: vec![],
+        ..Spec::default()
     }
 }
 
@@ -251,7 +269,7 @@ fn p5_capacity_block() -> Spec {
         cluster: cluster("eks-p5-cbr-vpc"),
         network: existing_vpc(),
         node_groups: vec![gpu],
-        addons: vec![],
+        ..Spec::default()
     }
 }
 
@@ -270,13 +288,160 @@ fn g5_node_autorepair() -> Spec {
             Addon {
                 name: "eks-node-monitoring-agent".into(),
                 resolve_conflicts: Some("overwrite".into()),
-                attach_policy_arns: vec![],
+                ..Addon::default()
             },
             Addon {
                 name: "amazon-cloudwatch-observability".into(),
                 resolve_conflicts: Some("overwrite".into()),
                 attach_policy_arns: vec!["arn:aws:iam::aws:policy/CloudWatchFullAccess".into()],
+                ..Addon::default()
             },
         ],
+        ..Spec::default()
+    }
+}
+
+/// The cluster Karpenter runs in: a new VPC and only the CPU system group, since
+/// Karpenter launches the GPU nodes itself.
+fn karpenter_cluster(name: &str) -> Spec {
+    let mut system = system_group();
+    system.min_size = Some(1);
+    system.desired_capacity = Some(2);
+    system.max_size = Some(3);
+    Spec {
+        cluster: cluster(name),
+        network: new_vpc(),
+        node_groups: vec![system],
+        ..Spec::default()
+    }
+}
+
+/// An EC2NodeClass finding its subnets and security groups by the cluster's discovery tag.
+fn discovered_node_class(name: &str, cluster_name: &str) -> Ec2NodeClass {
+    Ec2NodeClass {
+        metadata: ObjectMeta {
+            name: name.into(),
+            ..ObjectMeta::default()
+        },
+        spec: Ec2NodeClassSpec {
+            role: Some(format!("KarpenterNodeRole-{cluster_name}")),
+            ami_selector_terms: vec![SelectorTerm::alias("al2023@latest")],
+            subnet_selector_terms: vec![SelectorTerm::tag("karpenter.sh/discovery", cluster_name)],
+            security_group_selector_terms: vec![SelectorTerm::tag(
+                "karpenter.sh/discovery",
+                cluster_name,
+            )],
+            ..Ec2NodeClassSpec::default()
+        },
+        ..Ec2NodeClass::default()
+    }
+}
+
+fn gpu_taint() -> Taint {
+    Taint {
+        key: "nvidia.com/gpu".into(),
+        value: None,
+        effect: "NoSchedule".into(),
+        extra: Default::default(),
+    }
+}
+
+fn node_pool(name: &str, node_class: &str, requirements: Vec<Requirement>) -> NodePool {
+    NodePool {
+        metadata: ObjectMeta {
+            name: name.into(),
+            ..ObjectMeta::default()
+        },
+        spec: NodePoolSpec {
+            template: NodeClaimTemplate {
+                metadata: None,
+                spec: NodeClaimSpec {
+                    node_class_ref: NodeClassRef {
+                        name: node_class.into(),
+                        ..NodeClassRef::default()
+                    },
+                    requirements,
+                    taints: vec![gpu_taint()],
+                    expire_after: Some("720h".into()),
+                    ..NodeClaimSpec::default()
+                },
+            },
+            ..NodePoolSpec::default()
+        },
+        ..NodePool::default()
+    }
+}
+
+/// The EKS best-practice GPU inference pool: Spot first, recent g/p types with more than
+/// 20 GiB of GPU memory, nodes consolidated after five minutes, replaced after 30 days.
+fn karpenter_spot_inference() -> Spec {
+    let cluster_name = "eks-gpu-inference";
+    let mut pool = node_pool(
+        "gpu-inference-spot",
+        "gpu-inference",
+        vec![
+            Requirement::new("karpenter.k8s.aws/instance-category", "In", &["g", "p"]),
+            Requirement::new("karpenter.k8s.aws/instance-generation", "Gt", &["3"]),
+            Requirement::new("karpenter.k8s.aws/instance-gpu-memory", "Gt", &["20480"]),
+            Requirement::new("kubernetes.io/arch", "In", &["amd64"]),
+            Requirement::new("karpenter.sh/capacity-type", "In", &["spot", "on-demand"]),
+        ],
+    );
+    pool.spec.limits = BTreeMap::from([
+        ("cpu".to_owned(), 1000.into()),
+        ("nvidia.com/gpu".to_owned(), 64.into()),
+    ]);
+    pool.spec.disruption = Some(Disruption {
+        consolidation_policy: Some("WhenEmptyOrUnderutilized".into()),
+        consolidate_after: Some("5m".into()),
+        ..Disruption::default()
+    });
+    Spec {
+        karpenter: Some(KarpenterSettings {
+            interruption_queue: Some(cluster_name.into()),
+            spot_to_spot_consolidation: true,
+            node_pools: vec![pool],
+            node_classes: vec![discovered_node_class("gpu-inference", cluster_name)],
+        }),
+        ..karpenter_cluster(cluster_name)
+    }
+}
+
+/// Training on capacity that is already paid for: the pool may only launch into the
+/// reservation, removes nodes only once they are empty, and neither expires nor
+/// drifts nodes out from under a running job.
+fn karpenter_reserved_training() -> Spec {
+    let cluster_name = "eks-p5-training";
+    let mut pool = node_pool(
+        "gpu-training-reserved",
+        "gpu-training",
+        vec![
+            Requirement::new("karpenter.sh/capacity-type", "In", &["reserved"]),
+            Requirement::new("node.kubernetes.io/instance-type", "In", &["p5.48xlarge"]),
+        ],
+    );
+    pool.spec.template.spec.expire_after = Some("Never".into());
+    pool.spec.limits = BTreeMap::from([("nvidia.com/gpu".to_owned(), 16.into())]);
+    pool.spec.disruption = Some(Disruption {
+        consolidation_policy: Some("WhenEmpty".into()),
+        consolidate_after: Some("30m".into()),
+        budgets: vec![Budget {
+            nodes: "0".into(),
+            reasons: vec!["Drifted".into(), "Underutilized".into()],
+            ..Budget::default()
+        }],
+        ..Disruption::default()
+    });
+    let mut class = discovered_node_class("gpu-training", cluster_name);
+    class.spec.capacity_reservation_selector_terms = vec![SelectorTerm::id(EXAMPLE_RESERVATION)];
+    class.spec.instance_store_policy = Some("RAID0".into());
+    Spec {
+        karpenter: Some(KarpenterSettings {
+            interruption_queue: Some(cluster_name.into()),
+            spot_to_spot_consolidation: false,
+            node_pools: vec![pool],
+            node_classes: vec![class],
+        }),
+        ..karpenter_cluster(cluster_name)
     }
 }

@@ -2,6 +2,8 @@
 //! up and runs every test. Both install what is missing, at pinned versions, and skip
 //! what is already there, so a second run starts at once.
 
+/// Generating the instance-type catalog `shared` embeds from the reference tables.
+mod catalog;
 /// Installing the tools the build and the tests need.
 mod tools;
 
@@ -32,6 +34,13 @@ enum Task {
     Test,
     /// Build the page into target/dist (installing the build tools when missing).
     BuildFrontend,
+    /// Join the reference instance-type tables into shared/data/instance-catalog.csv.
+    Catalog {
+        /// Directory holding instance-types.csv and eksctl-instance-flags.csv
+        /// (default: ../shared/reference next to the workspace root).
+        #[arg(long)]
+        reference: Option<PathBuf>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -40,6 +49,7 @@ fn main() -> ExitCode {
         Task::Run { addr } => run(&addr),
         Task::Test => test(),
         Task::BuildFrontend => tools::ensure_build_tools().and_then(|tools| build_frontend(&tools)),
+        Task::Catalog { reference } => catalog::catalog(&root(), reference),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,0 +1,186 @@
+//! A bundle is what download and deploy share: the rendered files, the spec, scripts
+//! that run each step and stop at the first failure, and a README that says what is
+//! still open. It is built in memory so the browser can zip it without a server.
+
+use std::io::Write;
+
+use crate::render::{self, KARPENTER_VALUES_PATH, NODEPOOLS_PATH, RenderError};
+use crate::rules::{Finding, Severity};
+use crate::spec::Spec;
+
+/// Karpenter chart version `deploy.sh` installs unless `KARPENTER_VERSION` says otherwise.
+pub const KARPENTER_CHART_VERSION: &str = "1.14.1";
+
+/// One file of a bundle.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BundleFile {
+    /// Path inside the bundle, `/`-separated.
+    pub path: String,
+    /// File contents.
+    pub contents: String,
+    /// Whether the file is a script to run.
+    pub executable: bool,
+}
+
+/// The outcome of one live check, as the bundle README lists it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CheckLine {
+    /// Check id.
+    pub id: String,
+    /// `ok`, `failed` or `could-not-run`.
+    pub status: String,
+    /// What it found.
+    pub message: String,
+}
+
+fn file(path: &str, contents: String, executable: bool) -> BundleFile {
+    BundleFile {
+        path: path.into(),
+        contents,
+        executable,
+    }
+}
+
+/// Every file of the bundle for `spec`, with the findings still open and the live
+/// checks that ran listed in its README.
+pub fn bundle_files(
+    spec: &Spec,
+    findings: &[Finding],
+    checks: &[CheckLine],
+) -> Result<Vec<BundleFile>, RenderError> {
+    let mut files = vec![file(
+        "cluster.yaml",
+        render::render_cluster_yaml(spec)?,
+        false,
+    )];
+    let nodepools = render::render_karpenter_yaml(spec)?;
+    let values = render::render_karpenter_values(spec)?;
+    if let (Some(nodepools), Some(values)) = (nodepools, values) {
+        files.push(file(NODEPOOLS_PATH, nodepools, false));
+        files.push(file(KARPENTER_VALUES_PATH, values, false));
+    }
+    files.push(file("studio.json", spec.to_json() + "\n", false));
+    files.push(file("deploy.sh", deploy_script(spec), true));
+    files.push(file("teardown.sh", teardown_script(spec), true));
+    files.push(file("README.md", readme(spec, findings, checks), false));
+    Ok(files)
+}
+
+/// Quotes a value for a POSIX shell, so names never become code.
+fn shell_quote(value: &str) -> String {
+    format!("'{}'", value.replace('\'', r"'\''"))
+}
+
+fn deploy_script(spec: &Spec) -> String {
+    let cluster = shell_quote(&spec.cluster.name);
+    let region = shell_quote(&spec.cluster.region);
+    let mut script = format!(
+        r#"#!/usr/bin/env bash
+# Creates the cluster designed in EKS Training Studio. Each step must succeed
+# before the next one starts.
+set -euo pipefail
+cd "$(dirname "$0")"
+CLUSTER={cluster}
+REGION={region}
+step() {{ printf '\n==> %s\n' "$*"; }}
+
+step "Creating cluster $CLUSTER in $REGION (CloudFormation: control plane, then node groups)"
+eksctl create cluster -f cluster.yaml
+"#
+    );
+    if spec.karpenter.is_some() {
+        script.push_str(&format!(
+            r#"
+step "Installing Karpenter ${{KARPENTER_VERSION:-{KARPENTER_CHART_VERSION}}}"
+aws eks update-kubeconfig --name "$CLUSTER" --region "$REGION"
+helm upgrade --install karpenter oci://public.ecr.aws/karpenter/karpenter \
+  --version "${{KARPENTER_VERSION:-{KARPENTER_CHART_VERSION}}}" \
+  --namespace kube-system \
+  --values {KARPENTER_VALUES_PATH} \
+  --wait
+
+step "Applying NodePools and EC2NodeClasses"
+kubectl apply -f {NODEPOOLS_PATH}
+"#
+        ));
+    }
+    script.push_str("\nstep \"Cluster $CLUSTER is ready\"\n");
+    script
+}
+
+fn teardown_script(spec: &Spec) -> String {
+    let mut script = String::from(
+        "#!/usr/bin/env bash\n# Deletes the cluster and everything eksctl created for it.\nset -euo pipefail\ncd \"$(dirname \"$0\")\"\n",
+    );
+    if spec.karpenter.is_some() {
+        script.push_str(&format!(
+            "# Karpenter's nodes are not in CloudFormation: remove its pools first so it terminates them.\nkubectl delete -f {NODEPOOLS_PATH} --ignore-not-found --wait\n"
+        ));
+    }
+    script.push_str("eksctl delete cluster -f cluster.yaml --wait\n");
+    script
+}
+
+fn readme(spec: &Spec, findings: &[Finding], checks: &[CheckLine]) -> String {
+    let mut text = format!(
+        "# {name}\n\nEKS cluster `{name}` in `{region}` (Kubernetes {version}), designed in EKS Training Studio.\n\n",
+        name = spec.cluster.name,
+        region = spec.cluster.region,
+        version = spec.cluster.kubernetes_version
+    );
+    text.push_str("## Files\n\n- `cluster.yaml` — eksctl ClusterConfig\n");
+    if spec.karpenter.is_some() {
+        text.push_str(&format!(
+            "- `{NODEPOOLS_PATH}` — Karpenter NodePools and EC2NodeClasses\n- `{KARPENTER_VALUES_PATH}` — Helm values for the Karpenter controller\n"
+        ));
+    }
+    text.push_str(
+        "- `studio.json` — the design; open it in the studio to keep editing\n- `deploy.sh` — creates the cluster (eksctl, then helm and kubectl when Karpenter is used)\n- `teardown.sh` — deletes it\n\n",
+    );
+    text.push_str("## Findings still open\n\n");
+    if findings.is_empty() {
+        text.push_str("None.\n");
+    }
+    for severity in [Severity::Error, Severity::Warning, Severity::Info] {
+        for finding in findings
+            .iter()
+            .filter(|finding| finding.severity == severity)
+        {
+            text.push_str(&format!(
+                "- **{}** `{}` at `{}`: {} — {}\n",
+                finding.severity, finding.rule, finding.path, finding.message, finding.help
+            ));
+        }
+    }
+    text.push_str("\n## Live AWS checks\n\n");
+    if checks.is_empty() {
+        text.push_str("No live checks ran for this bundle.\n");
+    }
+    for check in checks {
+        text.push_str(&format!(
+            "- `{}`: {} — {}\n",
+            check.id, check.status, check.message
+        ));
+    }
+    text
+}
+
+/// Zips the files in memory (deflate; scripts marked executable).
+pub fn zip_bundle(files: &[BundleFile]) -> Vec<u8> {
+    let mut writer = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    for bundle_file in files {
+        let options = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Deflated)
+            .unix_permissions(if bundle_file.executable { 0o755 } else { 0o644 });
+        writer
+            .start_file(bundle_file.path.as_str(), options)
+            .expect("writing to memory cannot fail");
+        writer
+            .write_all(bundle_file.contents.as_bytes())
+            .expect("writing to memory cannot fail");
+    }
+    writer
+        .finish()
+        .expect("writing to memory cannot fail")
+        .into_inner()
+}

@@ -1,0 +1,379 @@
+//! Import reads what the studio models into the spec and keeps everything else, per
+//! object, in the spec's `extra` mappings; rendering merges those back. The leftovers
+//! are computed against what rendering the imported spec would write, so a value the
+//! model would write differently (an explicit `false`, an empty list) is kept as well.
+
+use serde::de::DeserializeOwned;
+use serde_yaml::{Mapping, Value};
+
+use crate::eksctl::{self, NodeConfig};
+use crate::karpenter::{Ec2NodeClass, NodePool};
+use crate::render;
+use crate::spec::{
+    Addon, AddonPolicies, Capacity, ClusterSettings, GroupPlacement, KarpenterSettings, Network,
+    NodeGroup, NodeTaint, Spec, Subnet,
+};
+
+/// Why a document could not be imported; `path` is the path inside the document.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ImportError {
+    /// Path inside the document, e.g. `managedNodeGroups[1].taints`.
+    pub path: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl std::fmt::Display for ImportError {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.path.is_empty() {
+            formatter.write_str(&self.message)
+        } else {
+            write!(formatter, "{}: {}", self.path, self.message)
+        }
+    }
+}
+
+impl std::error::Error for ImportError {}
+
+fn error(path: impl Into<String>, message: impl Into<String>) -> ImportError {
+    ImportError {
+        path: path.into(),
+        message: message.into(),
+    }
+}
+
+pub use crate::schema_check::DocumentKind;
+
+/// Recognises a document the studio imports, or says plainly what it is instead.
+pub fn document_kind(document: &Value) -> Result<DocumentKind, ImportError> {
+    if !document.is_mapping() {
+        return Err(error(
+            "",
+            "a document must be a mapping with apiVersion and kind",
+        ));
+    }
+    match DocumentKind::of(document) {
+        DocumentKind::Unknown { api_version, kind } => match (api_version, kind) {
+            (None, _) => Err(error("apiVersion", "the document has no apiVersion")),
+            (_, None) => Err(error("kind", "the document has no kind")),
+            (Some(api_version), Some(kind)) => Err(error(
+                "kind",
+                format!(
+                    "`{kind}` in `{api_version}` is not an eksctl ClusterConfig (eksctl.io/v1alpha5), a Karpenter NodePool (karpenter.sh/v1) or an EC2NodeClass (karpenter.k8s.aws/v1)"
+                ),
+            )),
+        },
+        known => Ok(known),
+    }
+}
+
+/// What the model would write for `original`, removed from it: the keys the model does
+/// not cover, and the values it would write differently.
+pub fn leftover(original: &Value, rendered: &Value) -> Option<Value> {
+    match (original, rendered) {
+        (Value::Mapping(original), Value::Mapping(rendered)) => {
+            let mut kept = Mapping::new();
+            for (key, value) in original {
+                match rendered.get(key) {
+                    None => {
+                        kept.insert(key.clone(), value.clone());
+                    }
+                    Some(rendered_value) => {
+                        if let Some(rest) = leftover(value, rendered_value) {
+                            kept.insert(key.clone(), rest);
+                        }
+                    }
+                }
+            }
+            (!kept.is_empty()).then_some(Value::Mapping(kept))
+        }
+        (original, rendered) if original == rendered => None,
+        (original, _) => Some(original.clone()),
+    }
+}
+
+fn leftover_mapping(original: &Value, rendered: &Value) -> Mapping {
+    match leftover(original, rendered) {
+        Some(Value::Mapping(mapping)) => mapping,
+        _ => Mapping::new(),
+    }
+}
+
+/// Reads `key` as `T`, or nothing when it is missing or has another shape (then it
+/// stays in the leftovers).
+fn take<T: DeserializeOwned>(mapping: &Value, key: &str) -> Option<T> {
+    mapping
+        .get(key)
+        .and_then(|value| serde_yaml::from_value(value.clone()).ok())
+}
+
+fn text(mapping: &Value, key: &str) -> String {
+    take::<String>(mapping, key).unwrap_or_default()
+}
+
+fn flag(mapping: &Value, path: &[&str]) -> bool {
+    let mut value = mapping;
+    for key in path {
+        match value.get(*key) {
+            Some(next) => value = next,
+            None => return false,
+        }
+    }
+    value.as_bool() == Some(true)
+}
+
+/// Imports an eksctl `ClusterConfig` document into a spec.
+pub fn import_cluster_config(document: &Value) -> Result<Spec, ImportError> {
+    if document_kind(document)? != DocumentKind::ClusterConfig {
+        return Err(error("kind", "expected an eksctl ClusterConfig"));
+    }
+    let metadata = document.get("metadata").cloned().unwrap_or(Value::Null);
+    let cluster = ClusterSettings {
+        name: text(&metadata, "name"),
+        region: text(&metadata, "region"),
+        kubernetes_version: text(&metadata, "version"),
+        with_oidc: flag(document, &["iam", "withOIDC"]),
+    };
+    let network = import_network(document);
+    let node_groups: Vec<NodeGroup> = match document.get("managedNodeGroups") {
+        Some(Value::Sequence(groups)) => groups.iter().map(import_node_group).collect(),
+        _ => Vec::new(),
+    };
+    let addons: Vec<Addon> = match document.get("addons") {
+        Some(Value::Sequence(addons)) => addons.iter().map(import_addon).collect(),
+        _ => Vec::new(),
+    };
+    let mut spec = Spec {
+        cluster,
+        network,
+        node_groups,
+        addons,
+        ..Spec::default()
+    };
+    spec.eksctl_extra = top_level_leftover(document, &spec)?;
+    Ok(spec)
+}
+
+fn import_network(document: &Value) -> Network {
+    let vpc = document.get("vpc");
+    let subnets = vpc.and_then(|vpc| vpc.get("subnets"));
+    let has_vpc_id = vpc.and_then(|vpc| vpc.get("id")).is_some();
+    if !has_vpc_id && subnets.is_none() {
+        return Network::NewVpc {
+            availability_zones: take(document, "availabilityZones").unwrap_or_default(),
+        };
+    }
+    let read = |kind: &str| -> Vec<Subnet> {
+        let Some(Value::Mapping(by_name)) = subnets.and_then(|subnets| subnets.get(kind)) else {
+            return Vec::new();
+        };
+        by_name
+            .iter()
+            .map(|(name, original)| {
+                let mut subnet = Subnet {
+                    name: name.as_str().unwrap_or_default().to_owned(),
+                    id: text(original, "id"),
+                    availability_zone: take(original, "az"),
+                    ..Subnet::default()
+                };
+                let rendered = serde_yaml::to_value(eksctl::SubnetSpec {
+                    id: (!subnet.id.is_empty()).then(|| subnet.id.clone()),
+                    az: subnet.availability_zone.clone(),
+                })
+                .expect("a subnet serialises");
+                subnet.extra = leftover_mapping(original, &rendered);
+                subnet
+            })
+            .collect()
+    };
+    Network::ExistingVpc {
+        vpc_id: vpc.map(|vpc| text(vpc, "id")).unwrap_or_default(),
+        public_subnets: read("public"),
+        private_subnets: read("private"),
+    }
+}
+
+fn import_node_group(original: &Value) -> NodeGroup {
+    let reservation_id: Option<String> = original
+        .get("capacityReservation")
+        .and_then(|reservation| reservation.get("capacityReservationTarget"))
+        .and_then(|target| take(target, "capacityReservationID"));
+    let market_type: Option<String> = original
+        .get("instanceMarketOptions")
+        .and_then(|options| take(options, "marketType"));
+    let capacity = match (reservation_id, market_type.as_deref()) {
+        (Some(reservation_id), Some("capacity-block")) => {
+            Capacity::CapacityBlock { reservation_id }
+        }
+        (Some(reservation_id), None) => Capacity::Reservation { reservation_id },
+        _ if flag(original, &["spot"]) => Capacity::Spot,
+        _ => Capacity::OnDemand,
+    };
+    let placement = if let Some(subnets) = take::<Vec<String>>(original, "subnets") {
+        GroupPlacement::Subnets { subnets }
+    } else if let Some(availability_zones) = take::<Vec<String>>(original, "availabilityZones") {
+        GroupPlacement::AvailabilityZones { availability_zones }
+    } else {
+        GroupPlacement::Cluster
+    };
+    let raid0_bootstrap =
+        serde_yaml::to_string(&NodeConfig::local_nvme_raid0()).expect("NodeConfig serialises");
+    let policies = ["iam", "withAddonPolicies"];
+    let policy = |name: &str| flag(original, &[policies[0], policies[1], name]);
+    let mut group = NodeGroup {
+        name: text(original, "name"),
+        instance_type: text(original, "instanceType"),
+        instance_types: take(original, "instanceTypes").unwrap_or_default(),
+        ami_family: take(original, "amiFamily"),
+        instance_prefix: take(original, "instancePrefix"),
+        private_networking: flag(original, &["privateNetworking"]),
+        efa_enabled: flag(original, &["efaEnabled"]),
+        min_size: take(original, "minSize"),
+        desired_capacity: take(original, "desiredCapacity"),
+        max_size: take(original, "maxSize"),
+        placement,
+        capacity,
+        local_nvme_raid0: take::<String>(original, "overrideBootstrapCommand").as_deref()
+            == Some(raid0_bootstrap.as_str()),
+        addon_policies: AddonPolicies {
+            auto_scaler: policy("autoScaler"),
+            cloud_watch: policy("cloudWatch"),
+            ebs: policy("ebs"),
+            fsx: policy("fsx"),
+        },
+        node_repair: flag(original, &["nodeRepairConfig", "enabled"]),
+        labels: take(original, "labels").unwrap_or_default(),
+        taints: take::<Vec<NodeTaint>>(original, "taints").unwrap_or_default(),
+        extra: Mapping::new(),
+    };
+    let rendered = render_node_group(&group);
+    group.extra = leftover_mapping(original, &rendered);
+    group
+}
+
+/// One node group as the model writes it, without leftovers.
+fn render_node_group(group: &NodeGroup) -> Value {
+    let spec = Spec {
+        node_groups: vec![NodeGroup {
+            extra: Mapping::new(),
+            ..group.clone()
+        }],
+        ..Spec::default()
+    };
+    let config = render::cluster_config(&spec);
+    serde_yaml::to_value(&config.managed_node_groups[0]).expect("a node group serialises")
+}
+
+fn import_addon(original: &Value) -> Addon {
+    let mut addon = Addon {
+        name: text(original, "name"),
+        resolve_conflicts: take(original, "resolveConflicts"),
+        attach_policy_arns: take(original, "attachPolicyARNs").unwrap_or_default(),
+        extra: Mapping::new(),
+    };
+    let rendered = serde_yaml::to_value(eksctl::Addon {
+        name: addon.name.clone(),
+        resolve_conflicts: addon.resolve_conflicts.clone(),
+        attach_policy_arns: addon.attach_policy_arns.clone(),
+    })
+    .expect("an add-on serialises");
+    addon.extra = leftover_mapping(original, &rendered);
+    addon
+}
+
+/// The document's keys outside node groups, add-ons and subnets (those keep their own
+/// leftovers) that the model does not write back the same.
+fn top_level_leftover(document: &Value, spec: &Spec) -> Result<Mapping, ImportError> {
+    let rendered = render::cluster_document(spec)
+        .map_err(|render_error| error("", render_error.to_string()))?;
+    let strip = |value: &Value| {
+        let mut value = value.clone();
+        if let Some(mapping) = value.as_mapping_mut() {
+            if mapping
+                .get("managedNodeGroups")
+                .is_some_and(Value::is_sequence)
+            {
+                mapping.remove("managedNodeGroups");
+            }
+            if mapping.get("addons").is_some_and(Value::is_sequence) {
+                mapping.remove("addons");
+            }
+            if let Network::ExistingVpc { .. } = spec.network
+                && let Some(vpc) = mapping.get_mut("vpc").and_then(Value::as_mapping_mut)
+                && let Some(subnets) = vpc.get_mut("subnets").and_then(Value::as_mapping_mut)
+            {
+                for kind in ["public", "private"] {
+                    if subnets.get(kind).is_some_and(Value::is_mapping) {
+                        subnets.remove(kind);
+                    }
+                }
+                if subnets.is_empty() {
+                    vpc.remove("subnets");
+                }
+            }
+        }
+        value
+    };
+    let original = strip(document);
+    let rendered = strip(&rendered);
+    Ok(leftover_mapping(&original, &rendered))
+}
+
+/// Karpenter objects read from a multi-document file, with the index of the document
+/// each came from.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ImportedKarpenter {
+    /// Pools and classes, in file order.
+    pub settings: KarpenterSettings,
+    /// Document index of each node pool.
+    pub node_pool_documents: Vec<usize>,
+    /// Document index of each node class.
+    pub node_class_documents: Vec<usize>,
+}
+
+/// The body of a Kubernetes object (everything but `apiVersion` and `kind`).
+fn object_body(document: &Value) -> Value {
+    let mut body = document.clone();
+    if let Some(mapping) = body.as_mapping_mut() {
+        mapping.remove("apiVersion");
+        mapping.remove("kind");
+    }
+    body
+}
+
+/// Imports Karpenter `NodePool` and `EC2NodeClass` documents.
+pub fn import_karpenter(documents: &[Value]) -> Result<ImportedKarpenter, ImportError> {
+    let mut imported = ImportedKarpenter::default();
+    for (index, document) in documents.iter().enumerate() {
+        let prefix = if documents.len() > 1 {
+            format!("document {}: ", index + 1)
+        } else {
+            String::new()
+        };
+        let located = |import_error: ImportError| ImportError {
+            message: format!("{prefix}{}", import_error.message),
+            ..import_error
+        };
+        match document_kind(document).map_err(located)? {
+            DocumentKind::NodePool => {
+                let pool: NodePool = serde_yaml::from_value(object_body(document))
+                    .map_err(|serde_error| located(error("spec", serde_error.to_string())))?;
+                imported.settings.node_pools.push(pool);
+                imported.node_pool_documents.push(index);
+            }
+            DocumentKind::Ec2NodeClass => {
+                let class: Ec2NodeClass = serde_yaml::from_value(object_body(document))
+                    .map_err(|serde_error| located(error("spec", serde_error.to_string())))?;
+                imported.settings.node_classes.push(class);
+                imported.node_class_documents.push(index);
+            }
+            DocumentKind::ClusterConfig | DocumentKind::Unknown { .. } => {
+                return Err(located(error(
+                    "kind",
+                    "expected a Karpenter NodePool or EC2NodeClass",
+                )));
+            }
+        }
+    }
+    Ok(imported)
+}

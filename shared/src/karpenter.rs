@@ -1,0 +1,340 @@
+//! Field names and nesting follow the Karpenter CRDs in `tests/data/schemas/`. The studio
+//! edits these structs directly (a NodePool *is* the user's intent), and every level keeps
+//! the keys it does not model in `extra`, so an imported document renders back unchanged.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_yaml::Mapping;
+
+/// `apiVersion` of `NodePool`.
+pub const NODE_POOL_API_VERSION: &str = "karpenter.sh/v1";
+/// `apiVersion` of `EC2NodeClass`.
+pub const NODE_CLASS_API_VERSION: &str = "karpenter.k8s.aws/v1";
+
+fn is_empty_mapping(mapping: &Mapping) -> bool {
+    mapping.is_empty()
+}
+
+/// Object metadata: the name and anything else (labels, annotations) kept as given.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ObjectMeta {
+    /// Object name.
+    #[serde(default)]
+    pub name: String,
+    /// Unmodelled keys, kept as given.
+    #[serde(flatten, skip_serializing_if = "is_empty_mapping")]
+    pub extra: Mapping,
+}
+
+/// A `karpenter.sh/v1` `NodePool`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct NodePool {
+    /// Name and other metadata.
+    pub metadata: ObjectMeta,
+    /// The pool's settings.
+    pub spec: NodePoolSpec,
+    /// Unmodelled top-level keys (e.g. `status`), kept as given.
+    #[serde(flatten, skip_serializing_if = "is_empty_mapping")]
+    pub extra: Mapping,
+}
+
+/// `NodePool.spec`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct NodePoolSpec {
+    /// What every node of the pool looks like.
+    pub template: NodeClaimTemplate,
+    /// How Karpenter may remove nodes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub disruption: Option<Disruption>,
+    /// Resource ceilings for the whole pool (e.g. `nvidia.com/gpu: 64`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub limits: BTreeMap<String, serde_yaml::Value>,
+    /// Priority among pools, 1–100.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weight: Option<u32>,
+    /// Unmodelled keys, kept as given.
+    #[serde(flatten, skip_serializing_if = "is_empty_mapping")]
+    pub extra: Mapping,
+}
+
+/// `NodePool.spec.template`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct NodeClaimTemplate {
+    /// Labels and annotations for the nodes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<TemplateMeta>,
+    /// The node claim settings.
+    pub spec: NodeClaimSpec,
+}
+
+/// `NodePool.spec.template.metadata`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct TemplateMeta {
+    /// Labels put on every node.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub labels: BTreeMap<String, String>,
+    /// Unmodelled keys (annotations), kept as given.
+    #[serde(flatten, skip_serializing_if = "is_empty_mapping")]
+    pub extra: Mapping,
+}
+
+/// `NodePool.spec.template.spec`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeClaimSpec {
+    /// The `EC2NodeClass` the nodes use.
+    pub node_class_ref: NodeClassRef,
+    /// Scheduling requirements that select instance types.
+    #[serde(default)]
+    pub requirements: Vec<Requirement>,
+    /// Taints put on every node.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub taints: Vec<Taint>,
+    /// How long a node lives before it is replaced, or `Never`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expire_after: Option<String>,
+    /// Unmodelled keys, kept as given.
+    #[serde(flatten, skip_serializing_if = "is_empty_mapping")]
+    pub extra: Mapping,
+}
+
+/// `nodeClassRef`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NodeClassRef {
+    /// API group, `karpenter.k8s.aws`.
+    pub group: String,
+    /// Kind, `EC2NodeClass`.
+    pub kind: String,
+    /// Name of the node class.
+    pub name: String,
+}
+
+impl Default for NodeClassRef {
+    fn default() -> NodeClassRef {
+        NodeClassRef {
+            group: "karpenter.k8s.aws".into(),
+            kind: "EC2NodeClass".into(),
+            name: String::new(),
+        }
+    }
+}
+
+/// One scheduling requirement (`key operator values`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Requirement {
+    /// Label key, e.g. `karpenter.sh/capacity-type`.
+    pub key: String,
+    /// `In`, `NotIn`, `Exists`, `DoesNotExist`, `Gt`, `Lt`, `Gte` or `Lte`.
+    pub operator: String,
+    /// Values the operator compares with.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub values: Vec<String>,
+    /// Least number of distinct values the scheduler must keep open (`In` only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_values: Option<u32>,
+}
+
+impl Requirement {
+    /// A requirement from its parts.
+    pub fn new(key: &str, operator: &str, values: &[&str]) -> Requirement {
+        Requirement {
+            key: key.into(),
+            operator: operator.into(),
+            values: values.iter().map(|value| value.to_string()).collect(),
+            min_values: None,
+        }
+    }
+}
+
+/// A node taint.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Taint {
+    /// Taint key.
+    pub key: String,
+    /// Optional value.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
+    /// `NoSchedule`, `PreferNoSchedule` or `NoExecute`.
+    pub effect: String,
+    /// Unmodelled keys (e.g. `timeAdded`), kept as given.
+    #[serde(flatten, skip_serializing_if = "is_empty_mapping")]
+    pub extra: Mapping,
+}
+
+/// `NodePool.spec.disruption`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Disruption {
+    /// `WhenEmpty`, `WhenEmptyOrUnderutilized` or `Balanced`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub consolidation_policy: Option<String>,
+    /// Wait before consolidating, e.g. `5m`, or `Never`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub consolidate_after: Option<String>,
+    /// How many nodes may be disrupted at once, and when.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub budgets: Vec<Budget>,
+    /// Unmodelled keys, kept as given.
+    #[serde(flatten, skip_serializing_if = "is_empty_mapping")]
+    pub extra: Mapping,
+}
+
+/// One disruption budget.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Budget {
+    /// `N` or `N%` nodes.
+    pub nodes: String,
+    /// Which disruption reasons the budget limits (`Underutilized`, `Empty`, `Drifted`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reasons: Vec<String>,
+    /// Cron schedule when the budget applies.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schedule: Option<String>,
+    /// How long it applies after each scheduled start.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration: Option<String>,
+}
+
+/// A `karpenter.k8s.aws/v1` `EC2NodeClass`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Ec2NodeClass {
+    /// Name and other metadata.
+    pub metadata: ObjectMeta,
+    /// The class's settings.
+    pub spec: Ec2NodeClassSpec,
+    /// Unmodelled top-level keys (e.g. `status`), kept as given.
+    #[serde(flatten, skip_serializing_if = "is_empty_mapping")]
+    pub extra: Mapping,
+}
+
+/// `EC2NodeClass.spec`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Ec2NodeClassSpec {
+    /// IAM role of the nodes (exclusive with `instance_profile`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role: Option<String>,
+    /// Instance profile of the nodes (exclusive with `role`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instance_profile: Option<String>,
+    /// Which AMIs to use, e.g. `alias: al2023@latest`.
+    #[serde(default)]
+    pub ami_selector_terms: Vec<SelectorTerm>,
+    /// Which subnets to launch into.
+    #[serde(default)]
+    pub subnet_selector_terms: Vec<SelectorTerm>,
+    /// Which security groups to attach.
+    #[serde(default)]
+    pub security_group_selector_terms: Vec<SelectorTerm>,
+    /// Which ODCRs and Capacity Blocks the nodes may use.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub capacity_reservation_selector_terms: Vec<SelectorTerm>,
+    /// `RAID0` to stripe local NVMe into ephemeral storage.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instance_store_policy: Option<String>,
+    /// Unmodelled keys, kept as given.
+    #[serde(flatten, skip_serializing_if = "is_empty_mapping")]
+    pub extra: Mapping,
+}
+
+/// A selector term of any of the `*SelectorTerms` lists; each list accepts a subset
+/// of these fields, which the rules check.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SelectorTerm {
+    /// AMI alias, `family@version`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub alias: Option<String>,
+    /// Resource id (`ami-`, `subnet-`, `sg-`, `cr-`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// Resource name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Owning account (12 digits) of a capacity reservation.
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "ownerID")]
+    pub owner_id: Option<String>,
+    /// `open` or `targeted` reservations.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instance_match_criteria: Option<String>,
+    /// Tags to match.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub tags: BTreeMap<String, String>,
+    /// Unmodelled keys, kept as given.
+    #[serde(flatten, skip_serializing_if = "is_empty_mapping")]
+    pub extra: Mapping,
+}
+
+impl SelectorTerm {
+    /// A term matching one tag.
+    pub fn tag(key: &str, value: &str) -> SelectorTerm {
+        SelectorTerm {
+            tags: BTreeMap::from([(key.to_owned(), value.to_owned())]),
+            ..SelectorTerm::default()
+        }
+    }
+
+    /// A term matching one id.
+    pub fn id(id: &str) -> SelectorTerm {
+        SelectorTerm {
+            id: Some(id.into()),
+            ..SelectorTerm::default()
+        }
+    }
+
+    /// An AMI alias term.
+    pub fn alias(alias: &str) -> SelectorTerm {
+        SelectorTerm {
+            alias: Some(alias.into()),
+            ..SelectorTerm::default()
+        }
+    }
+}
+
+/// A document with `apiVersion` and `kind`, as written to YAML.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Document<'a, T: Serialize> {
+    /// API version.
+    pub api_version: &'a str,
+    /// Kind.
+    pub kind: &'a str,
+    /// Metadata and spec, flattened beside apiVersion and kind.
+    #[serde(flatten)]
+    pub body: &'a T,
+}
+
+/// Helm values for the Karpenter controller chart (`karpenter/values.yaml`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct HelmValues {
+    /// Controller settings.
+    pub settings: HelmSettings,
+}
+
+/// `settings` of the Karpenter chart.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HelmSettings {
+    /// The cluster Karpenter manages.
+    pub cluster_name: String,
+    /// SQS queue with Spot interruption and rebalance events.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interruption_queue: Option<String>,
+    /// Feature gates.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub feature_gates: Option<FeatureGates>,
+}
+
+/// `settings.featureGates`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FeatureGates {
+    /// Replace Spot nodes with cheaper Spot nodes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spot_to_spot_consolidation: Option<bool>,
+    /// Launch into ODCRs and Capacity Blocks selected by the node classes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reserved_capacity: Option<bool>,
+}

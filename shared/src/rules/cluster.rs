@@ -1,0 +1,432 @@
+//! Cluster-wide rules: placeholders, names, region, version, zones and the VPC.
+
+use std::collections::BTreeMap;
+
+use super::{Check, Context, Report, Rule, Severity};
+use crate::ids::{
+    self, AvailabilityZone, IdError, KubernetesVersion, ResourceName, SubnetId, VpcId,
+};
+use crate::spec::{GroupPlacement, Network, Subnet};
+
+pub(super) static RULES: &[Rule] = &[
+    Rule {
+        id: "placeholder-left",
+        severity: Severity::Error,
+        summary: "a PLACEHOLDER_* or example value from a template is still in the spec",
+        help: "replace it with the real value from your AWS account",
+        reference: "reference manifests, aws-samples/awsome-distributed-training 1.architectures/4.amazon-eks",
+        live: false,
+        check: Check::Spec(placeholder_left),
+    },
+    Rule {
+        id: "cluster-name-invalid",
+        severity: Severity::Error,
+        summary: "cluster name must start with a letter and hold only letters, digits and hyphens",
+        help: "use a name such as `training-p5`",
+        reference: "eksctl validation.go:1052-1066 (A2.1); pkg/ctl/create/cluster.go:155",
+        live: false,
+        check: Check::Spec(cluster_name_invalid),
+    },
+    Rule {
+        id: "region-unknown",
+        severity: Severity::Error,
+        summary: "region is not an AWS region where EKS runs",
+        help: "pick a region such as `us-east-1` or `us-west-2`",
+        reference: "AWS docs: Amazon EKS endpoints and quotas",
+        live: false,
+        check: Check::Spec(region_unknown),
+    },
+    Rule {
+        id: "kubernetes-version-unsupported",
+        severity: Severity::Error,
+        summary: "Kubernetes version is not one EKS offers",
+        help: "pick a supported version; 1.32 or newer for the current GPU AMIs",
+        reference: "AWS docs: Amazon EKS Kubernetes versions",
+        live: false,
+        check: Check::Spec(kubernetes_version_unsupported),
+    },
+    Rule {
+        id: "availability-zone-not-in-region",
+        severity: Severity::Error,
+        summary: "an availability zone is not a zone of the cluster's region",
+        help: "zones are the region name plus a letter, e.g. `us-east-1a` in `us-east-1`",
+        reference: "AWS docs: Regions and Zones",
+        live: false,
+        check: Check::Spec(availability_zone_not_in_region),
+    },
+    Rule {
+        id: "new-vpc-zones-too-few",
+        severity: Severity::Error,
+        summary: "a new VPC needs at least two availability zones",
+        help: "list two or more zones for the cluster's subnets",
+        reference: "eksctl validation.go:1918-1932; vpc.go:246-250 (A2.3)",
+        live: false,
+        check: Check::Spec(new_vpc_zones_too_few),
+    },
+    Rule {
+        id: "vpc-id-malformed",
+        severity: Severity::Error,
+        summary: "VPC id is not `vpc-` followed by 8 or 17 hex digits",
+        help: "copy the id from the VPC console or `aws ec2 describe-vpcs`",
+        reference: "AWS docs: resource IDs",
+        live: false,
+        check: Check::Spec(vpc_id_malformed),
+    },
+    Rule {
+        id: "subnet-id-malformed",
+        severity: Severity::Error,
+        summary: "subnet id is not `subnet-` followed by 8 or 17 hex digits",
+        help: "copy the id from the VPC console or `aws ec2 describe-subnets`",
+        reference: "AWS docs: resource IDs",
+        live: false,
+        check: Check::Spec(subnet_id_malformed),
+    },
+    Rule {
+        id: "existing-vpc-subnets-too-few",
+        severity: Severity::Error,
+        summary: "an existing VPC needs at least two public subnets if any, and two private if any",
+        help: "add a second subnet in another availability zone",
+        reference: "eksctl pkg/apis/eksctl.io/v1alpha5/vpc.go:466-486 (A2.5)",
+        live: false,
+        check: Check::Spec(existing_vpc_subnets_too_few),
+    },
+    Rule {
+        id: "existing-vpc-no-subnets",
+        severity: Severity::Error,
+        summary: "an existing VPC is given without any subnets",
+        help: "list the VPC's private (and public) subnets the cluster may use",
+        reference: "eksctl docs: Use an existing VPC",
+        live: false,
+        check: Check::Spec(existing_vpc_no_subnets),
+    },
+    Rule {
+        id: "subnet-duplicate",
+        severity: Severity::Error,
+        summary: "the same subnet id or local name appears twice",
+        help: "list each subnet once, under one unique name",
+        reference: "eksctl vpc.go (subnets are a map keyed by name)",
+        live: false,
+        check: Check::Spec(subnet_duplicate),
+    },
+    Rule {
+        id: "existing-vpc-single-zone",
+        severity: Severity::Error,
+        summary: "the cluster's subnets all sit in one availability zone",
+        help: "EKS needs subnets in at least two zones for the control plane",
+        reference: "AWS docs: Amazon EKS VPC and subnet requirements",
+        live: false,
+        check: Check::Spec(existing_vpc_single_zone),
+    },
+    Rule {
+        id: "addon-duplicate",
+        severity: Severity::Error,
+        summary: "the same EKS add-on is listed twice",
+        help: "keep one entry per add-on",
+        reference: "eksctl pkg/apis/eksctl.io/v1alpha5/addon.go",
+        live: false,
+        check: Check::Spec(addon_duplicate),
+    },
+];
+
+/// Walks every string of the spec with its path.
+fn each_string(value: &serde_json::Value, path: &mut String, visit: &mut dyn FnMut(&str, &str)) {
+    match value {
+        serde_json::Value::String(text) => visit(path, text),
+        serde_json::Value::Array(items) => {
+            for (index, item) in items.iter().enumerate() {
+                let length = path.len();
+                path.push_str(&format!("[{index}]"));
+                each_string(item, path, visit);
+                path.truncate(length);
+            }
+        }
+        serde_json::Value::Object(fields) => {
+            for (key, item) in fields {
+                let length = path.len();
+                push_key(path, key);
+                each_string(item, path, visit);
+                path.truncate(length);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Appends a key to a field path, quoting keys that are not plain identifiers.
+pub(crate) fn push_key(path: &mut String, key: &str) {
+    let plain = !key.is_empty()
+        && key
+            .bytes()
+            .all(|byte| byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'-');
+    if plain {
+        if !path.is_empty() {
+            path.push('.');
+        }
+        path.push_str(key);
+    } else {
+        path.push_str(&format!("[{key:?}]"));
+    }
+}
+
+fn placeholder_left(context: &Context<'_>, report: &mut Report<'_>) {
+    let value = serde_json::to_value(context.spec).expect("a spec serialises to JSON");
+    let mut found = Vec::new();
+    each_string(&value, &mut String::new(), &mut |path, text| {
+        if ids::is_placeholder(text) {
+            found.push((path.to_owned(), text.to_owned()));
+        }
+    });
+    for (path, text) in found {
+        report.fire(
+            path,
+            format!("`{text}` is a placeholder; fill in the real value"),
+        );
+    }
+}
+
+fn cluster_name_invalid(context: &Context<'_>, report: &mut Report<'_>) {
+    let name = &context.spec.cluster.name;
+    match ResourceName::parse(name) {
+        Ok(_) | Err(IdError::Placeholder) => {}
+        Err(error) => report.fire("cluster.name", format!("cluster name `{name}` {error}")),
+    }
+}
+
+fn region_unknown(context: &Context<'_>, report: &mut Report<'_>) {
+    let region = &context.spec.cluster.region;
+    match crate::ids::Region::parse(region) {
+        Ok(_) | Err(IdError::Placeholder) => {}
+        Err(error) => report.fire("cluster.region", format!("region `{region}` {error}")),
+    }
+}
+
+fn kubernetes_version_unsupported(context: &Context<'_>, report: &mut Report<'_>) {
+    let version = &context.spec.cluster.kubernetes_version;
+    match KubernetesVersion::parse(version) {
+        Ok(_) | Err(IdError::Placeholder) => {}
+        Err(error) => report.fire(
+            "cluster.kubernetes_version",
+            format!("Kubernetes version `{version}` {error}"),
+        ),
+    }
+}
+
+/// Every availability zone the spec names, with its path.
+fn zones_with_paths(context: &Context<'_>) -> Vec<(String, String)> {
+    let spec = context.spec;
+    let mut zones = Vec::new();
+    match &spec.network {
+        Network::NewVpc { availability_zones } => {
+            for (index, zone) in availability_zones.iter().enumerate() {
+                zones.push((format!("network.availability_zones[{index}]"), zone.clone()));
+            }
+        }
+        Network::ExistingVpc {
+            public_subnets,
+            private_subnets,
+            ..
+        } => {
+            for (kind, subnets) in [
+                ("public_subnets", public_subnets),
+                ("private_subnets", private_subnets),
+            ] {
+                for (index, subnet) in subnets.iter().enumerate() {
+                    if let Some(zone) = &subnet.availability_zone {
+                        zones.push((
+                            format!("network.{kind}[{index}].availability_zone"),
+                            zone.clone(),
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    for (group_index, group) in spec.node_groups.iter().enumerate() {
+        if let GroupPlacement::AvailabilityZones { availability_zones } = &group.placement {
+            for (index, zone) in availability_zones.iter().enumerate() {
+                zones.push((
+                    format!("node_groups[{group_index}].placement.availability_zones[{index}]"),
+                    zone.clone(),
+                ));
+            }
+        }
+    }
+    zones
+}
+
+fn availability_zone_not_in_region(context: &Context<'_>, report: &mut Report<'_>) {
+    let Some(region) = &context.region else {
+        return;
+    };
+    for (path, zone) in zones_with_paths(context) {
+        match AvailabilityZone::parse_in(&zone, region) {
+            Ok(_) | Err(IdError::Placeholder) => {}
+            Err(error) => report.fire(path, format!("availability zone `{zone}` {error}")),
+        }
+    }
+}
+
+fn new_vpc_zones_too_few(context: &Context<'_>, report: &mut Report<'_>) {
+    if let Network::NewVpc { availability_zones } = &context.spec.network
+        && !availability_zones.is_empty()
+        && availability_zones.len() < 2
+    {
+        report.fire(
+            "network.availability_zones",
+            format!(
+                "a new VPC needs at least 2 availability zones, {} given",
+                availability_zones.len()
+            ),
+        );
+    }
+}
+
+fn vpc_id_malformed(context: &Context<'_>, report: &mut Report<'_>) {
+    if let Network::ExistingVpc { vpc_id, .. } = &context.spec.network {
+        match VpcId::parse(vpc_id) {
+            Ok(_) | Err(IdError::Placeholder) => {}
+            Err(error) => report.fire("network.vpc_id", format!("VPC id `{vpc_id}` {error}")),
+        }
+    }
+}
+
+fn existing_subnets<'a>(context: &Context<'a>) -> Vec<(String, &'a Subnet)> {
+    match &context.spec.network {
+        Network::NewVpc { .. } => Vec::new(),
+        Network::ExistingVpc {
+            public_subnets,
+            private_subnets,
+            ..
+        } => {
+            let public = public_subnets
+                .iter()
+                .enumerate()
+                .map(|(index, subnet)| (format!("network.public_subnets[{index}]"), subnet));
+            let private = private_subnets
+                .iter()
+                .enumerate()
+                .map(|(index, subnet)| (format!("network.private_subnets[{index}]"), subnet));
+            public.chain(private).collect()
+        }
+    }
+}
+
+fn subnet_id_malformed(context: &Context<'_>, report: &mut Report<'_>) {
+    for (path, subnet) in existing_subnets(context) {
+        match SubnetId::parse(&subnet.id) {
+            Ok(_) | Err(IdError::Placeholder) => {}
+            Err(error) => report.fire(
+                format!("{path}.id"),
+                format!("subnet id `{}` {error}", subnet.id),
+            ),
+        }
+    }
+    for (group_index, group) in context.spec.node_groups.iter().enumerate() {
+        if let GroupPlacement::Subnets { subnets } = &group.placement {
+            for (index, subnet) in subnets.iter().enumerate() {
+                // Node groups may name subnets by id or by their local name; only ids are checked here.
+                if subnet.starts_with("subnet-")
+                    && let Err(error) = SubnetId::parse(subnet)
+                {
+                    report.fire(
+                        format!("node_groups[{group_index}].placement.subnets[{index}]"),
+                        format!("subnet id `{subnet}` {error}"),
+                    );
+                }
+            }
+        }
+    }
+}
+
+fn existing_vpc_subnets_too_few(context: &Context<'_>, report: &mut Report<'_>) {
+    if let Network::ExistingVpc {
+        public_subnets,
+        private_subnets,
+        ..
+    } = &context.spec.network
+    {
+        for (kind, subnets) in [("public", public_subnets), ("private", private_subnets)] {
+            if subnets.len() == 1 {
+                report.fire(
+                    format!("network.{kind}_subnets"),
+                    format!("an existing VPC needs at least 2 {kind} subnets when any are given, 1 given"),
+                );
+            }
+        }
+    }
+}
+
+fn existing_vpc_no_subnets(context: &Context<'_>, report: &mut Report<'_>) {
+    if let Network::ExistingVpc {
+        public_subnets,
+        private_subnets,
+        ..
+    } = &context.spec.network
+        && public_subnets.is_empty()
+        && private_subnets.is_empty()
+    {
+        report.fire(
+            "network",
+            "an existing VPC needs its subnets listed; none are",
+        );
+    }
+}
+
+fn subnet_duplicate(context: &Context<'_>, report: &mut Report<'_>) {
+    let mut seen_ids: BTreeMap<&str, String> = BTreeMap::new();
+    let mut seen_names: BTreeMap<&str, String> = BTreeMap::new();
+    for (path, subnet) in existing_subnets(context) {
+        if !subnet.id.is_empty() {
+            if let Some(first) = seen_ids.get(subnet.id.as_str()) {
+                report.fire(
+                    format!("{path}.id"),
+                    format!("subnet `{}` is already listed at {first}", subnet.id),
+                );
+            } else {
+                seen_ids.insert(&subnet.id, path.clone());
+            }
+        }
+        if let Some(first) = seen_names.get(subnet.name.as_str()) {
+            report.fire(
+                format!("{path}.name"),
+                format!("subnet name `{}` is already used at {first}", subnet.name),
+            );
+        } else {
+            seen_names.insert(&subnet.name, path);
+        }
+    }
+}
+
+fn existing_vpc_single_zone(context: &Context<'_>, report: &mut Report<'_>) {
+    let subnets = existing_subnets(context);
+    let zones: Vec<&str> = subnets
+        .iter()
+        .filter_map(|(_, subnet)| subnet.availability_zone.as_deref())
+        .filter(|zone| !ids::is_placeholder(zone))
+        .collect();
+    let all_known = !subnets.is_empty() && zones.len() == subnets.len();
+    if all_known && zones.iter().all(|zone| *zone == zones[0]) {
+        report.fire(
+            "network",
+            format!(
+                "every subnet is in {}; EKS needs subnets in at least two zones",
+                zones[0]
+            ),
+        );
+    }
+}
+
+fn addon_duplicate(context: &Context<'_>, report: &mut Report<'_>) {
+    let mut seen = BTreeMap::new();
+    for (index, addon) in context.spec.addons.iter().enumerate() {
+        if let Some(first) = seen.insert(addon.name.as_str(), index) {
+            report.fire(
+                format!("addons[{index}].name"),
+                format!(
+                    "add-on `{}` is already listed at addons[{first}]",
+                    addon.name
+                ),
+            );
+        }
+    }
+}

@@ -1,0 +1,357 @@
+//! Rules on YAML documents as written. The spec cannot hold these mistakes (a group with
+//! both subnets and zones, a reservation with both a preference and a target), so they
+//! are caught where they can be seen: in the imported file, at their path in it.
+
+use serde_yaml::Value;
+
+use super::{Check, Report, Rule, Severity};
+use crate::schema_check::{self, DocumentKind};
+
+pub(super) static RULES: &[Rule] = &[
+    Rule {
+        id: "eksctl-schema",
+        severity: Severity::Error,
+        summary: "the ClusterConfig does not match eksctl's schema (unknown key, wrong type, value not allowed)",
+        help: "fix the key or value; eksctl refuses any key its schema does not list",
+        reference: "eksctl pkg/apis/eksctl.io/v1alpha5/assets/schema.json (A1.1-A1.3)",
+        live: false,
+        check: Check::Document(eksctl_schema),
+    },
+    Rule {
+        id: "karpenter-schema",
+        severity: Severity::Error,
+        summary: "a NodePool or EC2NodeClass does not match its CRD schema (pruned key, wrong type, value not allowed)",
+        help: "fix the key or value; the API server rejects wrong types and silently drops unknown keys",
+        reference: "karpenter-provider-aws pkg/apis/crds (B1, B2)",
+        live: false,
+        check: Check::Document(karpenter_schema),
+    },
+    Rule {
+        id: "cluster-zones-with-vpc-subnets",
+        severity: Severity::Error,
+        summary: "top-level availabilityZones and vpc.subnets cannot both be set",
+        help: "with an existing VPC the zones come from its subnets: remove availabilityZones",
+        reference: "eksctl pkg/ctl/cmdutils/configfile.go:295 (A2.4)",
+        live: false,
+        check: Check::Document(cluster_zones_with_vpc_subnets),
+    },
+    Rule {
+        id: "nodegroup-subnets-and-zones",
+        severity: Severity::Error,
+        summary: "a node group may set subnets or availabilityZones, not both",
+        help: "keep `subnets` for an existing VPC, `availabilityZones` for a new one",
+        reference: "eksctl validation.go:872-874 (A2.6)",
+        live: false,
+        check: Check::Document(nodegroup_subnets_and_zones),
+    },
+    Rule {
+        id: "private-cluster-needs-private-networking",
+        severity: Severity::Error,
+        summary: "in a fully private cluster every node group needs privateNetworking: true",
+        help: "set privateNetworking: true on the group",
+        reference: "eksctl validation.go:260-262 (A2.7)",
+        live: false,
+        check: Check::Document(private_cluster_needs_private_networking),
+    },
+    Rule {
+        id: "nodegroup-name-collision",
+        severity: Severity::Error,
+        summary: "names must be unique across nodeGroups and managedNodeGroups together",
+        help: "rename one of the groups",
+        reference: "eksctl validation.go:251-259 (A2.2)",
+        live: false,
+        check: Check::Document(nodegroup_name_collision),
+    },
+    Rule {
+        id: "capacity-reservation-preference-and-target",
+        severity: Severity::Error,
+        summary: "capacityReservation takes a preference or a target, not both",
+        help: "keep capacityReservationTarget to launch into one reservation",
+        reference: "eksctl validation.go:942-946 (A4.1)",
+        live: false,
+        check: Check::Document(capacity_reservation_preference_and_target),
+    },
+    Rule {
+        id: "capacity-reservation-preference-value",
+        severity: Severity::Error,
+        summary: "capacityReservationPreference must be open or none",
+        help: "use `open` to use any matching open reservation, `none` to avoid them",
+        reference: "eksctl validation.go:948-950 (A4.2)",
+        live: false,
+        check: Check::Document(capacity_reservation_preference_value),
+    },
+    Rule {
+        id: "capacity-reservation-id-and-arn",
+        severity: Severity::Error,
+        summary: "a reservation target takes an id or a resource group ARN, not both",
+        help: "keep capacityReservationID for a single reservation or Capacity Block",
+        reference: "eksctl validation.go:953-957 (A4.3)",
+        live: false,
+        check: Check::Document(capacity_reservation_id_and_arn),
+    },
+    Rule {
+        id: "market-type-invalid",
+        severity: Severity::Error,
+        summary: "instanceMarketOptions.marketType may only be capacity-block",
+        help: "use `capacity-block` for a Capacity Block, or remove instanceMarketOptions",
+        reference: "eksctl validation.go:959-965 (A4.4)",
+        live: false,
+        check: Check::Document(market_type_invalid),
+    },
+    Rule {
+        id: "market-type-without-reservation",
+        severity: Severity::Error,
+        summary: "instanceMarketOptions needs a capacityReservation",
+        help: "add capacityReservation.capacityReservationTarget.capacityReservationID with the block's id",
+        reference: "eksctl validation.go:966-969 (A4.5)",
+        live: false,
+        check: Check::Document(market_type_without_reservation),
+    },
+    Rule {
+        id: "spot-with-reservation",
+        severity: Severity::Warning,
+        summary: "spot: true together with a capacity reservation",
+        help: "reserved capacity is On-Demand: remove `spot` or the reservation",
+        reference: "eksctl leaves this to AWS (A4.8)",
+        live: false,
+        check: Check::Document(spot_with_reservation),
+    },
+    Rule {
+        id: "override-bootstrap-needs-ami",
+        severity: Severity::Error,
+        summary: "a managed group's overrideBootstrapCommand needs a custom ami, except on AmazonLinux2023",
+        help: "set `ami`, or use amiFamily AmazonLinux2023 with a NodeConfig document",
+        reference: "eksctl validation.go:1574-1576 (A5.4); Bottlerocket 1479-1493 (A5.5)",
+        live: false,
+        check: Check::Document(override_bootstrap_needs_ami),
+    },
+];
+
+fn is_cluster_config(document: &Value) -> bool {
+    DocumentKind::of(document) == DocumentKind::ClusterConfig
+}
+
+/// Managed node groups with their index, only for ClusterConfig documents.
+fn managed_groups(document: &Value) -> Vec<(usize, &Value)> {
+    if !is_cluster_config(document) {
+        return Vec::new();
+    }
+    document
+        .get("managedNodeGroups")
+        .and_then(Value::as_sequence)
+        .map(|groups| groups.iter().enumerate().collect())
+        .unwrap_or_default()
+}
+
+/// Managed and self-managed node groups, each with its path.
+fn all_groups(document: &Value) -> Vec<(String, &Value)> {
+    if !is_cluster_config(document) {
+        return Vec::new();
+    }
+    ["nodeGroups", "managedNodeGroups"]
+        .iter()
+        .flat_map(|key| {
+            document
+                .get(*key)
+                .and_then(Value::as_sequence)
+                .into_iter()
+                .flatten()
+                .enumerate()
+                .map(move |(index, group)| (format!("{key}[{index}]"), group))
+        })
+        .collect()
+}
+
+fn eksctl_schema(document: &Value, report: &mut Report<'_>) {
+    if is_cluster_config(document) {
+        for issue in schema_check::check_cluster_config(document) {
+            report.fire(issue.path.to_string(), issue.message);
+        }
+    }
+}
+
+fn karpenter_schema(document: &Value, report: &mut Report<'_>) {
+    if matches!(
+        DocumentKind::of(document),
+        DocumentKind::NodePool | DocumentKind::Ec2NodeClass
+    ) {
+        for issue in schema_check::check_karpenter(document) {
+            report.fire(issue.path.to_string(), issue.message);
+        }
+    }
+}
+
+fn cluster_zones_with_vpc_subnets(document: &Value, report: &mut Report<'_>) {
+    let has_subnets = document
+        .get("vpc")
+        .and_then(|vpc| vpc.get("subnets"))
+        .is_some();
+    if is_cluster_config(document) && document.get("availabilityZones").is_some() && has_subnets {
+        report.fire(
+            "availabilityZones",
+            "availabilityZones cannot be set together with vpc.subnets",
+        );
+    }
+}
+
+fn nodegroup_subnets_and_zones(document: &Value, report: &mut Report<'_>) {
+    for (path, group) in all_groups(document) {
+        if group.get("subnets").is_some() && group.get("availabilityZones").is_some() {
+            report.fire(
+                format!("{path}.availabilityZones"),
+                "the group sets both subnets and availabilityZones",
+            );
+        }
+    }
+}
+
+fn private_cluster_needs_private_networking(document: &Value, report: &mut Report<'_>) {
+    let private = document
+        .get("privateCluster")
+        .and_then(|private| private.get("enabled"))
+        .and_then(Value::as_bool)
+        == Some(true);
+    if !private {
+        return;
+    }
+    for (path, group) in all_groups(document) {
+        if group.get("privateNetworking").and_then(Value::as_bool) != Some(true) {
+            report.fire(
+                format!("{path}.privateNetworking"),
+                "the cluster is fully private, but this group does not set privateNetworking: true",
+            );
+        }
+    }
+}
+
+fn nodegroup_name_collision(document: &Value, report: &mut Report<'_>) {
+    let mut seen: Vec<(String, String)> = Vec::new();
+    for (path, group) in all_groups(document) {
+        let Some(name) = group.get("name").and_then(Value::as_str) else {
+            continue;
+        };
+        if let Some((first, _)) = seen.iter().find(|(_, seen_name)| seen_name == name) {
+            report.fire(
+                format!("{path}.name"),
+                format!("node group name `{name}` is already used at {first}"),
+            );
+        } else {
+            seen.push((path, name.to_owned()));
+        }
+    }
+}
+
+fn reservation(group: &Value) -> Option<&Value> {
+    group.get("capacityReservation")
+}
+
+fn capacity_reservation_preference_and_target(document: &Value, report: &mut Report<'_>) {
+    for (path, group) in all_groups(document) {
+        if let Some(reservation) = reservation(group)
+            && reservation.get("capacityReservationPreference").is_some()
+            && reservation.get("capacityReservationTarget").is_some()
+        {
+            report.fire(
+                format!("{path}.capacityReservation"),
+                "capacityReservationPreference and capacityReservationTarget are both set",
+            );
+        }
+    }
+}
+
+fn capacity_reservation_preference_value(document: &Value, report: &mut Report<'_>) {
+    for (path, group) in all_groups(document) {
+        if let Some(preference) = reservation(group)
+            .and_then(|reservation| reservation.get("capacityReservationPreference"))
+            .and_then(Value::as_str)
+            && !matches!(preference, "open" | "none")
+        {
+            report.fire(
+                format!("{path}.capacityReservation.capacityReservationPreference"),
+                format!("capacityReservationPreference `{preference}` is not open or none"),
+            );
+        }
+    }
+}
+
+fn capacity_reservation_id_and_arn(document: &Value, report: &mut Report<'_>) {
+    for (path, group) in all_groups(document) {
+        if let Some(target) =
+            reservation(group).and_then(|reservation| reservation.get("capacityReservationTarget"))
+            && target.get("capacityReservationID").is_some()
+            && target.get("capacityReservationResourceGroupARN").is_some()
+        {
+            report.fire(
+                format!("{path}.capacityReservation.capacityReservationTarget"),
+                "capacityReservationID and capacityReservationResourceGroupARN are both set",
+            );
+        }
+    }
+}
+
+fn market_type(group: &Value) -> Option<&Value> {
+    group
+        .get("instanceMarketOptions")
+        .and_then(|options| options.get("marketType"))
+}
+
+fn market_type_invalid(document: &Value, report: &mut Report<'_>) {
+    for (path, group) in all_groups(document) {
+        if let Some(market) = market_type(group)
+            && market.as_str() != Some("capacity-block")
+        {
+            let shown = serde_yaml::to_string(market).unwrap_or_default();
+            report.fire(
+                format!("{path}.instanceMarketOptions.marketType"),
+                format!("marketType `{}` is not capacity-block", shown.trim()),
+            );
+        }
+    }
+}
+
+fn market_type_without_reservation(document: &Value, report: &mut Report<'_>) {
+    for (path, group) in all_groups(document) {
+        if group.get("instanceMarketOptions").is_some() && reservation(group).is_none() {
+            report.fire(
+                format!("{path}.instanceMarketOptions"),
+                "instanceMarketOptions is set without a capacityReservation",
+            );
+        }
+    }
+}
+
+fn spot_with_reservation(document: &Value, report: &mut Report<'_>) {
+    for (path, group) in all_groups(document) {
+        if group.get("spot").and_then(Value::as_bool) == Some(true) && reservation(group).is_some()
+        {
+            report.fire(
+                format!("{path}.spot"),
+                "the group asks for Spot and a capacity reservation",
+            );
+        }
+    }
+}
+
+fn override_bootstrap_needs_ami(document: &Value, report: &mut Report<'_>) {
+    for (index, group) in managed_groups(document) {
+        if group.get("overrideBootstrapCommand").is_none() {
+            continue;
+        }
+        let family = group
+            .get("amiFamily")
+            .and_then(Value::as_str)
+            .unwrap_or("AmazonLinux2023");
+        let path = format!("managedNodeGroups[{index}].overrideBootstrapCommand");
+        if family.starts_with("Bottlerocket") {
+            report.fire(
+                path,
+                format!("{family} does not accept overrideBootstrapCommand"),
+            );
+        } else if family != "AmazonLinux2023" && group.get("ami").is_none() {
+            report.fire(
+                path,
+                format!("on {family}, overrideBootstrapCommand needs a custom `ami`"),
+            );
+        }
+    }
+}

@@ -1,0 +1,1180 @@
+//! Rules on Karpenter NodePools and EC2NodeClasses: what the CRDs' CEL rules and
+//! Karpenter's runtime refuse, and the cross-object mistakes nobody checks before AWS.
+
+use std::collections::BTreeSet;
+
+use super::{Check, Context, Report, Rule, Severity};
+use crate::catalog::{self, InstanceType};
+use crate::ids::{IdError, ReservationId, SecurityGroupId, SubnetId};
+use crate::karpenter::{Ec2NodeClass, NodePool, Requirement, SelectorTerm};
+
+const NODEPOOL_CRD: &str = "karpenter-provider-aws pkg/apis/crds/karpenter.sh_nodepools.yaml";
+
+pub(super) static RULES: &[Rule] = &[
+    Rule {
+        id: "karpenter-name-invalid",
+        severity: Severity::Error,
+        summary: "NodePool and EC2NodeClass names must be unique lowercase DNS names",
+        help: "use lowercase letters, digits and hyphens, e.g. `gpu-training`",
+        reference: "Kubernetes object names (RFC 1123)",
+        live: false,
+        check: Check::Spec(karpenter_name_invalid),
+    },
+    Rule {
+        id: "karpenter-node-class-missing",
+        severity: Severity::Error,
+        summary: "a NodePool refers to an EC2NodeClass that is not defined",
+        help: "add the EC2NodeClass or point nodeClassRef at an existing one",
+        reference: NODEPOOL_CRD,
+        live: false,
+        check: Check::Spec(karpenter_node_class_missing),
+    },
+    Rule {
+        id: "karpenter-requirement-operator",
+        severity: Severity::Error,
+        summary: "requirement operator must be In, NotIn, Exists, DoesNotExist, Gt, Lt, Gte or Lte",
+        help: "use `In` with a list of values for most requirements",
+        reference: "Karpenter NodePool CRD .spec.template.spec.requirements (B1.2)",
+        live: false,
+        check: Check::Spec(karpenter_requirement_operator),
+    },
+    Rule {
+        id: "karpenter-requirement-values",
+        severity: Severity::Error,
+        summary: "requirement values do not fit the operator",
+        help: "In/NotIn take values; Gt/Lt/Gte/Lte take one non-negative integer; Exists/DoesNotExist take none",
+        reference: "Karpenter NodePool CRD CEL rules (B1.2)",
+        live: false,
+        check: Check::Spec(karpenter_requirement_values),
+    },
+    Rule {
+        id: "karpenter-restricted-label",
+        severity: Severity::Error,
+        summary: "requirement or label uses a key Karpenter reserves",
+        help: "drop the key; Karpenter sets it itself (only karpenter.sh/capacity-type and the well-known karpenter.k8s.aws labels are allowed)",
+        reference: "Karpenter NodePool CRD (AWS provider) label-domain rules (B1.3)",
+        live: false,
+        check: Check::Spec(karpenter_restricted_label),
+    },
+    Rule {
+        id: "karpenter-capacity-type-value",
+        severity: Severity::Error,
+        summary: "karpenter.sh/capacity-type values are on-demand, spot and reserved",
+        help: "use `on-demand`, `spot` or `reserved`",
+        reference: "kubernetes-sigs/karpenter pkg/apis/v1/labels.go:34-36 (B1.4)",
+        live: false,
+        check: Check::Spec(karpenter_capacity_type_value),
+    },
+    Rule {
+        id: "karpenter-taint-invalid",
+        severity: Severity::Error,
+        summary: "taint needs a key and an effect of NoSchedule, PreferNoSchedule or NoExecute, once per key and effect",
+        help: "use e.g. key `nvidia.com/gpu`, effect `NoSchedule`",
+        reference: "Karpenter NodePool CRD taints; pkg/apis/v1/nodeclaim_validation.go (B1.5)",
+        live: false,
+        check: Check::Spec(karpenter_taint_invalid),
+    },
+    Rule {
+        id: "karpenter-disruption-invalid",
+        severity: Severity::Error,
+        summary: "disruption settings are malformed (policy, consolidateAfter, budgets)",
+        help: "policy WhenEmpty/WhenEmptyOrUnderutilized/Balanced; consolidateAfter like `5m` or `Never`; budget nodes `N` or `N%`, schedule and duration together",
+        reference: "Karpenter NodePool CRD .spec.disruption (B1.7)",
+        live: false,
+        check: Check::Spec(karpenter_disruption_invalid),
+    },
+    Rule {
+        id: "karpenter-expire-after-invalid",
+        severity: Severity::Error,
+        summary: "expireAfter must be a duration such as `720h` or `Never`",
+        help: "use `720h` (30 days) for inference pools and `Never` for training pools",
+        reference: "Karpenter NodePool CRD .spec.template.spec.expireAfter (B1.8)",
+        live: false,
+        check: Check::Spec(karpenter_expire_after_invalid),
+    },
+    Rule {
+        id: "karpenter-limits-invalid",
+        severity: Severity::Error,
+        summary: "limits must map resource names to Kubernetes quantities",
+        help: "e.g. `cpu: 1000`, `nvidia.com/gpu: 64`, `memory: 4000Gi`",
+        reference: "Karpenter NodePool CRD .spec.limits (B1.6)",
+        live: false,
+        check: Check::Spec(karpenter_limits_invalid),
+    },
+    Rule {
+        id: "karpenter-weight-range",
+        severity: Severity::Error,
+        summary: "NodePool weight must be between 1 and 100",
+        help: "higher weights are tried first; leave it unset for equal priority",
+        reference: "Karpenter NodePool CRD .spec.weight (B1.8)",
+        live: false,
+        check: Check::Spec(karpenter_weight_range),
+    },
+    Rule {
+        id: "karpenter-requirements-match-nothing",
+        severity: Severity::Error,
+        summary: "a NodePool's requirements leave no instance type to launch",
+        help: "loosen the requirements (e.g. GPU memory floor, categories, generation)",
+        reference: "instance catalog; Karpenter well-known labels (B3)",
+        live: false,
+        check: Check::Spec(karpenter_requirements_match_nothing),
+    },
+    Rule {
+        id: "karpenter-spot-single-instance-type",
+        severity: Severity::Warning,
+        summary: "a Spot NodePool's requirements resolve to fewer than three instance types",
+        help: "allow more families or sizes so Spot has capacity pools to choose from",
+        reference: "EKS best practices: Karpenter, diversify instance types for Spot",
+        live: false,
+        check: Check::Spec(karpenter_spot_single_instance_type),
+    },
+    Rule {
+        id: "karpenter-spot-without-interruption-queue",
+        severity: Severity::Warning,
+        summary: "a NodePool allows Spot but Karpenter has no interruption queue",
+        help: "set the interruption queue (settings.interruptionQueue) so Karpenter drains nodes before Spot reclaims them",
+        reference: "Karpenter docs: interruption handling",
+        live: false,
+        check: Check::Spec(karpenter_spot_without_interruption_queue),
+    },
+    Rule {
+        id: "karpenter-spot-training",
+        severity: Severity::Warning,
+        summary: "a NodePool for multi-node training (p or trn family) allows Spot",
+        help: "training jobs that span nodes should run on on-demand or reserved capacity",
+        reference: "EKS best practices for AI/ML",
+        live: false,
+        check: Check::Spec(karpenter_spot_training),
+    },
+    Rule {
+        id: "karpenter-consolidation-evicts-training",
+        severity: Severity::Warning,
+        summary: "a training NodePool lets Karpenter remove busy nodes (underutilisation or expiry)",
+        help: "use consolidationPolicy WhenEmpty and expireAfter Never, or a budget of 0 nodes for Underutilized and Drifted",
+        reference: "EKS best practices for AI/ML: Karpenter disruption for training",
+        live: false,
+        check: Check::Spec(karpenter_consolidation_evicts_training),
+    },
+    Rule {
+        id: "karpenter-reserved-capacity-type-missing",
+        severity: Severity::Error,
+        summary: "reservations are selected but the NodePool does not allow capacity type `reserved`",
+        help: "add `reserved` to the karpenter.sh/capacity-type requirement, or Karpenter never uses the reservation",
+        reference: "karpenter-provider-aws docs tasks/odcrs.md (B1.4)",
+        live: false,
+        check: Check::Spec(karpenter_reserved_capacity_type_missing),
+    },
+    Rule {
+        id: "karpenter-reservation-term-invalid",
+        severity: Severity::Error,
+        summary: "capacityReservationSelectorTerms are malformed",
+        help: "each term: an `id` (cr-…) alone, or tags / ownerID (12 digits) / instanceMatchCriteria (open|targeted); at most 30 terms",
+        reference: "EC2NodeClass CRD .spec.capacityReservationSelectorTerms (B2.4)",
+        live: false,
+        check: Check::Spec(karpenter_reservation_term_invalid),
+    },
+    Rule {
+        id: "karpenter-role-or-instance-profile",
+        severity: Severity::Error,
+        summary: "an EC2NodeClass needs exactly one of role and instanceProfile",
+        help: "set `role` to the node IAM role name (e.g. KarpenterNodeRole-<cluster>)",
+        reference: "EC2NodeClass CRD .spec (B2.1)",
+        live: false,
+        check: Check::Spec(karpenter_role_or_instance_profile),
+    },
+    Rule {
+        id: "karpenter-ami-alias-invalid",
+        severity: Severity::Error,
+        summary: "AMI selector terms are malformed (alias format, alias alone, one selector per term)",
+        help: "use a single term `alias: al2023@latest` (or bottlerocket@latest)",
+        reference: "EC2NodeClass CRD .spec.amiSelectorTerms (B2.2)",
+        live: false,
+        check: Check::Spec(karpenter_ami_alias_invalid),
+    },
+    Rule {
+        id: "karpenter-selector-terms-invalid",
+        severity: Severity::Error,
+        summary: "subnet and security group selector terms are missing or malformed",
+        help: "select subnets and security groups by tag (e.g. karpenter.sh/discovery: <cluster>) or by id",
+        reference: "EC2NodeClass CRD .spec.subnetSelectorTerms, .securityGroupSelectorTerms (B2.1, B2.3)",
+        live: false,
+        check: Check::Spec(karpenter_selector_terms_invalid),
+    },
+    Rule {
+        id: "karpenter-instance-store-policy",
+        severity: Severity::Error,
+        summary: "instanceStorePolicy must be RAID0",
+        help: "set `RAID0` to use the NVMe instance store for ephemeral storage, or leave it unset",
+        reference: "EC2NodeClass CRD .spec.instanceStorePolicy (B2.7)",
+        live: false,
+        check: Check::Spec(karpenter_instance_store_policy),
+    },
+];
+
+const OPERATORS: &[&str] = &[
+    "In",
+    "NotIn",
+    "Exists",
+    "DoesNotExist",
+    "Gt",
+    "Lt",
+    "Gte",
+    "Lte",
+];
+const CAPACITY_TYPE: &str = "karpenter.sh/capacity-type";
+const AWS_ALLOWED_LABELS: &[&str] = &[
+    "instance-category",
+    "instance-family",
+    "instance-generation",
+    "instance-size",
+    "instance-cpu",
+    "instance-cpu-manufacturer",
+    "instance-cpu-sustained-clock-speed-mhz",
+    "instance-memory",
+    "instance-network-bandwidth",
+    "instance-ebs-bandwidth",
+    "instance-local-nvme",
+    "instance-hypervisor",
+    "instance-gpu-name",
+    "instance-gpu-manufacturer",
+    "instance-gpu-count",
+    "instance-gpu-memory",
+    "instance-accelerator-name",
+    "instance-accelerator-manufacturer",
+    "instance-accelerator-count",
+    "instance-capability-flex",
+    "instance-encryption-in-transit-supported",
+    "instance-tenancy",
+    "capacity-reservation-id",
+    "capacity-reservation-type",
+    "capacity-reservation-interruptible",
+    "ec2nodeclass",
+    "nitro-sandbox",
+    "placement-group-id",
+    "placement-group-partition",
+];
+
+fn pools<'a>(context: &Context<'a>) -> impl Iterator<Item = (usize, &'a NodePool)> + use<'a> {
+    context
+        .spec
+        .karpenter
+        .iter()
+        .flat_map(|karpenter| karpenter.node_pools.iter().enumerate())
+}
+
+fn classes<'a>(context: &Context<'a>) -> impl Iterator<Item = (usize, &'a Ec2NodeClass)> + use<'a> {
+    context
+        .spec
+        .karpenter
+        .iter()
+        .flat_map(|karpenter| karpenter.node_classes.iter().enumerate())
+}
+
+fn pool_path(index: usize) -> String {
+    format!("karpenter.node_pools[{index}]")
+}
+
+fn class_path(index: usize) -> String {
+    format!("karpenter.node_classes[{index}]")
+}
+
+/// A Kubernetes duration (`30s`, `5m`, `1h30m`, `720h`).
+fn is_duration(text: &str) -> bool {
+    let mut saw_unit = false;
+    let mut digits = 0;
+    let bytes = text.as_bytes();
+    let mut index = 0;
+    while index < bytes.len() {
+        if bytes[index].is_ascii_digit() {
+            digits += 1;
+            index += 1;
+            continue;
+        }
+        if digits == 0 {
+            return false;
+        }
+        let rest = &text[index..];
+        let unit_length = ["ms", "us", "ns", "h", "m", "s"]
+            .iter()
+            .find(|unit| rest.starts_with(**unit))
+            .map(|unit| unit.len());
+        match unit_length {
+            Some(length) => {
+                index += length;
+                digits = 0;
+                saw_unit = true;
+            }
+            None => return false,
+        }
+    }
+    saw_unit && digits == 0
+}
+
+/// A Kubernetes resource quantity (`1000`, `64`, `4000Gi`, `500m`, `1.5`).
+fn is_quantity(value: &serde_yaml::Value) -> bool {
+    match value {
+        serde_yaml::Value::Number(number) => number.as_f64().is_some_and(|number| number >= 0.0),
+        serde_yaml::Value::String(text) => {
+            let number_end = text
+                .find(|char: char| !(char.is_ascii_digit() || char == '.'))
+                .unwrap_or(text.len());
+            let (number, suffix) = text.split_at(number_end);
+            !number.is_empty()
+                && number.parse::<f64>().is_ok()
+                && [
+                    "", "m", "k", "M", "G", "T", "P", "E", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei",
+                ]
+                .contains(&suffix)
+        }
+        _ => false,
+    }
+}
+
+fn is_dns_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 253
+        && name.bytes().all(|byte| {
+            byte.is_ascii_lowercase() || byte.is_ascii_digit() || byte == b'-' || byte == b'.'
+        })
+        && name.starts_with(|char: char| char.is_ascii_alphanumeric())
+        && name.ends_with(|char: char| char.is_ascii_alphanumeric())
+}
+
+fn karpenter_name_invalid(context: &Context<'_>, report: &mut Report<'_>) {
+    let mut pool_names = BTreeSet::new();
+    for (index, pool) in pools(context) {
+        let name = &pool.metadata.name;
+        if !is_dns_name(name) {
+            report.fire(
+                format!("{}.metadata.name", pool_path(index)),
+                format!("NodePool name `{name}` is not a lowercase DNS name"),
+            );
+        } else if !pool_names.insert(name) {
+            report.fire(
+                format!("{}.metadata.name", pool_path(index)),
+                format!("NodePool `{name}` is defined twice"),
+            );
+        }
+    }
+    let mut class_names = BTreeSet::new();
+    for (index, class) in classes(context) {
+        let name = &class.metadata.name;
+        if !is_dns_name(name) {
+            report.fire(
+                format!("{}.metadata.name", class_path(index)),
+                format!("EC2NodeClass name `{name}` is not a lowercase DNS name"),
+            );
+        } else if !class_names.insert(name) {
+            report.fire(
+                format!("{}.metadata.name", class_path(index)),
+                format!("EC2NodeClass `{name}` is defined twice"),
+            );
+        }
+    }
+}
+
+fn class_named<'a>(context: &'a Context<'_>, name: &str) -> Option<&'a Ec2NodeClass> {
+    classes(context)
+        .map(|(_, class)| class)
+        .find(|class| class.metadata.name == name)
+}
+
+fn karpenter_node_class_missing(context: &Context<'_>, report: &mut Report<'_>) {
+    for (index, pool) in pools(context) {
+        let reference = &pool.spec.template.spec.node_class_ref;
+        if reference.kind == "EC2NodeClass" && class_named(context, &reference.name).is_none() {
+            report.fire(
+                format!("{}.spec.template.spec.nodeClassRef.name", pool_path(index)),
+                format!(
+                    "NodePool `{}` uses EC2NodeClass `{}`, which is not defined",
+                    pool.metadata.name, reference.name
+                ),
+            );
+        }
+    }
+}
+
+fn requirements(pool: &NodePool) -> impl Iterator<Item = (usize, &Requirement)> {
+    pool.spec.template.spec.requirements.iter().enumerate()
+}
+
+fn requirement_path(pool_index: usize, requirement_index: usize) -> String {
+    format!(
+        "{}.spec.template.spec.requirements[{requirement_index}]",
+        pool_path(pool_index)
+    )
+}
+
+fn karpenter_requirement_operator(context: &Context<'_>, report: &mut Report<'_>) {
+    for (pool_index, pool) in pools(context) {
+        for (index, requirement) in requirements(pool) {
+            if !OPERATORS.contains(&requirement.operator.as_str()) {
+                report.fire(
+                    format!("{}.operator", requirement_path(pool_index, index)),
+                    format!(
+                        "operator `{}` of `{}` is not one of {}",
+                        requirement.operator,
+                        requirement.key,
+                        OPERATORS.join(", ")
+                    ),
+                );
+            }
+        }
+    }
+}
+
+fn karpenter_requirement_values(context: &Context<'_>, report: &mut Report<'_>) {
+    for (pool_index, pool) in pools(context) {
+        for (index, requirement) in requirements(pool) {
+            let path = requirement_path(pool_index, index);
+            let values = &requirement.values;
+            let problem = match requirement.operator.as_str() {
+                "In" if values.is_empty() => Some("`In` needs at least one value".to_owned()),
+                "Gt" | "Lt" | "Gte" | "Lte" => {
+                    let single_integer = values.len() == 1 && values[0].parse::<u64>().is_ok();
+                    (!single_integer).then(|| {
+                        format!(
+                            "`{}` needs exactly one non-negative integer value",
+                            requirement.operator
+                        )
+                    })
+                }
+                "Exists" | "DoesNotExist" if !values.is_empty() => {
+                    Some(format!("`{}` takes no values", requirement.operator))
+                }
+                _ => None,
+            };
+            if let Some(problem) = problem {
+                report.fire(
+                    format!("{path}.values"),
+                    format!("{}: {problem}", requirement.key),
+                );
+            }
+            for value in values {
+                if value.len() > 63 {
+                    report.fire(
+                        format!("{path}.values"),
+                        format!("value `{value}` is longer than 63 characters"),
+                    );
+                }
+            }
+            if let Some(min_values) = requirement.min_values
+                && (requirement.operator != "In"
+                    || !(1..=50).contains(&min_values)
+                    || (values.len() as u32) < min_values)
+            {
+                report.fire(
+                    format!("{path}.minValues"),
+                    format!(
+                        "minValues {min_values} needs operator In with at least that many values (1-50); {} given",
+                        values.len()
+                    ),
+                );
+            }
+        }
+    }
+}
+
+/// Why a label key may not be used in a NodePool, if it may not.
+fn restricted_label(key: &str) -> Option<&'static str> {
+    if key == "kubernetes.io/hostname" || key == "karpenter.sh/nodepool" {
+        return Some("Karpenter sets it on every node");
+    }
+    if let Some(name) = key.strip_prefix("karpenter.sh/") {
+        return (name != "capacity-type").then_some("the karpenter.sh domain is reserved");
+    }
+    if let Some(name) = key.strip_prefix("karpenter.k8s.aws/") {
+        return (!AWS_ALLOWED_LABELS.contains(&name))
+            .then_some("only the well-known karpenter.k8s.aws labels are allowed");
+    }
+    None
+}
+
+fn karpenter_restricted_label(context: &Context<'_>, report: &mut Report<'_>) {
+    for (pool_index, pool) in pools(context) {
+        for (index, requirement) in requirements(pool) {
+            if let Some(reason) = restricted_label(&requirement.key) {
+                report.fire(
+                    format!("{}.key", requirement_path(pool_index, index)),
+                    format!(
+                        "requirement key `{}` is restricted: {reason}",
+                        requirement.key
+                    ),
+                );
+            }
+        }
+        if let Some(metadata) = &pool.spec.template.metadata {
+            for key in metadata.labels.keys() {
+                if let Some(reason) = restricted_label(key) {
+                    let mut path =
+                        format!("{}.spec.template.metadata.labels", pool_path(pool_index));
+                    super::cluster::push_key(&mut path, key);
+                    report.fire(path, format!("label `{key}` is restricted: {reason}"));
+                }
+            }
+        }
+    }
+}
+
+fn karpenter_capacity_type_value(context: &Context<'_>, report: &mut Report<'_>) {
+    for (pool_index, pool) in pools(context) {
+        for (index, requirement) in requirements(pool) {
+            if requirement.key != CAPACITY_TYPE {
+                continue;
+            }
+            for value in &requirement.values {
+                if !matches!(value.as_str(), "on-demand" | "spot" | "reserved") {
+                    report.fire(
+                        format!("{}.values", requirement_path(pool_index, index)),
+                        format!("capacity type `{value}` is not on-demand, spot or reserved"),
+                    );
+                }
+            }
+        }
+    }
+}
+
+fn karpenter_taint_invalid(context: &Context<'_>, report: &mut Report<'_>) {
+    for (pool_index, pool) in pools(context) {
+        let mut seen = BTreeSet::new();
+        for (index, taint) in pool.spec.template.spec.taints.iter().enumerate() {
+            let path = format!(
+                "{}.spec.template.spec.taints[{index}]",
+                pool_path(pool_index)
+            );
+            if taint.key.trim().is_empty() {
+                report.fire(format!("{path}.key"), "taint has no key");
+            }
+            if !matches!(
+                taint.effect.as_str(),
+                "NoSchedule" | "PreferNoSchedule" | "NoExecute"
+            ) {
+                report.fire(
+                    format!("{path}.effect"),
+                    format!(
+                        "taint effect `{}` is not NoSchedule, PreferNoSchedule or NoExecute",
+                        taint.effect
+                    ),
+                );
+            } else if !seen.insert((taint.key.as_str(), taint.effect.as_str())) {
+                report.fire(
+                    path,
+                    format!("taint `{}:{}` is listed twice", taint.key, taint.effect),
+                );
+            }
+        }
+    }
+}
+
+fn karpenter_disruption_invalid(context: &Context<'_>, report: &mut Report<'_>) {
+    for (pool_index, pool) in pools(context) {
+        let Some(disruption) = &pool.spec.disruption else {
+            continue;
+        };
+        let path = format!("{}.spec.disruption", pool_path(pool_index));
+        if let Some(policy) = &disruption.consolidation_policy
+            && !matches!(
+                policy.as_str(),
+                "WhenEmpty" | "WhenEmptyOrUnderutilized" | "Balanced"
+            )
+        {
+            report.fire(
+                format!("{path}.consolidationPolicy"),
+                format!("consolidation policy `{policy}` is not WhenEmpty, WhenEmptyOrUnderutilized or Balanced"),
+            );
+        }
+        if let Some(after) = &disruption.consolidate_after
+            && after != "Never"
+            && !is_duration(after)
+        {
+            report.fire(
+                format!("{path}.consolidateAfter"),
+                format!("consolidateAfter `{after}` is not a duration such as `5m` or `Never`"),
+            );
+        }
+        if disruption.budgets.len() > 50 {
+            report.fire(
+                format!("{path}.budgets"),
+                "at most 50 disruption budgets are allowed",
+            );
+        }
+        for (index, budget) in disruption.budgets.iter().enumerate() {
+            let budget_path = format!("{path}.budgets[{index}]");
+            let nodes = budget.nodes.strip_suffix('%').unwrap_or(&budget.nodes);
+            let percent_ok = !budget.nodes.ends_with('%')
+                || nodes.parse::<u32>().is_ok_and(|percent| percent <= 100);
+            if nodes.parse::<u32>().is_err() || !percent_ok {
+                report.fire(
+                    format!("{budget_path}.nodes"),
+                    format!(
+                        "budget nodes `{}` is not a count (`N`) or a percentage (`N%`)",
+                        budget.nodes
+                    ),
+                );
+            }
+            for reason in &budget.reasons {
+                if !matches!(reason.as_str(), "Underutilized" | "Empty" | "Drifted") {
+                    report.fire(
+                        format!("{budget_path}.reasons"),
+                        format!("budget reason `{reason}` is not Underutilized, Empty or Drifted"),
+                    );
+                }
+            }
+            if budget.schedule.is_some() != budget.duration.is_some() {
+                report.fire(
+                    budget_path.clone(),
+                    "a budget's schedule and duration must be given together",
+                );
+            }
+            if let Some(duration) = &budget.duration
+                && !is_duration(duration)
+            {
+                report.fire(
+                    format!("{budget_path}.duration"),
+                    format!("budget duration `{duration}` is not a duration such as `1h30m`"),
+                );
+            }
+        }
+    }
+}
+
+fn karpenter_expire_after_invalid(context: &Context<'_>, report: &mut Report<'_>) {
+    for (pool_index, pool) in pools(context) {
+        if let Some(expire_after) = &pool.spec.template.spec.expire_after
+            && expire_after != "Never"
+            && !is_duration(expire_after)
+        {
+            report.fire(
+                format!("{}.spec.template.spec.expireAfter", pool_path(pool_index)),
+                format!("expireAfter `{expire_after}` is not a duration such as `720h` or `Never`"),
+            );
+        }
+    }
+}
+
+fn karpenter_limits_invalid(context: &Context<'_>, report: &mut Report<'_>) {
+    for (pool_index, pool) in pools(context) {
+        for (resource, quantity) in &pool.spec.limits {
+            if !is_quantity(quantity) {
+                let mut path = format!("{}.spec.limits", pool_path(pool_index));
+                super::cluster::push_key(&mut path, resource);
+                report.fire(
+                    path,
+                    format!("limit of `{resource}` is not a Kubernetes quantity"),
+                );
+            }
+        }
+    }
+}
+
+fn karpenter_weight_range(context: &Context<'_>, report: &mut Report<'_>) {
+    for (pool_index, pool) in pools(context) {
+        if let Some(weight) = pool.spec.weight
+            && !(1..=100).contains(&weight)
+        {
+            report.fire(
+                format!("{}.spec.weight", pool_path(pool_index)),
+                format!("weight {weight} is outside 1-100"),
+            );
+        }
+    }
+}
+
+/// The value an instance type has for a well-known label, if the studio knows it.
+fn label_value(instance_type: &InstanceType, key: &str) -> Option<String> {
+    let category: String = instance_type
+        .family
+        .chars()
+        .take_while(|char| char.is_ascii_alphabetic())
+        .collect();
+    let size = instance_type
+        .name
+        .split_once('.')
+        .map(|(_, size)| size.to_owned());
+    match key {
+        "node.kubernetes.io/instance-type" => Some(instance_type.name.to_owned()),
+        "kubernetes.io/arch" => Some(instance_type.architecture.as_str().to_owned()),
+        "karpenter.k8s.aws/instance-category" => Some(category),
+        "karpenter.k8s.aws/instance-family" => Some(instance_type.family.to_owned()),
+        "karpenter.k8s.aws/instance-generation" => Some(instance_type.generation.to_string()),
+        "karpenter.k8s.aws/instance-size" => size,
+        "karpenter.k8s.aws/instance-cpu" => Some(instance_type.vcpus.to_string()),
+        "karpenter.k8s.aws/instance-memory" => Some(instance_type.memory_mib.to_string()),
+        "karpenter.k8s.aws/instance-gpu-count" => Some(instance_type.gpu_count.to_string()),
+        "karpenter.k8s.aws/instance-gpu-memory" => instance_type
+            .gpu_memory_mib
+            .map(|memory| memory.to_string()),
+        "karpenter.k8s.aws/instance-gpu-name" => instance_type.gpu_name.map(str::to_owned),
+        "karpenter.k8s.aws/instance-gpu-manufacturer" => {
+            instance_type.gpu_manufacturer.map(str::to_owned)
+        }
+        "karpenter.k8s.aws/instance-accelerator-name" => {
+            instance_type.accelerator_name.map(str::to_owned)
+        }
+        "karpenter.k8s.aws/instance-accelerator-count" => {
+            Some(instance_type.accelerator_count.to_string())
+        }
+        _ => None,
+    }
+}
+
+const EVALUATED_KEYS: &[&str] = &[
+    "node.kubernetes.io/instance-type",
+    "kubernetes.io/arch",
+    "karpenter.k8s.aws/instance-category",
+    "karpenter.k8s.aws/instance-family",
+    "karpenter.k8s.aws/instance-generation",
+    "karpenter.k8s.aws/instance-size",
+    "karpenter.k8s.aws/instance-cpu",
+    "karpenter.k8s.aws/instance-memory",
+    "karpenter.k8s.aws/instance-gpu-count",
+    "karpenter.k8s.aws/instance-gpu-memory",
+    "karpenter.k8s.aws/instance-gpu-name",
+    "karpenter.k8s.aws/instance-gpu-manufacturer",
+    "karpenter.k8s.aws/instance-accelerator-name",
+    "karpenter.k8s.aws/instance-accelerator-count",
+];
+
+fn satisfies(instance_type: &InstanceType, requirement: &Requirement) -> bool {
+    let value = label_value(instance_type, &requirement.key);
+    let number = || value.as_deref().and_then(|value| value.parse::<u64>().ok());
+    let bound = || {
+        requirement
+            .values
+            .first()
+            .and_then(|value| value.parse::<u64>().ok())
+    };
+    match requirement.operator.as_str() {
+        "In" => value.is_some_and(|value| requirement.values.contains(&value)),
+        "NotIn" => value.is_none_or(|value| !requirement.values.contains(&value)),
+        "Exists" => value.is_some(),
+        "DoesNotExist" => value.is_none(),
+        "Gt" => matches!((number(), bound()), (Some(number), Some(bound)) if number > bound),
+        "Gte" => matches!((number(), bound()), (Some(number), Some(bound)) if number >= bound),
+        "Lt" => matches!((number(), bound()), (Some(number), Some(bound)) if number < bound),
+        "Lte" => matches!((number(), bound()), (Some(number), Some(bound)) if number <= bound),
+        _ => true,
+    }
+}
+
+/// The catalog's instance types a pool's requirements allow, judged on the labels the
+/// studio knows (others, such as zone or capacity type, do not narrow the list).
+pub(crate) fn matching_instance_types(pool: &NodePool) -> Vec<&'static InstanceType> {
+    let evaluated: Vec<&Requirement> = pool
+        .spec
+        .template
+        .spec
+        .requirements
+        .iter()
+        .filter(|requirement| EVALUATED_KEYS.contains(&requirement.key.as_str()))
+        .filter(|requirement| OPERATORS.contains(&requirement.operator.as_str()))
+        .collect();
+    catalog::all()
+        .iter()
+        .filter(|instance_type| {
+            evaluated
+                .iter()
+                .all(|requirement| satisfies(instance_type, requirement))
+        })
+        .collect()
+}
+
+/// The capacity types a pool allows (Karpenter's default is on-demand only).
+fn capacity_types(pool: &NodePool) -> BTreeSet<&str> {
+    let requirement = pool
+        .spec
+        .template
+        .spec
+        .requirements
+        .iter()
+        .find(|requirement| requirement.key == CAPACITY_TYPE);
+    match requirement {
+        Some(requirement) if requirement.operator == "In" => {
+            requirement.values.iter().map(String::as_str).collect()
+        }
+        Some(requirement) if requirement.operator == "Exists" => {
+            ["on-demand", "spot", "reserved"].into()
+        }
+        Some(requirement) if requirement.operator == "NotIn" => ["on-demand", "spot", "reserved"]
+            .into_iter()
+            .filter(|kind| !requirement.values.iter().any(|value| value == kind))
+            .collect(),
+        _ => ["on-demand"].into(),
+    }
+}
+
+fn karpenter_requirements_match_nothing(context: &Context<'_>, report: &mut Report<'_>) {
+    for (pool_index, pool) in pools(context) {
+        if matching_instance_types(pool).is_empty() {
+            report.fire(
+                format!("{}.spec.template.spec.requirements", pool_path(pool_index)),
+                format!(
+                    "no instance type satisfies every requirement of NodePool `{}`",
+                    pool.metadata.name
+                ),
+            );
+        }
+    }
+}
+
+fn karpenter_spot_single_instance_type(context: &Context<'_>, report: &mut Report<'_>) {
+    for (pool_index, pool) in pools(context) {
+        let count = matching_instance_types(pool).len();
+        if capacity_types(pool).contains("spot") && (1..3).contains(&count) {
+            report.fire(
+                format!("{}.spec.template.spec.requirements", pool_path(pool_index)),
+                format!(
+                    "Spot NodePool `{}` can launch only {count} instance type(s)",
+                    pool.metadata.name
+                ),
+            );
+        }
+    }
+}
+
+fn karpenter_spot_without_interruption_queue(context: &Context<'_>, report: &mut Report<'_>) {
+    let Some(karpenter) = &context.spec.karpenter else {
+        return;
+    };
+    let has_queue = karpenter
+        .interruption_queue
+        .as_deref()
+        .is_some_and(|queue| !queue.trim().is_empty());
+    if has_queue {
+        return;
+    }
+    for (pool_index, pool) in pools(context) {
+        if capacity_types(pool).contains("spot") {
+            report.fire(
+                "karpenter.interruption_queue",
+                format!("NodePool `{}` (karpenter.node_pools[{pool_index}]) allows Spot, but no interruption queue is set", pool.metadata.name),
+            );
+        }
+    }
+}
+
+/// Whether a pool only launches training-class instances (p and trn families).
+fn is_training_pool(pool: &NodePool) -> bool {
+    let matching = matching_instance_types(pool);
+    !matching.is_empty()
+        && matching.iter().all(|instance_type| {
+            instance_type.family.starts_with('p') || instance_type.family.starts_with("trn")
+        })
+}
+
+fn karpenter_spot_training(context: &Context<'_>, report: &mut Report<'_>) {
+    for (pool_index, pool) in pools(context) {
+        if capacity_types(pool).contains("spot") && is_training_pool(pool) {
+            report.fire(
+                format!("{}.spec.template.spec.requirements", pool_path(pool_index)),
+                format!(
+                    "NodePool `{}` launches training instances (p/trn) on Spot",
+                    pool.metadata.name
+                ),
+            );
+        }
+    }
+}
+
+fn karpenter_consolidation_evicts_training(context: &Context<'_>, report: &mut Report<'_>) {
+    for (pool_index, pool) in pools(context) {
+        let reserved = capacity_types(pool).contains("reserved");
+        if !(reserved || is_training_pool(pool)) {
+            continue;
+        }
+        let disruption = pool.spec.disruption.as_ref();
+        let budget_blocks = |reason: &str| {
+            disruption.is_some_and(|disruption| {
+                disruption.budgets.iter().any(|budget| {
+                    budget.nodes == "0"
+                        && budget.schedule.is_none()
+                        && (budget.reasons.is_empty()
+                            || budget.reasons.iter().any(|listed| listed == reason))
+                })
+            })
+        };
+        let policy = disruption
+            .and_then(|disruption| disruption.consolidation_policy.as_deref())
+            .unwrap_or("WhenEmptyOrUnderutilized");
+        if policy != "WhenEmpty" && !budget_blocks("Underutilized") {
+            report.fire(
+                format!("{}.spec.disruption.consolidationPolicy", pool_path(pool_index)),
+                format!(
+                    "training NodePool `{}` uses {policy}: Karpenter may evict running jobs to consolidate",
+                    pool.metadata.name
+                ),
+            );
+        }
+        let expire_after = pool
+            .spec
+            .template
+            .spec
+            .expire_after
+            .as_deref()
+            .unwrap_or("720h");
+        if expire_after != "Never" {
+            report.fire(
+                format!("{}.spec.template.spec.expireAfter", pool_path(pool_index)),
+                format!(
+                    "training NodePool `{}` expires nodes after {expire_after}, even in the middle of a job",
+                    pool.metadata.name
+                ),
+            );
+        }
+    }
+}
+
+fn karpenter_reserved_capacity_type_missing(context: &Context<'_>, report: &mut Report<'_>) {
+    for (pool_index, pool) in pools(context) {
+        let class = class_named(context, &pool.spec.template.spec.node_class_ref.name);
+        let selects_reservations =
+            class.is_some_and(|class| !class.spec.capacity_reservation_selector_terms.is_empty());
+        if selects_reservations && !capacity_types(pool).contains("reserved") {
+            report.fire(
+                format!("{}.spec.template.spec.requirements", pool_path(pool_index)),
+                format!(
+                    "NodePool `{}` uses a node class that selects reservations but does not allow capacity type `reserved`",
+                    pool.metadata.name
+                ),
+            );
+        }
+    }
+}
+
+fn karpenter_reservation_term_invalid(context: &Context<'_>, report: &mut Report<'_>) {
+    for (class_index, class) in classes(context) {
+        let terms = &class.spec.capacity_reservation_selector_terms;
+        let path = format!(
+            "{}.spec.capacityReservationSelectorTerms",
+            class_path(class_index)
+        );
+        if terms.len() > 30 {
+            report.fire(
+                path.clone(),
+                format!("{} terms given; at most 30 are allowed", terms.len()),
+            );
+        }
+        for (index, term) in terms.iter().enumerate() {
+            let term_path = format!("{path}[{index}]");
+            if let Some(id) = &term.id {
+                if let Err(IdError::Malformed(expected)) = ReservationId::parse(id) {
+                    report.fire(
+                        format!("{term_path}.id"),
+                        format!("reservation id `{id}` is not {expected}"),
+                    );
+                }
+                if !term.tags.is_empty()
+                    || term.owner_id.is_some()
+                    || term.instance_match_criteria.is_some()
+                {
+                    report.fire(
+                        term_path.clone(),
+                        "a term with `id` may not also set tags, ownerID or instanceMatchCriteria",
+                    );
+                }
+            } else if term.tags.is_empty() && term.instance_match_criteria.is_none() {
+                report.fire(
+                    term_path.clone(),
+                    "a term needs an `id`, `tags` or `instanceMatchCriteria`",
+                );
+            }
+            if let Some(owner) = &term.owner_id
+                && !(owner.len() == 12 && owner.bytes().all(|byte| byte.is_ascii_digit()))
+            {
+                report.fire(
+                    format!("{term_path}.ownerID"),
+                    format!("owner id `{owner}` is not a 12-digit AWS account id"),
+                );
+            }
+            if let Some(criteria) = &term.instance_match_criteria
+                && !matches!(criteria.as_str(), "open" | "targeted")
+            {
+                report.fire(
+                    format!("{term_path}.instanceMatchCriteria"),
+                    format!("instanceMatchCriteria `{criteria}` is not open or targeted"),
+                );
+            }
+        }
+    }
+}
+
+fn karpenter_role_or_instance_profile(context: &Context<'_>, report: &mut Report<'_>) {
+    for (class_index, class) in classes(context) {
+        let set = |value: &Option<String>| {
+            value
+                .as_deref()
+                .is_some_and(|value| !value.trim().is_empty())
+        };
+        let (role, profile) = (set(&class.spec.role), set(&class.spec.instance_profile));
+        if role == profile {
+            let what = if role {
+                "both are set"
+            } else {
+                "neither is set"
+            };
+            report.fire(
+                format!("{}.spec.role", class_path(class_index)),
+                format!(
+                    "EC2NodeClass `{}` needs exactly one of role and instanceProfile; {what}",
+                    class.metadata.name
+                ),
+            );
+        }
+    }
+}
+
+const ALIAS_FAMILIES: &[&str] = &[
+    "al2",
+    "al2023",
+    "bottlerocket",
+    "windows2019",
+    "windows2022",
+    "windows2025",
+];
+
+fn karpenter_ami_alias_invalid(context: &Context<'_>, report: &mut Report<'_>) {
+    for (class_index, class) in classes(context) {
+        let terms = &class.spec.ami_selector_terms;
+        let path = format!("{}.spec.amiSelectorTerms", class_path(class_index));
+        if terms.is_empty() || terms.len() > 30 {
+            report.fire(
+                path.clone(),
+                format!("{} AMI selector terms; 1 to 30 are needed", terms.len()),
+            );
+        }
+        for (index, term) in terms.iter().enumerate() {
+            let term_path = format!("{path}[{index}]");
+            let selectors = [
+                term.alias.is_some(),
+                term.id.is_some(),
+                term.name.is_some(),
+                !term.tags.is_empty(),
+            ]
+            .iter()
+            .filter(|set| **set)
+            .count();
+            if selectors == 0 && !term.extra.contains_key("ssmParameter") {
+                report.fire(
+                    term_path.clone(),
+                    "an AMI term needs one of alias, id, name, tags or ssmParameter",
+                );
+            }
+            if (term.alias.is_some() || term.id.is_some()) && selectors > 1 {
+                report.fire(
+                    term_path.clone(),
+                    "`alias` and `id` must be the only field of their term",
+                );
+            }
+            if let Some(alias) = &term.alias {
+                if terms.len() > 1 {
+                    report.fire(
+                        term_path.clone(),
+                        "an alias term must be the only AMI selector term",
+                    );
+                }
+                let valid = alias.split_once('@').is_some_and(|(family, version)| {
+                    ALIAS_FAMILIES.contains(&family)
+                        && !version.is_empty()
+                        && (!family.starts_with("windows") || version == "latest")
+                });
+                if !valid {
+                    report.fire(
+                        format!("{term_path}.alias"),
+                        format!(
+                            "alias `{alias}` is not family@version with family one of {}",
+                            ALIAS_FAMILIES.join(", ")
+                        ),
+                    );
+                }
+            }
+        }
+    }
+}
+
+fn check_id_terms(
+    terms: &[SelectorTerm],
+    path: &str,
+    what: &str,
+    parse: fn(&str) -> Result<(), IdError>,
+    report: &mut Report<'_>,
+) {
+    if terms.is_empty() {
+        report.fire(
+            path.to_owned(),
+            format!("no {what} selector terms: Karpenter cannot launch nodes"),
+        );
+    }
+    if terms.len() > 30 {
+        report.fire(
+            path.to_owned(),
+            format!("{} {what} terms; at most 30 are allowed", terms.len()),
+        );
+    }
+    for (index, term) in terms.iter().enumerate() {
+        let term_path = format!("{path}[{index}]");
+        match &term.id {
+            Some(id) => {
+                if let Err(IdError::Malformed(expected)) = parse(id) {
+                    report.fire(
+                        format!("{term_path}.id"),
+                        format!("{what} id `{id}` is not {expected}"),
+                    );
+                }
+                if !term.tags.is_empty() || term.name.is_some() {
+                    report.fire(
+                        term_path,
+                        format!("a {what} term with `id` may not also set tags or name"),
+                    );
+                }
+            }
+            None if term.tags.is_empty() && term.name.is_none() => {
+                report.fire(term_path, format!("a {what} term needs `tags` or `id`"));
+            }
+            None => {
+                if term
+                    .tags
+                    .iter()
+                    .any(|(key, value)| key.is_empty() || value.is_empty())
+                {
+                    report.fire(
+                        format!("{term_path}.tags"),
+                        "tag keys and values must not be empty",
+                    );
+                }
+            }
+        }
+    }
+}
+
+fn karpenter_selector_terms_invalid(context: &Context<'_>, report: &mut Report<'_>) {
+    for (class_index, class) in classes(context) {
+        let base = class_path(class_index);
+        check_id_terms(
+            &class.spec.subnet_selector_terms,
+            &format!("{base}.spec.subnetSelectorTerms"),
+            "subnet",
+            |id| SubnetId::parse(id).map(|_| ()),
+            report,
+        );
+        check_id_terms(
+            &class.spec.security_group_selector_terms,
+            &format!("{base}.spec.securityGroupSelectorTerms"),
+            "security group",
+            |id| SecurityGroupId::parse(id).map(|_| ()),
+            report,
+        );
+    }
+}
+
+fn karpenter_instance_store_policy(context: &Context<'_>, report: &mut Report<'_>) {
+    for (class_index, class) in classes(context) {
+        if let Some(policy) = &class.spec.instance_store_policy
+            && policy != "RAID0"
+        {
+            report.fire(
+                format!("{}.spec.instanceStorePolicy", class_path(class_index)),
+                format!("instanceStorePolicy `{policy}` is not RAID0"),
+            );
+        }
+    }
+}

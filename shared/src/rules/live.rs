@@ -1,0 +1,567 @@
+//! Rules that need AWS's answers. The backend asks EC2 and hands the answers in as plain
+//! data ([`LiveFacts`]); with no answer about something, its rule stays quiet.
+
+use serde::{Deserialize, Serialize};
+
+use super::node_groups::reservation_id;
+use super::{Check, Context, Report, Rule, Severity};
+use crate::spec::{Capacity, GroupPlacement, Network, NodeGroup};
+
+/// What EC2 said, as plain data.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct LiveFacts {
+    /// Where instance types are offered (DescribeInstanceTypeOfferings).
+    #[serde(default)]
+    pub offerings: Vec<OfferingFact>,
+    /// Capacity reservations and blocks that were looked up (DescribeCapacityReservations).
+    #[serde(default)]
+    pub reservations: Vec<ReservationFact>,
+    /// Reservation ids that were asked for and do not exist.
+    #[serde(default)]
+    pub missing_reservations: Vec<String>,
+    /// Subnets that were looked up (DescribeSubnets).
+    #[serde(default)]
+    pub subnets: Vec<SubnetFact>,
+    /// Subnet ids that were asked for and do not exist.
+    #[serde(default)]
+    pub missing_subnets: Vec<String>,
+    /// Spot placement scores (GetSpotPlacementScores).
+    #[serde(default)]
+    pub spot_scores: Vec<SpotScoreFact>,
+}
+
+/// The zones where an instance type is offered.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OfferingFact {
+    /// Instance type.
+    pub instance_type: String,
+    /// Zone names where it is offered.
+    pub availability_zones: Vec<String>,
+}
+
+/// One capacity reservation (ODCR or Capacity Block).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ReservationFact {
+    /// `cr-…`.
+    pub id: String,
+    /// Reserved instance type.
+    pub instance_type: String,
+    /// Zone it lives in.
+    pub availability_zone: String,
+    /// `active`, `scheduled`, `expired`, `cancelled`, `pending`, `failed`, …
+    pub state: String,
+    /// `default` (ODCR) or `capacity-block`.
+    pub reservation_type: String,
+    /// Instances reserved.
+    pub total_instances: u32,
+    /// Instances still free to launch into.
+    pub available_instances: u32,
+    /// When it ends (RFC 3339), if it does.
+    #[serde(default)]
+    pub end_date: Option<String>,
+}
+
+/// One subnet as EC2 describes it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SubnetFact {
+    /// `subnet-…`.
+    pub id: String,
+    /// The VPC it belongs to.
+    pub vpc_id: String,
+    /// Its zone.
+    pub availability_zone: String,
+    /// Free IPv4 addresses.
+    pub available_addresses: u32,
+}
+
+/// A Spot placement score for an instance type in a region or zone.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SpotScoreFact {
+    /// Instance type scored.
+    pub instance_type: String,
+    /// Zone, or none for the whole region.
+    #[serde(default)]
+    pub availability_zone: Option<String>,
+    /// 1 (unlikely to succeed) to 10 (very likely).
+    pub score: u32,
+}
+
+const DESCRIBE_RESERVATIONS: &str = "EC2 DescribeCapacityReservations";
+
+pub(super) static RULES: &[Rule] = &[
+    Rule {
+        id: "instance-type-not-offered",
+        severity: Severity::Error,
+        summary: "the instance type is not offered in an availability zone the group may use",
+        help: "pick a zone where the type is offered, or another type",
+        reference: "EC2 DescribeInstanceTypeOfferings",
+        live: true,
+        check: Check::Spec(instance_type_not_offered),
+    },
+    Rule {
+        id: "reservation-not-found",
+        severity: Severity::Error,
+        summary: "the capacity reservation does not exist in this account and region",
+        help: "check the id and the region; reservations are regional",
+        reference: DESCRIBE_RESERVATIONS,
+        live: true,
+        check: Check::Spec(reservation_not_found),
+    },
+    Rule {
+        id: "reservation-not-active",
+        severity: Severity::Error,
+        summary: "the capacity reservation is not active (or scheduled, for a Capacity Block)",
+        help: "use an active reservation; an expired or cancelled one launches nothing",
+        reference: DESCRIBE_RESERVATIONS,
+        live: true,
+        check: Check::Spec(reservation_not_active),
+    },
+    Rule {
+        id: "reservation-instance-type-mismatch",
+        severity: Severity::Error,
+        summary: "the reservation is for another instance type than the node group's",
+        help: "set the group's instance type to the reservation's",
+        reference: DESCRIBE_RESERVATIONS,
+        live: true,
+        check: Check::Spec(reservation_instance_type_mismatch),
+    },
+    Rule {
+        id: "reservation-zone-mismatch",
+        severity: Severity::Error,
+        summary: "the node group may launch outside the reservation's availability zone",
+        help: "pin the group to the reservation's zone (or a subnet in it)",
+        reference: "DescribeCapacityReservations; eksctl does not check this (A4.8)",
+        live: true,
+        check: Check::Spec(reservation_zone_mismatch),
+    },
+    Rule {
+        id: "reservation-capacity-short",
+        severity: Severity::Error,
+        summary: "the node group wants more nodes than the reservation has free",
+        help: "lower the desired capacity or extend the reservation",
+        reference: DESCRIBE_RESERVATIONS,
+        live: true,
+        check: Check::Spec(reservation_capacity_short),
+    },
+    Rule {
+        id: "reservation-end-date",
+        severity: Severity::Info,
+        summary: "the capacity reservation ends on a fixed date",
+        help: "plan checkpoints before the end: instances in a Capacity Block are terminated when it ends",
+        reference: DESCRIBE_RESERVATIONS,
+        live: true,
+        check: Check::Spec(reservation_end_date),
+    },
+    Rule {
+        id: "capacity-block-market-type-mismatch",
+        severity: Severity::Error,
+        summary: "a Capacity Block needs marketType capacity-block, and only a Capacity Block may have it",
+        help: "choose Capacity Block for a block's id, On-Demand Capacity Reservation for an ODCR's id",
+        reference: "eksctl validation.go:959-969 (A4.4-A4.5); managed_nodegroup.go:173-178",
+        live: true,
+        check: Check::Spec(capacity_block_market_type_mismatch),
+    },
+    Rule {
+        id: "subnet-not-found",
+        severity: Severity::Error,
+        summary: "a subnet does not exist in this account and region",
+        help: "check the subnet id and the region",
+        reference: "EC2 DescribeSubnets",
+        live: true,
+        check: Check::Spec(subnet_not_found),
+    },
+    Rule {
+        id: "subnet-wrong-vpc",
+        severity: Severity::Error,
+        summary: "a subnet belongs to another VPC",
+        help: "list only subnets of the cluster's VPC",
+        reference: "EC2 DescribeSubnets",
+        live: true,
+        check: Check::Spec(subnet_wrong_vpc),
+    },
+    Rule {
+        id: "subnet-zone-mismatch",
+        severity: Severity::Error,
+        summary: "a subnet is in another availability zone than the spec says",
+        help: "correct the zone, or pick the subnet that is in the zone you meant",
+        reference: "EC2 DescribeSubnets",
+        live: true,
+        check: Check::Spec(subnet_zone_mismatch),
+    },
+    Rule {
+        id: "subnet-few-free-addresses",
+        severity: Severity::Warning,
+        summary: "a subnet has few free IP addresses left for nodes and pods",
+        help: "each GPU node takes many addresses (pods and EFA interfaces); use a larger subnet",
+        reference: "EC2 DescribeSubnets AvailableIpAddressCount",
+        live: true,
+        check: Check::Spec(subnet_few_free_addresses),
+    },
+    Rule {
+        id: "spot-placement-score-low",
+        severity: Severity::Warning,
+        summary: "Spot capacity for the group's instance types is unlikely to be available",
+        help: "allow more instance types or zones, or use On-Demand",
+        reference: "EC2 GetSpotPlacementScores",
+        live: true,
+        check: Check::Spec(spot_placement_score_low),
+    },
+];
+
+fn reservation<'a>(
+    context: &'a Context<'_>,
+    group: &NodeGroup,
+) -> Option<&'a crate::rules::ReservationFact> {
+    let id = reservation_id(group)?;
+    context.live.reservations.iter().find(|fact| fact.id == id)
+}
+
+fn reserved_groups<'a>(
+    context: &'a Context<'_>,
+) -> impl Iterator<Item = (usize, &'a NodeGroup, &'a ReservationFact)> {
+    context
+        .spec
+        .node_groups
+        .iter()
+        .enumerate()
+        .filter_map(|(index, group)| reservation(context, group).map(|fact| (index, group, fact)))
+}
+
+/// The zone of a subnet named by id or local name, from the spec or from EC2.
+fn subnet_zone(context: &Context<'_>, reference: &str) -> Option<String> {
+    if let Network::ExistingVpc {
+        public_subnets,
+        private_subnets,
+        ..
+    } = &context.spec.network
+        && let Some(subnet) = public_subnets
+            .iter()
+            .chain(private_subnets)
+            .find(|subnet| subnet.id == reference || subnet.name == reference)
+    {
+        let live_zone = context
+            .live
+            .subnets
+            .iter()
+            .find(|fact| fact.id == subnet.id)
+            .map(|fact| fact.availability_zone.clone());
+        return live_zone.or_else(|| subnet.availability_zone.clone());
+    }
+    context
+        .live
+        .subnets
+        .iter()
+        .find(|fact| fact.id == reference)
+        .map(|fact| fact.availability_zone.clone())
+}
+
+/// The zones a node group may launch into, when they can be known.
+fn group_zones(context: &Context<'_>, group: &NodeGroup) -> Option<Vec<String>> {
+    match &group.placement {
+        GroupPlacement::AvailabilityZones { availability_zones } => {
+            Some(availability_zones.clone())
+        }
+        GroupPlacement::Subnets { subnets } => subnets
+            .iter()
+            .map(|subnet| subnet_zone(context, subnet))
+            .collect(),
+        GroupPlacement::Cluster => match &context.spec.network {
+            Network::NewVpc { availability_zones } => Some(availability_zones.clone()),
+            Network::ExistingVpc {
+                public_subnets,
+                private_subnets,
+                ..
+            } => {
+                let subnets = if group.private_networking {
+                    private_subnets
+                } else {
+                    public_subnets
+                };
+                subnets
+                    .iter()
+                    .map(|subnet| subnet_zone(context, &subnet.id))
+                    .collect()
+            }
+        },
+    }
+}
+
+fn instance_type_not_offered(context: &Context<'_>, report: &mut Report<'_>) {
+    for (index, group) in context.spec.node_groups.iter().enumerate() {
+        let Some(offering) = context
+            .live
+            .offerings
+            .iter()
+            .find(|offering| offering.instance_type == group.instance_type)
+        else {
+            continue;
+        };
+        for zone in group_zones(context, group).unwrap_or_default() {
+            if !offering.availability_zones.contains(&zone) {
+                report.fire(
+                    format!("node_groups[{index}].instance_type"),
+                    format!(
+                        "{} is not offered in {zone} (offered in: {})",
+                        group.instance_type,
+                        offering.availability_zones.join(", ")
+                    ),
+                );
+            }
+        }
+    }
+}
+
+fn reservation_not_found(context: &Context<'_>, report: &mut Report<'_>) {
+    for (index, group) in context.spec.node_groups.iter().enumerate() {
+        if let Some(id) = reservation_id(group)
+            && context
+                .live
+                .missing_reservations
+                .iter()
+                .any(|missing| missing == id)
+        {
+            report.fire(
+                format!("node_groups[{index}].capacity.reservation_id"),
+                format!("capacity reservation {id} was not found"),
+            );
+        }
+    }
+}
+
+fn reservation_not_active(context: &Context<'_>, report: &mut Report<'_>) {
+    for (index, group, fact) in reserved_groups(context) {
+        let block_scheduled =
+            fact.reservation_type == "capacity-block" && fact.state == "scheduled";
+        if fact.state != "active" && !block_scheduled {
+            report.fire(
+                format!("node_groups[{index}].capacity.reservation_id"),
+                format!("capacity reservation {} is {}", fact.id, fact.state),
+            );
+        }
+        let _ = group;
+    }
+}
+
+fn reservation_instance_type_mismatch(context: &Context<'_>, report: &mut Report<'_>) {
+    for (index, group, fact) in reserved_groups(context) {
+        if !group.instance_type.is_empty() && group.instance_type != fact.instance_type {
+            report.fire(
+                format!("node_groups[{index}].instance_type"),
+                format!(
+                    "reservation {} is for {}, but the group uses {}",
+                    fact.id, fact.instance_type, group.instance_type
+                ),
+            );
+        }
+    }
+}
+
+fn reservation_zone_mismatch(context: &Context<'_>, report: &mut Report<'_>) {
+    for (index, group, fact) in reserved_groups(context) {
+        let Some(zones) = group_zones(context, group) else {
+            continue;
+        };
+        let outside: Vec<&String> = zones
+            .iter()
+            .filter(|zone| **zone != fact.availability_zone)
+            .collect();
+        if !outside.is_empty() {
+            report.fire(
+                format!("node_groups[{index}].placement"),
+                format!(
+                    "reservation {} is in {}, but the group may launch in {}",
+                    fact.id,
+                    fact.availability_zone,
+                    outside
+                        .iter()
+                        .map(|zone| zone.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            );
+        }
+    }
+}
+
+fn reservation_capacity_short(context: &Context<'_>, report: &mut Report<'_>) {
+    for (index, group, fact) in reserved_groups(context) {
+        let wanted = group.desired_capacity.or(group.min_size).unwrap_or(0);
+        if wanted > fact.available_instances {
+            report.fire(
+                format!("node_groups[{index}].desired_capacity"),
+                format!(
+                    "{wanted} nodes wanted, but reservation {} has {} of {} instances free",
+                    fact.id, fact.available_instances, fact.total_instances
+                ),
+            );
+        }
+    }
+}
+
+fn reservation_end_date(context: &Context<'_>, report: &mut Report<'_>) {
+    for (index, _, fact) in reserved_groups(context) {
+        if let Some(end) = &fact.end_date {
+            report.fire(
+                format!("node_groups[{index}].capacity.reservation_id"),
+                format!(
+                    "reservation {} ({}) ends {end}",
+                    fact.id, fact.reservation_type
+                ),
+            );
+        }
+    }
+}
+
+fn capacity_block_market_type_mismatch(context: &Context<'_>, report: &mut Report<'_>) {
+    for (index, group, fact) in reserved_groups(context) {
+        let is_block = fact.reservation_type == "capacity-block";
+        let message = match (&group.capacity, is_block) {
+            (Capacity::Reservation { .. }, true) => Some(format!(
+                "{} is a Capacity Block: the group needs marketType capacity-block",
+                fact.id
+            )),
+            (Capacity::CapacityBlock { .. }, false) => Some(format!(
+                "{} is an On-Demand Capacity Reservation, not a Capacity Block: remove marketType capacity-block",
+                fact.id
+            )),
+            _ => None,
+        };
+        if let Some(message) = message {
+            report.fire(format!("node_groups[{index}].capacity"), message);
+        }
+    }
+}
+
+fn spec_subnets<'a>(context: &Context<'a>) -> Vec<(String, &'a crate::spec::Subnet)> {
+    match &context.spec.network {
+        Network::NewVpc { .. } => Vec::new(),
+        Network::ExistingVpc {
+            public_subnets,
+            private_subnets,
+            ..
+        } => public_subnets
+            .iter()
+            .enumerate()
+            .map(|(index, subnet)| (format!("network.public_subnets[{index}]"), subnet))
+            .chain(
+                private_subnets
+                    .iter()
+                    .enumerate()
+                    .map(|(index, subnet)| (format!("network.private_subnets[{index}]"), subnet)),
+            )
+            .collect(),
+    }
+}
+
+fn subnet_not_found(context: &Context<'_>, report: &mut Report<'_>) {
+    for (path, subnet) in spec_subnets(context) {
+        if context.live.missing_subnets.contains(&subnet.id) {
+            report.fire(
+                format!("{path}.id"),
+                format!("subnet {} was not found", subnet.id),
+            );
+        }
+    }
+}
+
+fn subnet_wrong_vpc(context: &Context<'_>, report: &mut Report<'_>) {
+    let Network::ExistingVpc { vpc_id, .. } = &context.spec.network else {
+        return;
+    };
+    for (path, subnet) in spec_subnets(context) {
+        if let Some(fact) = context
+            .live
+            .subnets
+            .iter()
+            .find(|fact| fact.id == subnet.id)
+            && &fact.vpc_id != vpc_id
+        {
+            report.fire(
+                format!("{path}.id"),
+                format!(
+                    "subnet {} belongs to {}, not to {vpc_id}",
+                    subnet.id, fact.vpc_id
+                ),
+            );
+        }
+    }
+}
+
+fn subnet_zone_mismatch(context: &Context<'_>, report: &mut Report<'_>) {
+    for (path, subnet) in spec_subnets(context) {
+        if let (Some(stated), Some(fact)) = (
+            &subnet.availability_zone,
+            context
+                .live
+                .subnets
+                .iter()
+                .find(|fact| fact.id == subnet.id),
+        ) && stated != &fact.availability_zone
+        {
+            report.fire(
+                format!("{path}.availability_zone"),
+                format!(
+                    "subnet {} is in {}, not in {stated}",
+                    subnet.id, fact.availability_zone
+                ),
+            );
+        }
+    }
+}
+
+/// Below this many free addresses a subnet cannot take a few more GPU nodes and their pods.
+const FEW_FREE_ADDRESSES: u32 = 64;
+
+fn subnet_few_free_addresses(context: &Context<'_>, report: &mut Report<'_>) {
+    for (path, subnet) in spec_subnets(context) {
+        if let Some(fact) = context
+            .live
+            .subnets
+            .iter()
+            .find(|fact| fact.id == subnet.id)
+            && fact.available_addresses < FEW_FREE_ADDRESSES
+        {
+            report.fire(
+                format!("{path}.id"),
+                format!(
+                    "subnet {} has only {} free addresses",
+                    subnet.id, fact.available_addresses
+                ),
+            );
+        }
+    }
+}
+
+/// Scores at or below this are "unlikely to succeed" in AWS's guidance.
+const LOW_SPOT_SCORE: u32 = 3;
+
+fn spot_placement_score_low(context: &Context<'_>, report: &mut Report<'_>) {
+    for (index, group) in context.spec.node_groups.iter().enumerate() {
+        if group.capacity != Capacity::Spot {
+            continue;
+        }
+        let types: Vec<&str> = if group.instance_types.is_empty() {
+            vec![group.instance_type.as_str()]
+        } else {
+            group.instance_types.iter().map(String::as_str).collect()
+        };
+        let best = context
+            .live
+            .spot_scores
+            .iter()
+            .filter(|score| types.contains(&score.instance_type.as_str()))
+            .map(|score| score.score)
+            .max();
+        if let Some(best) = best
+            && best <= LOW_SPOT_SCORE
+        {
+            report.fire(
+                format!("node_groups[{index}].capacity"),
+                format!(
+                    "best Spot placement score for `{}` is {best} of 10",
+                    group.name
+                ),
+            );
+        }
+    }
+}

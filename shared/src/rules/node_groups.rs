@@ -1,0 +1,806 @@
+//! Rules on managed node groups: names, sizes, instance types, EFA, capacity, GPUs, Spot.
+
+use std::collections::BTreeMap;
+
+use super::{Check, Context, Report, Rule, Severity};
+use crate::catalog::{self, InstanceType};
+use crate::ids::{self, IdError, ReservationId, ResourceName};
+use crate::spec::{Capacity, GroupPlacement, Network, NodeGroup};
+
+pub(super) static RULES: &[Rule] = &[
+    Rule {
+        id: "nodegroup-name-invalid",
+        severity: Severity::Error,
+        summary: "node group name must start with a letter and hold only letters, digits and hyphens",
+        help: "use a name such as `gpu-p5`",
+        reference: "eksctl validation.go:1052-1066 (A2.1)",
+        live: false,
+        check: Check::Spec(nodegroup_name_invalid),
+    },
+    Rule {
+        id: "nodegroup-name-duplicate",
+        severity: Severity::Error,
+        summary: "node group names must be unique in the cluster",
+        help: "rename one of the groups",
+        reference: "eksctl validation.go:251-259 (A2.2)",
+        live: false,
+        check: Check::Spec(nodegroup_name_duplicate),
+    },
+    Rule {
+        id: "nodegroup-size-order",
+        severity: Severity::Error,
+        summary: "node group sizes must satisfy min <= desired <= max",
+        help: "raise the maximum or lower the desired or minimum size",
+        reference: "eksctl validation.go:1421-1452 (A5.3)",
+        live: false,
+        check: Check::Spec(nodegroup_size_order),
+    },
+    Rule {
+        id: "nodegroup-instance-type-missing",
+        severity: Severity::Error,
+        summary: "node group has no instance type",
+        help: "pick an instance type, e.g. `p5.48xlarge`",
+        reference: "eksctl docs: managed node groups",
+        live: false,
+        check: Check::Spec(nodegroup_instance_type_missing),
+    },
+    Rule {
+        id: "nodegroup-instance-type-and-types",
+        severity: Severity::Error,
+        summary: "`instanceType` and `instanceTypes` cannot both be set",
+        help: "use `instanceType` for one type or `instanceTypes` for several",
+        reference: "eksctl validation.go:1470-1477 (A5.1)",
+        live: false,
+        check: Check::Spec(nodegroup_instance_type_and_types),
+    },
+    Rule {
+        id: "instance-type-unknown",
+        severity: Severity::Warning,
+        summary: "instance type is not in the studio's catalog",
+        help: "check the spelling (e.g. `p4de.24xlarge`); very new types may be missing from the catalog",
+        reference: "instance catalog from eksctl pkg/utils/instance/instance_types.go and EC2 DescribeInstanceTypes",
+        live: false,
+        check: Check::Spec(instance_type_unknown),
+    },
+    Rule {
+        id: "nodegroup-subnet-unknown",
+        severity: Severity::Error,
+        summary: "node group names a subnet or zone the cluster does not have",
+        help: "pick one of the cluster's subnets (existing VPC) or zones (new VPC)",
+        reference: "eksctl pkg/vpc/vpc.go (node group subnets are resolved against the cluster's)",
+        live: false,
+        check: Check::Spec(nodegroup_subnet_unknown),
+    },
+    Rule {
+        id: "local-nvme-needs-al2023",
+        severity: Severity::Error,
+        summary: "local NVMe RAID0 uses an AL2023 NodeConfig, which eksctl accepts only on AmazonLinux2023",
+        help: "use amiFamily AmazonLinux2023 (the default) or turn off local NVMe RAID0",
+        reference: "eksctl validation.go:1574-1576 (A5.4), 1479-1493 (A5.5)",
+        live: false,
+        check: Check::Spec(local_nvme_needs_al2023),
+    },
+    Rule {
+        id: "local-nvme-without-instance-store",
+        severity: Severity::Warning,
+        summary: "local NVMe RAID0 is asked for on an instance type without instance storage",
+        help: "pick a type with local NVMe (e.g. p4d, p5, g5, g4dn) or turn the option off",
+        reference: "eksctl instance_types.go InstanceStorageSupported (A6.4)",
+        live: false,
+        check: Check::Spec(local_nvme_without_instance_store),
+    },
+    Rule {
+        id: "efa-unsupported-instance-type",
+        severity: Severity::Error,
+        summary: "EFA is enabled on an instance type that has no EFA",
+        help: "pick an EFA-capable type (p4d, p5, g5.8xlarge and larger, trn1.32xlarge…) or turn EFA off",
+        reference: "eksctl pkg/cfn/builder/network_interfaces.go:37-70 (A3.3)",
+        live: false,
+        check: Check::Spec(efa_unsupported_instance_type),
+    },
+    Rule {
+        id: "efa-multiple-subnets",
+        severity: Severity::Error,
+        summary: "an EFA node group may list at most one subnet or availability zone",
+        help: "keep only the subnet or zone where the instances (and any reservation) live",
+        reference: "eksctl validation.go:882-886 (A3.1)",
+        live: false,
+        check: Check::Spec(efa_multiple_subnets),
+    },
+    Rule {
+        id: "efa-group-not-pinned",
+        severity: Severity::Error,
+        summary: "an EFA node group is not pinned to one subnet or zone while the cluster has several",
+        help: "set the group's subnet (existing VPC) or availability zone (new VPC) to the one its capacity lives in",
+        reference: "eksctl pkg/vpc/vpc.go:873-876 keeps only the first subnet (A3.2)",
+        live: false,
+        check: Check::Spec(efa_group_not_pinned),
+    },
+    Rule {
+        id: "efa-reservation-placement-group",
+        severity: Severity::Info,
+        summary: "eksctl creates no placement group for an EFA group that uses a reservation",
+        help: "make sure the reservation (or Capacity Block) was made in a cluster placement group if your jobs need one",
+        reference: "eksctl pkg/cfn/builder/managed_launch_template.go:76-107 (A3.4)",
+        live: false,
+        check: Check::Spec(efa_reservation_placement_group),
+    },
+    Rule {
+        id: "reservation-id-missing",
+        severity: Severity::Error,
+        summary: "a reservation or Capacity Block is chosen without its id",
+        help: "enter the capacity reservation id, `cr-` followed by 17 hex digits",
+        reference: "eksctl validation.go:942-957 (A4.1-A4.3)",
+        live: false,
+        check: Check::Spec(reservation_id_missing),
+    },
+    Rule {
+        id: "reservation-id-malformed",
+        severity: Severity::Error,
+        summary: "capacity reservation id is not `cr-` followed by 8 or 17 hex digits",
+        help: "copy the id from the EC2 console (Capacity Reservations) or `aws ec2 describe-capacity-reservations`",
+        reference: "AWS docs: resource IDs",
+        live: false,
+        check: Check::Spec(reservation_id_malformed),
+    },
+    Rule {
+        id: "reservation-group-not-pinned",
+        severity: Severity::Warning,
+        summary: "a node group on a reservation is not pinned to the reservation's zone",
+        help: "a reservation lives in one availability zone: pin the group to that zone or its subnet",
+        reference: "reference manifests' comments; eksctl does not check this (A4.8)",
+        live: false,
+        check: Check::Spec(reservation_group_not_pinned),
+    },
+    Rule {
+        id: "capacity-block-ineligible-instance-type",
+        severity: Severity::Error,
+        summary: "Capacity Blocks for ML are not sold for this instance type",
+        help: "Capacity Blocks exist for p4d, p4de, p5, p5e, p5en, p6, trn1.32xlarge and trn2.48xlarge",
+        reference: "eksctl instance_types.go CBRSupported (A6.4); AWS docs: Capacity Blocks for ML",
+        live: false,
+        check: Check::Spec(capacity_block_ineligible_instance_type),
+    },
+    Rule {
+        id: "capacity-block-single-instance-type",
+        severity: Severity::Error,
+        summary: "a Capacity Block node group must have exactly one instance type",
+        help: "set `instanceType` to the block's type and remove `instanceTypes`",
+        reference: "eksctl pkg/cfn/builder/managed_nodegroup.go:173-178,217-239 (A4.6)",
+        live: false,
+        check: Check::Spec(capacity_block_single_instance_type),
+    },
+    Rule {
+        id: "gpu-ami-without-nvidia-driver",
+        severity: Severity::Warning,
+        summary: "this AMI family ships no NVIDIA driver for a GPU instance type",
+        help: "use AmazonLinux2023, AmazonLinux2 or Bottlerocket for NVIDIA GPUs",
+        reference: "eksctl validation.go:910-923 (A6.1)",
+        live: false,
+        check: Check::Spec(gpu_ami_without_nvidia_driver),
+    },
+    Rule {
+        id: "neuron-ami-unsupported",
+        severity: Severity::Error,
+        summary: "Trainium and Inferentia types need AmazonLinux2, AmazonLinux2023 or Bottlerocket",
+        help: "switch the AMI family to AmazonLinux2023",
+        reference: "eksctl validation.go:926-940 (A6.2)",
+        live: false,
+        check: Check::Spec(neuron_ami_unsupported),
+    },
+    Rule {
+        id: "gpu-group-without-taint",
+        severity: Severity::Info,
+        summary: "a GPU node group has no `nvidia.com/gpu` taint, so any pod may land on it",
+        help: "add the taint `nvidia.com/gpu` (NoSchedule) so only pods asking for GPUs use these nodes",
+        reference: "EKS best practices for AI/ML: compute and autoscaling",
+        live: false,
+        check: Check::Spec(gpu_group_without_taint),
+    },
+    Rule {
+        id: "no-system-node-group",
+        severity: Severity::Warning,
+        summary: "every node group is a GPU group: system pods will take GPU nodes",
+        help: "add a small CPU node group (e.g. c5.2xlarge) for CoreDNS, controllers and Karpenter",
+        reference: "EKS best practices for AI/ML; reference manifests' `sys` group",
+        live: false,
+        check: Check::Spec(no_system_node_group),
+    },
+    Rule {
+        id: "taint-effect-invalid",
+        severity: Severity::Error,
+        summary: "a taint needs a key and an effect of NoSchedule, PreferNoSchedule or NoExecute",
+        help: "set the effect to NoSchedule for GPU taints",
+        reference: "eksctl validation.go:1836-1849 (A7.3)",
+        live: false,
+        check: Check::Spec(taint_effect_invalid),
+    },
+    Rule {
+        id: "spot-efa-training",
+        severity: Severity::Warning,
+        summary: "Spot capacity for an EFA group: one interruption stops the whole multi-node job",
+        help: "use On-Demand, an ODCR or a Capacity Block for tightly-coupled NCCL training",
+        reference: "EKS best practices for AI/ML: Spot for inference, reserved capacity for training",
+        live: false,
+        check: Check::Spec(spot_efa_training),
+    },
+    Rule {
+        id: "spot-few-instance-types",
+        severity: Severity::Warning,
+        summary: "a Spot node group should allow at least three instance types",
+        help: "list several similar types in `instanceTypes` so Spot has pools to choose from",
+        reference: "AWS docs: Spot best practices (be flexible about instance types)",
+        live: false,
+        check: Check::Spec(spot_few_instance_types),
+    },
+    Rule {
+        id: "spot-single-zone",
+        severity: Severity::Warning,
+        summary: "a Spot node group is pinned to one availability zone",
+        help: "let Spot groups use every zone of the cluster",
+        reference: "AWS docs: Spot best practices (be flexible about zones)",
+        live: false,
+        check: Check::Spec(spot_single_zone),
+    },
+];
+
+fn groups<'a>(context: &Context<'a>) -> impl Iterator<Item = (usize, &'a NodeGroup)> + use<'a> {
+    context.spec.node_groups.iter().enumerate()
+}
+
+/// The group's instance types, single or several.
+fn instance_type_names(group: &NodeGroup) -> Vec<&str> {
+    if group.instance_type.is_empty() {
+        group.instance_types.iter().map(String::as_str).collect()
+    } else {
+        vec![group.instance_type.as_str()]
+    }
+}
+
+fn known_types(group: &NodeGroup) -> Vec<&'static InstanceType> {
+    instance_type_names(group)
+        .into_iter()
+        .filter_map(catalog::lookup)
+        .collect()
+}
+
+fn instance_type_path(index: usize, group: &NodeGroup) -> String {
+    if group.instance_type.is_empty() && !group.instance_types.is_empty() {
+        format!("node_groups[{index}].instance_types")
+    } else {
+        format!("node_groups[{index}].instance_type")
+    }
+}
+
+/// The reservation id of a group on an ODCR or a Capacity Block.
+pub(super) fn reservation_id(group: &NodeGroup) -> Option<&str> {
+    match &group.capacity {
+        Capacity::Reservation { reservation_id } | Capacity::CapacityBlock { reservation_id } => {
+            Some(reservation_id)
+        }
+        Capacity::OnDemand | Capacity::Spot => None,
+    }
+}
+
+/// How many subnets or zones a group placed on the whole cluster could land in.
+fn cluster_placements(context: &Context<'_>, group: &NodeGroup) -> usize {
+    match &context.spec.network {
+        Network::NewVpc { availability_zones } => availability_zones.len(),
+        Network::ExistingVpc {
+            public_subnets,
+            private_subnets,
+            ..
+        } => {
+            if group.private_networking {
+                private_subnets.len()
+            } else {
+                public_subnets.len()
+            }
+        }
+    }
+}
+
+fn placement_len(group: &NodeGroup) -> Option<usize> {
+    match &group.placement {
+        GroupPlacement::Cluster => None,
+        GroupPlacement::Subnets { subnets } => Some(subnets.len()),
+        GroupPlacement::AvailabilityZones { availability_zones } => Some(availability_zones.len()),
+    }
+}
+
+fn is_al2023(group: &NodeGroup) -> bool {
+    group
+        .ami_family
+        .as_deref()
+        .is_none_or(|family| family == "AmazonLinux2023")
+}
+
+fn ships_accelerator_drivers(group: &NodeGroup) -> bool {
+    group.ami_family.as_deref().is_none_or(|family| {
+        matches!(
+            family,
+            "AmazonLinux2023" | "AmazonLinux2" | "Bottlerocket" | "BottlerocketFips"
+        )
+    })
+}
+
+fn nodegroup_name_invalid(context: &Context<'_>, report: &mut Report<'_>) {
+    for (index, group) in groups(context) {
+        match ResourceName::parse(&group.name) {
+            Ok(_) | Err(IdError::Placeholder) => {}
+            Err(error) => report.fire(
+                format!("node_groups[{index}].name"),
+                format!("node group name `{}` {error}", group.name),
+            ),
+        }
+    }
+}
+
+fn nodegroup_name_duplicate(context: &Context<'_>, report: &mut Report<'_>) {
+    let mut seen = BTreeMap::new();
+    for (index, group) in groups(context) {
+        if let Some(first) = seen.insert(group.name.as_str(), index) {
+            report.fire(
+                format!("node_groups[{index}].name"),
+                format!(
+                    "node group name `{}` is already used by node_groups[{first}]",
+                    group.name
+                ),
+            );
+        }
+    }
+}
+
+fn nodegroup_size_order(context: &Context<'_>, report: &mut Report<'_>) {
+    for (index, group) in groups(context) {
+        let (min, desired, max) = (group.min_size, group.desired_capacity, group.max_size);
+        if let (Some(min), Some(max)) = (min, max)
+            && min > max
+        {
+            report.fire(
+                format!("node_groups[{index}].min_size"),
+                format!("minimum size {min} is larger than maximum size {max}"),
+            );
+        }
+        if let (Some(desired), Some(max)) = (desired, max)
+            && desired > max
+        {
+            report.fire(
+                format!("node_groups[{index}].desired_capacity"),
+                format!("desired capacity {desired} is larger than maximum size {max}"),
+            );
+        }
+        if let (Some(min), Some(desired)) = (min, desired)
+            && desired < min
+        {
+            report.fire(
+                format!("node_groups[{index}].desired_capacity"),
+                format!("desired capacity {desired} is smaller than minimum size {min}"),
+            );
+        }
+        if max == Some(0) {
+            report.fire(
+                format!("node_groups[{index}].max_size"),
+                "maximum size must be at least 1",
+            );
+        }
+    }
+}
+
+fn nodegroup_instance_type_missing(context: &Context<'_>, report: &mut Report<'_>) {
+    for (index, group) in groups(context) {
+        if group.instance_type.trim().is_empty() && group.instance_types.is_empty() {
+            report.fire(
+                format!("node_groups[{index}].instance_type"),
+                format!("node group `{}` has no instance type", group.name),
+            );
+        }
+    }
+}
+
+fn nodegroup_instance_type_and_types(context: &Context<'_>, report: &mut Report<'_>) {
+    for (index, group) in groups(context) {
+        if !group.instance_type.is_empty() && !group.instance_types.is_empty() {
+            report.fire(
+                format!("node_groups[{index}].instance_types"),
+                format!(
+                    "node group `{}` sets both instanceType `{}` and instanceTypes",
+                    group.name, group.instance_type
+                ),
+            );
+        }
+    }
+}
+
+fn instance_type_unknown(context: &Context<'_>, report: &mut Report<'_>) {
+    for (index, group) in groups(context) {
+        let path = instance_type_path(index, group);
+        for name in instance_type_names(group) {
+            if !name.trim().is_empty()
+                && !ids::is_placeholder(name)
+                && catalog::lookup(name).is_none()
+            {
+                report.fire(
+                    path.clone(),
+                    format!("instance type `{name}` is not in the catalog"),
+                );
+            }
+        }
+    }
+}
+
+fn nodegroup_subnet_unknown(context: &Context<'_>, report: &mut Report<'_>) {
+    for (index, group) in groups(context) {
+        match (&group.placement, &context.spec.network) {
+            (
+                GroupPlacement::Subnets { subnets },
+                Network::ExistingVpc {
+                    public_subnets,
+                    private_subnets,
+                    ..
+                },
+            ) => {
+                let known = |reference: &str| {
+                    public_subnets
+                        .iter()
+                        .chain(private_subnets)
+                        .any(|subnet| subnet.id == reference || subnet.name == reference)
+                };
+                for (subnet_index, subnet) in subnets.iter().enumerate() {
+                    if !known(subnet) {
+                        report.fire(
+                            format!("node_groups[{index}].placement.subnets[{subnet_index}]"),
+                            format!("subnet `{subnet}` is not one of the VPC's subnets listed for the cluster"),
+                        );
+                    }
+                }
+            }
+            (GroupPlacement::Subnets { .. }, Network::NewVpc { .. }) => report.fire(
+                format!("node_groups[{index}].placement"),
+                "node group names subnets, but eksctl creates a new VPC; pin it to an availability zone instead",
+            ),
+            (
+                GroupPlacement::AvailabilityZones { availability_zones },
+                Network::NewVpc {
+                    availability_zones: cluster_zones,
+                },
+            ) if !cluster_zones.is_empty() => {
+                for (zone_index, zone) in availability_zones.iter().enumerate() {
+                    if !cluster_zones.contains(zone) {
+                        report.fire(
+                            format!("node_groups[{index}].placement.availability_zones[{zone_index}]"),
+                            format!(
+                                "zone `{zone}` is not one of the cluster's zones ({})",
+                                cluster_zones.join(", ")
+                            ),
+                        );
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn local_nvme_needs_al2023(context: &Context<'_>, report: &mut Report<'_>) {
+    for (index, group) in groups(context) {
+        if group.local_nvme_raid0 && !is_al2023(group) {
+            report.fire(
+                format!("node_groups[{index}].local_nvme_raid0"),
+                format!(
+                    "local NVMe RAID0 writes an AL2023 NodeConfig to overrideBootstrapCommand, which eksctl refuses on {}",
+                    group.ami_family.as_deref().unwrap_or_default()
+                ),
+            );
+        }
+    }
+}
+
+fn local_nvme_without_instance_store(context: &Context<'_>, report: &mut Report<'_>) {
+    for (index, group) in groups(context) {
+        if !group.local_nvme_raid0 {
+            continue;
+        }
+        for instance_type in known_types(group) {
+            if !instance_type.instance_storage {
+                report.fire(
+                    format!("node_groups[{index}].local_nvme_raid0"),
+                    format!(
+                        "{} has no local instance storage to stripe",
+                        instance_type.name
+                    ),
+                );
+            }
+        }
+    }
+}
+
+fn efa_unsupported_instance_type(context: &Context<'_>, report: &mut Report<'_>) {
+    for (index, group) in groups(context) {
+        if !group.efa_enabled {
+            continue;
+        }
+        for instance_type in known_types(group) {
+            if !instance_type.efa_supported {
+                report.fire(
+                    instance_type_path(index, group),
+                    format!(
+                        "{} has no EFA, but EFA is enabled for `{}`",
+                        instance_type.name, group.name
+                    ),
+                );
+            }
+        }
+    }
+}
+
+fn efa_multiple_subnets(context: &Context<'_>, report: &mut Report<'_>) {
+    for (index, group) in groups(context) {
+        if group.efa_enabled
+            && let Some(count) = placement_len(group)
+            && count > 1
+        {
+            report.fire(
+                format!("node_groups[{index}].placement"),
+                format!(
+                    "EFA node group `{}` lists {count} subnets or zones; eksctl allows one",
+                    group.name
+                ),
+            );
+        }
+    }
+}
+
+fn efa_group_not_pinned(context: &Context<'_>, report: &mut Report<'_>) {
+    for (index, group) in groups(context) {
+        let candidates = cluster_placements(context, group);
+        if group.efa_enabled && group.placement == GroupPlacement::Cluster && candidates > 1 {
+            let kind = match context.spec.network {
+                Network::NewVpc { .. } => "availability zones",
+                Network::ExistingVpc { .. } => {
+                    if group.private_networking {
+                        "private subnets"
+                    } else {
+                        "public subnets"
+                    }
+                }
+            };
+            let consequence = if reservation_id(group).is_some() {
+                ", which may not be the reservation's zone"
+            } else {
+                ""
+            };
+            report.fire(
+                format!("node_groups[{index}].placement"),
+                format!(
+                    "EFA node group `{}` is not pinned while the cluster has {candidates} {kind}: eksctl silently keeps the first{consequence}",
+                    group.name
+                ),
+            );
+        }
+    }
+}
+
+fn efa_reservation_placement_group(context: &Context<'_>, report: &mut Report<'_>) {
+    for (index, group) in groups(context) {
+        if group.efa_enabled && reservation_id(group).is_some() {
+            report.fire(
+                format!("node_groups[{index}].capacity"),
+                format!(
+                    "`{}` uses a reservation, so eksctl creates no cluster placement group for its EFA nodes",
+                    group.name
+                ),
+            );
+        }
+    }
+}
+
+fn reservation_id_missing(context: &Context<'_>, report: &mut Report<'_>) {
+    for (index, group) in groups(context) {
+        if reservation_id(group).is_some_and(|id| id.trim().is_empty()) {
+            report.fire(
+                format!("node_groups[{index}].capacity.reservation_id"),
+                format!(
+                    "`{}` uses reserved capacity but has no capacity reservation id",
+                    group.name
+                ),
+            );
+        }
+    }
+}
+
+fn reservation_id_malformed(context: &Context<'_>, report: &mut Report<'_>) {
+    for (index, group) in groups(context) {
+        if let Some(id) = reservation_id(group)
+            && let Err(IdError::Malformed(expected)) = ReservationId::parse(id)
+        {
+            report.fire(
+                format!("node_groups[{index}].capacity.reservation_id"),
+                format!("capacity reservation id `{id}` is not {expected}"),
+            );
+        }
+    }
+}
+
+fn reservation_group_not_pinned(context: &Context<'_>, report: &mut Report<'_>) {
+    for (index, group) in groups(context) {
+        if !group.efa_enabled
+            && reservation_id(group).is_some()
+            && group.placement == GroupPlacement::Cluster
+            && cluster_placements(context, group) > 1
+        {
+            report.fire(
+                format!("node_groups[{index}].placement"),
+                format!(
+                    "`{}` may launch in any of the cluster's zones, but its reservation lives in one",
+                    group.name
+                ),
+            );
+        }
+    }
+}
+
+fn capacity_block_ineligible_instance_type(context: &Context<'_>, report: &mut Report<'_>) {
+    for (index, group) in groups(context) {
+        if !matches!(group.capacity, Capacity::CapacityBlock { .. }) {
+            continue;
+        }
+        for instance_type in known_types(group) {
+            if !instance_type.capacity_block_eligible {
+                report.fire(
+                    instance_type_path(index, group),
+                    format!(
+                        "Capacity Blocks for ML are not offered for {}",
+                        instance_type.name
+                    ),
+                );
+            }
+        }
+    }
+}
+
+fn capacity_block_single_instance_type(context: &Context<'_>, report: &mut Report<'_>) {
+    for (index, group) in groups(context) {
+        if matches!(group.capacity, Capacity::CapacityBlock { .. })
+            && !group.instance_types.is_empty()
+        {
+            report.fire(
+                format!("node_groups[{index}].instance_types"),
+                format!(
+                    "Capacity Block group `{}` must use a single `instanceType`, not `instanceTypes`",
+                    group.name
+                ),
+            );
+        }
+    }
+}
+
+fn gpu_ami_without_nvidia_driver(context: &Context<'_>, report: &mut Report<'_>) {
+    for (index, group) in groups(context) {
+        if !ships_accelerator_drivers(group)
+            && known_types(group).iter().any(|kind| kind.nvidia_gpu)
+        {
+            report.fire(
+                format!("node_groups[{index}].ami_family"),
+                format!(
+                    "AMI family {} has no NVIDIA driver for `{}`",
+                    group.ami_family.as_deref().unwrap_or_default(),
+                    group.name
+                ),
+            );
+        }
+    }
+}
+
+fn neuron_ami_unsupported(context: &Context<'_>, report: &mut Report<'_>) {
+    for (index, group) in groups(context) {
+        if !ships_accelerator_drivers(group) && known_types(group).iter().any(|kind| kind.neuron) {
+            report.fire(
+                format!("node_groups[{index}].ami_family"),
+                format!(
+                    "eksctl refuses Neuron instance types on AMI family {}",
+                    group.ami_family.as_deref().unwrap_or_default()
+                ),
+            );
+        }
+    }
+}
+
+fn gpu_group_without_taint(context: &Context<'_>, report: &mut Report<'_>) {
+    for (index, group) in groups(context) {
+        let has_gpu = known_types(group).iter().any(|kind| kind.nvidia_gpu);
+        let tainted = group
+            .taints
+            .iter()
+            .any(|taint| taint.key == "nvidia.com/gpu");
+        if has_gpu && !tainted {
+            report.fire(
+                format!("node_groups[{index}].taints"),
+                format!(
+                    "GPU node group `{}` has no `nvidia.com/gpu` taint",
+                    group.name
+                ),
+            );
+        }
+    }
+}
+
+fn no_system_node_group(context: &Context<'_>, report: &mut Report<'_>) {
+    let spec = context.spec;
+    let is_accelerated =
+        |group: &NodeGroup| known_types(group).iter().any(|kind| kind.is_accelerated());
+    let has_accelerated = spec.node_groups.iter().any(is_accelerated);
+    let has_system = spec
+        .node_groups
+        .iter()
+        .any(|group| !is_accelerated(group) && !instance_type_names(group).is_empty());
+    if (has_accelerated || spec.karpenter.is_some()) && !has_system {
+        report.fire(
+            "node_groups",
+            "no CPU node group: CoreDNS, controllers and Karpenter would run on (or wait for) GPU nodes",
+        );
+    }
+}
+
+fn taint_effect_invalid(context: &Context<'_>, report: &mut Report<'_>) {
+    for (index, group) in groups(context) {
+        for (taint_index, taint) in group.taints.iter().enumerate() {
+            let path = format!("node_groups[{index}].taints[{taint_index}]");
+            if taint.key.trim().is_empty() {
+                report.fire(format!("{path}.key"), "taint has no key");
+            }
+            if !matches!(
+                taint.effect.as_str(),
+                "NoSchedule" | "PreferNoSchedule" | "NoExecute"
+            ) {
+                report.fire(
+                    format!("{path}.effect"),
+                    format!(
+                        "taint effect `{}` is not NoSchedule, PreferNoSchedule or NoExecute",
+                        taint.effect
+                    ),
+                );
+            }
+        }
+    }
+}
+
+fn spot_efa_training(context: &Context<'_>, report: &mut Report<'_>) {
+    for (index, group) in groups(context) {
+        if group.capacity == Capacity::Spot && group.efa_enabled {
+            report.fire(
+                format!("node_groups[{index}].capacity"),
+                format!(
+                    "`{}` runs EFA (multi-node training) on Spot: one reclaimed node stops every rank of the job",
+                    group.name
+                ),
+            );
+        }
+    }
+}
+
+fn spot_few_instance_types(context: &Context<'_>, report: &mut Report<'_>) {
+    for (index, group) in groups(context) {
+        let count = instance_type_names(group).len();
+        if group.capacity == Capacity::Spot && count < 3 {
+            report.fire(
+                instance_type_path(index, group),
+                format!(
+                    "Spot group `{}` allows {count} instance type(s); allow at least 3",
+                    group.name
+                ),
+            );
+        }
+    }
+}
+
+fn spot_single_zone(context: &Context<'_>, report: &mut Report<'_>) {
+    for (index, group) in groups(context) {
+        if group.capacity == Capacity::Spot && placement_len(group) == Some(1) {
+            report.fire(
+                format!("node_groups[{index}].placement"),
+                format!("Spot group `{}` may only use one zone", group.name),
+            );
+        }
+    }
+}

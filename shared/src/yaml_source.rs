@@ -1,0 +1,928 @@
+//! YAML text into documents that remember where each value came from.
+//!
+//! [`parse_documents`] reads one or more `---`-separated documents with yaml-rust2's event
+//! parser and builds, from the same events, each document's [`serde_yaml::Value`] and an
+//! index of positions beside it. A finding about `managedNodeGroups[1].subnets` can then be
+//! reported at a line and column even though the checks only ever see the value.
+//!
+//! Scalars are resolved exactly as serde_yaml resolves them (YAML 1.2 core schema: `yes` is a
+//! string, `0x1F` an integer, `012` a string), so a document read here equals
+//! `serde_yaml::from_str` of the same text; the tests hold both parsers to that.
+//!
+//! Untrusted text cannot exhaust the stack or memory: nesting deeper than
+//! [`MAX_NESTING_DEPTH`] and alias expansion beyond [`MAX_ALIAS_EXPANSION`] nodes are errors
+//! with a position, like any other malformed input.
+
+use std::fmt;
+use std::num::ParseIntError;
+use std::str::FromStr;
+
+use serde_yaml::value::{Tag, TaggedValue};
+use serde_yaml::{Mapping, Number, Value};
+use yaml_rust2::parser::{Event, Parser, Tag as EventTag};
+use yaml_rust2::scanner::{Marker, ScanError, TScalarStyle};
+
+/// Deepest nesting of sequences and mappings a document may have.
+///
+/// The same limit serde_yaml applies, so anything accepted here also deserialises there;
+/// and every recursive walk over a [`Value`] (including its `Drop`) stays shallow.
+pub const MAX_NESTING_DEPTH: usize = 128;
+
+/// Most nodes that aliases (`*name`) may copy into one document.
+///
+/// Each alias copies the anchored value, so a few lines of nested aliases can expand to
+/// billions of nodes ("billion laughs"); a real cluster file copies a few hundred.
+pub const MAX_ALIAS_EXPANSION: usize = 100_000;
+
+/// A place in the text: 1-based line and 1-based column (counted in characters).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Position {
+    /// Line number, the first line is 1.
+    pub line: usize,
+    /// Column number in characters, the first column is 1.
+    pub column: usize,
+}
+
+impl Position {
+    fn from_marker(marker: &Marker) -> Position {
+        // yaml-rust2 counts lines from 1 but columns from 0.
+        Position {
+            line: marker.line(),
+            column: marker.col() + 1,
+        }
+    }
+}
+
+impl fmt::Display for Position {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(formatter, "{}:{}", self.line, self.column)
+    }
+}
+
+/// Malformed or refused YAML, with the place it was noticed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct YamlError {
+    /// Line of the problem, from 1.
+    pub line: usize,
+    /// Column of the problem, from 1.
+    pub column: usize,
+    /// What is wrong, in plain words (no position inside).
+    pub message: String,
+}
+
+impl YamlError {
+    fn at(position: Position, message: impl Into<String>) -> YamlError {
+        YamlError {
+            line: position.line,
+            column: position.column,
+            message: message.into(),
+        }
+    }
+
+    fn from_scan(error: &ScanError) -> YamlError {
+        let position = Position::from_marker(error.marker());
+        // The scanner reads ahead and has its own limit (255 flow levels); say the same as
+        // when ours is reached first.
+        match error.info() {
+            "recursion limit exceeded" => nesting_error(position),
+            info => YamlError::at(position, info),
+        }
+    }
+
+    /// The line and column as a [`Position`].
+    pub fn position(&self) -> Position {
+        Position {
+            line: self.line,
+            column: self.column,
+        }
+    }
+}
+
+impl fmt::Display for YamlError {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(formatter, "{}:{}: {}", self.line, self.column, self.message)
+    }
+}
+
+impl std::error::Error for YamlError {}
+
+/// One step of a [`YamlPath`]: a mapping key or a sequence index.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum PathSegment {
+    /// The entry of a mapping with this key.
+    Key(String),
+    /// The item of a sequence at this index, from 0.
+    Index(usize),
+}
+
+/// A path into a YAML document, such as `managedNodeGroups[1].subnets`.
+///
+/// Displayed with dots between keys and brackets around indices; a key that is not made of
+/// letters, digits, `_` and `-` only is written quoted in brackets, as in
+/// `labels["karpenter.sh/capacity-type"]`. The root path displays as the empty string.
+/// [`FromStr`] reads the same notation back, and also accepts any key without `.`, `[`, `]`
+/// or `"` unquoted (`labels.example.com/team`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct YamlPath {
+    segments: Vec<PathSegment>,
+}
+
+impl YamlPath {
+    /// The path of the document itself.
+    pub fn root() -> YamlPath {
+        YamlPath::default()
+    }
+
+    /// Appends a mapping key.
+    pub fn push_key(&mut self, key: impl Into<String>) {
+        self.segments.push(PathSegment::Key(key.into()));
+    }
+
+    /// Appends a sequence index.
+    pub fn push_index(&mut self, index: usize) {
+        self.segments.push(PathSegment::Index(index));
+    }
+
+    /// This path with a mapping key appended.
+    pub fn with_key(&self, key: impl Into<String>) -> YamlPath {
+        let mut path = self.clone();
+        path.push_key(key);
+        path
+    }
+
+    /// This path with a sequence index appended.
+    pub fn with_index(&self, index: usize) -> YamlPath {
+        let mut path = self.clone();
+        path.push_index(index);
+        path
+    }
+
+    /// Removes and returns the last segment.
+    pub fn pop(&mut self) -> Option<PathSegment> {
+        self.segments.pop()
+    }
+
+    /// The segments from the root down.
+    pub fn segments(&self) -> &[PathSegment] {
+        &self.segments
+    }
+
+    /// Whether this is the path of the whole document.
+    pub fn is_root(&self) -> bool {
+        self.segments.is_empty()
+    }
+
+    /// The last segment, if it is a key.
+    pub fn last_key(&self) -> Option<&str> {
+        match self.segments.last() {
+            Some(PathSegment::Key(key)) => Some(key),
+            _ => None,
+        }
+    }
+}
+
+impl From<Vec<PathSegment>> for YamlPath {
+    fn from(segments: Vec<PathSegment>) -> YamlPath {
+        YamlPath { segments }
+    }
+}
+
+/// A key that displays without quotes and brackets.
+fn is_bare_key(key: &str) -> bool {
+    !key.is_empty()
+        && key.chars().all(|character| {
+            character.is_ascii_alphanumeric() || character == '_' || character == '-'
+        })
+}
+
+impl fmt::Display for YamlPath {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (segment_idx, segment) in self.segments.iter().enumerate() {
+            match segment {
+                PathSegment::Key(key) if is_bare_key(key) => {
+                    if segment_idx > 0 {
+                        formatter.write_str(".")?;
+                    }
+                    formatter.write_str(key)?;
+                }
+                PathSegment::Key(key) => {
+                    formatter.write_str("[\"")?;
+                    for character in key.chars() {
+                        if character == '"' || character == '\\' {
+                            formatter.write_str("\\")?;
+                        }
+                        write!(formatter, "{character}")?;
+                    }
+                    formatter.write_str("\"]")?;
+                }
+                PathSegment::Index(index) => write!(formatter, "[{index}]")?,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A string that is not a [`YamlPath`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct YamlPathError {
+    /// Byte offset in the string where reading stopped.
+    pub offset: usize,
+    /// What was expected there.
+    pub message: String,
+}
+
+impl fmt::Display for YamlPathError {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            formatter,
+            "invalid path at byte {}: {}",
+            self.offset, self.message
+        )
+    }
+}
+
+impl std::error::Error for YamlPathError {}
+
+impl FromStr for YamlPath {
+    type Err = YamlPathError;
+
+    fn from_str(text: &str) -> Result<YamlPath, YamlPathError> {
+        let error = |offset: usize, message: &str| YamlPathError {
+            offset,
+            message: message.to_owned(),
+        };
+        let is_bare_character = |character: char| !matches!(character, '.' | '[' | ']' | '"');
+        let mut path = YamlPath::root();
+        let mut chars = text.char_indices().peekable();
+        while let Some(&(offset, character)) = chars.peek() {
+            let bare_key_follows = match character {
+                '.' if offset > 0 => {
+                    chars.next();
+                    true
+                }
+                '[' => false,
+                _ if offset == 0 => true,
+                _ => return Err(error(offset, "expected `.` or `[`")),
+            };
+            if bare_key_follows {
+                let mut key = String::new();
+                while let Some(&(_, character)) = chars.peek() {
+                    if !is_bare_character(character) {
+                        break;
+                    }
+                    key.push(character);
+                    chars.next();
+                }
+                if key.is_empty() {
+                    let offset = chars.peek().map_or(text.len(), |&(offset, _)| offset);
+                    return Err(error(offset, "expected a key"));
+                }
+                path.push_key(key);
+                continue;
+            }
+            chars.next(); // the `[`
+            match chars.peek() {
+                Some(&(_, '"')) => {
+                    chars.next();
+                    let mut key = String::new();
+                    loop {
+                        match chars.next() {
+                            Some((_, '"')) => break,
+                            Some((_, '\\')) => match chars.next() {
+                                Some((_, escaped @ ('"' | '\\'))) => key.push(escaped),
+                                Some((offset, _)) => {
+                                    return Err(error(offset, "only `\\\"` and `\\\\` escapes"));
+                                }
+                                None => return Err(error(text.len(), "unclosed `\"`")),
+                            },
+                            Some((_, character)) => key.push(character),
+                            None => return Err(error(text.len(), "unclosed `\"`")),
+                        }
+                    }
+                    path.push_key(key);
+                }
+                _ => {
+                    let start = chars.peek().map_or(text.len(), |&(offset, _)| offset);
+                    let mut end = start;
+                    while let Some(&(offset, character)) = chars.peek() {
+                        if !character.is_ascii_digit() {
+                            break;
+                        }
+                        end = offset + 1;
+                        chars.next();
+                    }
+                    let index = text[start..end]
+                        .parse()
+                        .map_err(|_| error(start, "expected an index or a quoted key"))?;
+                    path.push_index(index);
+                }
+            }
+            match chars.next() {
+                Some((_, ']')) => {}
+                Some((offset, _)) => return Err(error(offset, "expected `]`")),
+                None => return Err(error(text.len(), "expected `]`")),
+            }
+        }
+        Ok(path)
+    }
+}
+
+/// Where a path points in the text: the value, and the key when it is a mapping entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Location {
+    /// Start of the value (for a block mapping, its first key).
+    pub value: Position,
+    /// Start of the key, when the located value is a mapping entry.
+    pub key: Option<Position>,
+    /// How many leading segments of the path exist in the document; fewer than the path's
+    /// length means the location is that of the nearest existing ancestor.
+    pub matched_segments: usize,
+}
+
+/// One parsed YAML document: its data and where each part of it is in the text.
+#[derive(Clone, Debug)]
+pub struct SourceDocument {
+    /// The data, as serde_yaml would read it (aliases expanded, tags kept).
+    pub value: Value,
+    nodes: Vec<PositionNode>,
+    root: Child,
+}
+
+impl SourceDocument {
+    /// The value's and the key's positions for `path`, or the nearest existing ancestor's
+    /// when the path does not exist (see [`Location::matched_segments`]).
+    pub fn locate(&self, path: &YamlPath) -> Location {
+        let mut location = Location {
+            value: self.root.position,
+            key: None,
+            matched_segments: 0,
+        };
+        let mut node_idx = self.root.node;
+        for segment in path.segments() {
+            let found = match (&self.nodes[node_idx], segment) {
+                (PositionNode::Mapping(entries), PathSegment::Key(key)) => entries
+                    .iter()
+                    .find(|entry| entry.key.as_deref() == Some(key.as_str()))
+                    .map(|entry| (entry.value, Some(entry.key_position))),
+                (PositionNode::Sequence(items), PathSegment::Index(index)) => {
+                    items.get(*index).map(|item| (*item, None))
+                }
+                _ => None,
+            };
+            let Some((child, key)) = found else { break };
+            location = Location {
+                value: child.position,
+                key,
+                matched_segments: location.matched_segments + 1,
+            };
+            node_idx = child.node;
+        }
+        location
+    }
+
+    /// Where a diagnostic about `path` should point: the key of a mapping entry, the item
+    /// of a sequence, and for a path that does not exist its nearest existing ancestor (a
+    /// missing field is reported at the entry of the mapping that lacks it).
+    pub fn position(&self, path: &YamlPath) -> Position {
+        let location = self.locate(path);
+        location.key.unwrap_or(location.value)
+    }
+}
+
+/// The text of a mapping key as a path segment: strings as they are, numbers and booleans
+/// as written by serde_yaml (the way Kubernetes' YAML-to-JSON conversion names them),
+/// `null` for a null key, and `None` for a sequence or mapping used as a key.
+pub fn mapping_key_text(key: &Value) -> Option<String> {
+    match key {
+        Value::String(text) => Some(text.clone()),
+        Value::Number(number) => Some(number.to_string()),
+        Value::Bool(boolean) => Some(boolean.to_string()),
+        Value::Null => Some("null".to_owned()),
+        Value::Tagged(tagged) => mapping_key_text(&tagged.value),
+        Value::Sequence(_) | Value::Mapping(_) => None,
+    }
+}
+
+/// Parses YAML text with one or more documents into values with positions.
+///
+/// An empty text (or one with only comments) has no documents. The first problem found is
+/// returned with its line and column; no input makes this panic.
+pub fn parse_documents(text: &str) -> Result<Vec<SourceDocument>, YamlError> {
+    let mut parser = Parser::new_from_str(text);
+    let mut documents = Vec::new();
+    let mut document: Option<DocumentBuilder> = None;
+    loop {
+        let (event, marker) = parser
+            .next_token()
+            .map_err(|error| YamlError::from_scan(&error))?;
+        let position = Position::from_marker(&marker);
+        match event {
+            Event::StreamEnd => return Ok(documents),
+            Event::StreamStart | Event::Nothing => {}
+            Event::DocumentStart => document = Some(DocumentBuilder::default()),
+            Event::DocumentEnd => {
+                if let Some(builder) = document.take() {
+                    documents.push(builder.finish(position));
+                }
+            }
+            content => match document.as_mut() {
+                Some(builder) => builder.on_event(content, position)?,
+                None => return Err(YamlError::at(position, "content outside a document")),
+            },
+        }
+    }
+}
+
+/// A value's place in the text and its node in the position tree.
+#[derive(Clone, Copy, Debug)]
+struct Child {
+    position: Position,
+    node: usize,
+}
+
+#[derive(Clone, Debug)]
+struct MappingEntry {
+    /// `None` for a key that is itself a sequence or mapping: no path reaches it.
+    key: Option<String>,
+    key_position: Position,
+    value: Child,
+}
+
+/// The position tree, parallel to the value. An alias shares the anchored node's subtree.
+#[derive(Clone, Debug)]
+enum PositionNode {
+    Scalar,
+    Sequence(Vec<Child>),
+    Mapping(Vec<MappingEntry>),
+}
+
+/// A finished node, ready to be attached to its parent.
+struct Built {
+    value: Value,
+    child: Child,
+    /// Nodes in the value, counting copies made by aliases.
+    size: usize,
+    /// Nesting depth of collections inside the value (0 for a scalar).
+    height: usize,
+}
+
+/// An anchored node, kept for the aliases that refer to it.
+struct Anchored {
+    value: Value,
+    node: usize,
+    size: usize,
+    height: usize,
+}
+
+enum OpenContent {
+    Sequence(Vec<Value>, Vec<Child>),
+    Mapping {
+        mapping: Mapping,
+        entries: Vec<MappingEntry>,
+        pending_key: Option<(Value, Option<String>, Position)>,
+    },
+}
+
+/// A sequence or mapping whose end event has not come yet.
+struct OpenCollection {
+    content: OpenContent,
+    anchor_id: usize,
+    tag: Option<EventTag>,
+    node: usize,
+    position: Position,
+    size: usize,
+    height: usize,
+}
+
+#[derive(Default)]
+struct DocumentBuilder {
+    nodes: Vec<PositionNode>,
+    open: Vec<OpenCollection>,
+    /// By yaml-rust2's anchor id, which counts the anchors of the stream from 1.
+    anchors: Vec<Option<Anchored>>,
+    alias_expansion: usize,
+    root: Option<(Value, Child)>,
+}
+
+impl DocumentBuilder {
+    fn on_event(&mut self, event: Event, position: Position) -> Result<(), YamlError> {
+        match event {
+            Event::Scalar(text, style, anchor_id, tag) => {
+                // An empty value (`name:` with nothing after it) is reported by the parser at
+                // the next token, often on the next line; its key is the better place.
+                let position = match self.open.last() {
+                    Some(OpenCollection {
+                        content:
+                            OpenContent::Mapping {
+                                pending_key: Some((_, _, key_position)),
+                                ..
+                            },
+                        ..
+                    }) if text.is_empty() && style == TScalarStyle::Plain && tag.is_none() => {
+                        *key_position
+                    }
+                    _ => position,
+                };
+                let value = scalar_value(text, style, tag.as_ref())
+                    .map_err(|message| YamlError::at(position, message))?;
+                let node = self.new_node(PositionNode::Scalar);
+                self.finish_node(
+                    anchor_id,
+                    Built {
+                        value,
+                        child: Child { position, node },
+                        size: 1,
+                        height: 0,
+                    },
+                )
+            }
+            Event::Alias(anchor_id) => {
+                let Some(Some(anchored)) = self.anchors.get(anchor_id) else {
+                    return Err(YamlError::at(
+                        position,
+                        "alias refers to a node that contains it (recursive alias)",
+                    ));
+                };
+                self.alias_expansion += anchored.size;
+                if self.alias_expansion > MAX_ALIAS_EXPANSION {
+                    return Err(YamlError::at(
+                        position,
+                        format!(
+                            "aliases expand to more than {MAX_ALIAS_EXPANSION} nodes; refusing to expand them"
+                        ),
+                    ));
+                }
+                if self.open.len() + anchored.height > MAX_NESTING_DEPTH {
+                    return Err(nesting_error(position));
+                }
+                let built = Built {
+                    value: anchored.value.clone(),
+                    child: Child {
+                        position,
+                        node: anchored.node,
+                    },
+                    size: anchored.size,
+                    height: anchored.height,
+                };
+                self.attach(built)
+            }
+            Event::SequenceStart(anchor_id, tag) => self.open_collection(
+                OpenContent::Sequence(Vec::new(), Vec::new()),
+                anchor_id,
+                tag,
+                position,
+            ),
+            Event::MappingStart(anchor_id, tag) => self.open_collection(
+                OpenContent::Mapping {
+                    mapping: Mapping::new(),
+                    entries: Vec::new(),
+                    pending_key: None,
+                },
+                anchor_id,
+                tag,
+                position,
+            ),
+            Event::SequenceEnd | Event::MappingEnd => {
+                let Some(collection) = self.open.pop() else {
+                    return Err(YamlError::at(
+                        position,
+                        "end of a collection that never started",
+                    ));
+                };
+                let (value, position_node) = match collection.content {
+                    OpenContent::Sequence(items, children) => {
+                        (Value::Sequence(items), PositionNode::Sequence(children))
+                    }
+                    OpenContent::Mapping {
+                        mapping, entries, ..
+                    } => (Value::Mapping(mapping), PositionNode::Mapping(entries)),
+                };
+                self.nodes[collection.node] = position_node;
+                let built = Built {
+                    value: tagged_collection(value, collection.tag.as_ref()),
+                    child: Child {
+                        position: collection.position,
+                        node: collection.node,
+                    },
+                    size: collection.size,
+                    height: collection.height,
+                };
+                self.finish_node(collection.anchor_id, built)
+            }
+            Event::Nothing
+            | Event::StreamStart
+            | Event::StreamEnd
+            | Event::DocumentStart
+            | Event::DocumentEnd => Ok(()),
+        }
+    }
+
+    fn new_node(&mut self, node: PositionNode) -> usize {
+        self.nodes.push(node);
+        self.nodes.len() - 1
+    }
+
+    fn open_collection(
+        &mut self,
+        content: OpenContent,
+        anchor_id: usize,
+        tag: Option<EventTag>,
+        position: Position,
+    ) -> Result<(), YamlError> {
+        if self.open.len() >= MAX_NESTING_DEPTH {
+            return Err(nesting_error(position));
+        }
+        let node = self.new_node(PositionNode::Scalar);
+        self.open.push(OpenCollection {
+            content,
+            anchor_id,
+            tag,
+            node,
+            position,
+            size: 1,
+            height: 1,
+        });
+        Ok(())
+    }
+
+    /// Records the anchor, if any, then attaches the node to its parent.
+    fn finish_node(&mut self, anchor_id: usize, built: Built) -> Result<(), YamlError> {
+        if anchor_id != 0 {
+            if self.anchors.len() <= anchor_id {
+                self.anchors.resize_with(anchor_id + 1, || None);
+            }
+            self.anchors[anchor_id] = Some(Anchored {
+                value: built.value.clone(),
+                node: built.child.node,
+                size: built.size,
+                height: built.height,
+            });
+        }
+        self.attach(built)
+    }
+
+    fn attach(&mut self, built: Built) -> Result<(), YamlError> {
+        let Some(parent) = self.open.last_mut() else {
+            self.root = Some((built.value, built.child));
+            return Ok(());
+        };
+        parent.size += built.size;
+        parent.height = parent.height.max(built.height + 1);
+        match &mut parent.content {
+            OpenContent::Sequence(items, children) => {
+                items.push(built.value);
+                children.push(built.child);
+            }
+            OpenContent::Mapping {
+                mapping,
+                entries,
+                pending_key,
+            } => match pending_key.take() {
+                None => {
+                    // A block mapping's start event comes after its first key; the key is
+                    // where the mapping starts in the text.
+                    if entries.is_empty() && built.child.position < parent.position {
+                        parent.position = built.child.position;
+                    }
+                    let key_text = mapping_key_text(&built.value);
+                    *pending_key = Some((built.value, key_text, built.child.position));
+                }
+                Some((key, key_text, key_position)) => {
+                    if mapping.contains_key(&key) {
+                        return Err(YamlError::at(key_position, duplicate_key_message(&key)));
+                    }
+                    mapping.insert(key, built.value);
+                    entries.push(MappingEntry {
+                        key: key_text,
+                        key_position,
+                        value: built.child,
+                    });
+                }
+            },
+        }
+        Ok(())
+    }
+
+    fn finish(self, end: Position) -> SourceDocument {
+        let (value, root) = self.root.unwrap_or((
+            Value::Null,
+            Child {
+                position: end,
+                node: 0,
+            },
+        ));
+        let mut nodes = self.nodes;
+        if nodes.is_empty() {
+            nodes.push(PositionNode::Scalar);
+        }
+        SourceDocument { value, nodes, root }
+    }
+}
+
+fn nesting_error(position: Position) -> YamlError {
+    YamlError::at(
+        position,
+        format!("nesting deeper than {MAX_NESTING_DEPTH} levels"),
+    )
+}
+
+/// The message serde_yaml gives for the same duplicate key.
+fn duplicate_key_message(key: &Value) -> String {
+    match key {
+        Value::Null => "duplicate entry with null key".to_owned(),
+        Value::Bool(boolean) => format!("duplicate entry with key `{boolean}`"),
+        Value::Number(number) => format!("duplicate entry with key {number}"),
+        Value::String(text) => format!("duplicate entry with key {text:?}"),
+        Value::Sequence(_) | Value::Mapping(_) | Value::Tagged(_) => {
+            "duplicate entry in YAML map".to_owned()
+        }
+    }
+}
+
+const CORE_TAG_PREFIX: &str = "tag:yaml.org,2002:";
+
+/// A local tag (`!Name`) as serde_yaml names it: without the `!`, unless that is all it is.
+fn local_tag_name(tag: Option<&EventTag>) -> Option<String> {
+    let tag = tag?;
+    let full = format!("{}{}", tag.handle, tag.suffix);
+    if !full.starts_with('!') {
+        return None;
+    }
+    Some(match full.strip_prefix('!') {
+        Some(name) if !name.is_empty() => name.to_owned(),
+        _ => full,
+    })
+}
+
+fn tagged_collection(value: Value, tag: Option<&EventTag>) -> Value {
+    match local_tag_name(tag) {
+        Some(name) => Value::Tagged(Box::new(TaggedValue {
+            tag: Tag::new(name),
+            value,
+        })),
+        None => value,
+    }
+}
+
+/// A scalar's value, following serde_yaml 0.9's `visit_scalar`.
+fn scalar_value(
+    text: String,
+    style: TScalarStyle,
+    tag: Option<&EventTag>,
+) -> Result<Value, String> {
+    let plain = style == TScalarStyle::Plain;
+    let Some(event_tag) = tag else {
+        return if plain {
+            plain_scalar_value(text)
+        } else {
+            Ok(Value::String(text))
+        };
+    };
+    if let Some(name) = local_tag_name(tag) {
+        let value = if plain {
+            plain_scalar_value(text)?
+        } else {
+            Value::String(text)
+        };
+        return Ok(Value::Tagged(Box::new(TaggedValue {
+            tag: Tag::new(name),
+            value,
+        })));
+    }
+    let core_type = (event_tag.handle == CORE_TAG_PREFIX).then_some(event_tag.suffix.as_str());
+    let invalid = |expected: &str| format!("invalid value {text:?}, expected {expected}");
+    match core_type {
+        Some("bool") => parse_bool(&text)
+            .map(Value::Bool)
+            .ok_or_else(|| invalid("a boolean")),
+        Some("int") => match parse_integer(&text) {
+            Some(Ok(number)) => Ok(Value::Number(number)),
+            Some(Err(message)) => Err(message),
+            None => Err(invalid("an integer")),
+        },
+        Some("float") => parse_float(&text)
+            .map(|float| Value::Number(Number::from(float)))
+            .ok_or_else(|| invalid("a float")),
+        Some("null") => match is_null(&text) {
+            true => Ok(Value::Null),
+            false => Err(invalid("null")),
+        },
+        _ => Ok(Value::String(text)),
+    }
+}
+
+/// An untagged plain scalar: null, boolean, integer, float or else string, as serde_yaml
+/// 0.9 resolves them (`visit_untagged_scalar`).
+fn plain_scalar_value(text: String) -> Result<Value, String> {
+    if text.is_empty() || is_null(&text) {
+        return Ok(Value::Null);
+    }
+    if let Some(boolean) = parse_bool(&text) {
+        return Ok(Value::Bool(boolean));
+    }
+    if let Some(integer) = parse_integer(&text) {
+        return integer.map(Value::Number);
+    }
+    if !digits_but_not_number(&text)
+        && let Some(float) = parse_float(&text)
+    {
+        return Ok(Value::Number(Number::from(float)));
+    }
+    Ok(Value::String(text))
+}
+
+fn is_null(text: &str) -> bool {
+    matches!(text, "null" | "Null" | "NULL" | "~")
+}
+
+fn parse_bool(text: &str) -> Option<bool> {
+    match text {
+        "true" | "True" | "TRUE" => Some(true),
+        "false" | "False" | "FALSE" => Some(false),
+        _ => None,
+    }
+}
+
+/// An integer, or an error for one serde_yaml reads but cannot hold in a value (beyond
+/// 64 bits); `None` when the text is not an integer at all.
+fn parse_integer(text: &str) -> Option<Result<Number, String>> {
+    if let Some(integer) = parse_unsigned_int(text, u64::from_str_radix) {
+        return Some(Ok(Number::from(integer)));
+    }
+    if let Some(integer) = parse_negative_int(text, i64::from_str_radix) {
+        return Some(Ok(Number::from(integer)));
+    }
+    if parse_unsigned_int(text, u128::from_str_radix).is_some()
+        || parse_negative_int(text, i128::from_str_radix).is_some()
+    {
+        return Some(Err(format!("integer {text} does not fit in 64 bits")));
+    }
+    None
+}
+
+fn parse_unsigned_int<T>(
+    text: &str,
+    from_str_radix: fn(&str, u32) -> Result<T, ParseIntError>,
+) -> Option<T> {
+    let unsigned = text.strip_prefix('+').unwrap_or(text);
+    for (prefix, radix) in [("0x", 16), ("0o", 8), ("0b", 2)] {
+        if let Some(digits) = unsigned.strip_prefix(prefix) {
+            if digits.starts_with(['+', '-']) {
+                return None;
+            }
+            if let Ok(integer) = from_str_radix(digits, radix) {
+                return Some(integer);
+            }
+        }
+    }
+    if unsigned.starts_with(['+', '-']) || digits_but_not_number(text) {
+        return None;
+    }
+    from_str_radix(unsigned, 10).ok()
+}
+
+fn parse_negative_int<T>(
+    text: &str,
+    from_str_radix: fn(&str, u32) -> Result<T, ParseIntError>,
+) -> Option<T> {
+    for (prefix, radix) in [("-0x", 16), ("-0o", 8), ("-0b", 2)] {
+        if let Some(digits) = text.strip_prefix(prefix)
+            && let Ok(integer) = from_str_radix(&format!("-{digits}"), radix)
+        {
+            return Some(integer);
+        }
+    }
+    if digits_but_not_number(text) {
+        return None;
+    }
+    from_str_radix(text, 10).ok()
+}
+
+fn parse_float(text: &str) -> Option<f64> {
+    let unsigned = match text.strip_prefix('+') {
+        Some(rest) if rest.starts_with(['+', '-']) => return None,
+        Some(rest) => rest,
+        None => text,
+    };
+    if let ".inf" | ".Inf" | ".INF" = unsigned {
+        return Some(f64::INFINITY);
+    }
+    if let "-.inf" | "-.Inf" | "-.INF" = text {
+        return Some(f64::NEG_INFINITY);
+    }
+    if let ".nan" | ".NaN" | ".NAN" = text {
+        return Some(f64::NAN.copysign(1.0));
+    }
+    unsigned
+        .parse::<f64>()
+        .ok()
+        .filter(|float| float.is_finite())
+}
+
+/// Leading zeros followed by digits make a string in YAML 1.2 (`012`).
+fn digits_but_not_number(text: &str) -> bool {
+    let digits = text.strip_prefix(['-', '+']).unwrap_or(text);
+    digits.len() > 1
+        && digits.starts_with('0')
+        && digits[1..].bytes().all(|byte| byte.is_ascii_digit())
+}

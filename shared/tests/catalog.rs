@@ -1,0 +1,332 @@
+//! The embedded instance-type catalog answers with the facts of the reference tables.
+
+use shared::catalog::{self, Architecture, CatalogFilter, InstanceType};
+
+const GIB: u32 = 1024;
+
+fn instance(name: &str) -> &'static InstanceType {
+    catalog::lookup(name).unwrap_or_else(|| panic!("{name} is not in the catalog"))
+}
+
+fn names(found: &[&InstanceType]) -> Vec<&'static str> {
+    found
+        .iter()
+        .map(|instance_type| instance_type.name)
+        .collect()
+}
+
+#[test]
+fn the_catalog_holds_every_type_of_both_reference_tables_sorted_by_name() {
+    // 1363 types in instance-types.csv, 1220 in eksctl-instance-flags.csv, all of which are
+    // among the 1363; the 143 others are mostly `.metal` sizes eksctl does not list.
+    let all = catalog::all();
+    assert_eq!(all.len(), 1363);
+    assert!(all.windows(2).all(|pair| pair[0].name < pair[1].name));
+    assert_eq!(all.first().map(|first| first.name), Some("a1.2xlarge"));
+}
+
+#[test]
+fn p5_48xlarge_has_eight_h100s_with_80_gib_each_and_32_efa_interfaces() {
+    let p5 = instance("p5.48xlarge");
+    assert_eq!(p5.family, "p5");
+    assert_eq!(p5.generation, 5);
+    assert_eq!(p5.vcpus, 192);
+    assert_eq!(p5.memory_mib, 2048 * GIB);
+    assert_eq!(p5.gpu_count, 8);
+    assert_eq!(p5.gpu_name, Some("h100"));
+    assert_eq!(p5.gpu_manufacturer, Some("nvidia"));
+    assert_eq!(p5.gpu_memory_mib, Some(81920));
+    assert_eq!(p5.total_gpu_memory_mib(), 8 * 81920);
+    assert_eq!(p5.efa_interfaces, 32);
+    assert!(p5.efa_supported);
+    assert_eq!(p5.network_bandwidth_mbps, Some(3_200_000));
+    assert_eq!(p5.architecture, Architecture::Amd64);
+    assert!(p5.capacity_block_eligible);
+    assert!(p5.nvidia_gpu);
+    assert!(!p5.neuron);
+    assert!(p5.instance_storage);
+    assert!(p5.is_accelerated());
+}
+
+#[test]
+fn g4dn_8xlarge_has_one_t4_and_efa_but_no_capacity_blocks() {
+    let g4dn = instance("g4dn.8xlarge");
+    assert_eq!(g4dn.gpu_count, 1);
+    assert_eq!(g4dn.gpu_name, Some("t4"));
+    assert_eq!(g4dn.gpu_memory_mib, Some(16 * GIB));
+    assert!(g4dn.efa_supported);
+    assert_eq!(g4dn.efa_interfaces, 1);
+    assert!(!g4dn.capacity_block_eligible);
+    assert!(g4dn.is_accelerated());
+}
+
+#[test]
+fn g5_2xlarge_has_an_a10g_and_no_efa() {
+    let g5 = instance("g5.2xlarge");
+    assert_eq!(g5.gpu_name, Some("a10g"));
+    assert!(!g5.efa_supported);
+    assert_eq!(g5.efa_interfaces, 0);
+    assert!(!g5.capacity_block_eligible);
+}
+
+#[test]
+fn trn1_32xlarge_is_neuron_with_16_trainium_devices_efa_and_capacity_blocks() {
+    let trn1 = instance("trn1.32xlarge");
+    assert!(trn1.neuron);
+    assert!(!trn1.nvidia_gpu);
+    assert_eq!(trn1.accelerator_name, Some("trainium"));
+    assert_eq!(trn1.accelerator_count, 16);
+    assert_eq!(trn1.gpu_count, 0);
+    assert_eq!(trn1.gpu_name, None);
+    assert_eq!(trn1.total_gpu_memory_mib(), 0);
+    assert!(trn1.efa_supported);
+    assert_eq!(trn1.efa_interfaces, 8);
+    assert!(trn1.capacity_block_eligible);
+    assert!(trn1.is_accelerated());
+}
+
+#[test]
+fn c5_2xlarge_is_not_accelerated() {
+    let c5 = instance("c5.2xlarge");
+    assert_eq!(c5.gpu_count, 0);
+    assert_eq!(c5.gpu_name, None);
+    assert_eq!(c5.accelerator_name, None);
+    assert!(!c5.is_accelerated());
+    assert!(!c5.instance_storage);
+}
+
+#[test]
+fn only_nvidia_and_neuron_count_as_accelerated() {
+    // An AMD Radeon GPU and Qualcomm AI 100 cards are devices EKS's accelerated AMIs do
+    // not drive.
+    assert_eq!(instance("g4ad.xlarge").gpu_manufacturer, Some("amd"));
+    assert!(!instance("g4ad.xlarge").is_accelerated());
+    assert_eq!(
+        instance("dl2q.24xlarge").accelerator_name,
+        Some("qualcomm-ai100")
+    );
+    assert!(!instance("dl2q.24xlarge").is_accelerated());
+    assert_eq!(instance("g5g.xlarge").architecture, Architecture::Arm64);
+    assert!(instance("g5g.xlarge").is_accelerated());
+}
+
+#[test]
+fn fractional_gpu_types_have_no_whole_gpu_but_their_slice_of_memory() {
+    let g6f = instance("g6f.large");
+    assert_eq!(g6f.gpu_count, 0);
+    assert_eq!(g6f.gpu_name, Some("l4"));
+    assert_eq!(g6f.gpu_memory_mib, Some(2861));
+    assert_eq!(g6f.total_gpu_memory_mib(), 2861);
+    assert!(g6f.nvidia_gpu);
+}
+
+#[test]
+fn old_types_have_no_bandwidth_figure() {
+    assert_eq!(instance("m1.small").network_bandwidth_mbps, None);
+}
+
+#[test]
+fn types_eksctl_does_not_list_get_flags_from_their_facts_and_family() {
+    // g4dn.metal is missing from eksctl's table: EFA and NVIDIA follow from its facts,
+    // instance storage from the rest of g4dn, and Capacity Blocks default to no.
+    let metal = instance("g4dn.metal");
+    assert_eq!(metal.gpu_count, 8);
+    assert!(metal.efa_supported);
+    assert!(metal.nvidia_gpu);
+    assert!(metal.instance_storage);
+    assert!(!metal.capacity_block_eligible);
+    assert!(!instance("c5.metal").instance_storage);
+    assert!(instance("c5d.metal").instance_storage);
+}
+
+#[test]
+fn lookup_of_an_unknown_or_misspelled_type_is_none() {
+    assert_eq!(catalog::lookup("p9.96xlarge"), None);
+    assert_eq!(catalog::lookup("P5.48XLARGE"), None);
+    assert_eq!(catalog::lookup(""), None);
+}
+
+#[test]
+fn the_default_filter_finds_every_type() {
+    assert_eq!(catalog::search(&CatalogFilter::default()).len(), 1363);
+}
+
+#[test]
+fn efa_40_gib_gpus_and_capacity_blocks_find_the_p4d_and_later_p_types() {
+    let filter = CatalogFilter {
+        efa_required: true,
+        min_gpu_memory_mib: 40 * GIB,
+        capacity_block_only: true,
+        ..CatalogFilter::default()
+    };
+    assert_eq!(
+        names(&catalog::search(&filter)),
+        [
+            "p4d.24xlarge",
+            "p4de.24xlarge",
+            "p5.48xlarge",
+            "p5.4xlarge",
+            "p5e.48xlarge",
+            "p5en.48xlarge",
+            "p6-b200.48xlarge",
+            "p6-b300.48xlarge",
+        ]
+    );
+}
+
+#[test]
+fn gpu_memory_alone_also_finds_the_g6e_and_g7e_sizes_with_efa() {
+    let filter = CatalogFilter {
+        efa_required: true,
+        min_gpu_memory_mib: 40 * GIB,
+        ..CatalogFilter::default()
+    };
+    let found = names(&catalog::search(&filter));
+    assert_eq!(found.len(), 17);
+    assert!(found.contains(&"g6e.48xlarge"));
+    assert!(found.contains(&"g7e.8xlarge"));
+    assert!(!found.iter().any(|name| name.starts_with("g5.")));
+}
+
+#[test]
+fn text_matches_part_of_the_name_in_any_case() {
+    let filter = CatalogFilter {
+        text: " TRN ".to_owned(),
+        ..CatalogFilter::default()
+    };
+    assert_eq!(
+        names(&catalog::search(&filter)),
+        [
+            "trn1.2xlarge",
+            "trn1.32xlarge",
+            "trn1n.32xlarge",
+            "trn2.48xlarge"
+        ]
+    );
+}
+
+#[test]
+fn gpu_model_matches_gpu_or_accelerator_names_whole_and_in_any_case() {
+    let h100 = CatalogFilter {
+        gpu_model: "H100".to_owned(),
+        ..CatalogFilter::default()
+    };
+    assert_eq!(
+        names(&catalog::search(&h100)),
+        ["p5.48xlarge", "p5.4xlarge"]
+    );
+    // Whole names: `trainium` does not also bring in `trainium2`, nor `t4` the `t4g`.
+    let trainium = CatalogFilter {
+        gpu_model: "Trainium".to_owned(),
+        ..CatalogFilter::default()
+    };
+    assert_eq!(
+        names(&catalog::search(&trainium)),
+        ["trn1.2xlarge", "trn1.32xlarge", "trn1n.32xlarge"]
+    );
+    let t4 = CatalogFilter {
+        gpu_model: "t4".to_owned(),
+        ..CatalogFilter::default()
+    };
+    let found = catalog::search(&t4);
+    assert!(!found.is_empty());
+    assert!(
+        found
+            .iter()
+            .all(|instance_type| instance_type.family == "g4dn")
+    );
+}
+
+#[test]
+fn min_gpu_count_and_min_generation_narrow_to_large_recent_gpu_types() {
+    let filter = CatalogFilter {
+        min_gpu_count: 8,
+        min_generation: 6,
+        ..CatalogFilter::default()
+    };
+    assert_eq!(
+        names(&catalog::search(&filter)),
+        [
+            "g6.48xlarge",
+            "g6e.48xlarge",
+            "g7.48xlarge",
+            "g7e.48xlarge",
+            "p6-b200.48xlarge",
+            "p6-b300.48xlarge",
+        ]
+    );
+}
+
+#[test]
+fn accelerated_only_keeps_nvidia_and_neuron_types() {
+    let filter = CatalogFilter {
+        accelerated_only: true,
+        ..CatalogFilter::default()
+    };
+    let found = catalog::search(&filter);
+    assert_eq!(found.len(), 77);
+    assert!(
+        found
+            .iter()
+            .all(|instance_type| instance_type.is_accelerated())
+    );
+    assert!(names(&found).contains(&"inf2.xlarge"));
+    assert!(!names(&found).contains(&"g4ad.xlarge"));
+}
+
+#[test]
+fn capacity_block_only_lists_the_ten_eligible_types() {
+    let filter = CatalogFilter {
+        capacity_block_only: true,
+        ..CatalogFilter::default()
+    };
+    assert_eq!(
+        names(&catalog::search(&filter)),
+        [
+            "p4d.24xlarge",
+            "p4de.24xlarge",
+            "p5.48xlarge",
+            "p5.4xlarge",
+            "p5e.48xlarge",
+            "p5en.48xlarge",
+            "p6-b200.48xlarge",
+            "p6-b300.48xlarge",
+            "trn1.32xlarge",
+            "trn2.48xlarge",
+        ]
+    );
+}
+
+#[test]
+fn gpu_models_lists_each_gpu_and_accelerator_once() {
+    assert_eq!(
+        catalog::gpu_models(),
+        [
+            "a100",
+            "a10g",
+            "b200",
+            "b300",
+            "h100",
+            "h200",
+            "inferentia",
+            "inferentia2",
+            "l4",
+            "l40s",
+            "qualcomm-ai100",
+            "radeon-pro-v520",
+            "rtx-pro-4500",
+            "rtx-pro-server-6000",
+            "t4",
+            "t4g",
+            "trainium",
+            "trainium2",
+            "v100",
+        ]
+    );
+}
+
+#[test]
+fn architecture_is_spelled_as_the_kubernetes_label() {
+    assert_eq!(Architecture::Amd64.as_str(), "amd64");
+    assert_eq!(Architecture::Arm64.as_str(), "arm64");
+}

@@ -1,0 +1,178 @@
+//! Import followed by render gives back the same data, for the seed manifests, the
+//! templates' own output and a varied set of real-world style manifests.
+
+use std::path::{Path, PathBuf};
+
+use serde_yaml::Value;
+use shared::import::{self, DocumentKind};
+use shared::render;
+
+fn data_dir(folder: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(folder)
+}
+
+fn yaml_files(folder: &str) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(data_dir(folder))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| {
+            path.extension()
+                .is_some_and(|extension| extension == "yaml")
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+fn documents(text: &str) -> Vec<Value> {
+    use serde::Deserialize;
+    serde_yaml::Deserializer::from_str(text)
+        .map(|document| Value::deserialize(document).unwrap())
+        .filter(|document| !document.is_null())
+        .collect()
+}
+
+/// Karpenter documents in a stable order (kubectl applies them as a set).
+fn sorted(mut documents: Vec<Value>) -> Vec<Value> {
+    let key = |document: &Value| {
+        (
+            document["kind"].as_str().unwrap_or_default().to_owned(),
+            document["metadata"]["name"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned(),
+        )
+    };
+    documents.sort_by_key(key);
+    documents
+}
+
+fn check_round_trip(path: &Path) {
+    let text = std::fs::read_to_string(path).unwrap();
+    let originals = documents(&text);
+    match import::document_kind(&originals[0]).unwrap() {
+        DocumentKind::ClusterConfig => {
+            let spec = import::import_cluster_config(&originals[0]).unwrap();
+            let rendered = render::cluster_document(&spec).unwrap();
+            assert_eq!(
+                rendered,
+                originals[0],
+                "{} changed in the round trip",
+                path.display()
+            );
+            let text = render::render_cluster_yaml(&spec).unwrap();
+            assert_eq!(
+                documents(&text),
+                originals,
+                "{} text differs",
+                path.display()
+            );
+        }
+        DocumentKind::NodePool | DocumentKind::Ec2NodeClass | DocumentKind::Unknown { .. } => {
+            let imported = import::import_karpenter(&originals).unwrap();
+            let rendered = render::karpenter_documents(&imported.settings).unwrap();
+            assert_eq!(
+                sorted(rendered),
+                sorted(originals),
+                "{} changed in the round trip",
+                path.display()
+            );
+        }
+    }
+}
+
+#[test]
+fn seed_manifests_round_trip() {
+    for path in yaml_files("seeds") {
+        check_round_trip(&path);
+    }
+}
+
+#[test]
+fn varied_manifests_round_trip() {
+    let files = yaml_files("manifests");
+    assert!(files.len() >= 8, "only {} manifests", files.len());
+    for path in files {
+        check_round_trip(&path);
+    }
+}
+
+#[test]
+fn template_output_imports_to_the_same_spec() {
+    for template in shared::TEMPLATES {
+        let spec = template.spec();
+        let cluster = render::cluster_document(&spec).unwrap();
+        assert_eq!(
+            import::import_cluster_config(&cluster).unwrap(),
+            spec.clone().without_karpenter(),
+            "{}",
+            template.id
+        );
+        if let Some(karpenter) = &spec.karpenter {
+            let rendered = render::karpenter_documents(karpenter).unwrap();
+            let imported = import::import_karpenter(&rendered).unwrap();
+            assert_eq!(
+                imported.settings.node_pools, karpenter.node_pools,
+                "{}",
+                template.id
+            );
+            assert_eq!(
+                imported.settings.node_classes, karpenter.node_classes,
+                "{}",
+                template.id
+            );
+        }
+    }
+}
+
+#[test]
+fn unmodelled_keys_survive_an_edit_in_the_studio() {
+    let original = documents(
+        "apiVersion: eksctl.io/v1alpha5
+kind: ClusterConfig
+metadata:
+  name: research
+  region: us-west-2
+  version: '1.33'
+  tags:
+    team: vision
+managedNodeGroups:
+  - name: gpu
+    instanceType: p4d.24xlarge
+    privateNetworking: false
+    volumeSize: 500
+    iam:
+      withAddonPolicies:
+        imageBuilder: true
+        ebs: true
+",
+    );
+    let mut spec = import::import_cluster_config(&original[0]).unwrap();
+    spec.node_groups[0].instance_type = "p5.48xlarge".into();
+    spec.cluster.name = "research-p5".into();
+    let rendered = render::cluster_document(&spec).unwrap();
+    assert_eq!(rendered["metadata"]["name"], "research-p5");
+    assert_eq!(rendered["metadata"]["tags"]["team"], "vision");
+    let group = &rendered["managedNodeGroups"][0];
+    assert_eq!(group["instanceType"], "p5.48xlarge");
+    assert_eq!(group["volumeSize"], 500);
+    assert_eq!(group["privateNetworking"], false);
+    assert_eq!(group["iam"]["withAddonPolicies"]["imageBuilder"], true);
+    assert_eq!(group["iam"]["withAddonPolicies"]["ebs"], true);
+}
+
+#[test]
+fn documents_of_other_kinds_are_refused_by_name() {
+    let service = documents("apiVersion: v1\nkind: Service\nmetadata:\n  name: web\n");
+    let error = import::document_kind(&service[0]).unwrap_err();
+    assert_eq!(error.path, "kind");
+    assert!(
+        error.message.contains("`Service` in `v1`"),
+        "{}",
+        error.message
+    );
+    let list = documents("- a\n- b\n");
+    assert!(import::document_kind(&list[0]).is_err());
+}

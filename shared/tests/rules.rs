@@ -1,0 +1,936 @@
+//! Every rule fires on a spec that breaks it, at the right field, and stays quiet on a
+//! correct spec. The cases are data: one row per rule.
+
+mod common;
+
+use common::*;
+use shared::karpenter::{Budget, Requirement, SelectorTerm};
+use shared::rules::{self, LiveFacts, Severity, SpotScoreFact};
+use shared::spec::{Addon, Capacity, GroupPlacement, Network, NodeTaint, Spec};
+
+type Base = fn() -> (Spec, LiveFacts);
+type Breaker = fn(&mut Spec, &mut LiveFacts);
+
+struct Case {
+    rule: &'static str,
+    base: Base,
+    breaks: Breaker,
+    path: &'static str,
+}
+
+fn block() -> (Spec, LiveFacts) {
+    (capacity_block(), capacity_block_facts())
+}
+fn new_vpc_base() -> (Spec, LiveFacts) {
+    (new_vpc(), LiveFacts::default())
+}
+fn spot_pool() -> (Spec, LiveFacts) {
+    (karpenter_spot(), LiveFacts::default())
+}
+fn reserved_pool() -> (Spec, LiveFacts) {
+    (karpenter_reserved(), LiveFacts::default())
+}
+
+fn existing_subnets(
+    spec: &mut Spec,
+) -> (
+    &mut Vec<shared::spec::Subnet>,
+    &mut Vec<shared::spec::Subnet>,
+) {
+    match &mut spec.network {
+        Network::ExistingVpc {
+            public_subnets,
+            private_subnets,
+            ..
+        } => (public_subnets, private_subnets),
+        Network::NewVpc { .. } => panic!("base has an existing VPC"),
+    }
+}
+
+fn gpu(spec: &mut Spec) -> &mut shared::spec::NodeGroup {
+    spec.node_groups.last_mut().unwrap()
+}
+
+fn pool(spec: &mut Spec) -> &mut shared::karpenter::NodePool {
+    &mut spec.karpenter.as_mut().unwrap().node_pools[0]
+}
+
+fn class(spec: &mut Spec) -> &mut shared::karpenter::Ec2NodeClass {
+    &mut spec.karpenter.as_mut().unwrap().node_classes[0]
+}
+
+const CASES: &[Case] = &[
+    Case {
+        rule: "placeholder-left",
+        base: block,
+        breaks: |spec, _| spec.cluster.region = "PLACEHOLDER_AWS_REGION".into(),
+        path: "cluster.region",
+    },
+    Case {
+        rule: "cluster-name-invalid",
+        base: block,
+        breaks: |spec, _| spec.cluster.name = "p5_training".into(),
+        path: "cluster.name",
+    },
+    Case {
+        rule: "region-unknown",
+        base: block,
+        breaks: |spec, _| spec.cluster.region = "us-central-9".into(),
+        path: "cluster.region",
+    },
+    Case {
+        rule: "kubernetes-version-unsupported",
+        base: block,
+        breaks: |spec, _| spec.cluster.kubernetes_version = "1.19".into(),
+        path: "cluster.kubernetes_version",
+    },
+    Case {
+        rule: "availability-zone-not-in-region",
+        base: new_vpc_base,
+        breaks: |spec, _| {
+            spec.network = Network::NewVpc {
+                availability_zones: vec!["us-west-2a".into(), "us-east-1b".into()],
+            }
+        },
+        path: "network.availability_zones[1]",
+    },
+    Case {
+        rule: "new-vpc-zones-too-few",
+        base: new_vpc_base,
+        breaks: |spec, _| {
+            spec.network = Network::NewVpc {
+                availability_zones: vec!["us-west-2b".into()],
+            }
+        },
+        path: "network.availability_zones",
+    },
+    Case {
+        rule: "vpc-id-malformed",
+        base: block,
+        breaks: |spec, _| {
+            if let Network::ExistingVpc { vpc_id, .. } = &mut spec.network {
+                *vpc_id = "vpc-12345".into()
+            }
+        },
+        path: "network.vpc_id",
+    },
+    Case {
+        rule: "subnet-id-malformed",
+        base: block,
+        breaks: |spec, _| existing_subnets(spec).1[1].id = "subnet-XYZ".into(),
+        path: "network.private_subnets[1].id",
+    },
+    Case {
+        rule: "existing-vpc-subnets-too-few",
+        base: block,
+        breaks: |spec, _| {
+            existing_subnets(spec).0.pop();
+        },
+        path: "network.public_subnets",
+    },
+    Case {
+        rule: "existing-vpc-no-subnets",
+        base: block,
+        breaks: |spec, _| {
+            let (public, private) = existing_subnets(spec);
+            public.clear();
+            private.clear();
+        },
+        path: "network",
+    },
+    Case {
+        rule: "subnet-duplicate",
+        base: block,
+        breaks: |spec, _| existing_subnets(spec).1[1].id = PRIVATE_ONE.into(),
+        path: "network.private_subnets[1].id",
+    },
+    Case {
+        rule: "existing-vpc-single-zone",
+        base: block,
+        breaks: |spec, _| {
+            let (public, private) = existing_subnets(spec);
+            for subnet in public.iter_mut().chain(private.iter_mut()) {
+                subnet.availability_zone = Some("us-east-1a".into());
+            }
+        },
+        path: "network",
+    },
+    Case {
+        rule: "addon-duplicate",
+        base: new_vpc_base,
+        breaks: |spec, _| {
+            spec.addons.push(Addon {
+                name: "eks-node-monitoring-agent".into(),
+                ..Addon::default()
+            })
+        },
+        path: "addons[2].name",
+    },
+    Case {
+        rule: "nodegroup-name-invalid",
+        base: block,
+        breaks: |spec, _| gpu(spec).name = "p5 block".into(),
+        path: "node_groups[1].name",
+    },
+    Case {
+        rule: "nodegroup-name-duplicate",
+        base: block,
+        breaks: |spec, _| gpu(spec).name = "sys".into(),
+        path: "node_groups[1].name",
+    },
+    Case {
+        rule: "nodegroup-size-order",
+        base: block,
+        breaks: |spec, _| gpu(spec).desired_capacity = Some(12),
+        path: "node_groups[1].desired_capacity",
+    },
+    Case {
+        rule: "nodegroup-instance-type-missing",
+        base: block,
+        breaks: |spec, _| gpu(spec).instance_type.clear(),
+        path: "node_groups[1].instance_type",
+    },
+    Case {
+        rule: "nodegroup-instance-type-and-types",
+        base: block,
+        breaks: |spec, _| gpu(spec).instance_types = vec!["p5.48xlarge".into()],
+        path: "node_groups[1].instance_types",
+    },
+    Case {
+        rule: "instance-type-unknown",
+        base: block,
+        breaks: |spec, _| gpu(spec).instance_type = "p5.96xlarge".into(),
+        path: "node_groups[1].instance_type",
+    },
+    Case {
+        rule: "nodegroup-subnet-unknown",
+        base: block,
+        breaks: |spec, _| {
+            gpu(spec).placement = GroupPlacement::Subnets {
+                subnets: vec!["subnet-0ccccccccccccccc1".into()],
+            }
+        },
+        path: "node_groups[1].placement.subnets[0]",
+    },
+    Case {
+        rule: "local-nvme-needs-al2023",
+        base: block,
+        breaks: |spec, _| gpu(spec).ami_family = Some("Bottlerocket".into()),
+        path: "node_groups[1].local_nvme_raid0",
+    },
+    Case {
+        rule: "local-nvme-without-instance-store",
+        base: new_vpc_base,
+        breaks: |spec, _| spec.node_groups[0].local_nvme_raid0 = true,
+        path: "node_groups[0].local_nvme_raid0",
+    },
+    Case {
+        rule: "efa-unsupported-instance-type",
+        base: new_vpc_base,
+        breaks: |spec, _| gpu(spec).instance_type = "g5.2xlarge".into(),
+        path: "node_groups[1].instance_type",
+    },
+    Case {
+        rule: "efa-multiple-subnets",
+        base: block,
+        breaks: |spec, _| {
+            gpu(spec).placement = GroupPlacement::Subnets {
+                subnets: vec![PRIVATE_ONE.into(), PRIVATE_TWO.into()],
+            }
+        },
+        path: "node_groups[1].placement",
+    },
+    Case {
+        rule: "efa-group-not-pinned",
+        base: block,
+        breaks: |spec, _| gpu(spec).placement = GroupPlacement::Cluster,
+        path: "node_groups[1].placement",
+    },
+    Case {
+        rule: "efa-reservation-placement-group",
+        base: new_vpc_base,
+        breaks: |spec, _| {
+            gpu(spec).capacity = Capacity::Reservation {
+                reservation_id: RESERVATION.into(),
+            }
+        },
+        path: "node_groups[1].capacity",
+    },
+    Case {
+        rule: "reservation-id-missing",
+        base: block,
+        breaks: |spec, _| {
+            gpu(spec).capacity = Capacity::CapacityBlock {
+                reservation_id: String::new(),
+            }
+        },
+        path: "node_groups[1].capacity.reservation_id",
+    },
+    Case {
+        rule: "reservation-id-malformed",
+        base: block,
+        breaks: |spec, _| {
+            gpu(spec).capacity = Capacity::CapacityBlock {
+                reservation_id: "cr-0123".into(),
+            }
+        },
+        path: "node_groups[1].capacity.reservation_id",
+    },
+    Case {
+        rule: "reservation-group-not-pinned",
+        base: block,
+        breaks: |spec, _| {
+            let group = gpu(spec);
+            group.efa_enabled = false;
+            group.placement = GroupPlacement::Cluster;
+        },
+        path: "node_groups[1].placement",
+    },
+    Case {
+        rule: "capacity-block-ineligible-instance-type",
+        base: block,
+        breaks: |spec, _| gpu(spec).instance_type = "g5.48xlarge".into(),
+        path: "node_groups[1].instance_type",
+    },
+    Case {
+        rule: "capacity-block-single-instance-type",
+        base: block,
+        breaks: |spec, _| {
+            let group = gpu(spec);
+            group.instance_type.clear();
+            group.instance_types = vec!["p5.48xlarge".into(), "p5en.48xlarge".into()];
+        },
+        path: "node_groups[1].instance_types",
+    },
+    Case {
+        rule: "gpu-ami-without-nvidia-driver",
+        base: new_vpc_base,
+        breaks: |spec, _| {
+            let group = gpu(spec);
+            group.ami_family = Some("Ubuntu2204".into());
+            group.local_nvme_raid0 = false;
+        },
+        path: "node_groups[1].ami_family",
+    },
+    Case {
+        rule: "neuron-ami-unsupported",
+        base: new_vpc_base,
+        breaks: |spec, _| {
+            let group = gpu(spec);
+            group.instance_type = "trn1.32xlarge".into();
+            group.ami_family = Some("Ubuntu2204".into());
+            group.local_nvme_raid0 = false;
+        },
+        path: "node_groups[1].ami_family",
+    },
+    Case {
+        rule: "gpu-group-without-taint",
+        base: block,
+        breaks: |spec, _| gpu(spec).taints.clear(),
+        path: "node_groups[1].taints",
+    },
+    Case {
+        rule: "no-system-node-group",
+        base: block,
+        breaks: |spec, _| {
+            spec.node_groups.remove(0);
+        },
+        path: "node_groups",
+    },
+    Case {
+        rule: "taint-effect-invalid",
+        base: block,
+        breaks: |spec, _| {
+            gpu(spec).taints = vec![NodeTaint {
+                key: "nvidia.com/gpu".into(),
+                value: None,
+                effect: "NoScheduleEver".into(),
+            }]
+        },
+        path: "node_groups[1].taints[0].effect",
+    },
+    Case {
+        rule: "spot-efa-training",
+        base: new_vpc_base,
+        breaks: |spec, _| gpu(spec).capacity = Capacity::Spot,
+        path: "node_groups[1].capacity",
+    },
+    Case {
+        rule: "spot-few-instance-types",
+        base: new_vpc_base,
+        breaks: |spec, _| {
+            let group = gpu(spec);
+            group.capacity = Capacity::Spot;
+            group.efa_enabled = false;
+        },
+        path: "node_groups[1].instance_type",
+    },
+    Case {
+        rule: "spot-single-zone",
+        base: new_vpc_base,
+        breaks: |spec, _| gpu(spec).capacity = Capacity::Spot,
+        path: "node_groups[1].placement",
+    },
+    Case {
+        rule: "karpenter-name-invalid",
+        base: spot_pool,
+        breaks: |spec, _| pool(spec).metadata.name = "GPU_Pool".into(),
+        path: "karpenter.node_pools[0].metadata.name",
+    },
+    Case {
+        rule: "karpenter-node-class-missing",
+        base: spot_pool,
+        breaks: |spec, _| pool(spec).spec.template.spec.node_class_ref.name = "missing".into(),
+        path: "karpenter.node_pools[0].spec.template.spec.nodeClassRef.name",
+    },
+    Case {
+        rule: "karpenter-requirement-operator",
+        base: spot_pool,
+        breaks: |spec, _| {
+            pool(spec).spec.template.spec.requirements[0].operator = "Contains".into()
+        },
+        path: "karpenter.node_pools[0].spec.template.spec.requirements[0].operator",
+    },
+    Case {
+        rule: "karpenter-requirement-values",
+        base: spot_pool,
+        breaks: |spec, _| {
+            pool(spec).spec.template.spec.requirements[1].values = vec!["three".into()]
+        },
+        path: "karpenter.node_pools[0].spec.template.spec.requirements[1].values",
+    },
+    Case {
+        rule: "karpenter-restricted-label",
+        base: spot_pool,
+        breaks: |spec, _| {
+            pool(spec)
+                .spec
+                .template
+                .spec
+                .requirements
+                .push(Requirement::new("karpenter.sh/nodepool", "In", &["other"]))
+        },
+        path: "karpenter.node_pools[0].spec.template.spec.requirements[5].key",
+    },
+    Case {
+        rule: "karpenter-capacity-type-value",
+        base: spot_pool,
+        breaks: |spec, _| {
+            pool(spec).spec.template.spec.requirements[4].values =
+                vec!["spot".into(), "ondemand".into()]
+        },
+        path: "karpenter.node_pools[0].spec.template.spec.requirements[4].values",
+    },
+    Case {
+        rule: "karpenter-taint-invalid",
+        base: spot_pool,
+        breaks: |spec, _| {
+            pool(spec)
+                .spec
+                .template
+                .spec
+                .taints
+                .push(pool_taint("nvidia.com/gpu", "NoSchedule"))
+        },
+        path: "karpenter.node_pools[0].spec.template.spec.taints[1]",
+    },
+    Case {
+        rule: "karpenter-disruption-invalid",
+        base: spot_pool,
+        breaks: |spec, _| {
+            pool(spec)
+                .spec
+                .disruption
+                .as_mut()
+                .unwrap()
+                .consolidate_after = Some("five minutes".into())
+        },
+        path: "karpenter.node_pools[0].spec.disruption.consolidateAfter",
+    },
+    Case {
+        rule: "karpenter-expire-after-invalid",
+        base: spot_pool,
+        breaks: |spec, _| pool(spec).spec.template.spec.expire_after = Some("30d".into()),
+        path: "karpenter.node_pools[0].spec.template.spec.expireAfter",
+    },
+    Case {
+        rule: "karpenter-limits-invalid",
+        base: spot_pool,
+        breaks: |spec, _| {
+            pool(spec)
+                .spec
+                .limits
+                .insert("memory".into(), "lots".into());
+        },
+        path: "karpenter.node_pools[0].spec.limits.memory",
+    },
+    Case {
+        rule: "karpenter-weight-range",
+        base: spot_pool,
+        breaks: |spec, _| pool(spec).spec.weight = Some(200),
+        path: "karpenter.node_pools[0].spec.weight",
+    },
+    Case {
+        rule: "karpenter-requirements-match-nothing",
+        base: spot_pool,
+        breaks: |spec, _| {
+            pool(spec).spec.template.spec.requirements[2].values = vec!["900000".into()]
+        },
+        path: "karpenter.node_pools[0].spec.template.spec.requirements",
+    },
+    Case {
+        rule: "karpenter-spot-single-instance-type",
+        base: spot_pool,
+        breaks: |spec, _| {
+            pool(spec)
+                .spec
+                .template
+                .spec
+                .requirements
+                .push(Requirement::new(
+                    "node.kubernetes.io/instance-type",
+                    "In",
+                    &["g5.2xlarge"],
+                ))
+        },
+        path: "karpenter.node_pools[0].spec.template.spec.requirements",
+    },
+    Case {
+        rule: "karpenter-spot-without-interruption-queue",
+        base: spot_pool,
+        breaks: |spec, _| spec.karpenter.as_mut().unwrap().interruption_queue = None,
+        path: "karpenter.interruption_queue",
+    },
+    Case {
+        rule: "karpenter-spot-training",
+        base: spot_pool,
+        breaks: |spec, _| pool(spec).spec.template.spec.requirements[0].values = vec!["p".into()],
+        path: "karpenter.node_pools[0].spec.template.spec.requirements",
+    },
+    Case {
+        rule: "karpenter-consolidation-evicts-training",
+        base: reserved_pool,
+        breaks: |spec, _| {
+            let disruption = pool(spec).spec.disruption.as_mut().unwrap();
+            disruption.consolidation_policy = Some("WhenEmptyOrUnderutilized".into());
+            disruption.budgets.clear();
+        },
+        path: "karpenter.node_pools[0].spec.disruption.consolidationPolicy",
+    },
+    Case {
+        rule: "karpenter-reserved-capacity-type-missing",
+        base: reserved_pool,
+        breaks: |spec, _| {
+            pool(spec).spec.template.spec.requirements[0].values = vec!["on-demand".into()]
+        },
+        path: "karpenter.node_pools[0].spec.template.spec.requirements",
+    },
+    Case {
+        rule: "karpenter-reservation-term-invalid",
+        base: reserved_pool,
+        breaks: |spec, _| {
+            class(spec)
+                .spec
+                .capacity_reservation_selector_terms
+                .push(SelectorTerm {
+                    owner_id: Some("1234".into()),
+                    ..SelectorTerm::tag("team", "ml")
+                })
+        },
+        path: "karpenter.node_classes[0].spec.capacityReservationSelectorTerms[1].ownerID",
+    },
+    Case {
+        rule: "karpenter-role-or-instance-profile",
+        base: reserved_pool,
+        breaks: |spec, _| {
+            class(spec).spec.instance_profile = Some("KarpenterNodeInstanceProfile".into())
+        },
+        path: "karpenter.node_classes[0].spec.role",
+    },
+    Case {
+        rule: "karpenter-ami-alias-invalid",
+        base: reserved_pool,
+        breaks: |spec, _| {
+            class(spec).spec.ami_selector_terms = vec![SelectorTerm::alias("amazonlinux@latest")]
+        },
+        path: "karpenter.node_classes[0].spec.amiSelectorTerms[0].alias",
+    },
+    Case {
+        rule: "karpenter-selector-terms-invalid",
+        base: reserved_pool,
+        breaks: |spec, _| class(spec).spec.subnet_selector_terms = vec![SelectorTerm::id("sn-123")],
+        path: "karpenter.node_classes[0].spec.subnetSelectorTerms[0].id",
+    },
+    Case {
+        rule: "karpenter-instance-store-policy",
+        base: reserved_pool,
+        breaks: |spec, _| class(spec).spec.instance_store_policy = Some("RAID1".into()),
+        path: "karpenter.node_classes[0].spec.instanceStorePolicy",
+    },
+    Case {
+        rule: "instance-type-not-offered",
+        base: block,
+        breaks: |_, live| live.offerings[0].availability_zones = vec!["us-east-1b".into()],
+        path: "node_groups[1].instance_type",
+    },
+    Case {
+        rule: "reservation-not-found",
+        base: block,
+        breaks: |_, live| {
+            live.reservations.clear();
+            live.missing_reservations.push(RESERVATION.into());
+        },
+        path: "node_groups[1].capacity.reservation_id",
+    },
+    Case {
+        rule: "reservation-not-active",
+        base: block,
+        breaks: |_, live| live.reservations[0].state = "expired".into(),
+        path: "node_groups[1].capacity.reservation_id",
+    },
+    Case {
+        rule: "reservation-instance-type-mismatch",
+        base: block,
+        breaks: |_, live| live.reservations[0].instance_type = "p4d.24xlarge".into(),
+        path: "node_groups[1].instance_type",
+    },
+    Case {
+        rule: "reservation-zone-mismatch",
+        base: block,
+        breaks: |_, live| live.reservations[0].availability_zone = "us-east-1c".into(),
+        path: "node_groups[1].placement",
+    },
+    Case {
+        rule: "reservation-capacity-short",
+        base: block,
+        breaks: |_, live| live.reservations[0].available_instances = 0,
+        path: "node_groups[1].desired_capacity",
+    },
+    Case {
+        rule: "reservation-end-date",
+        base: block,
+        breaks: |_, live| live.reservations[0].end_date = Some("2026-12-14T11:30:00Z".into()),
+        path: "node_groups[1].capacity.reservation_id",
+    },
+    Case {
+        rule: "capacity-block-market-type-mismatch",
+        base: block,
+        breaks: |_, live| live.reservations[0].reservation_type = "default".into(),
+        path: "node_groups[1].capacity",
+    },
+    Case {
+        rule: "subnet-not-found",
+        base: block,
+        breaks: |_, live| {
+            live.subnets.retain(|subnet| subnet.id != PRIVATE_TWO);
+            live.missing_subnets.push(PRIVATE_TWO.into());
+        },
+        path: "network.private_subnets[1].id",
+    },
+    Case {
+        rule: "subnet-wrong-vpc",
+        base: block,
+        breaks: |_, live| live.subnets[3].vpc_id = "vpc-0ffffffffffffffff".into(),
+        path: "network.private_subnets[1].id",
+    },
+    Case {
+        rule: "subnet-zone-mismatch",
+        base: block,
+        breaks: |_, live| live.subnets[3].availability_zone = "us-east-1d".into(),
+        path: "network.private_subnets[1].availability_zone",
+    },
+    Case {
+        rule: "subnet-few-free-addresses",
+        base: block,
+        breaks: |_, live| live.subnets[2].available_addresses = 12,
+        path: "network.private_subnets[0].id",
+    },
+    Case {
+        rule: "spot-placement-score-low",
+        base: new_vpc_base,
+        breaks: |spec, live| {
+            gpu(spec).capacity = Capacity::Spot;
+            live.spot_scores.push(SpotScoreFact {
+                instance_type: "g5.8xlarge".into(),
+                availability_zone: None,
+                score: 2,
+            });
+        },
+        path: "node_groups[1].capacity",
+    },
+];
+
+fn fired_paths(spec: &Spec, live: &LiveFacts, rule: &str) -> Vec<String> {
+    rules::validate_with(spec, live)
+        .into_iter()
+        .filter(|finding| finding.rule == rule)
+        .map(|finding| finding.path)
+        .collect()
+}
+
+#[test]
+fn every_rule_has_a_case_and_the_catalog_has_at_least_forty() {
+    let catalog = rules::catalog();
+    assert!(catalog.len() >= 40, "only {} rules", catalog.len());
+    for rule in &catalog {
+        let has_case = if rule.checks_documents() {
+            DOCUMENT_CASES.iter().any(|case| case.rule == rule.id)
+        } else {
+            CASES.iter().any(|case| case.rule == rule.id)
+        };
+        assert!(has_case, "rule {} has no case", rule.id);
+    }
+    for rule_id in CASES
+        .iter()
+        .map(|case| case.rule)
+        .chain(DOCUMENT_CASES.iter().map(|case| case.rule))
+    {
+        assert!(
+            rules::rule(rule_id).is_some(),
+            "case for unknown rule {rule_id}"
+        );
+    }
+    let mut ids: Vec<&str> = catalog.iter().map(|rule| rule.id).collect();
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), catalog.len(), "rule ids are unique");
+}
+
+#[test]
+fn each_rule_is_quiet_on_its_correct_spec() {
+    for case in CASES {
+        let (spec, live) = (case.base)();
+        let fired = fired_paths(&spec, &live, case.rule);
+        assert!(
+            fired.is_empty(),
+            "{} fired on the correct spec at {fired:?}",
+            case.rule
+        );
+    }
+}
+
+#[test]
+fn each_rule_fires_at_its_field_when_broken() {
+    for case in CASES {
+        let (mut spec, mut live) = (case.base)();
+        (case.breaks)(&mut spec, &mut live);
+        let fired = fired_paths(&spec, &live, case.rule);
+        assert!(
+            fired.iter().any(|path| path == case.path),
+            "{} should fire at {}, fired at {fired:?}",
+            case.rule,
+            case.path
+        );
+    }
+}
+
+#[test]
+fn correct_specs_have_no_errors_or_warnings() {
+    let bases: [(&str, Base); 4] = [
+        ("capacity block", block),
+        ("new VPC", new_vpc_base),
+        ("Karpenter Spot", spot_pool),
+        ("Karpenter reserved", reserved_pool),
+    ];
+    for (name, base) in bases {
+        let (spec, live) = base();
+        let serious: Vec<_> = rules::validate_with(&spec, &live)
+            .into_iter()
+            .filter(|finding| finding.severity != Severity::Info)
+            .collect();
+        assert!(serious.is_empty(), "{name}: {serious:#?}");
+    }
+}
+
+#[test]
+fn seed_templates_report_their_placeholders_and_the_unpinned_efa_group() {
+    let spec = shared::template("p5-odcr-vpc").unwrap().spec();
+    let findings = rules::validate(&spec);
+    let placeholders: Vec<&str> = findings
+        .iter()
+        .filter(|finding| finding.rule == "placeholder-left")
+        .map(|finding| finding.path.as_str())
+        .collect();
+    assert_eq!(
+        placeholders,
+        [
+            "cluster.region",
+            "network.private_subnets[0].id",
+            "network.private_subnets[1].id",
+            "network.public_subnets[0].id",
+            "network.public_subnets[1].id",
+            "network.vpc_id",
+            "node_groups[0].capacity.reservation_id",
+        ]
+    );
+    let unpinned = findings
+        .iter()
+        .find(|finding| finding.rule == "efa-group-not-pinned")
+        .expect("the p5 group is not pinned");
+    assert_eq!(unpinned.severity, Severity::Error);
+    assert!(
+        unpinned.message.contains("2 private subnets"),
+        "{}",
+        unpinned.message
+    );
+    assert!(
+        unpinned.message.contains("reservation's zone"),
+        "{}",
+        unpinned.message
+    );
+}
+
+#[test]
+fn a_budget_of_zero_nodes_keeps_underutilised_training_nodes() {
+    let mut spec = karpenter_reserved();
+    let disruption = pool(&mut spec).spec.disruption.as_mut().unwrap();
+    disruption.consolidation_policy = Some("WhenEmptyOrUnderutilized".into());
+    disruption.budgets = vec![Budget {
+        nodes: "0".into(),
+        reasons: vec!["Underutilized".into()],
+        ..Budget::default()
+    }];
+    let fired = fired_paths(
+        &spec,
+        &LiveFacts::default(),
+        "karpenter-consolidation-evicts-training",
+    );
+    assert!(fired.is_empty(), "{fired:?}");
+}
+
+/// A document rule's case: a small file that breaks it, and where.
+struct DocumentCase {
+    rule: &'static str,
+    yaml: &'static str,
+    path: &'static str,
+}
+
+const CLUSTER_HEAD: &str = "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata:\n  name: demo\n  region: us-east-1\n";
+
+const DOCUMENT_CASES: &[DocumentCase] = &[
+    DocumentCase {
+        rule: "eksctl-schema",
+        yaml: "managedNodeGroups:\n  - name: gpu\n    instanceTyp: p5.48xlarge\n",
+        path: "managedNodeGroups[0].instanceTyp",
+    },
+    DocumentCase {
+        rule: "karpenter-schema",
+        yaml: "",
+        path: "spec.template.spec.gpuCount",
+    },
+    DocumentCase {
+        rule: "cluster-zones-with-vpc-subnets",
+        yaml: "availabilityZones: [us-east-1a, us-east-1b]\nvpc:\n  subnets:\n    private:\n      a: {id: subnet-0aaaaaaaaaaaaaaa1}\n      b: {id: subnet-0aaaaaaaaaaaaaaa2}\n",
+        path: "availabilityZones",
+    },
+    DocumentCase {
+        rule: "nodegroup-subnets-and-zones",
+        yaml: "managedNodeGroups:\n  - name: gpu\n    subnets: [a]\n    availabilityZones: [us-east-1a]\n",
+        path: "managedNodeGroups[0].availabilityZones",
+    },
+    DocumentCase {
+        rule: "private-cluster-needs-private-networking",
+        yaml: "privateCluster:\n  enabled: true\nmanagedNodeGroups:\n  - name: gpu\n",
+        path: "managedNodeGroups[0].privateNetworking",
+    },
+    DocumentCase {
+        rule: "nodegroup-name-collision",
+        yaml: "nodeGroups:\n  - name: gpu\nmanagedNodeGroups:\n  - name: gpu\n",
+        path: "managedNodeGroups[0].name",
+    },
+    DocumentCase {
+        rule: "capacity-reservation-preference-and-target",
+        yaml: "managedNodeGroups:\n  - name: gpu\n    capacityReservation:\n      capacityReservationPreference: open\n      capacityReservationTarget:\n        capacityReservationID: cr-0123456789abcdef0\n",
+        path: "managedNodeGroups[0].capacityReservation",
+    },
+    DocumentCase {
+        rule: "capacity-reservation-preference-value",
+        yaml: "managedNodeGroups:\n  - name: gpu\n    capacityReservation:\n      capacityReservationPreference: always\n",
+        path: "managedNodeGroups[0].capacityReservation.capacityReservationPreference",
+    },
+    DocumentCase {
+        rule: "capacity-reservation-id-and-arn",
+        yaml: "managedNodeGroups:\n  - name: gpu\n    capacityReservation:\n      capacityReservationTarget:\n        capacityReservationID: cr-0123456789abcdef0\n        capacityReservationResourceGroupARN: arn:aws:resource-groups:us-east-1:123456789012:group/gpus\n",
+        path: "managedNodeGroups[0].capacityReservation.capacityReservationTarget",
+    },
+    DocumentCase {
+        rule: "market-type-invalid",
+        yaml: "managedNodeGroups:\n  - name: gpu\n    capacityReservation:\n      capacityReservationTarget:\n        capacityReservationID: cr-0123456789abcdef0\n    instanceMarketOptions:\n      marketType: spot\n",
+        path: "managedNodeGroups[0].instanceMarketOptions.marketType",
+    },
+    DocumentCase {
+        rule: "market-type-without-reservation",
+        yaml: "managedNodeGroups:\n  - name: gpu\n    instanceMarketOptions:\n      marketType: capacity-block\n",
+        path: "managedNodeGroups[0].instanceMarketOptions",
+    },
+    DocumentCase {
+        rule: "spot-with-reservation",
+        yaml: "managedNodeGroups:\n  - name: gpu\n    spot: true\n    capacityReservation:\n      capacityReservationTarget:\n        capacityReservationID: cr-0123456789abcdef0\n",
+        path: "managedNodeGroups[0].spot",
+    },
+    DocumentCase {
+        rule: "override-bootstrap-needs-ami",
+        yaml: "managedNodeGroups:\n  - name: gpu\n    amiFamily: AmazonLinux2\n    overrideBootstrapCommand: |\n      #!/bin/bash\n      /etc/eks/bootstrap.sh demo\n",
+        path: "managedNodeGroups[0].overrideBootstrapCommand",
+    },
+];
+
+const PRUNED_NODE_POOL: &str = "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: gpu\nspec:\n  template:\n    spec:\n      gpuCount: 8\n      nodeClassRef:\n        group: karpenter.k8s.aws\n        kind: EC2NodeClass\n        name: gpu\n      requirements: []\n  disruption:\n    consolidateAfter: 5m\n";
+
+fn document(case: &DocumentCase) -> serde_yaml::Value {
+    let text = if case.rule == "karpenter-schema" {
+        PRUNED_NODE_POOL.to_owned()
+    } else {
+        format!("{CLUSTER_HEAD}{}", case.yaml)
+    };
+    serde_yaml::from_str(&text).unwrap()
+}
+
+fn correct_documents() -> Vec<(std::path::PathBuf, serde_yaml::Value)> {
+    use serde::Deserialize;
+    let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let mut documents = Vec::new();
+    for folder in ["seeds", "manifests"] {
+        for entry in std::fs::read_dir(data.join(folder)).unwrap() {
+            let path = entry.unwrap().path();
+            if path
+                .extension()
+                .is_some_and(|extension| extension == "yaml")
+            {
+                let text = std::fs::read_to_string(&path).unwrap();
+                for document in serde_yaml::Deserializer::from_str(&text) {
+                    documents.push((
+                        path.clone(),
+                        serde_yaml::Value::deserialize(document).unwrap(),
+                    ));
+                }
+            }
+        }
+    }
+    documents
+}
+
+#[test]
+fn each_document_rule_fires_at_its_path() {
+    for case in DOCUMENT_CASES {
+        let fired: Vec<String> = rules::check_document(&document(case))
+            .into_iter()
+            .filter(|finding| finding.rule == case.rule)
+            .map(|finding| finding.path)
+            .collect();
+        assert!(
+            fired.iter().any(|path| path == case.path),
+            "{} should fire at {}, fired at {fired:?}",
+            case.rule,
+            case.path
+        );
+    }
+}
+
+#[test]
+fn document_rules_are_quiet_on_correct_manifests() {
+    for (path, document) in correct_documents() {
+        let findings = rules::check_document(&document);
+        assert!(findings.is_empty(), "{}: {findings:#?}", path.display());
+    }
+}

@@ -1,0 +1,736 @@
+//! Documents checked against the upstream schemas, each issue with its path and position.
+
+use std::path::Path;
+
+use serde_json::Value as Json;
+use shared::schema_check::{
+    DocumentKind, SchemaIssueKind, check_cluster_config, check_document, check_karpenter,
+};
+use shared::yaml_source::parse_documents;
+
+/// `(path, "line:col", kind)` of every issue `check` finds in every document of `text`.
+fn issues(
+    text: &str,
+    check: fn(&serde_yaml::Value) -> Vec<shared::schema_check::SchemaIssue>,
+) -> Vec<(String, String, SchemaIssueKind)> {
+    parse_documents(text)
+        .unwrap()
+        .iter()
+        .flat_map(|document| {
+            check(&document.value).into_iter().map(|issue| {
+                let position = document.position(&issue.path).to_string();
+                (issue.path.to_string(), position, issue.kind)
+            })
+        })
+        .collect()
+}
+
+/// The issues of `text` are exactly `expected`, in document order.
+fn check(
+    text: &str,
+    check: fn(&serde_yaml::Value) -> Vec<shared::schema_check::SchemaIssue>,
+    expected: &[(&str, &str, SchemaIssueKind)],
+) {
+    let expected: Vec<(String, String, SchemaIssueKind)> = expected
+        .iter()
+        .map(|(path, position, kind)| ((*path).to_owned(), (*position).to_owned(), kind.clone()))
+        .collect();
+    assert_eq!(issues(text, check), expected, "for\n{text}");
+}
+
+/// The one issue of `text`, for tests about its message.
+fn only_message(
+    text: &str,
+    check: fn(&serde_yaml::Value) -> Vec<shared::schema_check::SchemaIssue>,
+) -> String {
+    let document = &parse_documents(text).unwrap()[0];
+    let issues = check(&document.value);
+    assert_eq!(issues.len(), 1, "{issues:?}");
+    issues[0].to_string()
+}
+
+fn wrong_type(expected: &str, found: &str) -> SchemaIssueKind {
+    SchemaIssueKind::WrongType {
+        expected: expected.to_owned(),
+        found: found.to_owned(),
+    }
+}
+
+const CLUSTER_HEADER: &str = "\
+apiVersion: eksctl.io/v1alpha5
+kind: ClusterConfig
+metadata:
+  name: demo
+  region: us-west-2
+  version: \"1.32\"
+";
+
+#[test]
+fn the_seven_seed_manifests_have_no_schema_issues() {
+    let seeds = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/seeds");
+    let mut n_seeds = 0;
+    for entry in std::fs::read_dir(seeds).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let documents = parse_documents(&text).unwrap();
+        assert_eq!(documents.len(), 1);
+        assert_eq!(
+            DocumentKind::of(&documents[0].value),
+            DocumentKind::ClusterConfig
+        );
+        assert_eq!(
+            check_cluster_config(&documents[0].value),
+            [],
+            "{}",
+            path.display()
+        );
+        assert_eq!(
+            check_document(&documents[0].value),
+            [],
+            "{}",
+            path.display()
+        );
+        n_seeds += 1;
+    }
+    assert_eq!(n_seeds, 7);
+}
+
+#[test]
+fn a_misspelt_key_in_a_managed_node_group_is_unknown() {
+    let text = format!(
+        "{CLUSTER_HEADER}managedNodeGroups:\n  - name: gpu\n    instanceTyp: p5.48xlarge\n"
+    );
+    check(
+        &text,
+        check_cluster_config,
+        &[(
+            "managedNodeGroups[0].instanceTyp",
+            "9:5",
+            SchemaIssueKind::UnknownKey,
+        )],
+    );
+    assert_eq!(
+        only_message(&text, check_cluster_config),
+        "managedNodeGroups[0].instanceTyp: unknown field `instanceTyp` (did you mean \
+         `instanceType`?): eksctl rejects fields its ClusterConfig schema does not have"
+    );
+}
+
+#[test]
+fn a_string_desired_capacity_is_the_wrong_type() {
+    let text = format!(
+        "{CLUSTER_HEADER}managedNodeGroups:\n  - name: gpu\n    desiredCapacity: \"two\"\n"
+    );
+    check(
+        &text,
+        check_cluster_config,
+        &[(
+            "managedNodeGroups[0].desiredCapacity",
+            "9:5",
+            wrong_type("integer", "string"),
+        )],
+    );
+    assert_eq!(
+        only_message(&text, check_cluster_config),
+        "managedNodeGroups[0].desiredCapacity: expected integer, found string `two`"
+    );
+}
+
+#[test]
+fn an_unknown_ami_family_is_not_in_the_enum() {
+    let text =
+        format!("{CLUSTER_HEADER}managedNodeGroups:\n  - name: gpu\n    amiFamily: Ubuntu9000\n");
+    let found = issues(&text, check_cluster_config);
+    assert_eq!(found.len(), 1);
+    let (path, position, kind) = &found[0];
+    assert_eq!(
+        (path.as_str(), position.as_str()),
+        ("managedNodeGroups[0].amiFamily", "9:5")
+    );
+    let SchemaIssueKind::NotInEnum { allowed } = kind else {
+        panic!("{kind:?}")
+    };
+    assert!(
+        allowed.contains(&"AmazonLinux2023".to_owned()),
+        "{allowed:?}"
+    );
+    assert!(allowed.contains(&"Bottlerocket".to_owned()), "{allowed:?}");
+}
+
+#[test]
+fn every_issue_is_reported_not_only_the_first() {
+    let text = "\
+apiVersion: eksctl.io/v1alpha5
+kind: ClusterConfig
+metadata:
+  region: us-west-2
+  version: 1.30
+availabilityZones: us-west-2a
+managedNodeGroups:
+  - name: gpu
+    instanceTyp: p5.48xlarge
+    desiredCapacity: \"two\"
+    amiFamily: AmazonLinux2023
+    efaEnabled: yes
+    taints:
+      - key: nvidia.com/gpu
+        effect: NoSchedule
+        valeu: \"true\"
+  - name: cpu
+    minSize: 1.0
+    maxSize: 2.5
+iam:
+  withOIDC: true
+  serviceRoleARN:
+vpc:
+";
+    check(
+        text,
+        check_cluster_config,
+        &[
+            ("metadata.version", "5:3", wrong_type("string", "number")),
+            (
+                "metadata.name",
+                "3:1",
+                SchemaIssueKind::MissingRequired("name".to_owned()),
+            ),
+            ("availabilityZones", "6:1", wrong_type("array", "string")),
+            (
+                "managedNodeGroups[0].instanceTyp",
+                "9:5",
+                SchemaIssueKind::UnknownKey,
+            ),
+            (
+                "managedNodeGroups[0].desiredCapacity",
+                "10:5",
+                wrong_type("integer", "string"),
+            ),
+            (
+                "managedNodeGroups[0].efaEnabled",
+                "12:5",
+                wrong_type("boolean", "string"),
+            ),
+            (
+                "managedNodeGroups[0].taints[0].valeu",
+                "16:9",
+                SchemaIssueKind::UnknownKey,
+            ),
+            (
+                "managedNodeGroups[1].maxSize",
+                "19:5",
+                wrong_type("integer", "number"),
+            ),
+        ],
+    );
+}
+
+#[test]
+fn an_oidc_identity_provider_is_accepted() {
+    // The upstream schema closes the `oneOf` branch without `type`; eksctl reads `type` to
+    // choose the branch, so the enclosing schema's properties count as known in the branch.
+    let text = format!(
+        "{CLUSTER_HEADER}identityProviders:
+  - type: oidc
+    name: corp
+    issuerURL: https://issuer.example.com
+    clientID: kubernetes
+  - type: oidc
+    name: broken
+    clientId: kubernetes
+"
+    );
+    check(
+        &text,
+        check_cluster_config,
+        &[
+            (
+                "identityProviders[1].clientId",
+                "14:5",
+                SchemaIssueKind::UnknownKey,
+            ),
+            (
+                "identityProviders[1].issuerURL",
+                "12:5",
+                SchemaIssueKind::MissingRequired("issuerURL".to_owned()),
+            ),
+            (
+                "identityProviders[1].clientID",
+                "12:5",
+                SchemaIssueKind::MissingRequired("clientID".to_owned()),
+            ),
+        ],
+    );
+}
+
+#[test]
+fn a_document_of_another_kind_is_named_at_kind() {
+    let text = "\
+apiVersion: karpenter.sh/v1
+kind: NodeClaim
+---
+apiVersion: karpenter.sh/v1beta1
+kind: NodePool
+---
+metadata: {name: x}
+---
+- just a list
+";
+    check(
+        text,
+        check_karpenter,
+        &[
+            (
+                "kind",
+                "2:1",
+                SchemaIssueKind::NotInEnum {
+                    allowed: vec!["NodePool".to_owned(), "EC2NodeClass".to_owned()],
+                },
+            ),
+            (
+                "apiVersion",
+                "4:1",
+                SchemaIssueKind::NotInEnum {
+                    allowed: vec!["karpenter.sh/v1".to_owned()],
+                },
+            ),
+            (
+                "kind",
+                "7:1",
+                SchemaIssueKind::MissingRequired("kind".to_owned()),
+            ),
+            ("", "9:1", wrong_type("object", "array")),
+        ],
+    );
+    check(
+        "apiVersion: v1\nkind: ConfigMap\n",
+        check_document,
+        &[(
+            "kind",
+            "2:1",
+            SchemaIssueKind::NotInEnum {
+                allowed: vec![
+                    "ClusterConfig".to_owned(),
+                    "NodePool".to_owned(),
+                    "EC2NodeClass".to_owned(),
+                ],
+            },
+        )],
+    );
+    check(
+        "apiVersion: eksctl.io/v1alpha4\nkind: ClusterConfig\nmetadata: {name: a, region: b}\n",
+        check_cluster_config,
+        &[(
+            "apiVersion",
+            "1:1",
+            SchemaIssueKind::NotInEnum {
+                allowed: vec!["eksctl.io/v1alpha5".to_owned()],
+            },
+        )],
+    );
+}
+
+#[test]
+fn document_kinds_come_from_api_version_and_kind() {
+    let kinds: Vec<DocumentKind> = parse_documents(
+        "\
+apiVersion: eksctl.io/v1alpha5
+kind: ClusterConfig
+---
+apiVersion: karpenter.sh/v1
+kind: NodePool
+---
+apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+---
+apiVersion: karpenter.k8s.aws/v1beta1
+kind: EC2NodeClass
+---
+kind: 12
+",
+    )
+    .unwrap()
+    .iter()
+    .map(|document| DocumentKind::of(&document.value))
+    .collect();
+    assert_eq!(
+        kinds,
+        [
+            DocumentKind::ClusterConfig,
+            DocumentKind::NodePool,
+            DocumentKind::Ec2NodeClass,
+            DocumentKind::Unknown {
+                api_version: Some("karpenter.k8s.aws/v1beta1".to_owned()),
+                kind: Some("EC2NodeClass".to_owned()),
+            },
+            DocumentKind::Unknown {
+                api_version: None,
+                kind: None,
+            },
+        ]
+    );
+}
+
+/// A GPU training pool: reserved capacity first, on-demand after, GPUs tainted.
+const GPU_NODE_POOL: &str = "\
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: gpu-training
+  labels:
+    team: ml
+spec:
+  template:
+    metadata:
+      labels:
+        workload: training
+      annotations:
+        example.com/owner: ml-platform
+    spec:
+      nodeClassRef:
+        group: karpenter.k8s.aws
+        kind: EC2NodeClass
+        name: gpu
+      requirements:
+        - key: karpenter.sh/capacity-type
+          operator: In
+          values: [\"reserved\", \"on-demand\"]
+        - key: node.kubernetes.io/instance-type
+          operator: In
+          values: [\"p5.48xlarge\", \"p4de.24xlarge\"]
+        - key: karpenter.k8s.aws/instance-gpu-count
+          operator: Gt
+          values: [\"0\"]
+        - key: topology.kubernetes.io/zone
+          operator: In
+          values: [\"us-west-2a\", \"us-west-2b\"]
+          minValues: 1
+      taints:
+        - key: nvidia.com/gpu
+          value: \"true\"
+          effect: NoSchedule
+      expireAfter: 720h
+      terminationGracePeriod: 48h
+  limits:
+    cpu: 2000
+    memory: 16000Gi
+    nvidia.com/gpu: 64
+  disruption:
+    consolidationPolicy: WhenEmpty
+    consolidateAfter: 30m
+    budgets:
+      - nodes: \"10%\"
+      - nodes: \"0\"
+        schedule: \"0 9 * * mon-fri\"
+        duration: 8h
+        reasons: [\"Underutilized\", \"Drifted\"]
+  weight: 50
+";
+
+/// The node class for [`GPU_NODE_POOL`]: AL2023, discovery tags, one capacity reservation.
+const GPU_NODE_CLASS: &str = "\
+apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata:
+  name: gpu
+spec:
+  role: KarpenterNodeRole-demo
+  amiSelectorTerms:
+    - alias: al2023@latest
+  subnetSelectorTerms:
+    - tags:
+        karpenter.sh/discovery: demo
+  securityGroupSelectorTerms:
+    - tags:
+        karpenter.sh/discovery: demo
+  capacityReservationSelectorTerms:
+    - id: cr-0123456789abcdef0
+  blockDeviceMappings:
+    - deviceName: /dev/xvda
+      ebs:
+        volumeSize: 500Gi
+        volumeType: gp3
+        encrypted: true
+        deleteOnTermination: true
+  instanceStorePolicy: RAID0
+  metadataOptions:
+    httpTokens: required
+    httpPutResponseHopLimit: 2
+  kubelet:
+    maxPods: 110
+    evictionHard:
+      memory.available: 5%
+  tags:
+    team: ml
+";
+
+#[test]
+fn a_realistic_gpu_node_pool_and_node_class_have_no_issues() {
+    let text = format!("{GPU_NODE_POOL}---\n{GPU_NODE_CLASS}");
+    let documents = parse_documents(&text).unwrap();
+    let kinds: Vec<DocumentKind> = documents
+        .iter()
+        .map(|document| DocumentKind::of(&document.value))
+        .collect();
+    assert_eq!(kinds, [DocumentKind::NodePool, DocumentKind::Ec2NodeClass]);
+    check(&text, check_karpenter, &[]);
+    check(&text, check_document, &[]);
+}
+
+#[test]
+fn an_unknown_key_under_the_node_pool_template_spec_would_be_pruned() {
+    let text = GPU_NODE_POOL.replace(
+        "      expireAfter: 720h\n",
+        "      expireAfter: 720h\n      instanceTypes: [p5.48xlarge]\n",
+    );
+    check(
+        &text,
+        check_karpenter,
+        &[(
+            "spec.template.spec.instanceTypes",
+            "38:7",
+            SchemaIssueKind::UnknownKey,
+        )],
+    );
+    assert_eq!(
+        only_message(&text, check_karpenter),
+        "spec.template.spec.instanceTypes: unknown field `instanceTypes` would be pruned by \
+         the API server: the NodePool schema does not have it"
+    );
+}
+
+#[test]
+fn karpenter_types_enums_bounds_and_required_fields_are_checked() {
+    let text = "\
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: broken
+  lables: {team: ml}
+spec:
+  template:
+    spec:
+      requirements:
+        - key: karpenter.sh/capacity-type
+          operator: Equals
+          values: [spot]
+      taints:
+        - key: nvidia.com/gpu
+          effect: NoScheduling
+  limits:
+    cpu: true
+    nvidia.com/gpu: 8
+  disruption:
+    consolidationPolicy: WhenUnderutilized
+  weight: 101
+---
+apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata:
+  name: broken
+spec:
+  instanceProfile: KarpenterInstanceProfile
+  amiSelectorTerms: []
+  subnetSelectorTerms:
+    - tags: {karpenter.sh/discovery: demo}
+  metadataOptions:
+    httpPutResponseHopLimit: \"2\"
+";
+    check(
+        text,
+        check_karpenter,
+        &[
+            ("metadata.lables", "5:3", SchemaIssueKind::UnknownKey),
+            (
+                "spec.template.spec.requirements[0].operator",
+                "11:11",
+                SchemaIssueKind::NotInEnum {
+                    allowed: [
+                        "Gte",
+                        "Lte",
+                        "In",
+                        "NotIn",
+                        "Exists",
+                        "DoesNotExist",
+                        "Gt",
+                        "Lt",
+                    ]
+                    .map(str::to_owned)
+                    .to_vec(),
+                },
+            ),
+            (
+                "spec.template.spec.taints[0].effect",
+                "15:11",
+                SchemaIssueKind::NotInEnum {
+                    allowed: ["NoSchedule", "PreferNoSchedule", "NoExecute"]
+                        .map(str::to_owned)
+                        .to_vec(),
+                },
+            ),
+            (
+                "spec.template.spec.nodeClassRef",
+                "8:5",
+                SchemaIssueKind::MissingRequired("nodeClassRef".to_owned()),
+            ),
+            (
+                "spec.limits.cpu",
+                "17:5",
+                wrong_type("integer or string", "boolean"),
+            ),
+            (
+                "spec.disruption.consolidationPolicy",
+                "20:5",
+                SchemaIssueKind::NotInEnum {
+                    allowed: ["WhenEmpty", "WhenEmptyOrUnderutilized", "Balanced"]
+                        .map(str::to_owned)
+                        .to_vec(),
+                },
+            ),
+            (
+                "spec.disruption.consolidateAfter",
+                "19:3",
+                SchemaIssueKind::MissingRequired("consolidateAfter".to_owned()),
+            ),
+            (
+                "spec.weight",
+                "21:3",
+                SchemaIssueKind::NumberOutOfRange {
+                    minimum: Some(1.0),
+                    maximum: Some(100.0),
+                    found: 101.0,
+                },
+            ),
+            (
+                "spec.amiSelectorTerms",
+                "29:3",
+                SchemaIssueKind::CountOutOfRange {
+                    minimum: Some(1),
+                    maximum: Some(30),
+                    found: 0,
+                },
+            ),
+            (
+                "spec.metadataOptions.httpPutResponseHopLimit",
+                "33:5",
+                wrong_type("integer", "string"),
+            ),
+            (
+                "spec.securityGroupSelectorTerms",
+                "27:1",
+                SchemaIssueKind::MissingRequired("securityGroupSelectorTerms".to_owned()),
+            ),
+        ],
+    );
+}
+
+#[test]
+fn nulls_and_tags_pass_where_values_may_be() {
+    let text = format!(
+        "{CLUSTER_HEADER}vpc:\niam:\n  withOIDC: !!bool true\nmanagedNodeGroups:\n  - name: a\n    labels:\n"
+    );
+    check(&text, check_cluster_config, &[]);
+}
+
+/// Keywords the walker evaluates; everything else (descriptions, defaults, patterns, CEL
+/// rules) is dropped from the embedded copies.
+const EVALUATED_KEYWORDS: &[&str] = &[
+    "$ref",
+    "definitions",
+    "type",
+    "properties",
+    "additionalProperties",
+    "required",
+    "enum",
+    "items",
+    "oneOf",
+    "anyOf",
+    "allOf",
+    "x-kubernetes-preserve-unknown-fields",
+    "x-kubernetes-int-or-string",
+    "minItems",
+    "maxItems",
+    "minProperties",
+    "maxProperties",
+    "minLength",
+    "maxLength",
+    "minimum",
+    "maximum",
+];
+
+/// `schema` with only the evaluated keywords, at every level.
+fn reduce_schema(schema: &Json) -> Json {
+    let Json::Object(schema) = schema else {
+        return schema.clone();
+    };
+    let reduced = schema
+        .iter()
+        .filter(|(keyword, _)| EVALUATED_KEYWORDS.contains(&keyword.as_str()))
+        .map(|(keyword, value)| {
+            let value = match (keyword.as_str(), value) {
+                ("properties" | "definitions", Json::Object(named)) => Json::Object(
+                    named
+                        .iter()
+                        .map(|(name, schema)| (name.clone(), reduce_schema(schema)))
+                        .collect(),
+                ),
+                ("items" | "additionalProperties", schema) => reduce_schema(schema),
+                ("oneOf" | "anyOf" | "allOf", Json::Array(branches)) => {
+                    Json::Array(branches.iter().map(reduce_schema).collect())
+                }
+                (_, value) => value.clone(),
+            };
+            (keyword.clone(), value)
+        })
+        .collect();
+    Json::Object(reduced)
+}
+
+/// The `v1` OpenAPI schema of a CRD file.
+fn crd_schema(text: &str) -> Json {
+    let crd: Json = serde_yaml::from_str(text).unwrap();
+    let versions = crd["spec"]["versions"].as_array().unwrap();
+    let v1 = versions
+        .iter()
+        .find(|version| version["name"] == "v1")
+        .unwrap();
+    v1["schema"]["openAPIV3Schema"].clone()
+}
+
+#[test]
+fn embedded_schemas_are_the_upstream_schemas_reduced() {
+    // Regenerate with `UPDATE_EXPECT=1 cargo test -p eks-studio-shared --test schema_check`
+    // after replacing an upstream file in tests/data/schemas/.
+    let manifest_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let upstream = |file: &str| {
+        std::fs::read_to_string(manifest_dir.join("tests/data/schemas").join(file)).unwrap()
+    };
+    let cases = [
+        (
+            "eksctl-clusterconfig-v1alpha5.min.json",
+            serde_json::from_str(&upstream("eksctl-clusterconfig-v1alpha5.schema.json")).unwrap(),
+        ),
+        (
+            "karpenter-nodepool-v1.min.json",
+            crd_schema(&upstream("karpenter.sh_nodepools.aws-provider.yaml")),
+        ),
+        (
+            "karpenter-ec2nodeclass-v1.min.json",
+            crd_schema(&upstream("karpenter.k8s.aws_ec2nodeclasses.yaml")),
+        ),
+    ];
+    for (embedded_file, upstream_schema) in cases {
+        let expected = reduce_schema(&upstream_schema);
+        let embedded_path = manifest_dir.join("data/schemas").join(embedded_file);
+        if std::env::var_os("UPDATE_EXPECT").is_some() {
+            let text = serde_json::to_string(&expected).unwrap() + "\n";
+            std::fs::write(&embedded_path, text).unwrap();
+        }
+        let embedded: Json =
+            serde_json::from_str(&std::fs::read_to_string(&embedded_path).unwrap()).unwrap();
+        assert!(
+            embedded == expected,
+            "{} is stale; run with UPDATE_EXPECT=1",
+            embedded_path.display()
+        );
+    }
+}

@@ -1,0 +1,389 @@
+//! An independent cross-check: the upstream schema files, validated by the `jsonschema`
+//! crate instead of our own walker (`shared::schema_check`), accept the seed manifests and
+//! realistic Karpenter documents and reject the broken ones; and both validators agree.
+//!
+//! `upstream_errors` with `cluster_config_schema` / `crd_json_schema` is the helper to
+//! copy into other tests that must prove a rendered document valid upstream.
+
+use std::path::Path;
+
+use serde_json::{Map, Value as Json};
+
+fn schemas_dir() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/schemas")
+}
+
+/// eksctl's `ClusterConfig` JSON schema, as published except that `|` in `$ref`s is
+/// percent-encoded: eksctl names definitions after Go packages (`github.com|aws|…`), and
+/// `jsonschema` rightly refuses a `$ref` that is not a URI reference. Same pointers.
+fn cluster_config_schema() -> Json {
+    let text =
+        std::fs::read_to_string(schemas_dir().join("eksctl-clusterconfig-v1alpha5.schema.json"))
+            .unwrap();
+    let mut schema: Json = serde_json::from_str(&text).unwrap();
+    encode_refs(&mut schema);
+    schema
+}
+
+fn encode_refs(schema: &mut Json) {
+    match schema {
+        Json::Object(object) => {
+            for (keyword, value) in object.iter_mut() {
+                match value {
+                    Json::String(reference) if keyword == "$ref" => {
+                        *reference = reference.replace('|', "%7C");
+                    }
+                    _ => encode_refs(value),
+                }
+            }
+        }
+        Json::Array(items) => items.iter_mut().for_each(encode_refs),
+        _ => {}
+    }
+}
+
+/// The `v1` OpenAPI schema of a CRD file in `tests/data/schemas/`, as JSON Schema.
+///
+/// OpenAPI v3 schemas of CRDs mostly are JSON Schema; the `x-kubernetes-*` extensions are
+/// dropped (int-or-string fields already carry an `anyOf` of both types). With `strict`,
+/// every object that lists `properties` and does not preserve unknown fields is closed
+/// with `additionalProperties: false`, so a key the API server would prune is an error.
+fn crd_json_schema(crd_file: &str, strict: bool) -> Json {
+    let text = std::fs::read_to_string(schemas_dir().join(crd_file)).unwrap();
+    let crd: Json = serde_yaml::from_str(&text).unwrap();
+    let v1 = crd["spec"]["versions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|version| version["name"] == "v1")
+        .unwrap();
+    to_json_schema(&v1["schema"]["openAPIV3Schema"], strict)
+}
+
+fn to_json_schema(schema: &Json, strict: bool) -> Json {
+    match schema {
+        Json::Object(object) => {
+            let mut converted: Map<String, Json> = object
+                .iter()
+                .filter(|(keyword, _)| !keyword.starts_with("x-kubernetes-"))
+                .map(|(keyword, value)| {
+                    let value = match keyword.as_str() {
+                        // Names of properties and enum values are data, not schemas.
+                        "properties" => Json::Object(
+                            value
+                                .as_object()
+                                .unwrap()
+                                .iter()
+                                .map(|(name, schema)| {
+                                    (name.clone(), to_json_schema(schema, strict))
+                                })
+                                .collect(),
+                        ),
+                        "enum" | "required" | "default" | "example" => value.clone(),
+                        _ => to_json_schema(value, strict),
+                    };
+                    (keyword.clone(), value)
+                })
+                .collect();
+            let preserves_unknown =
+                object.get("x-kubernetes-preserve-unknown-fields") == Some(&Json::Bool(true));
+            if strict
+                && object.contains_key("properties")
+                && !object.contains_key("additionalProperties")
+                && !preserves_unknown
+            {
+                converted.insert("additionalProperties".to_owned(), Json::Bool(false));
+            }
+            Json::Object(converted)
+        }
+        Json::Array(items) => Json::Array(
+            items
+                .iter()
+                .map(|item| to_json_schema(item, strict))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// Every error `jsonschema` finds in the YAML document `text` against `schema`, as
+/// `instance path: message` (the YAML is converted to JSON the way Kubernetes does).
+fn upstream_errors(schema: &Json, text: &str) -> Vec<String> {
+    let instance: Json = serde_yaml::from_str(text).unwrap();
+    let validator = jsonschema::validator_for(schema).unwrap();
+    validator
+        .iter_errors(&instance)
+        .map(|error| format!("{}: {error}", error.instance_path()))
+        .collect()
+}
+
+fn seed_texts() -> Vec<(String, String)> {
+    let seeds = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/seeds");
+    let mut texts: Vec<(String, String)> = std::fs::read_dir(seeds)
+        .unwrap()
+        .map(|entry| {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            (name, std::fs::read_to_string(&path).unwrap())
+        })
+        .collect();
+    texts.sort();
+    texts
+}
+
+const NODE_POOL_CRD: &str = "karpenter.sh_nodepools.aws-provider.yaml";
+const EC2_NODE_CLASS_CRD: &str = "karpenter.k8s.aws_ec2nodeclasses.yaml";
+
+/// A GPU training pool (the same as in `schema_check.rs`).
+const GPU_NODE_POOL: &str = "\
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: gpu-training
+  labels:
+    team: ml
+spec:
+  template:
+    metadata:
+      labels:
+        workload: training
+      annotations:
+        example.com/owner: ml-platform
+    spec:
+      nodeClassRef:
+        group: karpenter.k8s.aws
+        kind: EC2NodeClass
+        name: gpu
+      requirements:
+        - key: karpenter.sh/capacity-type
+          operator: In
+          values: [\"reserved\", \"on-demand\"]
+        - key: node.kubernetes.io/instance-type
+          operator: In
+          values: [\"p5.48xlarge\", \"p4de.24xlarge\"]
+        - key: karpenter.k8s.aws/instance-gpu-count
+          operator: Gt
+          values: [\"0\"]
+        - key: topology.kubernetes.io/zone
+          operator: In
+          values: [\"us-west-2a\", \"us-west-2b\"]
+          minValues: 1
+      taints:
+        - key: nvidia.com/gpu
+          value: \"true\"
+          effect: NoSchedule
+      expireAfter: 720h
+      terminationGracePeriod: 48h
+  limits:
+    cpu: 2000
+    memory: 16000Gi
+    nvidia.com/gpu: 64
+  disruption:
+    consolidationPolicy: WhenEmpty
+    consolidateAfter: 30m
+    budgets:
+      - nodes: \"10%\"
+      - nodes: \"0\"
+        schedule: \"0 9 * * mon-fri\"
+        duration: 8h
+        reasons: [\"Underutilized\", \"Drifted\"]
+  weight: 50
+";
+
+/// The node class for [`GPU_NODE_POOL`] (the same as in `schema_check.rs`).
+const GPU_NODE_CLASS: &str = "\
+apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata:
+  name: gpu
+spec:
+  role: KarpenterNodeRole-demo
+  amiSelectorTerms:
+    - alias: al2023@latest
+  subnetSelectorTerms:
+    - tags:
+        karpenter.sh/discovery: demo
+  securityGroupSelectorTerms:
+    - tags:
+        karpenter.sh/discovery: demo
+  capacityReservationSelectorTerms:
+    - id: cr-0123456789abcdef0
+  blockDeviceMappings:
+    - deviceName: /dev/xvda
+      ebs:
+        volumeSize: 500Gi
+        volumeType: gp3
+        encrypted: true
+        deleteOnTermination: true
+  instanceStorePolicy: RAID0
+  metadataOptions:
+    httpTokens: required
+    httpPutResponseHopLimit: 2
+  kubelet:
+    maxPods: 110
+    evictionHard:
+      memory.available: 5%
+  tags:
+    team: ml
+";
+
+const CLUSTER_HEADER: &str = "\
+apiVersion: eksctl.io/v1alpha5
+kind: ClusterConfig
+metadata:
+  name: demo
+  region: us-west-2
+  version: \"1.32\"
+";
+
+#[test]
+fn the_seed_manifests_are_valid_upstream() {
+    let schema = cluster_config_schema();
+    let seeds = seed_texts();
+    assert_eq!(seeds.len(), 7);
+    for (name, text) in seeds {
+        assert_eq!(
+            upstream_errors(&schema, &text),
+            Vec::<String>::new(),
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn a_misspelt_key_is_invalid_upstream() {
+    let text = format!(
+        "{CLUSTER_HEADER}managedNodeGroups:\n  - name: gpu\n    instanceTyp: p5.48xlarge\n"
+    );
+    let errors = upstream_errors(&cluster_config_schema(), &text);
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0].starts_with("/managedNodeGroups/0: "),
+        "{errors:?}"
+    );
+    assert!(errors[0].contains("instanceTyp"), "{errors:?}");
+}
+
+#[test]
+fn the_karpenter_examples_are_valid_upstream_even_when_strict() {
+    for strict in [false, true] {
+        let node_pool_schema = crd_json_schema(NODE_POOL_CRD, strict);
+        let node_class_schema = crd_json_schema(EC2_NODE_CLASS_CRD, strict);
+        assert_eq!(
+            upstream_errors(&node_pool_schema, GPU_NODE_POOL),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            upstream_errors(&node_class_schema, GPU_NODE_CLASS),
+            Vec::<String>::new()
+        );
+    }
+}
+
+#[test]
+fn a_key_the_api_server_would_prune_is_invalid_for_the_strict_crd_schema() {
+    let text = GPU_NODE_POOL.replace(
+        "      expireAfter: 720h\n",
+        "      expireAfter: 720h\n      instanceTypes: [p5.48xlarge]\n",
+    );
+    assert_eq!(
+        upstream_errors(&crd_json_schema(NODE_POOL_CRD, false), &text),
+        Vec::<String>::new()
+    );
+    let errors = upstream_errors(&crd_json_schema(NODE_POOL_CRD, true), &text);
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(errors[0].starts_with("/spec/template/spec: "), "{errors:?}");
+    assert!(errors[0].contains("instanceTypes"), "{errors:?}");
+}
+
+/// Our walker and `jsonschema` agree on valid/invalid, document by document.
+#[test]
+fn our_walker_agrees_with_jsonschema() {
+    let cluster_config = cluster_config_schema();
+    let mut cluster_documents: Vec<String> =
+        seed_texts().into_iter().map(|(_, text)| text).collect();
+    for body in [
+        "managedNodeGroups:\n  - name: gpu\n    instanceTyp: p5.48xlarge\n",
+        "managedNodeGroups:\n  - name: gpu\n    desiredCapacity: \"two\"\n",
+        "managedNodeGroups:\n  - name: gpu\n    desiredCapacity: 2\n    minSize: 1.0\n",
+        "managedNodeGroups:\n  - name: gpu\n    maxSize: 2.5\n",
+        "managedNodeGroups:\n  - name: gpu\n    amiFamily: Ubuntu9000\n",
+        "managedNodeGroups:\n  - name: gpu\n    amiFamily: AmazonLinux2023\n    efaEnabled: true\n",
+        "availabilityZones: us-west-2a\n",
+        "availabilityZones: [us-west-2a, us-west-2b]\n",
+        "vpc:\n  subnets:\n    private:\n      us-west-2a: {id: subnet-1}\n",
+        "vpc:\n  subnets:\n    private:\n      us-west-2a: {id: subnet-1, zone: a}\n",
+        "cloudWatch:\n  clusterLogging:\n    enableTypes: [api, audit]\n",
+        "cloudWatch:\n  clusterLogging:\n    enableTypes: [api, everything]\n",
+        "iam:\n  withOIDC: true\n  serviceAccounts:\n    - metadata: {name: a, namespace: b}\n      attachPolicy: {Version: '2012-10-17'}\n",
+    ] {
+        cluster_documents.push(format!("{CLUSTER_HEADER}{body}"));
+    }
+    cluster_documents.push(CLUSTER_HEADER.replace("  version: \"1.32\"\n", "  version: 1.32\n"));
+    cluster_documents.push(CLUSTER_HEADER.replace("  name: demo\n", ""));
+    for text in &cluster_documents {
+        let ours = shared::schema_check::check_cluster_config(&serde_yaml::from_str(text).unwrap());
+        let theirs = upstream_errors(&cluster_config, text);
+        assert_eq!(
+            ours.is_empty(),
+            theirs.is_empty(),
+            "ours: {ours:?}\ntheirs: {theirs:?}\n{text}"
+        );
+    }
+
+    let node_pool = crd_json_schema(NODE_POOL_CRD, true);
+    let node_class = crd_json_schema(EC2_NODE_CLASS_CRD, true);
+    let karpenter_documents = [
+        (&node_pool, GPU_NODE_POOL.to_owned()),
+        (
+            &node_pool,
+            GPU_NODE_POOL.replace("effect: NoSchedule", "effect: NoScheduling"),
+        ),
+        (
+            &node_pool,
+            GPU_NODE_POOL.replace("weight: 50", "weight: 101"),
+        ),
+        (&node_pool, GPU_NODE_POOL.replace("cpu: 2000", "cpu: true")),
+        (
+            &node_pool,
+            GPU_NODE_POOL.replace("cpu: 2000", "cpu: \"2000\""),
+        ),
+        (
+            &node_pool,
+            GPU_NODE_POOL.replace("consolidateAfter: 30m", ""),
+        ),
+        (
+            &node_pool,
+            GPU_NODE_POOL.replace("      expireAfter", "      expireAftr"),
+        ),
+        (&node_class, GPU_NODE_CLASS.to_owned()),
+        (
+            &node_class,
+            GPU_NODE_CLASS.replace("    - alias: al2023@latest\n", "    []\n"),
+        ),
+        (
+            &node_class,
+            GPU_NODE_CLASS.replace(
+                "httpPutResponseHopLimit: 2",
+                "httpPutResponseHopLimit: \"2\"",
+            ),
+        ),
+        (
+            &node_class,
+            GPU_NODE_CLASS.replace("volumeType: gp3", "volumeType: gp4"),
+        ),
+        (
+            &node_class,
+            GPU_NODE_CLASS.replace("maxPods: 110", "anything: {goes: here}"),
+        ),
+    ];
+    for (schema, text) in &karpenter_documents {
+        let ours = shared::schema_check::check_karpenter(&serde_yaml::from_str(text).unwrap());
+        let theirs = upstream_errors(schema, text);
+        assert_eq!(
+            ours.is_empty(),
+            theirs.is_empty(),
+            "ours: {ours:?}\ntheirs: {theirs:?}\n{text}"
+        );
+    }
+}

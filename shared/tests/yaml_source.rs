@@ -1,0 +1,605 @@
+//! YAML text into values with positions: where paths point, what malformed input says, and
+//! that no input makes the parser panic or run away.
+
+use std::path::Path;
+
+use shared::yaml_source::{
+    MAX_ALIAS_EXPANSION, MAX_NESTING_DEPTH, PathSegment, Position, SourceDocument, YamlPath,
+    parse_documents,
+};
+
+fn path(text: &str) -> YamlPath {
+    text.parse()
+        .unwrap_or_else(|error| panic!("bad path {text:?}: {error}"))
+}
+
+fn single_document(text: &str) -> SourceDocument {
+    let mut documents = parse_documents(text).unwrap();
+    assert_eq!(documents.len(), 1, "{text}");
+    documents.remove(0)
+}
+
+/// Each `(path, "line:col")` is where `position` points for that path in `document`.
+fn check_positions(document: &SourceDocument, expected: &[(&str, &str)]) {
+    let actual: Vec<(&str, String)> = expected
+        .iter()
+        .map(|(path_text, _)| (*path_text, document.position(&path(path_text)).to_string()))
+        .collect();
+    let expected: Vec<(&str, String)> = expected
+        .iter()
+        .map(|(path_text, position)| (*path_text, (*position).to_owned()))
+        .collect();
+    assert_eq!(actual, expected);
+}
+
+/// Each `(text, "line:col: message")` fails to parse with exactly that error.
+fn check_errors(cases: &[(&str, &str)]) {
+    for (text, expected) in cases {
+        let error = parse_documents(text).err();
+        assert_eq!(
+            error.map(|error| error.to_string()).as_deref(),
+            Some(*expected),
+            "for input {text:?}"
+        );
+    }
+}
+
+const CLUSTER: &str = "\
+apiVersion: eksctl.io/v1alpha5
+kind: ClusterConfig
+metadata:
+  name: demo
+  region: us-west-2
+availabilityZones: [\"us-west-2a\", \"us-west-2b\"]
+managedNodeGroups:
+  - name: system
+    instanceType: c5.2xlarge
+  - name: gpu
+    subnets:
+      - subnet-0123456789abcdef0
+    labels: {karpenter.sh/capacity-type: on-demand, team: ml}
+";
+
+#[test]
+fn keys_point_at_the_key_and_items_at_the_item() {
+    let document = single_document(CLUSTER);
+    check_positions(
+        &document,
+        &[
+            ("", "1:1"),
+            ("apiVersion", "1:1"),
+            ("metadata", "3:1"),
+            ("metadata.name", "4:3"),
+            ("metadata.region", "5:3"),
+            ("availabilityZones", "6:1"),
+            ("availabilityZones[0]", "6:21"),
+            ("availabilityZones[1]", "6:35"),
+            ("managedNodeGroups[0]", "8:5"),
+            ("managedNodeGroups[0].instanceType", "9:5"),
+            ("managedNodeGroups[1].name", "10:5"),
+            ("managedNodeGroups[1].subnets", "11:5"),
+            ("managedNodeGroups[1].subnets[0]", "12:9"),
+            (
+                "managedNodeGroups[1].labels[\"karpenter.sh/capacity-type\"]",
+                "13:14",
+            ),
+            ("managedNodeGroups[1].labels.team", "13:53"),
+        ],
+    );
+}
+
+#[test]
+fn locate_gives_the_value_and_the_key_separately() {
+    let document = single_document(CLUSTER);
+    let location = document.locate(&path("metadata.region"));
+    assert_eq!(location.key, Some(Position { line: 5, column: 3 }));
+    assert_eq!(
+        location.value,
+        Position {
+            line: 5,
+            column: 11
+        }
+    );
+    assert_eq!(location.matched_segments, 2);
+
+    let flow_list = document.locate(&path("availabilityZones"));
+    assert_eq!(flow_list.key, Some(Position { line: 6, column: 1 }));
+    assert_eq!(
+        flow_list.value,
+        Position {
+            line: 6,
+            column: 20
+        }
+    );
+
+    let block_mapping = document.locate(&path("metadata"));
+    assert_eq!(block_mapping.value, Position { line: 4, column: 3 });
+
+    let item = document.locate(&path("managedNodeGroups[1]"));
+    assert_eq!(item.key, None);
+    assert_eq!(
+        item.value,
+        Position {
+            line: 10,
+            column: 5
+        }
+    );
+}
+
+#[test]
+fn a_missing_path_points_at_its_nearest_existing_ancestor() {
+    let document = single_document(CLUSTER);
+    check_positions(
+        &document,
+        &[
+            ("metadata.version", "3:1"),
+            ("managedNodeGroups[0].desiredCapacity", "8:5"),
+            ("managedNodeGroups[7].name", "7:1"),
+            ("metadata.name.first", "4:3"),
+            ("metadata[0]", "3:1"),
+            ("nodeGroups", "1:1"),
+        ],
+    );
+    let location = document.locate(&path("managedNodeGroups[0].desiredCapacity"));
+    assert_eq!(location.matched_segments, 2);
+}
+
+#[test]
+fn positions_in_the_second_document_count_lines_from_the_top_of_the_file() {
+    let text = "\
+apiVersion: karpenter.sh/v1
+kind: NodePool
+---
+# the class
+apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+spec:
+  subnetSelectorTerms:
+    - tags: {karpenter.sh/discovery: demo}
+    - id: subnet-0123456789abcdef0
+...
+";
+    let documents = parse_documents(text).unwrap();
+    assert_eq!(documents.len(), 2);
+    check_positions(&documents[0], &[("kind", "2:1")]);
+    check_positions(
+        &documents[1],
+        &[
+            ("", "5:1"),
+            ("kind", "6:1"),
+            ("spec.subnetSelectorTerms[0]", "9:7"),
+            (
+                "spec.subnetSelectorTerms[0].tags[\"karpenter.sh/discovery\"]",
+                "9:14",
+            ),
+            ("spec.subnetSelectorTerms[1].id", "10:7"),
+        ],
+    );
+    assert_eq!(
+        documents[1].value["spec"]["subnetSelectorTerms"][1]["id"],
+        "subnet-0123456789abcdef0"
+    );
+}
+
+#[test]
+fn an_empty_value_points_at_its_key() {
+    let document = single_document("metadata:\n  name:\n  region: us-east-1\n");
+    let location = document.locate(&path("metadata.name"));
+    assert_eq!(location.value, Position { line: 2, column: 3 });
+    assert!(document.value["metadata"]["name"].is_null());
+}
+
+#[test]
+fn aliases_point_at_the_alias_and_paths_through_them_at_the_anchor() {
+    let text = "\
+defaults: &defaults
+  instanceType: g5.8xlarge
+  volumeSize: 200
+managedNodeGroups:
+  - name: a
+    settings: *defaults
+";
+    let document = single_document(text);
+    check_positions(
+        &document,
+        &[
+            ("managedNodeGroups[0].settings", "6:5"),
+            ("managedNodeGroups[0].settings.volumeSize", "3:3"),
+        ],
+    );
+    assert_eq!(
+        document.value["managedNodeGroups"][0]["settings"]["instanceType"],
+        "g5.8xlarge"
+    );
+}
+
+#[test]
+fn empty_text_and_comments_have_no_documents() {
+    assert!(parse_documents("").unwrap().is_empty());
+    assert!(parse_documents("# only a comment\n").unwrap().is_empty());
+    let empty_documents = parse_documents("---\n---\n").unwrap();
+    assert_eq!(empty_documents.len(), 2);
+    assert!(empty_documents[0].value.is_null());
+}
+
+#[test]
+fn malformed_yaml_reports_line_and_column() {
+    check_errors(&[
+        (
+            "metadata:\n  name: a\n  region: b: c\n",
+            "3:12: mapping values are not allowed in this context",
+        ),
+        (
+            "availabilityZones: [a, b\nmetadata: {}\n",
+            "2:9: illegal placement of ':' indicator",
+        ),
+        (
+            "name: \"unterminated\n",
+            "1:7: while scanning a quoted scalar, found unexpected end of stream",
+        ),
+        (
+            "metadata:\n    name: a\n  region: b\n",
+            "3:9: while parsing a block mapping, did not find expected key",
+        ),
+        (
+            "settings: *undefined\n",
+            "1:11: while parsing node, found unknown anchor",
+        ),
+        (
+            "metadata:\n  name: a\n  name: b\n",
+            "3:3: duplicate entry with key \"name\"",
+        ),
+        (
+            "a: 1\n---\nb: !!int twelve\n",
+            "3:10: invalid value \"twelve\", expected an integer",
+        ),
+        (
+            "big: 123456789012345678901234567890\n",
+            "1:6: integer 123456789012345678901234567890 does not fit in 64 bits",
+        ),
+        (
+            "loop: &loop [1, *loop]\n",
+            "1:17: alias refers to a node that contains it (recursive alias)",
+        ),
+    ]);
+}
+
+#[test]
+fn nesting_deeper_than_the_limit_is_refused_with_a_position() {
+    let at_limit = format!(
+        "{}{}",
+        "[".repeat(MAX_NESTING_DEPTH),
+        "]".repeat(MAX_NESTING_DEPTH)
+    );
+    assert!(parse_documents(&at_limit).is_ok());
+
+    let flow = "[".repeat(200);
+    let error = parse_documents(&flow).unwrap_err();
+    assert_eq!(error.to_string(), "1:129: nesting deeper than 128 levels");
+
+    // yaml-rust2's scanner reads ahead and stops first, at 256 flow levels.
+    let flow = "[".repeat(10_000);
+    let error = parse_documents(&flow).unwrap_err();
+    assert_eq!(error.to_string(), "1:256: nesting deeper than 128 levels");
+
+    let block: String = (0..1_000)
+        .map(|depth| format!("{}k{depth}:\n", " ".repeat(depth)))
+        .collect();
+    let error = parse_documents(&block).unwrap_err();
+    assert_eq!(
+        (error.line, error.column),
+        (129, 133),
+        "at the `:` of `k128:`"
+    );
+
+    let sequences = "- ".repeat(5_000) + "x\n";
+    assert!(parse_documents(&sequences).is_err());
+}
+
+#[test]
+fn alias_expansion_beyond_the_limit_is_refused() {
+    let billion_laughs = "\
+a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]
+b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]
+c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]
+d: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]
+e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d]
+f: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e]
+g: &g [*f, *f, *f, *f, *f, *f, *f, *f, *f]
+h: &h [*g, *g, *g, *g, *g, *g, *g, *g, *g]
+i: &i [*h, *h, *h, *h, *h, *h, *h, *h, *h]
+";
+    let error = parse_documents(billion_laughs).unwrap_err();
+    assert_eq!(
+        error.message,
+        format!("aliases expand to more than {MAX_ALIAS_EXPANSION} nodes; refusing to expand them")
+    );
+    assert_eq!(error.line, 6);
+
+    let deep_through_aliases = format!(
+        "a: &a {}x{}\nb: [[[*a]]]\n",
+        "[".repeat(MAX_NESTING_DEPTH - 2),
+        "]".repeat(MAX_NESTING_DEPTH - 2)
+    );
+    let error = parse_documents(&deep_through_aliases).unwrap_err();
+    assert_eq!(error.to_string(), "2:7: nesting deeper than 128 levels");
+}
+
+/// A small deterministic generator, so failures reproduce.
+struct XorShift(u64);
+
+impl XorShift {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn below(&mut self, bound: usize) -> usize {
+        (self.next() % bound as u64) as usize
+    }
+}
+
+fn seed_texts() -> Vec<String> {
+    let directory = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/seeds");
+    let mut paths: Vec<_> = std::fs::read_dir(directory)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .collect();
+    paths.sort();
+    paths
+        .iter()
+        .map(|path| std::fs::read_to_string(path).unwrap())
+        .collect()
+}
+
+/// Parses and, when that works, locates every path of the value: neither may panic.
+fn parse_without_panicking(text: &str) {
+    if let Ok(documents) = parse_documents(text) {
+        for document in &documents {
+            let _ = document.position(&path("a.b[0].c"));
+            let _ = document.position(&YamlPath::root().with_index(3));
+        }
+    }
+}
+
+#[test]
+fn no_input_makes_the_parser_panic() {
+    let mut random = XorShift(0x9E37_79B9_7F4A_7C15);
+    for _ in 0..2_000 {
+        let length = random.below(200);
+        let bytes: Vec<u8> = (0..length).map(|_| random.next() as u8).collect();
+        parse_without_panicking(&String::from_utf8_lossy(&bytes));
+    }
+
+    let pieces = [
+        "a",
+        ":",
+        " ",
+        "\n",
+        "- ",
+        "[",
+        "]",
+        "{",
+        "}",
+        ",",
+        "&x ",
+        "*x",
+        "!t ",
+        "!!int ",
+        "?",
+        "\"",
+        "'",
+        "|",
+        ">",
+        "#",
+        "---\n",
+        "...\n",
+        "%YAML 1.2\n",
+        "\t",
+        "\\",
+        "0x",
+        "~",
+        "  ",
+    ];
+    for _ in 0..5_000 {
+        let text: String = (0..random.below(40))
+            .map(|_| pieces[random.below(pieces.len())])
+            .collect();
+        parse_without_panicking(&text);
+    }
+
+    for seed in seed_texts() {
+        for (cut, _) in seed.char_indices() {
+            parse_without_panicking(&seed[..cut]);
+        }
+    }
+}
+
+/// serde_yaml's reading of every document in `text`.
+fn serde_yaml_documents(text: &str) -> Vec<serde_yaml::Value> {
+    serde_yaml::Deserializer::from_str(text)
+        .map(|document| serde::Deserialize::deserialize(document).unwrap())
+        .collect()
+}
+
+fn check_same_values_as_serde_yaml(text: &str) {
+    let ours: Vec<serde_yaml::Value> = parse_documents(text)
+        .unwrap_or_else(|error| panic!("{error} in\n{text}"))
+        .into_iter()
+        .map(|document| document.value)
+        .collect();
+    assert_eq!(ours, serde_yaml_documents(text), "for input\n{text}");
+}
+
+#[test]
+fn values_are_the_ones_serde_yaml_reads() {
+    for seed in seed_texts() {
+        check_same_values_as_serde_yaml(&seed);
+    }
+    let schemas = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/schemas");
+    for file in [
+        "karpenter.sh_nodepools.aws-provider.yaml",
+        "karpenter.k8s.aws_ec2nodeclasses.yaml",
+        "karpenter.sh_nodeclaims.yaml",
+    ] {
+        check_same_values_as_serde_yaml(&std::fs::read_to_string(schemas.join(file)).unwrap());
+    }
+    let scalars = [
+        "~",
+        "null",
+        "Null",
+        "NULL",
+        "",
+        "true",
+        "True",
+        "TRUE",
+        "false",
+        "yes",
+        "no",
+        "on",
+        "y",
+        "0",
+        "-0",
+        "+12",
+        "012",
+        "-012",
+        "0x1F",
+        "-0x1F",
+        "0o17",
+        "0b101",
+        "0x",
+        "1_000",
+        "18446744073709551615",
+        "-9223372036854775808",
+        "1.5",
+        "1e3",
+        "-1.5e-3",
+        ".5",
+        "1.",
+        ".inf",
+        "-.Inf",
+        "+.INF",
+        ".nan",
+        ".NaN",
+        "inf",
+        "nan",
+        "1.30",
+        "1.32",
+        "2024-01-01",
+        "12:30",
+        "0.0.0.0/0",
+        "p5.48xlarge",
+        "cr-0123",
+        "'quoted'",
+        "\"double\"",
+        "\"12\"",
+    ];
+    for scalar in scalars {
+        check_same_values_as_serde_yaml(&format!("value: {scalar}\n"));
+        check_same_values_as_serde_yaml(&format!("- {scalar}\n"));
+    }
+    for text in [
+        "---\na: 1\n---\nb: 2\n...\n---\n",
+        "a: !Custom {b: 1}\nc: !Custom 12\nd: !!str 12\ne: !!float 1\nf: !!binary aGk=\n",
+        "g: !!null ~\nh: ! bare\ni: !!map {x: 1}\nj: !Named 'quoted'\n",
+        "base: &base {a: 1}\nuse: *base\n<<: *base\n",
+        "? [complex, key]\n: value\n1: one\ntrue: yes\n~: nothing\n",
+        "folded: >\n  one\n  two\nliteral: |-\n  keep\n    this\n",
+        "%YAML 1.2\n---\nversion: '1.30'\n",
+    ] {
+        check_same_values_as_serde_yaml(text);
+    }
+}
+
+#[test]
+fn paths_display_and_parse_the_same_notation() {
+    let cases: [(YamlPath, &str); 7] = [
+        (YamlPath::root(), ""),
+        (
+            YamlPath::root().with_key("metadata").with_key("name"),
+            "metadata.name",
+        ),
+        (
+            YamlPath::root()
+                .with_key("managedNodeGroups")
+                .with_index(1)
+                .with_key("subnets"),
+            "managedNodeGroups[1].subnets",
+        ),
+        (
+            YamlPath::root()
+                .with_key("labels")
+                .with_key("karpenter.sh/capacity-type"),
+            "labels[\"karpenter.sh/capacity-type\"]",
+        ),
+        (YamlPath::root().with_index(0).with_index(2), "[0][2]"),
+        (
+            YamlPath::root()
+                .with_key("odd \"key\" \\ here")
+                .with_key("x"),
+            "[\"odd \\\"key\\\" \\\\ here\"].x",
+        ),
+        (
+            YamlPath::root().with_key("a b").with_key("2"),
+            "[\"a b\"].2",
+        ),
+    ];
+    for (built, text) in cases {
+        assert_eq!(built.to_string(), text);
+        assert_eq!(path(text), built, "parsing {text:?}");
+    }
+
+    let mut pushed = YamlPath::root();
+    pushed.push_key("spec");
+    pushed.push_index(0);
+    assert_eq!(
+        pushed.segments(),
+        [PathSegment::Key("spec".to_owned()), PathSegment::Index(0)]
+    );
+    assert_eq!(pushed.pop(), Some(PathSegment::Index(0)));
+    assert_eq!(pushed.last_key(), Some("spec"));
+
+    assert_eq!(
+        path("spec.template.metadata.labels.example.com/team"),
+        YamlPath::root()
+            .with_key("spec")
+            .with_key("template")
+            .with_key("metadata")
+            .with_key("labels")
+            .with_key("example")
+            .with_key("com/team"),
+    );
+    assert_eq!(
+        path("labels.team/a"),
+        YamlPath::root().with_key("labels").with_key("team/a")
+    );
+
+    let errors: Vec<String> = [
+        ".a",
+        "a..b",
+        "a[",
+        "a[x]",
+        "a[\"b",
+        "a[1",
+        "a]",
+        "a[\"b\\n\"]",
+    ]
+    .iter()
+    .map(|text| text.parse::<YamlPath>().unwrap_err().to_string())
+    .collect();
+    assert_eq!(
+        errors,
+        [
+            "invalid path at byte 0: expected a key",
+            "invalid path at byte 2: expected a key",
+            "invalid path at byte 2: expected an index or a quoted key",
+            "invalid path at byte 2: expected an index or a quoted key",
+            "invalid path at byte 4: unclosed `\"`",
+            "invalid path at byte 3: expected `]`",
+            "invalid path at byte 1: expected `.` or `[`",
+            "invalid path at byte 5: only `\\\"` and `\\\\` escapes",
+        ]
+    );
+}

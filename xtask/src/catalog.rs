@@ -1,0 +1,398 @@
+//! `cargo xtask catalog`: joins the two reference tables of EC2 instance types into the
+//! one compact file `shared` embeds, `shared/data/instance-catalog.csv`.
+//!
+//! The inputs are `instance-types.csv` (what each type has: CPUs, memory, GPUs,
+//! accelerators, EFA interfaces, bandwidth) and `eksctl-instance-flags.csv` (eksctl's own
+//! table: EFA, NVIDIA, Neuron, Capacity-Block and instance-storage flags). Neither has
+//! quoted fields, so a line is split on commas; a quote anywhere is refused rather than
+//! misread.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+
+/// The header of the generated file; `shared/src/catalog.rs` expects exactly this.
+const HEADER: &str = "name,family,gen,vcpu,mem_mib,gpus,gpu,gpu_mfr,gpu_mib,acc,accs,efa,net_mbps,arch,efa_ok,nvidia,neuron,cb,store";
+
+/// Where the generated file goes, relative to the workspace root.
+const OUTPUT: &str = "shared/data/instance-catalog.csv";
+
+/// Writes `shared/data/instance-catalog.csv` from the reference tables in `reference`
+/// (by default `../shared/reference` next to the workspace root).
+pub fn catalog(root: &Path, reference: Option<PathBuf>) -> Result<(), String> {
+    let reference = reference.unwrap_or_else(|| root.join("../shared/reference"));
+    let types = Table::read(&reference.join("instance-types.csv"))?;
+    let flags = Table::read(&reference.join("eksctl-instance-flags.csv"))?;
+
+    let mut joined: BTreeMap<&str, (Option<usize>, Option<usize>)> = BTreeMap::new();
+    for (row_idx, row) in types.rows.iter().enumerate() {
+        let name = types.field(row, "instance_type")?;
+        if joined.insert(name, (Some(row_idx), None)).is_some() {
+            return Err(format!("instance-types.csv lists {name} twice"));
+        }
+    }
+    for (row_idx, row) in flags.rows.iter().enumerate() {
+        let name = flags.field(row, "instance_type")?;
+        let entry = joined.entry(name).or_default();
+        if entry.1.replace(row_idx).is_some() {
+            return Err(format!("eksctl-instance-flags.csv lists {name} twice"));
+        }
+    }
+
+    let storage_by_family = instance_storage_by_family(&flags)?;
+    let mut text = String::with_capacity(joined.len() * 80);
+    text.push_str(HEADER);
+    text.push('\n');
+    let (mut only_types, mut only_flags) = (Vec::new(), Vec::new());
+    for (name, (type_idx, flag_idx)) in &joined {
+        let type_row = type_idx.map(|row_idx| &types.rows[row_idx]);
+        let flag_row = flag_idx.map(|row_idx| &flags.rows[row_idx]);
+        let (facts, row_flags) = match (type_row, flag_row) {
+            (Some(type_row), Some(flag_row)) => {
+                let facts = Facts::from_types(&types, type_row)?;
+                let row_flags = Flags::from_eksctl(&flags, flag_row)?;
+                warn_on_disagreement(name, &facts, &row_flags);
+                (facts, row_flags)
+            }
+            (Some(type_row), None) => {
+                only_types.push(*name);
+                let facts = Facts::from_types(&types, type_row)?;
+                let row_flags = Flags::guessed(&facts, &storage_by_family);
+                (facts, row_flags)
+            }
+            (None, Some(flag_row)) => {
+                only_flags.push(*name);
+                let row_flags = Flags::from_eksctl(&flags, flag_row)?;
+                let facts = Facts::guessed(name, &flags, flag_row, &row_flags)?;
+                (facts, row_flags)
+            }
+            (None, None) => unreachable!("every joined name came from one of the tables"),
+        };
+        push_row(&mut text, name, &facts, &row_flags);
+    }
+
+    let output = root.join(OUTPUT);
+    if let Some(parent) = output.parent() {
+        std::fs::create_dir_all(parent)
+            .map_err(|error| format!("cannot create {}: {error}", parent.display()))?;
+    }
+    std::fs::write(&output, &text)
+        .map_err(|error| format!("cannot write {}: {error}", output.display()))?;
+    println!(
+        "xtask: wrote {} instance types ({} bytes) to {}",
+        joined.len(),
+        text.len(),
+        output.display()
+    );
+    if !only_types.is_empty() {
+        println!(
+            "xtask: {} types are not in eksctl's table; their flags are derived: {}",
+            only_types.len(),
+            only_types.join(" ")
+        );
+    }
+    if !only_flags.is_empty() {
+        println!(
+            "xtask: {} types are only in eksctl's table; their sizes are 0 (unknown): {}",
+            only_flags.len(),
+            only_flags.join(" ")
+        );
+    }
+    Ok(())
+}
+
+/// A CSV file without quoting: a header and rows of equal width.
+struct Table {
+    file_name: String,
+    columns: HashMap<String, usize>,
+    rows: Vec<Vec<String>>,
+}
+
+impl Table {
+    fn read(path: &Path) -> Result<Table, String> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|error| format!("cannot read {}: {error}", path.display()))?;
+        let file_name = path.file_name().map_or_else(
+            || path.display().to_string(),
+            |name| name.to_string_lossy().into_owned(),
+        );
+        let mut lines = text.lines().enumerate();
+        let (_, header) = lines
+            .next()
+            .ok_or_else(|| format!("{file_name} is empty"))?;
+        let columns: HashMap<String, usize> = header
+            .split(',')
+            .enumerate()
+            .map(|(column_idx, column)| (column.trim().to_owned(), column_idx))
+            .collect();
+        let n_columns = header.split(',').count();
+        let mut rows = Vec::new();
+        for (line_idx, line) in lines {
+            if line.trim().is_empty() {
+                continue;
+            }
+            if line.contains('"') {
+                return Err(format!(
+                    "{file_name} line {}: quoted fields are not supported",
+                    line_idx + 1
+                ));
+            }
+            let fields: Vec<String> = line
+                .split(',')
+                .map(|field| field.trim().to_owned())
+                .collect();
+            if fields.len() != n_columns {
+                return Err(format!(
+                    "{file_name} line {}: {} fields, the header has {n_columns}",
+                    line_idx + 1,
+                    fields.len()
+                ));
+            }
+            rows.push(fields);
+        }
+        Ok(Table {
+            file_name,
+            columns,
+            rows,
+        })
+    }
+
+    fn field<'a>(&self, row: &'a [String], column: &str) -> Result<&'a str, String> {
+        let column_idx = self
+            .columns
+            .get(column)
+            .ok_or_else(|| format!("{} has no column {column}", self.file_name))?;
+        Ok(&row[*column_idx])
+    }
+
+    fn number(&self, row: &[String], column: &str) -> Result<u32, String> {
+        let text = self.field(row, column)?;
+        text.parse().map_err(|_| {
+            format!(
+                "{}: {column} of {} is {text:?}, not a whole number",
+                self.file_name, row[0]
+            )
+        })
+    }
+
+    fn optional_number(&self, row: &[String], column: &str) -> Result<Option<u32>, String> {
+        if self.field(row, column)?.is_empty() {
+            Ok(None)
+        } else {
+            self.number(row, column).map(Some)
+        }
+    }
+
+    fn flag(&self, row: &[String], column: &str) -> Result<bool, String> {
+        match self.field(row, column)? {
+            "true" => Ok(true),
+            "false" => Ok(false),
+            other => Err(format!(
+                "{}: {column} of {} is {other:?}, not true or false",
+                self.file_name, row[0]
+            )),
+        }
+    }
+}
+
+/// What a type has, from `instance-types.csv`.
+struct Facts {
+    family: String,
+    generation: u32,
+    vcpus: u32,
+    memory_mib: u32,
+    gpu_count: u32,
+    gpu_name: String,
+    gpu_manufacturer: String,
+    gpu_memory_mib: Option<u32>,
+    accelerator_name: String,
+    accelerator_count: u32,
+    efa_interfaces: u32,
+    /// None for old types AWS rates only as "Moderate" or "High".
+    network_bandwidth_mbps: Option<u32>,
+    architecture: &'static str,
+}
+
+impl Facts {
+    fn from_types(types: &Table, row: &[String]) -> Result<Facts, String> {
+        Ok(Facts {
+            family: types.field(row, "family")?.to_owned(),
+            generation: types.number(row, "generation")?,
+            vcpus: types.number(row, "vcpu")?,
+            memory_mib: types.number(row, "memory_mib")?,
+            gpu_count: types.number(row, "gpu_count")?,
+            gpu_name: types.field(row, "gpu_name")?.to_owned(),
+            gpu_manufacturer: types.field(row, "gpu_manufacturer")?.to_owned(),
+            gpu_memory_mib: types.optional_number(row, "gpu_memory_mib")?,
+            accelerator_name: types.field(row, "accelerator_name")?.to_owned(),
+            accelerator_count: types.number(row, "accelerator_count")?,
+            efa_interfaces: types.number(row, "efa_count")?,
+            network_bandwidth_mbps: types.optional_number(row, "network_bandwidth_mbps")?,
+            architecture: architecture(&types.file_name, &row[0], types.field(row, "arch")?)?,
+        })
+    }
+
+    /// A type eksctl knows but `instance-types.csv` does not (none today). The family and
+    /// generation come from the name and the device names from eksctl's flags; counts,
+    /// and sizes are unknown and written as 0 rather than invented.
+    fn guessed(
+        name: &str,
+        flags: &Table,
+        row: &[String],
+        row_flags: &Flags,
+    ) -> Result<Facts, String> {
+        let family = name.split('.').next().unwrap_or(name).to_owned();
+        let generation = family
+            .chars()
+            .skip_while(|character| !character.is_ascii_digit())
+            .take_while(char::is_ascii_digit)
+            .collect::<String>()
+            .parse()
+            .unwrap_or(0);
+        // eksctl spells device types "RTX PRO 4500" and "Trainium"; instance-types.csv,
+        // like Karpenter's labels, spells them "rtx-pro-4500" and "trainium".
+        let label = |text: &str| text.to_lowercase().replace(' ', "-");
+        let gpu_name = label(flags.field(row, "nvidia_gpu_type")?);
+        let accelerator_name = label(flags.field(row, "neuron_device_type")?);
+        Ok(Facts {
+            family,
+            generation,
+            vcpus: 0,
+            memory_mib: 0,
+            gpu_count: 0,
+            gpu_manufacturer: if row_flags.nvidia_gpu {
+                "nvidia".to_owned()
+            } else {
+                String::new()
+            },
+            gpu_name,
+            gpu_memory_mib: None,
+            accelerator_name,
+            accelerator_count: 0,
+            efa_interfaces: 0,
+            network_bandwidth_mbps: None,
+            architecture: architecture(&flags.file_name, name, flags.field(row, "cpu_arch")?)?,
+        })
+    }
+}
+
+/// Both tables' CPU architecture spellings, as Kubernetes' `kubernetes.io/arch` values.
+fn architecture(file_name: &str, name: &str, text: &str) -> Result<&'static str, String> {
+    match text {
+        "amd64" | "x86-64" | "x86_64" => Ok("amd64"),
+        "arm64" => Ok("arm64"),
+        other => Err(format!("{file_name}: arch of {name} is {other:?}")),
+    }
+}
+
+/// eksctl's flags for a type, from `eksctl-instance-flags.csv`.
+struct Flags {
+    efa_supported: bool,
+    nvidia_gpu: bool,
+    neuron: bool,
+    capacity_block_eligible: bool,
+    instance_storage: bool,
+}
+
+impl Flags {
+    fn from_eksctl(flags: &Table, row: &[String]) -> Result<Flags, String> {
+        Ok(Flags {
+            efa_supported: flags.flag(row, "efa_supported")?,
+            nvidia_gpu: flags.flag(row, "nvidia_gpu_supported")?,
+            neuron: flags.flag(row, "neuron_supported")?,
+            capacity_block_eligible: flags.flag(row, "cbr_supported")?,
+            instance_storage: flags.flag(row, "instance_storage_supported")?,
+        })
+    }
+
+    /// Flags for a type eksctl's table lacks (today 143 types, nearly all `.metal`).
+    /// EFA, NVIDIA and Neuron follow from the type's own facts, which agree with eksctl's
+    /// flags on every type both tables list. Instance storage is the family's, since eksctl
+    /// gives every size of a family the same value. Capacity Blocks are sold for a short
+    /// named list of types, so a type missing from that list is not eligible.
+    fn guessed(facts: &Facts, storage_by_family: &HashMap<String, bool>) -> Flags {
+        Flags {
+            efa_supported: facts.efa_interfaces > 0,
+            nvidia_gpu: facts.gpu_manufacturer == "nvidia",
+            neuron: is_neuron(&facts.accelerator_name),
+            capacity_block_eligible: false,
+            instance_storage: storage_by_family
+                .get(&facts.family)
+                .copied()
+                .unwrap_or(false),
+        }
+    }
+}
+
+/// AWS's own accelerators, the ones the Neuron SDK drives (not, say, Qualcomm's AI 100).
+fn is_neuron(accelerator_name: &str) -> bool {
+    accelerator_name.starts_with("inferentia") || accelerator_name.starts_with("trainium")
+}
+
+/// Each family's instance-storage flag in eksctl's table, for families where every size
+/// agrees (all of them today).
+fn instance_storage_by_family(flags: &Table) -> Result<HashMap<String, bool>, String> {
+    let mut seen: HashMap<String, BTreeSet<bool>> = HashMap::new();
+    for row in &flags.rows {
+        let name = flags.field(row, "instance_type")?;
+        let family = name.split('.').next().unwrap_or(name).to_owned();
+        seen.entry(family)
+            .or_default()
+            .insert(flags.flag(row, "instance_storage_supported")?);
+    }
+    Ok(seen
+        .into_iter()
+        .filter(|(_, values)| values.len() == 1)
+        .filter_map(|(family, values)| values.first().map(|value| (family, *value)))
+        .collect())
+}
+
+/// Reports where the two tables contradict each other; the generated row keeps the facts
+/// from `instance-types.csv` and the flags from eksctl's table.
+fn warn_on_disagreement(name: &str, facts: &Facts, flags: &Flags) {
+    if (facts.efa_interfaces > 0) != flags.efa_supported {
+        println!(
+            "xtask: warning: {name} has {} EFA interfaces but eksctl's EFA flag is {}",
+            facts.efa_interfaces, flags.efa_supported
+        );
+    }
+    if (facts.gpu_manufacturer == "nvidia") != flags.nvidia_gpu {
+        println!(
+            "xtask: warning: {name} GPU maker is {:?} but eksctl's NVIDIA flag is {}",
+            facts.gpu_manufacturer, flags.nvidia_gpu
+        );
+    }
+    if is_neuron(&facts.accelerator_name) != flags.neuron {
+        println!(
+            "xtask: warning: {name} accelerator is {:?} but eksctl's Neuron flag is {}",
+            facts.accelerator_name, flags.neuron
+        );
+    }
+}
+
+fn push_row(text: &mut String, name: &str, facts: &Facts, flags: &Flags) {
+    let bit = |value: bool| if value { "1" } else { "0" };
+    let optional = |value: Option<u32>| value.map(|number| number.to_string()).unwrap_or_default();
+    let fields: [&str; 19] = [
+        name,
+        &facts.family,
+        &facts.generation.to_string(),
+        &facts.vcpus.to_string(),
+        &facts.memory_mib.to_string(),
+        &facts.gpu_count.to_string(),
+        &facts.gpu_name,
+        &facts.gpu_manufacturer,
+        &optional(facts.gpu_memory_mib),
+        &facts.accelerator_name,
+        &facts.accelerator_count.to_string(),
+        &facts.efa_interfaces.to_string(),
+        &optional(facts.network_bandwidth_mbps),
+        facts.architecture,
+        bit(flags.efa_supported),
+        bit(flags.nvidia_gpu),
+        bit(flags.neuron),
+        bit(flags.capacity_block_eligible),
+        bit(flags.instance_storage),
+    ];
+    text.push_str(&fields.join(","));
+    text.push('\n');
+}
