@@ -16,6 +16,8 @@ pub mod ids;
 pub mod import;
 /// Typed mirror of Karpenter's `NodePool` and `EC2NodeClass` and its Helm values.
 pub mod karpenter;
+/// Linting files: every finding placed at its line and column.
+pub mod lint;
 /// Turns a [`Spec`] into the files of a bundle.
 pub mod render;
 /// The rule catalog: every check the studio runs on a spec.

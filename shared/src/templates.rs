@@ -445,3 +445,86 @@ fn karpenter_reserved_training() -> Spec {
         ..karpenter_cluster(cluster_name)
     }
 }
+
+/// A large, valid-shaped design with `node_groups` managed groups and `pools` Karpenter
+/// pools, cycling through instance types, capacity modes and placements. Benchmarks and
+/// tests use it to see how cost grows with size.
+pub fn sized_spec(node_groups: usize, pools: usize) -> Spec {
+    const TYPES: &[&str] = &[
+        "p5.48xlarge",
+        "g5.8xlarge",
+        "g4dn.8xlarge",
+        "p4de.24xlarge",
+        "trn1.32xlarge",
+        "c5.2xlarge",
+    ];
+    let zones = ["us-east-1a", "us-east-1b", "us-east-1c"];
+    let mut spec = Spec {
+        cluster: ClusterSettings {
+            name: "sized-training".into(),
+            region: "us-east-1".into(),
+            kubernetes_version: "1.33".into(),
+            with_oidc: true,
+        },
+        network: Network::NewVpc {
+            availability_zones: zones.iter().map(|zone| zone.to_string()).collect(),
+        },
+        ..Spec::default()
+    };
+    for index in 0..node_groups {
+        let instance_type = TYPES[index % TYPES.len()];
+        let mut group = gpu_group(&format!("group-{index}"), instance_type, 1);
+        group.placement = in_zone(zones[index % zones.len()]);
+        group.efa_enabled = instance_type != "c5.2xlarge";
+        group.local_nvme_raid0 = instance_type != "c5.2xlarge";
+        group.capacity = match index % 4 {
+            0 => Capacity::OnDemand,
+            1 => Capacity::Reservation {
+                reservation_id: format!("cr-{index:017x}"),
+            },
+            2 if instance_type.starts_with('p') || instance_type.starts_with("trn") => {
+                Capacity::CapacityBlock {
+                    reservation_id: format!("cr-{index:017x}"),
+                }
+            }
+            _ => Capacity::OnDemand,
+        };
+        group.labels = BTreeMap::from([("workload".to_owned(), format!("team-{}", index % 5))]);
+        spec.node_groups.push(group);
+    }
+    if pools > 0 {
+        let mut karpenter = KarpenterSettings {
+            interruption_queue: Some("sized-training".into()),
+            spot_to_spot_consolidation: true,
+            ..KarpenterSettings::default()
+        };
+        for index in 0..pools {
+            let class_name = format!("class-{}", index % 4);
+            let mut pool = node_pool(
+                &format!("pool-{index}"),
+                &class_name,
+                vec![
+                    Requirement::new("karpenter.k8s.aws/instance-category", "In", &["g", "p"]),
+                    Requirement::new("karpenter.k8s.aws/instance-generation", "Gt", &["3"]),
+                    Requirement::new("karpenter.sh/capacity-type", "In", &["spot", "on-demand"]),
+                ],
+            );
+            pool.spec.weight = Some((index % 100 + 1) as u32);
+            pool.spec.limits = BTreeMap::from([("nvidia.com/gpu".to_owned(), 64.into())]);
+            pool.spec.disruption = Some(Disruption {
+                consolidation_policy: Some("WhenEmptyOrUnderutilized".into()),
+                consolidate_after: Some("5m".into()),
+                ..Disruption::default()
+            });
+            karpenter.node_pools.push(pool);
+        }
+        for index in 0..pools.min(4) {
+            karpenter.node_classes.push(discovered_node_class(
+                &format!("class-{index}"),
+                "sized-training",
+            ));
+        }
+        spec.karpenter = Some(karpenter);
+    }
+    spec
+}

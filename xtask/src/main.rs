@@ -34,6 +34,8 @@ enum Task {
     Test,
     /// Build the page into target/dist (installing the build tools when missing).
     BuildFrontend,
+    /// Regenerate the golden files (rendered templates, reduced schemas) after an intended change.
+    Bless,
     /// Join the reference instance-type tables into shared/data/instance-catalog.csv.
     Catalog {
         /// Directory holding instance-types.csv and eksctl-instance-flags.csv
@@ -49,6 +51,19 @@ fn main() -> ExitCode {
         Task::Run { addr } => run(&addr),
         Task::Test => test(),
         Task::BuildFrontend => tools::ensure_build_tools().and_then(|tools| build_frontend(&tools)),
+        Task::Bless => status(
+            cargo()
+                .args([
+                    "test",
+                    "--package",
+                    "eks-studio-shared",
+                    "--test",
+                    "rendered",
+                    "--test",
+                    "schema_check",
+                ])
+                .env("UPDATE_EXPECT", "1"),
+        ),
         Task::Catalog { reference } => catalog::catalog(&root(), reference),
     };
     match result {

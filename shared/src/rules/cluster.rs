@@ -203,7 +203,8 @@ fn region_unknown(context: &Context<'_>, report: &mut Report<'_>) {
 fn kubernetes_version_unsupported(context: &Context<'_>, report: &mut Report<'_>) {
     let version = &context.spec.cluster.kubernetes_version;
     match KubernetesVersion::parse(version) {
-        Ok(_) | Err(IdError::Placeholder) => {}
+        // Unset means eksctl's default version.
+        Ok(_) | Err(IdError::Placeholder | IdError::Empty) => {}
         Err(error) => report.fire(
             "cluster.kubernetes_version",
             format!("Kubernetes version `{version}` {error}"),

@@ -2,6 +2,8 @@
 //! the way a user would, and the live answers AWS would give for them.
 #![allow(dead_code)]
 
+pub mod upstream;
+
 use shared::karpenter::Taint as PoolTaint;
 use shared::rules::{LiveFacts, OfferingFact, ReservationFact, SubnetFact};
 use shared::spec::{Capacity, GroupPlacement, Network, NodeTaint, Spec};

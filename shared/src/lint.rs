@@ -1,0 +1,414 @@
+//! Linting a file: every finding the rules have about it, placed at its line and column.
+//!
+//! A file is an eksctl `ClusterConfig`, Karpenter `NodePool`/`EC2NodeClass` documents, both
+//! (multi-document YAML), or a spec (`studio.json`). YAML documents get the document rules
+//! (schemas, eksctl structure) as written, then are imported into a spec for the spec
+//! rules, whose findings are mapped back to paths inside the file.
+
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+use serde_yaml::Value;
+
+use crate::import::{self, DocumentKind};
+use crate::rules::{self, Finding, Severity};
+use crate::spec::{GroupPlacement, Network, Spec};
+use crate::yaml_source::{self, PathSegment, SourceDocument, YamlPath};
+
+/// A finding placed in the file.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LintFinding {
+    /// Rule id.
+    pub rule: String,
+    /// Severity.
+    pub severity: Severity,
+    /// Path inside the file (YAML path, or spec field path for a spec file).
+    pub path: String,
+    /// What is wrong.
+    pub message: String,
+    /// How to fix it.
+    pub help: String,
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column.
+    pub column: usize,
+}
+
+/// Why a file could not be linted at all (exit code 2 territory).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LintFailure {
+    /// 1-based line of the problem.
+    pub line: usize,
+    /// 1-based column of the problem.
+    pub column: usize,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl std::fmt::Display for LintFailure {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(formatter, "{}:{}: {}", self.line, self.column, self.message)
+    }
+}
+
+/// What a file holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FileFormat {
+    /// A spec, `studio.json`.
+    SpecJson,
+    /// eksctl and/or Karpenter YAML.
+    Yaml,
+}
+
+impl FileFormat {
+    /// Guesses from the file name, then from the first character.
+    pub fn detect(file_name: &str, text: &str) -> FileFormat {
+        if file_name.ends_with(".json") || text.trim_start().starts_with('{') {
+            FileFormat::SpecJson
+        } else {
+            FileFormat::Yaml
+        }
+    }
+}
+
+/// Lints one file's text.
+pub fn lint_text(file_name: &str, text: &str) -> Result<Vec<LintFinding>, LintFailure> {
+    match FileFormat::detect(file_name, text) {
+        FileFormat::SpecJson => lint_spec_json(text),
+        FileFormat::Yaml => lint_yaml(text),
+    }
+}
+
+fn lint_spec_json(text: &str) -> Result<Vec<LintFinding>, LintFailure> {
+    let spec = Spec::from_json(text).map_err(|error| LintFailure {
+        line: error.line().max(1),
+        column: error.column().max(1),
+        message: format!("not a studio spec: {error}"),
+    })?;
+    // JSON is YAML, so the same position index places spec paths in the file.
+    let source = yaml_source::parse_documents(text)
+        .ok()
+        .and_then(|documents| documents.into_iter().next());
+    Ok(rules::validate(&spec)
+        .into_iter()
+        .map(|finding| {
+            let (line, column) = source
+                .as_ref()
+                .zip(YamlPath::from_str(&finding.path).ok())
+                .map(|(document, path)| {
+                    let position = document.position(&path);
+                    (position.line, position.column)
+                })
+                .unwrap_or((1, 1));
+            placed(finding, line, column)
+        })
+        .collect())
+}
+
+fn placed(finding: Finding, line: usize, column: usize) -> LintFinding {
+    LintFinding {
+        rule: finding.rule,
+        severity: finding.severity,
+        path: finding.path,
+        message: finding.message,
+        help: finding.help,
+        line,
+        column,
+    }
+}
+
+/// The documents of a YAML file, read into one spec.
+pub struct ParsedFile {
+    /// Every document with positions.
+    pub documents: Vec<SourceDocument>,
+    /// The spec the documents describe.
+    pub spec: Spec,
+    /// Index of the `ClusterConfig` document, if any.
+    pub cluster_document: Option<usize>,
+    /// Document index of each Karpenter node pool in the spec.
+    pub node_pool_documents: Vec<usize>,
+    /// Document index of each Karpenter node class in the spec.
+    pub node_class_documents: Vec<usize>,
+}
+
+/// Parses and imports a YAML file of eksctl and Karpenter documents.
+pub fn parse_yaml_file(text: &str) -> Result<ParsedFile, LintFailure> {
+    let documents = yaml_source::parse_documents(text).map_err(|error| LintFailure {
+        line: error.line,
+        column: error.column,
+        message: error.message.clone(),
+    })?;
+    let documents: Vec<SourceDocument> = documents
+        .into_iter()
+        .filter(|document| !document.value.is_null())
+        .collect();
+    if documents.is_empty() {
+        return Err(LintFailure {
+            line: 1,
+            column: 1,
+            message: "the file has no YAML documents".into(),
+        });
+    }
+    let failure_at = |document: &SourceDocument, error: import::ImportError| {
+        let position = YamlPath::from_str(&error.path)
+            .map(|path| document.position(&path))
+            .unwrap_or_else(|_| document.position(&YamlPath::root()));
+        LintFailure {
+            line: position.line,
+            column: position.column,
+            message: error.message,
+        }
+    };
+    let mut cluster_document = None;
+    let mut karpenter_indices = Vec::new();
+    for (index, document) in documents.iter().enumerate() {
+        match import::document_kind(&document.value).map_err(|error| failure_at(document, error))? {
+            DocumentKind::ClusterConfig => {
+                if cluster_document.is_some() {
+                    return Err(failure_at(
+                        document,
+                        import::ImportError {
+                            path: "kind".into(),
+                            message: "a file may hold one ClusterConfig".into(),
+                        },
+                    ));
+                }
+                cluster_document = Some(index);
+            }
+            _ => karpenter_indices.push(index),
+        }
+    }
+    let mut spec = match cluster_document {
+        Some(index) => import::import_cluster_config(&documents[index].value)
+            .map_err(|error| failure_at(&documents[index], error))?,
+        None => Spec::default(),
+    };
+    let mut node_pool_documents = Vec::new();
+    let mut node_class_documents = Vec::new();
+    if !karpenter_indices.is_empty() {
+        let values: Vec<Value> = karpenter_indices
+            .iter()
+            .map(|index| documents[*index].value.clone())
+            .collect();
+        let imported = import::import_karpenter(&values).map_err(|error| {
+            let document = &documents[karpenter_indices[0]];
+            failure_at(document, error)
+        })?;
+        node_pool_documents = imported
+            .node_pool_documents
+            .iter()
+            .map(|index| karpenter_indices[*index])
+            .collect();
+        node_class_documents = imported
+            .node_class_documents
+            .iter()
+            .map(|index| karpenter_indices[*index])
+            .collect();
+        spec.karpenter = Some(imported.settings);
+    }
+    Ok(ParsedFile {
+        documents,
+        spec,
+        cluster_document,
+        node_pool_documents,
+        node_class_documents,
+    })
+}
+
+fn lint_yaml(text: &str) -> Result<Vec<LintFinding>, LintFailure> {
+    let file = parse_yaml_file(text)?;
+    let mut findings = Vec::new();
+    for document in &file.documents {
+        for finding in rules::check_document(&document.value) {
+            let position = YamlPath::from_str(&finding.path)
+                .map(|path| document.position(&path))
+                .unwrap_or_else(|_| document.position(&YamlPath::root()));
+            findings.push(placed(finding, position.line, position.column));
+        }
+    }
+    for finding in rules::validate(&file.spec) {
+        let from_karpenter = finding.path.starts_with("karpenter");
+        if file.cluster_document.is_none() && !from_karpenter {
+            continue;
+        }
+        let (document_index, path) = file_path(&file, &finding.path);
+        let document = &file.documents[document_index];
+        let position = document.position(&path);
+        findings.push(LintFinding {
+            path: path.to_string(),
+            ..placed(finding, position.line, position.column)
+        });
+    }
+    findings.sort_by(|left, right| {
+        (left.line, left.column, &left.rule).cmp(&(right.line, right.column, &right.rule))
+    });
+    Ok(findings)
+}
+
+fn key(name: &str) -> PathSegment {
+    PathSegment::Key(name.to_owned())
+}
+
+fn path_of(segments: Vec<PathSegment>) -> YamlPath {
+    YamlPath::from(segments)
+}
+
+/// Where a spec field path lives in the file: which document, and the path inside it.
+pub fn file_path(file: &ParsedFile, spec_path: &str) -> (usize, YamlPath) {
+    let segments = YamlPath::from_str(spec_path)
+        .map(|path| path.segments().to_vec())
+        .unwrap_or_default();
+    let cluster_document = file.cluster_document.unwrap_or(0);
+    let keys: Vec<Option<&str>> = segments
+        .iter()
+        .map(|segment| match segment {
+            PathSegment::Key(name) => Some(name.as_str()),
+            PathSegment::Index(_) => None,
+        })
+        .collect();
+    let index_at = |position: usize| match segments.get(position) {
+        Some(PathSegment::Index(index)) => Some(*index),
+        _ => None,
+    };
+    match keys.first().copied().flatten() {
+        Some("karpenter") => {
+            let (documents, kind) = match keys.get(1).copied().flatten() {
+                Some("node_pools") => (&file.node_pool_documents, true),
+                Some("node_classes") => (&file.node_class_documents, true),
+                _ => (&file.node_pool_documents, false),
+            };
+            let document = index_at(2)
+                .filter(|_| kind)
+                .and_then(|index| documents.get(index).copied())
+                .or_else(|| file.node_pool_documents.first().copied())
+                .unwrap_or(cluster_document);
+            let rest = if kind {
+                segments.get(3..).unwrap_or_default().to_vec()
+            } else {
+                Vec::new()
+            };
+            (document, path_of(rest))
+        }
+        _ => (
+            cluster_document,
+            path_of(eksctl_segments(&file.spec, &segments)),
+        ),
+    }
+}
+
+/// Maps a spec path (`node_groups[1].capacity.reservation_id`) onto the eksctl document
+/// (`managedNodeGroups[1].capacityReservation.capacityReservationTarget.capacityReservationID`).
+fn eksctl_segments(spec: &Spec, segments: &[PathSegment]) -> Vec<PathSegment> {
+    let name = |position: usize| match segments.get(position) {
+        Some(PathSegment::Key(name)) => Some(name.as_str()),
+        _ => None,
+    };
+    let rest = |from: usize| segments.get(from..).unwrap_or_default().to_vec();
+    match (name(0), name(1)) {
+        (Some("cluster"), Some("name")) => vec![key("metadata"), key("name")],
+        (Some("cluster"), Some("region")) => vec![key("metadata"), key("region")],
+        (Some("cluster"), Some("kubernetes_version")) => vec![key("metadata"), key("version")],
+        (Some("cluster"), Some("with_oidc")) => vec![key("iam"), key("withOIDC")],
+        (Some("cluster"), _) => vec![key("metadata")],
+        (Some("network"), Some("availability_zones")) => {
+            [vec![key("availabilityZones")], rest(2)].concat()
+        }
+        (Some("network"), Some("vpc_id")) => vec![key("vpc"), key("id")],
+        (Some("network"), Some(kind @ ("public_subnets" | "private_subnets"))) => {
+            let kind = kind.trim_end_matches("_subnets");
+            let mut path = vec![key("vpc"), key("subnets"), key(kind)];
+            if let (
+                Some(PathSegment::Index(index)),
+                Network::ExistingVpc {
+                    public_subnets,
+                    private_subnets,
+                    ..
+                },
+            ) = (segments.get(2), &spec.network)
+            {
+                let subnets = if kind == "public" {
+                    public_subnets
+                } else {
+                    private_subnets
+                };
+                if let Some(subnet) = subnets.get(*index) {
+                    path.push(key(&subnet.name));
+                    match name(3) {
+                        Some("id") => path.push(key("id")),
+                        Some("availability_zone") => path.push(key("az")),
+                        _ => {}
+                    }
+                }
+            }
+            path
+        }
+        (Some("network"), _) => match spec.network {
+            Network::NewVpc { .. } => vec![key("availabilityZones")],
+            Network::ExistingVpc { .. } => vec![key("vpc")],
+        },
+        (Some("node_groups"), _) => {
+            let mut path = vec![key("managedNodeGroups")];
+            let Some(PathSegment::Index(index)) = segments.get(1) else {
+                return path;
+            };
+            path.push(PathSegment::Index(*index));
+            let group = spec.node_groups.get(*index);
+            let field = match name(2) {
+                Some("name") => vec![key("name")],
+                Some("instance_type") => vec![key("instanceType")],
+                Some("instance_types") => [vec![key("instanceTypes")], rest(3)].concat(),
+                Some("ami_family") => vec![key("amiFamily")],
+                Some("instance_prefix") => vec![key("instancePrefix")],
+                Some("private_networking") => vec![key("privateNetworking")],
+                Some("efa_enabled") => vec![key("efaEnabled")],
+                Some("min_size") => vec![key("minSize")],
+                Some("desired_capacity") => vec![key("desiredCapacity")],
+                Some("max_size") => vec![key("maxSize")],
+                Some("placement") => match (name(3), group.map(|group| &group.placement)) {
+                    (Some("subnets"), _) | (None, Some(GroupPlacement::Subnets { .. })) => {
+                        [vec![key("subnets")], rest(4)].concat()
+                    }
+                    (Some("availability_zones"), _)
+                    | (None, Some(GroupPlacement::AvailabilityZones { .. })) => {
+                        [vec![key("availabilityZones")], rest(4)].concat()
+                    }
+                    _ => Vec::new(),
+                },
+                Some("capacity") => match name(3) {
+                    Some("reservation_id") => vec![
+                        key("capacityReservation"),
+                        key("capacityReservationTarget"),
+                        key("capacityReservationID"),
+                    ],
+                    _ => match group.map(|group| &group.capacity) {
+                        Some(crate::spec::Capacity::Spot) => vec![key("spot")],
+                        Some(crate::spec::Capacity::OnDemand) | None => Vec::new(),
+                        Some(_) => vec![key("capacityReservation")],
+                    },
+                },
+                Some("local_nvme_raid0") => vec![key("overrideBootstrapCommand")],
+                Some("addon_policies") => {
+                    let policy = match name(3) {
+                        Some("auto_scaler") => "autoScaler",
+                        Some("cloud_watch") => "cloudWatch",
+                        Some(other) => other,
+                        None => "",
+                    };
+                    let mut field = vec![key("iam"), key("withAddonPolicies")];
+                    if !policy.is_empty() {
+                        field.push(key(policy));
+                    }
+                    field
+                }
+                Some("node_repair") => vec![key("nodeRepairConfig")],
+                Some("labels") => [vec![key("labels")], rest(3)].concat(),
+                Some("taints") => [vec![key("taints")], rest(3)].concat(),
+                _ => Vec::new(),
+            };
+            path.extend(field);
+            path
+        }
+        (Some("addons"), _) => [vec![key("addons")], rest(1)].concat(),
+        _ => Vec::new(),
+    }
+}
