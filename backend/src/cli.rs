@@ -37,6 +37,24 @@ pub enum Command {
     Templates,
     /// List every rule: `ID severity summary`.
     Rules,
+    /// Lint eksctl / Karpenter YAML or a spec JSON: exit 0 no errors, 1 errors, 2 unreadable.
+    Lint {
+        /// Files to lint.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "human")]
+        format: crate::lint_cmd::Format,
+    },
+    /// Import and render again: eksctl input to DIR/cluster.yaml, Karpenter to DIR/karpenter/nodepools.yaml.
+    Convert {
+        /// Files to convert.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Directory to write into.
+        #[arg(long)]
+        out: PathBuf,
+    },
     /// Write a bundle's files into a directory.
     Render {
         /// Start from this template id.
@@ -75,6 +93,8 @@ pub fn run(cli: Cli) -> ExitCode {
             }
             ExitCode::SUCCESS
         }
+        Command::Lint { files, format } => crate::lint_cmd::lint(&files, format),
+        Command::Convert { files, out } => crate::lint_cmd::convert(&files, &out),
         Command::Rules => {
             let catalog = shared::rules::catalog();
             let width = catalog.iter().map(|rule| rule.id.len()).max().unwrap_or(0);

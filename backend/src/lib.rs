@@ -8,6 +8,8 @@ pub mod api;
 pub mod cli;
 /// The one error type handlers return.
 pub mod error;
+/// `eks-studio lint` and `eks-studio convert`.
+pub mod lint_cmd;
 
 use std::path::PathBuf;
 

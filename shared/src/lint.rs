@@ -215,6 +215,40 @@ pub fn parse_yaml_file(text: &str) -> Result<ParsedFile, LintFailure> {
     })
 }
 
+/// Parses and imports a YAML file the way eksctl and the API server would accept it:
+/// documents that break their schema (unknown keys, wrong types) are refused, every
+/// problem with its line and column.
+pub fn import_yaml(text: &str) -> Result<ParsedFile, Vec<LintFailure>> {
+    let file = parse_yaml_file(text).map_err(|failure| vec![failure])?;
+    let mut failures: Vec<LintFailure> = file
+        .documents
+        .iter()
+        .flat_map(|document| {
+            rules::check_document(&document.value)
+                .into_iter()
+                .filter(|finding| {
+                    finding.rule == "eksctl-schema" || finding.rule == "karpenter-schema"
+                })
+                .map(move |finding| {
+                    let position = YamlPath::from_str(&finding.path)
+                        .map(|path| document.position(&path))
+                        .unwrap_or_else(|_| document.position(&YamlPath::root()));
+                    LintFailure {
+                        line: position.line,
+                        column: position.column,
+                        message: format!("{}: {}", finding.path, finding.message),
+                    }
+                })
+        })
+        .collect();
+    failures.sort_by_key(|failure| (failure.line, failure.column));
+    if failures.is_empty() {
+        Ok(file)
+    } else {
+        Err(failures)
+    }
+}
+
 fn lint_yaml(text: &str) -> Result<Vec<LintFinding>, LintFailure> {
     let file = parse_yaml_file(text)?;
     let mut findings = Vec::new();

@@ -176,3 +176,39 @@ fn documents_of_other_kinds_are_refused_by_name() {
     let list = documents("- a\n- b\n");
     assert!(import::document_kind(&list[0]).is_err());
 }
+
+#[test]
+fn strict_import_refuses_unknown_keys_and_wrong_types_with_positions() {
+    let text = "apiVersion: eksctl.io/v1alpha5
+kind: ClusterConfig
+metadata:
+  name: research
+  region: us-west-2
+managedNodeGroups:
+  - name: gpu
+    instanceTyp: p5.48xlarge
+    desiredCapacity: two
+";
+    let failures = shared::lint::import_yaml(text).err().expect("refused");
+    let located: Vec<(usize, usize)> = failures
+        .iter()
+        .map(|failure| (failure.line, failure.column))
+        .collect();
+    assert_eq!(located, [(8, 5), (9, 5)], "{failures:?}");
+    assert!(
+        failures[0].message.contains("instanceTyp"),
+        "{}",
+        failures[0].message
+    );
+
+    let truncated =
+        "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata:\n  name: \"research\n";
+    let failures = shared::lint::import_yaml(truncated).err().expect("refused");
+    assert_eq!(failures.len(), 1);
+    assert!(failures[0].line >= 4, "{failures:?}");
+
+    let good =
+        std::fs::read_to_string(data_dir("seeds").join("eks-g5-node-autorepair.yaml")).unwrap();
+    let file = shared::lint::import_yaml(&good).unwrap();
+    assert_eq!(file.spec.node_groups[1].instance_type, "g5.8xlarge");
+}

@@ -1,0 +1,220 @@
+//! `eks-studio lint` and `eks-studio convert`: thin shells over `shared::lint` and the
+//! importer. Exit codes follow SPEC §7: 0 no error findings, 1 any error finding, 2 a
+//! file that cannot be read or parsed.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use serde::Serialize;
+use shared::lint::{self, LintFailure, LintFinding};
+use shared::rules::Severity;
+
+/// How lint prints its findings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// Compiler-style diagnostics: `file:line:col: severity[rule]: message`.
+    Human,
+    /// One JSON object: `{"files":[{"path","findings":[…]}]}`.
+    Json,
+}
+
+#[derive(Serialize)]
+struct FileReport {
+    path: String,
+    findings: Vec<LintFinding>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<LintFailure>,
+}
+
+#[derive(Serialize)]
+struct Report {
+    files: Vec<FileReport>,
+}
+
+fn read(path: &Path) -> Result<String, LintFailure> {
+    let bytes = std::fs::read(path).map_err(|error| LintFailure {
+        line: 1,
+        column: 1,
+        message: format!("cannot read the file: {error}"),
+    })?;
+    String::from_utf8(bytes).map_err(|error| {
+        let valid = &error.as_bytes()[..error.utf8_error().valid_up_to()];
+        let line = valid.iter().filter(|byte| **byte == b'\n').count() + 1;
+        let column = valid
+            .iter()
+            .rev()
+            .take_while(|byte| **byte != b'\n')
+            .count()
+            + 1;
+        LintFailure {
+            line,
+            column,
+            message: "the file is not UTF-8 text".into(),
+        }
+    })
+}
+
+fn lint_file(path: &Path) -> FileReport {
+    let shown = path.display().to_string();
+    let outcome = read(path).and_then(|text| lint::lint_text(&shown, &text));
+    match outcome {
+        Ok(findings) => FileReport {
+            path: shown,
+            findings,
+            error: None,
+        },
+        Err(failure) => FileReport {
+            path: shown,
+            findings: Vec::new(),
+            error: Some(failure),
+        },
+    }
+}
+
+/// Lints each file and prints the findings.
+pub fn lint(files: &[PathBuf], format: Format) -> ExitCode {
+    let reports: Vec<FileReport> = files.iter().map(|path| lint_file(path)).collect();
+    match format {
+        Format::Json => {
+            let report = Report { files: reports };
+            println!(
+                "{}",
+                serde_json::to_string(&report).expect("a report serialises")
+            );
+            exit_code(&report.files)
+        }
+        Format::Human => {
+            for report in &reports {
+                if let Some(failure) = &report.error {
+                    println!(
+                        "{}:{}:{}: error: {}",
+                        report.path, failure.line, failure.column, failure.message
+                    );
+                }
+                for finding in &report.findings {
+                    println!(
+                        "{}:{}:{}: {}[{}]: {}",
+                        report.path,
+                        finding.line,
+                        finding.column,
+                        finding.severity,
+                        finding.rule,
+                        finding.message
+                    );
+                    println!("  = help: {}", finding.help);
+                }
+            }
+            let count = |severity: Severity| {
+                reports
+                    .iter()
+                    .flat_map(|report| &report.findings)
+                    .filter(|finding| finding.severity == severity)
+                    .count()
+            };
+            let unreadable = reports
+                .iter()
+                .filter(|report| report.error.is_some())
+                .count();
+            eprintln!(
+                "{} file(s): {} error(s), {} warning(s), {} note(s){}",
+                reports.len(),
+                count(Severity::Error),
+                count(Severity::Warning),
+                count(Severity::Info),
+                if unreadable > 0 {
+                    format!(", {unreadable} could not be read")
+                } else {
+                    String::new()
+                }
+            );
+            exit_code(&reports)
+        }
+    }
+}
+
+fn exit_code(reports: &[FileReport]) -> ExitCode {
+    if reports.iter().any(|report| report.error.is_some()) {
+        ExitCode::from(2)
+    } else if reports
+        .iter()
+        .flat_map(|report| &report.findings)
+        .any(|finding| finding.severity == Severity::Error)
+    {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// Imports each file and renders it again into `out`: eksctl input to `cluster.yaml`,
+/// Karpenter input to `karpenter/nodepools.yaml`.
+pub fn convert(files: &[PathBuf], out: &Path) -> ExitCode {
+    let mut cluster: Option<(String, String)> = None;
+    let mut karpenter = shared::spec::KarpenterSettings::default();
+    for path in files {
+        let shown = path.display().to_string();
+        let parsed = read(path)
+            .map_err(|failure| vec![failure])
+            .and_then(|text| lint::import_yaml(&text));
+        let file = match parsed {
+            Ok(file) => file,
+            Err(failures) => {
+                for failure in failures {
+                    eprintln!(
+                        "{shown}:{}:{}: error: {}",
+                        failure.line, failure.column, failure.message
+                    );
+                }
+                return ExitCode::from(2);
+            }
+        };
+        if file.cluster_document.is_some() {
+            if let Some((first, _)) = &cluster {
+                eprintln!("{shown}: error: a second ClusterConfig (the first came from {first})");
+                return ExitCode::from(2);
+            }
+            let yaml = match shared::render_cluster_yaml(&file.spec) {
+                Ok(yaml) => yaml,
+                Err(error) => {
+                    eprintln!("{shown}: error: {error}");
+                    return ExitCode::from(2);
+                }
+            };
+            cluster = Some((shown.clone(), yaml));
+        }
+        if let Some(settings) = file.spec.karpenter {
+            karpenter.node_pools.extend(settings.node_pools);
+            karpenter.node_classes.extend(settings.node_classes);
+        }
+    }
+    let mut outputs = Vec::new();
+    if let Some((_, yaml)) = cluster {
+        outputs.push((out.join("cluster.yaml"), yaml));
+    }
+    if !karpenter.node_pools.is_empty() || !karpenter.node_classes.is_empty() {
+        let spec = shared::Spec {
+            karpenter: Some(karpenter),
+            ..shared::Spec::default()
+        };
+        match shared::render::render_karpenter_yaml(&spec) {
+            Ok(Some(yaml)) => outputs.push((out.join(shared::render::NODEPOOLS_PATH), yaml)),
+            Ok(None) => {}
+            Err(error) => {
+                eprintln!("error: {error}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    for (path, contents) in outputs {
+        let written = path
+            .parent()
+            .map_or(Ok(()), std::fs::create_dir_all)
+            .and_then(|()| std::fs::write(&path, contents));
+        if let Err(error) = written {
+            eprintln!("error: cannot write {}: {error}", path.display());
+            return ExitCode::from(2);
+        }
+        println!("wrote {}", path.display());
+    }
+    ExitCode::SUCCESS
+}

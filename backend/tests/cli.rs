@@ -1,0 +1,329 @@
+//! The `eks-studio` command line, run as a user runs it: the real binary, real files.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn eks_studio(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_eks-studio"))
+        .args(args)
+        .output()
+        .expect("eks-studio runs")
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn data(relative: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/tests/data")
+        .join(relative)
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("eks-studio-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn yaml(path: &Path) -> Vec<serde_yaml::Value> {
+    use serde::Deserialize;
+    let text = std::fs::read_to_string(path).unwrap();
+    serde_yaml::Deserializer::from_str(&text)
+        .map(|document| serde_yaml::Value::deserialize(document).unwrap())
+        .collect()
+}
+
+const SEEDS: &[(&str, &str)] = &[
+    ("g4dn-vpc", "eks-g4dn-vpc.yaml"),
+    ("g4dn", "eks-g4dn.yaml"),
+    ("p4de-odcr-vpc", "eks-p4de-odcr-vpc.yaml"),
+    ("p4de-odcr", "eks-p4de-odcr.yaml"),
+    ("p5-odcr-vpc", "eks-p5-odcr-vpc.yaml"),
+    ("p5-capacity-block", "eks-p5-capacity-block.yaml"),
+    ("g5-node-autorepair", "eks-g5-node-autorepair.yaml"),
+];
+
+#[test]
+fn templates_and_rules_list_one_line_each() {
+    let templates = stdout(&eks_studio(&["templates"]));
+    assert_eq!(templates.lines().count(), shared::TEMPLATES.len());
+    assert!(
+        templates
+            .lines()
+            .any(|line| line.starts_with("p5-capacity-block "))
+    );
+
+    let rules = stdout(&eks_studio(&["rules"]));
+    assert!(rules.lines().count() >= 40, "{rules}");
+    for line in rules.lines() {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        assert!(fields.len() >= 3, "`{line}` is not `ID severity summary`");
+        assert!(["error", "warning", "info"].contains(&fields[1]), "{line}");
+    }
+}
+
+#[test]
+fn render_writes_each_seed_template_as_its_reference_manifest() {
+    for (template_id, seed) in SEEDS {
+        let out = temp_dir(template_id);
+        let output = eks_studio(&[
+            "render",
+            "--template",
+            template_id,
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(output.status.success(), "{template_id}: {output:?}");
+        assert_eq!(
+            yaml(&out.join("cluster.yaml")),
+            yaml(&data(&format!("seeds/{seed}"))),
+            "{template_id}"
+        );
+        for file in ["studio.json", "deploy.sh", "teardown.sh", "README.md"] {
+            assert!(out.join(file).is_file(), "{template_id}: no {file}");
+        }
+        let _ = std::fs::remove_dir_all(out);
+    }
+}
+
+#[test]
+fn render_from_a_spec_file_and_a_clear_error_for_a_broken_one() {
+    let dir = temp_dir("spec");
+    let spec_path = dir.join("studio.json");
+    std::fs::write(
+        &spec_path,
+        shared::template("karpenter-spot-inference")
+            .unwrap()
+            .spec()
+            .to_json(),
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let output = eks_studio(&[
+        "render",
+        "--spec",
+        spec_path.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(output.status.success(), "{output:?}");
+    assert!(out.join("karpenter/nodepools.yaml").is_file());
+    assert!(out.join("karpenter/values.yaml").is_file());
+
+    std::fs::write(&spec_path, "{\n  \"cluster\": {\n    \"name\": 7\n  }\n}\n").unwrap();
+    let output = eks_studio(&[
+        "render",
+        "--spec",
+        spec_path.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    let error = String::from_utf8_lossy(&output.stderr);
+    assert!(error.contains("studio.json:3:"), "{error}");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn lint_of_each_seed_exits_1_with_its_placeholders_located() {
+    for (_, seed) in SEEDS {
+        let path = data(&format!("seeds/{seed}"));
+        let output = eks_studio(&["lint", path.to_str().unwrap()]);
+        assert_eq!(output.status.code(), Some(1), "{seed}");
+        let text = stdout(&output);
+        let source = std::fs::read_to_string(&path).unwrap();
+        let line = source
+            .lines()
+            .position(|line| line.contains("region: PLACEHOLDER_AWS_REGION"))
+            .unwrap()
+            + 1;
+        let region_line = format!(
+            "{}:{line}:3: error[placeholder-left]: `PLACEHOLDER_AWS_REGION`",
+            path.display()
+        );
+        assert!(text.contains(&region_line), "{seed}:\n{text}");
+        assert!(text.contains("  = help: "), "{text}");
+    }
+    let p5 = data("seeds/eks-p5-capacity-block.yaml");
+    let text = stdout(&eks_studio(&["lint", p5.to_str().unwrap()]));
+    assert!(
+        text.contains(&format!(
+            "{}:30:5: error[efa-group-not-pinned]",
+            p5.display()
+        )),
+        "{text}"
+    );
+    assert!(text.contains("eksctl silently keeps the first"), "{text}");
+}
+
+#[test]
+fn lint_json_reports_rule_severity_path_line_and_column() {
+    let path = data("seeds/eks-p5-odcr-vpc.yaml");
+    let output = eks_studio(&["lint", "--format", "json", path.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(1));
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let findings = report["files"][0]["findings"].as_array().unwrap();
+    let reservation = findings
+        .iter()
+        .find(|finding| {
+            finding["path"] == "managedNodeGroups[0].capacityReservation.capacityReservationTarget.capacityReservationID"
+        })
+        .expect("the example reservation id is reported where it is");
+    assert_eq!(reservation["rule"], "placeholder-left");
+    assert_eq!(reservation["severity"], "error");
+    assert_eq!(reservation["line"], 40);
+    assert_eq!(reservation["column"], 9);
+    assert!(
+        reservation["help"]
+            .as_str()
+            .is_some_and(|help| !help.is_empty())
+    );
+}
+
+#[test]
+fn lint_exits_0_for_a_correct_file_and_2_for_unreadable_ones() {
+    let dir = temp_dir("lint");
+    let good = dir.join("good.yaml");
+    std::fs::write(
+        &good,
+        "apiVersion: eksctl.io/v1alpha5
+kind: ClusterConfig
+metadata:
+  name: training
+  region: us-west-2
+  version: \"1.33\"
+availabilityZones: [us-west-2a, us-west-2b]
+managedNodeGroups:
+  - name: sys
+    instanceType: c6i.2xlarge
+    desiredCapacity: 2
+  - name: gpu
+    instanceType: p5.48xlarge
+    efaEnabled: true
+    privateNetworking: true
+    availabilityZones: [us-west-2b]
+    taints:
+      - key: nvidia.com/gpu
+        effect: NoSchedule
+",
+    )
+    .unwrap();
+    let output = eks_studio(&["lint", good.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+
+    let broken = dir.join("broken.yaml");
+    std::fs::write(
+        &broken,
+        "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata: [name: x\n",
+    )
+    .unwrap();
+    let output = eks_studio(&["lint", broken.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stdout(&output).starts_with(&format!("{}:4:1: error:", broken.display())),
+        "{}",
+        stdout(&output)
+    );
+
+    let service = dir.join("service.yaml");
+    std::fs::write(
+        &service,
+        "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\n",
+    )
+    .unwrap();
+    let output = eks_studio(&["lint", service.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stdout(&output).contains(":2:1: error: `Service` in `v1` is not"),
+        "{}",
+        stdout(&output)
+    );
+
+    let missing = dir.join("missing.yaml");
+    let output = eks_studio(&["lint", missing.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(2));
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn lint_never_crashes_on_random_bytes() {
+    let dir = temp_dir("random");
+    // A fixed xorshift sequence: the same bytes on every run.
+    let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    for round in 0..40 {
+        let length = (next() % 600) as usize;
+        let bytes: Vec<u8> = if round % 2 == 0 {
+            (0..length).map(|_| next() as u8).collect()
+        } else {
+            // Printable YAML-ish noise, to get past the UTF-8 check into the parser.
+            let alphabet = b"abc:-[]{}&*!|>'\"#%@` \n\t,?0123";
+            (0..length)
+                .map(|_| alphabet[(next() % alphabet.len() as u64) as usize])
+                .collect()
+        };
+        let path = dir.join(format!("noise-{round}.yaml"));
+        std::fs::write(&path, &bytes).unwrap();
+        let output = eks_studio(&["lint", path.to_str().unwrap()]);
+        let code = output.status.code();
+        assert!(
+            matches!(code, Some(0..=2)),
+            "round {round} exited {code:?}: {output:?}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn convert_round_trips_eksctl_and_karpenter_manifests() {
+    let manifests = data("manifests");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&manifests)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .collect();
+    files.sort();
+    for file in files {
+        let out = temp_dir(&format!(
+            "convert-{}",
+            file.file_stem().unwrap().to_string_lossy()
+        ));
+        let output = eks_studio(&[
+            "convert",
+            file.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(output.status.success(), "{}: {output:?}", file.display());
+        let original = yaml(&file);
+        let is_eksctl = original[0]["kind"] == "ClusterConfig";
+        let written = if is_eksctl {
+            out.join("cluster.yaml")
+        } else {
+            out.join("karpenter/nodepools.yaml")
+        };
+        let sorted = |mut documents: Vec<serde_yaml::Value>| {
+            documents.sort_by_key(|document| {
+                format!(
+                    "{}/{}",
+                    document["kind"].as_str().unwrap_or_default(),
+                    document["metadata"]["name"].as_str().unwrap_or_default()
+                )
+            });
+            documents
+        };
+        assert_eq!(
+            sorted(yaml(&written)),
+            sorted(original),
+            "{}",
+            file.display()
+        );
+        let _ = std::fs::remove_dir_all(out);
+    }
+}
