@@ -150,7 +150,8 @@ fn exit_code(reports: &[FileReport]) -> ExitCode {
 /// Karpenter input to `karpenter/nodepools.yaml`.
 pub fn convert(files: &[PathBuf], out: &Path) -> ExitCode {
     let mut cluster: Option<(String, String)> = None;
-    let mut karpenter = shared::spec::KarpenterSettings::default();
+    // Karpenter documents are written back in the order they were read.
+    let mut karpenter_documents: Vec<serde_yaml::Value> = Vec::new();
     for path in files {
         let shown = path.display().to_string();
         let parsed = read(path)
@@ -182,23 +183,39 @@ pub fn convert(files: &[PathBuf], out: &Path) -> ExitCode {
             };
             cluster = Some((shown.clone(), yaml));
         }
-        if let Some(settings) = file.spec.karpenter {
-            karpenter.node_pools.extend(settings.node_pools);
-            karpenter.node_classes.extend(settings.node_classes);
+        if let Some(settings) = &file.spec.karpenter {
+            let rendered = match shared::render::karpenter_documents(settings) {
+                Ok(rendered) => rendered,
+                Err(error) => {
+                    eprintln!("{shown}: error: {error}");
+                    return ExitCode::from(2);
+                }
+            };
+            let mut ordered: Vec<(usize, serde_yaml::Value)> = file
+                .node_pool_documents
+                .iter()
+                .chain(&file.node_class_documents)
+                .copied()
+                .zip(rendered)
+                .collect();
+            ordered.sort_by_key(|(index, _)| *index);
+            karpenter_documents.extend(ordered.into_iter().map(|(_, document)| document));
         }
     }
     let mut outputs = Vec::new();
     if let Some((_, yaml)) = cluster {
         outputs.push((out.join("cluster.yaml"), yaml));
     }
-    if !karpenter.node_pools.is_empty() || !karpenter.node_classes.is_empty() {
-        let spec = shared::Spec {
-            karpenter: Some(karpenter),
-            ..shared::Spec::default()
-        };
-        match shared::render::render_karpenter_yaml(&spec) {
-            Ok(Some(yaml)) => outputs.push((out.join(shared::render::NODEPOOLS_PATH), yaml)),
-            Ok(None) => {}
+    if !karpenter_documents.is_empty() {
+        let texts: Result<Vec<String>, _> = karpenter_documents
+            .iter()
+            .map(serde_yaml::to_string)
+            .collect();
+        match texts {
+            Ok(texts) => outputs.push((
+                out.join(shared::render::NODEPOOLS_PATH),
+                texts.join("---\n"),
+            )),
             Err(error) => {
                 eprintln!("error: {error}");
                 return ExitCode::from(2);
