@@ -680,40 +680,49 @@ fn karpenter_weight_range(context: &Context<'_>, report: &mut Report<'_>) {
     }
 }
 
+/// A well-known label's value on an instance type, borrowed from the catalog.
+#[derive(Clone, Copy, PartialEq)]
+enum Label {
+    Text(&'static str),
+    Number(u64),
+}
+
+impl Label {
+    fn equals(self, value: &str) -> bool {
+        match self {
+            Label::Text(text) => text == value,
+            Label::Number(number) => value.parse::<u64>() == Ok(number),
+        }
+    }
+}
+
 /// The value an instance type has for a well-known label, if the studio knows it.
-fn label_value(instance_type: &InstanceType, key: &str) -> Option<String> {
-    let category: String = instance_type
-        .family
-        .chars()
-        .take_while(|char| char.is_ascii_alphabetic())
-        .collect();
-    let size = instance_type
-        .name
-        .split_once('.')
-        .map(|(_, size)| size.to_owned());
+fn label_value(instance_type: &'static InstanceType, key: &str) -> Option<Label> {
+    let family = instance_type.family;
+    let category = &family[..family
+        .find(|char: char| !char.is_ascii_alphabetic())
+        .unwrap_or(family.len())];
+    let size = instance_type.name.split_once('.').map(|(_, size)| size);
+    let number = |value: u32| Some(Label::Number(u64::from(value)));
     match key {
-        "node.kubernetes.io/instance-type" => Some(instance_type.name.to_owned()),
-        "kubernetes.io/arch" => Some(instance_type.architecture.as_str().to_owned()),
-        "karpenter.k8s.aws/instance-category" => Some(category),
-        "karpenter.k8s.aws/instance-family" => Some(instance_type.family.to_owned()),
-        "karpenter.k8s.aws/instance-generation" => Some(instance_type.generation.to_string()),
-        "karpenter.k8s.aws/instance-size" => size,
-        "karpenter.k8s.aws/instance-cpu" => Some(instance_type.vcpus.to_string()),
-        "karpenter.k8s.aws/instance-memory" => Some(instance_type.memory_mib.to_string()),
-        "karpenter.k8s.aws/instance-gpu-count" => Some(instance_type.gpu_count.to_string()),
-        "karpenter.k8s.aws/instance-gpu-memory" => instance_type
-            .gpu_memory_mib
-            .map(|memory| memory.to_string()),
-        "karpenter.k8s.aws/instance-gpu-name" => instance_type.gpu_name.map(str::to_owned),
+        "node.kubernetes.io/instance-type" => Some(Label::Text(instance_type.name)),
+        "kubernetes.io/arch" => Some(Label::Text(instance_type.architecture.as_str())),
+        "karpenter.k8s.aws/instance-category" => Some(Label::Text(category)),
+        "karpenter.k8s.aws/instance-family" => Some(Label::Text(family)),
+        "karpenter.k8s.aws/instance-generation" => number(instance_type.generation),
+        "karpenter.k8s.aws/instance-size" => size.map(Label::Text),
+        "karpenter.k8s.aws/instance-cpu" => number(instance_type.vcpus),
+        "karpenter.k8s.aws/instance-memory" => number(instance_type.memory_mib),
+        "karpenter.k8s.aws/instance-gpu-count" => number(instance_type.gpu_count),
+        "karpenter.k8s.aws/instance-gpu-memory" => instance_type.gpu_memory_mib.and_then(number),
+        "karpenter.k8s.aws/instance-gpu-name" => instance_type.gpu_name.map(Label::Text),
         "karpenter.k8s.aws/instance-gpu-manufacturer" => {
-            instance_type.gpu_manufacturer.map(str::to_owned)
+            instance_type.gpu_manufacturer.map(Label::Text)
         }
         "karpenter.k8s.aws/instance-accelerator-name" => {
-            instance_type.accelerator_name.map(str::to_owned)
+            instance_type.accelerator_name.map(Label::Text)
         }
-        "karpenter.k8s.aws/instance-accelerator-count" => {
-            Some(instance_type.accelerator_count.to_string())
-        }
+        "karpenter.k8s.aws/instance-accelerator-count" => number(instance_type.accelerator_count),
         _ => None,
     }
 }
@@ -735,24 +744,27 @@ const EVALUATED_KEYS: &[&str] = &[
     "karpenter.k8s.aws/instance-accelerator-count",
 ];
 
-fn satisfies(instance_type: &InstanceType, requirement: &Requirement) -> bool {
+fn satisfies(
+    instance_type: &'static InstanceType,
+    requirement: &Requirement,
+    bound: Option<u64>,
+) -> bool {
     let value = label_value(instance_type, &requirement.key);
-    let number = || value.as_deref().and_then(|value| value.parse::<u64>().ok());
-    let bound = || {
-        requirement
-            .values
-            .first()
-            .and_then(|value| value.parse::<u64>().ok())
+    let number = || match value {
+        Some(Label::Number(number)) => Some(number),
+        Some(Label::Text(text)) => text.parse::<u64>().ok(),
+        None => None,
     };
+    let listed = |label: Label| requirement.values.iter().any(|value| label.equals(value));
     match requirement.operator.as_str() {
-        "In" => value.is_some_and(|value| requirement.values.contains(&value)),
-        "NotIn" => value.is_none_or(|value| !requirement.values.contains(&value)),
+        "In" => value.is_some_and(listed),
+        "NotIn" => value.is_none_or(|label| !listed(label)),
         "Exists" => value.is_some(),
         "DoesNotExist" => value.is_none(),
-        "Gt" => matches!((number(), bound()), (Some(number), Some(bound)) if number > bound),
-        "Gte" => matches!((number(), bound()), (Some(number), Some(bound)) if number >= bound),
-        "Lt" => matches!((number(), bound()), (Some(number), Some(bound)) if number < bound),
-        "Lte" => matches!((number(), bound()), (Some(number), Some(bound)) if number <= bound),
+        "Gt" => matches!((number(), bound), (Some(number), Some(bound)) if number > bound),
+        "Gte" => matches!((number(), bound), (Some(number), Some(bound)) if number >= bound),
+        "Lt" => matches!((number(), bound), (Some(number), Some(bound)) if number < bound),
+        "Lte" => matches!((number(), bound), (Some(number), Some(bound)) if number <= bound),
         _ => true,
     }
 }
@@ -760,7 +772,7 @@ fn satisfies(instance_type: &InstanceType, requirement: &Requirement) -> bool {
 /// The catalog's instance types a pool's requirements allow, judged on the labels the
 /// studio knows (others, such as zone or capacity type, do not narrow the list).
 pub(crate) fn matching_instance_types(pool: &NodePool) -> Vec<&'static InstanceType> {
-    let evaluated: Vec<&Requirement> = pool
+    let evaluated: Vec<(&Requirement, Option<u64>)> = pool
         .spec
         .template
         .spec
@@ -768,13 +780,20 @@ pub(crate) fn matching_instance_types(pool: &NodePool) -> Vec<&'static InstanceT
         .iter()
         .filter(|requirement| EVALUATED_KEYS.contains(&requirement.key.as_str()))
         .filter(|requirement| OPERATORS.contains(&requirement.operator.as_str()))
+        .map(|requirement| {
+            let bound = requirement
+                .values
+                .first()
+                .and_then(|value| value.parse::<u64>().ok());
+            (requirement, bound)
+        })
         .collect();
     catalog::all()
         .iter()
         .filter(|instance_type| {
             evaluated
                 .iter()
-                .all(|requirement| satisfies(instance_type, requirement))
+                .all(|(requirement, bound)| satisfies(instance_type, requirement, *bound))
         })
         .collect()
 }
@@ -805,7 +824,7 @@ fn capacity_types(pool: &NodePool) -> BTreeSet<&str> {
 
 fn karpenter_requirements_match_nothing(context: &Context<'_>, report: &mut Report<'_>) {
     for (pool_index, pool) in pools(context) {
-        if matching_instance_types(pool).is_empty() {
+        if context.pool_instance_types(pool_index).is_empty() {
             report.fire(
                 format!("{}.spec.template.spec.requirements", pool_path(pool_index)),
                 format!(
@@ -819,7 +838,7 @@ fn karpenter_requirements_match_nothing(context: &Context<'_>, report: &mut Repo
 
 fn karpenter_spot_single_instance_type(context: &Context<'_>, report: &mut Report<'_>) {
     for (pool_index, pool) in pools(context) {
-        let count = matching_instance_types(pool).len();
+        let count = context.pool_instance_types(pool_index).len();
         if capacity_types(pool).contains("spot") && (1..3).contains(&count) {
             report.fire(
                 format!("{}.spec.template.spec.requirements", pool_path(pool_index)),
@@ -854,8 +873,8 @@ fn karpenter_spot_without_interruption_queue(context: &Context<'_>, report: &mut
 }
 
 /// Whether a pool only launches training-class instances (p and trn families).
-fn is_training_pool(pool: &NodePool) -> bool {
-    let matching = matching_instance_types(pool);
+fn is_training_pool(context: &Context<'_>, pool_index: usize) -> bool {
+    let matching = context.pool_instance_types(pool_index);
     !matching.is_empty()
         && matching.iter().all(|instance_type| {
             instance_type.family.starts_with('p') || instance_type.family.starts_with("trn")
@@ -864,7 +883,7 @@ fn is_training_pool(pool: &NodePool) -> bool {
 
 fn karpenter_spot_training(context: &Context<'_>, report: &mut Report<'_>) {
     for (pool_index, pool) in pools(context) {
-        if capacity_types(pool).contains("spot") && is_training_pool(pool) {
+        if capacity_types(pool).contains("spot") && is_training_pool(context, pool_index) {
             report.fire(
                 format!("{}.spec.template.spec.requirements", pool_path(pool_index)),
                 format!(
@@ -879,7 +898,7 @@ fn karpenter_spot_training(context: &Context<'_>, report: &mut Report<'_>) {
 fn karpenter_consolidation_evicts_training(context: &Context<'_>, report: &mut Report<'_>) {
     for (pool_index, pool) in pools(context) {
         let reserved = capacity_types(pool).contains("reserved");
-        if !(reserved || is_training_pool(pool)) {
+        if !(reserved || is_training_pool(context, pool_index)) {
             continue;
         }
         let disruption = pool.spec.disruption.as_ref();

@@ -17,6 +17,7 @@ mod node_groups;
 
 use serde::{Deserialize, Serialize};
 
+use crate::catalog::InstanceType;
 use crate::ids::Region;
 use crate::spec::Spec;
 
@@ -116,6 +117,24 @@ pub struct Context<'a> {
     pub live: &'a LiveFacts,
     /// The spec's region, when it parses.
     pub region: Option<Region>,
+    /// Instance types each Karpenter pool's requirements allow, worked out once per
+    /// validation because several rules ask.
+    pool_instance_types: std::cell::OnceCell<Vec<Vec<&'static InstanceType>>>,
+}
+
+impl Context<'_> {
+    /// The catalog's instance types Karpenter pool `index` may launch.
+    pub(crate) fn pool_instance_types(&self, index: usize) -> &[&'static InstanceType] {
+        let all = self.pool_instance_types.get_or_init(|| {
+            self.spec
+                .karpenter
+                .iter()
+                .flat_map(|karpenter| &karpenter.node_pools)
+                .map(karpenter::matching_instance_types)
+                .collect()
+        });
+        all.get(index).map(Vec::as_slice).unwrap_or_default()
+    }
 }
 
 /// Collects one rule's findings.
@@ -164,6 +183,7 @@ pub fn validate_with(spec: &Spec, live: &LiveFacts) -> Vec<Finding> {
         spec,
         live,
         region: Region::parse(&spec.cluster.region).ok(),
+        pool_instance_types: std::cell::OnceCell::new(),
     };
     let mut findings = Vec::new();
     for rule in catalog() {
