@@ -33,7 +33,7 @@ async fn health(State(state): State<AppState>) -> Json<Health> {
     Json(Health {
         status: "ok",
         version: env!("CARGO_PKG_VERSION"),
-        aws: state.aws.clone(),
+        aws: state.aws.status(),
     })
 }
 

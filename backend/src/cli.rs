@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use crate::{AppState, AwsStatus, app};
+use crate::{AppState, app};
 
 /// EKS Training Studio: design, check and ship EKS clusters for GPU training.
 #[derive(Debug, Parser)]
@@ -54,6 +54,18 @@ pub enum Command {
         /// Directory to write into.
         #[arg(long)]
         out: PathBuf,
+    },
+    /// Run the live AWS checks for a spec: exit 0 all ok, 1 any failed, 2 unreadable or not run.
+    Check {
+        /// The spec (`studio.json`).
+        #[arg(long)]
+        spec: PathBuf,
+        /// EC2 endpoint to use instead of AWS's (e.g. an emulator).
+        #[arg(long)]
+        ec2_endpoint: Option<String>,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "human")]
+        format: crate::checks::CheckFormat,
     },
     /// Write a bundle's files into a directory.
     Render {
@@ -108,6 +120,11 @@ pub fn run(cli: Cli) -> ExitCode {
             }
             ExitCode::SUCCESS
         }
+        Command::Check {
+            spec,
+            ec2_endpoint,
+            format,
+        } => crate::checks::check_command(&spec, ec2_endpoint, format),
         Command::Render {
             template,
             spec,
@@ -203,7 +220,7 @@ fn serve(addr: SocketAddr, ec2_endpoint: Option<String>, static_dir: PathBuf) ->
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| "info,tower_http=warn".into()),
+                .unwrap_or_else(|_| "info,tower_http=warn,aws_config=error".into()),
         )
         .with_writer(std::io::stderr)
         .init();
@@ -213,15 +230,15 @@ fn serve(addr: SocketAddr, ec2_endpoint: Option<String>, static_dir: PathBuf) ->
         tracing::warn!(dir = %static_dir.display(), "no built frontend here: serving the API only (build it with `cargo xtask run`)");
         None
     };
-    let state = AppState {
-        static_dir,
-        aws: AwsStatus::from_environment(ec2_endpoint),
-    };
-    if !state.aws.credentials {
-        tracing::info!("no AWS credentials found: live checks will report that they could not run");
-    }
     let runtime = tokio::runtime::Runtime::new().expect("tokio runtime starts");
     runtime.block_on(async move {
+        let state = AppState {
+            static_dir,
+            aws: crate::checks::server_aws(ec2_endpoint).await,
+        };
+        if let Some(reason) = state.aws.status().reason {
+            tracing::info!(%reason, "offline: live checks will report that they could not run");
+        }
         let listener = match tokio::net::TcpListener::bind(addr).await {
             Ok(listener) => listener,
             Err(error) => {

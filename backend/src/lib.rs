@@ -4,6 +4,10 @@
 
 /// Routes under `/api`.
 pub mod api;
+/// EC2 access: SDK configuration, per-call timeouts, the answer cache, and the live checks.
+pub mod aws;
+/// Live AWS checks over HTTP and from the terminal.
+pub mod checks;
 /// The `eks-studio` command line.
 pub mod cli;
 /// The one error type handlers return.
@@ -17,47 +21,22 @@ use axum::Router;
 use tower_http::services::{ServeDir, ServeFile};
 use tower_http::trace::TraceLayer;
 
-/// What the AWS side of the server knows about its configuration.
-#[derive(Clone, Debug, Default, serde::Serialize)]
-pub struct AwsStatus {
-    /// Credentials were found (environment, profile or shared credentials file).
-    pub credentials: bool,
-    /// A non-default EC2 endpoint, e.g. an emulator on loopback.
-    pub ec2_endpoint: Option<String>,
-}
-
-impl AwsStatus {
-    /// Reads the AWS configuration the way the SDK's default chain would find it.
-    pub fn from_environment(ec2_endpoint: Option<String>) -> AwsStatus {
-        let has_env_keys = std::env::var_os("AWS_ACCESS_KEY_ID").is_some()
-            && std::env::var_os("AWS_SECRET_ACCESS_KEY").is_some();
-        let has_profile = std::env::var_os("AWS_PROFILE").is_some();
-        let credentials_file = std::env::var_os("AWS_SHARED_CREDENTIALS_FILE")
-            .map(PathBuf::from)
-            .or_else(|| {
-                std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".aws/credentials"))
-            });
-        let has_file = credentials_file.is_some_and(|path| path.is_file());
-        AwsStatus {
-            credentials: has_env_keys || has_profile || has_file,
-            ec2_endpoint: ec2_endpoint.or_else(|| std::env::var("AWS_ENDPOINT_URL_EC2").ok()),
-        }
-    }
-}
+pub use aws::AwsStatus;
 
 /// Everything handlers share.
 #[derive(Clone, Debug, Default)]
 pub struct AppState {
     /// The built frontend (trunk's `dist`), served at `/`.
     pub static_dir: Option<PathBuf>,
-    /// AWS configuration as found at start.
-    pub aws: AwsStatus,
+    /// EC2 access (offline when no credentials were found at start).
+    pub aws: aws::LiveAws,
 }
 
 /// The whole HTTP application: the JSON API and the built page from one origin.
 pub fn app(state: AppState) -> Router {
     let static_dir = state.static_dir.clone();
-    let router = Router::new().nest("/api", api::router(state));
+    let api = api::router(state.clone()).merge(checks::router(state));
+    let router = Router::new().nest("/api", api);
     let router = match static_dir {
         Some(dir) => {
             let index = ServeFile::new(dir.join("index.html"));

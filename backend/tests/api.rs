@@ -2,7 +2,8 @@
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
-use backend::{AppState, AwsStatus, app};
+use backend::aws::{AwsOptions, LiveAws};
+use backend::{AppState, app};
 use http_body_util::BodyExt;
 use tower::ServiceExt;
 
@@ -19,11 +20,14 @@ async fn get_json(state: AppState, uri: &str) -> (StatusCode, serde_json::Value)
 #[tokio::test]
 async fn health_reports_version_and_aws_configuration() {
     let state = AppState {
-        static_dir: None,
-        aws: AwsStatus {
-            credentials: false,
-            ec2_endpoint: Some("http://127.0.0.1:5000".into()),
-        },
+        aws: LiveAws::offline(
+            "no credentials in this test",
+            AwsOptions {
+                ec2_endpoint: Some("http://127.0.0.1:5000".into()),
+                ..AwsOptions::default()
+            },
+        ),
+        ..AppState::default()
     };
     let (status, body) = get_json(state, "/api/health").await;
     assert_eq!(status, StatusCode::OK);

@@ -224,7 +224,10 @@ fn test() -> Result<(), String> {
     );
     step(
         "host tests",
-        cargo().args(["test", "--workspace", "--exclude", "studio-e2e"]),
+        cargo()
+            .args(["test", "--workspace", "--exclude", "studio-e2e"])
+            // The backend's live-check tests run against the EC2 emulator.
+            .env("EC2_EMULATOR_PYTHON", &test_tools.emulator_python),
     );
     step(
         "browser tests",

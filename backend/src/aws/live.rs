@@ -1,0 +1,878 @@
+//! The live checks for one spec: plan which checks apply, ask EC2 for everything at once
+//! (through the cache), hand the answers to the shared rules as [`LiveFacts`], and read each
+//! check's outcome off the findings of its rules. A judgement about the spec lives in
+//! `shared`; this file only says which answers and which findings belong to which check.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use futures_util::future::{try_join, try_join_all};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use shared::Spec;
+use shared::ids::{self, Region};
+use shared::rules::{Finding, LiveFacts, OfferingFact, Severity, SpotScoreFact, validate_with};
+use shared::spec::{Capacity, Network};
+
+use super::calls::{InstanceTypeFacts, Reservation, SpotPrice, SpotScore, Subnet, Vpc, Zone};
+use super::{AwsError, LiveAws};
+
+/// How a check went.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CheckStatus {
+    /// EC2's answer agrees with the spec.
+    Ok,
+    /// EC2's answer shows a problem.
+    Failed,
+    /// No answer: offline, unreachable, refused, or the spec's value is not usable yet.
+    CouldNotRun,
+}
+
+impl CheckStatus {
+    /// `ok`, `failed` or `could-not-run`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CheckStatus::Ok => "ok",
+            CheckStatus::Failed => "failed",
+            CheckStatus::CouldNotRun => "could-not-run",
+        }
+    }
+}
+
+/// The outcome of one live check.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CheckResult {
+    /// What was checked, e.g. `capacity-reservation` (see [`CHECK_IDS`]).
+    pub id: &'static str,
+    /// How it went.
+    pub status: CheckStatus,
+    /// The spec field it concerns, e.g. `node_groups[1].capacity.reservation_id`.
+    pub path: String,
+    /// One sentence: what EC2 said, or why the check could not run.
+    pub message: String,
+    /// EC2's answer as data, and the ids of the rules that fired.
+    pub detail: Value,
+}
+
+/// Everything `POST /api/checks` answers.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LiveReport {
+    /// One result per check that applies to the spec.
+    pub checks: Vec<CheckResult>,
+    /// EC2's answers, as the shared rules read them.
+    pub facts: LiveFacts,
+    /// Every finding of every rule, offline and live, given those facts.
+    pub findings: Vec<Finding>,
+}
+
+/// The instance type is offered in each zone a node group may use.
+pub const INSTANCE_TYPE_OFFERED: &str = "instance-type-offered";
+/// EC2's facts about an instance type agree with the studio's catalog.
+pub const INSTANCE_TYPE_FACTS: &str = "instance-type-facts";
+/// A named ODCR or Capacity Block exists and fits the node group.
+pub const CAPACITY_RESERVATION: &str = "capacity-reservation";
+/// An existing VPC exists.
+pub const VPC_EXISTS: &str = "vpc-exists";
+/// A subnet exists, is in the VPC and the stated zone, and has free addresses.
+pub const SUBNET: &str = "subnet";
+/// Spot capacity is likely for a Spot group.
+pub const SPOT_PLACEMENT_SCORE: &str = "spot-placement-score";
+/// Recent Spot prices for a Spot group, as a cost hint.
+pub const SPOT_PRICE: &str = "spot-price";
+
+/// Every check id, in the order results are listed.
+pub const CHECK_IDS: &[&str] = &[
+    VPC_EXISTS,
+    SUBNET,
+    INSTANCE_TYPE_OFFERED,
+    INSTANCE_TYPE_FACTS,
+    CAPACITY_RESERVATION,
+    SPOT_PLACEMENT_SCORE,
+    SPOT_PRICE,
+];
+
+const RESERVATION_RULES: &[&str] = &[
+    "reservation-not-found",
+    "reservation-not-active",
+    "reservation-instance-type-mismatch",
+    "reservation-zone-mismatch",
+    "reservation-capacity-short",
+    "reservation-end-date",
+    "capacity-block-market-type-mismatch",
+];
+const SUBNET_RULES: &[&str] = &[
+    "subnet-not-found",
+    "subnet-wrong-vpc",
+    "subnet-zone-mismatch",
+    "subnet-few-free-addresses",
+];
+
+/// What one check asks EC2.
+#[derive(Clone, Debug)]
+enum Question {
+    Offered {
+        instance_types: Vec<String>,
+    },
+    Facts {
+        instance_type: String,
+    },
+    Reservation {
+        id: String,
+    },
+    Vpc {
+        id: String,
+    },
+    Subnet {
+        id: String,
+    },
+    SpotScore {
+        instance_types: Vec<String>,
+        target_capacity: u32,
+    },
+    SpotPrice {
+        instance_types: Vec<String>,
+    },
+}
+
+/// A check that applies to the spec; `blocked` says why it cannot ask (a placeholder id).
+#[derive(Clone, Debug)]
+struct Planned {
+    id: &'static str,
+    path: String,
+    question: Question,
+    blocked: Option<String>,
+}
+
+/// EC2's answer to one question.
+#[derive(Clone, Debug)]
+enum Answer {
+    Offered {
+        zones: Arc<Vec<Zone>>,
+        offered: Vec<(String, Arc<Vec<String>>)>,
+    },
+    Facts(Option<InstanceTypeFacts>),
+    Reservation(Option<Reservation>),
+    Vpc(Option<Vpc>),
+    Subnet(Option<Subnet>),
+    SpotScore {
+        zones: Arc<Vec<Zone>>,
+        scores: Arc<Vec<SpotScore>>,
+    },
+    SpotPrice(Arc<Vec<SpotPrice>>),
+}
+
+fn group_types(group: &shared::spec::NodeGroup) -> Vec<String> {
+    let mut types: Vec<String> = if group.instance_types.is_empty() {
+        vec![group.instance_type.clone()]
+    } else {
+        group.instance_types.clone()
+    };
+    types.retain(|instance_type| !instance_type.trim().is_empty());
+    types
+}
+
+/// Why an id cannot be asked about yet, if it cannot.
+fn unusable(
+    what: &str,
+    value: &str,
+    parse: impl Fn(&str) -> Result<(), ids::IdError>,
+) -> Option<String> {
+    parse(value)
+        .err()
+        .map(|error| format!("the {what} `{value}` {error}: fix it before checking it against EC2"))
+}
+
+/// The checks that apply to a spec, in display order.
+fn plan(spec: &Spec) -> Vec<Planned> {
+    let mut planned = Vec::new();
+    if let Network::ExistingVpc {
+        vpc_id,
+        public_subnets,
+        private_subnets,
+    } = &spec.network
+    {
+        planned.push(Planned {
+            id: VPC_EXISTS,
+            path: "network.vpc_id".into(),
+            question: Question::Vpc { id: vpc_id.clone() },
+            blocked: unusable("VPC id", vpc_id, |value| ids::VpcId::parse(value).map(drop)),
+        });
+        let subnets =
+            public_subnets
+                .iter()
+                .enumerate()
+                .map(|(index, subnet)| (format!("network.public_subnets[{index}].id"), subnet))
+                .chain(private_subnets.iter().enumerate().map(|(index, subnet)| {
+                    (format!("network.private_subnets[{index}].id"), subnet)
+                }));
+        for (path, subnet) in subnets {
+            planned.push(Planned {
+                id: SUBNET,
+                path,
+                question: Question::Subnet {
+                    id: subnet.id.clone(),
+                },
+                blocked: unusable("subnet id", &subnet.id, |value| {
+                    ids::SubnetId::parse(value).map(drop)
+                }),
+            });
+        }
+    }
+    let mut facts_asked = BTreeSet::new();
+    for (index, group) in spec.node_groups.iter().enumerate() {
+        let instance_types = group_types(group);
+        if instance_types.is_empty() {
+            continue;
+        }
+        let type_path = if group.instance_types.is_empty() {
+            format!("node_groups[{index}].instance_type")
+        } else {
+            format!("node_groups[{index}].instance_types")
+        };
+        planned.push(Planned {
+            id: INSTANCE_TYPE_OFFERED,
+            path: type_path.clone(),
+            question: Question::Offered {
+                instance_types: instance_types.clone(),
+            },
+            blocked: None,
+        });
+        for instance_type in &instance_types {
+            if facts_asked.insert(instance_type.clone()) {
+                planned.push(Planned {
+                    id: INSTANCE_TYPE_FACTS,
+                    path: type_path.clone(),
+                    question: Question::Facts {
+                        instance_type: instance_type.clone(),
+                    },
+                    blocked: None,
+                });
+            }
+        }
+    }
+    for (index, group) in spec.node_groups.iter().enumerate() {
+        if let Capacity::Reservation { reservation_id }
+        | Capacity::CapacityBlock { reservation_id } = &group.capacity
+        {
+            planned.push(Planned {
+                id: CAPACITY_RESERVATION,
+                path: format!("node_groups[{index}].capacity.reservation_id"),
+                question: Question::Reservation {
+                    id: reservation_id.clone(),
+                },
+                blocked: unusable("capacity reservation id", reservation_id, |value| {
+                    ids::ReservationId::parse(value).map(drop)
+                }),
+            });
+        }
+    }
+    for (index, group) in spec.node_groups.iter().enumerate() {
+        let instance_types = group_types(group);
+        if group.capacity != Capacity::Spot || instance_types.is_empty() {
+            continue;
+        }
+        let target_capacity = group
+            .desired_capacity
+            .or(group.min_size)
+            .unwrap_or(1)
+            .max(1);
+        planned.push(Planned {
+            id: SPOT_PLACEMENT_SCORE,
+            path: format!("node_groups[{index}].capacity"),
+            question: Question::SpotScore {
+                instance_types: instance_types.clone(),
+                target_capacity,
+            },
+            blocked: None,
+        });
+        planned.push(Planned {
+            id: SPOT_PRICE,
+            path: format!("node_groups[{index}].capacity"),
+            question: Question::SpotPrice { instance_types },
+            blocked: None,
+        });
+    }
+    planned
+}
+
+async fn ask(aws: &LiveAws, region: &Region, question: &Question) -> Result<Answer, AwsError> {
+    match question {
+        Question::Offered { instance_types } => {
+            let offered = try_join_all(instance_types.iter().map(|instance_type| async move {
+                let zones = aws.offered_zones(region, instance_type).await?;
+                Ok::<_, AwsError>((instance_type.clone(), zones))
+            }));
+            let (zones, offered) = try_join(aws.zones(region), offered).await?;
+            Ok(Answer::Offered { zones, offered })
+        }
+        Question::Facts { instance_type } => aws
+            .instance_type_facts(region, instance_type)
+            .await
+            .map(Answer::Facts),
+        Question::Reservation { id } => aws.reservation(region, id).await.map(Answer::Reservation),
+        Question::Vpc { id } => aws.vpc(region, id).await.map(Answer::Vpc),
+        Question::Subnet { id } => aws.subnet(region, id).await.map(Answer::Subnet),
+        Question::SpotScore {
+            instance_types,
+            target_capacity,
+        } => {
+            let (zones, scores) = try_join(
+                aws.zones(region),
+                aws.spot_scores(region, instance_types, *target_capacity),
+            )
+            .await?;
+            Ok(Answer::SpotScore { zones, scores })
+        }
+        Question::SpotPrice { instance_types } => aws
+            .spot_prices(region, instance_types)
+            .await
+            .map(Answer::SpotPrice),
+    }
+}
+
+fn zone_name(zones: &[Zone], zone_id: &str) -> Option<String> {
+    zones
+        .iter()
+        .find(|zone| zone.id == zone_id)
+        .map(|zone| zone.name.clone())
+}
+
+/// Several checks can share an answer; each fact is listed once.
+fn push_new<T: PartialEq>(list: &mut Vec<T>, item: T) {
+    if !list.contains(&item) {
+        list.push(item);
+    }
+}
+
+/// The answers as the shared rules read them.
+fn facts_from(answered: &[(&Planned, &Answer)]) -> LiveFacts {
+    let mut facts = LiveFacts::default();
+    for (planned, answer) in answered {
+        match (answer, &planned.question) {
+            (Answer::Offered { zones, offered }, _) => {
+                for (instance_type, names) in offered {
+                    if facts
+                        .offerings
+                        .iter()
+                        .any(|fact| &fact.instance_type == instance_type)
+                    {
+                        continue;
+                    }
+                    // Names and ids both: the spec may name a zone either way.
+                    let mut availability_zones: Vec<String> = Vec::new();
+                    for name in names.iter() {
+                        availability_zones.push(name.clone());
+                        if let Some(zone) = zones.iter().find(|zone| &zone.name == name) {
+                            availability_zones.push(zone.id.clone());
+                        }
+                    }
+                    facts.offerings.push(OfferingFact {
+                        instance_type: instance_type.clone(),
+                        availability_zones,
+                    });
+                }
+            }
+            (Answer::Reservation(Some(reservation)), _) => {
+                push_new(&mut facts.reservations, reservation.fact.clone());
+            }
+            (Answer::Reservation(None), Question::Reservation { id }) => {
+                push_new(&mut facts.missing_reservations, id.clone());
+            }
+            (Answer::Subnet(Some(subnet)), _) => {
+                push_new(&mut facts.subnets, subnet.fact.clone());
+            }
+            (Answer::Subnet(None), Question::Subnet { id }) => {
+                push_new(&mut facts.missing_subnets, id.clone());
+            }
+            (Answer::SpotScore { zones, scores }, Question::SpotScore { instance_types, .. }) => {
+                for score in scores.iter() {
+                    let zone = score
+                        .availability_zone_id
+                        .as_deref()
+                        .map(|id| zone_name(zones, id).unwrap_or_else(|| id.to_owned()));
+                    // EC2 scores the set of types together; each type gets the set's score.
+                    for instance_type in instance_types {
+                        let fact = SpotScoreFact {
+                            instance_type: instance_type.clone(),
+                            availability_zone: zone.clone(),
+                            score: score.score,
+                        };
+                        push_new(&mut facts.spot_scores, fact);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    facts
+}
+
+/// The findings of `rules` at or under `path_prefix`.
+fn findings_for<'a>(
+    findings: &'a [Finding],
+    rules: &[&str],
+    path_prefix: &str,
+) -> Vec<&'a Finding> {
+    findings
+        .iter()
+        .filter(|finding| rules.contains(&finding.rule.as_str()))
+        .filter(|finding| {
+            finding.path == path_prefix || finding.path.starts_with(&format!("{path_prefix}."))
+        })
+        .collect()
+}
+
+/// A result from the rules' findings: failed when an error or warning fired, else `ok_message`.
+fn judged(
+    planned: &Planned,
+    fired: &[&Finding],
+    ok_message: String,
+    mut detail: Value,
+) -> CheckResult {
+    let failing: Vec<&&Finding> = fired
+        .iter()
+        .filter(|finding| finding.severity != Severity::Info)
+        .collect();
+    let notes: Vec<&str> = fired
+        .iter()
+        .filter(|finding| finding.severity == Severity::Info)
+        .map(|finding| finding.message.as_str())
+        .collect();
+    if let Value::Object(map) = &mut detail {
+        map.insert(
+            "findings".into(),
+            json!(
+                fired
+                    .iter()
+                    .map(|finding| &finding.rule)
+                    .collect::<Vec<_>>()
+            ),
+        );
+    }
+    let (status, mut message) = if failing.is_empty() {
+        (CheckStatus::Ok, ok_message)
+    } else {
+        (
+            CheckStatus::Failed,
+            failing
+                .iter()
+                .map(|finding| finding.message.as_str())
+                .collect::<Vec<_>>()
+                .join("; "),
+        )
+    };
+    if !notes.is_empty() {
+        message = format!("{message} ({})", notes.join("; "));
+    }
+    CheckResult {
+        id: planned.id,
+        status,
+        path: planned.path.clone(),
+        message,
+        detail,
+    }
+}
+
+fn result(planned: &Planned, status: CheckStatus, message: String, detail: Value) -> CheckResult {
+    CheckResult {
+        id: planned.id,
+        status,
+        path: planned.path.clone(),
+        message,
+        detail,
+    }
+}
+
+fn zone_list(names: &[String]) -> String {
+    if names.is_empty() {
+        "no zone".to_owned()
+    } else {
+        names.join(", ")
+    }
+}
+
+/// The group index in a `node_groups[N]…` path.
+fn group_prefix(path: &str) -> &str {
+    path.find(']').map_or(path, |end| &path[..=end])
+}
+
+fn judge(region: &Region, planned: &Planned, answer: &Answer, findings: &[Finding]) -> CheckResult {
+    match answer {
+        Answer::Offered { zones, offered } => {
+            let offered_detail: Vec<Value> = offered
+                .iter()
+                .map(|(instance_type, names)| {
+                    json!({
+                        "instance_type": instance_type,
+                        "zones": names.iter().map(|name| json!({
+                            "name": name,
+                            "id": zones.iter().find(|zone| &zone.name == name).map(|zone| &zone.id),
+                        })).collect::<Vec<_>>(),
+                    })
+                })
+                .collect();
+            let detail = json!({ "region": region.as_str(), "offerings": offered_detail });
+            let nowhere: Vec<&String> = offered
+                .iter()
+                .filter(|(_, names)| names.is_empty())
+                .map(|(instance_type, _)| instance_type)
+                .collect();
+            if !nowhere.is_empty() {
+                let message = format!(
+                    "{} not offered in any zone of {}",
+                    nowhere
+                        .iter()
+                        .map(|name| name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                        + if nowhere.len() == 1 { " is" } else { " are" },
+                    region.as_str()
+                );
+                return result(planned, CheckStatus::Failed, message, detail);
+            }
+            let fired = findings_for(findings, &["instance-type-not-offered"], &planned.path);
+            let ok_message = offered
+                .iter()
+                .map(|(instance_type, names)| {
+                    format!("{instance_type} is offered in {}", zone_list(names))
+                })
+                .collect::<Vec<_>>()
+                .join("; ");
+            judged(planned, &fired, ok_message, detail)
+        }
+        Answer::Facts(None) => {
+            let Question::Facts { instance_type } = &planned.question else {
+                unreachable!("a facts answer comes from a facts question")
+            };
+            result(
+                planned,
+                CheckStatus::Failed,
+                format!(
+                    "EC2 does not know the instance type `{instance_type}` in {}",
+                    region.as_str()
+                ),
+                json!({ "instance_type": instance_type }),
+            )
+        }
+        Answer::Facts(Some(live)) => judge_facts(planned, live),
+        Answer::Reservation(reservation) => {
+            let fired = findings_for(findings, RESERVATION_RULES, group_prefix(&planned.path));
+            let ok_message = match reservation {
+                Some(found) => {
+                    let fact = &found.fact;
+                    let kind = if fact.reservation_type == "capacity-block" {
+                        "Capacity Block"
+                    } else {
+                        "capacity reservation"
+                    };
+                    format!(
+                        "{} is an {} {kind} for {} in {}, {} of {} instances free",
+                        fact.id,
+                        fact.state,
+                        fact.instance_type,
+                        fact.availability_zone,
+                        fact.available_instances,
+                        fact.total_instances
+                    )
+                }
+                None => "the reservation was not found".to_owned(),
+            };
+            judged(
+                planned,
+                &fired,
+                ok_message,
+                json!({ "reservation": reservation }),
+            )
+        }
+        Answer::Vpc(None) => {
+            let Question::Vpc { id } = &planned.question else {
+                unreachable!("a VPC answer comes from a VPC question")
+            };
+            result(
+                planned,
+                CheckStatus::Failed,
+                format!("VPC {id} does not exist in {}", region.as_str()),
+                json!({ "vpc": null }),
+            )
+        }
+        Answer::Vpc(Some(vpc)) => result(
+            planned,
+            CheckStatus::Ok,
+            format!(
+                "VPC {} exists ({}, {})",
+                vpc.id,
+                vpc.cidr_block.as_deref().unwrap_or("no IPv4 block"),
+                vpc.state.as_deref().unwrap_or("state unknown")
+            ),
+            json!({ "vpc": vpc }),
+        ),
+        Answer::Subnet(subnet) => {
+            let prefix = planned.path.trim_end_matches(".id");
+            let fired = findings_for(findings, SUBNET_RULES, prefix);
+            let ok_message = match subnet {
+                Some(found) => format!(
+                    "{} is in {} and {}{}, {} free addresses",
+                    found.fact.id,
+                    found.fact.vpc_id,
+                    found.fact.availability_zone,
+                    found
+                        .availability_zone_id
+                        .as_deref()
+                        .map(|id| format!(" ({id})"))
+                        .unwrap_or_default(),
+                    found.fact.available_addresses
+                ),
+                None => "the subnet was not found".to_owned(),
+            };
+            judged(planned, &fired, ok_message, json!({ "subnet": subnet }))
+        }
+        Answer::SpotScore { zones, scores } => {
+            let Question::SpotScore {
+                instance_types,
+                target_capacity,
+            } = &planned.question
+            else {
+                unreachable!("a score answer comes from a score question")
+            };
+            let scored: Vec<Value> = scores
+                .iter()
+                .map(|score| {
+                    json!({
+                        "availability_zone_id": score.availability_zone_id,
+                        "availability_zone": score.availability_zone_id.as_deref().and_then(|id| zone_name(zones, id)),
+                        "score": score.score,
+                    })
+                })
+                .collect();
+            let detail = json!({
+                "instance_types": instance_types,
+                "target_capacity": target_capacity,
+                "scores": scored,
+            });
+            let Some(best) = scores.iter().max_by_key(|score| score.score) else {
+                return result(
+                    planned,
+                    CheckStatus::CouldNotRun,
+                    format!(
+                        "EC2 gave no Spot placement score for {}",
+                        instance_types.join(", ")
+                    ),
+                    detail,
+                );
+            };
+            let where_best = best
+                .availability_zone_id
+                .as_deref()
+                .map(|id| zone_name(zones, id).unwrap_or_else(|| id.to_owned()))
+                .unwrap_or_else(|| region.as_str().to_owned());
+            let ok_message = format!(
+                "best Spot placement score for {target_capacity} × {} is {} of 10 ({where_best})",
+                instance_types.join(" / "),
+                best.score
+            );
+            let fired = findings_for(findings, &["spot-placement-score-low"], &planned.path);
+            judged(planned, &fired, ok_message, detail)
+        }
+        Answer::SpotPrice(prices) => {
+            let Question::SpotPrice { instance_types } = &planned.question else {
+                unreachable!("a price answer comes from a price question")
+            };
+            let cheapest: Vec<String> = instance_types
+                .iter()
+                .filter_map(|instance_type| {
+                    prices
+                        .iter()
+                        .filter(|price| &price.instance_type == instance_type)
+                        .filter_map(|price| {
+                            price
+                                .price_per_hour
+                                .parse::<f64>()
+                                .ok()
+                                .map(|value| (value, price))
+                        })
+                        .min_by(|a, b| a.0.total_cmp(&b.0))
+                        .map(|(_, price)| {
+                            format!(
+                                "{} from ${}/h ({})",
+                                price.instance_type, price.price_per_hour, price.availability_zone
+                            )
+                        })
+                })
+                .collect();
+            let message = if cheapest.is_empty() {
+                format!(
+                    "no Spot prices for {} in the last day",
+                    instance_types.join(", ")
+                )
+            } else {
+                format!("latest Linux Spot prices: {}", cheapest.join("; "))
+            };
+            result(
+                planned,
+                CheckStatus::Ok,
+                message,
+                json!({ "prices": prices.as_slice() }),
+            )
+        }
+    }
+}
+
+/// Compares EC2's facts with the catalog's; EC2's answer wins where they differ.
+fn judge_facts(planned: &Planned, live: &InstanceTypeFacts) -> CheckResult {
+    let Some(catalog) = shared::catalog::lookup(&live.instance_type) else {
+        return result(
+            planned,
+            CheckStatus::Ok,
+            format!(
+                "{} is not in the studio's catalog; EC2 says {} GPU(s), EFA {}",
+                live.instance_type,
+                live.gpu_count,
+                if live.efa_supported {
+                    "supported"
+                } else {
+                    "not supported"
+                }
+            ),
+            json!({ "live": live, "catalog": null, "differences": [] }),
+        );
+    };
+    let mut differences = Vec::new();
+    let mut compare = |what: &str, live_value: String, catalog_value: String| {
+        if live_value != catalog_value {
+            differences
+                .push(json!({ "field": what, "live": live_value, "catalog": catalog_value }));
+        }
+    };
+    compare(
+        "efa_supported",
+        live.efa_supported.to_string(),
+        catalog.efa_supported.to_string(),
+    );
+    compare(
+        "efa_interfaces",
+        live.efa_interfaces.to_string(),
+        catalog.efa_interfaces.to_string(),
+    );
+    compare(
+        "gpu_count",
+        live.gpu_count.to_string(),
+        catalog.gpu_count.to_string(),
+    );
+    if catalog.gpu_count > 0 {
+        compare(
+            "gpu_memory_mib",
+            live.gpu_memory_mib.unwrap_or(0).to_string(),
+            catalog.gpu_memory_mib.unwrap_or(0).to_string(),
+        );
+    }
+    if catalog.neuron {
+        compare(
+            "neuron_count",
+            live.neuron_count.to_string(),
+            catalog.accelerator_count.to_string(),
+        );
+    }
+    let detail = json!({ "live": live, "catalog": catalog, "differences": differences });
+    if differences.is_empty() {
+        result(
+            planned,
+            CheckStatus::Ok,
+            format!(
+                "EC2 agrees with the catalog on {}: {} GPU(s), EFA {}",
+                live.instance_type,
+                live.gpu_count,
+                if live.efa_supported {
+                    format!("supported ({} interfaces)", live.efa_interfaces)
+                } else {
+                    "not supported".to_owned()
+                }
+            ),
+            detail,
+        )
+    } else {
+        let listed = differences
+            .iter()
+            .map(|difference| {
+                format!(
+                    "{} is {} (catalog: {})",
+                    difference["field"].as_str().unwrap_or_default(),
+                    difference["live"].as_str().unwrap_or_default(),
+                    difference["catalog"].as_str().unwrap_or_default()
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(", ");
+        result(
+            planned,
+            CheckStatus::Failed,
+            format!(
+                "EC2 disagrees with the studio's catalog on {}: {listed}; EC2's answer wins",
+                live.instance_type
+            ),
+            detail,
+        )
+    }
+}
+
+/// Runs every live check that applies to `spec`, asking EC2 in the spec's region.
+pub async fn run(aws: &LiveAws, spec: &Spec) -> LiveReport {
+    let planned = plan(spec);
+    // `None`: not asked, because the check is blocked on a value the spec must fix first.
+    let answers: Vec<Option<Result<Answer, AwsError>>> = match Region::parse(&spec.cluster.region) {
+        Err(_) => planned
+            .iter()
+            .map(|planned| {
+                planned
+                    .blocked
+                    .is_none()
+                    .then(|| Err(AwsError::UnknownRegion(spec.cluster.region.clone())))
+            })
+            .collect(),
+        Ok(region) => {
+            let region = &region;
+            futures_util::future::join_all(planned.iter().map(|planned| async move {
+                match planned.blocked {
+                    Some(_) => None,
+                    None => Some(ask(aws, region, &planned.question).await),
+                }
+            }))
+            .await
+        }
+    };
+    let answered: Vec<(&Planned, &Answer)> = planned
+        .iter()
+        .zip(&answers)
+        .filter_map(|(planned, answer)| match answer {
+            Some(Ok(answer)) => Some((planned, answer)),
+            _ => None,
+        })
+        .collect();
+    let facts = facts_from(&answered);
+    let findings = validate_with(spec, &facts);
+    let region = Region::parse(&spec.cluster.region).ok();
+    let checks = planned
+        .iter()
+        .zip(&answers)
+        .map(|(planned, answer)| match (answer, &region) {
+            (Some(Ok(answer)), Some(region)) => judge(region, planned, answer, &findings),
+            (Some(Err(error)), _) => result(
+                planned,
+                CheckStatus::CouldNotRun,
+                error.to_string(),
+                json!({ "reason": error.kind(), "error": error.to_string() }),
+            ),
+            _ => result(
+                planned,
+                CheckStatus::CouldNotRun,
+                planned.blocked.clone().unwrap_or_default(),
+                json!({ "reason": "spec-value" }),
+            ),
+        })
+        .collect();
+    LiveReport {
+        checks,
+        facts,
+        findings,
+    }
+}

@@ -1,0 +1,255 @@
+//! Live AWS checks over HTTP (`POST /api/checks`, `POST /api/capacity-block-offerings`)
+//! and from the terminal (`eks-studio check`). Both are thin: [`aws::live::run`] does the work.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use axum::extract::{FromRequest, Request, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use axum::{Json, Router};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use shared::Spec;
+
+use crate::AppState;
+use crate::aws::calls::{CapacityBlockOffering, CapacityBlockQuery};
+use crate::aws::live::{self, CheckStatus, LiveReport};
+use crate::aws::{AwsOptions, LiveAws};
+
+/// The live-check routes, to be nested under `/api`.
+pub fn router(state: AppState) -> Router {
+    Router::new()
+        .route("/checks", post(run_checks))
+        .route("/capacity-block-offerings", post(capacity_block_offerings))
+        .with_state(state)
+}
+
+/// A JSON body whose rejection is a JSON `{"error": …}` saying what is wrong with it.
+pub struct JsonBody<T>(pub T);
+
+impl<S, T> FromRequest<S> for JsonBody<T>
+where
+    S: Send + Sync,
+    T: DeserializeOwned,
+{
+    type Rejection = Response;
+
+    async fn from_request(request: Request, state: &S) -> Result<JsonBody<T>, Response> {
+        match Json::<T>::from_request(request, state).await {
+            Ok(Json(value)) => Ok(JsonBody(value)),
+            Err(rejection) => Err(json_error(rejection.status(), rejection.body_text())),
+        }
+    }
+}
+
+fn json_error(status: StatusCode, message: impl Into<String>) -> Response {
+    (status, Json(json!({ "error": message.into() }))).into_response()
+}
+
+/// `POST /api/checks`: a spec in, every live check's result, EC2's answers as facts and
+/// the findings of every rule given those facts out.
+async fn run_checks(
+    State(state): State<AppState>,
+    JsonBody(spec): JsonBody<Spec>,
+) -> Json<LiveReport> {
+    Json(live::run(&state.aws, &spec).await)
+}
+
+/// `POST /api/capacity-block-offerings` input: where and what to look for.
+#[derive(Debug, Deserialize)]
+pub struct CapacityBlockRequest {
+    /// Region to search, e.g. `us-east-1`.
+    pub region: String,
+    /// Type, count, duration and optional date range.
+    #[serde(flatten)]
+    pub query: CapacityBlockQuery,
+}
+
+/// `POST /api/capacity-block-offerings` answer.
+#[derive(Debug, Serialize)]
+pub struct CapacityBlockAnswer {
+    /// `ok` or `could-not-run`.
+    pub status: CheckStatus,
+    /// How many were found, or why the search could not run.
+    pub message: String,
+    /// The offerings, soonest first.
+    pub offerings: Vec<CapacityBlockOffering>,
+}
+
+async fn capacity_block_offerings(
+    State(state): State<AppState>,
+    JsonBody(request): JsonBody<CapacityBlockRequest>,
+) -> Result<Json<CapacityBlockAnswer>, Response> {
+    let region = shared::ids::Region::parse(&request.region).map_err(|error| {
+        json_error(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            format!("region `{}` {error}", request.region),
+        )
+    })?;
+    let query = &request.query;
+    if let Some(problem) = query.problem() {
+        return Err(json_error(StatusCode::UNPROCESSABLE_ENTITY, problem));
+    }
+    let answer = match state.aws.capacity_block_offerings(&region, query).await {
+        Ok(offerings) => CapacityBlockAnswer {
+            status: CheckStatus::Ok,
+            message: format!(
+                "{} Capacity Block offering(s) for {} × {} for {} h in {}",
+                offerings.len(),
+                query.instance_count,
+                query.instance_type,
+                query.duration_hours,
+                region.as_str()
+            ),
+            offerings: offerings.to_vec(),
+        },
+        Err(error) => CapacityBlockAnswer {
+            status: CheckStatus::CouldNotRun,
+            message: error.to_string(),
+            offerings: Vec::new(),
+        },
+    };
+    Ok(Json(answer))
+}
+
+/// Output format of `eks-studio check`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum CheckFormat {
+    /// One line per check, then the live findings as diagnostics.
+    #[default]
+    Human,
+    /// The same JSON object `POST /api/checks` answers.
+    Json,
+}
+
+/// `eks-studio check --spec FILE`: exit 0 when every check is ok, 1 when any failed,
+/// 2 when the spec cannot be read or some check could not run.
+pub fn check_command(
+    spec_path: &Path,
+    ec2_endpoint: Option<String>,
+    format: CheckFormat,
+) -> ExitCode {
+    let text = match std::fs::read_to_string(spec_path) {
+        Ok(text) => text,
+        Err(error) => {
+            eprintln!("error: cannot read {}: {error}", spec_path.display());
+            return ExitCode::from(2);
+        }
+    };
+    let spec = match Spec::from_json(&text) {
+        Ok(spec) => spec,
+        Err(error) => {
+            eprintln!(
+                "{}:{}:{}: error: {error}",
+                spec_path.display(),
+                error.line(),
+                error.column()
+            );
+            return ExitCode::from(2);
+        }
+    };
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("error: cannot start the async runtime: {error}");
+            return ExitCode::from(2);
+        }
+    };
+    let (aws, report) = runtime.block_on(async {
+        let aws = LiveAws::from_default_chain(AwsOptions::from_environment(ec2_endpoint)).await;
+        let report = live::run(&aws, &spec).await;
+        (aws, report)
+    });
+    match format {
+        CheckFormat::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(&report).expect("a report serialises to JSON")
+        ),
+        CheckFormat::Human => print_human(spec_path, &spec, &aws, &report),
+    }
+    exit_code(&report)
+}
+
+fn exit_code(report: &LiveReport) -> ExitCode {
+    let any = |status| report.checks.iter().any(|check| check.status == status);
+    if any(CheckStatus::Failed) {
+        ExitCode::from(1)
+    } else if any(CheckStatus::CouldNotRun) {
+        ExitCode::from(2)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+fn print_human(spec_path: &Path, spec: &Spec, aws: &LiveAws, report: &LiveReport) {
+    let status = aws.status();
+    let endpoint = status
+        .ec2_endpoint
+        .as_deref()
+        .map(|endpoint| format!(" (EC2 at {endpoint})"))
+        .unwrap_or_default();
+    println!(
+        "live checks for `{}` in {}{endpoint}",
+        spec.cluster.name, spec.cluster.region
+    );
+    if let Some(reason) = &status.reason {
+        println!("offline: {reason}");
+    }
+    let id_width = report
+        .checks
+        .iter()
+        .map(|check| check.id.len())
+        .max()
+        .unwrap_or(0);
+    for check in &report.checks {
+        println!(
+            "  {:13}  {:id_width$}  {}: {}",
+            check.status.as_str(),
+            check.id,
+            check.path,
+            check.message
+        );
+    }
+    let live_findings = report
+        .findings
+        .iter()
+        .filter(|finding| shared::rules::rule(&finding.rule).is_some_and(|rule| rule.live));
+    let mut first = true;
+    for finding in live_findings {
+        if first {
+            println!();
+            first = false;
+        }
+        println!(
+            "{}: {}[{}]: {}: {}",
+            spec_path.display(),
+            finding.severity,
+            finding.rule,
+            finding.path,
+            finding.message
+        );
+        println!("  = help: {}", finding.help);
+    }
+    let count = |status| {
+        report
+            .checks
+            .iter()
+            .filter(|check| check.status == status)
+            .count()
+    };
+    println!(
+        "\n{} ok, {} failed, {} could not run",
+        count(CheckStatus::Ok),
+        count(CheckStatus::Failed),
+        count(CheckStatus::CouldNotRun)
+    );
+}
+
+/// Builds the server's EC2 access for `serve`: the default chain, `--ec2-endpoint`, and
+/// the cache and timeout settings from the environment.
+pub async fn server_aws(ec2_endpoint: Option<String>) -> LiveAws {
+    LiveAws::from_default_chain(AwsOptions::from_environment(ec2_endpoint)).await
+}

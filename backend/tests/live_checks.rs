@@ -1,0 +1,1091 @@
+//! Live checks against a real EC2 API emulator on loopback (moto's server with the fixture
+//! actions of `tests/fixtures/ec2_emulator.py`), through `app(state).oneshot(...)`.
+//! Every reservation, block offering and Spot score here is fixture data.
+
+mod emulator;
+
+use std::time::{Duration, Instant};
+
+use axum::Router;
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use backend::aws::{AwsOptions, LiveAws};
+use backend::{AppState, app};
+use emulator::{Emulator, REGION};
+use http_body_util::BodyExt;
+use serde_json::{Value, json};
+use tower::ServiceExt;
+
+async fn call(router: &Router, method: &str, uri: &str, body: Body) -> (StatusCode, Value) {
+    let response = router
+        .clone()
+        .oneshot(
+            Request::builder()
+                .method(method)
+                .uri(uri)
+                .header("content-type", "application/json")
+                .body(body)
+                .unwrap(),
+        )
+        .await
+        .unwrap();
+    let status = response.status();
+    let bytes = response.into_body().collect().await.unwrap().to_bytes();
+    let value = serde_json::from_slice(&bytes)
+        .unwrap_or_else(|error| panic!("{uri} answered {bytes:?}: {error}"));
+    (status, value)
+}
+
+async fn post(router: &Router, uri: &str, body: &Value) -> (StatusCode, Value) {
+    call(router, "POST", uri, Body::from(body.to_string())).await
+}
+
+async fn checks(router: &Router, spec: &Value) -> Value {
+    let (status, body) = post(router, "/api/checks", spec).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    body
+}
+
+fn router(aws: LiveAws) -> Router {
+    app(AppState {
+        aws,
+        ..AppState::default()
+    })
+}
+
+/// The one check with this id and path.
+fn check<'a>(report: &'a Value, id: &str, path: &str) -> &'a Value {
+    let found: Vec<&Value> = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|check| check["id"] == id && check["path"] == path)
+        .collect();
+    assert_eq!(found.len(), 1, "one {id} check at {path} in {report:#}");
+    found[0]
+}
+
+fn fired(check: &Value) -> Vec<String> {
+    check["detail"]["findings"]
+        .as_array()
+        .map(|rules| {
+            rules
+                .iter()
+                .map(|rule| rule.as_str().unwrap().to_owned())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn has_finding(report: &Value, rule: &str, path: &str) -> bool {
+    report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|finding| finding["rule"] == rule && finding["path"] == path)
+}
+
+fn spec(network: Value, node_groups: Value) -> Value {
+    json!({
+        "cluster": {
+            "name": "live-checks",
+            "region": REGION,
+            "kubernetes_version": "1.32",
+            "with_oidc": true,
+        },
+        "network": network,
+        "node_groups": node_groups,
+    })
+}
+
+fn new_vpc() -> Value {
+    json!({ "mode": "new-vpc", "availability_zones": ["us-east-1a", "us-east-1b", "us-east-1c"] })
+}
+
+fn group(name: &str, instance_type: &str, zones: &[&str], capacity: Value, desired: u32) -> Value {
+    json!({
+        "name": name,
+        "instance_type": instance_type,
+        "private_networking": true,
+        "min_size": desired,
+        "desired_capacity": desired,
+        "max_size": desired,
+        "placement": { "kind": "availability-zones", "availability_zones": zones },
+        "capacity": capacity,
+    })
+}
+
+fn reservation(id: &str) -> Value {
+    json!({ "kind": "reservation", "reservation_id": id })
+}
+
+fn capacity_block(id: &str) -> Value {
+    json!({ "kind": "capacity-block", "reservation_id": id })
+}
+
+const ON_DEMAND: &str = r#"{"kind":"on-demand"}"#;
+
+fn on_demand() -> Value {
+    serde_json::from_str(ON_DEMAND).unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn instance_type_offered_or_not_in_the_zones_a_group_may_use() {
+    let emulator = Emulator::start();
+    let router = router(emulator.live_aws().await);
+    // The emulator's AWS data offers p4de.24xlarge in us-east-1b and us-east-1c only;
+    // us-east-1b's zone id is use1-az1 there.
+    let spec = spec(
+        new_vpc(),
+        json!([
+            group(
+                "p4de-in-a",
+                "p4de.24xlarge",
+                &["us-east-1a"],
+                on_demand(),
+                2
+            ),
+            group(
+                "p4de-in-b",
+                "p4de.24xlarge",
+                &["us-east-1b"],
+                on_demand(),
+                2
+            ),
+            group(
+                "p4de-by-zone-id",
+                "p4de.24xlarge",
+                &["use1-az1"],
+                on_demand(),
+                2
+            ),
+            group("g5-in-a", "g5.8xlarge", &["us-east-1a"], on_demand(), 1),
+        ]),
+    );
+    let report = checks(&router, &spec).await;
+
+    let not_offered = check(
+        &report,
+        "instance-type-offered",
+        "node_groups[0].instance_type",
+    );
+    assert_eq!(not_offered["status"], "failed", "{not_offered:#}");
+    assert!(
+        not_offered["message"]
+            .as_str()
+            .unwrap()
+            .contains("p4de.24xlarge is not offered in us-east-1a"),
+        "{not_offered:#}"
+    );
+    assert!(has_finding(
+        &report,
+        "instance-type-not-offered",
+        "node_groups[0].instance_type"
+    ));
+
+    for index in 1..=3 {
+        let offered = check(
+            &report,
+            "instance-type-offered",
+            &format!("node_groups[{index}].instance_type"),
+        );
+        assert_eq!(offered["status"], "ok", "{offered:#}");
+    }
+    let zones = &check(
+        &report,
+        "instance-type-offered",
+        "node_groups[1].instance_type",
+    )["detail"]["offerings"][0]["zones"];
+    assert_eq!(zones[0], json!({ "name": "us-east-1b", "id": "use1-az1" }));
+
+    // EC2's instance facts agree with the catalog for these types.
+    let facts = check(
+        &report,
+        "instance-type-facts",
+        "node_groups[0].instance_type",
+    );
+    assert_eq!(facts["status"], "ok", "{facts:#}");
+    assert_eq!(facts["detail"]["live"]["gpu_count"], 8);
+    assert_eq!(facts["detail"]["live"]["efa_supported"], true);
+    // And the facts name the zones by name and id.
+    let offering = report["facts"]["offerings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|offering| offering["instance_type"] == "p4de.24xlarge")
+        .unwrap();
+    assert_eq!(
+        offering["availability_zones"],
+        json!(["us-east-1b", "use1-az1", "us-east-1c", "use1-az2"])
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_instance_type_ec2_does_not_know_fails_its_facts_check() {
+    let emulator = Emulator::start();
+    let router = router(emulator.live_aws().await);
+    let spec = spec(
+        new_vpc(),
+        json!([group(
+            "imaginary",
+            "p9.imaginary",
+            &["us-east-1a"],
+            on_demand(),
+            1
+        )]),
+    );
+    let report = checks(&router, &spec).await;
+    let facts = check(
+        &report,
+        "instance-type-facts",
+        "node_groups[0].instance_type",
+    );
+    assert_eq!(facts["status"], "failed", "{facts:#}");
+    assert!(facts["message"].as_str().unwrap().contains("does not know"));
+    let offered = check(
+        &report,
+        "instance-type-offered",
+        "node_groups[0].instance_type",
+    );
+    assert_eq!(offered["status"], "failed", "{offered:#}");
+    assert!(
+        offered["message"]
+            .as_str()
+            .unwrap()
+            .contains("not offered in any zone")
+    );
+}
+
+const GOOD: &str = "cr-0a1b2c3d4e5f60001";
+const WRONG_ZONE: &str = "cr-0a1b2c3d4e5f60002";
+const WRONG_TYPE: &str = "cr-0a1b2c3d4e5f60003";
+const TOO_FEW: &str = "cr-0a1b2c3d4e5f60004";
+const EXPIRED: &str = "cr-0a1b2c3d4e5f60005";
+const BLOCK: &str = "cr-0a1b2c3d4e5f60006";
+const MISSING: &str = "cr-0a1b2c3d4e5f6ffff";
+
+async fn seed_reservations(emulator: &Emulator) {
+    let reservation = |id: &str, instance_type: &str, zone: &str, total: u32, available: u32| {
+        json!({
+            "CapacityReservationId": id,
+            "InstanceType": instance_type,
+            "AvailabilityZone": zone,
+            "TotalInstanceCount": total,
+            "AvailableInstanceCount": available,
+        })
+    };
+    let mut expired = reservation(EXPIRED, "p5.48xlarge", "us-east-1a", 2, 2);
+    expired["State"] = json!("expired");
+    expired["EndDate"] = json!("2024-01-01T00:00:00Z");
+    let mut block = reservation(BLOCK, "p5.48xlarge", "us-east-1a", 2, 2);
+    block["ReservationType"] = json!("capacity-block");
+    block["State"] = json!("scheduled");
+    block["StartDate"] = json!("2030-01-01T11:30:00Z");
+    block["EndDate"] = json!("2030-01-15T11:30:00Z");
+    emulator
+        .seed(
+            "capacity-reservations",
+            json!({
+                "region": REGION,
+                "capacity_reservations": [
+                    reservation(GOOD, "p5.48xlarge", "us-east-1a", 2, 2),
+                    reservation(WRONG_ZONE, "p5.48xlarge", "us-east-1c", 2, 2),
+                    reservation(WRONG_TYPE, "p4d.24xlarge", "us-east-1a", 2, 2),
+                    reservation(TOO_FEW, "p5.48xlarge", "us-east-1a", 4, 1),
+                    expired,
+                    block,
+                ],
+            }),
+        )
+        .await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn reservations_in_the_wrong_zone_of_the_wrong_type_too_small_expired_or_missing_fail() {
+    let emulator = Emulator::start();
+    seed_reservations(&emulator).await;
+    let router = router(emulator.live_aws().await);
+    let zone_a = &["us-east-1a"];
+    let spec = spec(
+        new_vpc(),
+        json!([
+            group("good", "p5.48xlarge", zone_a, reservation(GOOD), 2),
+            group(
+                "wrong-zone",
+                "p5.48xlarge",
+                zone_a,
+                reservation(WRONG_ZONE),
+                2
+            ),
+            group(
+                "wrong-type",
+                "p5.48xlarge",
+                zone_a,
+                reservation(WRONG_TYPE),
+                2
+            ),
+            group("too-few", "p5.48xlarge", zone_a, reservation(TOO_FEW), 2),
+            group("expired", "p5.48xlarge", zone_a, reservation(EXPIRED), 2),
+            group("block", "p5.48xlarge", zone_a, capacity_block(BLOCK), 2),
+            group("missing", "p5.48xlarge", zone_a, reservation(MISSING), 2),
+            group(
+                "placeholder",
+                "p5.48xlarge",
+                zone_a,
+                reservation("cr-xxxxxxxxxx"),
+                2
+            ),
+            group(
+                "block-as-odcr",
+                "p5.48xlarge",
+                zone_a,
+                reservation(BLOCK),
+                2
+            ),
+        ]),
+    );
+    let report = checks(&router, &spec).await;
+    let reservation_check = |index: usize| {
+        check(
+            &report,
+            "capacity-reservation",
+            &format!("node_groups[{index}].capacity.reservation_id"),
+        )
+        .clone()
+    };
+
+    let good = reservation_check(0);
+    assert_eq!(good["status"], "ok", "{good:#}");
+    assert_eq!(
+        good["detail"]["reservation"]["availability_zone"],
+        "us-east-1a"
+    );
+    assert_eq!(
+        good["detail"]["reservation"]["availability_zone_id"],
+        "use1-az6"
+    );
+    assert_eq!(good["detail"]["reservation"]["available_instances"], 2);
+
+    let expectations = [
+        (1, "reservation-zone-mismatch", "is in us-east-1c"),
+        (
+            2,
+            "reservation-instance-type-mismatch",
+            "is for p4d.24xlarge",
+        ),
+        (3, "reservation-capacity-short", "has 1 of 4 instances free"),
+        (4, "reservation-not-active", "is expired"),
+        (6, "reservation-not-found", "was not found"),
+        (
+            8,
+            "capacity-block-market-type-mismatch",
+            "is a Capacity Block",
+        ),
+    ];
+    for (index, rule, words) in expectations {
+        let result = reservation_check(index);
+        assert_eq!(result["status"], "failed", "group {index}: {result:#}");
+        assert!(
+            fired(&result).contains(&rule.to_owned()),
+            "group {index}: {result:#}"
+        );
+        assert!(
+            result["message"].as_str().unwrap().contains(words),
+            "group {index}: {result:#}"
+        );
+    }
+
+    // A scheduled Capacity Block is fine, and its end date is shown.
+    let block = reservation_check(5);
+    assert_eq!(block["status"], "ok", "{block:#}");
+    assert_eq!(
+        block["detail"]["reservation"]["end_date"],
+        "2030-01-15T11:30:00Z"
+    );
+    assert!(
+        block["message"]
+            .as_str()
+            .unwrap()
+            .contains("ends 2030-01-15T11:30:00Z")
+    );
+
+    // A placeholder is never sent to EC2.
+    let placeholder = reservation_check(7);
+    assert_eq!(placeholder["status"], "could-not-run", "{placeholder:#}");
+    assert!(
+        placeholder["message"]
+            .as_str()
+            .unwrap()
+            .contains("placeholder")
+    );
+
+    assert_eq!(report["facts"]["missing_reservations"], json!([MISSING]));
+    assert!(has_finding(
+        &report,
+        "reservation-zone-mismatch",
+        "node_groups[1].placement"
+    ));
+    assert_eq!(emulator.calls("DescribeCapacityReservations").await, 7);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn capacity_block_offerings_are_found_for_a_type_count_and_duration() {
+    let emulator = Emulator::start();
+    emulator
+        .seed(
+            "capacity-block-offerings",
+            json!({
+                "region": REGION,
+                "offerings": [
+                    {
+                        "CapacityBlockOfferingId": "cb-fixture0000000001",
+                        "InstanceType": "p5.48xlarge",
+                        "AvailabilityZone": "us-east-1a",
+                        "InstanceCount": 2,
+                        "StartDate": "2030-02-01T11:30:00Z",
+                        "CapacityBlockDurationHours": 48,
+                        "UpfrontFee": "4915.20",
+                    },
+                    {
+                        "CapacityBlockOfferingId": "cb-fixture0000000002",
+                        "InstanceType": "p5.48xlarge",
+                        "AvailabilityZone": "us-east-1b",
+                        "InstanceCount": 2,
+                        "StartDate": "2030-01-20T11:30:00Z",
+                        "CapacityBlockDurationHours": 48,
+                        "UpfrontFee": "5015.20",
+                    },
+                    {
+                        "CapacityBlockOfferingId": "cb-fixture0000000003",
+                        "InstanceType": "p5.48xlarge",
+                        "AvailabilityZone": "us-east-1a",
+                        "InstanceCount": 4,
+                        "StartDate": "2030-02-01T11:30:00Z",
+                        "CapacityBlockDurationHours": 48,
+                    },
+                    {
+                        "CapacityBlockOfferingId": "cb-fixture0000000004",
+                        "InstanceType": "p4d.24xlarge",
+                        "AvailabilityZone": "us-east-1a",
+                        "InstanceCount": 2,
+                        "StartDate": "2030-02-01T11:30:00Z",
+                        "CapacityBlockDurationHours": 48,
+                    },
+                ],
+            }),
+        )
+        .await;
+    let router = router(emulator.live_aws().await);
+    let (status, body) = post(
+        &router,
+        "/api/capacity-block-offerings",
+        &json!({
+            "region": REGION,
+            "instance_type": "p5.48xlarge",
+            "instance_count": 2,
+            "duration_hours": 48,
+        }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["status"], "ok");
+    let offerings = body["offerings"].as_array().unwrap();
+    assert_eq!(offerings.len(), 2, "{body:#}");
+    // Soonest first.
+    assert_eq!(offerings[0]["id"], "cb-fixture0000000002");
+    assert_eq!(offerings[0]["availability_zone"], "us-east-1b");
+    assert_eq!(offerings[0]["start_date"], "2030-01-20T11:30:00Z");
+    assert_eq!(offerings[0]["end_date"], "2030-01-22T11:30:00Z");
+    assert_eq!(offerings[0]["upfront_fee"], "5015.20");
+    assert_eq!(offerings[1]["id"], "cb-fixture0000000001");
+
+    let (status, body) = post(
+        &router,
+        "/api/capacity-block-offerings",
+        &json!({
+            "region": REGION,
+            "instance_type": "p5.48xlarge",
+            "instance_count": 2,
+            "duration_hours": 48,
+            "start_after": "2030-01-25T00:00:00Z",
+        }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(body["offerings"].as_array().unwrap().len(), 1, "{body:#}");
+
+    let (status, body) = post(
+        &router,
+        "/api/capacity-block-offerings",
+        &json!({ "region": "mars-north-1", "instance_type": "p5.48xlarge", "instance_count": 2, "duration_hours": 48 }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(
+        body["error"].as_str().unwrap().contains("mars-north-1"),
+        "{body}"
+    );
+
+    let (status, body) = post(
+        &router,
+        "/api/capacity-block-offerings",
+        &json!({ "region": REGION, "instance_type": "p5.48xlarge" }),
+    )
+    .await;
+    assert!(status.is_client_error(), "{status}");
+    assert!(
+        body["error"].as_str().unwrap().contains("instance_count"),
+        "{body}"
+    );
+
+    let (status, body) = post(
+        &router,
+        "/api/capacity-block-offerings",
+        &json!({ "region": REGION, "instance_type": "p5.48xlarge", "instance_count": 2,
+                 "duration_hours": 48, "start_after": "next tuesday" }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(
+        body["error"]
+            .as_str()
+            .unwrap()
+            .contains("start_after `next tuesday`"),
+        "{body}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn subnets_must_exist_belong_to_the_vpc_and_sit_in_the_stated_zone() {
+    let emulator = Emulator::start();
+    let ec2 = emulator.ec2_client();
+    let vpc = |cidr: &'static str| {
+        let ec2 = ec2.clone();
+        async move {
+            ec2.create_vpc()
+                .cidr_block(cidr)
+                .send()
+                .await
+                .unwrap()
+                .vpc()
+                .unwrap()
+                .vpc_id()
+                .unwrap()
+                .to_owned()
+        }
+    };
+    let subnet = |vpc_id: String, cidr: &'static str, zone: &'static str| {
+        let ec2 = ec2.clone();
+        async move {
+            ec2.create_subnet()
+                .vpc_id(vpc_id)
+                .cidr_block(cidr)
+                .availability_zone(zone)
+                .send()
+                .await
+                .unwrap()
+                .subnet()
+                .unwrap()
+                .subnet_id()
+                .unwrap()
+                .to_owned()
+        }
+    };
+    let cluster_vpc = vpc("10.10.0.0/16").await;
+    let other_vpc = vpc("10.20.0.0/16").await;
+    let in_a = subnet(cluster_vpc.clone(), "10.10.0.0/20", "us-east-1a").await;
+    let in_b = subnet(cluster_vpc.clone(), "10.10.16.0/20", "us-east-1b").await;
+    let small = subnet(cluster_vpc.clone(), "10.10.32.0/27", "us-east-1c").await;
+    let elsewhere = subnet(other_vpc.clone(), "10.20.0.0/20", "us-east-1a").await;
+    let missing = "subnet-0fedcba9876543210".to_owned();
+
+    let router = router(emulator.live_aws().await);
+    let subnet_entry = |name: &str, id: &str, zone: &str| json!({ "name": name, "id": id, "availability_zone": zone });
+    let spec = spec(
+        json!({
+            "mode": "existing-vpc",
+            "vpc_id": cluster_vpc,
+            "public_subnets": [
+                subnet_entry("public-a", &in_a, "us-east-1a"),
+                subnet_entry("public-b", &in_b, "us-east-1c"),
+            ],
+            "private_subnets": [
+                subnet_entry("private-a", &elsewhere, "us-east-1a"),
+                subnet_entry("private-b", &missing, "us-east-1b"),
+                subnet_entry("private-c", &small, "us-east-1c"),
+            ],
+        }),
+        json!([]),
+    );
+    let report = checks(&router, &spec).await;
+
+    let vpc_check = check(&report, "vpc-exists", "network.vpc_id");
+    assert_eq!(vpc_check["status"], "ok", "{vpc_check:#}");
+    assert_eq!(vpc_check["detail"]["vpc"]["cidr_block"], "10.10.0.0/16");
+
+    let ok = check(&report, "subnet", "network.public_subnets[0].id");
+    assert_eq!(ok["status"], "ok", "{ok:#}");
+    assert_eq!(ok["detail"]["subnet"]["availability_zone"], "us-east-1a");
+    assert!(
+        ok["detail"]["subnet"]["available_addresses"]
+            .as_u64()
+            .unwrap()
+            > 4000
+    );
+
+    let wrong_zone = check(&report, "subnet", "network.public_subnets[1].id");
+    assert_eq!(wrong_zone["status"], "failed", "{wrong_zone:#}");
+    assert_eq!(fired(wrong_zone), ["subnet-zone-mismatch"]);
+
+    let other = check(&report, "subnet", "network.private_subnets[0].id");
+    assert_eq!(other["status"], "failed", "{other:#}");
+    assert_eq!(fired(other), ["subnet-wrong-vpc"]);
+    assert!(other["message"].as_str().unwrap().contains(&other_vpc));
+
+    let not_found = check(&report, "subnet", "network.private_subnets[1].id");
+    assert_eq!(not_found["status"], "failed", "{not_found:#}");
+    assert_eq!(fired(not_found), ["subnet-not-found"]);
+    assert_eq!(report["facts"]["missing_subnets"], json!([missing]));
+
+    let few = check(&report, "subnet", "network.private_subnets[2].id");
+    assert_eq!(few["status"], "failed", "{few:#}");
+    assert_eq!(fired(few), ["subnet-few-free-addresses"]);
+
+    // A VPC that does not exist.
+    let mut gone = spec.clone();
+    gone["network"]["vpc_id"] = json!("vpc-0123456789abcdef0");
+    let report = checks(&router, &gone).await;
+    let vpc_check = check(&report, "vpc-exists", "network.vpc_id");
+    assert_eq!(vpc_check["status"], "failed", "{vpc_check:#}");
+    assert!(
+        vpc_check["message"]
+            .as_str()
+            .unwrap()
+            .contains("does not exist")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn spot_groups_get_placement_scores_and_prices() {
+    let emulator = Emulator::start();
+    emulator
+        .seed(
+            "spot-placement-scores",
+            json!({ "scores": [
+                { "region": REGION, "availability_zone_id": "use1-az6", "instance_types": ["g5.8xlarge"], "score": 2 },
+                { "region": REGION, "availability_zone_id": "use1-az1", "instance_types": ["g5.8xlarge"], "score": 3 },
+                { "region": REGION, "availability_zone_id": "use1-az1", "instance_types": ["g6e.12xlarge"], "score": 9 },
+            ]}),
+        )
+        .await;
+    let router = router(emulator.live_aws().await);
+    let spot = json!({ "kind": "spot" });
+    let mut unlikely = group(
+        "unlikely",
+        "g5.8xlarge",
+        &["us-east-1a", "us-east-1b"],
+        spot.clone(),
+        4,
+    );
+    unlikely["instance_type"] = json!("");
+    unlikely["instance_types"] = json!(["g5.8xlarge"]);
+    let likely = group("likely", "g6e.12xlarge", &["us-east-1b"], spot, 2);
+    let report = checks(&router, &spec(new_vpc(), json!([unlikely, likely]))).await;
+
+    let low = check(&report, "spot-placement-score", "node_groups[0].capacity");
+    assert_eq!(low["status"], "failed", "{low:#}");
+    assert_eq!(fired(low), ["spot-placement-score-low"]);
+    assert_eq!(
+        low["detail"]["scores"][0]["availability_zone"],
+        "us-east-1b"
+    );
+    assert_eq!(low["detail"]["target_capacity"], 4);
+
+    let high = check(&report, "spot-placement-score", "node_groups[1].capacity");
+    assert_eq!(high["status"], "ok", "{high:#}");
+    assert!(
+        high["message"].as_str().unwrap().contains("9 of 10"),
+        "{high:#}"
+    );
+
+    let price = check(&report, "spot-price", "node_groups[1].capacity");
+    assert_eq!(price["status"], "ok", "{price:#}");
+    assert!(
+        price["message"]
+            .as_str()
+            .unwrap()
+            .contains("g6e.12xlarge from $"),
+        "{price:#}"
+    );
+    assert!(!price["detail"]["prices"].as_array().unwrap().is_empty());
+
+    assert!(report["facts"]["spot_scores"].as_array().unwrap().contains(
+        &json!({ "instance_type": "g5.8xlarge", "availability_zone": "us-east-1a", "score": 2 })
+    ));
+}
+
+fn reservation_spec() -> Value {
+    spec(
+        new_vpc(),
+        json!([group(
+            "good",
+            "p5.48xlarge",
+            &["us-east-1a"],
+            reservation(GOOD),
+            2
+        )]),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn concurrent_identical_checks_share_one_upstream_call_and_the_cache_answers_after() {
+    let emulator = Emulator::start();
+    seed_reservations(&emulator).await;
+    // Slow answers, so every request arrives while the first call is still in flight.
+    emulator.delay(0.5).await;
+    let router = router(emulator.live_aws().await);
+    let spec = reservation_spec();
+    let requests = (0..8).map(|_| {
+        let router = router.clone();
+        let spec = spec.clone();
+        tokio::spawn(async move { checks(&router, &spec).await })
+    });
+    let started = Instant::now();
+    let reports = futures_util::future::join_all(requests).await;
+    let cold = started.elapsed();
+    for report in &reports {
+        let report = report.as_ref().unwrap();
+        let result = check(
+            report,
+            "capacity-reservation",
+            "node_groups[0].capacity.reservation_id",
+        );
+        assert_eq!(result["status"], "ok", "{result:#}");
+    }
+    let calls = emulator.all_calls().await;
+    for action in [
+        "DescribeCapacityReservations",
+        "DescribeAvailabilityZones",
+        "DescribeInstanceTypeOfferings",
+        "DescribeInstanceTypes",
+    ] {
+        assert_eq!(calls[action], 1, "{action}: {calls}");
+    }
+
+    // Within the cache lifetime nothing is asked again.
+    emulator.delay(0.0).await;
+    let started = Instant::now();
+    let report = checks(&router, &spec).await;
+    let warm = started.elapsed();
+    assert_eq!(emulator.all_calls().await, calls, "no call repeated");
+    assert_eq!(
+        check(
+            &report,
+            "capacity-reservation",
+            "node_groups[0].capacity.reservation_id"
+        )["status"],
+        "ok"
+    );
+    eprintln!("8 concurrent cold checks: {cold:?}; one warm check: {warm:?}");
+    assert!(
+        warm < Duration::from_millis(200),
+        "warm check took {warm:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_stopped_emulator_makes_checks_could_not_run_within_seconds_and_the_server_keeps_serving()
+{
+    let mut emulator = Emulator::start();
+    seed_reservations(&emulator).await;
+    let aws = emulator
+        .live_aws_with(AwsOptions {
+            cache_lifetime: Duration::from_millis(100),
+            call_timeout: emulator::GENEROUS_TIMEOUT,
+            ..AwsOptions::default()
+        })
+        .await;
+    let router = router(aws);
+    let spec = reservation_spec();
+    let report = checks(&router, &spec).await;
+    assert!(
+        report["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|check| check["status"] == "ok"),
+        "{report:#}"
+    );
+
+    emulator.stop();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let started = Instant::now();
+    let report = checks(&router, &spec).await;
+    let elapsed = started.elapsed();
+    assert!(elapsed < Duration::from_secs(5), "took {elapsed:?}");
+    let results = report["checks"].as_array().unwrap();
+    assert!(!results.is_empty());
+    for result in results {
+        assert_eq!(result["status"], "could-not-run", "{result:#}");
+        assert_eq!(result["detail"]["reason"], "unreachable", "{result:#}");
+        assert!(
+            result["message"]
+                .as_str()
+                .unwrap()
+                .contains("cannot reach EC2"),
+            "{result:#}"
+        );
+    }
+    // Offline rules still answer.
+    assert!(report["findings"].is_array());
+
+    let (status, health) = call(&router, "GET", "/api/health", Body::empty()).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(health["status"], "ok");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_slow_endpoint_times_out_into_could_not_run() {
+    let emulator = Emulator::start();
+    seed_reservations(&emulator).await;
+    emulator.delay(10.0).await;
+    let aws = emulator
+        .live_aws_with(AwsOptions {
+            call_timeout: Duration::from_secs(1),
+            ..AwsOptions::default()
+        })
+        .await;
+    let router = router(aws);
+    let started = Instant::now();
+    let report = checks(&router, &reservation_spec()).await;
+    let elapsed = started.elapsed();
+    assert!(elapsed < Duration::from_secs(4), "took {elapsed:?}");
+    for result in report["checks"].as_array().unwrap() {
+        assert_eq!(result["status"], "could-not-run", "{result:#}");
+        assert_eq!(result["detail"]["reason"], "timeout", "{result:#}");
+    }
+}
+
+#[tokio::test]
+async fn offline_mode_says_so_in_health_and_every_check_could_not_run_with_the_reason() {
+    let router = router(LiveAws::offline(
+        "no AWS credentials found by the default chain",
+        AwsOptions::default(),
+    ));
+    let (status, health) = call(&router, "GET", "/api/health", Body::empty()).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(health["aws"]["credentials"], false);
+    assert_eq!(
+        health["aws"]["reason"],
+        "no AWS credentials found by the default chain"
+    );
+
+    let report = checks(&router, &reservation_spec()).await;
+    let results = report["checks"].as_array().unwrap();
+    let ids: Vec<&str> = results
+        .iter()
+        .map(|check| check["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            "instance-type-offered",
+            "instance-type-facts",
+            "capacity-reservation"
+        ]
+    );
+    for result in results {
+        assert_eq!(result["status"], "could-not-run", "{result:#}");
+        assert_eq!(result["detail"]["reason"], "offline");
+        assert_eq!(
+            result["message"],
+            "offline: no AWS credentials found by the default chain"
+        );
+    }
+    assert_eq!(
+        report["facts"],
+        json!({
+            "offerings": [], "reservations": [], "missing_reservations": [],
+            "subnets": [], "missing_subnets": [], "spot_scores": [],
+        })
+    );
+
+    let (status, body) = post(
+        &router,
+        "/api/capacity-block-offerings",
+        &json!({ "region": REGION, "instance_type": "p5.48xlarge", "instance_count": 1, "duration_hours": 24 }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(body["status"], "could-not-run");
+}
+
+#[tokio::test]
+async fn a_spec_that_does_not_parse_gets_a_json_error_naming_the_problem() {
+    let router = router(LiveAws::default());
+    let (status, body) = call(&router, "POST", "/api/checks", Body::from("{\"cluster\": ")).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    assert!(
+        body["error"].as_str().unwrap().contains("line 1 column"),
+        "{body}"
+    );
+
+    let (status, body) = post(
+        &router,
+        "/api/checks",
+        &json!({ "cluster": { "name": "x" } }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    assert!(body["error"].as_str().unwrap().contains("region"), "{body}");
+
+    let mut unknown_region = reservation_spec();
+    unknown_region["cluster"]["region"] = json!("mars-north-1");
+    let report = checks(&router, &unknown_region).await;
+    for result in report["checks"].as_array().unwrap() {
+        assert_eq!(result["status"], "could-not-run");
+    }
+}
+
+/// `eks-studio check` as a user runs it, with test credentials in the child's environment
+/// and nothing from this machine's AWS configuration.
+async fn check_command(
+    spec: &Value,
+    endpoint: Option<&str>,
+    with_credentials: bool,
+) -> (i32, String) {
+    let path = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!(
+        "live-check-spec-{}-{}.json",
+        std::process::id(),
+        rand_suffix()
+    ));
+    std::fs::write(&path, spec.to_string()).unwrap();
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_eks-studio"));
+    command
+        .arg("check")
+        .arg("--spec")
+        .arg(&path)
+        .env_remove("AWS_ACCESS_KEY_ID")
+        .env_remove("AWS_SECRET_ACCESS_KEY")
+        .env_remove("AWS_SESSION_TOKEN")
+        .env_remove("AWS_PROFILE")
+        .env_remove("AWS_ENDPOINT_URL")
+        .env_remove("AWS_ENDPOINT_URL_EC2")
+        .env("AWS_CONFIG_FILE", "/nonexistent/aws-config")
+        .env(
+            "AWS_SHARED_CREDENTIALS_FILE",
+            "/nonexistent/aws-credentials",
+        )
+        .env("AWS_EC2_METADATA_DISABLED", "true")
+        .env(
+            "EKS_STUDIO_EC2_TIMEOUT_SECONDS",
+            emulator::GENEROUS_TIMEOUT.as_secs().to_string(),
+        );
+    if let Some(endpoint) = endpoint {
+        command.args(["--ec2-endpoint", endpoint]);
+    }
+    if with_credentials {
+        command
+            .env("AWS_ACCESS_KEY_ID", "testing")
+            .env("AWS_SECRET_ACCESS_KEY", "testing");
+    }
+    let output = command.output().await.expect("eks-studio runs");
+    let _ = std::fs::remove_file(&path);
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    (output.status.code().unwrap_or(-1), stdout)
+}
+
+fn rand_suffix() -> u128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_check_command_prints_each_result_and_exits_by_the_worst() {
+    let emulator = Emulator::start();
+    seed_reservations(&emulator).await;
+
+    let (code, stdout) = check_command(&reservation_spec(), Some(&emulator.endpoint), true).await;
+    assert_eq!(code, 0, "{stdout}");
+    assert!(
+        stdout.contains("ok             capacity-reservation"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("3 ok, 0 failed, 0 could not run"),
+        "{stdout}"
+    );
+
+    let failing = spec(
+        new_vpc(),
+        json!([group(
+            "wrong-zone",
+            "p5.48xlarge",
+            &["us-east-1a"],
+            reservation(WRONG_ZONE),
+            2
+        )]),
+    );
+    let (code, stdout) = check_command(&failing, Some(&emulator.endpoint), true).await;
+    assert_eq!(code, 1, "{stdout}");
+    assert!(
+        stdout.contains("failed         capacity-reservation"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("error[reservation-zone-mismatch]: node_groups[0].placement"),
+        "{stdout}"
+    );
+
+    let (code, stdout) = check_command(&reservation_spec(), Some(&emulator.endpoint), false).await;
+    assert_eq!(code, 2, "{stdout}");
+    assert!(stdout.contains("offline: no AWS credentials"), "{stdout}");
+    assert!(
+        stdout.contains("0 ok, 0 failed, 3 could not run"),
+        "{stdout}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_emulator_serves_its_fixture_actions_as_genuine_ec2_answers() {
+    // The fixture actions go through moto's serializer: the SDK parses them like AWS's.
+    let emulator = Emulator::start();
+    emulator
+        .seed(
+            "placement-groups",
+            json!({ "region": REGION, "placement_groups": [
+                { "GroupName": "fixture-efa", "Strategy": "cluster", "GroupId": "pg-0123456789abcdef0" },
+            ]}),
+        )
+        .await;
+    let ec2 = emulator.ec2_client();
+    let groups = ec2
+        .describe_placement_groups()
+        .group_names("fixture-efa")
+        .send()
+        .await
+        .unwrap();
+    let group = &groups.placement_groups()[0];
+    assert_eq!(group.group_name(), Some("fixture-efa"));
+    assert_eq!(
+        group.strategy().map(|strategy| strategy.as_str()),
+        Some("cluster")
+    );
+    assert_eq!(group.tags()[0].key(), Some("fixture"));
+    assert_eq!(emulator.calls("DescribePlacementGroups").await, 1);
+
+    emulator.reset().await;
+    assert_eq!(emulator.all_calls().await, json!({}));
+    let unknown = ec2
+        .describe_placement_groups()
+        .group_names("fixture-efa")
+        .send()
+        .await
+        .unwrap_err();
+    assert_eq!(
+        aws_sdk_ec2::error::ProvideErrorMetadata::code(&unknown),
+        Some("InvalidPlacementGroup.Unknown")
+    );
+}
