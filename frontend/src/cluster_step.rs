@@ -3,56 +3,55 @@
 
 use leptos::prelude::*;
 
-use crate::Studio;
+use crate::fields::{CheckboxField, TextField};
+use crate::{Step, StepHeading, Studio};
 
 /// Cluster name, region, Kubernetes version and OIDC.
 #[component]
 pub fn ClusterStep() -> impl IntoView {
     let studio = expect_context::<Studio>();
     let spec = studio.spec;
+    let regions = shared::ids::REGIONS
+        .iter()
+        .map(|region| view! { <option value=*region></option> })
+        .collect_view();
+    let versions = shared::ids::KUBERNETES_VERSIONS
+        .iter()
+        .map(|version| view! { <option value=*version></option> })
+        .collect_view();
     view! {
-        <section class="step" aria-labelledby="step-cluster">
-            <h2 id="step-cluster">"2. Cluster"</h2>
-            <div class="field">
-                <label for="cluster-name">"Cluster name"</label>
-                <input
-                    id="cluster-name"
-                    type="text"
-                    spellcheck="false"
-                    prop:value=move || spec.with(|spec| spec.cluster.name.clone())
-                    on:input=move |event| spec.update(|spec| spec.cluster.name = event_target_value(&event))
-                />
-            </div>
-            <div class="field">
-                <label for="cluster-region">"Region"</label>
-                <input
-                    id="cluster-region"
-                    type="text"
-                    spellcheck="false"
-                    prop:value=move || spec.with(|spec| spec.cluster.region.clone())
-                    on:input=move |event| spec.update(|spec| spec.cluster.region = event_target_value(&event))
-                />
-            </div>
-            <div class="field">
-                <label for="cluster-version">"Kubernetes version"</label>
-                <input
-                    id="cluster-version"
-                    type="text"
-                    prop:value=move || spec.with(|spec| spec.cluster.kubernetes_version.clone())
-                    on:input=move |event| {
-                        spec.update(|spec| spec.cluster.kubernetes_version = event_target_value(&event))
-                    }
-                />
-            </div>
-            <div class="field checkbox">
-                <input
-                    id="cluster-oidc"
-                    type="checkbox"
-                    prop:checked=move || spec.with(|spec| spec.cluster.with_oidc)
-                    on:change=move |event| spec.update(|spec| spec.cluster.with_oidc = event_target_checked(&event))
-                />
-                <label for="cluster-oidc">"IAM OIDC provider"</label>
-            </div>
+        <section class="step" aria-labelledby="step-title-2">
+            <StepHeading step=Step::Cluster />
+            <datalist id="regions">{regions}</datalist>
+            <datalist id="kubernetes-versions">{versions}</datalist>
+            <TextField
+                label="Cluster name"
+                path="cluster.name"
+                value=Signal::derive(move || spec.with(|spec| spec.cluster.name.clone()))
+                set=move |name| spec.update(|spec| spec.cluster.name = name)
+            />
+            <TextField
+                label="Region"
+                path="cluster.region"
+                placeholder="us-east-1"
+                suggestions="regions"
+                value=Signal::derive(move || spec.with(|spec| spec.cluster.region.clone()))
+                set=move |region| spec.update(|spec| spec.cluster.region = region)
+            />
+            <TextField
+                label="Kubernetes version"
+                path="cluster.kubernetes_version"
+                placeholder="1.32"
+                suggestions="kubernetes-versions"
+                value=Signal::derive(move || spec.with(|spec| spec.cluster.kubernetes_version.clone()))
+                set=move |version| spec.update(|spec| spec.cluster.kubernetes_version = version)
+            />
+            <CheckboxField
+                label="IAM OIDC provider (roles for service accounts)"
+                path="cluster.with_oidc"
+                checked=Signal::derive(move || spec.with(|spec| spec.cluster.with_oidc))
+                set=move |on| spec.update(|spec| spec.cluster.with_oidc = on)
+            />
         </section>
     }
 }

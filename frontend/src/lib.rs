@@ -1,34 +1,202 @@
 //! The browser studio. Components live here so browser tests can mount them;
 //! `main.rs` only mounts [`App`] on the page.
 //!
-//! The spec is one `RwSignal<Spec>`; the preview is a `Memo` over it, computed by the
-//! same `shared` renderer the server and the CLI use, on every keystroke.
+//! The spec is one `RwSignal<Spec>`; the preview and the findings are `Memo`s over it,
+//! computed by the same `shared` renderer and rules the server and the CLI use, on every
+//! keystroke. Each input carries a DOM id derived from its spec path ([`field_id`]), so a
+//! finding's path is all it takes to show it beside its field and to focus that field.
 #![cfg(target_arch = "wasm32")]
 
+/// The Add-ons and storage step.
+mod addons_step;
+/// HTTP calls to the studio server: health, live checks, deploys.
+pub mod api;
+/// The Capacity step: how each node group's instances are paid for and where they live.
+mod capacity_step;
 /// The Cluster step: name, region, Kubernetes version, OIDC.
 mod cluster_step;
-/// The live YAML preview pane.
+/// Drafts in localStorage and share links in the URL fragment.
+pub mod drafts;
+/// Labelled inputs bound to the spec, each with its findings beside it.
+mod fields;
+/// The findings list grouped by severity.
+mod findings;
+/// The Karpenter step: NodePools, EC2NodeClasses and controller settings.
+mod karpenter_step;
+/// The Network step: new or existing VPC.
+mod network_step;
+/// The Node groups step, with the instance-type picker.
+mod node_groups_step;
+/// The live preview pane: tabs, line numbers, highlighting.
 mod preview;
-/// The Start step: pick a template.
+/// The Review and ship step: all findings, live checks, bundle, deploy.
+mod review_step;
+/// The Start step: templates, import, drafts.
 mod start_step;
+
+use std::collections::HashMap;
 
 use leptos::prelude::*;
 use shared::Spec;
+use shared::rules::{Finding, Severity};
+use shared::spec::{KarpenterSettings, NodeGroup};
 
+pub use api::LiveCheck;
 pub use cluster_step::ClusterStep;
+pub use findings::FindingsList;
 pub use preview::Preview;
 pub use start_step::StartStep;
 
 /// The template a first visit opens with, so the preview is never empty.
 pub const FIRST_TEMPLATE: &str = "p5-capacity-block";
 
+/// The eight steps of the wizard, in order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Step {
+    /// Pick a template, import YAML or open a draft.
+    Start,
+    /// Name, region, Kubernetes version.
+    Cluster,
+    /// New or existing VPC.
+    Network,
+    /// Managed node groups.
+    NodeGroups,
+    /// Capacity type and placement per node group.
+    Capacity,
+    /// Karpenter pools and classes.
+    Karpenter,
+    /// EKS add-ons.
+    Addons,
+    /// Findings, live checks, bundle, deploy.
+    Review,
+}
+
+impl Step {
+    /// Every step, in wizard order.
+    pub const ALL: [Step; 8] = [
+        Step::Start,
+        Step::Cluster,
+        Step::Network,
+        Step::NodeGroups,
+        Step::Capacity,
+        Step::Karpenter,
+        Step::Addons,
+        Step::Review,
+    ];
+
+    /// The step's title in the step list.
+    pub fn title(self) -> &'static str {
+        match self {
+            Step::Start => "Start",
+            Step::Cluster => "Cluster",
+            Step::Network => "Network",
+            Step::NodeGroups => "Node groups",
+            Step::Capacity => "Capacity",
+            Step::Karpenter => "Karpenter",
+            Step::Addons => "Add-ons and storage",
+            Step::Review => "Review and ship",
+        }
+    }
+
+    /// 1-based position in the wizard.
+    pub fn number(self) -> usize {
+        Step::ALL.iter().position(|step| *step == self).unwrap_or(0) + 1
+    }
+
+    /// DOM id of the step's button in the step list.
+    pub fn button_id(self) -> String {
+        format!("step-button-{}", self.number())
+    }
+
+    fn next(self) -> Option<Step> {
+        Step::ALL.get(self.number()).copied()
+    }
+
+    fn previous(self) -> Option<Step> {
+        self.number().checked_sub(2).map(|idx| Step::ALL[idx])
+    }
+}
+
+/// The step whose form holds the field at a spec path.
+///
+/// Placement lives with capacity: a reservation exists in one zone, so the zone or subnet
+/// a group is pinned to is chosen next to the reservation.
+pub fn step_of_path(path: &str) -> Step {
+    let is_capacity = path.starts_with("node_groups[")
+        && path
+            .split_once("].")
+            .is_some_and(|(_, rest)| rest.starts_with("capacity") || rest.starts_with("placement"));
+    if path.starts_with("cluster") {
+        Step::Cluster
+    } else if path.starts_with("network") {
+        Step::Network
+    } else if is_capacity {
+        Step::Capacity
+    } else if path.starts_with("node_groups") {
+        Step::NodeGroups
+    } else if path.starts_with("karpenter") {
+        Step::Karpenter
+    } else if path.starts_with("addons") {
+        Step::Addons
+    } else {
+        Step::Review
+    }
+}
+
+/// The DOM id of the control editing the spec field at `path`: every run of characters
+/// other than ASCII letters and digits becomes one `-`, behind an `f-` prefix.
+/// `node_groups[1].instance_type` → `f-node-groups-1-instance-type`.
+pub fn field_id(path: &str) -> String {
+    let mut id = String::from("f");
+    let mut pending_dash = true;
+    for character in path.chars() {
+        if character.is_ascii_alphanumeric() {
+            if pending_dash {
+                id.push('-');
+                pending_dash = false;
+            }
+            id.push(character.to_ascii_lowercase());
+        } else {
+            pending_dash = true;
+        }
+    }
+    id
+}
+
+/// The path one level up: `a.b[2]` → `a.b`, `a.b` → `a`, `a` → none.
+pub fn parent_path(path: &str) -> Option<&str> {
+    let cut = path.rfind(['.', '['])?;
+    Some(&path[..cut])
+}
+
+/// What the last "Run live checks" answered.
+#[derive(Clone, Debug, PartialEq)]
+pub enum LiveChecks {
+    /// Not run yet.
+    NotRun,
+    /// Waiting for the server.
+    Running,
+    /// The server's checks.
+    Done(Vec<LiveCheck>),
+    /// The checks could not run at all, and why.
+    CouldNotRun(String),
+}
+
 /// The design being edited, shared with every step through context.
 #[derive(Clone, Copy)]
 pub struct Studio {
     /// The spec as the user has typed it so far.
     pub spec: RwSignal<Spec>,
-    /// Id of the template the spec started from.
+    /// Id of the template the spec started from (empty after an import).
     pub template_id: RwSignal<String>,
+    /// The step on screen.
+    pub step: RwSignal<Step>,
+    /// Every finding of the offline rules, recomputed on each change of the spec.
+    pub findings: Memo<Vec<Finding>>,
+    /// The same findings keyed by path, for the fields beside which they show.
+    pub findings_by_path: Memo<HashMap<String, Vec<Finding>>>,
+    /// The last live checks.
+    pub live_checks: RwSignal<LiveChecks>,
 }
 
 impl Studio {
@@ -37,9 +205,34 @@ impl Studio {
         let template = shared::template(template_id)
             .or_else(|| shared::TEMPLATES.first())
             .expect("there is at least one template");
+        let studio = Studio::with_spec(template.spec());
+        studio.template_id.set(template.id.to_owned());
+        studio
+    }
+
+    /// A studio opened on a spec (a draft, a share link, an import).
+    pub fn with_spec(spec: Spec) -> Studio {
+        let spec = RwSignal::new(spec);
+        let findings = Memo::new(move |_| spec.with(shared::rules::validate));
+        let findings_by_path = Memo::new(move |_| {
+            findings.with(|findings| {
+                let mut by_path: HashMap<String, Vec<Finding>> = HashMap::new();
+                for finding in findings {
+                    by_path
+                        .entry(finding.path.clone())
+                        .or_default()
+                        .push(finding.clone());
+                }
+                by_path
+            })
+        });
         Studio {
-            spec: RwSignal::new(template.spec()),
-            template_id: RwSignal::new(template.id.to_owned()),
+            spec,
+            template_id: RwSignal::new(String::new()),
+            step: RwSignal::new(Step::Start),
+            findings,
+            findings_by_path,
+            live_checks: RwSignal::new(LiveChecks::NotRun),
         }
     }
 
@@ -48,31 +241,247 @@ impl Studio {
         if let Some(template) = shared::template(template_id) {
             self.spec.set(template.spec());
             self.template_id.set(template.id.to_owned());
+            self.live_checks.set(LiveChecks::NotRun);
         }
+    }
+
+    /// Replaces the spec (import, draft).
+    pub fn replace_spec(&self, spec: Spec) {
+        self.spec.set(spec);
+        self.template_id.set(String::new());
+        self.live_checks.set(LiveChecks::NotRun);
+    }
+
+    /// Goes to the step holding `path` and focuses its field (or the nearest enclosing
+    /// control when the field is not on screen, e.g. a whole node group).
+    pub fn go_to_path(&self, path: &str) {
+        let step = step_of_path(path);
+        self.step.set(step);
+        let path = path.to_owned();
+        request_animation_frame(move || focus_path(&path, step));
+    }
+
+    /// Reads node group `index` (the default when it is gone).
+    pub fn group<T: Default>(&self, index: usize, read: impl FnOnce(&NodeGroup) -> T) -> T {
+        self.spec
+            .with(|spec| spec.node_groups.get(index).map(read).unwrap_or_default())
+    }
+
+    /// Changes node group `index`, when it exists.
+    pub fn update_group(&self, index: usize, write: impl FnOnce(&mut NodeGroup)) {
+        self.spec.update(|spec| {
+            if let Some(group) = spec.node_groups.get_mut(index) {
+                write(group);
+            }
+        });
+    }
+
+    /// Reads Karpenter settings (the default when Karpenter is off).
+    pub fn karpenter<T: Default>(&self, read: impl FnOnce(&KarpenterSettings) -> T) -> T {
+        self.spec
+            .with(|spec| spec.karpenter.as_ref().map(read).unwrap_or_default())
+    }
+
+    /// Changes Karpenter settings, when Karpenter is on.
+    pub fn update_karpenter(&self, write: impl FnOnce(&mut KarpenterSettings)) {
+        self.spec.update(|spec| {
+            if let Some(karpenter) = spec.karpenter.as_mut() {
+                write(karpenter);
+            }
+        });
+    }
+
+    /// Number of findings of `severity` on `step`.
+    pub fn count_on_step(&self, step: Step, severity: Severity) -> usize {
+        self.findings.with(|findings| {
+            findings
+                .iter()
+                .filter(|finding| {
+                    finding.severity == severity && step_of_path(&finding.path) == step
+                })
+                .count()
+        })
+    }
+}
+
+/// Focuses the element with this DOM id, when there is one.
+pub fn focus_id(id: &str) {
+    use wasm_bindgen::JsCast;
+    if let Some(element) = document().get_element_by_id(id)
+        && let Ok(element) = element.dyn_into::<web_sys::HtmlElement>()
+    {
+        let _ = element.focus();
+    }
+}
+
+/// Focuses the control for `path`, walking up to its parents until one exists; with
+/// none, the step's heading.
+fn focus_path(path: &str, step: Step) {
+    use wasm_bindgen::JsCast;
+    let document = document();
+    let mut candidate = Some(path);
+    while let Some(current) = candidate {
+        if let Some(element) = document.get_element_by_id(&field_id(current))
+            && let Ok(element) = element.dyn_into::<web_sys::HtmlElement>()
+        {
+            let _ = element.focus();
+            return;
+        }
+        candidate = parent_path(current);
+    }
+    if let Some(element) = document.get_element_by_id(&format!("step-title-{}", step.number()))
+        && let Ok(element) = element.dyn_into::<web_sys::HtmlElement>()
+    {
+        let _ = element.focus();
+    }
+}
+
+/// The step list: one button per step with its error count.
+#[component]
+fn StepList() -> impl IntoView {
+    let studio = expect_context::<Studio>();
+    let items = Step::ALL
+        .iter()
+        .map(|&step| {
+            let errors = Memo::new(move |_| studio.count_on_step(step, Severity::Error));
+            let warnings = Memo::new(move |_| studio.count_on_step(step, Severity::Warning));
+            let current = move || studio.step.get() == step;
+            let label = move || {
+                let errors = errors.get();
+                match errors {
+                    0 => format!("{}. {}", step.number(), step.title()),
+                    1 => format!("{}. {}, 1 error", step.number(), step.title()),
+                    n => format!("{}. {}, {n} errors", step.number(), step.title()),
+                }
+            };
+            view! {
+                <li>
+                    <button
+                        type="button"
+                        id=step.button_id()
+                        class="step-button"
+                        class:current=current
+                        aria-current=move || current().then_some("step")
+                        aria-label=label
+                        on:click=move |_| studio.step.set(step)
+                    >
+                        <span class="step-number">{step.number()}</span>
+                        <span class="step-title">{step.title()}</span>
+                        <Show when=move || { errors.get() > 0 }>
+                            <span class="badge error" title="errors">{move || errors.get()}</span>
+                        </Show>
+                        <Show when=move || { errors.get() == 0 && warnings.get() > 0 }>
+                            <span class="badge warning" title="warnings">{move || warnings.get()}</span>
+                        </Show>
+                    </button>
+                </li>
+            }
+        })
+        .collect_view();
+    view! {
+        <nav class="steps" aria-label="Wizard steps">
+            <ol>{items}</ol>
+        </nav>
+    }
+}
+
+/// The heading of a step, focusable so moving between steps keeps keyboard users oriented.
+#[component]
+pub fn StepHeading(
+    /// Which step.
+    step: Step,
+) -> impl IntoView {
+    view! {
+        <h2 id=format!("step-title-{}", step.number()) tabindex="-1">
+            {format!("{}. {}", step.number(), step.title())}
+        </h2>
+    }
+}
+
+/// Back and Next buttons under a step.
+#[component]
+fn StepNavigation() -> impl IntoView {
+    let studio = expect_context::<Studio>();
+    let go = move |step: Option<Step>| {
+        if let Some(step) = step {
+            studio.step.set(step);
+            request_animation_frame(move || focus_path("", step));
+        }
+    };
+    view! {
+        <div class="step-navigation">
+            <Show when=move || studio.step.get().previous().is_some()>
+                <button type="button" on:click=move |_| go(studio.step.get_untracked().previous())>
+                    {move || format!("← Back: {}", studio.step.get().previous().map(Step::title).unwrap_or_default())}
+                </button>
+            </Show>
+            <Show when=move || studio.step.get().next().is_some()>
+                <button
+                    type="button"
+                    class="primary"
+                    on:click=move |_| go(studio.step.get_untracked().next())
+                >
+                    {move || format!("Next: {} →", studio.step.get().next().map(Step::title).unwrap_or_default())}
+                </button>
+            </Show>
+        </div>
+    }
+}
+
+/// The step on screen.
+#[component]
+fn CurrentStep() -> impl IntoView {
+    let studio = expect_context::<Studio>();
+    move || match studio.step.get() {
+        Step::Start => view! { <StartStep /> }.into_any(),
+        Step::Cluster => view! { <ClusterStep /> }.into_any(),
+        Step::Network => view! { <network_step::NetworkStep /> }.into_any(),
+        Step::NodeGroups => view! { <node_groups_step::NodeGroupsStep /> }.into_any(),
+        Step::Capacity => view! { <capacity_step::CapacityStep /> }.into_any(),
+        Step::Karpenter => view! { <karpenter_step::KarpenterStep /> }.into_any(),
+        Step::Addons => view! { <addons_step::AddonsStep /> }.into_any(),
+        Step::Review => view! { <review_step::ReviewStep /> }.into_any(),
     }
 }
 
 /// The whole page.
 #[component]
 pub fn App() -> impl IntoView {
-    let studio = Studio::new(FIRST_TEMPLATE);
+    let studio = match drafts::initial_spec() {
+        Some(spec) => Studio::with_spec(spec),
+        None => Studio::new(FIRST_TEMPLATE),
+    };
     provide_context(studio);
-    let cluster_yaml = Memo::new(move |_| {
-        studio
-            .spec
-            .with(|spec| shared::render_cluster_yaml(spec).map_err(|error| error.to_string()))
-    });
+    drafts::autosave(studio.spec);
     view! {
         <header class="topbar">
             <h1>"EKS Training Studio"</h1>
             <p class="tagline">"Design a GPU training cluster; see the eksctl YAML as you type."</p>
+            <drafts::ShareLink />
         </header>
         <main class="studio">
+            <StepList />
             <div class="wizard">
-                <StartStep />
-                <ClusterStep />
+                <CurrentStep />
+                <StepNavigation />
+                <Show when=move || studio.step.get() != Step::Review>
+                    <details class="findings-panel" open>
+                        <summary>
+                            {move || {
+                                let total = studio.findings.with(Vec::len);
+                                let errors = studio
+                                    .findings
+                                    .with(|findings| {
+                                        findings.iter().filter(|f| f.severity == Severity::Error).count()
+                                    });
+                                format!("Findings: {errors} errors, {total} in all")
+                            }}
+                        </summary>
+                        <FindingsList />
+                    </details>
+                </Show>
             </div>
-            <Preview cluster_yaml=cluster_yaml />
+            <Preview />
         </main>
     }
 }

@@ -1,22 +1,181 @@
-//! The preview shows exactly what a download would contain.
+//! The preview shows exactly what a download would contain, rendered by `shared` on every
+//! change. Highlighting is deliberately cheap: one pass per line splitting key from value,
+//! written as one HTML string (line numbers are CSS counters, so copying the text copies
+//! only the YAML).
 
 use leptos::prelude::*;
 
-/// The live `cluster.yaml` preview.
+use crate::Studio;
+
+/// The files the preview can show.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Tab {
+    ClusterYaml,
+    NodePools,
+    KarpenterValues,
+    StudioJson,
+}
+
+impl Tab {
+    fn title(self) -> &'static str {
+        match self {
+            Tab::ClusterYaml => "cluster.yaml",
+            Tab::NodePools => shared::render::NODEPOOLS_PATH,
+            Tab::KarpenterValues => shared::render::KARPENTER_VALUES_PATH,
+            Tab::StudioJson => "studio.json",
+        }
+    }
+
+    /// DOM id of the tab's text.
+    fn panel_id(self) -> &'static str {
+        match self {
+            Tab::ClusterYaml => "preview-cluster-yaml",
+            Tab::NodePools => "preview-nodepools-yaml",
+            Tab::KarpenterValues => "preview-values-yaml",
+            Tab::StudioJson => "preview-studio-json",
+        }
+    }
+}
+
+fn escape(text: &str, html: &mut String) {
+    for character in text.chars() {
+        match character {
+            '&' => html.push_str("&amp;"),
+            '<' => html.push_str("&lt;"),
+            '>' => html.push_str("&gt;"),
+            '"' => html.push_str("&quot;"),
+            _ => html.push(character),
+        }
+    }
+}
+
+fn span(class: &str, text: &str, html: &mut String) {
+    if text.is_empty() {
+        return;
+    }
+    html.push_str("<span class=\"");
+    html.push_str(class);
+    html.push_str("\">");
+    escape(text, html);
+    html.push_str("</span>");
+}
+
+/// Where a line's key ends (the `:` of `key:` or `key: value`), if it has one.
+fn key_end(line: &str) -> Option<usize> {
+    let quoted = line.starts_with('"') || line.starts_with('\'');
+    if quoted {
+        let quote = line.chars().next()?;
+        let close = line[1..].find(quote)? + 1;
+        return line[close + 1..].starts_with(':').then_some(close + 1);
+    }
+    let colon = line
+        .find(": ")
+        .or_else(|| line.ends_with(':').then(|| line.len() - 1))?;
+    let key = &line[..colon];
+    (!key.is_empty() && !key.contains(['{', '[', '#'])).then_some(colon)
+}
+
+/// YAML or JSON text as HTML: one `<span class="l">` per line, keys and values marked.
+pub fn highlight(text: &str) -> String {
+    let mut html = String::with_capacity(text.len() * 2);
+    for line in text.lines() {
+        html.push_str("<span class=\"l\">");
+        let body = line.trim_start();
+        let indent = &line[..line.len() - body.len()];
+        html.push_str(indent);
+        let (dash, rest) = match body.strip_prefix("- ") {
+            Some(rest) => ("- ", rest),
+            None if body == "-" => ("-", ""),
+            None => ("", body),
+        };
+        span("p", dash, &mut html);
+        if rest.starts_with('#') {
+            span("c", rest, &mut html);
+        } else if let Some(end) = key_end(rest) {
+            span("k", &rest[..end], &mut html);
+            html.push(':');
+            let value = &rest[end + 1..];
+            let trimmed = value.trim_start();
+            html.push_str(&value[..value.len() - trimmed.len()]);
+            span("v", trimmed, &mut html);
+        } else {
+            span("v", rest, &mut html);
+        }
+        html.push_str("</span>\n");
+    }
+    html
+}
+
+/// The live preview pane with one tab per file.
 #[component]
-pub fn Preview(
-    /// The rendered YAML, or why it could not be rendered.
-    cluster_yaml: Memo<Result<String, String>>,
-) -> impl IntoView {
+pub fn Preview() -> impl IntoView {
+    let studio = expect_context::<Studio>();
+    let tab = RwSignal::new(Tab::ClusterYaml);
+    let uses_karpenter = Memo::new(move |_| studio.spec.with(|spec| spec.karpenter.is_some()));
+    Effect::new(move |_| {
+        if !uses_karpenter.get()
+            && matches!(tab.get_untracked(), Tab::NodePools | Tab::KarpenterValues)
+        {
+            tab.set(Tab::ClusterYaml);
+        }
+    });
+    let text = Memo::new(move |_| {
+        let current = tab.get();
+        studio.spec.with(|spec| {
+            let rendered = match current {
+                Tab::ClusterYaml => shared::render_cluster_yaml(spec).map(Some),
+                Tab::NodePools => shared::render::render_karpenter_yaml(spec),
+                Tab::KarpenterValues => shared::render::render_karpenter_values(spec),
+                Tab::StudioJson => Ok(Some(spec.to_json())),
+            };
+            match rendered {
+                Ok(Some(text)) => highlight(&text),
+                Ok(None) => "<span class=\"l\"># Karpenter is not used</span>".to_owned(),
+                Err(error) => {
+                    let mut html = "<span class=\"l error\">".to_owned();
+                    escape(&format!("cannot render: {error}"), &mut html);
+                    html.push_str("</span>");
+                    html
+                }
+            }
+        })
+    });
+    let tab_button = move |this: Tab| {
+        view! {
+            <button
+                type="button"
+                role="tab"
+                id=format!("tab-{}", this.panel_id())
+                aria-selected=move || (tab.get() == this).to_string()
+                aria-controls="preview-panel"
+                class="tab"
+                class:current=move || tab.get() == this
+                on:click=move |_| tab.set(this)
+            >
+                {this.title()}
+            </button>
+        }
+    };
     view! {
         <aside class="preview" aria-labelledby="preview-title">
-            <h2 id="preview-title">"cluster.yaml"</h2>
-            <pre id="preview-cluster-yaml" class="yaml" tabindex="0" aria-label="cluster.yaml preview">
-                {move || match cluster_yaml.get() {
-                    Ok(yaml) => yaml,
-                    Err(error) => error,
-                }}
-            </pre>
+            <h2 id="preview-title" class="visually-hidden">"Preview"</h2>
+            <div class="tabs" role="tablist" aria-label="Files">
+                {tab_button(Tab::ClusterYaml)}
+                <Show when=move || uses_karpenter.get()>
+                    {tab_button(Tab::NodePools)}
+                    {tab_button(Tab::KarpenterValues)}
+                </Show>
+                {tab_button(Tab::StudioJson)}
+            </div>
+            <div id="preview-panel" role="tabpanel">
+                <pre
+                    id=move || tab.get().panel_id()
+                    class="yaml"
+                    tabindex="0"
+                    aria-label=move || format!("{} preview", tab.get().title())
+                    inner_html=move || text.get()
+                ></pre>
+            </div>
         </aside>
     }
 }

@@ -4,7 +4,7 @@
 use frontend::App;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
-use web_sys::{Event, EventInit, HtmlElement, HtmlInputElement};
+use web_sys::{Event, EventInit, HtmlElement, HtmlInputElement, HtmlTextAreaElement};
 
 wasm_bindgen_test_configure!(run_in_browser);
 
@@ -16,35 +16,67 @@ fn element_by_id<T: JsCast>(id: &str) -> T {
         .unwrap()
 }
 
-fn type_into(input: &HtmlInputElement, text: &str) {
-    input.set_value(text);
-    let init = EventInit::new();
-    init.set_bubbles(true);
-    let event = Event::new_with_event_init_dict("input", &init).unwrap();
-    input.dispatch_event(&event).unwrap();
-}
-
-fn preview_text() -> String {
-    element_by_id::<HtmlElement>("preview-cluster-yaml")
+fn text_of(id: &str) -> String {
+    element_by_id::<HtmlElement>(id)
         .text_content()
         .unwrap_or_default()
 }
 
-#[wasm_bindgen_test]
-async fn editing_the_cluster_name_updates_the_preview() {
+fn fire(target: &web_sys::EventTarget, kind: &str) {
+    let init = EventInit::new();
+    init.set_bubbles(true);
+    let event = Event::new_with_event_init_dict(kind, &init).unwrap();
+    target.dispatch_event(&event).unwrap();
+}
+
+fn type_into(input: &HtmlInputElement, text: &str) {
+    input.set_value(text);
+    fire(input, "input");
+}
+
+fn preview_text() -> String {
+    text_of("preview-cluster-yaml")
+}
+
+/// Mounts the whole page in a fresh container, with no saved work from earlier tests.
+async fn mount_app() -> leptos::mount::UnmountHandle<impl leptos::tachys::view::Mountable> {
+    let window = leptos::prelude::window();
+    window.local_storage().unwrap().unwrap().clear().unwrap();
     let document = leptos::prelude::document();
     let container: HtmlElement = document.create_element("div").unwrap().dyn_into().unwrap();
     document.body().unwrap().append_child(&container).unwrap();
     let mounted = leptos::mount::mount_to(container, App);
-    leptos::task::tick().await;
+    settle().await;
+    mounted
+}
 
+async fn go_to_step(number: usize) {
+    element_by_id::<HtmlElement>(&format!("step-button-{number}")).click();
+    settle().await;
+}
+
+/// Lets the page finish reacting: effects created while another effect runs start on a
+/// later turn of the event loop.
+async fn settle() {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        leptos::prelude::window()
+            .set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0)
+            .unwrap();
+    });
+    wasm_bindgen_futures::JsFuture::from(promise).await.unwrap();
+}
+
+#[wasm_bindgen_test]
+async fn editing_the_cluster_name_updates_the_preview() {
+    let mounted = mount_app().await;
     assert!(preview_text().contains("apiVersion: eksctl.io/v1alpha5"));
     assert!(preview_text().contains("name: eks-p5-cbr-vpc"));
 
-    let name_input = element_by_id::<HtmlInputElement>("cluster-name");
+    go_to_step(2).await;
+    let name_input = element_by_id::<HtmlInputElement>("f-cluster-name");
     assert_eq!(name_input.value(), "eks-p5-cbr-vpc");
     type_into(&name_input, "team-a-training");
-    leptos::task::tick().await;
+    settle().await;
 
     let preview = preview_text();
     assert!(
@@ -57,24 +89,93 @@ async fn editing_the_cluster_name_updates_the_preview() {
 
 #[wasm_bindgen_test]
 async fn choosing_another_template_replaces_the_spec() {
-    let document = leptos::prelude::document();
-    let container: HtmlElement = document.create_element("div").unwrap().dyn_into().unwrap();
-    document.body().unwrap().append_child(&container).unwrap();
-    let mounted = leptos::mount::mount_to(container, App);
-    leptos::task::tick().await;
-
+    let mounted = mount_app().await;
     let g4dn = element_by_id::<HtmlInputElement>("template-g4dn");
     g4dn.click();
-    leptos::task::tick().await;
+    settle().await;
 
     let preview = preview_text();
     assert!(
         preview.contains("instanceType: g4dn.8xlarge"),
         "preview was:\n{preview}"
     );
+    go_to_step(2).await;
     assert_eq!(
-        element_by_id::<HtmlInputElement>("cluster-name").value(),
+        element_by_id::<HtmlInputElement>("f-cluster-name").value(),
         "eks-g4dn"
+    );
+    drop(mounted);
+}
+
+#[wasm_bindgen_test]
+async fn a_fields_finding_appears_and_clears_as_you_type() {
+    let mounted = mount_app().await;
+    go_to_step(2).await;
+    let region = element_by_id::<HtmlInputElement>("f-cluster-region");
+    let findings = || text_of("f-cluster-region-findings");
+    assert!(
+        findings().contains("PLACEHOLDER_AWS_REGION"),
+        "findings were: {}",
+        findings()
+    );
+    assert_eq!(
+        region.get_attribute("aria-invalid").as_deref(),
+        Some("true")
+    );
+
+    type_into(&region, "us-east-1");
+    settle().await;
+    assert_eq!(findings(), "", "a real region has no finding");
+    assert_eq!(region.get_attribute("aria-invalid"), None);
+
+    type_into(&region, "us-nowhere-9");
+    settle().await;
+    assert!(
+        findings().contains("us-nowhere-9"),
+        "findings were: {}",
+        findings()
+    );
+    drop(mounted);
+}
+
+#[wasm_bindgen_test]
+async fn an_import_error_shows_its_line_and_column() {
+    let mounted = mount_app().await;
+    let text = element_by_id::<HtmlTextAreaElement>("import-text");
+    text.set_value(
+        "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata:\n  name: a: b\n",
+    );
+    fire(&text, "input");
+    settle().await;
+    element_by_id::<HtmlElement>("import-button").click();
+    settle().await;
+    let result = text_of("import-result");
+    assert!(
+        result.starts_with("YAML error at line 4, column "),
+        "import said: {result}"
+    );
+    assert!(
+        preview_text().contains("name: eks-p5-cbr-vpc"),
+        "the spec is unchanged"
+    );
+    drop(mounted);
+}
+
+#[wasm_bindgen_test]
+async fn a_good_import_fills_the_wizard() {
+    let mounted = mount_app().await;
+    let text = element_by_id::<HtmlTextAreaElement>("import-text");
+    text.set_value(
+        "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata:\n  name: imported\n  region: us-west-2\nmanagedNodeGroups:\n  - name: gpu\n    instanceType: g5.8xlarge\n",
+    );
+    fire(&text, "input");
+    element_by_id::<HtmlElement>("import-button").click();
+    settle().await;
+    assert!(text_of("import-result").starts_with("Imported cluster imported"));
+    go_to_step(2).await;
+    assert_eq!(
+        element_by_id::<HtmlInputElement>("f-cluster-region").value(),
+        "us-west-2"
     );
     drop(mounted);
 }

@@ -19,6 +19,7 @@ async fn the_page_opens_on_a_template_and_the_preview_follows_the_cluster_name()
     assert!(preview.contains("kind: ClusterConfig"));
     assert!(preview.contains("name: eks-p5-cbr-vpc"), "{preview}");
 
+    browser.go_to_step(2).await;
     let name = browser.field_by_label("Cluster name").await;
     name.clear().await.unwrap();
     name.send_keys("vision-train").await.unwrap();

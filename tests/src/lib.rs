@@ -4,6 +4,7 @@
 
 use std::io::{BufRead, BufReader};
 use std::net::{TcpListener, TcpStream};
+use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -43,17 +44,33 @@ impl Studio {
             .spawn()
             .expect("eks-studio starts");
         let stdout = child.stdout.take().expect("stdout is piped");
-        let mut first_line = String::new();
-        BufReader::new(stdout)
-            .read_line(&mut first_line)
-            .expect("eks-studio prints its address");
-        let base_url = first_line
-            .trim()
-            .rsplit(' ')
-            .next()
-            .filter(|url| url.starts_with("http://127.0.0.1:"))
-            .unwrap_or_else(|| panic!("unexpected first line from eks-studio: {first_line:?}"))
-            .to_owned();
+        // The server may print other lines (e.g. a deploy token) before its address.
+        let mut reader = BufReader::new(stdout);
+        let mut seen = String::new();
+        let base_url = loop {
+            let mut line = String::new();
+            let read = reader
+                .read_line(&mut line)
+                .expect("eks-studio prints its address");
+            if read == 0 {
+                stop(&mut child);
+                panic!("eks-studio exited before printing its address; it printed:\n{seen}");
+            }
+            if let Some(url) = line
+                .split_whitespace()
+                .find(|word| word.starts_with("http://127.0.0.1:"))
+            {
+                break url.to_owned();
+            }
+            seen.push_str(&line);
+        };
+        // Keep reading so the server never writes into a closed pipe.
+        std::thread::spawn(move || {
+            let mut sink = String::new();
+            while reader.read_line(&mut sink).is_ok_and(|read| read > 0) {
+                sink.clear();
+            }
+        });
         Studio { child, base_url }
     }
 }
@@ -98,8 +115,20 @@ const CHROMIUM_FLAGS: &[&str] = &[
 impl Browser {
     /// Starts chromedriver on a free port and opens a session with a fresh profile.
     pub async fn start() -> Browser {
+        Browser::start_with(None).await
+    }
+
+    /// Like [`Browser::start`], with downloads saved into `download_dir` without asking.
+    pub async fn start_with_downloads(download_dir: &std::path::Path) -> Browser {
+        Browser::start_with(Some(download_dir)).await
+    }
+
+    async fn start_with(download_dir: Option<&std::path::Path>) -> Browser {
         let port = free_loopback_port();
+        // chromedriver and the Chromium it starts share a new process group, so dropping the
+        // browser (even after a failed assertion) stops every process of it.
         let mut driver = Command::new(required_env("CHROMEDRIVER"))
+            .process_group(0)
             .arg(format!("--port={port}"))
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -121,6 +150,12 @@ impl Browser {
         let mut args: Vec<String> = CHROMIUM_FLAGS.iter().map(|flag| flag.to_string()).collect();
         args.push(format!("--user-data-dir={}", profile_dir.display()));
         let mut options = serde_json::json!({ "args": args });
+        if let Some(dir) = download_dir {
+            options["prefs"] = serde_json::json!({
+                "download.default_directory": dir.display().to_string(),
+                "download.prompt_for_download": false,
+            });
+        }
         if let Ok(binary) = std::env::var("CHROMIUM") {
             options["binary"] = binary.into();
         }
@@ -189,6 +224,60 @@ impl Browser {
             .unwrap_or_else(|error| panic!("label `{label}` points at missing #{target}: {error}"))
     }
 
+    /// The element with this DOM id.
+    pub async fn by_id(&self, id: &str) -> fantoccini::elements::Element {
+        self.client
+            .find(Locator::Id(id))
+            .await
+            .unwrap_or_else(|error| panic!("no element #{id}: {error}"))
+    }
+
+    /// Clicks a step in the step list (1-based) and waits until its heading shows.
+    pub async fn go_to_step(&self, number: usize) {
+        self.by_id(&format!("step-button-{number}"))
+            .await
+            .click()
+            .await
+            .unwrap();
+        self.wait_for_element(&format!("step-title-{number}")).await;
+    }
+
+    /// Waits until an element with this id exists.
+    pub async fn wait_for_element(&self, id: &str) -> fantoccini::elements::Element {
+        let deadline = Instant::now() + Duration::from_secs(15);
+        loop {
+            if let Ok(element) = self.client.find(Locator::Id(id)).await {
+                return element;
+            }
+            if Instant::now() > deadline {
+                panic!("#{id} never appeared");
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    /// Replaces the text of the input with this id, typing it as a person would.
+    pub async fn fill(&self, id: &str, text: &str) {
+        let input = self.by_id(id).await;
+        input.clear().await.unwrap();
+        input.send_keys(text).await.unwrap();
+    }
+
+    /// Replaces the text of the input a visible label names.
+    pub async fn fill_by_label(&self, label: &str, text: &str) {
+        let input = self.field_by_label(label).await;
+        input.clear().await.unwrap();
+        input.send_keys(text).await.unwrap();
+    }
+
+    /// Runs a script returning a value.
+    pub async fn eval(&self, script: &str, args: Vec<serde_json::Value>) -> serde_json::Value {
+        self.client
+            .execute(script, args)
+            .await
+            .unwrap_or_else(|error| panic!("script failed: {error}\n{script}"))
+    }
+
     /// Saves a screenshot under `target/e2e-screenshots/NAME.png`.
     pub async fn screenshot(&self, name: &str) {
         let png = self.client.screenshot().await.expect("screenshot");
@@ -204,9 +293,18 @@ impl Browser {
     }
 }
 
+/// Kills a child's whole process group (the child leads it) and reaps the child.
+fn stop_group(child: &mut Child) {
+    let _ = Command::new("kill")
+        .args(["-KILL", &format!("-{}", child.id())])
+        .stderr(Stdio::null())
+        .status();
+    stop(child);
+}
+
 impl Drop for Browser {
     fn drop(&mut self) {
-        stop(&mut self.driver);
+        stop_group(&mut self.driver);
         let _ = std::fs::remove_dir_all(&self.profile_dir);
     }
 }

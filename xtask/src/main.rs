@@ -2,6 +2,8 @@
 //! up and runs every test. Both install what is missing, at pinned versions, and skip
 //! what is already there, so a second run starts at once.
 
+/// The benchmarks behind `cargo xtask bench`.
+mod bench;
 /// Generating the instance-type catalog `shared` embeds from the reference tables.
 mod catalog;
 /// Installing the tools the build and the tests need.
@@ -34,6 +36,8 @@ enum Task {
     Test,
     /// Build the page into target/dist (installing the build tools when missing).
     BuildFrontend,
+    /// Measure the budgets of SPEC §11 and print the table (slow: release builds).
+    Bench,
     /// Regenerate the golden files (rendered templates, reduced schemas) after an intended change.
     Bless,
     /// Join the reference instance-type tables into shared/data/instance-catalog.csv.
@@ -51,6 +55,7 @@ fn main() -> ExitCode {
         Task::Run { addr } => run(&addr),
         Task::Test => test(),
         Task::BuildFrontend => tools::ensure_build_tools().and_then(|tools| build_frontend(&tools)),
+        Task::Bench => bench::bench(),
         Task::Bless => status(
             cargo()
                 .args([
@@ -81,6 +86,13 @@ fn root() -> PathBuf {
         .parent()
         .expect("xtask lives inside the workspace")
         .to_path_buf()
+}
+
+/// Where cargo puts build output: `CARGO_TARGET_DIR` when set, else `target/`.
+fn target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("target"))
 }
 
 fn cargo() -> Command {
@@ -121,7 +133,7 @@ fn run(addr: &str) -> Result<(), String> {
     let tools = tools::ensure_build_tools()?;
     build_frontend(&tools)?;
     build_backend()?;
-    let server = root().join("target/debug/eks-studio");
+    let server = target_dir().join("debug/eks-studio");
     let dist = root().join("target/dist");
     println!("xtask: starting the studio at http://{addr}/ (Ctrl-C stops it)");
     status(
@@ -256,7 +268,7 @@ fn test() -> Result<(), String> {
             "end-to-end tests",
             cargo()
                 .args(["test", "--package", "studio-e2e", "--features", "e2e"])
-                .env("EKS_STUDIO_BIN", root().join("target/debug/eks-studio"))
+                .env("EKS_STUDIO_BIN", target_dir().join("debug/eks-studio"))
                 .env("EKS_STUDIO_DIST", root().join("target/dist"))
                 .env("CHROMEDRIVER", &test_tools.chromedriver)
                 .env("CHROMIUM", &test_tools.chromium)

@@ -1,0 +1,222 @@
+//! How each node group's instances are obtained, and where: a reservation lives in one
+//! availability zone, so the zone or subnet a group is pinned to is chosen here, next to
+//! it. Conflicting choices are explained by the findings shown under each control.
+
+use leptos::prelude::*;
+use shared::spec::{Capacity, GroupPlacement, Network, NodeGroup};
+
+use crate::fields::{ListField, SelectField, TextField, options};
+use crate::{Step, StepHeading, Studio, field_id};
+
+/// Items of a list field (a plain name, as `view!` attribute closures need).
+type Items = Vec<String>;
+
+fn capacity_kind(capacity: &Capacity) -> &'static str {
+    match capacity {
+        Capacity::OnDemand => "on-demand",
+        Capacity::Reservation { .. } => "reservation",
+        Capacity::CapacityBlock { .. } => "capacity-block",
+        Capacity::Spot => "spot",
+    }
+}
+
+fn reservation_id(capacity: &Capacity) -> Option<&String> {
+    match capacity {
+        Capacity::Reservation { reservation_id } | Capacity::CapacityBlock { reservation_id } => {
+            Some(reservation_id)
+        }
+        Capacity::OnDemand | Capacity::Spot => None,
+    }
+}
+
+/// Switches the capacity type, keeping a reservation id already typed.
+fn set_capacity_kind(group: &mut NodeGroup, kind: &str) {
+    let kept = reservation_id(&group.capacity).cloned().unwrap_or_default();
+    group.capacity = match kind {
+        "reservation" => Capacity::Reservation {
+            reservation_id: kept,
+        },
+        "capacity-block" => Capacity::CapacityBlock {
+            reservation_id: kept,
+        },
+        "spot" => Capacity::Spot,
+        _ => Capacity::OnDemand,
+    };
+}
+
+fn placement_kind(placement: &GroupPlacement) -> &'static str {
+    match placement {
+        GroupPlacement::Cluster => "cluster",
+        GroupPlacement::Subnets { .. } => "subnets",
+        GroupPlacement::AvailabilityZones { .. } => "availability-zones",
+    }
+}
+
+fn set_placement_kind(group: &mut NodeGroup, kind: &str) {
+    group.placement = match kind {
+        "subnets" => GroupPlacement::Subnets {
+            subnets: Vec::new(),
+        },
+        "availability-zones" => GroupPlacement::AvailabilityZones {
+            availability_zones: Vec::new(),
+        },
+        _ => GroupPlacement::Cluster,
+    };
+}
+
+/// The existing VPC's subnets as "name (id, zone)", for the subnet hint.
+fn known_subnets(network: &Network) -> String {
+    match network {
+        Network::ExistingVpc {
+            public_subnets,
+            private_subnets,
+            ..
+        } => private_subnets
+            .iter()
+            .chain(public_subnets)
+            .map(|subnet| {
+                let zone = subnet
+                    .availability_zone
+                    .as_deref()
+                    .unwrap_or("zone unknown");
+                format!("{} ({}, {zone})", subnet.name, subnet.id)
+            })
+            .collect::<Vec<_>>()
+            .join("; "),
+        Network::NewVpc { .. } => {
+            "eksctl creates the subnets of a new VPC: pin the group to an availability zone instead"
+                .to_owned()
+        }
+    }
+}
+
+/// Capacity and placement of one group.
+#[component]
+fn GroupCapacity(index: usize) -> impl IntoView {
+    let studio = expect_context::<Studio>();
+    let base = format!("node_groups[{index}]");
+    let kind = Memo::new(move |_| studio.group(index, |group| capacity_kind(&group.capacity)));
+    let placement =
+        Memo::new(move |_| studio.group(index, |group| placement_kind(&group.placement)));
+    let title = move || {
+        studio.group(index, |group| {
+            format!("{} ({})", group.name, group.instance_type)
+        })
+    };
+    let reservation_path = format!("{base}.capacity.reservation_id");
+    let subnets_path = format!("{base}.placement.subnets");
+    let zones_path = format!("{base}.placement.availability_zones");
+    view! {
+        <fieldset class="group" id=format!("{}-capacity-group", field_id(&base)) tabindex="-1">
+            <legend>{title}</legend>
+            <SelectField
+                label="Capacity type"
+                path=format!("{base}.capacity")
+                options=options(&[
+                    ("on-demand", "On-Demand"),
+                    ("reservation", "On-Demand Capacity Reservation (ODCR)"),
+                    ("capacity-block", "Capacity Block for ML"),
+                    ("spot", "Spot"),
+                ])
+                value=Signal::derive(move || kind.get().to_owned())
+                set=move |new_kind: String| studio.update_group(index, |group| set_capacity_kind(group, &new_kind))
+            />
+            <Show when=move || matches!(kind.get(), "reservation" | "capacity-block")>
+                <TextField
+                    label="Capacity reservation ID"
+                    path=reservation_path.clone()
+                    placeholder="cr-0123456789abcdef0"
+                    value=Signal::derive(move || {
+                        studio.group(index, |group| reservation_id(&group.capacity).cloned().unwrap_or_default())
+                    })
+                    set=move |id: String| {
+                        studio.update_group(index, |group| {
+                            if let Capacity::Reservation { reservation_id } | Capacity::CapacityBlock { reservation_id } =
+                                &mut group.capacity
+                            {
+                                *reservation_id = id;
+                            }
+                        })
+                    }
+                />
+            </Show>
+            <Show when=move || kind.get() == "capacity-block">
+                <p class="hint">
+                    "eksctl launches the group with marketType capacity-block; the block's start and end times come from AWS."
+                </p>
+            </Show>
+            <SelectField
+                label="Placement"
+                path=format!("{base}.placement")
+                options=options(&[
+                    ("cluster", "Any of the cluster's subnets"),
+                    ("subnets", "Only these subnets"),
+                    ("availability-zones", "Only this availability zone"),
+                ])
+                value=Signal::derive(move || placement.get().to_owned())
+                set=move |new_kind: String| studio.update_group(index, |group| set_placement_kind(group, &new_kind))
+            />
+            {
+                let subnets_path = subnets_path.clone();
+                let zones_path = zones_path.clone();
+                move || match placement.get() {
+                    "subnets" => view! {
+                        <ListField
+                            label="Subnets"
+                            path=subnets_path.clone()
+                            placeholder="private-one"
+                            value=Signal::derive(move || studio.group(index, |group| match &group.placement {
+                                GroupPlacement::Subnets { subnets } => subnets.clone(),
+                                _ => Vec::new(),
+                            }))
+                            set=move |items: Items| studio.update_group(index, |group| {
+                                group.placement = GroupPlacement::Subnets { subnets: items };
+                            })
+                        />
+                        <p class="hint">
+                            "Names or ids of the VPC's subnets: "
+                            {move || studio.spec.with(|spec| known_subnets(&spec.network))}
+                        </p>
+                    }
+                    .into_any(),
+                    "availability-zones" => view! {
+                        <ListField
+                            label="Availability zone"
+                            path=zones_path.clone()
+                            placeholder="us-east-1a"
+                            value=Signal::derive(move || studio.group(index, |group| match &group.placement {
+                                GroupPlacement::AvailabilityZones { availability_zones } => availability_zones.clone(),
+                                _ => Vec::new(),
+                            }))
+                            set=move |items: Items| studio.update_group(index, |group| {
+                                group.placement = GroupPlacement::AvailabilityZones { availability_zones: items };
+                            })
+                        />
+                    }
+                    .into_any(),
+                    _ => ().into_any(),
+                }
+            }
+        </fieldset>
+    }
+}
+
+/// Capacity type and placement for every node group.
+#[component]
+pub fn CapacityStep() -> impl IntoView {
+    let studio = expect_context::<Studio>();
+    let count = Memo::new(move |_| studio.spec.with(|spec| spec.node_groups.len()));
+    view! {
+        <section class="step" aria-labelledby="step-title-5">
+            <StepHeading step=Step::Capacity />
+            <p class="hint">
+                "On-Demand, an On-Demand Capacity Reservation, a Capacity Block for ML, or Spot, per node group. "
+                "A reservation lives in one availability zone: pin the group to it."
+            </p>
+            {move || (0..count.get()).map(|index| view! { <GroupCapacity index=index /> }).collect_view()}
+            <Show when=move || count.get() == 0>
+                <p>"No node groups: add one in the Node groups step."</p>
+            </Show>
+        </section>
+    }
+}

@@ -1,0 +1,295 @@
+//! The browser keeps the work: the current spec is saved to localStorage as it changes and
+//! restored on reload; named drafts sit beside it; a share link carries the spec in the URL
+//! fragment (deflated, base64url), which never reaches the server.
+
+use std::collections::BTreeMap;
+use std::io::{Read, Write};
+use std::time::Duration;
+
+use leptos::prelude::*;
+use shared::Spec;
+use wasm_bindgen::JsValue;
+
+use crate::Studio;
+
+/// localStorage key of the spec being edited.
+pub const AUTOSAVE_KEY: &str = "eks-studio.autosave";
+/// localStorage key of the named drafts (a JSON object, name → spec).
+pub const DRAFTS_KEY: &str = "eks-studio.drafts";
+/// The URL fragment prefix of a share link.
+pub const SHARE_PREFIX: &str = "#spec=";
+
+fn storage() -> Option<web_sys::Storage> {
+    window().local_storage().ok().flatten()
+}
+
+const BASE64URL: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+/// base64url without padding.
+pub fn base64url_encode(bytes: &[u8]) -> String {
+    let mut text = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let triple = chunk.iter().enumerate().fold(0u32, |acc, (idx, byte)| {
+            acc | (u32::from(*byte) << (16 - 8 * idx))
+        });
+        for idx in 0..=chunk.len() {
+            text.push(BASE64URL[((triple >> (18 - 6 * idx)) & 63) as usize] as char);
+        }
+    }
+    text
+}
+
+/// Decodes base64url (padding and whitespace ignored); `None` on any other character.
+pub fn base64url_decode(text: &str) -> Option<Vec<u8>> {
+    let mut bytes = Vec::with_capacity(text.len() * 3 / 4);
+    let (mut buffer, mut bits) = (0u32, 0u32);
+    for character in text
+        .bytes()
+        .filter(|byte| !matches!(byte, b'=' | b'\n' | b' '))
+    {
+        let value = BASE64URL
+            .iter()
+            .position(|candidate| *candidate == character)? as u32;
+        buffer = (buffer << 6) | value;
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            bytes.push((buffer >> bits) as u8);
+        }
+    }
+    Some(bytes)
+}
+
+/// The fragment of a share link for `spec`: `#spec=` and the deflated JSON in base64url.
+pub fn share_fragment(spec: &Spec) -> String {
+    let json = serde_json::to_string(spec).expect("a spec always serialises");
+    let mut encoder = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::best());
+    encoder
+        .write_all(json.as_bytes())
+        .expect("writing to memory cannot fail");
+    let deflated = encoder.finish().expect("writing to memory cannot fail");
+    format!("{SHARE_PREFIX}{}", base64url_encode(&deflated))
+}
+
+/// The spec in a share-link fragment, if it holds one.
+pub fn spec_from_fragment(fragment: &str) -> Option<Spec> {
+    let encoded = fragment.strip_prefix(SHARE_PREFIX)?;
+    let deflated = base64url_decode(encoded)?;
+    let mut json = String::new();
+    flate2::read::DeflateDecoder::new(deflated.as_slice())
+        .read_to_string(&mut json)
+        .ok()?;
+    Spec::from_json(&json).ok()
+}
+
+/// The spec to open with: a share link's, else the autosaved one, else none (a template).
+/// A share link is consumed: its fragment is removed so a reload shows the saved work.
+pub fn initial_spec() -> Option<Spec> {
+    let hash = location().hash().unwrap_or_default();
+    if let Some(spec) = spec_from_fragment(&hash) {
+        let location = location();
+        let bare = format!(
+            "{}{}",
+            location.pathname().unwrap_or_default(),
+            location.search().unwrap_or_default()
+        );
+        if let Ok(history) = window().history() {
+            let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&bare));
+        }
+        return Some(spec);
+    }
+    let saved = storage()?.get_item(AUTOSAVE_KEY).ok().flatten()?;
+    Spec::from_json(&saved).ok()
+}
+
+/// Saves the spec to localStorage a moment after it last changed.
+pub fn autosave(spec: RwSignal<Spec>) {
+    let pending = StoredValue::new(None::<TimeoutHandle>);
+    Effect::new(move |_| {
+        spec.track();
+        if let Some(handle) = pending.get_value() {
+            handle.clear();
+        }
+        let handle = set_timeout_with_handle(
+            move || {
+                pending.try_set_value(None);
+                // The page may be gone by now (tests unmount it).
+                if let (Some(storage), Some(json)) =
+                    (storage(), spec.try_with_untracked(Spec::to_json))
+                {
+                    let _ = storage.set_item(AUTOSAVE_KEY, &json);
+                }
+            },
+            Duration::from_millis(200),
+        )
+        .ok();
+        pending.set_value(handle);
+    });
+}
+
+/// The named drafts, name → spec JSON.
+pub fn drafts() -> BTreeMap<String, String> {
+    storage()
+        .and_then(|storage| storage.get_item(DRAFTS_KEY).ok().flatten())
+        .and_then(|text| serde_json::from_str(&text).ok())
+        .unwrap_or_default()
+}
+
+fn store_drafts(drafts: &BTreeMap<String, String>) -> Result<(), String> {
+    let storage = storage().ok_or("this browser keeps no local storage")?;
+    let text = serde_json::to_string(drafts).expect("a map of strings serialises");
+    storage
+        .set_item(DRAFTS_KEY, &text)
+        .map_err(|_| "the browser refused to store the draft (storage full?)".to_owned())
+}
+
+/// Saves `spec` as the draft `name`, replacing one of the same name.
+pub fn save_draft(name: &str, spec: &Spec) -> Result<(), String> {
+    let mut all = drafts();
+    all.insert(name.to_owned(), spec.to_json());
+    store_drafts(&all)
+}
+
+/// Deletes the draft `name`.
+pub fn delete_draft(name: &str) -> Result<(), String> {
+    let mut all = drafts();
+    all.remove(name);
+    store_drafts(&all)
+}
+
+/// Save-as, open and delete of named drafts.
+#[component]
+pub fn DraftsPanel() -> impl IntoView {
+    let studio = expect_context::<Studio>();
+    let list = RwSignal::new(drafts());
+    let name = RwSignal::new(String::new());
+    let status = RwSignal::new(String::new());
+    let save = move || {
+        let chosen = name.get_untracked().trim().to_owned();
+        let chosen = if chosen.is_empty() {
+            studio.spec.with_untracked(|spec| spec.cluster.name.clone())
+        } else {
+            chosen
+        };
+        let result = studio.spec.with_untracked(|spec| save_draft(&chosen, spec));
+        status.set(match result {
+            Ok(()) => format!("Saved draft “{chosen}”."),
+            Err(error) => error,
+        });
+        list.set(drafts());
+    };
+    let rows = move || {
+        list.get()
+            .into_iter()
+            .map(|(draft_name, json)| {
+                let open_name = draft_name.clone();
+                let delete_name = draft_name.clone();
+                view! {
+                    <li>
+                        <span class="draft-name">{draft_name.clone()}</span>
+                        <button
+                            type="button"
+                            aria-label=format!("Open draft {draft_name}")
+                            on:click=move |_| match Spec::from_json(&json) {
+                                Ok(spec) => {
+                                    studio.replace_spec(spec);
+                                    status.set(format!("Opened draft “{open_name}”."));
+                                }
+                                Err(error) => status.set(format!("Draft “{open_name}” is damaged: {error}")),
+                            }
+                        >
+                            "Open"
+                        </button>
+                        <button
+                            type="button"
+                            aria-label=format!("Delete draft {draft_name}")
+                            on:click=move |_| {
+                                if let Err(error) = delete_draft(&delete_name) {
+                                    status.set(error);
+                                }
+                                list.set(drafts());
+                            }
+                        >
+                            "Delete"
+                        </button>
+                    </li>
+                }
+            })
+            .collect_view()
+    };
+    view! {
+        <div class="drafts">
+            <p class="hint">"Your work is saved in this browser as you type and comes back on reload."</p>
+            <div class="inline-form">
+                <div class="field">
+                    <label for="draft-name">"Draft name"</label>
+                    <input
+                        id="draft-name"
+                        type="text"
+                        placeholder="defaults to the cluster name"
+                        prop:value=move || name.get()
+                        on:input=move |event| name.set(event_target_value(&event))
+                        on:keydown=move |event| {
+                            if event.key() == "Enter" {
+                                save();
+                            }
+                        }
+                    />
+                </div>
+                <button type="button" on:click=move |_| save()>"Save as draft"</button>
+            </div>
+            <p class="status" role="status">{move || status.get()}</p>
+            <ul class="draft-list" id="draft-list">{rows}</ul>
+        </div>
+    }
+}
+
+/// "Copy share link": the link goes to the clipboard when the browser allows, and is
+/// always shown so it can be copied by hand.
+#[component]
+pub fn ShareLink() -> impl IntoView {
+    let studio = expect_context::<Studio>();
+    let link = RwSignal::new(None::<String>);
+    let status = RwSignal::new(String::new());
+    let copy = move |_| {
+        let location = location();
+        let url = format!(
+            "{}{}{}",
+            location.origin().unwrap_or_default(),
+            location.pathname().unwrap_or_default(),
+            studio.spec.with_untracked(share_fragment)
+        );
+        link.set(Some(url.clone()));
+        status.set("Link below.".to_owned());
+        let promise = window().navigator().clipboard().write_text(&url);
+        leptos::task::spawn_local(async move {
+            match wasm_bindgen_futures::JsFuture::from(promise).await {
+                Ok(_) => status.set("Copied to the clipboard.".to_owned()),
+                Err(_) => {
+                    status.set("The browser did not allow copying: copy the link below.".to_owned())
+                }
+            }
+        });
+    };
+    view! {
+        <div class="share">
+            <button type="button" id="share-button" on:click=copy>"Copy share link"</button>
+            <span class="status" role="status">{move || status.get()}</span>
+            <Show when=move || link.with(Option::is_some)>
+                <label for="share-link" class="visually-hidden">"Share link"</label>
+                <input
+                    id="share-link"
+                    type="text"
+                    readonly
+                    prop:value=move || link.get().unwrap_or_default()
+                    on:focus=move |event| {
+                        use wasm_bindgen::JsCast;
+                        if let Some(input) = event.target().and_then(|target| target.dyn_into::<web_sys::HtmlInputElement>().ok()) {
+                            input.select();
+                        }
+                    }
+                />
+            </Show>
+        </div>
+    }
+}

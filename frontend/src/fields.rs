@@ -1,0 +1,364 @@
+//! Every field writes what is typed straight into the spec; the rules, not the inputs,
+//! decide what is valid, so a half-typed value is kept as typed. A field's DOM id is
+//! [`field_id`] of its spec path, and its findings show right under it.
+
+use leptos::html;
+use leptos::prelude::*;
+use shared::rules::Finding;
+
+use crate::{Studio, field_id};
+
+/// The findings at `path` (and below it, with `nested`), listed under a field.
+#[component]
+pub fn FieldFindings(
+    /// Spec path of the field.
+    #[prop(into)]
+    path: String,
+    /// Also show findings at paths inside this one (`path[0]`, `path.key`).
+    #[prop(optional)]
+    nested: bool,
+) -> impl IntoView {
+    let studio = expect_context::<Studio>();
+    let list_id = format!("{}-findings", field_id(&path));
+    let mine = Memo::new(move |_| {
+        if nested {
+            studio.findings.with(|findings| {
+                findings
+                    .iter()
+                    .filter(|finding| is_at_or_under(&finding.path, &path))
+                    .cloned()
+                    .collect::<Vec<Finding>>()
+            })
+        } else {
+            studio
+                .findings_by_path
+                .with(|by_path| by_path.get(&path).cloned().unwrap_or_default())
+        }
+    });
+    view! {
+        <ul class="field-findings" id=list_id aria-live="polite">
+            {move || {
+                mine.get()
+                    .into_iter()
+                    .map(|finding| {
+                        let severity = finding.severity.as_str();
+                        view! {
+                            <li class=format!("finding {severity}")>
+                                <span class="severity">{severity}</span>
+                                " "
+                                {finding.message}
+                                <span class="help">{finding.help}</span>
+                            </li>
+                        }
+                    })
+                    .collect_view()
+            }}
+        </ul>
+    }
+}
+
+/// Whether `path` is `prefix` or inside it.
+pub fn is_at_or_under(path: &str, prefix: &str) -> bool {
+    path.strip_prefix(prefix)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('.') || rest.starts_with('['))
+}
+
+/// Whether any error sits exactly at `path`, for `aria-invalid`.
+fn has_error(studio: Studio, path: &str) -> bool {
+    studio.findings_by_path.with(|by_path| {
+        by_path
+            .get(path)
+            .is_some_and(|findings| shared::rules::has_errors(findings))
+    })
+}
+
+/// A labelled text input bound to a string of the spec.
+#[component]
+pub fn TextField(
+    /// Visible label.
+    #[prop(into)]
+    label: String,
+    /// Spec path of the value.
+    #[prop(into)]
+    path: String,
+    /// The current value.
+    #[prop(into)]
+    value: Signal<String>,
+    /// Writes a new value.
+    #[prop(into)]
+    set: Callback<String>,
+    /// Shown when empty.
+    #[prop(optional)]
+    placeholder: &'static str,
+    /// One line of help under the label.
+    #[prop(optional, into)]
+    hint: Option<String>,
+    /// Id of a `<datalist>` with suggestions.
+    #[prop(optional)]
+    suggestions: Option<&'static str>,
+) -> impl IntoView {
+    let studio = expect_context::<Studio>();
+    let id = field_id(&path);
+    let described_by = format!("{id}-findings");
+    let invalid_path = path.clone();
+    view! {
+        <div class="field">
+            <label for=id.clone()>{label}</label>
+            {hint.map(|hint| view! { <span class="hint">{hint}</span> })}
+            <input
+                id=id
+                type="text"
+                spellcheck="false"
+                autocomplete="off"
+                placeholder=placeholder
+                list=suggestions
+                aria-describedby=described_by
+                aria-invalid=move || has_error(studio, &invalid_path).then_some("true")
+                prop:value=value
+                on:input=move |event| set.run(event_target_value(&event))
+            />
+            <FieldFindings path=path />
+        </div>
+    }
+}
+
+/// A text input bound to an optional string: empty means unset.
+#[component]
+pub fn OptionalTextField(
+    /// Visible label.
+    #[prop(into)]
+    label: String,
+    /// Spec path of the value.
+    #[prop(into)]
+    path: String,
+    /// The current value.
+    #[prop(into)]
+    value: Signal<Option<String>>,
+    /// Writes a new value.
+    #[prop(into)]
+    set: Callback<Option<String>>,
+    /// Shown when empty.
+    #[prop(optional)]
+    placeholder: &'static str,
+    /// Id of a `<datalist>` with suggestions.
+    #[prop(optional)]
+    suggestions: Option<&'static str>,
+) -> impl IntoView {
+    view! {
+        <TextField
+            label=label
+            path=path
+            value=Signal::derive(move || value.get().unwrap_or_default())
+            set=move |text: String| set.run((!text.is_empty()).then_some(text))
+            placeholder=placeholder
+            suggestions=suggestions.unwrap_or_default()
+        />
+    }
+}
+
+/// A number input bound to an optional count: empty means unset.
+#[component]
+pub fn NumberField(
+    /// Visible label.
+    #[prop(into)]
+    label: String,
+    /// Spec path of the value.
+    #[prop(into)]
+    path: String,
+    /// The current value.
+    #[prop(into)]
+    value: Signal<Option<u32>>,
+    /// Writes a new value.
+    #[prop(into)]
+    set: Callback<Option<u32>>,
+) -> impl IntoView {
+    let studio = expect_context::<Studio>();
+    let id = field_id(&path);
+    let described_by = format!("{id}-findings");
+    let invalid_path = path.clone();
+    let input = NodeRef::<html::Input>::new();
+    // Keep what is typed while it still means the same number (`01`, `1.`).
+    let shown = move || {
+        let number = value.get();
+        if let Some(input) = input.get_untracked()
+            && input.value().trim().parse::<u32>().ok() == number
+        {
+            return input.value();
+        }
+        number.map(|number| number.to_string()).unwrap_or_default()
+    };
+    view! {
+        <div class="field number">
+            <label for=id.clone()>{label}</label>
+            <input
+                node_ref=input
+                id=id
+                type="number"
+                min="0"
+                inputmode="numeric"
+                aria-describedby=described_by
+                aria-invalid=move || has_error(studio, &invalid_path).then_some("true")
+                prop:value=shown
+                on:input=move |event| set.run(event_target_value(&event).trim().parse().ok())
+            />
+            <FieldFindings path=path />
+        </div>
+    }
+}
+
+/// A labelled checkbox bound to a flag of the spec.
+#[component]
+pub fn CheckboxField(
+    /// Visible label.
+    #[prop(into)]
+    label: String,
+    /// Spec path of the value.
+    #[prop(into)]
+    path: String,
+    /// Whether it is on.
+    #[prop(into)]
+    checked: Signal<bool>,
+    /// Writes a new value.
+    #[prop(into)]
+    set: Callback<bool>,
+) -> impl IntoView {
+    let id = field_id(&path);
+    view! {
+        <div class="field checkbox">
+            <input
+                id=id.clone()
+                type="checkbox"
+                aria-describedby=format!("{id}-findings")
+                prop:checked=checked
+                on:change=move |event| set.run(event_target_checked(&event))
+            />
+            <label for=id>{label}</label>
+            <FieldFindings path=path />
+        </div>
+    }
+}
+
+/// A labelled select; `options` are (value, text) pairs.
+#[component]
+pub fn SelectField(
+    /// Visible label.
+    #[prop(into)]
+    label: String,
+    /// Spec path of the value.
+    #[prop(into)]
+    path: String,
+    /// The choices: (value, text).
+    options: Vec<(String, String)>,
+    /// The current value.
+    #[prop(into)]
+    value: Signal<String>,
+    /// Writes a new value.
+    #[prop(into)]
+    set: Callback<String>,
+    /// Show findings below this path too.
+    #[prop(optional)]
+    nested: bool,
+) -> impl IntoView {
+    let studio = expect_context::<Studio>();
+    let id = field_id(&path);
+    let invalid_path = path.clone();
+    let options = options
+        .into_iter()
+        .map(|(option_value, text)| {
+            let selected_value = option_value.clone();
+            view! {
+                <option value=option_value prop:selected=move || value.get() == selected_value>
+                    {text}
+                </option>
+            }
+        })
+        .collect_view();
+    view! {
+        <div class="field">
+            <label for=id.clone()>{label}</label>
+            <select
+                id=id.clone()
+                aria-describedby=format!("{id}-findings")
+                aria-invalid=move || has_error(studio, &invalid_path).then_some("true")
+                prop:value=value
+                on:change=move |event| set.run(event_target_value(&event))
+            >
+                {options}
+            </select>
+            <FieldFindings path=path nested=nested />
+        </div>
+    }
+}
+
+/// Splits a comma-separated list, dropping empty items.
+pub fn split_list(text: &str) -> Vec<String> {
+    text.split(',')
+        .map(str::trim)
+        .filter(|item| !item.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// A text input bound to a list of strings, comma-separated. Findings of the items
+/// (`path[2]`) show under it too.
+#[component]
+pub fn ListField(
+    /// Visible label.
+    #[prop(into)]
+    label: String,
+    /// Spec path of the list.
+    #[prop(into)]
+    path: String,
+    /// The current items.
+    #[prop(into)]
+    value: Signal<Vec<String>>,
+    /// Writes new items.
+    #[prop(into)]
+    set: Callback<Vec<String>>,
+    /// Shown when empty.
+    #[prop(optional)]
+    placeholder: &'static str,
+    /// Id of a `<datalist>` with suggestions.
+    #[prop(optional)]
+    suggestions: Option<&'static str>,
+) -> impl IntoView {
+    let id = field_id(&path);
+    let input = NodeRef::<html::Input>::new();
+    // While the typed text still means the same items (a trailing comma, extra spaces),
+    // leave it alone so typing is not interrupted.
+    let shown = move || {
+        let items = value.get();
+        if let Some(input) = input.get_untracked()
+            && split_list(&input.value()) == items
+        {
+            return input.value();
+        }
+        items.join(", ")
+    };
+    view! {
+        <div class="field">
+            <label for=id.clone()>{label}</label>
+            <input
+                node_ref=input
+                id=id.clone()
+                type="text"
+                spellcheck="false"
+                autocomplete="off"
+                placeholder=placeholder
+                list=suggestions
+                aria-describedby=format!("{id}-findings")
+                prop:value=shown
+                on:input=move |event| set.run(split_list(&event_target_value(&event)))
+            />
+            <FieldFindings path=path nested=true />
+        </div>
+    }
+}
+
+/// (value, text) pairs from string slices.
+pub fn options(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+    pairs
+        .iter()
+        .map(|(value, text)| (value.to_string(), text.to_string()))
+        .collect()
+}

@@ -1,0 +1,241 @@
+//! A new VPC needs only its zones; an existing one needs its id and the subnets the
+//! cluster may use, each with the zone it is in.
+
+use leptos::prelude::*;
+use shared::Spec;
+use shared::spec::{Network, Subnet};
+
+use crate::fields::{FieldFindings, ListField, OptionalTextField, SelectField, TextField, options};
+use crate::{Step, StepHeading, Studio};
+
+fn subnets(spec: &Spec, private: bool) -> Option<&Vec<Subnet>> {
+    match &spec.network {
+        Network::ExistingVpc {
+            public_subnets,
+            private_subnets,
+            ..
+        } => Some(if private {
+            private_subnets
+        } else {
+            public_subnets
+        }),
+        Network::NewVpc { .. } => None,
+    }
+}
+
+fn subnets_mut(spec: &mut Spec, private: bool) -> Option<&mut Vec<Subnet>> {
+    match &mut spec.network {
+        Network::ExistingVpc {
+            public_subnets,
+            private_subnets,
+            ..
+        } => Some(if private {
+            private_subnets
+        } else {
+            public_subnets
+        }),
+        Network::NewVpc { .. } => None,
+    }
+}
+
+/// Switches between a new and an existing VPC, carrying the zones across.
+fn set_mode(spec: &mut Spec, mode: &str) {
+    let zones: Vec<String> = match &spec.network {
+        Network::NewVpc { availability_zones } => availability_zones.clone(),
+        Network::ExistingVpc {
+            public_subnets,
+            private_subnets,
+            ..
+        } => {
+            let mut zones: Vec<String> = private_subnets
+                .iter()
+                .chain(public_subnets)
+                .filter_map(|subnet| subnet.availability_zone.clone())
+                .collect();
+            zones.dedup();
+            zones
+        }
+    };
+    spec.network = match mode {
+        "existing-vpc" => Network::ExistingVpc {
+            vpc_id: String::new(),
+            public_subnets: Vec::new(),
+            private_subnets: zones
+                .iter()
+                .enumerate()
+                .map(|(idx, zone)| Subnet {
+                    name: format!("private-{}", idx + 1),
+                    availability_zone: Some(zone.clone()),
+                    ..Subnet::default()
+                })
+                .collect(),
+        },
+        _ => Network::NewVpc {
+            availability_zones: zones,
+        },
+    };
+}
+
+/// One subnet: local name, id and zone.
+#[component]
+fn SubnetRow(private: bool, index: usize) -> impl IntoView {
+    let spec = expect_context::<Studio>().spec;
+    let kind = if private { "private" } else { "public" };
+    let base = format!("network.{kind}_subnets[{index}]");
+    let read = move |field: fn(&Subnet) -> String| {
+        Signal::derive(move || {
+            spec.with(|spec| {
+                subnets(spec, private)
+                    .and_then(|subnets| subnets.get(index))
+                    .map(field)
+                    .unwrap_or_default()
+            })
+        })
+    };
+    let write = move |change: Box<dyn FnOnce(&mut Subnet)>| {
+        spec.update(|spec| {
+            if let Some(subnet) =
+                subnets_mut(spec, private).and_then(|subnets| subnets.get_mut(index))
+            {
+                change(subnet);
+            }
+        })
+    };
+    view! {
+        <fieldset class="row subnet" id=crate::field_id(&base) tabindex="-1">
+            <legend>{format!("{} subnet {}", if private { "Private" } else { "Public" }, index + 1)}</legend>
+            <TextField
+                label="Subnet name"
+                path=format!("{base}.name")
+                value=read(|subnet| subnet.name.clone())
+                set=move |name| write(Box::new(move |subnet| subnet.name = name))
+            />
+            <TextField
+                label="Subnet ID"
+                path=format!("{base}.id")
+                placeholder="subnet-0123456789abcdef0"
+                value=read(|subnet| subnet.id.clone())
+                set=move |id| write(Box::new(move |subnet| subnet.id = id))
+            />
+            <OptionalTextField
+                label="Subnet availability zone"
+                path=format!("{base}.availability_zone")
+                placeholder="us-east-1a"
+                value=Signal::derive(move || {
+                    spec.with(|spec| {
+                        subnets(spec, private)
+                            .and_then(|subnets| subnets.get(index))
+                            .and_then(|subnet| subnet.availability_zone.clone())
+                    })
+                })
+                set=move |zone| write(Box::new(move |subnet| subnet.availability_zone = zone))
+            />
+            <button
+                type="button"
+                class="remove"
+                on:click=move |_| {
+                    spec.update(|spec| {
+                        if let Some(subnets) = subnets_mut(spec, private)
+                            && index < subnets.len()
+                        {
+                            subnets.remove(index);
+                        }
+                    })
+                }
+            >
+                {format!("Remove {kind} subnet {}", index + 1)}
+            </button>
+        </fieldset>
+    }
+}
+
+/// The public or the private subnets, with add and remove.
+#[component]
+fn SubnetList(private: bool) -> impl IntoView {
+    let spec = expect_context::<Studio>().spec;
+    let kind = if private { "private" } else { "public" };
+    let count = Memo::new(move |_| spec.with(|spec| subnets(spec, private).map_or(0, Vec::len)));
+    view! {
+        <div class="subnet-list" id=crate::field_id(&format!("network.{kind}_subnets")) tabindex="-1">
+            <h3>{if private { "Private subnets" } else { "Public subnets" }}</h3>
+            <FieldFindings path=format!("network.{kind}_subnets") />
+            {move || (0..count.get()).map(|index| view! { <SubnetRow private=private index=index /> }).collect_view()}
+            <button
+                type="button"
+                on:click=move |_| {
+                    spec.update(|spec| {
+                        if let Some(subnets) = subnets_mut(spec, private) {
+                            let number = subnets.len() + 1;
+                            subnets.push(Subnet { name: format!("{kind}-{number}"), ..Subnet::default() });
+                        }
+                    })
+                }
+            >
+                {format!("Add {kind} subnet")}
+            </button>
+        </div>
+    }
+}
+
+/// New VPC (zones) or existing VPC (id and subnets).
+#[component]
+pub fn NetworkStep() -> impl IntoView {
+    let spec = expect_context::<Studio>().spec;
+    let mode = Memo::new(move |_| {
+        spec.with(|spec| match spec.network {
+            Network::NewVpc { .. } => "new-vpc",
+            Network::ExistingVpc { .. } => "existing-vpc",
+        })
+    });
+    view! {
+        <section class="step" aria-labelledby="step-title-3">
+            <StepHeading step=Step::Network />
+            <FieldFindings path="network" />
+            <SelectField
+                label="VPC"
+                path="network.mode"
+                options=options(&[("new-vpc", "New VPC created by eksctl"), ("existing-vpc", "Existing VPC")])
+                value=Signal::derive(move || mode.get().to_owned())
+                set=move |new_mode: String| spec.update(|spec| set_mode(spec, &new_mode))
+            />
+            {move || match mode.get() {
+                "new-vpc" => view! {
+                    <ListField
+                        label="Availability zones"
+                        path="network.availability_zones"
+                        placeholder="us-east-1a, us-east-1b"
+                        value=Signal::derive(move || spec.with(|spec| match &spec.network {
+                            Network::NewVpc { availability_zones } => availability_zones.clone(),
+                            Network::ExistingVpc { .. } => Vec::new(),
+                        }))
+                        set=move |zones| spec.update(|spec| {
+                            if let Network::NewVpc { availability_zones } = &mut spec.network {
+                                *availability_zones = zones;
+                            }
+                        })
+                    />
+                }
+                .into_any(),
+                _ => view! {
+                    <TextField
+                        label="VPC ID"
+                        path="network.vpc_id"
+                        placeholder="vpc-0123456789abcdef0"
+                        value=Signal::derive(move || spec.with(|spec| match &spec.network {
+                            Network::ExistingVpc { vpc_id, .. } => vpc_id.clone(),
+                            Network::NewVpc { .. } => String::new(),
+                        }))
+                        set=move |id| spec.update(|spec| {
+                            if let Network::ExistingVpc { vpc_id, .. } = &mut spec.network {
+                                *vpc_id = id;
+                            }
+                        })
+                    />
+                    <SubnetList private=true />
+                    <SubnetList private=false />
+                }
+                .into_any(),
+            }}
+        </section>
+    }
+}

@@ -1,0 +1,469 @@
+//! Node groups: a CPU system group and GPU groups, each with an instance type chosen from
+//! the embedded catalog, sizes and node settings. Capacity and placement are the next step.
+
+use leptos::prelude::*;
+use shared::catalog::{self, CatalogFilter, InstanceType};
+use shared::spec::{AddonPolicies, NodeGroup, NodeTaint};
+
+use crate::fields::{CheckboxField, FieldFindings, NumberField, OptionalTextField, TextField};
+use crate::{Step, StepHeading, Studio, field_id};
+
+/// Most rows the picker lists at once; narrowing the filter shows the rest.
+const PICKER_ROWS: usize = 40;
+
+/// "8 × H100 80 GiB", "16 × trainium", or "no GPU".
+fn accelerators(instance_type: &InstanceType) -> String {
+    if let Some(gpu) = instance_type.gpu_name {
+        let memory = instance_type
+            .gpu_memory_mib
+            .map(|mib| format!(" {} GiB", mib / 1024))
+            .unwrap_or_default();
+        format!(
+            "{} × {}{memory}",
+            instance_type.gpu_count.max(1),
+            gpu.to_uppercase()
+        )
+    } else if let Some(accelerator) = instance_type.accelerator_name {
+        format!("{} × {accelerator}", instance_type.accelerator_count)
+    } else {
+        "no GPU".to_owned()
+    }
+}
+
+fn bandwidth(instance_type: &InstanceType) -> String {
+    instance_type
+        .network_bandwidth_mbps
+        .map(|mbps| format!("{} Gbps", f64::from(mbps) / 1000.0))
+        .unwrap_or_else(|| "—".to_owned())
+}
+
+/// One line on what an instance type offers.
+pub fn summary(instance_type: &InstanceType) -> String {
+    let efa = match instance_type.efa_interfaces {
+        0 => "no EFA".to_owned(),
+        n => format!("{n} EFA"),
+    };
+    format!(
+        "{} vCPU, {} GiB, {}, {efa}, {}{}",
+        instance_type.vcpus,
+        instance_type.memory_mib / 1024,
+        accelerators(instance_type),
+        bandwidth(instance_type),
+        if instance_type.capacity_block_eligible {
+            ", Capacity Blocks"
+        } else {
+            ""
+        }
+    )
+}
+
+/// Search and filters over the catalog; choosing a row sets the group's instance type.
+#[component]
+fn InstancePicker(index: usize) -> impl IntoView {
+    let studio = expect_context::<Studio>();
+    let filter = RwSignal::new(CatalogFilter {
+        accelerated_only: false,
+        ..CatalogFilter::default()
+    });
+    let results = Memo::new(move |_| filter.with(catalog::search));
+    let id = move |name: &str| format!("picker-{index}-{name}");
+    let number = move |text: String| text.trim().parse::<u32>().unwrap_or(0);
+    let models = catalog::gpu_models()
+        .into_iter()
+        .map(|model| view! { <option value=model>{model}</option> })
+        .collect_view();
+    let rows = move || {
+        results.with(|results| {
+            results
+                .iter()
+                .take(PICKER_ROWS)
+                .map(|instance_type| {
+                    let name = instance_type.name;
+                    view! {
+                        <tr>
+                            <th scope="row">
+                                <button
+                                    type="button"
+                                    class="link"
+                                    aria-label=format!("Use {name}")
+                                    on:click=move |_| {
+                                        studio.update_group(index, |group| group.instance_type = name.to_owned());
+                                        let input_id = field_id(&format!("node_groups[{index}].instance_type"));
+                                        request_animation_frame(move || crate::focus_id(&input_id));
+                                    }
+                                >
+                                    {name}
+                                </button>
+                            </th>
+                            <td>{instance_type.vcpus}</td>
+                            <td>{instance_type.memory_mib / 1024}</td>
+                            <td>{accelerators(instance_type)}</td>
+                            <td>{instance_type.efa_interfaces}</td>
+                            <td>{bandwidth(instance_type)}</td>
+                            <td>{if instance_type.capacity_block_eligible { "yes" } else { "" }}</td>
+                        </tr>
+                    }
+                })
+                .collect_view()
+        })
+    };
+    view! {
+        <div class="picker" role="group" aria-label="Instance type catalog">
+            <div class="picker-filters">
+                <div class="field">
+                    <label for=id("text")>"Search instance types"</label>
+                    <input
+                        id=id("text")
+                        type="search"
+                        placeholder="p5, 48xlarge"
+                        prop:value=move || filter.with(|filter| filter.text.clone())
+                        on:input=move |event| filter.update(|filter| filter.text = event_target_value(&event))
+                    />
+                </div>
+                <div class="field">
+                    <label for=id("model")>"GPU model"</label>
+                    <select
+                        id=id("model")
+                        on:change=move |event| filter.update(|filter| filter.gpu_model = event_target_value(&event))
+                    >
+                        <option value="">"any"</option>
+                        {models}
+                    </select>
+                </div>
+                <div class="field number">
+                    <label for=id("memory")>"Min GPU memory (GiB)"</label>
+                    <input
+                        id=id("memory")
+                        type="number"
+                        min="0"
+                        on:input=move |event| {
+                            filter.update(|filter| filter.min_gpu_memory_mib = number(event_target_value(&event)) * 1024)
+                        }
+                    />
+                </div>
+                <div class="field number">
+                    <label for=id("count")>"Min GPUs"</label>
+                    <input
+                        id=id("count")
+                        type="number"
+                        min="0"
+                        on:input=move |event| filter.update(|filter| filter.min_gpu_count = number(event_target_value(&event)))
+                    />
+                </div>
+                <div class="field number">
+                    <label for=id("generation")>"Min generation"</label>
+                    <input
+                        id=id("generation")
+                        type="number"
+                        min="0"
+                        on:input=move |event| filter.update(|filter| filter.min_generation = number(event_target_value(&event)))
+                    />
+                </div>
+                <div class="field checkbox">
+                    <input
+                        id=id("efa")
+                        type="checkbox"
+                        on:change=move |event| filter.update(|filter| filter.efa_required = event_target_checked(&event))
+                    />
+                    <label for=id("efa")>"EFA only"</label>
+                </div>
+                <div class="field checkbox">
+                    <input
+                        id=id("cb")
+                        type="checkbox"
+                        on:change=move |event| {
+                            filter.update(|filter| filter.capacity_block_only = event_target_checked(&event))
+                        }
+                    />
+                    <label for=id("cb")>"Capacity Block eligible"</label>
+                </div>
+                <div class="field checkbox">
+                    <input
+                        id=id("accelerated")
+                        type="checkbox"
+                        on:change=move |event| {
+                            filter.update(|filter| filter.accelerated_only = event_target_checked(&event))
+                        }
+                    />
+                    <label for=id("accelerated")>"GPU or Neuron only"</label>
+                </div>
+            </div>
+            <p class="hint" aria-live="polite">
+                {move || {
+                    let total = results.with(Vec::len);
+                    if total > PICKER_ROWS {
+                        format!("{total} types match; the first {PICKER_ROWS} are listed")
+                    } else {
+                        format!("{total} types match")
+                    }
+                }}
+            </p>
+            <div class="table-scroll">
+                <table>
+                    <thead>
+                        <tr>
+                            <th scope="col">"Type"</th>
+                            <th scope="col">"vCPU"</th>
+                            <th scope="col">"GiB"</th>
+                            <th scope="col">"GPUs / accelerator"</th>
+                            <th scope="col">"EFA"</th>
+                            <th scope="col">"Network"</th>
+                            <th scope="col">"CB"</th>
+                        </tr>
+                    </thead>
+                    <tbody>{rows}</tbody>
+                </table>
+            </div>
+        </div>
+    }
+}
+
+/// Whether the group has the `nvidia.com/gpu:NoSchedule` taint.
+fn has_gpu_taint(group: &NodeGroup) -> bool {
+    group
+        .taints
+        .iter()
+        .any(|taint| taint.key == "nvidia.com/gpu" && taint.effect == "NoSchedule")
+}
+
+/// One node group's settings.
+#[component]
+fn NodeGroupEditor(index: usize) -> impl IntoView {
+    let studio = expect_context::<Studio>();
+    let base = format!("node_groups[{index}]");
+    let group_id = field_id(&base);
+    let base_for_fields = base.clone();
+    let path = move |field: &str| format!("{base_for_fields}.{field}");
+    let text =
+        move |read: fn(&NodeGroup) -> String| Signal::derive(move || studio.group(index, read));
+    let flag =
+        move |read: fn(&NodeGroup) -> bool| Signal::derive(move || studio.group(index, read));
+    let count = move |read: fn(&NodeGroup) -> Option<u32>| {
+        Signal::derive(move || studio.group(index, read))
+    };
+    let policy = move |read: fn(&AddonPolicies) -> bool| {
+        Signal::derive(move || studio.group(index, |group| read(&group.addon_policies)))
+    };
+    let show_picker = RwSignal::new(false);
+    let instance_summary = Memo::new(move |_| {
+        studio.group(index, |group| {
+            catalog::lookup(group.instance_type.trim()).map(summary)
+        })
+    });
+    let title = move || {
+        studio.group(index, |group| {
+            format!("Node group {}: {}", index + 1, group.name)
+        })
+    };
+    view! {
+        <fieldset class="group" id=group_id tabindex="-1">
+            <legend>{title}</legend>
+            <div class="grid">
+                <TextField
+                    label="Node group name"
+                    path=path("name")
+                    value=text(|group| group.name.clone())
+                    set=move |name| studio.update_group(index, |group| group.name = name)
+                />
+                <div class="instance-type">
+                    <TextField
+                        label="Instance type"
+                        path=path("instance_type")
+                        placeholder="p5.48xlarge"
+                        value=text(|group| group.instance_type.clone())
+                        set=move |name| studio.update_group(index, |group| group.instance_type = name)
+                    />
+                    <p class="hint instance-summary">
+                        {move || instance_summary.get().unwrap_or_else(|| "not in the catalog".to_owned())}
+                    </p>
+                    <button
+                        type="button"
+                        aria-expanded=move || show_picker.get().to_string()
+                        on:click=move |_| show_picker.update(|shown| *shown = !*shown)
+                    >
+                        {move || if show_picker.get() { "Close the catalog" } else { "Choose from the catalog" }}
+                    </button>
+                </div>
+            </div>
+            <Show when=move || show_picker.get()>
+                <InstancePicker index=index />
+            </Show>
+            <FieldFindings path=path("instance_types") nested=true />
+            <div class="grid sizes">
+                <NumberField
+                    label="Minimum size"
+                    path=path("min_size")
+                    value=count(|group| group.min_size)
+                    set=move |size| studio.update_group(index, |group| group.min_size = size)
+                />
+                <NumberField
+                    label="Desired capacity"
+                    path=path("desired_capacity")
+                    value=count(|group| group.desired_capacity)
+                    set=move |size| studio.update_group(index, |group| group.desired_capacity = size)
+                />
+                <NumberField
+                    label="Maximum size"
+                    path=path("max_size")
+                    value=count(|group| group.max_size)
+                    set=move |size| studio.update_group(index, |group| group.max_size = size)
+                />
+            </div>
+            <OptionalTextField
+                label="AMI family"
+                path=path("ami_family")
+                placeholder="AmazonLinux2023 (eksctl default)"
+                suggestions="ami-families"
+                value=Signal::derive(move || studio.group(index, |group| group.ami_family.clone()))
+                set=move |family| studio.update_group(index, |group| group.ami_family = family)
+            />
+            <div class="grid checks">
+                <CheckboxField
+                    label="EFA (Elastic Fabric Adapter)"
+                    path=path("efa_enabled")
+                    checked=flag(|group| group.efa_enabled)
+                    set=move |on| studio.update_group(index, |group| group.efa_enabled = on)
+                />
+                <CheckboxField
+                    label="Private networking"
+                    path=path("private_networking")
+                    checked=flag(|group| group.private_networking)
+                    set=move |on| studio.update_group(index, |group| group.private_networking = on)
+                />
+                <CheckboxField
+                    label="Local NVMe as RAID0"
+                    path=path("local_nvme_raid0")
+                    checked=flag(|group| group.local_nvme_raid0)
+                    set=move |on| studio.update_group(index, |group| group.local_nvme_raid0 = on)
+                />
+                <CheckboxField
+                    label="Node auto-repair"
+                    path=path("node_repair")
+                    checked=flag(|group| group.node_repair)
+                    set=move |on| studio.update_group(index, |group| group.node_repair = on)
+                />
+                <CheckboxField
+                    label="Taint nvidia.com/gpu:NoSchedule"
+                    path=path("taints")
+                    checked=flag(has_gpu_taint)
+                    set=move |on| {
+                        studio.update_group(index, |group| {
+                            group.taints.retain(|taint| !(taint.key == "nvidia.com/gpu" && taint.effect == "NoSchedule"));
+                            if on {
+                                group.taints.push(NodeTaint {
+                                    key: "nvidia.com/gpu".into(),
+                                    value: None,
+                                    effect: "NoSchedule".into(),
+                                });
+                            }
+                        })
+                    }
+                />
+            </div>
+            <fieldset class="policies">
+                <legend>"IAM add-on policies"</legend>
+                <div class="grid checks">
+                    <CheckboxField
+                        label="Cluster Autoscaler"
+                        path=path("addon_policies.auto_scaler")
+                        checked=policy(|policies| policies.auto_scaler)
+                        set=move |on| studio.update_group(index, |group| group.addon_policies.auto_scaler = on)
+                    />
+                    <CheckboxField
+                        label="CloudWatch"
+                        path=path("addon_policies.cloud_watch")
+                        checked=policy(|policies| policies.cloud_watch)
+                        set=move |on| studio.update_group(index, |group| group.addon_policies.cloud_watch = on)
+                    />
+                    <CheckboxField
+                        label="EBS"
+                        path=path("addon_policies.ebs")
+                        checked=policy(|policies| policies.ebs)
+                        set=move |on| studio.update_group(index, |group| group.addon_policies.ebs = on)
+                    />
+                    <CheckboxField
+                        label="FSx for Lustre"
+                        path=path("addon_policies.fsx")
+                        checked=policy(|policies| policies.fsx)
+                        set=move |on| studio.update_group(index, |group| group.addon_policies.fsx = on)
+                    />
+                </div>
+            </fieldset>
+            <FieldFindings path=base.clone() />
+            <button
+                type="button"
+                class="remove"
+                on:click=move |_| {
+                    studio.spec.update(|spec| {
+                        if index < spec.node_groups.len() {
+                            spec.node_groups.remove(index);
+                        }
+                    })
+                }
+            >
+                {format!("Remove node group {}", index + 1)}
+            </button>
+        </fieldset>
+    }
+}
+
+/// A new group: a small CPU system group, or one GPU group with EFA.
+fn new_group(gpu: bool, number: usize) -> NodeGroup {
+    if gpu {
+        NodeGroup {
+            name: format!("gpu-{number}"),
+            instance_type: "p5.48xlarge".into(),
+            efa_enabled: true,
+            private_networking: true,
+            min_size: Some(0),
+            desired_capacity: Some(1),
+            max_size: Some(2),
+            taints: vec![NodeTaint {
+                key: "nvidia.com/gpu".into(),
+                value: None,
+                effect: "NoSchedule".into(),
+            }],
+            ..NodeGroup::default()
+        }
+    } else {
+        NodeGroup {
+            name: format!("system-{number}"),
+            instance_type: "m6i.xlarge".into(),
+            min_size: Some(2),
+            desired_capacity: Some(2),
+            max_size: Some(3),
+            ..NodeGroup::default()
+        }
+    }
+}
+
+/// Every node group, with add and remove.
+#[component]
+pub fn NodeGroupsStep() -> impl IntoView {
+    let studio = expect_context::<Studio>();
+    let count = Memo::new(move |_| studio.spec.with(|spec| spec.node_groups.len()));
+    let add = move |gpu: bool| {
+        studio.spec.update(|spec| {
+            let number = spec.node_groups.len() + 1;
+            spec.node_groups.push(new_group(gpu, number));
+        })
+    };
+    view! {
+        <section class="step" aria-labelledby="step-title-4">
+            <StepHeading step=Step::NodeGroups />
+            <datalist id="ami-families">
+                <option value="AmazonLinux2023"></option>
+                <option value="AmazonLinux2"></option>
+                <option value="Bottlerocket"></option>
+                <option value="Ubuntu2204"></option>
+                <option value="Ubuntu2404"></option>
+            </datalist>
+            <FieldFindings path="node_groups" />
+            {move || (0..count.get()).map(|index| view! { <NodeGroupEditor index=index /> }).collect_view()}
+            <div class="actions">
+                <button type="button" on:click=move |_| add(false)>"Add CPU system group"</button>
+                <button type="button" on:click=move |_| add(true)>"Add GPU group"</button>
+            </div>
+        </section>
+    }
+}

@@ -1,0 +1,241 @@
+//! The last step: every finding, the live AWS checks, the bundle and the deploy. Only the
+//! live checks and the deploy need the server; when it is missing or has no AWS
+//! credentials the page says which checks could not run, and the rest works as before.
+
+use leptos::prelude::*;
+use shared::bundle::{self, CheckLine};
+use wasm_bindgen::{JsCast, JsValue};
+
+use crate::api;
+use crate::findings::FindingsList;
+use crate::{LiveChecks, Step, StepHeading, Studio};
+
+/// The checks `POST /api/checks` runs, named for the message when they cannot run.
+const LIVE_CHECK_NAMES: &str = "instance types offered in the zones, capacity reservations (state, type, zone, size), subnets and their zones, Spot placement scores";
+
+/// Offers `bytes` as a file download called `file_name`.
+fn download(bytes: &[u8], file_name: &str) -> Result<(), String> {
+    let array = js_sys::Uint8Array::from(bytes);
+    let parts = js_sys::Array::of1(&array);
+    let options = web_sys::BlobPropertyBag::new();
+    options.set_type("application/zip");
+    let blob = web_sys::Blob::new_with_u8_array_sequence_and_options(&parts, &options)
+        .map_err(|_| "the browser could not build the file".to_owned())?;
+    let url = web_sys::Url::create_object_url_with_blob(&blob)
+        .map_err(|_| "the browser could not offer the file".to_owned())?;
+    let anchor: web_sys::HtmlAnchorElement = document()
+        .create_element("a")
+        .map_err(|_| "no document".to_owned())?
+        .unchecked_into();
+    anchor.set_href(&url);
+    anchor.set_download(file_name);
+    anchor.click();
+    // Give the download a moment to start before the URL is released.
+    set_timeout(
+        move || {
+            let _ = web_sys::Url::revoke_object_url(&url);
+        },
+        std::time::Duration::from_secs(30),
+    );
+    let _ = JsValue::NULL;
+    Ok(())
+}
+
+/// A file name from the cluster name: letters, digits, `-`, `_` and `.`.
+fn bundle_file_name(cluster_name: &str) -> String {
+    let cleaned: String = cluster_name
+        .trim()
+        .chars()
+        .map(|character| {
+            if character.is_ascii_alphanumeric() || matches!(character, '-' | '_' | '.') {
+                character
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    if cleaned.is_empty() {
+        "eks-cluster.zip".to_owned()
+    } else {
+        format!("{cleaned}.zip")
+    }
+}
+
+/// "Run live checks" and their answers.
+#[component]
+fn LiveChecksPanel() -> impl IntoView {
+    let studio = expect_context::<Studio>();
+    let health = LocalResource::new(api::health);
+    let run = move |_| {
+        studio.live_checks.set(LiveChecks::Running);
+        let spec = studio.spec.get_untracked();
+        leptos::task::spawn_local(async move {
+            let answer = match api::run_checks(&spec).await {
+                Ok(checks) => LiveChecks::Done(checks),
+                Err(reason) => LiveChecks::CouldNotRun(reason),
+            };
+            studio.live_checks.set(answer);
+        });
+    };
+    let health_line = move || {
+        health.get().map(|answer| match answer {
+            Ok(health) if health.aws.credentials => {
+                view! { <p class="ok">"The server has AWS credentials: live checks can run."</p> }.into_any()
+            }
+            Ok(_) => view! {
+                <p class="warning" id="aws-status">
+                    "The server has no AWS credentials, so these checks cannot run: " {LIVE_CHECK_NAMES}
+                    ". Everything else (rules, preview, bundle) works without AWS."
+                </p>
+            }
+            .into_any(),
+            Err(reason) => view! {
+                <p class="warning" id="aws-status">
+                    {format!("The server cannot be reached ({reason}), so these checks cannot run: {LIVE_CHECK_NAMES}. Everything else works in this page.")}
+                </p>
+            }
+            .into_any(),
+        })
+    };
+    let results = move || {
+        match studio.live_checks.get() {
+        LiveChecks::NotRun => ().into_any(),
+        LiveChecks::Running => view! { <p role="status">"Running live checks…"</p> }.into_any(),
+        LiveChecks::CouldNotRun(reason) => view! {
+            <p class="warning" role="status" id="live-checks-result">{format!("Live checks could not run: {reason}")}</p>
+        }
+        .into_any(),
+        LiveChecks::Done(checks) => {
+            let rows = checks
+                .into_iter()
+                .map(|check| {
+                    let path = check.path.clone();
+                    view! {
+                        <li class=format!("check {}", check.status)>
+                            <span class="severity">{check.status.clone()}</span>
+                            " "
+                            <code>{check.id.clone()}</code>
+                            " — "
+                            {check.message.clone()}
+                            {path.map(|path| {
+                                let target = path.clone();
+                                view! {
+                                    " "
+                                    <button type="button" class="link" on:click=move |_| studio.go_to_path(&target)>
+                                        {format!("go to {path}")}
+                                    </button>
+                                }
+                            })}
+                        </li>
+                    }
+                })
+                .collect_view();
+            view! { <ul class="checks" id="live-checks-result" role="status">{rows}</ul> }.into_any()
+        }
+    }
+    };
+    view! {
+        <section class="panel" aria-labelledby="live-checks-title">
+            <h3 id="live-checks-title">"Live AWS checks"</h3>
+            <Transition fallback=|| view! { <p>"Asking the server about AWS access…"</p> }>{health_line}</Transition>
+            <button
+                type="button"
+                disabled=move || studio.live_checks.get() == LiveChecks::Running
+                on:click=run
+            >
+                "Run live checks"
+            </button>
+            {results}
+        </section>
+    }
+}
+
+/// "Download bundle": the zip of every file, built in the page.
+#[component]
+fn DownloadPanel() -> impl IntoView {
+    let studio = expect_context::<Studio>();
+    let status = RwSignal::new(String::new());
+    let run = move |_| {
+        let checks: Vec<CheckLine> = match studio.live_checks.get_untracked() {
+            LiveChecks::Done(checks) => checks
+                .into_iter()
+                .map(|check| CheckLine {
+                    id: check.id,
+                    status: check.status,
+                    message: check.message,
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        let outcome = studio.spec.with_untracked(|spec| {
+            studio.findings.with_untracked(|findings| {
+                bundle::bundle_files(spec, findings, &checks)
+                    .map_err(|error| error.to_string())
+                    .and_then(|files| {
+                        let name = bundle_file_name(&spec.cluster.name);
+                        download(&bundle::zip_bundle(&files), &name).map(|()| (name, files.len()))
+                    })
+            })
+        });
+        status.set(match outcome {
+            Ok((name, count)) => format!("Downloaded {name} ({count} files)."),
+            Err(error) => format!("Cannot build the bundle: {error}"),
+        });
+    };
+    view! {
+        <section class="panel" aria-labelledby="download-title">
+            <h3 id="download-title">"Bundle"</h3>
+            <p class="hint">
+                "cluster.yaml, the Karpenter files when used, studio.json, deploy.sh, teardown.sh and a README listing open findings. Built in this page; no server needed."
+            </p>
+            <button type="button" class="primary" id="download-button" on:click=run>"Download bundle"</button>
+            <p role="status" id="download-status">{move || status.get()}</p>
+        </section>
+    }
+}
+
+/// "Deploy": asks the server; the page never pretends a deploy happened.
+#[component]
+fn DeployPanel() -> impl IntoView {
+    let studio = expect_context::<Studio>();
+    let answer = RwSignal::new(None::<Result<String, String>>);
+    let busy = RwSignal::new(false);
+    let run = move |_| {
+        busy.set(true);
+        let spec = studio.spec.get_untracked();
+        leptos::task::spawn_local(async move {
+            answer.set(Some(api::deploy(&spec).await));
+            busy.set(false);
+        });
+    };
+    view! {
+        <section class="panel" aria-labelledby="deploy-title">
+            <h3 id="deploy-title">"Deploy"</h3>
+            <p class="hint">
+                "Deploys run on the server with its AWS credentials (eksctl and helm); this page only asks for one and shows what the server answers."
+            </p>
+            <button type="button" id="deploy-button" disabled=move || busy.get() on:click=run>"Deploy"</button>
+            <p role="status" id="deploy-result">
+                {move || match answer.get() {
+                    None => String::new(),
+                    Some(Ok(text)) => format!("The server answered: {text}"),
+                    Some(Err(reason)) => format!("Deploy did not start: {reason}"),
+                }}
+            </p>
+        </section>
+    }
+}
+
+/// All findings, live checks, bundle and deploy.
+#[component]
+pub fn ReviewStep() -> impl IntoView {
+    view! {
+        <section class="step" aria-labelledby="step-title-8">
+            <StepHeading step=Step::Review />
+            <FindingsList />
+            <DownloadPanel />
+            <LiveChecksPanel />
+            <DeployPanel />
+        </section>
+    }
+}

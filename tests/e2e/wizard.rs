@@ -1,0 +1,695 @@
+//! The whole wizard in headless Chromium against the real server: findings that come and
+//! go as fields are filled, import, drafts, share links, the bundle download, and the
+//! keystroke-to-preview latency.
+
+use std::time::{Duration, Instant};
+
+use fantoccini::Locator;
+use studio_e2e::{Browser, Studio};
+
+const PREVIEW: Locator<'static> = Locator::Id("preview-cluster-yaml");
+const FINDINGS: Locator<'static> = Locator::Id("findings-list");
+
+/// Opens the page and waits for the first template's preview.
+async fn open(browser: &Browser, studio: &Studio) {
+    browser.client.goto(&studio.base_url).await.unwrap();
+    browser
+        .wait_for_text(PREVIEW, |text| text.contains("kind: ClusterConfig"))
+        .await;
+}
+
+async fn choose_template(browser: &Browser, id: &str) {
+    browser.go_to_step(1).await;
+    browser
+        .client
+        .find(Locator::Css(&format!("label[for='template-{id}']")))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+}
+
+async fn select(browser: &Browser, id: &str, value: &str) {
+    browser
+        .by_id(id)
+        .await
+        .select_by_value(value)
+        .await
+        .unwrap_or_else(|error| panic!("cannot choose {value} in #{id}: {error}"));
+}
+
+async fn text_of(browser: &Browser, id: &str) -> String {
+    browser.by_id(id).await.text().await.unwrap()
+}
+
+/// The error count the step list shows for step `number` (0 when none).
+async fn step_errors(browser: &Browser, number: usize) -> usize {
+    let label = browser
+        .by_id(&format!("step-button-{number}"))
+        .await
+        .attr("aria-label")
+        .await
+        .unwrap()
+        .unwrap_or_default();
+    label
+        .rsplit(", ")
+        .next()
+        .and_then(|tail| tail.split(' ').next())
+        .and_then(|count| count.parse().ok())
+        .unwrap_or(0)
+}
+
+#[tokio::test]
+async fn filling_the_p5_capacity_block_placeholders_clears_its_errors() {
+    let studio = Studio::start();
+    let browser = Browser::start().await;
+    open(&browser, &studio).await;
+    choose_template(&browser, "p5-capacity-block").await;
+    browser.screenshot("step-1-start").await;
+    assert!(
+        step_errors(&browser, 2).await >= 1,
+        "the region is a placeholder"
+    );
+    assert!(
+        step_errors(&browser, 3).await >= 5,
+        "VPC and subnets are placeholders"
+    );
+    assert!(
+        step_errors(&browser, 5).await >= 1,
+        "the reservation id is a placeholder"
+    );
+
+    browser.go_to_step(2).await;
+    let region_findings = text_of(&browser, "f-cluster-region-findings").await;
+    assert!(
+        region_findings.contains("PLACEHOLDER_AWS_REGION"),
+        "{region_findings}"
+    );
+    browser.fill_by_label("Region", "us-east-1").await;
+    browser
+        .wait_for_text(Locator::Id("f-cluster-region-findings"), str::is_empty)
+        .await;
+    browser.screenshot("step-2-cluster").await;
+
+    browser.go_to_step(3).await;
+    browser
+        .fill_by_label("VPC ID", "vpc-0123456789abcdef0")
+        .await;
+    for (idx, id) in [
+        "f-network-private-subnets-0-id",
+        "f-network-private-subnets-1-id",
+        "f-network-public-subnets-0-id",
+        "f-network-public-subnets-1-id",
+    ]
+    .iter()
+    .enumerate()
+    {
+        browser
+            .fill(id, &format!("subnet-0123456789abcdef{idx}"))
+            .await;
+    }
+    browser.screenshot("step-3-network").await;
+    assert_eq!(step_errors(&browser, 3).await, 0);
+
+    browser.go_to_step(4).await;
+    browser.screenshot("step-4-node-groups").await;
+
+    browser.go_to_step(5).await;
+    browser
+        .fill_by_label("Capacity reservation ID", "cr-0123456789abcdef0")
+        .await;
+    // The EFA group must be pinned to the zone its reservation lives in.
+    let placement_findings = text_of(&browser, "f-node-groups-0-placement-findings").await;
+    assert!(
+        placement_findings.contains("not pinned"),
+        "{placement_findings}"
+    );
+    select(&browser, "f-node-groups-0-placement", "availability-zones").await;
+    browser
+        .fill_by_label("Availability zone", "us-east-1a")
+        .await;
+    browser
+        .wait_for_text(
+            Locator::Id("f-node-groups-0-placement-findings"),
+            str::is_empty,
+        )
+        .await;
+    browser.screenshot("step-5-capacity").await;
+
+    browser.go_to_step(6).await;
+    browser.screenshot("step-6-karpenter").await;
+    browser.go_to_step(7).await;
+    browser.screenshot("step-7-addons").await;
+    browser.go_to_step(8).await;
+    let findings = browser
+        .wait_for_text(FINDINGS, |text| !text.contains("Errors ("))
+        .await;
+    assert!(findings.contains("Warnings (1)"), "{findings}");
+    for step in 1..=8 {
+        assert_eq!(step_errors(&browser, step).await, 0, "step {step}");
+    }
+    let preview = browser
+        .wait_for_text(PREVIEW, |text| {
+            text.contains("capacityReservationID: cr-0123456789abcdef0")
+        })
+        .await;
+    assert!(preview.contains("- us-east-1a"), "{preview}");
+    browser.screenshot("step-8-review").await;
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn an_instance_type_without_efa_is_flagged_next_to_the_field() {
+    let studio = Studio::start();
+    let browser = Browser::start().await;
+    open(&browser, &studio).await;
+    browser.go_to_step(4).await;
+    assert_eq!(
+        text_of(&browser, "f-node-groups-0-instance-type-findings").await,
+        ""
+    );
+    browser.fill_by_label("Instance type", "g5.xlarge").await;
+    let findings = browser
+        .wait_for_text(
+            Locator::Id("f-node-groups-0-instance-type-findings"),
+            |text| text.contains("EFA"),
+        )
+        .await;
+    assert!(findings.contains("g5.xlarge"), "{findings}");
+    let invalid = browser
+        .field_by_label("Instance type")
+        .await
+        .attr("aria-invalid")
+        .await
+        .unwrap();
+    assert_eq!(invalid.as_deref(), Some("true"));
+
+    // The catalog picker finds an EFA type and puts it into the field.
+    browser
+        .client
+        .find(Locator::XPath(
+            "//button[normalize-space()='Choose from the catalog']",
+        ))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    browser.fill_by_label("Search instance types", "p4de").await;
+    browser.by_id("picker-0-efa").await.click().await.unwrap();
+    browser.screenshot("step-4-instance-picker").await;
+    browser
+        .client
+        .find(Locator::Css("button[aria-label='Use p4de.24xlarge']"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    browser
+        .wait_for_text(
+            Locator::Id("f-node-groups-0-instance-type-findings"),
+            |text| !text.contains("EFA"),
+        )
+        .await;
+    let value = browser
+        .field_by_label("Instance type")
+        .await
+        .prop("value")
+        .await
+        .unwrap();
+    assert_eq!(value.as_deref(), Some("p4de.24xlarge"));
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn a_capacity_block_without_a_reservation_id_is_an_error() {
+    let studio = Studio::start();
+    let browser = Browser::start().await;
+    open(&browser, &studio).await;
+    choose_template(&browser, "g4dn").await;
+    browser.go_to_step(5).await;
+    select(&browser, "f-node-groups-0-capacity", "capacity-block").await;
+    let reservation = browser.field_by_label("Capacity reservation ID").await;
+    assert_eq!(
+        reservation.prop("value").await.unwrap().as_deref(),
+        Some("")
+    );
+    let findings = browser
+        .wait_for_text(
+            Locator::Id("f-node-groups-0-capacity-reservation-id-findings"),
+            |text| !text.is_empty(),
+        )
+        .await;
+    assert!(
+        findings.to_lowercase().contains("reservation"),
+        "{findings}"
+    );
+    // Clicking the finding in the panel focuses the field.
+    browser.go_to_step(1).await;
+    browser
+        .client
+        .find(Locator::XPath(
+            "//div[@id='findings-list']//button[.//span[contains(., 'node_groups[0].capacity.reservation_id')]]",
+        ))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let focused = browser
+            .eval(
+                "return document.activeElement && document.activeElement.id;",
+                vec![],
+            )
+            .await;
+        if focused == "f-node-groups-0-capacity-reservation-id" {
+            break;
+        }
+        assert!(Instant::now() < deadline, "focus went to {focused}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn pasting_a_seed_manifest_fills_the_wizard() {
+    let studio = Studio::start();
+    let browser = Browser::start().await;
+    open(&browser, &studio).await;
+    let seed = include_str!("../../shared/tests/data/seeds/eks-g4dn-vpc.yaml");
+    let text = browser.field_by_label("YAML to import").await;
+    text.send_keys(seed).await.unwrap();
+    browser.by_id("import-button").await.click().await.unwrap();
+    let result = browser
+        .wait_for_text(Locator::Id("import-result"), |text| !text.is_empty())
+        .await;
+    assert!(result.starts_with("Imported cluster"), "{result}");
+    browser.go_to_step(2).await;
+    let name = browser.field_by_label("Cluster name").await;
+    assert_eq!(
+        name.prop("value").await.unwrap().as_deref(),
+        Some("eks-g4dn-vpc")
+    );
+    browser.go_to_step(4).await;
+    // The seed's first group is the CPU system group; the second is the g4dn group.
+    let instance_type = browser.by_id("f-node-groups-1-instance-type").await;
+    assert_eq!(
+        instance_type.prop("value").await.unwrap().as_deref(),
+        Some("g4dn.8xlarge")
+    );
+    browser.go_to_step(3).await;
+    let vpc = browser.field_by_label("VPC ID").await;
+    assert_eq!(
+        vpc.prop("value").await.unwrap().as_deref(),
+        Some("PLACEHOLDER_VPC_ID")
+    );
+
+    // A broken file says where it is broken.
+    browser.go_to_step(1).await;
+    let text = browser.field_by_label("YAML to import").await;
+    text.clear().await.unwrap();
+    text.send_keys(
+        "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata:\n  name: a: b\n",
+    )
+    .await
+    .unwrap();
+    browser.by_id("import-button").await.click().await.unwrap();
+    let result = browser
+        .wait_for_text(Locator::Id("import-result"), |text| {
+            text.starts_with("YAML error")
+        })
+        .await;
+    assert!(
+        result.starts_with("YAML error at line 4, column "),
+        "{result}"
+    );
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn download_bundle_saves_a_zip_with_every_file() {
+    let studio = Studio::start();
+    let download_dir =
+        std::env::temp_dir().join(format!("eks-studio-e2e-downloads-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&download_dir);
+    std::fs::create_dir_all(&download_dir).unwrap();
+    let browser = Browser::start_with_downloads(&download_dir).await;
+    open(&browser, &studio).await;
+    choose_template(&browser, "karpenter-reserved-training").await;
+    browser.go_to_step(8).await;
+    browser
+        .client
+        .find(Locator::XPath(
+            "//button[normalize-space()='Download bundle']",
+        ))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let status = browser
+        .wait_for_text(Locator::Id("download-status"), |text| !text.is_empty())
+        .await;
+    assert!(
+        status.starts_with("Downloaded eks-p5-training.zip"),
+        "{status}"
+    );
+    let zip_path = download_dir.join("eks-p5-training.zip");
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while !zip_path.exists() {
+        assert!(
+            Instant::now() < deadline,
+            "no download in {}",
+            download_dir.display()
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    // Chromium writes a .crdownload first and renames it when done.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let bytes = std::fs::read(&zip_path).unwrap();
+    let mut archive = zip::ZipArchive::new(std::io::Cursor::new(bytes)).unwrap();
+    let mut names: Vec<String> = archive
+        .file_names()
+        .map(|name| name.unwrap().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "README.md",
+            "cluster.yaml",
+            "deploy.sh",
+            "karpenter/nodepools.yaml",
+            "karpenter/values.yaml",
+            "studio.json",
+            "teardown.sh"
+        ]
+    );
+    let mut cluster_yaml = String::new();
+    std::io::Read::read_to_string(
+        &mut archive.by_name("cluster.yaml").unwrap(),
+        &mut cluster_yaml,
+    )
+    .unwrap();
+    assert!(
+        cluster_yaml.contains("name: eks-p5-training"),
+        "{cluster_yaml}"
+    );
+    browser.close().await;
+    let _ = std::fs::remove_dir_all(&download_dir);
+}
+
+#[tokio::test]
+async fn the_work_survives_a_reload_and_named_drafts_are_kept() {
+    let studio = Studio::start();
+    let browser = Browser::start().await;
+    open(&browser, &studio).await;
+    browser.go_to_step(2).await;
+    browser
+        .fill_by_label("Cluster name", "reloaded-cluster")
+        .await;
+    browser
+        .wait_for_text(PREVIEW, |text| text.contains("name: reloaded-cluster"))
+        .await;
+    browser.go_to_step(1).await;
+    browser.fill_by_label("Draft name", "my first draft").await;
+    browser
+        .client
+        .find(Locator::XPath(
+            "//button[normalize-space()='Save as draft']",
+        ))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    // Autosave waits for a pause in typing.
+    tokio::time::sleep(Duration::from_millis(600)).await;
+
+    browser.client.refresh().await.unwrap();
+    browser
+        .wait_for_text(PREVIEW, |text| text.contains("name: reloaded-cluster"))
+        .await;
+    let drafts = browser
+        .wait_for_text(Locator::Id("draft-list"), |text| {
+            text.contains("my first draft")
+        })
+        .await;
+    assert!(drafts.contains("my first draft"));
+
+    choose_template(&browser, "g4dn").await;
+    browser
+        .wait_for_text(PREVIEW, |text| text.contains("name: eks-g4dn"))
+        .await;
+    browser
+        .client
+        .find(Locator::Css(
+            "button[aria-label='Open draft my first draft']",
+        ))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    browser
+        .wait_for_text(PREVIEW, |text| text.contains("name: reloaded-cluster"))
+        .await;
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn a_share_link_opens_the_same_spec_in_a_fresh_profile() {
+    let studio = Studio::start();
+    let browser = Browser::start().await;
+    open(&browser, &studio).await;
+    choose_template(&browser, "karpenter-spot-inference").await;
+    browser.go_to_step(2).await;
+    browser
+        .fill_by_label("Cluster name", "shared-by-link")
+        .await;
+    browser
+        .client
+        .find(Locator::Id("tab-preview-studio-json"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let original = browser
+        .wait_for_text(Locator::Id("preview-studio-json"), |text| {
+            text.contains("shared-by-link")
+        })
+        .await;
+    browser
+        .client
+        .find(Locator::XPath(
+            "//button[normalize-space()='Copy share link']",
+        ))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let link = browser
+        .wait_for_element("share-link")
+        .await
+        .prop("value")
+        .await
+        .unwrap()
+        .unwrap_or_default();
+    assert!(link.contains("#spec="), "{link}");
+    browser.close().await;
+
+    let fresh = Browser::start().await;
+    fresh.client.goto(&link).await.unwrap();
+    fresh
+        .wait_for_text(PREVIEW, |text| text.contains("name: shared-by-link"))
+        .await;
+    fresh
+        .client
+        .find(Locator::Id("tab-preview-studio-json"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let opened = fresh
+        .wait_for_text(Locator::Id("preview-studio-json"), |text| {
+            text.contains("shared-by-link")
+        })
+        .await;
+    assert_eq!(opened, original);
+    let url = fresh.client.current_url().await.unwrap();
+    assert_eq!(
+        url.fragment(),
+        None,
+        "the spec leaves the address bar once loaded"
+    );
+    fresh.close().await;
+}
+
+#[tokio::test]
+async fn without_aws_the_page_says_which_checks_could_not_run() {
+    let studio = Studio::start();
+    let browser = Browser::start().await;
+    open(&browser, &studio).await;
+    browser.go_to_step(8).await;
+    let status = browser
+        .wait_for_text(Locator::Id("aws-status"), |text| !text.is_empty())
+        .await;
+    assert!(status.contains("cannot run"), "{status}");
+    browser
+        .client
+        .find(Locator::XPath(
+            "//button[normalize-space()='Run live checks']",
+        ))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let answer = browser
+        .wait_for_text(Locator::Id("live-checks-result"), |text| !text.is_empty())
+        .await;
+    // FIXME: until POST /api/checks exists the server answers 404; once it does, the
+    // checks come back as could-not-run without credentials.
+    assert!(
+        answer.starts_with("Live checks could not run") || answer.contains("could-not-run"),
+        "{answer}"
+    );
+    browser
+        .client
+        .find(Locator::XPath("//button[normalize-space()='Deploy']"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let deploy = browser
+        .wait_for_text(Locator::Id("deploy-result"), |text| !text.is_empty())
+        .await;
+    assert!(!deploy.is_empty());
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn the_page_holds_at_a_phone_width() {
+    let studio = Studio::start();
+    let browser = Browser::start().await;
+    browser.client.set_window_size(390, 844).await.unwrap();
+    open(&browser, &studio).await;
+    browser.screenshot("narrow-start").await;
+    browser.go_to_step(5).await;
+    browser.screenshot("narrow-capacity").await;
+    let overflow = browser
+        .eval(
+            "return document.documentElement.scrollWidth - document.documentElement.clientWidth;",
+            vec![],
+        )
+        .await;
+    assert_eq!(overflow, 0, "the page scrolls sideways");
+    browser.close().await;
+}
+
+/// Types into a field `samples` times and measures, per keystroke, the time from the
+/// input event to the moment every effect has run (validation, preview, findings): a
+/// MessageChannel message is delivered only after the microtasks the keystroke queued.
+const MEASURE: &str = r#"
+const [id, samples, done] = [arguments[0], arguments[1], arguments[arguments.length - 1]];
+const input = document.getElementById(id);
+const base = input.value;
+const times = [];
+const channel = new MessageChannel();
+let started = 0;
+channel.port1.onmessage = () => {
+  times.push(performance.now() - started);
+  if (times.length >= samples) { done(times); return; }
+  setTimeout(next, 0);
+};
+function next() {
+  started = performance.now();
+  input.value = base + (times.length % 2 ? '-a' : '-b');
+  input.dispatchEvent(new Event('input', { bubbles: true }));
+  channel.port2.postMessage(0);
+}
+next();
+"#;
+
+fn median_and_p95(mut times: Vec<f64>) -> (f64, f64) {
+    times.sort_by(f64::total_cmp);
+    let at = |fraction: f64| times[((times.len() - 1) as f64 * fraction).round() as usize];
+    (at(0.5), at(0.95))
+}
+
+async fn measure(browser: &Browser, label: &str) {
+    let answer = browser
+        .client
+        .execute_async(MEASURE, vec!["f-cluster-name".into(), 60.into()])
+        .await
+        .unwrap();
+    let times: Vec<f64> = serde_json::from_value(answer).unwrap();
+    let (median, p95) = median_and_p95(times[10..].to_vec());
+    println!("keystroke → validated preview, {label}: median {median:.2} ms, p95 {p95:.2} ms");
+}
+
+#[tokio::test]
+async fn keystroke_to_validated_preview_latency() {
+    let studio = Studio::start();
+    let browser = Browser::start().await;
+    open(&browser, &studio).await;
+    choose_template(&browser, "karpenter-spot-inference").await;
+    browser.go_to_step(2).await;
+    measure(&browser, "largest seed template (karpenter-spot-inference)").await;
+
+    // 64 node groups and 16 NodePools, built from the studio.json of a template.
+    choose_template(&browser, "karpenter-reserved-training").await;
+    browser
+        .client
+        .find(Locator::Id("tab-preview-studio-json"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let json = browser
+        .wait_for_text(Locator::Id("preview-studio-json"), |text| {
+            text.contains("eks-p5-training")
+        })
+        .await;
+    let mut spec: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let group = spec["node_groups"][0].clone();
+    let pool = spec["karpenter"]["node_pools"][0].clone();
+    let groups: Vec<serde_json::Value> = (0..64)
+        .map(|idx| {
+            let mut group = group.clone();
+            group["name"] = format!("group-{idx}").into();
+            group
+        })
+        .collect();
+    let pools: Vec<serde_json::Value> = (0..16)
+        .map(|idx| {
+            let mut pool = pool.clone();
+            pool["metadata"]["name"] = format!("pool-{idx}").into();
+            pool
+        })
+        .collect();
+    spec["node_groups"] = groups.into();
+    spec["karpenter"]["node_pools"] = pools.into();
+    browser
+        .eval(
+            "localStorage.setItem('eks-studio.autosave', arguments[0]);",
+            vec![spec.to_string().into()],
+        )
+        .await;
+    browser.client.refresh().await.unwrap();
+    browser
+        .wait_for_text(PREVIEW, |text| text.contains("name: group-63"))
+        .await;
+    browser.go_to_step(2).await;
+    measure(&browser, "64 node groups and 16 NodePools").await;
+    browser.close().await;
+}
