@@ -1,11 +1,15 @@
 //! Small per-area routers merged into one; each handler is a thin call into `shared`.
 
 use axum::extract::{Path, State};
-use axum::routing::get;
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
 use axum::{Json, Router};
 use serde::Serialize;
 use shared::Spec;
+use shared::rules::{Finding, Severity};
 
+use crate::checks::JsonBody;
 use crate::error::ApiError;
 use crate::{AppState, AwsStatus};
 
@@ -15,6 +19,8 @@ pub fn router(state: AppState) -> Router {
         .route("/health", get(health))
         .route("/templates", get(list_templates))
         .route("/templates/{id}", get(get_template))
+        .route("/validate", post(validate))
+        .route("/render", post(render_bundle))
         .with_state(state)
 }
 
@@ -67,4 +73,61 @@ async fn get_template(Path(id): Path<String>) -> Result<Json<Spec>, ApiError> {
     let template = shared::template(&id)
         .ok_or_else(|| ApiError::NotFound(format!("no template with id `{id}`")))?;
     Ok(Json(template.spec()))
+}
+
+/// `POST /api/validate` answer: every finding of the shared rules, and counts.
+#[derive(Debug, Serialize)]
+pub struct Validation {
+    /// Error findings.
+    pub errors: usize,
+    /// Warning findings.
+    pub warnings: usize,
+    /// Every finding, most serious first.
+    pub findings: Vec<Finding>,
+}
+
+/// `POST /api/validate`: the same rules the browser runs, run again on the server.
+async fn validate(JsonBody(spec): JsonBody<Spec>) -> Json<Validation> {
+    let findings = shared::rules::validate(&spec);
+    let count = |severity: Severity| {
+        findings
+            .iter()
+            .filter(|finding| finding.severity == severity)
+            .count()
+    };
+    Json(Validation {
+        errors: count(Severity::Error),
+        warnings: count(Severity::Warning),
+        findings,
+    })
+}
+
+/// `POST /api/render`: the bundle (SPEC §9) as a zip; its README lists the open findings.
+async fn render_bundle(JsonBody(spec): JsonBody<Spec>) -> Result<Response, ApiError> {
+    let findings = shared::rules::validate(&spec);
+    let files = shared::bundle::bundle_files(&spec, &findings, &[])
+        .map_err(|error| ApiError::Internal(Box::new(error)))?;
+    let zip = shared::bundle::zip_bundle(&files);
+    let name: String = spec
+        .cluster
+        .name
+        .chars()
+        .filter(|char| char.is_ascii_alphanumeric() || *char == '-')
+        .collect();
+    let name = if name.is_empty() {
+        "bundle".into()
+    } else {
+        name
+    };
+    Ok((
+        [
+            (header::CONTENT_TYPE, "application/zip".to_owned()),
+            (
+                header::CONTENT_DISPOSITION,
+                format!("attachment; filename=\"{name}.zip\""),
+            ),
+        ],
+        zip,
+    )
+        .into_response())
 }

@@ -32,6 +32,9 @@ pub enum Command {
         /// The built frontend (trunk's output).
         #[arg(long, default_value = "target/dist")]
         static_dir: PathBuf,
+        /// Deploy jobs: where they are kept and which tools they run.
+        #[command(flatten)]
+        deploy: crate::deploy::DeployArgs,
     },
     /// List template ids with one line each.
     Templates,
@@ -93,7 +96,8 @@ pub fn run(cli: Cli) -> ExitCode {
             addr,
             ec2_endpoint,
             static_dir,
-        } => serve(addr, ec2_endpoint, static_dir),
+            deploy,
+        } => serve(addr, ec2_endpoint, static_dir, deploy),
         Command::Templates => {
             let width = shared::TEMPLATES
                 .iter()
@@ -216,7 +220,12 @@ fn write_file(path: &Path, contents: &str, executable: bool) -> std::io::Result<
     Ok(())
 }
 
-fn serve(addr: SocketAddr, ec2_endpoint: Option<String>, static_dir: PathBuf) -> ExitCode {
+fn serve(
+    addr: SocketAddr,
+    ec2_endpoint: Option<String>,
+    static_dir: PathBuf,
+    deploy: crate::deploy::DeployArgs,
+) -> ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
@@ -232,9 +241,17 @@ fn serve(addr: SocketAddr, ec2_endpoint: Option<String>, static_dir: PathBuf) ->
     };
     let runtime = tokio::runtime::Runtime::new().expect("tokio runtime starts");
     runtime.block_on(async move {
+        let (deployer, token_source) = match deploy.open() {
+            Ok(opened) => opened,
+            Err(error) => {
+                eprintln!("error: cannot set up deploys: {error}");
+                return ExitCode::from(2);
+            }
+        };
         let state = AppState {
             static_dir,
             aws: crate::checks::server_aws(ec2_endpoint).await,
+            deploy: Some(deployer.clone()),
         };
         if let Some(reason) = state.aws.status().reason {
             tracing::info!(%reason, "offline: live checks will report that they could not run");
@@ -249,10 +266,24 @@ fn serve(addr: SocketAddr, ec2_endpoint: Option<String>, static_dir: PathBuf) ->
         let local_addr = listener
             .local_addr()
             .expect("a bound listener has an address");
+        match token_source {
+            crate::deploy::TokenSource::Generated => {
+                println!("Deploy token: {}", deployer.token().reveal());
+            }
+            crate::deploy::TokenSource::Environment => {
+                println!("Deploy token: from {}", crate::deploy::auth::TOKEN_VARIABLE);
+            }
+        }
         // Tests and `cargo xtask run` read this line to find the port.
         println!("EKS Training Studio listening on http://{local_addr}/");
+        // Running deploys are stopped and recorded `interrupted` before the server ends,
+        // which also ends their event streams so the graceful shutdown can finish.
+        let shutdown = async move {
+            shutdown_signal().await;
+            deployer.shutdown().await;
+        };
         match axum::serve(listener, app(state))
-            .with_graceful_shutdown(shutdown_signal())
+            .with_graceful_shutdown(shutdown)
             .await
         {
             Ok(()) => ExitCode::SUCCESS,

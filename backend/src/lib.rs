@@ -10,6 +10,8 @@ pub mod aws;
 pub mod checks;
 /// The `eks-studio` command line.
 pub mod cli;
+/// One-click deploy: jobs that run eksctl, helm and kubectl, stored in SQLite, under `/api/deploys`.
+pub mod deploy;
 /// The one error type handlers return.
 pub mod error;
 /// `eks-studio lint` and `eks-studio convert`.
@@ -30,12 +32,17 @@ pub struct AppState {
     pub static_dir: Option<PathBuf>,
     /// EC2 access (offline when no credentials were found at start).
     pub aws: aws::LiveAws,
+    /// Deploy jobs; without it the deploy routes answer 503.
+    pub deploy: Option<deploy::Deployer>,
 }
 
 /// The whole HTTP application: the JSON API and the built page from one origin.
 pub fn app(state: AppState) -> Router {
     let static_dir = state.static_dir.clone();
-    let api = api::router(state.clone()).merge(checks::router(state));
+    let deploys = deploy::router(state.deploy.clone());
+    let api = api::router(state.clone())
+        .merge(checks::router(state))
+        .merge(deploys);
     let router = Router::new().nest("/api", api);
     let router = match static_dir {
         Some(dir) => {

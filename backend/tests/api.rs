@@ -57,3 +57,67 @@ async fn one_template_by_id_and_a_clear_404_for_an_unknown_one() {
     assert_eq!(status, StatusCode::NOT_FOUND);
     assert_eq!(body["error"], "no template with id `p9-imaginary`");
 }
+
+async fn post(uri: &str, body: String) -> axum::response::Response {
+    app(AppState::default())
+        .oneshot(
+            Request::post(uri)
+                .header("content-type", "application/json")
+                .body(Body::from(body))
+                .unwrap(),
+        )
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn validate_runs_the_shared_rules_on_the_server() {
+    let spec = shared::template("p5-capacity-block").unwrap().spec();
+    let response = post("/api/validate", spec.to_json()).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let bytes = response.into_body().collect().await.unwrap().to_bytes();
+    let body: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+    assert_eq!(
+        body["findings"].as_array().unwrap().len(),
+        shared::rules::validate(&spec).len()
+    );
+    assert!(body["errors"].as_u64().unwrap() >= 1);
+    assert_eq!(body["findings"][0]["severity"], "error");
+}
+
+#[tokio::test]
+async fn bad_json_gets_a_4xx_that_says_where() {
+    let response = post(
+        "/api/validate",
+        "{\n  \"cluster\": {\n    \"name\": 7\n".into(),
+    )
+    .await;
+    assert!(response.status().is_client_error(), "{}", response.status());
+    let bytes = response.into_body().collect().await.unwrap().to_bytes();
+    let body: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+    let message = body["error"].as_str().unwrap();
+    assert!(message.contains("line 3"), "{message}");
+}
+
+#[tokio::test]
+async fn render_answers_the_bundle_as_a_zip() {
+    let spec = shared::template("karpenter-spot-inference").unwrap().spec();
+    let response = post("/api/render", spec.to_json()).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(response.headers()["content-type"], "application/zip");
+    assert_eq!(
+        response.headers()["content-disposition"],
+        "attachment; filename=\"eks-gpu-inference.zip\""
+    );
+    let bytes = response.into_body().collect().await.unwrap().to_bytes();
+    let archive = zip::ZipArchive::new(std::io::Cursor::new(bytes.to_vec())).unwrap();
+    let names: Vec<String> = archive
+        .file_names()
+        .map(|name| name.unwrap().into_owned())
+        .collect();
+    assert!(names.iter().any(|name| name == "cluster.yaml"), "{names:?}");
+    assert!(
+        names.iter().any(|name| name == "karpenter/nodepools.yaml"),
+        "{names:?}"
+    );
+}

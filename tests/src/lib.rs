@@ -29,16 +29,44 @@ pub struct Studio {
     child: Child,
     /// `http://127.0.0.1:PORT/`.
     pub base_url: String,
+    /// The deploy token the server printed at start.
+    pub deploy_token: Option<String>,
+    data_dir: PathBuf,
 }
 
+static DATA_DIR_COUNTER: AtomicU32 = AtomicU32::new(0);
+
 impl Studio {
-    /// Starts `eks-studio serve` on a free loopback port with the built page.
+    /// Starts `eks-studio serve` on a free loopback port with the built page, its own
+    /// data directory, and the stand-in eksctl, helm and kubectl for deploys.
     pub fn start() -> Studio {
+        Studio::start_with_env(&[])
+    }
+
+    /// Like [`Studio::start`], with extra environment variables for the server and the
+    /// tools it runs, e.g. `EKSCTL_STANDIN_MODE=hang` for the stand-in eksctl.
+    pub fn start_with_env(env: &[(&str, &str)]) -> Studio {
+        let data_dir = std::env::temp_dir().join(format!(
+            "eks-studio-e2e-data-{}-{}",
+            std::process::id(),
+            DATA_DIR_COUNTER.fetch_add(1, Ordering::Relaxed)
+        ));
+        let fixtures = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures");
         let mut child = Command::new(required_env("EKS_STUDIO_BIN"))
             .args(["serve", "--addr", "127.0.0.1:0", "--static-dir"])
             .arg(required_env("EKS_STUDIO_DIST"))
+            .arg("--data-dir")
+            .arg(&data_dir)
+            .arg("--eksctl")
+            .arg(fixtures.join("eksctl"))
+            .arg("--helm")
+            .arg(fixtures.join("helm"))
+            .arg("--kubectl")
+            .arg(fixtures.join("kubectl"))
             .env_remove("AWS_ACCESS_KEY_ID")
             .env_remove("AWS_PROFILE")
+            .env_remove("EKS_STUDIO_DEPLOY_TOKEN")
+            .envs(env.iter().copied())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()
@@ -47,6 +75,7 @@ impl Studio {
         // The server may print other lines (e.g. a deploy token) before its address.
         let mut reader = BufReader::new(stdout);
         let mut seen = String::new();
+        let mut deploy_token = None;
         let base_url = loop {
             let mut line = String::new();
             let read = reader
@@ -62,6 +91,9 @@ impl Studio {
             {
                 break url.to_owned();
             }
+            if let Some(token) = line.trim().strip_prefix("Deploy token: ") {
+                deploy_token = Some(token.to_owned());
+            }
             seen.push_str(&line);
         };
         // Keep reading so the server never writes into a closed pipe.
@@ -71,13 +103,19 @@ impl Studio {
                 sink.clear();
             }
         });
-        Studio { child, base_url }
+        Studio {
+            child,
+            base_url,
+            deploy_token,
+            data_dir,
+        }
     }
 }
 
 impl Drop for Studio {
     fn drop(&mut self) {
         stop(&mut self.child);
+        let _ = std::fs::remove_dir_all(&self.data_dir);
     }
 }
 

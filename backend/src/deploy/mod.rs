@@ -1,0 +1,607 @@
+//! One-click deploy (SPEC §10). A job re-checks the spec with the shared rules, writes its
+//! bundle into `<data-dir>/jobs/<id>/`, then runs eksctl (and helm and kubectl when the
+//! bundle has Karpenter files) as child processes, storing every line in SQLite under the
+//! data directory so history and logs survive a restart.
+//!
+//! [`Deployer`] is the handle the routes share. Opening it marks jobs a stopped server left
+//! running `interrupted` and stops whatever processes they left behind.
+
+/// The deploy token and the middleware that asks for it.
+pub mod auth;
+/// `/api/deploys…`: create, list, show, follow (server-sent events) and cancel.
+pub mod routes;
+/// Running a job's steps as process groups.
+pub mod runner;
+/// eksctl's log lines read as progress stages.
+pub mod stages;
+/// Jobs, steps and events in SQLite.
+pub mod store;
+
+use std::collections::{HashMap, VecDeque};
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use axum::Json;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use futures_util::Stream;
+use serde_json::json;
+use shared::Spec;
+use shared::bundle::BundleFile;
+use shared::ids::{Region, ResourceName};
+use shared::render::NODEPOOLS_PATH;
+use shared::rules::{Finding, Severity};
+use tokio::sync::{Semaphore, watch};
+
+pub use auth::{DeployToken, TokenSource};
+pub use routes::router;
+pub use store::{Event, Job, JobState};
+
+use runner::StopReason;
+use store::{CreateRefused, NewJob, Store, StoreError};
+
+/// How many deploys may run at once unless configured otherwise.
+pub const DEFAULT_MAX_ACTIVE_DEPLOYS: usize = 4;
+
+/// How long a step gets between SIGTERM and SIGKILL when it is stopped.
+pub const DEFAULT_STOP_GRACE: Duration = Duration::from_secs(10);
+
+/// The command-line tools a deploy runs: paths, or names looked up on `PATH`.
+#[derive(Clone, Debug)]
+pub struct Tools {
+    /// `eksctl`.
+    pub eksctl: PathBuf,
+    /// `helm`, for the Karpenter chart.
+    pub helm: PathBuf,
+    /// `kubectl`, for the NodePools.
+    pub kubectl: PathBuf,
+}
+
+impl Default for Tools {
+    fn default() -> Tools {
+        Tools {
+            eksctl: "eksctl".into(),
+            helm: "helm".into(),
+            kubectl: "kubectl".into(),
+        }
+    }
+}
+
+/// What a [`Deployer`] needs.
+#[derive(Clone, Debug)]
+pub struct DeployConfig {
+    /// Holds `deploys.sqlite3` and `jobs/<id>/`.
+    pub data_dir: PathBuf,
+    /// The tools to run.
+    pub tools: Tools,
+    /// The secret deploy requests must present.
+    pub token: DeployToken,
+    /// How many deploys may run at once; more are refused with 429.
+    pub max_active_deploys: usize,
+    /// Time between SIGTERM and SIGKILL when a step is stopped.
+    pub stop_grace: Duration,
+}
+
+impl DeployConfig {
+    /// A configuration with the default limits.
+    pub fn new(data_dir: PathBuf, tools: Tools, token: DeployToken) -> DeployConfig {
+        DeployConfig {
+            data_dir,
+            tools,
+            token,
+            max_active_deploys: DEFAULT_MAX_ACTIVE_DEPLOYS,
+            stop_grace: DEFAULT_STOP_GRACE,
+        }
+    }
+}
+
+/// `eks-studio serve`'s deploy flags.
+#[derive(Clone, Debug, clap::Args)]
+pub struct DeployArgs {
+    /// Where deploy jobs, their bundles and logs are kept
+    /// [default: $XDG_DATA_HOME/eks-studio, else ~/.local/share/eks-studio].
+    #[arg(long)]
+    pub data_dir: Option<PathBuf>,
+    /// The eksctl deploys run.
+    #[arg(long, default_value = "eksctl")]
+    pub eksctl: PathBuf,
+    /// The kubectl deploys run (Karpenter NodePools).
+    #[arg(long, default_value = "kubectl")]
+    pub kubectl: PathBuf,
+    /// The helm deploys run (Karpenter chart).
+    #[arg(long, default_value = "helm")]
+    pub helm: PathBuf,
+}
+
+impl DeployArgs {
+    /// Opens the deployer these flags describe, with the token from the environment or a
+    /// new one; says which.
+    pub fn open(self) -> Result<(Deployer, TokenSource), DeployError> {
+        let (token, source) =
+            DeployToken::from_environment().map_err(|error| DeployError::Internal(error.into()))?;
+        let tools = Tools {
+            eksctl: self.eksctl,
+            helm: self.helm,
+            kubectl: self.kubectl,
+        };
+        let data_dir = self.data_dir.unwrap_or_else(default_data_dir);
+        let deployer = Deployer::open(DeployConfig::new(data_dir, tools, token))?;
+        Ok((deployer, source))
+    }
+}
+
+/// `$XDG_DATA_HOME/eks-studio`, else `~/.local/share/eks-studio`, else `./eks-studio-data`.
+pub fn default_data_dir() -> PathBuf {
+    let non_empty = |name: &str| std::env::var_os(name).filter(|value| !value.is_empty());
+    if let Some(data_home) = non_empty("XDG_DATA_HOME") {
+        PathBuf::from(data_home).join("eks-studio")
+    } else if let Some(home) = non_empty("HOME") {
+        PathBuf::from(home).join(".local/share/eks-studio")
+    } else {
+        PathBuf::from("eks-studio-data")
+    }
+}
+
+/// Everything a deploy request can fail with; each answers with a JSON `{"error": …}`.
+#[derive(Debug, thiserror::Error)]
+pub enum DeployError {
+    /// No token, or the wrong one (401).
+    #[error("{0}")]
+    Unauthorized(String),
+    /// The request itself is malformed (its status, usually 400).
+    #[error("{message}")]
+    BadRequest {
+        /// 400, 413, 415 or 422, as the body's rejection says.
+        status: StatusCode,
+        /// What is wrong.
+        message: String,
+    },
+    /// The spec has error findings (422, with every finding).
+    #[error("the spec has {} error finding(s); fix them before deploying", errors(.0))]
+    Refused(Vec<Finding>),
+    /// The spec cannot be deployed for another reason (422).
+    #[error("{0}")]
+    Unprocessable(String),
+    /// No such job (404).
+    #[error("no deploy job with id `{0}`")]
+    NotFound(String),
+    /// A deploy of the same cluster name and region is active (409).
+    #[error("a deploy of `{cluster}` in {region} is already active: job {job}")]
+    Active {
+        /// Cluster name.
+        cluster: String,
+        /// Region.
+        region: String,
+        /// The active job's id.
+        job: String,
+    },
+    /// The job has already ended (409).
+    #[error("job `{id}` is not active: it is {}", .state.as_str())]
+    NotActive {
+        /// The job's id.
+        id: String,
+        /// Its state.
+        state: JobState,
+    },
+    /// Too many deploys run already (429).
+    #[error("{0}")]
+    Busy(String),
+    /// The server cannot deploy now: not configured, or stopping (503).
+    #[error("{0}")]
+    Unavailable(String),
+    /// Something failed on our side (500, detail logged).
+    #[error(transparent)]
+    Internal(Box<dyn std::error::Error + Send + Sync>),
+}
+
+fn errors(findings: &[Finding]) -> usize {
+    findings
+        .iter()
+        .filter(|finding| finding.severity == Severity::Error)
+        .count()
+}
+
+impl From<StoreError> for DeployError {
+    fn from(error: StoreError) -> DeployError {
+        DeployError::Internal(error.into())
+    }
+}
+
+impl IntoResponse for DeployError {
+    fn into_response(self) -> Response {
+        let message = self.to_string();
+        let (status, body) = match self {
+            DeployError::Unauthorized(_) => (StatusCode::UNAUTHORIZED, json!({ "error": message })),
+            DeployError::BadRequest { status, .. } => (status, json!({ "error": message })),
+            DeployError::Refused(findings) => (
+                StatusCode::UNPROCESSABLE_ENTITY,
+                json!({ "error": message, "findings": findings }),
+            ),
+            DeployError::Unprocessable(_) => (
+                StatusCode::UNPROCESSABLE_ENTITY,
+                json!({ "error": message }),
+            ),
+            DeployError::NotFound(_) => (StatusCode::NOT_FOUND, json!({ "error": message })),
+            DeployError::Active { job, .. } => (
+                StatusCode::CONFLICT,
+                json!({ "error": message, "job": job }),
+            ),
+            DeployError::NotActive { state, .. } => (
+                StatusCode::CONFLICT,
+                json!({ "error": message, "state": state }),
+            ),
+            DeployError::Busy(_) => (StatusCode::TOO_MANY_REQUESTS, json!({ "error": message })),
+            DeployError::Unavailable(_) => {
+                (StatusCode::SERVICE_UNAVAILABLE, json!({ "error": message }))
+            }
+            DeployError::Internal(detail) => {
+                tracing::error!(%detail, "deploy request failed");
+                (
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    json!({ "error": "internal error" }),
+                )
+            }
+        };
+        (status, Json(body)).into_response()
+    }
+}
+
+/// The deploy side of the server. Cheap to clone.
+#[derive(Clone)]
+pub struct Deployer {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    config: DeployConfig,
+    store: Store,
+    slots: Arc<Semaphore>,
+    active: Mutex<HashMap<String, ActiveJob>>,
+    stopping: AtomicBool,
+}
+
+struct ActiveJob {
+    stop: watch::Sender<Option<StopReason>>,
+    done: watch::Receiver<bool>,
+}
+
+impl fmt::Debug for Deployer {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter
+            .debug_struct("Deployer")
+            .field("config", &self.inner.config)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Deployer {
+    /// Opens the data directory (creating it), marks jobs left running by a stopped server
+    /// `interrupted`, and stops the processes they left behind.
+    pub fn open(config: DeployConfig) -> Result<Deployer, DeployError> {
+        let internal = |error: std::io::Error, what: &str, path: &Path| {
+            DeployError::Internal(format!("cannot {what} {}: {error}", path.display()).into())
+        };
+        let jobs_dir = config.data_dir.join("jobs");
+        std::fs::create_dir_all(&jobs_dir).map_err(|error| internal(error, "create", &jobs_dir))?;
+        // Job directories hold each cluster's kubeconfig: keep them to ourselves.
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&jobs_dir, std::fs::Permissions::from_mode(0o700))
+                .map_err(|error| internal(error, "restrict", &jobs_dir))?;
+        }
+        let store = Store::open(&config.data_dir.join("deploys.sqlite3"))?;
+        let unfinished = store.unfinished_jobs()?;
+        let leftovers = runner::stop_leftovers(&unfinished);
+        for (job, pid) in &leftovers {
+            tracing::warn!(%job, pid, "stopped a process an earlier server left running");
+        }
+        let interrupted = store.interrupt_unfinished(|job| {
+            let stopped = leftovers.iter().filter(|(id, _)| id == job).count();
+            let mut text = "the server stopped while this job was running".to_owned();
+            if stopped > 0 {
+                text.push_str(&format!(
+                    "; {stopped} process(es) it left running were stopped at restart"
+                ));
+            }
+            text
+        })?;
+        if !interrupted.is_empty() {
+            tracing::warn!(jobs = ?interrupted, "marked jobs left running by an earlier server interrupted");
+        }
+        let slots = Arc::new(Semaphore::new(config.max_active_deploys));
+        Ok(Deployer {
+            inner: Arc::new(Inner {
+                config,
+                store,
+                slots,
+                active: Mutex::new(HashMap::new()),
+                stopping: AtomicBool::new(false),
+            }),
+        })
+    }
+
+    /// The token requests must present.
+    pub fn token(&self) -> &DeployToken {
+        &self.inner.config.token
+    }
+
+    /// The configuration it was opened with.
+    pub fn config(&self) -> &DeployConfig {
+        &self.inner.config
+    }
+
+    fn active(&self) -> std::sync::MutexGuard<'_, HashMap<String, ActiveJob>> {
+        self.inner
+            .active
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Checks `spec` with the shared rules, writes its bundle and starts running it.
+    /// Answers the new job, still `pending`.
+    pub async fn start(&self, spec: &Spec) -> Result<Job, DeployError> {
+        if self.inner.stopping.load(Ordering::SeqCst) {
+            return Err(DeployError::Unavailable("the server is stopping".into()));
+        }
+        let findings = shared::rules::validate(spec);
+        if shared::rules::has_errors(&findings) {
+            return Err(DeployError::Refused(findings));
+        }
+        let cluster = ResourceName::parse(&spec.cluster.name).map_err(|error| {
+            DeployError::Unprocessable(format!("cluster name `{}`: {error}", spec.cluster.name))
+        })?;
+        let region = Region::parse(&spec.cluster.region).map_err(|error| {
+            DeployError::Unprocessable(format!("region `{}`: {error}", spec.cluster.region))
+        })?;
+        let files = shared::bundle::bundle_files(spec, &findings, &[])
+            .map_err(|error| DeployError::Unprocessable(error.to_string()))?;
+        let active_conflict = |job: String| DeployError::Active {
+            cluster: cluster.as_str().to_owned(),
+            region: region.as_str().to_owned(),
+            job,
+        };
+        let store = &self.inner.store;
+        if let Some(job) = store.active_job(cluster.as_str(), region.as_str()).await? {
+            return Err(active_conflict(job));
+        }
+        let permit = self.inner.slots.clone().try_acquire_owned().map_err(|_| {
+            DeployError::Busy(format!(
+                "{} deploy(s) are already running, the most this server runs at once; wait for one to end",
+                self.inner.config.max_active_deploys
+            ))
+        })?;
+
+        let id = new_job_id()?;
+        let directory = self.inner.config.data_dir.join("jobs").join(&id);
+        let has_karpenter = files.iter().any(|file| file.path == NODEPOOLS_PATH);
+        let steps = runner::plan_steps(&self.inner.config.tools, &directory, has_karpenter);
+        let new_job = NewJob {
+            id: id.clone(),
+            cluster: cluster.as_str().to_owned(),
+            region: region.as_str().to_owned(),
+            directory: directory.to_string_lossy().into_owned(),
+            steps: steps
+                .iter()
+                .map(|step| (step.name.to_owned(), step.title.clone(), step.display()))
+                .collect(),
+        };
+        if let Err(CreateRefused::Active(job)) = store.create_job(new_job).await? {
+            return Err(active_conflict(job));
+        }
+        if let Err(error) = write_bundle(&directory, &files).await {
+            let text = format!(
+                "cannot write the bundle to {}: {error}",
+                directory.display()
+            );
+            store.skip_pending_steps(&id).await?;
+            store
+                .set_job_state(&id, JobState::Failed, text.clone())
+                .await?;
+            return Err(DeployError::Internal(text.into()));
+        }
+
+        // Read before the runner starts, so the answer is always the job as accepted.
+        let accepted = self.job(&id).await;
+        let (stop, mut stop_requests) = watch::channel(None);
+        let (done_sender, done) = watch::channel(false);
+        self.active().insert(id.clone(), ActiveJob { stop, done });
+        let deployer = self.clone();
+        let job_id = id.clone();
+        tokio::spawn(async move {
+            let _permit = permit;
+            let store = &deployer.inner.store;
+            let grace = deployer.inner.config.stop_grace;
+            let result = runner::run_job(
+                store,
+                &job_id,
+                &directory,
+                &steps,
+                &mut stop_requests,
+                grace,
+            )
+            .await;
+            if let Err(error) = result {
+                tracing::error!(job = %job_id, %error, "deploy job failed to record its progress");
+                let _ = store.skip_pending_steps(&job_id).await;
+                let _ = store
+                    .set_job_state(
+                        &job_id,
+                        JobState::Failed,
+                        format!("internal error: {error}"),
+                    )
+                    .await;
+            }
+            deployer.active().remove(&job_id);
+            done_sender.send_replace(true);
+        });
+        accepted
+    }
+
+    /// One job with its steps and plan output.
+    pub async fn job(&self, id: &str) -> Result<Job, DeployError> {
+        self.inner
+            .store
+            .job(id, true)
+            .await?
+            .ok_or_else(|| DeployError::NotFound(id.to_owned()))
+    }
+
+    /// Every job, newest first.
+    pub async fn jobs(&self) -> Result<Vec<Job>, DeployError> {
+        Ok(self.inner.store.jobs().await?)
+    }
+
+    /// Stops an active job's processes (SIGTERM to the step's process group, SIGKILL after
+    /// the grace time), records it `cancelled`, and answers the job once it has ended.
+    pub async fn cancel(&self, id: &str) -> Result<Job, DeployError> {
+        let done = self.active().get(id).map(|job| {
+            job.stop.send_replace(Some(StopReason::Cancelled));
+            job.done.clone()
+        });
+        match done {
+            Some(done) => self.wait_until_done(done).await,
+            None => {
+                let state = self.inner.store.job_state(id).await?;
+                return Err(match state {
+                    Some(state) => DeployError::NotActive {
+                        id: id.to_owned(),
+                        state,
+                    },
+                    None => DeployError::NotFound(id.to_owned()),
+                });
+            }
+        }
+        self.job(id).await
+    }
+
+    async fn wait_until_done(&self, mut done: watch::Receiver<bool>) {
+        // Bounded: SIGKILL follows SIGTERM after the grace time, output drains in seconds.
+        let limit = self.inner.config.stop_grace + Duration::from_secs(15);
+        let _ = tokio::time::timeout(limit, done.wait_for(|done| *done)).await;
+    }
+
+    /// Stops every active job and records it `interrupted`; refuses new ones from now on.
+    /// Event streams end as their jobs do.
+    pub async fn shutdown(&self) {
+        self.inner.stopping.store(true, Ordering::SeqCst);
+        let running: Vec<watch::Receiver<bool>> = self
+            .active()
+            .values()
+            .map(|job| {
+                job.stop.send_replace(Some(StopReason::Shutdown));
+                job.done.clone()
+            })
+            .collect();
+        for done in running {
+            self.wait_until_done(done).await;
+        }
+    }
+
+    /// A job's events with ids above `after`: the stored ones, then live ones as they are
+    /// written, without gaps or repeats; ends after the job's final state change.
+    pub fn follow(&self, job_id: &str, after: i64) -> impl Stream<Item = Event> + Send + use<> {
+        let start = Follow {
+            store: self.inner.store.clone(),
+            job_id: job_id.to_owned(),
+            after,
+            newest: self.inner.store.subscribe(),
+            pending: VecDeque::new(),
+            ended: false,
+        };
+        futures_util::stream::unfold(start, |mut follow| async move {
+            let event = follow.next_event().await?;
+            Some((event, follow))
+        })
+    }
+}
+
+/// Where a follower is in a job's events.
+struct Follow {
+    store: Store,
+    job_id: String,
+    after: i64,
+    newest: watch::Receiver<i64>,
+    pending: VecDeque<Event>,
+    ended: bool,
+}
+
+impl Follow {
+    async fn next_event(&mut self) -> Option<Event> {
+        loop {
+            if let Some(event) = self.pending.pop_front() {
+                self.ended |= event.ends_job();
+                return Some(event);
+            }
+            if self.ended {
+                return None;
+            }
+            // Mark the newest id seen *before* reading, so a write after the read wakes us.
+            self.newest.borrow_and_update();
+            if self.read_more().await? {
+                continue;
+            }
+            match self.store.job_state(&self.job_id).await {
+                Ok(Some(state)) if state.is_finished() => {
+                    // Its last events may have landed between the two reads.
+                    if self.read_more().await? {
+                        continue;
+                    }
+                    return None;
+                }
+                Ok(Some(_)) => {}
+                Ok(None) => return None,
+                Err(error) => {
+                    tracing::error!(%error, "cannot follow a deploy job");
+                    return None;
+                }
+            }
+            self.newest.changed().await.ok()?;
+        }
+    }
+
+    /// Reads the next stored events into `pending`; whether there were any.
+    async fn read_more(&mut self) -> Option<bool> {
+        match self.store.events_after(&self.job_id, self.after, 500).await {
+            Ok(events) => {
+                if let Some(last) = events.last() {
+                    self.after = last.id;
+                }
+                let any = !events.is_empty();
+                self.pending.extend(events);
+                Some(any)
+            }
+            Err(error) => {
+                tracing::error!(%error, "cannot read a deploy job's events");
+                None
+            }
+        }
+    }
+}
+
+/// 16 random hex digits.
+fn new_job_id() -> Result<String, DeployError> {
+    let mut bytes = [0u8; 8];
+    getrandom::fill(&mut bytes)
+        .map_err(|error| DeployError::Internal(format!("no random bytes: {error}").into()))?;
+    Ok(bytes.iter().map(|byte| format!("{byte:02x}")).collect())
+}
+
+async fn write_bundle(directory: &Path, files: &[BundleFile]) -> std::io::Result<()> {
+    for file in files {
+        let path = directory.join(&file.path);
+        if let Some(parent) = path.parent() {
+            tokio::fs::create_dir_all(parent).await?;
+        }
+        tokio::fs::write(&path, &file.contents).await?;
+        #[cfg(unix)]
+        if file.executable {
+            use std::os::unix::fs::PermissionsExt;
+            tokio::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).await?;
+        }
+    }
+    Ok(())
+}

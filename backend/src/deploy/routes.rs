@@ -1,0 +1,129 @@
+//! `/api/deploys…`. Every route needs the deploy token; request bodies are size-limited.
+//!
+//! | route | answer |
+//! |---|---|
+//! | `POST /deploys` (a spec) | 202 and the new job; 422 with the findings when the rules find errors; 409 when the cluster already has an active deploy; 429 at the concurrency limit |
+//! | `GET /deploys` | every job, newest first |
+//! | `GET /deploys/{id}` | one job, with the plan's output once the plan ran |
+//! | `GET /deploys/{id}/events` | server-sent events after `Last-Event-ID` (or all), ending with the job |
+//! | `POST /deploys/{id}/cancel` | stops the job's processes; the job, `cancelled` |
+
+use axum::extract::rejection::JsonRejection;
+use axum::extract::{Path, State};
+use axum::http::header::{CONTENT_TYPE, LOCATION};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{any, get, post};
+use axum::{Json, Router, middleware};
+use futures_util::{Stream, StreamExt};
+use shared::Spec;
+use tower_http::limit::RequestBodyLimitLayer;
+
+use super::auth::require_token;
+use super::{DeployError, Deployer, Job};
+
+/// Largest request body accepted: far above any real spec, far below harm.
+pub const MAX_REQUEST_BYTES: usize = 1024 * 1024;
+
+/// The deploy routes, to be nested under `/api`. Without a deployer every deploy route
+/// answers 503.
+pub fn router(deployer: Option<Deployer>) -> Router {
+    let Some(deployer) = deployer else {
+        return Router::new()
+            .route("/deploys", any(not_enabled))
+            .route("/deploys/{*rest}", any(not_enabled));
+    };
+    Router::new()
+        .route("/deploys", get(list).post(create))
+        .route("/deploys/{id}", get(show))
+        .route("/deploys/{id}/events", get(events))
+        .route("/deploys/{id}/cancel", post(cancel))
+        .route_layer(RequestBodyLimitLayer::new(MAX_REQUEST_BYTES))
+        .route_layer(middleware::map_response(payload_too_large_as_json))
+        .route_layer(middleware::from_fn_with_state(
+            deployer.clone(),
+            require_token,
+        ))
+        .with_state(deployer)
+}
+
+/// The body limit answers a declared oversize body in plain text; say it in JSON like
+/// every other refusal.
+async fn payload_too_large_as_json(response: Response) -> Response {
+    let is_json = response
+        .headers()
+        .get(CONTENT_TYPE)
+        .is_some_and(|value| value.as_bytes().starts_with(b"application/json"));
+    if response.status() != StatusCode::PAYLOAD_TOO_LARGE || is_json {
+        return response;
+    }
+    DeployError::BadRequest {
+        status: StatusCode::PAYLOAD_TOO_LARGE,
+        message: format!("the request body is larger than {MAX_REQUEST_BYTES} bytes"),
+    }
+    .into_response()
+}
+
+async fn not_enabled() -> DeployError {
+    DeployError::Unavailable("deploys are not enabled on this server".into())
+}
+
+async fn create(
+    State(deployer): State<Deployer>,
+    body: Result<Json<Spec>, JsonRejection>,
+) -> Result<(StatusCode, [(axum::http::HeaderName, String); 1], Json<Job>), DeployError> {
+    let Json(spec) = body.map_err(|rejection| DeployError::BadRequest {
+        status: rejection.status(),
+        message: rejection.body_text(),
+    })?;
+    let job = deployer.start(&spec).await?;
+    let location = format!("/api/deploys/{}", job.id);
+    Ok((StatusCode::ACCEPTED, [(LOCATION, location)], Json(job)))
+}
+
+async fn list(State(deployer): State<Deployer>) -> Result<Json<Vec<Job>>, DeployError> {
+    Ok(Json(deployer.jobs().await?))
+}
+
+async fn show(
+    State(deployer): State<Deployer>,
+    Path(id): Path<String>,
+) -> Result<Json<Job>, DeployError> {
+    Ok(Json(deployer.job(&id).await?))
+}
+
+async fn cancel(
+    State(deployer): State<Deployer>,
+    Path(id): Path<String>,
+) -> Result<Json<Job>, DeployError> {
+    Ok(Json(deployer.cancel(&id).await?))
+}
+
+/// Each event is `id: <event id>`, `event: log|stage|step|state` and the event as JSON.
+async fn events(
+    State(deployer): State<Deployer>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Result<Sse<impl Stream<Item = Result<SseEvent, std::convert::Infallible>>>, DeployError> {
+    let after = match headers.get("last-event-id") {
+        None => 0,
+        Some(value) => value
+            .to_str()
+            .ok()
+            .and_then(|value| value.trim().parse::<i64>().ok())
+            .ok_or_else(|| DeployError::BadRequest {
+                status: StatusCode::BAD_REQUEST,
+                message: "Last-Event-ID must be an event id (a number)".into(),
+            })?,
+    };
+    deployer.job(&id).await?;
+    let stream = deployer.follow(&id, after).map(|event| {
+        Ok(SseEvent::default()
+            .id(event.id.to_string())
+            .event(event.body.kind.as_str())
+            .json_data(&event)
+            .expect("an event serialises"))
+    });
+    Ok(Sse::new(stream).keep_alive(KeepAlive::default()))
+}

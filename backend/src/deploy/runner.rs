@@ -1,0 +1,411 @@
+//! A job's steps run one after another as child processes: argument vectors, never a shell
+//! string. Each step leads its own process group, so cancel (and shutdown) stop everything
+//! it started, and whatever it leaves behind is killed when it ends.
+
+use std::ffi::OsString;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::process::{ExitStatus, Stdio};
+use std::time::Duration;
+
+use nix::sys::signal::{Signal, kill, killpg};
+use nix::unistd::Pid;
+use shared::bundle::KARPENTER_CHART_VERSION;
+use shared::render::{KARPENTER_VALUES_PATH, NODEPOOLS_PATH};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, BufReader};
+use tokio::process::Command;
+use tokio::sync::watch;
+
+use super::Tools;
+use super::stages::read_eksctl_line;
+use super::store::{EventBody, JobState, OutputStream, StepState, Store, StoreError};
+
+/// Set in every step's environment, so a restarted server can find what an earlier one left.
+pub const JOB_MARKER_VARIABLE: &str = "EKS_STUDIO_DEPLOY_JOB";
+
+/// Where the Karpenter chart comes from (as in the bundle's `deploy.sh`).
+pub const KARPENTER_CHART: &str = "oci://public.ecr.aws/karpenter/karpenter";
+
+/// Longest line stored as one event; longer ones are split.
+const MAX_LINE_BYTES: u64 = 64 * 1024;
+
+/// How long to wait for a step's output to close once its process group is gone.
+const DRAIN_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// One step: what to run, with which arguments.
+#[derive(Clone, Debug)]
+pub struct StepCommand {
+    /// Short machine name.
+    pub name: &'static str,
+    /// What it does, in words.
+    pub title: String,
+    /// The program (a path, or a name looked up on `PATH`).
+    pub program: PathBuf,
+    /// Its arguments, passed as they are.
+    pub args: Vec<OsString>,
+}
+
+impl StepCommand {
+    /// The argument vector as text, program first, for the job's record.
+    pub fn display(&self) -> Vec<String> {
+        std::iter::once(self.program.as_os_str())
+            .chain(self.args.iter().map(OsString::as_os_str))
+            .map(|part| part.to_string_lossy().into_owned())
+            .collect()
+    }
+}
+
+/// The steps for a bundle written to `directory`: the plan, the cluster, and the Karpenter
+/// install and NodePools when the bundle has them. The same commands as its `deploy.sh`,
+/// with absolute paths to the bundle's files.
+pub fn plan_steps(tools: &Tools, directory: &Path, has_karpenter: bool) -> Vec<StepCommand> {
+    let file = |path: &str| directory.join(path).into_os_string();
+    let args = |parts: &[&str]| parts.iter().map(OsString::from).collect::<Vec<_>>();
+    let mut create = args(&["create", "cluster", "-f"]);
+    create.push(file("cluster.yaml"));
+    let mut plan = create.clone();
+    plan.push("--dry-run".into());
+    let mut steps = vec![
+        StepCommand {
+            name: "plan",
+            title: "Plan: eksctl resolves the ClusterConfig without creating anything (--dry-run)"
+                .into(),
+            program: tools.eksctl.clone(),
+            args: plan,
+        },
+        StepCommand {
+            name: "create-cluster",
+            title: "Create the cluster: CloudFormation stacks for the control plane, then the node groups"
+                .into(),
+            program: tools.eksctl.clone(),
+            args: create,
+        },
+    ];
+    if has_karpenter {
+        let mut helm = args(&[
+            "upgrade",
+            "--install",
+            "karpenter",
+            KARPENTER_CHART,
+            "--version",
+            KARPENTER_CHART_VERSION,
+            "--namespace",
+            "kube-system",
+            "--values",
+        ]);
+        helm.push(file(KARPENTER_VALUES_PATH));
+        helm.push("--wait".into());
+        let mut kubectl = args(&["apply", "-f"]);
+        kubectl.push(file(NODEPOOLS_PATH));
+        steps.push(StepCommand {
+            name: "install-karpenter",
+            title: format!("Install Karpenter {KARPENTER_CHART_VERSION} with Helm"),
+            program: tools.helm.clone(),
+            args: helm,
+        });
+        steps.push(StepCommand {
+            name: "apply-nodepools",
+            title: "Apply the NodePools and EC2NodeClasses".into(),
+            program: tools.kubectl.clone(),
+            args: kubectl,
+        });
+    }
+    steps
+}
+
+/// Why a running job is asked to stop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StopReason {
+    /// Someone cancelled it.
+    Cancelled,
+    /// The server is stopping.
+    Shutdown,
+}
+
+impl StopReason {
+    fn job_state(self) -> JobState {
+        match self {
+            StopReason::Cancelled => JobState::Cancelled,
+            StopReason::Shutdown => JobState::Interrupted,
+        }
+    }
+
+    fn step_state(self) -> StepState {
+        match self {
+            StopReason::Cancelled => StepState::Cancelled,
+            StopReason::Shutdown => StepState::Interrupted,
+        }
+    }
+
+    fn words(self) -> &'static str {
+        match self {
+            StopReason::Cancelled => "cancelled",
+            StopReason::Shutdown => "interrupted: the server is stopping",
+        }
+    }
+}
+
+enum StepEnd {
+    Exited(ExitStatus),
+    Stopped(StopReason),
+    NotStarted(io::Error),
+    Lost(io::Error),
+}
+
+/// Runs a job's steps in order, stopping at the first that does not succeed or when `stop`
+/// says so, and records every line, step and state change. Returns the job's final state.
+pub async fn run_job(
+    store: &Store,
+    job_id: &str,
+    directory: &Path,
+    steps: &[StepCommand],
+    stop: &mut watch::Receiver<Option<StopReason>>,
+    grace: Duration,
+) -> Result<JobState, StoreError> {
+    store
+        .set_job_state(
+            job_id,
+            JobState::Running,
+            format!("{} step(s) to run", steps.len()),
+        )
+        .await?;
+    let mut outcome = (JobState::Succeeded, "every step succeeded".to_owned());
+    for (position, step) in steps.iter().enumerate() {
+        let requested = *stop.borrow();
+        if let Some(reason) = requested {
+            outcome = (reason.job_state(), reason.words().to_owned());
+            break;
+        }
+        store
+            .set_step(
+                job_id,
+                position,
+                StepState::Running,
+                None,
+                step.title.clone(),
+            )
+            .await?;
+        let end = run_step(store, job_id, position, directory, step, stop, grace).await?;
+        let (state, exit_code, text) = match end {
+            StepEnd::Exited(status) if status.success() => {
+                (StepState::Succeeded, Some(0), "exited 0".to_owned())
+            }
+            StepEnd::Exited(status) => (
+                StepState::Failed,
+                status.code(),
+                match status.code() {
+                    Some(code) => format!("exited {code}"),
+                    None => format!("ended by a signal ({status})"),
+                },
+            ),
+            StepEnd::Stopped(reason) => (reason.step_state(), None, reason.words().to_owned()),
+            StepEnd::NotStarted(error) => (
+                StepState::Failed,
+                None,
+                format!("could not start {}: {error}", step.program.display()),
+            ),
+            StepEnd::Lost(error) => (
+                StepState::Failed,
+                None,
+                format!("lost its process: {error}"),
+            ),
+        };
+        store
+            .set_step(job_id, position, state, exit_code, text.clone())
+            .await?;
+        if state != StepState::Succeeded {
+            outcome = match state {
+                StepState::Cancelled => (JobState::Cancelled, "cancelled".to_owned()),
+                StepState::Interrupted => (JobState::Interrupted, text),
+                _ => (JobState::Failed, format!("step `{}` {text}", step.name)),
+            };
+            break;
+        }
+    }
+    store.skip_pending_steps(job_id).await?;
+    store.set_job_state(job_id, outcome.0, outcome.1).await?;
+    Ok(outcome.0)
+}
+
+async fn run_step(
+    store: &Store,
+    job_id: &str,
+    position: usize,
+    directory: &Path,
+    step: &StepCommand,
+    stop: &mut watch::Receiver<Option<StopReason>>,
+    grace: Duration,
+) -> Result<StepEnd, StoreError> {
+    let mut command = Command::new(&step.program);
+    command
+        .args(&step.args)
+        .current_dir(directory)
+        // Each job gets its own kubeconfig: eksctl writes it, helm and kubectl read it, and
+        // two deploys never race on ~/.kube/config's current context.
+        .env("KUBECONFIG", directory.join("kubeconfig"))
+        .env(JOB_MARKER_VARIABLE, job_id)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .kill_on_drop(true);
+    let mut child = match command.spawn() {
+        Ok(child) => child,
+        Err(error) => {
+            store
+                .append(
+                    job_id,
+                    EventBody::note(
+                        position,
+                        format!("could not start {}: {error}", step.program.display()),
+                    ),
+                )
+                .await?;
+            return Ok(StepEnd::NotStarted(error));
+        }
+    };
+    let group = child
+        .id()
+        .and_then(|pid| i32::try_from(pid).ok())
+        .map(Pid::from_raw);
+    let stdout = tokio::spawn(pump(
+        store.clone(),
+        job_id.to_owned(),
+        position,
+        OutputStream::Stdout,
+        child.stdout.take(),
+    ));
+    let stderr = tokio::spawn(pump(
+        store.clone(),
+        job_id.to_owned(),
+        position,
+        OutputStream::Stderr,
+        child.stderr.take(),
+    ));
+
+    let end = tokio::select! {
+        status = child.wait() => match status {
+            Ok(status) => StepEnd::Exited(status),
+            Err(error) => StepEnd::Lost(error),
+        },
+        reason = stop_requested(stop) => {
+            store
+                .append(job_id, EventBody::note(position, format!("{}: sending SIGTERM to the step's processes", reason.words())))
+                .await?;
+            signal_group(group, Signal::SIGTERM);
+            if tokio::time::timeout(grace, child.wait()).await.is_err() {
+                store
+                    .append(job_id, EventBody::note(position, format!("still running after {} s: sending SIGKILL", grace.as_secs_f32())))
+                    .await?;
+                signal_group(group, Signal::SIGKILL);
+                let _ = child.wait().await;
+            }
+            StepEnd::Stopped(reason)
+        }
+    };
+    // Whatever the step started and left behind goes with it, which also closes its pipes.
+    signal_group(group, Signal::SIGKILL);
+    for pump in [stdout, stderr] {
+        let abort = pump.abort_handle();
+        match tokio::time::timeout(DRAIN_TIMEOUT, pump).await {
+            Ok(Ok(result)) => result?,
+            Ok(Err(join_error)) => return Err(join_error.into()),
+            // Something outside the group still holds the pipe open: stop reading it.
+            Err(_) => abort.abort(),
+        }
+    }
+    Ok(end)
+}
+
+async fn stop_requested(stop: &mut watch::Receiver<Option<StopReason>>) -> StopReason {
+    let requested = stop
+        .wait_for(Option::is_some)
+        .await
+        .ok()
+        .and_then(|reason| *reason);
+    match requested {
+        Some(reason) => reason,
+        // Nobody can ask any more: never stop.
+        None => std::future::pending().await,
+    }
+}
+
+fn signal_group(group: Option<Pid>, signal: Signal) {
+    if let Some(group) = group {
+        // ESRCH (nothing left in the group) is the usual, fine answer.
+        let _ = killpg(group, signal);
+    }
+}
+
+/// Stores every line of one output as a `log` event, plus a `stage` event for lines that
+/// mark eksctl progress.
+async fn pump(
+    store: Store,
+    job_id: String,
+    position: usize,
+    stream: OutputStream,
+    output: Option<impl AsyncRead + Unpin>,
+) -> Result<(), StoreError> {
+    let Some(output) = output else { return Ok(()) };
+    let mut reader = BufReader::new(output);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        match (&mut reader)
+            .take(MAX_LINE_BYTES)
+            .read_until(b'\n', &mut line)
+            .await
+        {
+            Ok(0) | Err(_) => return Ok(()),
+            Ok(_) => {}
+        }
+        let text = String::from_utf8_lossy(&line);
+        let text = text.trim_end_matches(['\n', '\r']);
+        store
+            .append(&job_id, EventBody::log(position, stream, text))
+            .await?;
+        if let Some(stage) = read_eksctl_line(text) {
+            store
+                .append(&job_id, EventBody::stage(position, text, stage))
+                .await?;
+        }
+    }
+}
+
+/// Kills processes a previous server started for these jobs and left running (found by
+/// [`JOB_MARKER_VARIABLE`] in their environment). Returns `(job id, pid)` of each.
+pub fn stop_leftovers(job_ids: &[String]) -> Vec<(String, i32)> {
+    let mut stopped = Vec::new();
+    if job_ids.is_empty() {
+        return stopped;
+    }
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return stopped;
+    };
+    let own_pid = std::process::id();
+    for entry in entries.flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|name| name.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if pid == own_pid {
+            continue;
+        }
+        let Ok(environment) = std::fs::read(entry.path().join("environ")) else {
+            continue;
+        };
+        let job = environment.split(|byte| *byte == 0).find_map(|variable| {
+            let value = variable.strip_prefix(format!("{JOB_MARKER_VARIABLE}=").as_bytes())?;
+            job_ids.iter().find(|id| id.as_bytes() == value)
+        });
+        if let (Some(job), Ok(pid)) = (job, i32::try_from(pid))
+            && kill(Pid::from_raw(pid), Signal::SIGKILL).is_ok()
+        {
+            stopped.push((job.clone(), pid));
+        }
+    }
+    stopped
+}

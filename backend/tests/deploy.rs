@@ -1,0 +1,860 @@
+//! One-click deploy through its boundaries: `app(state).oneshot` for the API and the event
+//! stream, the real `eks-studio serve` binary where a restart is needed. The tools are the
+//! stand-ins in `tests/fixtures/` (real processes printing eksctl's lines), never a mock.
+
+mod deploy_support;
+
+use std::future::Future;
+use std::time::Duration;
+
+use axum::http::StatusCode;
+use deploy_support::*;
+use nix::sys::signal::Signal;
+use serde_json::{Value, json};
+
+/// Every test ends within a minute, whatever happens.
+async fn bounded<T>(test: impl Future<Output = T>) -> T {
+    tokio::time::timeout(Duration::from_secs(60), test)
+        .await
+        .expect("the test finished within 60 s")
+}
+
+fn text(value: &Value) -> &str {
+    value
+        .as_str()
+        .unwrap_or_else(|| panic!("not a string: {value}"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_valid_spec_deploys_end_to_end_with_every_line_stored_and_streamed() {
+    bounded(async {
+        let harness = Harness::new("success");
+        let job = harness.deploy(&g5_spec("eks-g5-ok")).await;
+        let id = text(&job["id"]).to_owned();
+        assert_eq!(job["cluster"], "eks-g5-ok");
+        assert_eq!(job["region"], "us-west-2");
+        assert_eq!(job["state"], "pending");
+        assert!(job["created_at"].as_str().unwrap().ends_with('Z'), "{job}");
+        let job_dir = harness.job_dir(&id);
+        let cluster_yaml = job_dir.join("cluster.yaml").display().to_string();
+        let eksctl = standin_tools().eksctl.display().to_string();
+        let names: Vec<&str> = job["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|step| text(&step["name"]))
+            .collect();
+        assert_eq!(
+            names,
+            ["plan", "create-cluster"],
+            "no Karpenter, no helm: {job}"
+        );
+        assert_eq!(
+            job["steps"][0]["command"],
+            json!([eksctl, "create", "cluster", "-f", cluster_yaml, "--dry-run"])
+        );
+        assert_eq!(
+            job["steps"][1]["command"],
+            json!([eksctl, "create", "cluster", "-f", cluster_yaml])
+        );
+        for file in [
+            "cluster.yaml",
+            "studio.json",
+            "deploy.sh",
+            "teardown.sh",
+            "README.md",
+        ] {
+            assert!(job_dir.join(file).is_file(), "the bundle has {file}");
+        }
+
+        let events = harness.all_events(&id).await;
+        let ids: Vec<i64> = events.iter().map(|event| event.id).collect();
+        assert!(
+            ids.windows(2).all(|pair| pair[0] < pair[1]),
+            "ids grow: {ids:?}"
+        );
+        assert_eq!(job_states(&events), ["running", "succeeded"]);
+        let last = events.last().unwrap();
+        assert_eq!(
+            (last.event.as_str(), &last.data["state"]),
+            ("state", &json!("succeeded"))
+        );
+
+        // Every line the tool printed is stored and streamed: compare with a direct run of
+        // the same stand-in on the same file (timestamps aside).
+        let direct = std::process::Command::new(&eksctl)
+            .args(["create", "cluster", "-f", &cluster_yaml])
+            .env("EKSCTL_STANDIN_DELAY_MS", "0")
+            .env("KUBECONFIG", job_dir.join("kubeconfig"))
+            .env(
+                "EKSCTL_STANDIN_ARGV_LOG",
+                scratch_dir("direct").join("calls.jsonl"),
+            )
+            .output()
+            .unwrap();
+        let strip_time = |line: &str| line.get(20..).unwrap_or(line).to_owned();
+        let expected: Vec<String> = String::from_utf8(direct.stderr)
+            .unwrap()
+            .lines()
+            .map(strip_time)
+            .collect();
+        let streamed: Vec<String> = events
+            .iter()
+            .filter(|event| event.event == "log" && event.data["step"] == 1)
+            .map(|event| strip_time(text(&event.data["text"])))
+            .collect();
+        assert_eq!(streamed, expected);
+        assert!(expected.len() >= 15, "{expected:#?}");
+        let kubeconfig_line = format!(
+            r#"[✔]  saved kubeconfig as "{}""#,
+            job_dir.join("kubeconfig").display()
+        );
+        assert!(
+            streamed.contains(&kubeconfig_line),
+            "each job has its own kubeconfig"
+        );
+        assert!(streamed.contains(
+            &r#"[✔]  EKS cluster "eks-g5-ok" in "us-west-2" region is ready"#.to_owned()
+        ));
+
+        // Progress stages come from eksctl's lines: the cluster stack, each node group's, ready.
+        let stages: Vec<(String, Option<String>)> = events
+            .iter()
+            .filter(|event| event.event == "stage")
+            .map(|event| {
+                (
+                    text(&event.data["stage"]["kind"]).to_owned(),
+                    event.data["stage"]["stack"].as_str().map(str::to_owned),
+                )
+            })
+            .collect();
+        let stage = |kind: &str, stack: Option<&str>| (kind.to_owned(), stack.map(str::to_owned));
+        for expected in [
+            stage("stack-building", Some("eksctl-eks-g5-ok-cluster")),
+            stage("stack-deploying", Some("eksctl-eks-g5-ok-cluster")),
+            stage("stack-waiting", Some("eksctl-eks-g5-ok-cluster")),
+            stage("stack-waiting", Some("eksctl-eks-g5-ok-nodegroup-sys")),
+            stage("stack-waiting", Some("eksctl-eks-g5-ok-nodegroup-g5")),
+            stage("cluster-ready", None),
+        ] {
+            assert!(stages.contains(&expected), "{expected:?} in {stages:#?}");
+        }
+        let nodegroup_stage = events
+            .iter()
+            .find(|event| event.event == "stage" && event.data["stage"]["nodegroup"] == "g5")
+            .expect("a stage names the g5 node group");
+        assert_eq!(nodegroup_stage.data["step"], 1);
+
+        // The stored job agrees, and the plan's output is the ClusterConfig.
+        let job = harness.job(&id).await;
+        assert_eq!(job["state"], "succeeded");
+        assert!(job["finished_at"].is_string());
+        assert_eq!(job["last_event_id"], json!(last.id));
+        for step in job["steps"].as_array().unwrap() {
+            assert_eq!(
+                (&step["state"], &step["exit_code"]),
+                (&json!("succeeded"), &json!(0))
+            );
+        }
+        let plan = text(&job["plan_output"]);
+        assert_eq!(plan, std::fs::read_to_string(&cluster_yaml).unwrap());
+        let plan_step_done = events
+            .iter()
+            .position(|event| {
+                event.event == "step"
+                    && event.data["step"] == 0
+                    && event.data["state"] == "succeeded"
+            })
+            .unwrap();
+        let real_run_starts = events
+            .iter()
+            .position(|event| {
+                event.event == "step" && event.data["step"] == 1 && event.data["state"] == "running"
+            })
+            .unwrap();
+        assert!(
+            plan_step_done < real_run_starts,
+            "the plan ends before the real run"
+        );
+
+        // The stand-in ran in the job directory with exactly these arguments.
+        let calls = standin_calls(&job_dir);
+        let argvs: Vec<&Value> = calls.iter().map(|call| &call["argv"]).collect();
+        assert_eq!(
+            argvs,
+            [&job["steps"][0]["command"], &job["steps"][1]["command"]]
+        );
+        assert!(
+            calls
+                .iter()
+                .all(|call| call["cwd"] == json!(job_dir.display().to_string()))
+        );
+
+        // History lists it; a second deploy of the same cluster is fine once this one ended.
+        let (status, history) = harness.call("GET", "/api/deploys", None).await;
+        assert_eq!(status, StatusCode::OK);
+        assert_eq!(history[0]["id"], json!(id));
+        assert_eq!(history[0]["state"], "succeeded");
+        assert!(
+            history[0].get("plan_output").is_none(),
+            "only single jobs carry the plan"
+        );
+        let again = harness.deploy(&g5_spec("eks-g5-ok")).await;
+        assert_ne!(again["id"], json!(id));
+        harness.all_events(text(&again["id"])).await;
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_karpenter_bundle_installs_the_chart_and_applies_the_nodepools() {
+    bounded(async {
+        let harness = Harness::new("karpenter");
+        let job = harness.deploy(&karpenter_spec("eks-gpu-inference")).await;
+        let id = text(&job["id"]).to_owned();
+        let events = harness.all_events(&id).await;
+        assert_eq!(job_states(&events), ["running", "succeeded"], "{events:#?}");
+
+        let job_dir = harness.job_dir(&id);
+        let path = |file: &str| job_dir.join(file).display().to_string();
+        let calls = standin_calls(&job_dir);
+        let tools = standin_tools();
+        assert_eq!(
+            calls[2]["argv"],
+            json!([
+                tools.helm.display().to_string(),
+                "upgrade",
+                "--install",
+                "karpenter",
+                "oci://public.ecr.aws/karpenter/karpenter",
+                "--version",
+                "1.14.1",
+                "--namespace",
+                "kube-system",
+                "--values",
+                path("karpenter/values.yaml"),
+                "--wait"
+            ])
+        );
+        assert_eq!(
+            calls[3]["argv"],
+            json!([
+                tools.kubectl.display().to_string(),
+                "apply",
+                "-f",
+                path("karpenter/nodepools.yaml")
+            ])
+        );
+        let lines = log_lines(&events);
+        assert!(lines.contains(&"STATUS: deployed".to_owned()), "{lines:#?}");
+        assert!(lines.contains(&"nodepool.karpenter.sh/gpu-inference-spot created".to_owned()));
+        let job = harness.job(&id).await;
+        let names: Vec<&str> = job["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|step| text(&step["name"]))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "plan",
+                "create-cluster",
+                "install-karpenter",
+                "apply-nodepools"
+            ]
+        );
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failing_eksctl_fails_the_job_with_its_error_output_and_skips_the_rest() {
+    bounded(async {
+        let harness = Harness::new("failure");
+        // The stand-in fails for cluster names ending in `-fail`.
+        let job = harness.deploy(&karpenter_spec("eks-spot-fail")).await;
+        let id = text(&job["id"]).to_owned();
+        let events = harness.all_events(&id).await;
+        assert_eq!(job_states(&events), ["running", "failed"]);
+        let lines = log_lines(&events);
+        assert!(
+            lines.contains(&r#"Error: failed to create cluster "eks-spot-fail""#.to_owned()),
+            "{lines:#?}"
+        );
+        assert!(
+            events
+                .iter()
+                .any(|event| event.event == "stage" && event.data["stage"]["kind"] == "failed")
+        );
+        let step_end = events
+            .iter()
+            .find(|event| {
+                event.event == "step" && event.data["step"] == 1 && event.data["state"] == "failed"
+            })
+            .expect("the create step failed");
+        assert_eq!(step_end.data["exit_code"], 1);
+        assert!(text(&events.last().unwrap().data["text"]).contains("create-cluster"));
+
+        let job = harness.job(&id).await;
+        assert_eq!(job["state"], "failed");
+        let states: Vec<&str> = job["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|step| text(&step["state"]))
+            .collect();
+        assert_eq!(states, ["succeeded", "failed", "skipped", "skipped"]);
+        assert_eq!(job["steps"][1]["exit_code"], 1);
+        let tools: Vec<Value> = standin_calls(&harness.job_dir(&id))
+            .iter()
+            .map(|call| call["tool"].clone())
+            .collect();
+        assert_eq!(
+            tools,
+            [json!("eksctl"), json!("eksctl")],
+            "helm and kubectl never ran"
+        );
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tool_that_cannot_start_fails_the_job_with_the_reason() {
+    bounded(async {
+        let harness = Harness::with("missing-tool", |config| {
+            config.tools.eksctl = "/nonexistent/eksctl".into();
+        });
+        let job = harness.deploy(&g5_spec("eks-g5-missing")).await;
+        let events = harness.all_events(text(&job["id"])).await;
+        assert_eq!(job_states(&events), ["running", "failed"]);
+        let lines = log_lines(&events);
+        assert!(
+            lines[0].starts_with("could not start /nonexistent/eksctl: "),
+            "{lines:?}"
+        );
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancel_stops_a_hanging_run_and_leaves_no_process_behind() {
+    bounded(async {
+        let harness = Harness::new("cancel");
+        // The stand-in hangs (on a `sleep` child) for cluster names ending in `-hang`.
+        let job = harness.deploy(&g5_spec("eks-g5-hang")).await;
+        let id = text(&job["id"]).to_owned();
+        let (standin, child) = wait_for_hanging_standin(&harness.job_dir(&id)).await;
+        let _stop_standin = KillOnDrop(vec![standin, child]);
+        assert!(
+            !process_is_gone(standin) && !process_is_gone(child),
+            "both run"
+        );
+
+        let (status, cancelled) = harness
+            .call("POST", &format!("/api/deploys/{id}/cancel"), None)
+            .await;
+        assert_eq!(status, StatusCode::OK, "{cancelled}");
+        assert_eq!(cancelled["state"], "cancelled");
+        assert_eq!(cancelled["steps"][0]["state"], "succeeded");
+        assert_eq!(cancelled["steps"][1]["state"], "cancelled");
+        wait_until_gone(&[standin, child]).await;
+
+        let events = harness.all_events(&id).await;
+        assert_eq!(job_states(&events), ["running", "cancelled"]);
+        let lines = log_lines(&events);
+        assert!(
+            lines
+                .iter()
+                .any(|line| line.contains("waiting for CloudFormation stack")),
+            "the logs up to the cancel are kept: {lines:#?}"
+        );
+        assert!(
+            lines
+                .iter()
+                .any(|line| line.starts_with("cancelled: sending SIGTERM"))
+        );
+
+        let (status, again) = harness
+            .call("POST", &format!("/api/deploys/{id}/cancel"), None)
+            .await;
+        assert_eq!(status, StatusCode::CONFLICT, "{again}");
+        assert_eq!(again["state"], "cancelled");
+        let (status, unknown) = harness
+            .call("POST", "/api/deploys/0000000000000000/cancel", None)
+            .await;
+        assert_eq!(status, StatusCode::NOT_FOUND, "{unknown}");
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_deploy_of_an_active_cluster_gets_409() {
+    bounded(async {
+        let harness = Harness::new("conflict");
+        let first = harness.deploy(&g5_spec("eks-g5-hang")).await;
+        let first_id = text(&first["id"]).to_owned();
+        let (standin, child) = wait_for_hanging_standin(&harness.job_dir(&first_id)).await;
+        let _stop_standin = KillOnDrop(vec![standin, child]);
+
+        let (status, refused) = harness
+            .call("POST", "/api/deploys", Some(&g5_spec("eks-g5-hang")))
+            .await;
+        assert_eq!(status, StatusCode::CONFLICT, "{refused}");
+        assert_eq!(refused["job"], json!(first_id));
+        assert!(text(&refused["error"]).contains("eks-g5-hang"), "{refused}");
+
+        // Same name in another region is another cluster.
+        let mut elsewhere = g5_spec("eks-g5-hang");
+        elsewhere["cluster"]["region"] = json!("us-east-2");
+        elsewhere["network"]["availability_zones"] = json!(["us-east-2a", "us-east-2b"]);
+        elsewhere["node_groups"][1]["placement"]["availability_zones"] = json!(["us-east-2b"]);
+        let other = harness.deploy(&elsewhere).await;
+        let other_id = text(&other["id"]).to_owned();
+        let (other_standin, other_child) =
+            wait_for_hanging_standin(&harness.job_dir(&other_id)).await;
+        let _stop_other_standin = KillOnDrop(vec![other_standin, other_child]);
+
+        for id in [&first_id, &other_id] {
+            let (status, job) = harness
+                .call("POST", &format!("/api/deploys/{id}/cancel"), None)
+                .await;
+            assert_eq!(
+                (status, &job["state"]),
+                (StatusCode::OK, &json!("cancelled"))
+            );
+        }
+        wait_until_gone(&[standin, child, other_standin, other_child]).await;
+        let (status, history) = harness.call("GET", "/api/deploys", None).await;
+        assert_eq!(status, StatusCode::OK);
+        assert_eq!(
+            history.as_array().unwrap().len(),
+            2,
+            "the refused one left no job"
+        );
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn deploys_beyond_the_concurrency_limit_get_429() {
+    bounded(async {
+        let harness = Harness::with("limit", |config| config.max_active_deploys = 1);
+        let first = harness.deploy(&g5_spec("eks-g5-hang")).await;
+        let id = text(&first["id"]).to_owned();
+        let (standin, child) = wait_for_hanging_standin(&harness.job_dir(&id)).await;
+        let _stop_standin = KillOnDrop(vec![standin, child]);
+        let (status, refused) = harness
+            .call("POST", "/api/deploys", Some(&g5_spec("eks-g5-other")))
+            .await;
+        assert_eq!(status, StatusCode::TOO_MANY_REQUESTS, "{refused}");
+        assert!(refused["error"].is_string());
+
+        harness
+            .call("POST", &format!("/api/deploys/{id}/cancel"), None)
+            .await;
+        wait_until_gone(&[standin, child]).await;
+        // The slot is free again once the job ended.
+        let next = harness.deploy(&g5_spec("eks-g5-other")).await;
+        let events = harness.all_events(text(&next["id"])).await;
+        assert_eq!(job_states(&events), ["running", "succeeded"]);
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_deploy_route_needs_the_token() {
+    bounded(async {
+        let harness = Harness::new("token");
+        let spec = g5_spec("eks-g5-token");
+        let routes = [
+            ("POST", "/api/deploys", Some(&spec)),
+            ("GET", "/api/deploys", None),
+            ("GET", "/api/deploys/0123456789abcdef", None),
+            ("GET", "/api/deploys/0123456789abcdef/events", None),
+            ("POST", "/api/deploys/0123456789abcdef/cancel", None),
+        ];
+        let wrong = format!("Bearer {TOKEN}x");
+        let not_bearer = format!("Basic {TOKEN}");
+        for (method, uri, body) in routes {
+            for authorization in [
+                None,
+                Some(wrong.as_str()),
+                Some(not_bearer.as_str()),
+                Some("Bearer "),
+            ] {
+                let (status, answer) = harness.call_with(method, uri, body, authorization).await;
+                assert_eq!(
+                    status,
+                    StatusCode::UNAUTHORIZED,
+                    "{method} {uri} {authorization:?}"
+                );
+                assert!(answer["error"].is_string(), "a JSON error: {answer}");
+            }
+        }
+        // The scheme is case-insensitive, the token is not.
+        let (status, history) = harness
+            .call_with(
+                "GET",
+                "/api/deploys",
+                None,
+                Some(&format!("bearer {TOKEN}")),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK);
+        assert_eq!(history, json!([]), "nothing was deployed without the token");
+        let (status, _) = harness
+            .call_with(
+                "GET",
+                "/api/deploys",
+                None,
+                Some(&format!("Bearer {}", TOKEN.to_uppercase())),
+            )
+            .await;
+        assert_eq!(status, StatusCode::UNAUTHORIZED);
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_spec_with_rule_errors_or_a_bad_body_is_refused() {
+    bounded(async {
+        let harness = Harness::new("refused");
+        // The templates as shipped still hold PLACEHOLDER_* values.
+        let (status, refused) = harness
+            .call(
+                "POST",
+                "/api/deploys",
+                Some(&template_json("g5-node-autorepair")),
+            )
+            .await;
+        assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{refused}");
+        let findings = refused["findings"].as_array().unwrap();
+        assert!(
+            findings
+                .iter()
+                .any(|finding| finding["rule"] == "placeholder-left"
+                    && finding["path"] == "cluster.region"),
+            "{refused}"
+        );
+        assert!(
+            text(&refused["error"]).contains("error finding"),
+            "{refused}"
+        );
+
+        let (status, refused) = harness
+            .call(
+                "POST",
+                "/api/deploys",
+                Some(&json!({ "cluster": "not a spec" })),
+            )
+            .await;
+        assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{refused}");
+        assert!(refused["error"].is_string());
+
+        // Too large, whether the length is declared up front or only found while reading.
+        let huge = json!({ "padding": "x".repeat(2 * 1024 * 1024) });
+        let (status, refused) = harness.call("POST", "/api/deploys", Some(&huge)).await;
+        assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE, "{refused}");
+        assert!(refused["error"].is_string(), "{refused}");
+        let (status, refused) = harness.post_declared_length(&huge.to_string()).await;
+        assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE, "{refused}");
+        assert!(refused["error"].is_string(), "{refused}");
+
+        let (status, history) = harness.call("GET", "/api/deploys", None).await;
+        assert_eq!(status, StatusCode::OK);
+        assert_eq!(history, json!([]), "no job was created");
+        assert!(
+            std::fs::read_dir(harness.data_dir.join("jobs"))
+                .unwrap()
+                .next()
+                .is_none(),
+            "no bundle was written"
+        );
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_event_stream_resumes_after_last_event_id_without_gaps_or_repeats() {
+    bounded(async {
+        let harness = Harness::new("resume");
+        let job = harness.deploy(&g5_spec("eks-g5-hang")).await;
+        let id = text(&job["id"]).to_owned();
+
+        // Read live until eksctl waits for its stack, then drop the connection.
+        let mut first = harness.events(&id, None).await;
+        let before = first
+            .until(|event| event.event == "stage" && event.data["stage"]["kind"] == "stack-waiting")
+            .await;
+        drop(first);
+        let resume_from = before.last().unwrap().id.to_string();
+        let (standin, child) = wait_for_hanging_standin(&harness.job_dir(&id)).await;
+        let _stop_standin = KillOnDrop(vec![standin, child]);
+
+        // Resume while the job still runs; cancel it so the stream ends.
+        let mut resumed = harness.events(&id, Some(&resume_from)).await;
+        let next = resumed.next().await.expect("more events follow");
+        assert!(next.id > before.last().unwrap().id);
+        harness
+            .call("POST", &format!("/api/deploys/{id}/cancel"), None)
+            .await;
+        let mut after = vec![next];
+        after.extend(resumed.rest().await);
+        wait_until_gone(&[standin, child]).await;
+
+        let everything = harness.all_events(&id).await;
+        let joined: Vec<i64> = before.iter().chain(&after).map(|event| event.id).collect();
+        let all: Vec<i64> = everything.iter().map(|event| event.id).collect();
+        assert_eq!(joined, all, "resuming gave every event exactly once");
+        assert_eq!(
+            before.iter().chain(&after).cloned().collect::<Vec<_>>(),
+            everything
+        );
+        assert_eq!(job_states(&everything), ["running", "cancelled"]);
+
+        // Resuming a finished job replays exactly what came after; at its end, nothing.
+        let middle = &everything[everything.len() / 2];
+        let rest = harness
+            .events(&id, Some(&middle.id.to_string()))
+            .await
+            .rest()
+            .await;
+        assert_eq!(rest, everything[everything.len() / 2 + 1..]);
+        let last = everything.last().unwrap().id.to_string();
+        assert!(
+            harness
+                .events(&id, Some(&last))
+                .await
+                .rest()
+                .await
+                .is_empty()
+        );
+
+        let (status, bad) = harness.events_status(&id, "yesterday").await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{bad}");
+        let (status, _) = harness
+            .call("GET", "/api/deploys/ffffffffffffffff/events", None)
+            .await;
+        assert_eq!(status, StatusCode::NOT_FOUND);
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn arguments_with_spaces_and_shell_metacharacters_arrive_literally() {
+    bounded(async {
+        let scratch = scratch_dir("literal");
+        let data_dir = scratch.join("data dir $(touch pwned) `touch pwned`; touch pwned");
+        let tools_dir = scratch.join("tools & bin | $HOME");
+        std::fs::create_dir_all(&tools_dir).unwrap();
+        let eksctl = tools_dir.join("eks ctl $(touch pwned) 'quoted' \"double\"");
+        std::os::unix::fs::symlink(standin_tools().eksctl, &eksctl).unwrap();
+        let harness = Harness::with("literal-unused", |config| {
+            config.data_dir = data_dir.clone();
+            config.tools.eksctl = eksctl.clone();
+        });
+        let job = harness.deploy(&g5_spec("eks-g5-literal")).await;
+        let id = text(&job["id"]).to_owned();
+        let events = harness.all_events(&id).await;
+        assert_eq!(job_states(&events), ["running", "succeeded"], "{events:#?}");
+
+        let job_dir = data_dir.join("jobs").join(&id);
+        let cluster_yaml = job_dir.join("cluster.yaml").display().to_string();
+        let calls = standin_calls(&job_dir);
+        assert_eq!(calls.len(), 2, "{calls:?}");
+        assert_eq!(
+            calls[1]["argv"],
+            json!([
+                eksctl.display().to_string(),
+                "create",
+                "cluster",
+                "-f",
+                cluster_yaml
+            ])
+        );
+        assert_eq!(calls[1]["cwd"], json!(job_dir.display().to_string()));
+        for dir in [
+            std::env::current_dir().unwrap(),
+            scratch.clone(),
+            data_dir.clone(),
+            job_dir.clone(),
+            tools_dir.clone(),
+        ] {
+            assert!(
+                !dir.join("pwned").exists(),
+                "no shell ran the text in {}",
+                dir.display()
+            );
+        }
+    })
+    .await;
+}
+
+/// Waits (up to 20 s) for the job to reach `state` through the real server.
+async fn wait_for_state(server: &Server, token: &str, id: &str, state: &str) -> Value {
+    for _ in 0..400 {
+        let (status, job) = server.call("GET", &format!("/api/deploys/{id}"), token, None);
+        assert_eq!(status, 200, "{job}");
+        if job["state"] == state {
+            return job;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("job {id} never reached {state}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_restarted_during_a_run_marks_the_job_interrupted_and_keeps_its_logs() {
+    bounded(async {
+        let scratch = scratch_dir("restart");
+        let data_dir = scratch.join("data");
+        let args = [
+            "--data-dir".into(),
+            data_dir.clone().into_os_string(),
+            "--eksctl".into(),
+            standin_tools().eksctl.into_os_string(),
+        ];
+        let mut server = Server::start(&args, &[]);
+        let token = server
+            .printed_token
+            .clone()
+            .expect("the server printed a generated token");
+        assert_eq!(token.len(), 64, "32 random bytes in hex: {token}");
+
+        let (status, job) = server.call(
+            "POST",
+            "/api/deploys",
+            &token,
+            Some(&g5_spec("eks-g5-hang")),
+        );
+        assert_eq!(status, 202, "{job}");
+        let id = text(&job["id"]).to_owned();
+        let job_dir = data_dir.join("jobs").join(&id);
+        let (standin, child) = wait_for_hanging_standin(&job_dir).await;
+        let _stop_standin = KillOnDrop(vec![standin, child]);
+        let running = wait_for_state(&server, &token, &id, "running").await;
+        assert_eq!(running["steps"][1]["state"], "running");
+
+        // A crash: nothing gets to clean up. The stand-in and its child live on.
+        server.crash();
+        assert!(!process_is_gone(standin), "the stand-in outlived the crash");
+
+        let restarted = Server::start(&args, &[("EKS_STUDIO_DEPLOY_TOKEN", TOKEN)]);
+        assert_eq!(
+            restarted.printed_token, None,
+            "a token from the environment is not printed"
+        );
+        let (status, wrong) = restarted.call("GET", "/api/deploys", &token, None);
+        assert_eq!(status, 401, "the old generated token is gone: {wrong}");
+        let job = wait_for_state(&restarted, TOKEN, &id, "interrupted").await;
+        assert_eq!(job["steps"][0]["state"], "succeeded");
+        assert_eq!(job["steps"][1]["state"], "interrupted");
+        assert!(
+            job["plan_output"]
+                .as_str()
+                .unwrap()
+                .contains("kind: ClusterConfig")
+        );
+        wait_until_gone(&[standin, child]).await;
+
+        // The logs from before the crash are intact; the last event says what happened.
+        let (status, history) = restarted.call("GET", "/api/deploys", TOKEN, None);
+        assert_eq!(status, 200);
+        assert_eq!(history[0]["state"], "interrupted");
+        drop(restarted);
+        let harness_view = Harness::with("restart-reader", |config| {
+            config.data_dir = data_dir.clone()
+        });
+        let events = harness_view.all_events(&id).await;
+        let lines = log_lines(&events);
+        assert!(
+            lines
+                .iter()
+                .any(|line| line.contains("eksctl version 0.230.0")),
+            "{lines:#?}"
+        );
+        assert!(
+            lines
+                .iter()
+                .any(|line| line.contains("waiting for CloudFormation stack"))
+        );
+        let last = events.last().unwrap();
+        assert_eq!(last.data["state"], "interrupted");
+        assert!(
+            text(&last.data["text"]).contains("process(es) it left running were stopped"),
+            "{last:?}"
+        );
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_stops_running_deploys_and_records_them_interrupted() {
+    bounded(async {
+        let scratch = scratch_dir("sigterm");
+        let data_dir = scratch.join("data");
+        let args = [
+            "--data-dir".into(),
+            data_dir.clone().into_os_string(),
+            "--eksctl".into(),
+            standin_tools().eksctl.into_os_string(),
+        ];
+        let mut server = Server::start(&args, &[("EKS_STUDIO_DEPLOY_TOKEN", TOKEN)]);
+        let (status, job) =
+            server.call("POST", "/api/deploys", TOKEN, Some(&g5_spec("eks-g5-hang")));
+        assert_eq!(status, 202, "{job}");
+        let id = text(&job["id"]).to_owned();
+        let (standin, child) = wait_for_hanging_standin(&data_dir.join("jobs").join(&id)).await;
+        let _stop_standin = KillOnDrop(vec![standin, child]);
+
+        server.signal(Signal::SIGTERM);
+        let status = server.wait(Duration::from_secs(20));
+        assert!(status.success(), "a clean exit: {status}");
+        wait_until_gone(&[standin, child]).await;
+
+        let harness_view = Harness::with("sigterm-reader", |config| {
+            config.data_dir = data_dir.clone()
+        });
+        let job = harness_view.job(&id).await;
+        assert_eq!(job["state"], "interrupted");
+        assert_eq!(job["steps"][1]["state"], "interrupted");
+        let events = harness_view.all_events(&id).await;
+        assert_eq!(
+            text(&events.last().unwrap().data["text"]),
+            "interrupted: the server is stopping"
+        );
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_server_without_deploys_answers_503_in_json() {
+    use axum::body::Body;
+    use axum::http::Request;
+    use http_body_util::BodyExt;
+    use tower::ServiceExt;
+
+    for (method, uri) in [
+        ("POST", "/api/deploys"),
+        ("GET", "/api/deploys/0123/events"),
+    ] {
+        let request = Request::builder()
+            .method(method)
+            .uri(uri)
+            .body(Body::empty())
+            .unwrap();
+        let response = backend::app(backend::AppState::default())
+            .oneshot(request)
+            .await
+            .unwrap();
+        assert_eq!(
+            response.status(),
+            StatusCode::SERVICE_UNAVAILABLE,
+            "{method} {uri}"
+        );
+        let bytes = response.into_body().collect().await.unwrap().to_bytes();
+        let body: Value = serde_json::from_slice(&bytes).unwrap();
+        assert_eq!(body["error"], "deploys are not enabled on this server");
+    }
+}
