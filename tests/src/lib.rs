@@ -66,6 +66,9 @@ impl Studio {
             .env_remove("AWS_ACCESS_KEY_ID")
             .env_remove("AWS_PROFILE")
             .env_remove("EKS_STUDIO_DEPLOY_TOKEN")
+            // The SDK's default chain would otherwise ask the instance metadata service
+            // (a link-local address) for credentials; tests only talk to loopback.
+            .env("AWS_EC2_METADATA_DISABLED", "true")
             .envs(env.iter().copied())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())

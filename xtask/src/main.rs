@@ -196,6 +196,9 @@ fn test() -> Result<(), String> {
     let mut step = |name: &'static str, command: &mut Command| {
         println!("\n==> {name}");
         let step_started = Instant::now();
+        // Tests talk to loopback only: the AWS SDK must not ask the instance metadata
+        // service (a link-local address) for credentials or a region.
+        command.env("AWS_EC2_METADATA_DISABLED", "true");
         let (passed, tests_passed, tests_failed) = counted(command);
         outcomes.push(StepOutcome {
             name,
