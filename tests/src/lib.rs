@@ -4,7 +4,6 @@
 
 use std::io::{BufRead, BufReader};
 use std::net::{TcpListener, TcpStream};
-use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -166,10 +165,7 @@ impl Browser {
 
     async fn start_with(download_dir: Option<&std::path::Path>) -> Browser {
         let port = free_loopback_port();
-        // chromedriver and the Chromium it starts share a new process group, so dropping the
-        // browser (even after a failed assertion) stops every process of it.
         let mut driver = Command::new(required_env("CHROMEDRIVER"))
-            .process_group(0)
             .arg(format!("--port={port}"))
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -334,18 +330,9 @@ impl Browser {
     }
 }
 
-/// Kills a child's whole process group (the child leads it) and reaps the child.
-fn stop_group(child: &mut Child) {
-    let _ = Command::new("kill")
-        .args(["-KILL", &format!("-{}", child.id())])
-        .stderr(Stdio::null())
-        .status();
-    stop(child);
-}
-
 impl Drop for Browser {
     fn drop(&mut self) {
-        stop_group(&mut self.driver);
+        stop(&mut self.driver);
         let _ = std::fs::remove_dir_all(&self.profile_dir);
     }
 }
