@@ -1,0 +1,130 @@
+//! Keystroke → validated preview latency in headless Chromium, for the largest seed
+//! template and for a design with 64 node groups and 16 Karpenter pools. A measurement
+//! that prints figures, not a behaviour test, so `cargo xtask test` does not run it; run it
+//! after `cargo xtask test` has built the page and the server with
+//! `cargo test -p studio-e2e --features bench --test latency -- --nocapture` and the same
+//! `EKS_STUDIO_BIN`, `EKS_STUDIO_DIST`, `CHROMEDRIVER` variables the end-to-end step sets.
+
+use fantoccini::Locator;
+use studio_e2e::{Browser, Studio};
+
+const PREVIEW: Locator<'static> = Locator::Id("preview-cluster-yaml");
+
+async fn choose_template(browser: &Browser, id: &str) {
+    browser.go_to_step(1).await;
+    browser
+        .client
+        .find(Locator::Css(&format!("label[for='template-{id}']")))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+}
+
+/// Opens the page and waits for the first template's preview.
+async fn open(browser: &Browser, studio: &Studio) {
+    browser.client.goto(&studio.base_url).await.unwrap();
+    browser
+        .wait_for_text(PREVIEW, |text| text.contains("kind: ClusterConfig"))
+        .await;
+}
+
+/// Types into a field `samples` times and measures, per keystroke, the time from the
+/// input event to the moment every effect has run (validation, preview, findings): a
+/// MessageChannel message is delivered only after the microtasks the keystroke queued.
+const MEASURE: &str = r#"
+const [id, samples, done] = [arguments[0], arguments[1], arguments[arguments.length - 1]];
+const input = document.getElementById(id);
+const base = input.value;
+const times = [];
+const channel = new MessageChannel();
+let started = 0;
+channel.port1.onmessage = () => {
+  times.push(performance.now() - started);
+  if (times.length >= samples) { done(times); return; }
+  setTimeout(next, 0);
+};
+function next() {
+  started = performance.now();
+  input.value = base + (times.length % 2 ? '-a' : '-b');
+  input.dispatchEvent(new Event('input', { bubbles: true }));
+  channel.port2.postMessage(0);
+}
+next();
+"#;
+
+fn median_and_p95(mut times: Vec<f64>) -> (f64, f64) {
+    times.sort_by(f64::total_cmp);
+    let at = |fraction: f64| times[((times.len() - 1) as f64 * fraction).round() as usize];
+    (at(0.5), at(0.95))
+}
+
+async fn measure(browser: &Browser, label: &str) {
+    let answer = browser
+        .client
+        .execute_async(MEASURE, vec!["f-cluster-name".into(), 60.into()])
+        .await
+        .unwrap();
+    let times: Vec<f64> = serde_json::from_value(answer).unwrap();
+    let (median, p95) = median_and_p95(times[10..].to_vec());
+    println!("keystroke → validated preview, {label}: median {median:.2} ms, p95 {p95:.2} ms");
+}
+
+#[tokio::test]
+async fn keystroke_to_validated_preview_latency() {
+    let studio = Studio::start();
+    let browser = Browser::start().await;
+    open(&browser, &studio).await;
+    choose_template(&browser, "karpenter-spot-inference").await;
+    browser.go_to_step(2).await;
+    measure(&browser, "largest seed template (karpenter-spot-inference)").await;
+
+    // 64 node groups and 16 NodePools, built from the studio.json of a template.
+    choose_template(&browser, "karpenter-reserved-training").await;
+    browser
+        .client
+        .find(Locator::Id("tab-preview-studio-json"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let json = browser
+        .wait_for_text(Locator::Id("preview-studio-json"), |text| {
+            text.contains("eks-p5-training")
+        })
+        .await;
+    let mut spec: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let group = spec["node_groups"][0].clone();
+    let pool = spec["karpenter"]["node_pools"][0].clone();
+    let groups: Vec<serde_json::Value> = (0..64)
+        .map(|idx| {
+            let mut group = group.clone();
+            group["name"] = format!("group-{idx}").into();
+            group
+        })
+        .collect();
+    let pools: Vec<serde_json::Value> = (0..16)
+        .map(|idx| {
+            let mut pool = pool.clone();
+            pool["metadata"]["name"] = format!("pool-{idx}").into();
+            pool
+        })
+        .collect();
+    spec["node_groups"] = groups.into();
+    spec["karpenter"]["node_pools"] = pools.into();
+    browser
+        .eval(
+            "localStorage.setItem('eks-studio.autosave', arguments[0]);",
+            vec![spec.to_string().into()],
+        )
+        .await;
+    browser.client.refresh().await.unwrap();
+    browser
+        .wait_for_text(PREVIEW, |text| text.contains("name: group-63"))
+        .await;
+    browser.go_to_step(2).await;
+    measure(&browser, "64 node groups and 16 NodePools").await;
+    browser.close().await;
+}
