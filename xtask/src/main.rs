@@ -10,7 +10,7 @@ mod catalog;
 mod tools;
 
 use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
 
@@ -80,9 +80,14 @@ fn main() -> ExitCode {
     }
 }
 
-/// The workspace root (the parent of this crate).
+/// The workspace root (the parent of this crate). `cargo run` tells the running binary
+/// where its manifest is; the path compiled in is only the fallback, because one build of
+/// xtask can serve several checkouts that share a target directory.
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
+    let manifest_dir = std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")));
+    manifest_dir
         .parent()
         .expect("xtask lives inside the workspace")
         .to_path_buf()
