@@ -2,9 +2,12 @@
 //! validate or download: these are the parts that need AWS (live checks, deploys), and
 //! each failure comes back as a sentence the page can show as it is.
 
-use gloo_net::http::{Request, Response};
+use gloo_net::http::{Request, RequestBuilder, Response};
+use js_sys::Uint8Array;
 use serde::Deserialize;
 use shared::Spec;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
 
 /// One live check's outcome, as `POST /api/checks` answers it.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
@@ -58,6 +61,10 @@ async fn failure(response: Response) -> String {
         })
         .unwrap_or(text);
     match status {
+        401 => format!(
+            "the server refused the deploy token (401: {}); use the token it printed at start (\"Deploy token: …\")",
+            message.trim()
+        ),
         404 => "the server has no such endpoint yet (404)".to_owned(),
         _ if message.trim().is_empty() => format!("the server answered {status}"),
         _ => format!("the server answered {status}: {}", message.trim()),
@@ -106,11 +113,199 @@ pub async fn run_checks(spec: &Spec) -> Result<Vec<LiveCheck>, String> {
         .map_err(|error| format!("unexpected live-check answer: {error}"))
 }
 
-/// `POST /api/deploys` with the spec; the server's answer as text.
-pub async fn deploy(spec: &Spec) -> Result<String, String> {
-    let response = post_spec("/api/deploys", spec).await?;
+/// One step of a deploy job (`plan`, `create-cluster`, …).
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub struct JobStep {
+    /// Position in the job, from 0 (the plan).
+    pub index: usize,
+    /// What it does, in words.
+    pub title: String,
+    /// `pending`, `running`, `succeeded`, `failed`, `cancelled`, `skipped`…
+    pub state: String,
+}
+
+/// A deploy job as `/api/deploys` answers it.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub struct Job {
+    /// Opaque id.
+    pub id: String,
+    /// The cluster's name.
+    pub cluster: String,
+    /// The cluster's region.
+    pub region: String,
+    /// `pending`, `running`, `succeeded`, `failed`, `cancelled` or `interrupted`.
+    pub state: String,
+    /// When it was accepted (RFC 3339).
+    pub created_at: String,
+    /// Its steps in order.
+    #[serde(default)]
+    pub steps: Vec<JobStep>,
+}
+
+/// What a `stage` event says eksctl is doing.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub struct Stage {
+    /// `stack-building`, `stack-deploying`, `stack-waiting`, `cluster-ready` or `failed`.
+    pub kind: String,
+    /// The CloudFormation stack.
+    #[serde(default)]
+    pub stack: Option<String>,
+    /// The node group the stack is for.
+    #[serde(default)]
+    pub nodegroup: Option<String>,
+}
+
+/// One server-sent event of a deploy job: `log`, `stage`, `step` or `state`.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub struct DeployEvent {
+    /// Grows with every event; resume after it with `Last-Event-ID`.
+    pub id: i64,
+    /// `log`, `stage`, `step` or `state`.
+    pub kind: String,
+    /// The step it is about.
+    #[serde(default)]
+    pub step: Option<usize>,
+    /// For `log`: `stdout` or `stderr`.
+    #[serde(default)]
+    pub stream: Option<String>,
+    /// The line, or what happened in words.
+    #[serde(default)]
+    pub text: Option<String>,
+    /// For `step` and `state`: the new state.
+    #[serde(default)]
+    pub state: Option<String>,
+    /// For `stage`: the stage.
+    #[serde(default)]
+    pub stage: Option<Stage>,
+}
+
+impl DeployEvent {
+    /// Whether this is the job's final state, after which the stream ends.
+    pub fn ends_job(&self) -> bool {
+        self.kind == "state" && self.state.as_deref().is_some_and(job_state_is_finished)
+    }
+}
+
+/// Whether a job in this state has ended.
+pub fn job_state_is_finished(state: &str) -> bool {
+    matches!(state, "succeeded" | "failed" | "cancelled" | "interrupted")
+}
+
+fn with_token(request: RequestBuilder, token: &str) -> RequestBuilder {
+    request.header("authorization", &format!("Bearer {}", token.trim()))
+}
+
+async fn job_answer<T: serde::de::DeserializeOwned>(
+    sent: Result<Response, gloo_net::Error>,
+) -> Result<T, String> {
+    let response = sent.map_err(unreachable)?;
     if !response.ok() {
         return Err(failure(response).await);
     }
-    Ok(response.text().await.unwrap_or_default())
+    response
+        .json::<T>()
+        .await
+        .map_err(|error| format!("unexpected deploy answer: {error}"))
+}
+
+/// `POST /api/deploys` with the spec: the new job.
+pub async fn start_deploy(token: &str, spec: &Spec) -> Result<Job, String> {
+    let request = with_token(Request::post("/api/deploys"), token)
+        .json(spec)
+        .map_err(|error| error.to_string())?;
+    job_answer(request.send().await).await
+}
+
+/// `GET /api/deploys`: every job, newest first.
+pub async fn deploy_history(token: &str) -> Result<Vec<Job>, String> {
+    job_answer(with_token(Request::get("/api/deploys"), token).send().await).await
+}
+
+/// `POST /api/deploys/{id}/cancel`: the stopped job.
+pub async fn cancel_deploy(token: &str, job_id: &str) -> Result<Job, String> {
+    let url = format!("/api/deploys/{job_id}/cancel");
+    job_answer(with_token(Request::post(&url), token).send().await).await
+}
+
+/// Splits complete server-sent-event frames off the front of `buffer` and returns each
+/// frame's `data` (its lines joined); comments and keep-alives have none and are skipped.
+pub fn take_sse_data(buffer: &mut String) -> Vec<String> {
+    if buffer.contains('\r') {
+        *buffer = buffer.replace("\r\n", "\n").replace('\r', "\n");
+    }
+    let mut data = Vec::new();
+    while let Some(end) = buffer.find("\n\n") {
+        let frame: String = buffer.drain(..end + 2).collect();
+        let lines: Vec<&str> = frame
+            .lines()
+            .filter_map(|line| line.strip_prefix("data:"))
+            .map(|line| line.strip_prefix(' ').unwrap_or(line))
+            .collect();
+        if !lines.is_empty() {
+            data.push(lines.join("\n"));
+        }
+    }
+    data
+}
+
+/// Reads `GET /api/deploys/{id}/events` after event `after` with fetch (an `EventSource`
+/// cannot send the token), calling `on_event` for each event. `Ok(true)` when the job
+/// ended, `Ok(false)` when the stream stopped early (resume after the last id seen).
+pub async fn follow_deploy(
+    token: &str,
+    job_id: &str,
+    after: i64,
+    abort: &web_sys::AbortSignal,
+    mut on_event: impl FnMut(DeployEvent),
+) -> Result<bool, String> {
+    let url = format!("/api/deploys/{job_id}/events");
+    let mut request = with_token(Request::get(&url), token)
+        .header("accept", "text/event-stream")
+        .abort_signal(Some(abort));
+    if after > 0 {
+        request = request.header("last-event-id", &after.to_string());
+    }
+    let response = request.send().await.map_err(unreachable)?;
+    if !response.ok() {
+        return Err(failure(response).await);
+    }
+    let body = response.body().ok_or("the event stream has no body")?;
+    let reader = web_sys::ReadableStreamDefaultReader::new(&body)
+        .map_err(|_| "the browser cannot read the event stream".to_owned())?;
+    let decoder = web_sys::TextDecoder::new().map_err(|_| "no TextDecoder".to_owned())?;
+    let options = web_sys::TextDecodeOptions::new();
+    options.set_stream(true);
+    let mut buffer = String::new();
+    loop {
+        let Ok(chunk) = JsFuture::from(reader.read()).await else {
+            return Ok(false);
+        };
+        let done = js_sys::Reflect::get(&chunk, &"done".into())
+            .ok()
+            .and_then(|done| done.as_bool())
+            .unwrap_or(true);
+        if done {
+            return Ok(false);
+        }
+        let Ok(bytes) = js_sys::Reflect::get(&chunk, &"value".into())
+            .map(|value| value.unchecked_into::<Uint8Array>())
+        else {
+            return Ok(false);
+        };
+        buffer.push_str(
+            &decoder
+                .decode_with_js_u8_array_and_options(&bytes, &options)
+                .unwrap_or_default(),
+        );
+        for data in take_sse_data(&mut buffer) {
+            if let Ok(event) = serde_json::from_str::<DeployEvent>(&data) {
+                let ends_job = event.ends_job();
+                on_event(event);
+                if ends_job {
+                    let _ = reader.cancel();
+                    return Ok(true);
+                }
+            }
+        }
+    }
 }

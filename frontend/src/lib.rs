@@ -15,6 +15,8 @@ pub mod api;
 mod capacity_step;
 /// The Cluster step: name, region, Kubernetes version, OIDC.
 mod cluster_step;
+/// The deploy panel: token, plan, progress by CloudFormation stack, live log, history.
+mod deploy_panel;
 /// Drafts in localStorage and share links in the URL fragment.
 pub mod drafts;
 /// Labelled inputs bound to the spec, each with its findings beside it.
@@ -452,6 +454,8 @@ pub fn App() -> impl IntoView {
         None => Studio::new(FIRST_TEMPLATE),
     };
     provide_context(studio);
+    // Deploys outlive the Review step, so a running one is still followed after a detour.
+    provide_context(deploy_panel::Deploys::new());
     drafts::autosave(studio.spec);
     view! {
         <header class="topbar">

@@ -7,6 +7,7 @@ use shared::bundle::{self, CheckLine};
 use wasm_bindgen::{JsCast, JsValue};
 
 use crate::api;
+use crate::deploy_panel::DeployPanel;
 use crate::findings::FindingsList;
 use crate::{LiveChecks, Step, StepHeading, Studio};
 
@@ -190,38 +191,6 @@ fn DownloadPanel() -> impl IntoView {
             </p>
             <button type="button" class="primary" id="download-button" on:click=run>"Download bundle"</button>
             <p role="status" id="download-status">{move || status.get()}</p>
-        </section>
-    }
-}
-
-/// "Deploy": asks the server; the page never pretends a deploy happened.
-#[component]
-fn DeployPanel() -> impl IntoView {
-    let studio = expect_context::<Studio>();
-    let answer = RwSignal::new(None::<Result<String, String>>);
-    let busy = RwSignal::new(false);
-    let run = move |_| {
-        busy.set(true);
-        let spec = studio.spec.get_untracked();
-        leptos::task::spawn_local(async move {
-            answer.set(Some(api::deploy(&spec).await));
-            busy.set(false);
-        });
-    };
-    view! {
-        <section class="panel" aria-labelledby="deploy-title">
-            <h3 id="deploy-title">"Deploy"</h3>
-            <p class="hint">
-                "Deploys run on the server with its AWS credentials (eksctl and helm); this page only asks for one and shows what the server answers."
-            </p>
-            <button type="button" id="deploy-button" disabled=move || busy.get() on:click=run>"Deploy"</button>
-            <p role="status" id="deploy-result">
-                {move || match answer.get() {
-                    None => String::new(),
-                    Some(Ok(text)) => format!("The server answered: {text}"),
-                    Some(Err(reason)) => format!("Deploy did not start: {reason}"),
-                }}
-            </p>
         </section>
     }
 }

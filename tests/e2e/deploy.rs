@@ -1,0 +1,251 @@
+//! The deploy panel in headless Chromium against the real server running the stand-in
+//! eksctl: a deploy's log, stages and state as they stream in, the history, a wrong token,
+//! and cancelling a run that hangs.
+
+use fantoccini::Locator;
+use studio_e2e::{Browser, Studio};
+
+const FINDINGS: Locator<'static> = Locator::Id("findings-list");
+const LOG: Locator<'static> = Locator::Id("deploy-log");
+const STATE: Locator<'static> = Locator::Id("deploy-state");
+const RESULT: Locator<'static> = Locator::Id("deploy-result");
+
+/// Opens the page and fills the p5-capacity-block template until it has no errors, the way
+/// `wizard.rs` does; ends on the Review step. Returns the cluster name.
+async fn open_a_deployable_design(browser: &Browser, studio: &Studio) -> String {
+    browser.client.goto(&studio.base_url).await.unwrap();
+    browser
+        .wait_for_text(Locator::Id("preview-cluster-yaml"), |text| {
+            text.contains("kind: ClusterConfig")
+        })
+        .await;
+    browser.go_to_step(1).await;
+    browser
+        .client
+        .find(Locator::Css("label[for='template-p5-capacity-block']"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    browser.go_to_step(2).await;
+    let cluster_name = browser
+        .field_by_label("Cluster name")
+        .await
+        .prop("value")
+        .await
+        .unwrap()
+        .unwrap_or_default();
+    browser.fill_by_label("Region", "us-east-1").await;
+    browser.go_to_step(3).await;
+    browser
+        .fill_by_label("VPC ID", "vpc-0123456789abcdef0")
+        .await;
+    for (idx, id) in [
+        "f-network-private-subnets-0-id",
+        "f-network-private-subnets-1-id",
+        "f-network-public-subnets-0-id",
+        "f-network-public-subnets-1-id",
+    ]
+    .iter()
+    .enumerate()
+    {
+        browser
+            .fill(id, &format!("subnet-0123456789abcdef{idx}"))
+            .await;
+    }
+    browser.go_to_step(5).await;
+    browser
+        .fill_by_label("Capacity reservation ID", "cr-0123456789abcdef0")
+        .await;
+    browser
+        .by_id("f-node-groups-0-placement")
+        .await
+        .select_by_value("availability-zones")
+        .await
+        .unwrap();
+    browser
+        .fill_by_label("Availability zone", "us-east-1a")
+        .await;
+    browser.go_to_step(8).await;
+    browser
+        .wait_for_text(FINDINGS, |text| !text.contains("Errors ("))
+        .await;
+    cluster_name
+}
+
+async fn click_button(browser: &Browser, name: &str) {
+    browser
+        .client
+        .find(Locator::XPath(&format!(
+            "//button[normalize-space()='{name}']"
+        )))
+        .await
+        .unwrap_or_else(|error| panic!("no button `{name}`: {error}"))
+        .click()
+        .await
+        .unwrap();
+}
+
+async fn screenshot_of(browser: &Browser, id: &str, name: &str) {
+    browser
+        .eval(
+            "document.getElementById(arguments[0]).scrollIntoView({block: 'center'});",
+            vec![id.into()],
+        )
+        .await;
+    browser.screenshot(name).await;
+}
+
+#[tokio::test]
+async fn a_deploy_streams_eksctl_stages_and_log_and_lands_in_the_history() {
+    let studio = Studio::start_with_env(&[("EKSCTL_STANDIN_DELAY_MS", "60")]);
+    let token = studio
+        .deploy_token
+        .clone()
+        .expect("the server printed a token");
+    let browser = Browser::start().await;
+    let cluster = open_a_deployable_design(&browser, &studio).await;
+    assert!(!cluster.is_empty());
+    browser.fill_by_label("Deploy token", &token).await;
+    click_button(&browser, "Deploy").await;
+
+    // Lines arrive while eksctl runs: the cluster stack shows before the cluster is ready.
+    let early = browser
+        .wait_for_text(LOG, |text| text.contains("deploying stack"))
+        .await;
+    assert!(
+        early.contains(&format!(
+            "building cluster stack \"eksctl-{cluster}-cluster\""
+        )),
+        "{early}"
+    );
+    let log = browser
+        .wait_for_text(LOG, |text| {
+            text.contains(&format!(
+                "EKS cluster \"{cluster}\" in \"us-east-1\" region is ready"
+            ))
+        })
+        .await;
+    assert!(log.contains("eksctl version"), "{log}");
+    browser
+        .wait_for_text(STATE, |text| text == "succeeded")
+        .await;
+    let stages = browser.by_id("deploy-stages").await.text().await.unwrap();
+    assert!(
+        stages.contains(&format!("Cluster stack eksctl-{cluster}-cluster — created")),
+        "{stages}"
+    );
+    assert!(stages.contains("Node group"), "{stages}");
+    assert!(stages.contains("— ready"), "{stages}");
+    let steps = browser.by_id("deploy-steps").await.text().await.unwrap();
+    assert!(!steps.contains("running"), "{steps}");
+    let plan = browser
+        .eval(
+            "return document.querySelector('#deploy-plan pre').textContent;",
+            vec![],
+        )
+        .await;
+    assert!(
+        plan.as_str()
+            .unwrap_or_default()
+            .contains("kind: ClusterConfig"),
+        "the plan is eksctl's dry-run output: {plan}"
+    );
+    assert!(
+        browser
+            .client
+            .find(Locator::Id("cancel-deploy"))
+            .await
+            .is_err(),
+        "no cancel once the deploy ended"
+    );
+    let history = browser
+        .wait_for_text(Locator::Id("deploy-history"), |text| {
+            text.contains("succeeded")
+        })
+        .await;
+    assert!(
+        history.contains(&format!("{cluster} in us-east-1")),
+        "{history}"
+    );
+    screenshot_of(&browser, "deploy-log", "deploy-succeeded").await;
+
+    // Picking the job in the history replays its log from the server.
+    browser
+        .client
+        .find(Locator::Css("#deploy-history button"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    browser
+        .wait_for_text(LOG, |text| text.contains("region is ready"))
+        .await;
+    browser
+        .wait_for_text(STATE, |text| text == "succeeded")
+        .await;
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn deploy_waits_for_a_clean_design_and_a_wrong_token_gets_the_401_message() {
+    let studio = Studio::start();
+    let browser = Browser::start().await;
+    browser.client.goto(&studio.base_url).await.unwrap();
+    browser.go_to_step(8).await;
+    // The first template has placeholders: Deploy is off and the page says why.
+    let deploy = browser.by_id("deploy-button").await;
+    assert_eq!(
+        deploy.attr("disabled").await.unwrap().as_deref(),
+        Some("true")
+    );
+    let reason = browser
+        .wait_for_text(RESULT, |text| text.contains("error"))
+        .await;
+    assert!(reason.starts_with("Deploy is off"), "{reason}");
+
+    open_a_deployable_design(&browser, &studio).await;
+    browser
+        .fill_by_label("Deploy token", "not-the-token-0123456789")
+        .await;
+    click_button(&browser, "Deploy").await;
+    let answer = browser
+        .wait_for_text(RESULT, |text| text.contains("401"))
+        .await;
+    assert!(answer.contains("Deploy did not start"), "{answer}");
+    assert!(answer.contains("Deploy token: "), "{answer}");
+    screenshot_of(&browser, "deploy-result", "deploy-wrong-token").await;
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn cancelling_a_hanging_deploy_records_it_cancelled() {
+    let studio = Studio::start_with_env(&[("EKSCTL_STANDIN_MODE", "hang")]);
+    let token = studio
+        .deploy_token
+        .clone()
+        .expect("the server printed a token");
+    let browser = Browser::start().await;
+    open_a_deployable_design(&browser, &studio).await;
+    browser.fill_by_label("Deploy token", &token).await;
+    click_button(&browser, "Deploy").await;
+    browser
+        .wait_for_text(LOG, |text| {
+            text.contains("waiting for CloudFormation stack")
+        })
+        .await;
+    browser.wait_for_text(STATE, |text| text == "running").await;
+    click_button(&browser, "Cancel deploy").await;
+    browser
+        .wait_for_text(STATE, |text| text == "cancelled")
+        .await;
+    browser
+        .wait_for_text(Locator::Id("deploy-history"), |text| {
+            text.contains("cancelled")
+        })
+        .await;
+    screenshot_of(&browser, "deploy-log", "deploy-cancelled").await;
+    browser.close().await;
+}
