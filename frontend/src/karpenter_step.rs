@@ -87,7 +87,8 @@ fn new_pool(number: usize, class_name: &str) -> NodePool {
                         key: "nvidia.com/gpu".into(),
                         effect: "NoSchedule".into(),
                         ..Taint::default()
-                    }],
+                    }]
+                    .into(),
                     expire_after: Some("720h".into()),
                     ..NodeClaimSpec::default()
                 },
@@ -97,7 +98,8 @@ fn new_pool(number: usize, class_name: &str) -> NodePool {
                 consolidate_after: Some("10m".into()),
                 ..Disruption::default()
             }),
-            limits: BTreeMap::from([("nvidia.com/gpu".to_owned(), serde_yaml::Value::from(16))]),
+            limits: BTreeMap::from([("nvidia.com/gpu".to_owned(), serde_yaml::Value::from(16))])
+                .into(),
             ..NodePoolSpec::default()
         },
         ..NodePool::default()
@@ -233,7 +235,7 @@ fn RequirementRow(pool: usize, index: usize) -> impl IntoView {
                         node_pool.spec.template.spec.requirements.get(index).map(|requirement| requirement.values.clone()).unwrap_or_default()
                     })
                 })
-                set=move |values| write(Box::new(move |requirement| requirement.values = values))
+                set=move |values| write(Box::new(move |requirement| requirement.values = values.into()))
             />
             <FieldFindings path=base.clone() />
             <button
@@ -376,7 +378,7 @@ fn BudgetRow(pool: usize, index: usize) -> impl IntoView {
                             .unwrap_or_default()
                     })
                 })
-                set=move |reasons| write(Box::new(move |budget| budget.reasons = reasons))
+                set=move |reasons| write(Box::new(move |budget| budget.reasons = reasons.into()))
             />
             <TextField
                 label="Schedule (cron)"
@@ -503,7 +505,7 @@ fn PoolEditor(index: usize) -> impl IntoView {
                 path=format!("{base}.spec.limits")
                 placeholder="cpu=1000, nvidia.com/gpu=64"
                 value=Signal::derive(move || read_pool(studio, index, |pool| limits_to_items(&pool.spec.limits)))
-                set=move |items| write_pool(studio, index, |pool| pool.spec.limits = items_to_limits(items))
+                set=move |items| write_pool(studio, index, |pool| pool.spec.limits = items_to_limits(items).into())
             />
             <div class="grid">
                 <SelectField

@@ -16,6 +16,97 @@ fn is_empty_mapping(mapping: &Mapping) -> bool {
     mapping.is_empty()
 }
 
+/// A list or map that remembers whether the source wrote it out. Karpenter accepts
+/// `taints: []` or `limits: {}` as well as leaving the key out; the studio writes an empty
+/// one only when the imported file did, so import → render keeps the file's data. It reads
+/// and changes like the collection it holds.
+#[derive(Clone, Debug, Default)]
+pub struct Explicit<C> {
+    items: C,
+    written: bool,
+}
+
+impl<C: Collection> Explicit<C> {
+    /// Whether rendering leaves the key out: empty, and not written out by the source.
+    pub fn is_absent(&self) -> bool {
+        self.items.is_empty() && !self.written
+    }
+}
+
+/// Equal when they hold the same and render the same: whether the source wrote the key
+/// out only matters while the collection is empty.
+impl<C: Collection + PartialEq> PartialEq for Explicit<C> {
+    fn eq(&self, other: &Explicit<C>) -> bool {
+        self.items == other.items && self.is_absent() == other.is_absent()
+    }
+}
+
+impl<C> From<C> for Explicit<C> {
+    fn from(items: C) -> Explicit<C> {
+        Explicit {
+            items,
+            written: false,
+        }
+    }
+}
+
+impl<C> std::ops::Deref for Explicit<C> {
+    type Target = C;
+    fn deref(&self) -> &C {
+        &self.items
+    }
+}
+
+impl<C> std::ops::DerefMut for Explicit<C> {
+    fn deref_mut(&mut self) -> &mut C {
+        &mut self.items
+    }
+}
+
+impl<'a, C> IntoIterator for &'a Explicit<C>
+where
+    &'a C: IntoIterator,
+{
+    type Item = <&'a C as IntoIterator>::Item;
+    type IntoIter = <&'a C as IntoIterator>::IntoIter;
+    fn into_iter(self) -> Self::IntoIter {
+        self.items.into_iter()
+    }
+}
+
+impl<C: Serialize> Serialize for Explicit<C> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.items.serialize(serializer)
+    }
+}
+
+impl<'de, C: Deserialize<'de>> Deserialize<'de> for Explicit<C> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        C::deserialize(deserializer).map(|items| Explicit {
+            items,
+            written: true,
+        })
+    }
+}
+
+/// The collections an [`Explicit`] can hold.
+pub trait Collection {
+    /// Whether it holds nothing.
+    fn is_empty(&self) -> bool;
+}
+
+impl<T> Collection for Vec<T> {
+    fn is_empty(&self) -> bool {
+        Vec::is_empty(self)
+    }
+}
+
+impl<K, V> Collection for BTreeMap<K, V> {
+    fn is_empty(&self) -> bool {
+        BTreeMap::is_empty(self)
+    }
+}
+
 /// Object metadata: the name and anything else (labels, annotations) kept as given.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ObjectMeta {
@@ -48,8 +139,8 @@ pub struct NodePoolSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub disruption: Option<Disruption>,
     /// Resource ceilings for the whole pool (e.g. `nvidia.com/gpu: 64`).
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub limits: BTreeMap<String, serde_yaml::Value>,
+    #[serde(default, skip_serializing_if = "Explicit::is_absent")]
+    pub limits: Explicit<BTreeMap<String, serde_yaml::Value>>,
     /// Priority among pools, 1–100.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub weight: Option<u32>,
@@ -72,8 +163,8 @@ pub struct NodeClaimTemplate {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct TemplateMeta {
     /// Labels put on every node.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub labels: BTreeMap<String, String>,
+    #[serde(default, skip_serializing_if = "Explicit::is_absent")]
+    pub labels: Explicit<BTreeMap<String, String>>,
     /// Unmodelled keys (annotations), kept as given.
     #[serde(flatten, skip_serializing_if = "is_empty_mapping")]
     pub extra: Mapping,
@@ -89,8 +180,8 @@ pub struct NodeClaimSpec {
     #[serde(default)]
     pub requirements: Vec<Requirement>,
     /// Taints put on every node.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub taints: Vec<Taint>,
+    #[serde(default, skip_serializing_if = "Explicit::is_absent")]
+    pub taints: Explicit<Vec<Taint>>,
     /// How long a node lives before it is replaced, or `Never`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expire_after: Option<String>,
@@ -129,8 +220,8 @@ pub struct Requirement {
     /// `In`, `NotIn`, `Exists`, `DoesNotExist`, `Gt`, `Lt`, `Gte` or `Lte`.
     pub operator: String,
     /// Values the operator compares with.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub values: Vec<String>,
+    #[serde(default, skip_serializing_if = "Explicit::is_absent")]
+    pub values: Explicit<Vec<String>>,
     /// Least number of distinct values the scheduler must keep open (`In` only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min_values: Option<u32>,
@@ -142,7 +233,11 @@ impl Requirement {
         Requirement {
             key: key.into(),
             operator: operator.into(),
-            values: values.iter().map(|value| value.to_string()).collect(),
+            values: values
+                .iter()
+                .map(|value| value.to_string())
+                .collect::<Vec<_>>()
+                .into(),
             min_values: None,
         }
     }
@@ -174,8 +269,8 @@ pub struct Disruption {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub consolidate_after: Option<String>,
     /// How many nodes may be disrupted at once, and when.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub budgets: Vec<Budget>,
+    #[serde(default, skip_serializing_if = "Explicit::is_absent")]
+    pub budgets: Explicit<Vec<Budget>>,
     /// Unmodelled keys, kept as given.
     #[serde(flatten, skip_serializing_if = "is_empty_mapping")]
     pub extra: Mapping,
@@ -187,8 +282,8 @@ pub struct Budget {
     /// `N` or `N%` nodes.
     pub nodes: String,
     /// Which disruption reasons the budget limits (`Underutilized`, `Empty`, `Drifted`).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub reasons: Vec<String>,
+    #[serde(default, skip_serializing_if = "Explicit::is_absent")]
+    pub reasons: Explicit<Vec<String>>,
     /// Cron schedule when the budget applies.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub schedule: Option<String>,
@@ -229,8 +324,8 @@ pub struct Ec2NodeClassSpec {
     #[serde(default)]
     pub security_group_selector_terms: Vec<SelectorTerm>,
     /// Which ODCRs and Capacity Blocks the nodes may use.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub capacity_reservation_selector_terms: Vec<SelectorTerm>,
+    #[serde(default, skip_serializing_if = "Explicit::is_absent")]
+    pub capacity_reservation_selector_terms: Explicit<Vec<SelectorTerm>>,
     /// `RAID0` to stripe local NVMe into ephemeral storage.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instance_store_policy: Option<String>,
@@ -260,8 +355,8 @@ pub struct SelectorTerm {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instance_match_criteria: Option<String>,
     /// Tags to match.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub tags: BTreeMap<String, String>,
+    #[serde(default, skip_serializing_if = "Explicit::is_absent")]
+    pub tags: Explicit<BTreeMap<String, String>>,
     /// Unmodelled keys, kept as given.
     #[serde(flatten, skip_serializing_if = "is_empty_mapping")]
     pub extra: Mapping,
@@ -271,7 +366,7 @@ impl SelectorTerm {
     /// A term matching one tag.
     pub fn tag(key: &str, value: &str) -> SelectorTerm {
         SelectorTerm {
-            tags: BTreeMap::from([(key.to_owned(), value.to_owned())]),
+            tags: BTreeMap::from([(key.to_owned(), value.to_owned())]).into(),
             ..SelectorTerm::default()
         }
     }

@@ -361,7 +361,7 @@ fn node_pool(name: &str, node_class: &str, requirements: Vec<Requirement>) -> No
                         ..NodeClassRef::default()
                     },
                     requirements,
-                    taints: vec![gpu_taint()],
+                    taints: vec![gpu_taint()].into(),
                     expire_after: Some("720h".into()),
                     ..NodeClaimSpec::default()
                 },
@@ -390,7 +390,8 @@ fn karpenter_spot_inference() -> Spec {
     pool.spec.limits = BTreeMap::from([
         ("cpu".to_owned(), 1000.into()),
         ("nvidia.com/gpu".to_owned(), 64.into()),
-    ]);
+    ])
+    .into();
     pool.spec.disruption = Some(Disruption {
         consolidation_policy: Some("WhenEmptyOrUnderutilized".into()),
         consolidate_after: Some("5m".into()),
@@ -421,19 +422,21 @@ fn karpenter_reserved_training() -> Spec {
         ],
     );
     pool.spec.template.spec.expire_after = Some("Never".into());
-    pool.spec.limits = BTreeMap::from([("nvidia.com/gpu".to_owned(), 16.into())]);
+    pool.spec.limits = BTreeMap::from([("nvidia.com/gpu".to_owned(), 16.into())]).into();
     pool.spec.disruption = Some(Disruption {
         consolidation_policy: Some("WhenEmpty".into()),
         consolidate_after: Some("30m".into()),
         budgets: vec![Budget {
             nodes: "0".into(),
-            reasons: vec!["Drifted".into(), "Underutilized".into()],
+            reasons: vec!["Drifted".into(), "Underutilized".into()].into(),
             ..Budget::default()
-        }],
+        }]
+        .into(),
         ..Disruption::default()
     });
     let mut class = discovered_node_class("gpu-training", cluster_name);
-    class.spec.capacity_reservation_selector_terms = vec![SelectorTerm::id(EXAMPLE_RESERVATION)];
+    class.spec.capacity_reservation_selector_terms =
+        vec![SelectorTerm::id(EXAMPLE_RESERVATION)].into();
     class.spec.instance_store_policy = Some("RAID0".into());
     Spec {
         karpenter: Some(KarpenterSettings {
@@ -510,7 +513,7 @@ pub fn sized_spec(node_groups: usize, pools: usize) -> Spec {
                 ],
             );
             pool.spec.weight = Some((index % 100 + 1) as u32);
-            pool.spec.limits = BTreeMap::from([("nvidia.com/gpu".to_owned(), 64.into())]);
+            pool.spec.limits = BTreeMap::from([("nvidia.com/gpu".to_owned(), 64.into())]).into();
             pool.spec.disruption = Some(Disruption {
                 consolidation_policy: Some("WhenEmptyOrUnderutilized".into()),
                 consolidate_after: Some("5m".into()),

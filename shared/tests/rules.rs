@@ -395,7 +395,7 @@ const CASES: &[Case] = &[
         rule: "karpenter-requirement-values",
         base: spot_pool,
         breaks: |spec, _| {
-            pool(spec).spec.template.spec.requirements[1].values = vec!["three".into()]
+            pool(spec).spec.template.spec.requirements[1].values = vec!["three".into()].into()
         },
         path: "karpenter.node_pools[0].spec.template.spec.requirements[1].values",
     },
@@ -417,7 +417,7 @@ const CASES: &[Case] = &[
         base: spot_pool,
         breaks: |spec, _| {
             pool(spec).spec.template.spec.requirements[4].values =
-                vec!["spot".into(), "ondemand".into()]
+                vec!["spot".into(), "ondemand".into()].into()
         },
         path: "karpenter.node_pools[0].spec.template.spec.requirements[4].values",
     },
@@ -474,7 +474,7 @@ const CASES: &[Case] = &[
         rule: "karpenter-requirements-match-nothing",
         base: spot_pool,
         breaks: |spec, _| {
-            pool(spec).spec.template.spec.requirements[2].values = vec!["900000".into()]
+            pool(spec).spec.template.spec.requirements[2].values = vec!["900000".into()].into()
         },
         path: "karpenter.node_pools[0].spec.template.spec.requirements",
     },
@@ -504,7 +504,9 @@ const CASES: &[Case] = &[
     Case {
         rule: "karpenter-spot-training",
         base: spot_pool,
-        breaks: |spec, _| pool(spec).spec.template.spec.requirements[0].values = vec!["p".into()],
+        breaks: |spec, _| {
+            pool(spec).spec.template.spec.requirements[0].values = vec!["p".into()].into()
+        },
         path: "karpenter.node_pools[0].spec.template.spec.requirements",
     },
     Case {
@@ -521,7 +523,7 @@ const CASES: &[Case] = &[
         rule: "karpenter-reserved-capacity-type-missing",
         base: reserved_pool,
         breaks: |spec, _| {
-            pool(spec).spec.template.spec.requirements[0].values = vec!["on-demand".into()]
+            pool(spec).spec.template.spec.requirements[0].values = vec!["on-demand".into()].into()
         },
         path: "karpenter.node_pools[0].spec.template.spec.requirements",
     },
@@ -787,9 +789,10 @@ fn a_budget_of_zero_nodes_keeps_underutilised_training_nodes() {
     disruption.consolidation_policy = Some("WhenEmptyOrUnderutilized".into());
     disruption.budgets = vec![Budget {
         nodes: "0".into(),
-        reasons: vec!["Underutilized".into()],
+        reasons: vec!["Underutilized".into()].into(),
         ..Budget::default()
-    }];
+    }]
+    .into();
     let fired = fired_paths(
         &spec,
         &LiveFacts::default(),

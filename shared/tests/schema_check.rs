@@ -56,14 +56,7 @@ fn wrong_type(expected: &str, found: &str) -> SchemaIssueKind {
     }
 }
 
-const CLUSTER_HEADER: &str = "\
-apiVersion: eksctl.io/v1alpha5
-kind: ClusterConfig
-metadata:
-  name: demo
-  region: us-west-2
-  version: \"1.32\"
-";
+const CLUSTER_HEADER: &str = include_str!("data/examples/cluster-header.yaml");
 
 #[test]
 fn the_seven_seed_manifests_have_no_schema_issues() {
@@ -371,97 +364,10 @@ kind: 12
 }
 
 /// A GPU training pool: reserved capacity first, on-demand after, GPUs tainted.
-const GPU_NODE_POOL: &str = "\
-apiVersion: karpenter.sh/v1
-kind: NodePool
-metadata:
-  name: gpu-training
-  labels:
-    team: ml
-spec:
-  template:
-    metadata:
-      labels:
-        workload: training
-      annotations:
-        example.com/owner: ml-platform
-    spec:
-      nodeClassRef:
-        group: karpenter.k8s.aws
-        kind: EC2NodeClass
-        name: gpu
-      requirements:
-        - key: karpenter.sh/capacity-type
-          operator: In
-          values: [\"reserved\", \"on-demand\"]
-        - key: node.kubernetes.io/instance-type
-          operator: In
-          values: [\"p5.48xlarge\", \"p4de.24xlarge\"]
-        - key: karpenter.k8s.aws/instance-gpu-count
-          operator: Gt
-          values: [\"0\"]
-        - key: topology.kubernetes.io/zone
-          operator: In
-          values: [\"us-west-2a\", \"us-west-2b\"]
-          minValues: 1
-      taints:
-        - key: nvidia.com/gpu
-          value: \"true\"
-          effect: NoSchedule
-      expireAfter: 720h
-      terminationGracePeriod: 48h
-  limits:
-    cpu: 2000
-    memory: 16000Gi
-    nvidia.com/gpu: 64
-  disruption:
-    consolidationPolicy: WhenEmpty
-    consolidateAfter: 30m
-    budgets:
-      - nodes: \"10%\"
-      - nodes: \"0\"
-        schedule: \"0 9 * * mon-fri\"
-        duration: 8h
-        reasons: [\"Underutilized\", \"Drifted\"]
-  weight: 50
-";
+const GPU_NODE_POOL: &str = include_str!("data/examples/gpu-node-pool.yaml");
 
 /// The node class for [`GPU_NODE_POOL`]: AL2023, discovery tags, one capacity reservation.
-const GPU_NODE_CLASS: &str = "\
-apiVersion: karpenter.k8s.aws/v1
-kind: EC2NodeClass
-metadata:
-  name: gpu
-spec:
-  role: KarpenterNodeRole-demo
-  amiSelectorTerms:
-    - alias: al2023@latest
-  subnetSelectorTerms:
-    - tags:
-        karpenter.sh/discovery: demo
-  securityGroupSelectorTerms:
-    - tags:
-        karpenter.sh/discovery: demo
-  capacityReservationSelectorTerms:
-    - id: cr-0123456789abcdef0
-  blockDeviceMappings:
-    - deviceName: /dev/xvda
-      ebs:
-        volumeSize: 500Gi
-        volumeType: gp3
-        encrypted: true
-        deleteOnTermination: true
-  instanceStorePolicy: RAID0
-  metadataOptions:
-    httpTokens: required
-    httpPutResponseHopLimit: 2
-  kubelet:
-    maxPods: 110
-    evictionHard:
-      memory.available: 5%
-  tags:
-    team: ml
-";
+const GPU_NODE_CLASS: &str = include_str!("data/examples/gpu-node-class.yaml");
 
 #[test]
 fn a_realistic_gpu_node_pool_and_node_class_have_no_issues() {

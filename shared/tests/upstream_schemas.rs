@@ -28,106 +28,12 @@ const NODE_POOL_CRD: &str = "karpenter.sh_nodepools.aws-provider.yaml";
 const EC2_NODE_CLASS_CRD: &str = "karpenter.k8s.aws_ec2nodeclasses.yaml";
 
 /// A GPU training pool (the same as in `schema_check.rs`).
-const GPU_NODE_POOL: &str = "\
-apiVersion: karpenter.sh/v1
-kind: NodePool
-metadata:
-  name: gpu-training
-  labels:
-    team: ml
-spec:
-  template:
-    metadata:
-      labels:
-        workload: training
-      annotations:
-        example.com/owner: ml-platform
-    spec:
-      nodeClassRef:
-        group: karpenter.k8s.aws
-        kind: EC2NodeClass
-        name: gpu
-      requirements:
-        - key: karpenter.sh/capacity-type
-          operator: In
-          values: [\"reserved\", \"on-demand\"]
-        - key: node.kubernetes.io/instance-type
-          operator: In
-          values: [\"p5.48xlarge\", \"p4de.24xlarge\"]
-        - key: karpenter.k8s.aws/instance-gpu-count
-          operator: Gt
-          values: [\"0\"]
-        - key: topology.kubernetes.io/zone
-          operator: In
-          values: [\"us-west-2a\", \"us-west-2b\"]
-          minValues: 1
-      taints:
-        - key: nvidia.com/gpu
-          value: \"true\"
-          effect: NoSchedule
-      expireAfter: 720h
-      terminationGracePeriod: 48h
-  limits:
-    cpu: 2000
-    memory: 16000Gi
-    nvidia.com/gpu: 64
-  disruption:
-    consolidationPolicy: WhenEmpty
-    consolidateAfter: 30m
-    budgets:
-      - nodes: \"10%\"
-      - nodes: \"0\"
-        schedule: \"0 9 * * mon-fri\"
-        duration: 8h
-        reasons: [\"Underutilized\", \"Drifted\"]
-  weight: 50
-";
+const GPU_NODE_POOL: &str = include_str!("data/examples/gpu-node-pool.yaml");
 
-/// The node class for [`GPU_NODE_POOL`] (the same as in `schema_check.rs`).
-const GPU_NODE_CLASS: &str = "\
-apiVersion: karpenter.k8s.aws/v1
-kind: EC2NodeClass
-metadata:
-  name: gpu
-spec:
-  role: KarpenterNodeRole-demo
-  amiSelectorTerms:
-    - alias: al2023@latest
-  subnetSelectorTerms:
-    - tags:
-        karpenter.sh/discovery: demo
-  securityGroupSelectorTerms:
-    - tags:
-        karpenter.sh/discovery: demo
-  capacityReservationSelectorTerms:
-    - id: cr-0123456789abcdef0
-  blockDeviceMappings:
-    - deviceName: /dev/xvda
-      ebs:
-        volumeSize: 500Gi
-        volumeType: gp3
-        encrypted: true
-        deleteOnTermination: true
-  instanceStorePolicy: RAID0
-  metadataOptions:
-    httpTokens: required
-    httpPutResponseHopLimit: 2
-  kubelet:
-    maxPods: 110
-    evictionHard:
-      memory.available: 5%
-  tags:
-    team: ml
-";
+/// The node class for [`GPU_NODE_POOL`].
+const GPU_NODE_CLASS: &str = include_str!("data/examples/gpu-node-class.yaml");
 
-const CLUSTER_HEADER: &str = "\
-apiVersion: eksctl.io/v1alpha5
-kind: ClusterConfig
-metadata:
-  name: demo
-  region: us-west-2
-  version: \"1.32\"
-";
+const CLUSTER_HEADER: &str = include_str!("data/examples/cluster-header.yaml");
 
 #[test]
 fn the_seed_manifests_are_valid_upstream() {
