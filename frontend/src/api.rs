@@ -6,6 +6,7 @@ use gloo_net::http::{Request, RequestBuilder, Response};
 use js_sys::Uint8Array;
 use serde::Deserialize;
 use shared::Spec;
+use shared::rules::LiveFacts;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
@@ -30,6 +31,9 @@ pub struct LiveCheck {
 #[derive(Deserialize)]
 struct ChecksAnswer {
     checks: Vec<LiveCheck>,
+    /// EC2's answers as plain data, for the shared rules in the page.
+    #[serde(default)]
+    facts: LiveFacts,
 }
 
 /// What `GET /api/health` says about AWS.
@@ -78,7 +82,7 @@ fn unreachable(error: gloo_net::Error) -> String {
 async fn post_spec(url: &str, spec: &Spec) -> Result<Response, String> {
     Request::post(url)
         .header("content-type", "application/json")
-        .body(serde_json::to_string(spec).expect("a spec always serialises"))
+        .body(spec.to_json())
         .map_err(|error| error.to_string())?
         .send()
         .await
@@ -100,8 +104,8 @@ pub async fn health() -> Result<Health, String> {
         .map_err(|error| format!("unexpected health answer: {error}"))
 }
 
-/// `POST /api/checks` with the spec.
-pub async fn run_checks(spec: &Spec) -> Result<Vec<LiveCheck>, String> {
+/// `POST /api/checks` with the spec: each check's outcome, and what EC2 answered.
+pub async fn run_checks(spec: &Spec) -> Result<(Vec<LiveCheck>, LiveFacts), String> {
     let response = post_spec("/api/checks", spec).await?;
     if !response.ok() {
         return Err(failure(response).await);
@@ -109,7 +113,7 @@ pub async fn run_checks(spec: &Spec) -> Result<Vec<LiveCheck>, String> {
     response
         .json::<ChecksAnswer>()
         .await
-        .map(|answer| answer.checks)
+        .map(|answer| (answer.checks, answer.facts))
         .map_err(|error| format!("unexpected live-check answer: {error}"))
 }
 
@@ -211,7 +215,8 @@ async fn job_answer<T: serde::de::DeserializeOwned>(
 /// `POST /api/deploys` with the spec: the new job.
 pub async fn start_deploy(token: &str, spec: &Spec) -> Result<Job, String> {
     let request = with_token(Request::post("/api/deploys"), token)
-        .json(spec)
+        .header("content-type", "application/json")
+        .body(spec.to_json())
         .map_err(|error| error.to_string())?;
     job_answer(request.send().await).await
 }

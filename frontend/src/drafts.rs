@@ -62,7 +62,9 @@ pub fn base64url_decode(text: &str) -> Option<Vec<u8>> {
 
 /// The fragment of a share link for `spec`: `#spec=` and the deflated JSON in base64url.
 pub fn share_fragment(spec: &Spec) -> String {
-    let json = serde_json::to_string(spec).expect("a spec always serialises");
+    // The same JSON as studio.json: one serialiser for the spec keeps the page small, and
+    // deflate makes the indentation nearly free.
+    let json = spec.to_json();
     let mut encoder = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::best());
     encoder
         .write_all(json.as_bytes())

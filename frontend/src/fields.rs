@@ -6,7 +6,7 @@ use leptos::html;
 use leptos::prelude::*;
 use shared::rules::Finding;
 
-use crate::{Studio, field_id};
+use crate::{LiveCheck, LiveChecks, Studio, field_id};
 
 /// The findings at `path` (and below it, with `nested`), listed under a field.
 #[component]
@@ -20,6 +20,25 @@ pub fn FieldFindings(
 ) -> impl IntoView {
     let studio = expect_context::<Studio>();
     let list_id = format!("{}-findings", field_id(&path));
+    let live_path = path.clone();
+    let live = Memo::new(move |_| {
+        studio.live_checks.with(|checks| match checks {
+            LiveChecks::Done(checks) => checks
+                .iter()
+                .filter(|check| {
+                    check.path.as_deref().is_some_and(|at| {
+                        if nested {
+                            is_at_or_under(at, &live_path)
+                        } else {
+                            at == live_path
+                        }
+                    })
+                })
+                .cloned()
+                .collect::<Vec<LiveCheck>>(),
+            _ => Vec::new(),
+        })
+    });
     let mine = Memo::new(move |_| {
         if nested {
             studio.findings.with(|findings| {
@@ -48,6 +67,20 @@ pub fn FieldFindings(
                                 " "
                                 {finding.message}
                                 <span class="help">{finding.help}</span>
+                            </li>
+                        }
+                    })
+                    .collect_view()
+            }}
+            {move || {
+                live.get()
+                    .into_iter()
+                    .map(|check| {
+                        view! {
+                            <li class=format!("live-check {}", check.status)>
+                                <span class="severity">{format!("live check {}", check.status)}</span>
+                                " "
+                                {check.message}
                             </li>
                         }
                     })

@@ -232,10 +232,10 @@ fn RequirementRow(pool: usize, index: usize) -> impl IntoView {
                 placeholder="on-demand, spot"
                 value=Signal::derive(move || {
                     read_pool(studio, pool, |node_pool| {
-                        node_pool.spec.template.spec.requirements.get(index).map(|requirement| requirement.values.clone()).unwrap_or_default()
+                        node_pool.spec.template.spec.requirements.get(index).map(|requirement| requirement.values.to_vec()).unwrap_or_default()
                     })
                 })
-                set=move |values| write(Box::new(move |requirement| requirement.values = values.into()))
+                set={move |values: Vec<String>| write(Box::new(move |requirement| requirement.values = values.into()))}
             />
             <FieldFindings path=base.clone() />
             <button
@@ -374,11 +374,11 @@ fn BudgetRow(pool: usize, index: usize) -> impl IntoView {
                             .disruption
                             .as_ref()
                             .and_then(|disruption| disruption.budgets.get(index))
-                            .map(|budget| budget.reasons.clone())
+                            .map(|budget| budget.reasons.to_vec())
                             .unwrap_or_default()
                     })
                 })
-                set=move |reasons| write(Box::new(move |budget| budget.reasons = reasons.into()))
+                set={move |reasons: Vec<String>| write(Box::new(move |budget| budget.reasons = reasons.into()))}
             />
             <TextField
                 label="Schedule (cron)"

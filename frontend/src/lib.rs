@@ -40,7 +40,7 @@ use std::collections::HashMap;
 
 use leptos::prelude::*;
 use shared::Spec;
-use shared::rules::{Finding, Severity};
+use shared::rules::{Finding, LiveFacts, Severity};
 use shared::spec::{KarpenterSettings, NodeGroup};
 
 pub use api::LiveCheck;
@@ -199,6 +199,8 @@ pub struct Studio {
     pub findings_by_path: Memo<HashMap<String, Vec<Finding>>>,
     /// The last live checks.
     pub live_checks: RwSignal<LiveChecks>,
+    /// What EC2 answered in the last live checks, which the rules take into account.
+    pub live_facts: RwSignal<LiveFacts>,
 }
 
 impl Studio {
@@ -215,7 +217,10 @@ impl Studio {
     /// A studio opened on a spec (a draft, a share link, an import).
     pub fn with_spec(spec: Spec) -> Studio {
         let spec = RwSignal::new(spec);
-        let findings = Memo::new(move |_| spec.with(shared::rules::validate));
+        let live_facts = RwSignal::new(LiveFacts::default());
+        let findings = Memo::new(move |_| {
+            live_facts.with(|facts| spec.with(|spec| shared::rules::validate_with(spec, facts)))
+        });
         let findings_by_path = Memo::new(move |_| {
             findings.with(|findings| {
                 let mut by_path: HashMap<String, Vec<Finding>> = HashMap::new();
@@ -235,6 +240,7 @@ impl Studio {
             findings,
             findings_by_path,
             live_checks: RwSignal::new(LiveChecks::NotRun),
+            live_facts,
         }
     }
 
@@ -243,7 +249,7 @@ impl Studio {
         if let Some(template) = shared::template(template_id) {
             self.spec.set(template.spec());
             self.template_id.set(template.id.to_owned());
-            self.live_checks.set(LiveChecks::NotRun);
+            self.forget_live_checks();
         }
     }
 
@@ -251,7 +257,13 @@ impl Studio {
     pub fn replace_spec(&self, spec: Spec) {
         self.spec.set(spec);
         self.template_id.set(String::new());
+        self.forget_live_checks();
+    }
+
+    /// Drops live results that were about another design.
+    fn forget_live_checks(&self) {
         self.live_checks.set(LiveChecks::NotRun);
+        self.live_facts.set(LiveFacts::default());
     }
 
     /// Goes to the step holding `path` and focuses its field (or the nearest enclosing

@@ -72,7 +72,10 @@ fn LiveChecksPanel() -> impl IntoView {
         let spec = studio.spec.get_untracked();
         leptos::task::spawn_local(async move {
             let answer = match api::run_checks(&spec).await {
-                Ok(checks) => LiveChecks::Done(checks),
+                Ok((checks, facts)) => {
+                    studio.live_facts.set(facts);
+                    LiveChecks::Done(checks)
+                }
                 Err(reason) => LiveChecks::CouldNotRun(reason),
             };
             studio.live_checks.set(answer);

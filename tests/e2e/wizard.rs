@@ -4,6 +4,8 @@
 use std::time::{Duration, Instant};
 
 use fantoccini::Locator;
+use serde_json::json;
+use studio_e2e::ec2_emulator::{self, Ec2Emulator};
 use studio_e2e::{Browser, Studio};
 
 const PREVIEW: Locator<'static> = Locator::Id("preview-cluster-yaml");
@@ -554,12 +556,10 @@ async fn without_aws_the_page_says_which_checks_could_not_run() {
     let answer = browser
         .wait_for_text(Locator::Id("live-checks-result"), |text| !text.is_empty())
         .await;
-    // FIXME: until POST /api/checks exists the server answers 404; once it does, the
-    // checks come back as could-not-run without credentials.
-    assert!(
-        answer.starts_with("Live checks could not run") || answer.contains("could-not-run"),
-        "{answer}"
-    );
+    // Without credentials (and with the template's placeholders) nothing can be asked
+    // of EC2: every check comes back could-not-run, with the reason.
+    assert!(answer.contains("could-not-run"), "{answer}");
+    assert!(!answer.contains("failed"), "{answer}");
     browser
         .client
         .find(Locator::XPath("//button[normalize-space()='Deploy']"))
@@ -572,6 +572,100 @@ async fn without_aws_the_page_says_which_checks_could_not_run() {
         .wait_for_text(Locator::Id("deploy-result"), |text| !text.is_empty())
         .await;
     assert!(!deploy.is_empty());
+    browser.close().await;
+}
+
+async fn run_live_checks(browser: &Browser) -> String {
+    browser.go_to_step(8).await;
+    browser
+        .client
+        .find(Locator::XPath(
+            "//button[normalize-space()='Run live checks']",
+        ))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    browser
+        .wait_for_text(Locator::Id("live-checks-result"), |text| {
+            text.contains("capacity-reservation")
+        })
+        .await
+}
+
+#[tokio::test]
+async fn live_check_results_show_next_to_their_fields_and_feed_the_rules() {
+    const BLOCK: &str = "cr-0a1b2c3d4e5f60006";
+    let emulator = Ec2Emulator::start();
+    // Fixture data: a Capacity Block for two p5.48xlarge in us-east-1c.
+    emulator.seed(
+        "capacity-reservations",
+        &json!({
+            "region": ec2_emulator::REGION,
+            "capacity_reservations": [{
+                "CapacityReservationId": BLOCK,
+                "InstanceType": "p5.48xlarge",
+                "AvailabilityZone": "us-east-1c",
+                "TotalInstanceCount": 2,
+                "AvailableInstanceCount": 2,
+                "ReservationType": "capacity-block",
+                "State": "scheduled",
+                "StartDate": "2030-01-01T11:30:00Z",
+                "EndDate": "2030-01-15T11:30:00Z",
+            }],
+        }),
+    );
+    let studio = Studio::start_with_env(&[
+        ("AWS_ACCESS_KEY_ID", "testing"),
+        ("AWS_SECRET_ACCESS_KEY", "testing"),
+        ("AWS_ENDPOINT_URL_EC2", &emulator.endpoint),
+    ]);
+    let browser = Browser::start().await;
+    open(&browser, &studio).await;
+    choose_template(&browser, "p5-capacity-block").await;
+    browser.go_to_step(2).await;
+    browser.fill_by_label("Region", ec2_emulator::REGION).await;
+    browser.go_to_step(5).await;
+    browser
+        .fill_by_label("Capacity reservation ID", BLOCK)
+        .await;
+    select(&browser, "f-node-groups-0-placement", "availability-zones").await;
+    browser
+        .fill_by_label("Availability zone", "us-east-1a")
+        .await;
+
+    let answer = run_live_checks(&browser).await;
+    assert!(answer.contains("failed"), "{answer}");
+
+    // Beside the reservation id: the check's own result, which names the block's zone.
+    browser.go_to_step(5).await;
+    let reservation = browser
+        .wait_for_text(
+            Locator::Id("f-node-groups-0-capacity-reservation-id-findings"),
+            // The status is shown in capitals (CSS), which is how WebDriver reads it.
+            |text| text.to_lowercase().contains("live check failed"),
+        )
+        .await;
+    assert!(reservation.contains("us-east-1c"), "{reservation}");
+    // Beside the placement: the shared rule fed with EC2's answer, computed in the page.
+    let placement = browser
+        .wait_for_text(Locator::Id("f-node-groups-0-placement-findings"), |text| {
+            text.contains("us-east-1c")
+        })
+        .await;
+    assert!(placement.contains("is in us-east-1c"), "{placement}");
+    browser.screenshot("live-checks-beside-fields").await;
+
+    // Moving the group to the block's zone clears that finding without another check.
+    browser
+        .fill_by_label("Availability zone", "us-east-1c")
+        .await;
+    browser
+        .wait_for_text(Locator::Id("f-node-groups-0-placement-findings"), |text| {
+            !text.contains("us-east-1c")
+        })
+        .await;
     browser.close().await;
 }
 

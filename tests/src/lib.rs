@@ -11,6 +11,9 @@ use std::time::{Duration, Instant};
 
 use fantoccini::{Client, ClientBuilder, Locator};
 
+/// The EC2 API emulator, for tests that run live checks.
+pub mod ec2_emulator;
+
 fn required_env(name: &str) -> String {
     std::env::var(name).unwrap_or_else(|_| {
         panic!("{name} is not set: end-to-end tests run through `cargo xtask test`, which builds what they need")
