@@ -1,7 +1,7 @@
 //! Keystroke → validated preview latency in headless Chromium, for the largest seed
-//! template and for a design with 64 node groups and 16 Karpenter pools. A measurement
-//! that prints figures, not a behaviour test, so `cargo xtask test` does not run it; run it
-//! after `cargo xtask test` has built the page and the server with
+//! template and for designs with 16, 32 and 64 node groups (a quarter as many Karpenter
+//! pools). A measurement that prints figures, not a behaviour test, so `cargo xtask test`
+//! does not run it; run it after `cargo xtask test` has built the page and the server with
 //! `cargo test -p studio-e2e --features bench --test latency -- --nocapture` and the same
 //! `EKS_STUDIO_BIN`, `EKS_STUDIO_DIST`, `CHROMEDRIVER` variables the end-to-end step sets.
 
@@ -71,6 +71,31 @@ async fn measure(browser: &Browser, label: &str) {
     println!("keystroke → validated preview, {label}: median {median:.2} ms, p95 {p95:.2} ms");
 }
 
+/// `template` with its first node group repeated `groups` times and its first NodePool
+/// `pools` times, each under its own name.
+fn sized(template: &serde_json::Value, groups: usize, pools: usize) -> serde_json::Value {
+    let mut spec = template.clone();
+    let group = spec["node_groups"][0].clone();
+    let pool = spec["karpenter"]["node_pools"][0].clone();
+    spec["node_groups"] = (0..groups)
+        .map(|idx| {
+            let mut group = group.clone();
+            group["name"] = format!("group-{idx}").into();
+            group
+        })
+        .collect::<Vec<_>>()
+        .into();
+    spec["karpenter"]["node_pools"] = (0..pools)
+        .map(|idx| {
+            let mut pool = pool.clone();
+            pool["metadata"]["name"] = format!("pool-{idx}").into();
+            pool
+        })
+        .collect::<Vec<_>>()
+        .into();
+    spec
+}
+
 #[tokio::test]
 async fn keystroke_to_validated_preview_latency() {
     let studio = Studio::start();
@@ -80,7 +105,8 @@ async fn keystroke_to_validated_preview_latency() {
     browser.go_to_step(2).await;
     measure(&browser, "largest seed template (karpenter-spot-inference)").await;
 
-    // 64 node groups and 16 NodePools, built from the studio.json of a template.
+    // n node groups and n/4 NodePools, built from the studio.json of a template, for
+    // n = 16, 32, 64: the largest is the budgeted case, the others show how cost grows.
     choose_template(&browser, "karpenter-reserved-training").await;
     browser
         .client
@@ -95,36 +121,26 @@ async fn keystroke_to_validated_preview_latency() {
             text.contains("eks-p5-training")
         })
         .await;
-    let mut spec: serde_json::Value = serde_json::from_str(&json).unwrap();
-    let group = spec["node_groups"][0].clone();
-    let pool = spec["karpenter"]["node_pools"][0].clone();
-    let groups: Vec<serde_json::Value> = (0..64)
-        .map(|idx| {
-            let mut group = group.clone();
-            group["name"] = format!("group-{idx}").into();
-            group
-        })
-        .collect();
-    let pools: Vec<serde_json::Value> = (0..16)
-        .map(|idx| {
-            let mut pool = pool.clone();
-            pool["metadata"]["name"] = format!("pool-{idx}").into();
-            pool
-        })
-        .collect();
-    spec["node_groups"] = groups.into();
-    spec["karpenter"]["node_pools"] = pools.into();
-    browser
-        .eval(
-            "localStorage.setItem('eks-studio.autosave', arguments[0]);",
-            vec![spec.to_string().into()],
+    let template: serde_json::Value = serde_json::from_str(&json).unwrap();
+    for groups in [16, 32, 64] {
+        let spec = sized(&template, groups, groups / 4);
+        browser
+            .eval(
+                "localStorage.setItem('eks-studio.autosave', arguments[0]);",
+                vec![spec.to_string().into()],
+            )
+            .await;
+        browser.client.refresh().await.unwrap();
+        let last = format!("name: group-{}", groups - 1);
+        browser
+            .wait_for_text(PREVIEW, |text| text.contains(&last))
+            .await;
+        browser.go_to_step(2).await;
+        measure(
+            &browser,
+            &format!("{groups} node groups and {} NodePools", groups / 4),
         )
         .await;
-    browser.client.refresh().await.unwrap();
-    browser
-        .wait_for_text(PREVIEW, |text| text.contains("name: group-63"))
-        .await;
-    browser.go_to_step(2).await;
-    measure(&browser, "64 node groups and 16 NodePools").await;
+    }
     browser.close().await;
 }
