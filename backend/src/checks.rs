@@ -59,13 +59,39 @@ async fn run_checks(
 }
 
 /// `POST /api/capacity-block-offerings` input: where and what to look for.
+///
+/// The query's fields are spelt out rather than flattened: serde reads a flattened struct
+/// through a buffer that forgets field names, so a bad `instance_count` would be reported
+/// without saying which field it was.
 #[derive(Debug, Deserialize)]
 pub struct CapacityBlockRequest {
     /// Region to search, e.g. `us-east-1`.
     pub region: String,
-    /// Type, count, duration and optional date range.
-    #[serde(flatten)]
-    pub query: CapacityBlockQuery,
+    /// Instance type, e.g. `p5.48xlarge`.
+    pub instance_type: String,
+    /// Instances in the block.
+    pub instance_count: u32,
+    /// Length of the block, hours.
+    pub duration_hours: u32,
+    /// Earliest start (RFC 3339), if any.
+    #[serde(default)]
+    pub start_after: Option<String>,
+    /// Latest end (RFC 3339), if any.
+    #[serde(default)]
+    pub end_before: Option<String>,
+}
+
+impl CapacityBlockRequest {
+    /// The EC2 search it asks for.
+    pub fn query(&self) -> CapacityBlockQuery {
+        CapacityBlockQuery {
+            instance_type: self.instance_type.clone(),
+            instance_count: self.instance_count,
+            duration_hours: self.duration_hours,
+            start_after: self.start_after.clone(),
+            end_before: self.end_before.clone(),
+        }
+    }
 }
 
 /// `POST /api/capacity-block-offerings` answer.
@@ -89,7 +115,7 @@ async fn capacity_block_offerings(
             format!("region `{}` {error}", request.region),
         )
     })?;
-    let query = &request.query;
+    let query = &request.query();
     if let Some(problem) = query.problem() {
         return Err(json_error(StatusCode::UNPROCESSABLE_ENTITY, problem));
     }

@@ -241,17 +241,27 @@ fn serve(
     };
     let runtime = tokio::runtime::Runtime::new().expect("tokio runtime starts");
     runtime.block_on(async move {
-        let (deployer, token_source) = match deploy.open() {
-            Ok(opened) => opened,
+        let (token, token_source) = match crate::deploy::DeployToken::from_environment() {
+            Ok(token) => token,
             Err(error) => {
                 eprintln!("error: cannot set up deploys: {error}");
                 return ExitCode::from(2);
             }
         };
+        // A data directory that cannot be written turns deploys off, not the whole studio:
+        // everything else still serves, and the deploy routes say why they cannot.
+        let (deployer, deploy_unavailable) = match deploy.open(token) {
+            Ok(deployer) => (Some(deployer), None),
+            Err(error) => {
+                eprintln!("warning: deploys are disabled: {error}");
+                (None, Some(error.to_string()))
+            }
+        };
         let state = AppState {
             static_dir,
             aws: crate::checks::server_aws(ec2_endpoint).await,
-            deploy: Some(deployer.clone()),
+            deploy: deployer.clone(),
+            deploy_unavailable,
         };
         if let Some(reason) = state.aws.status().reason {
             tracing::info!(%reason, "offline: live checks will report that they could not run");
@@ -266,11 +276,13 @@ fn serve(
         let local_addr = listener
             .local_addr()
             .expect("a bound listener has an address");
-        match token_source {
-            crate::deploy::TokenSource::Generated => {
+        match (&deployer, token_source) {
+            // The warning above already said why.
+            (None, _) => {}
+            (Some(deployer), crate::deploy::TokenSource::Generated) => {
                 println!("Deploy token: {}", deployer.token().reveal());
             }
-            crate::deploy::TokenSource::Environment => {
+            (Some(_), crate::deploy::TokenSource::Environment) => {
                 println!("Deploy token: from {}", crate::deploy::auth::TOKEN_VARIABLE);
             }
         }
@@ -280,7 +292,9 @@ fn serve(
         // which also ends their event streams so the graceful shutdown can finish.
         let shutdown = async move {
             shutdown_signal().await;
-            deployer.shutdown().await;
+            if let Some(deployer) = deployer {
+                deployer.shutdown().await;
+            }
         };
         match axum::serve(listener, app(state))
             .with_graceful_shutdown(shutdown)

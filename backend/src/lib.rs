@@ -34,12 +34,15 @@ pub struct AppState {
     pub aws: aws::LiveAws,
     /// Deploy jobs; without it the deploy routes answer 503.
     pub deploy: Option<deploy::Deployer>,
+    /// Why `deploy` is `None` when deploys were asked for but could not be set up (a data
+    /// directory that cannot be written, say); the deploy routes' 503 says it.
+    pub deploy_unavailable: Option<String>,
 }
 
 /// The whole HTTP application: the JSON API and the built page from one origin.
 pub fn app(state: AppState) -> Router {
     let static_dir = state.static_dir.clone();
-    let deploys = deploy::router(state.deploy.clone());
+    let deploys = deploy::router(state.deploy.clone(), state.deploy_unavailable.clone());
     let api = api::router(state.clone())
         .merge(checks::router(state))
         .merge(deploys);

@@ -331,6 +331,12 @@ impl<'schema> Walker<'schema> {
         if flag(schema, "x-kubernetes-int-or-string") {
             expected_types = vec!["integer", "string"];
         }
+        if expected_types.contains(&"integer")
+            && let Some(issue) = beyond_64_bits(path, value)
+        {
+            self.issues.push(issue);
+            return;
+        }
         if !expected_types.is_empty() && !expected_types.iter().any(|name| has_type(value, name)) {
             self.issues
                 .push(wrong_type(path, &expected_types.join(" or "), value));
@@ -588,11 +594,46 @@ fn mapping_key<'a>(mapping: &'a serde_yaml::Mapping, name: &str) -> Option<&'a V
         .map(|(_, value)| value)
 }
 
+/// A whole number that eksctl and Kubernetes, which read integers as 64-bit, cannot hold:
+/// the schema says only `integer`, but the tools refuse the file.
+fn beyond_64_bits(path: &YamlPath, value: &Value) -> Option<SchemaIssue> {
+    let Value::Number(number) = untagged(value) else {
+        return None;
+    };
+    // 2^63 is exact as a float; every whole float below it in magnitude fits.
+    const LIMIT: f64 = 9_223_372_036_854_775_808.0;
+    let too_large = match (number.as_i64(), number.as_u64(), number.as_f64()) {
+        (Some(_), _, _) => false,
+        (None, Some(_), _) => true,
+        (None, None, Some(float)) => float.fract() == 0.0 && float.abs() >= LIMIT,
+        (None, None, None) => false,
+    };
+    too_large.then(|| {
+        let found = number.as_f64().unwrap_or(f64::INFINITY);
+        SchemaIssue {
+            path: path.clone(),
+            kind: SchemaIssueKind::NumberOutOfRange {
+                minimum: Some(i64::MIN as f64),
+                maximum: Some(i64::MAX as f64),
+                found,
+            },
+            message: format!(
+                "{} does not fit in a 64-bit integer, which is how eksctl and Kubernetes read it",
+                short_repr(value)
+            ),
+        }
+    })
+}
+
 fn wrong_type(path: &YamlPath, expected: &str, value: &Value) -> SchemaIssue {
     let found = json_type(value);
+    let shown = match untagged(value) {
+        Value::Sequence(_) | Value::Mapping(_) | Value::Tagged(_) => String::new(),
+        _ => format!(" {}", short_repr(value)),
+    };
     SchemaIssue {
         path: path.clone(),
-        message: format!("expected {expected}, found {found} {}", short_repr(value)),
+        message: format!("expected {expected}, found {found}{shown}"),
         kind: SchemaIssueKind::WrongType {
             expected: expected.to_owned(),
             found: found.to_owned(),

@@ -408,6 +408,9 @@ pub fn mapping_key_text(key: &Value) -> Option<String> {
 /// An empty text (or one with only comments) has no documents. The first problem found is
 /// returned with its line and column; no input makes this panic.
 pub fn parse_documents(text: &str) -> Result<Vec<SourceDocument>, YamlError> {
+    if let Some(error) = first_unprintable(text) {
+        return Err(error);
+    }
     let mut parser = Parser::new_from_str(text);
     let mut documents = Vec::new();
     let mut document: Option<DocumentBuilder> = None;
@@ -431,6 +434,36 @@ pub fn parse_documents(text: &str) -> Result<Vec<SourceDocument>, YamlError> {
             },
         }
     }
+}
+
+/// The first character YAML does not allow in a stream (C0 and C1 controls other than tab,
+/// line feed, carriage return and next line; DEL; the BOM anywhere but the start). The parser
+/// would silently stop at some of them, so a binary file would read as an empty one.
+fn first_unprintable(text: &str) -> Option<YamlError> {
+    let mut position = Position { line: 1, column: 1 };
+    for (offset, character) in text.char_indices() {
+        let allowed = match character {
+            '\t' | '\n' | '\r' | '\u{85}' => true,
+            '\u{feff}' => offset == 0,
+            _ => !character.is_control(),
+        };
+        if !allowed {
+            return Some(YamlError::at(
+                position,
+                format!(
+                    "control character U+{:04X} is not allowed in YAML (is this a binary file?)",
+                    u32::from(character)
+                ),
+            ));
+        }
+        if character == '\n' {
+            position.line += 1;
+            position.column = 1;
+        } else {
+            position.column += 1;
+        }
+    }
+    None
 }
 
 /// A value's place in the text and its node in the position tree.

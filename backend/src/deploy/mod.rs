@@ -117,19 +117,15 @@ pub struct DeployArgs {
 }
 
 impl DeployArgs {
-    /// Opens the deployer these flags describe, with the token from the environment or a
-    /// new one; says which.
-    pub fn open(self) -> Result<(Deployer, TokenSource), DeployError> {
-        let (token, source) =
-            DeployToken::from_environment().map_err(|error| DeployError::Internal(error.into()))?;
+    /// Opens the deployer these flags describe, with this token.
+    pub fn open(self, token: DeployToken) -> Result<Deployer, DeployError> {
         let tools = Tools {
             eksctl: self.eksctl,
             helm: self.helm,
             kubectl: self.kubectl,
         };
         let data_dir = self.data_dir.unwrap_or_else(default_data_dir);
-        let deployer = Deployer::open(DeployConfig::new(data_dir, tools, token))?;
-        Ok((deployer, source))
+        Deployer::open(DeployConfig::new(data_dir, tools, token))
     }
 }
 
@@ -261,6 +257,9 @@ struct Inner {
     slots: Arc<Semaphore>,
     active: Mutex<HashMap<String, ActiveJob>>,
     stopping: AtomicBool,
+    /// Set once `shutdown` has stopped every job: event streams end even for a job whose
+    /// end could not be stored, so the server can finish.
+    stopped: watch::Sender<bool>,
 }
 
 struct ActiveJob {
@@ -293,7 +292,16 @@ impl Deployer {
             std::fs::set_permissions(&jobs_dir, std::fs::Permissions::from_mode(0o700))
                 .map_err(|error| internal(error, "restrict", &jobs_dir))?;
         }
-        let store = Store::open(&config.data_dir.join("deploys.sqlite3"))?;
+        let store_path = config.data_dir.join("deploys.sqlite3");
+        let store = Store::open(&store_path).map_err(|error| {
+            DeployError::Internal(
+                format!(
+                    "cannot open the job store {}: {error}",
+                    store_path.display()
+                )
+                .into(),
+            )
+        })?;
         let unfinished = store.unfinished_jobs()?;
         let leftovers = runner::stop_leftovers(&unfinished);
         for (job, pid) in &leftovers {
@@ -320,8 +328,22 @@ impl Deployer {
                 slots,
                 active: Mutex::new(HashMap::new()),
                 stopping: AtomicBool::new(false),
+                stopped: watch::channel(false).0,
             }),
         })
+    }
+
+    /// A write the data directory refused, said plainly (503); any other store failure is
+    /// ours (500).
+    fn storage_refusal(&self, what: &str, error: StoreError) -> DeployError {
+        if error.is_storage() {
+            DeployError::Unavailable(format!(
+                "cannot {what}: {error}; is the data directory {} full or read-only?",
+                self.inner.config.data_dir.display()
+            ))
+        } else {
+            DeployError::from(error)
+        }
     }
 
     /// The token requests must present.
@@ -389,7 +411,11 @@ impl Deployer {
                 .map(|step| (step.name.to_owned(), step.title.clone(), step.display()))
                 .collect(),
         };
-        if let Err(CreateRefused::Active(job)) = store.create_job(new_job).await? {
+        let created = store
+            .create_job(new_job)
+            .await
+            .map_err(|error| self.storage_refusal("store the deploy job", error))?;
+        if let Err(CreateRefused::Active(job)) = created {
             return Err(active_conflict(job));
         }
         if let Err(error) = write_bundle(&directory, &files).await {
@@ -397,11 +423,11 @@ impl Deployer {
                 "cannot write the bundle to {}: {error}",
                 directory.display()
             );
-            store.skip_pending_steps(&id).await?;
-            store
-                .set_job_state(&id, JobState::Failed, text.clone())
-                .await?;
-            return Err(DeployError::Internal(text.into()));
+            // Not awaited: a full data directory may refuse this for a while.
+            let deployer = self.clone();
+            let (job_id, failure) = (id.clone(), text.clone());
+            tokio::spawn(async move { deployer.record_failure(&job_id, failure).await });
+            return Err(DeployError::Unavailable(format!("job {id} failed: {text}")));
         }
 
         // Read before the runner starts, so the answer is always the job as accepted.
@@ -426,19 +452,44 @@ impl Deployer {
             .await;
             if let Err(error) = result {
                 tracing::error!(job = %job_id, %error, "deploy job failed to record its progress");
-                let _ = store.skip_pending_steps(&job_id).await;
-                let _ = store
-                    .set_job_state(
-                        &job_id,
-                        JobState::Failed,
-                        format!("internal error: {error}"),
-                    )
-                    .await;
+                let text = deployer.failure_text(&error);
+                deployer.record_failure(&job_id, text).await;
             }
             deployer.active().remove(&job_id);
             done_sender.send_replace(true);
         });
         accepted
+    }
+
+    /// What a job that stopped on this store error records as its end.
+    fn failure_text(&self, error: &StoreError) -> String {
+        if error.is_storage() {
+            format!(
+                "stopped: the job's progress could not be stored ({error}); is the data directory {} full or read-only? The step's tool may have gone on running: check the cluster before deploying again",
+                self.inner.config.data_dir.display()
+            )
+        } else {
+            format!("internal error: {error}")
+        }
+    }
+
+    /// Records that a job stopped because its progress could not be stored. A data directory
+    /// that is full or read-only refuses this too, so it is tried again every second while
+    /// the job keeps its slot and its cluster, until it is stored or the server stops (a
+    /// restart then marks the job interrupted, with every line stored before).
+    async fn record_failure(&self, job_id: &str, text: String) {
+        loop {
+            match self.inner.store.fail_job(job_id, text.clone()).await {
+                Ok(()) => return,
+                Err(retry_error) => {
+                    tracing::warn!(job = %job_id, error = %retry_error, "cannot record the deploy job's failure yet; trying again");
+                }
+            }
+            if self.inner.stopping.load(Ordering::SeqCst) {
+                return;
+            }
+            tokio::time::sleep(Duration::from_secs(1)).await;
+        }
     }
 
     /// One job with its steps and plan output.
@@ -499,6 +550,7 @@ impl Deployer {
         for done in running {
             self.wait_until_done(done).await;
         }
+        self.inner.stopped.send_replace(true);
     }
 
     /// A job's events with ids above `after`: the stored ones, then live ones as they are
@@ -509,6 +561,7 @@ impl Deployer {
             job_id: job_id.to_owned(),
             after,
             newest: self.inner.store.subscribe(),
+            stopped: self.inner.stopped.subscribe(),
             pending: VecDeque::new(),
             ended: false,
         };
@@ -525,6 +578,7 @@ struct Follow {
     job_id: String,
     after: i64,
     newest: watch::Receiver<i64>,
+    stopped: watch::Receiver<bool>,
     pending: VecDeque<Event>,
     ended: bool,
 }
@@ -559,7 +613,19 @@ impl Follow {
                     return None;
                 }
             }
-            self.newest.changed().await.ok()?;
+            // An error means the deployer is gone: as good as stopped.
+            let stopped = tokio::select! {
+                changed = self.newest.changed() => {
+                    changed.ok()?;
+                    false
+                }
+                _ = self.stopped.wait_for(|stopped| *stopped) => true,
+            };
+            if stopped {
+                // The server is ending: whatever was stored last, then the end.
+                self.ended = true;
+                self.read_more().await?;
+            }
         }
     }
 

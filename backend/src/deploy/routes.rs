@@ -27,11 +27,21 @@ use super::{DeployError, Deployer, Job};
 pub const MAX_REQUEST_BYTES: usize = 1024 * 1024;
 
 /// The deploy routes, to be nested under `/api`. Without a deployer every deploy route
-/// answers 503.
-pub fn router(deployer: Option<Deployer>) -> Router {
+/// answers 503, with `unavailable` as the reason when there is one.
+pub fn router(deployer: Option<Deployer>, unavailable: Option<String>) -> Router {
     let Some(deployer) = deployer else {
+        let message = match unavailable {
+            Some(reason) => format!(
+                "deploys are disabled on this server: {reason}; fix it and restart the server"
+            ),
+            None => "deploys are not enabled on this server".to_owned(),
+        };
+        let not_enabled = move || {
+            let message = message.clone();
+            async move { DeployError::Unavailable(message) }
+        };
         return Router::new()
-            .route("/deploys", any(not_enabled))
+            .route("/deploys", any(not_enabled.clone()))
             .route("/deploys/{*rest}", any(not_enabled));
     };
     Router::new()
@@ -63,10 +73,6 @@ async fn payload_too_large_as_json(response: Response) -> Response {
         message: format!("the request body is larger than {MAX_REQUEST_BYTES} bytes"),
     }
     .into_response()
-}
-
-async fn not_enabled() -> DeployError {
-    DeployError::Unavailable("deploys are not enabled on this server".into())
 }
 
 async fn create(

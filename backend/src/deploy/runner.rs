@@ -6,6 +6,8 @@ use std::ffi::OsString;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::process::{ExitStatus, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use nix::sys::signal::{Signal, kill, killpg};
@@ -29,7 +31,9 @@ pub const KARPENTER_CHART: &str = "oci://public.ecr.aws/karpenter/karpenter";
 /// Longest line stored as one event; longer ones are split.
 const MAX_LINE_BYTES: u64 = 64 * 1024;
 
-/// How long to wait for a step's output to close once its process group is gone.
+/// How long a step's output may go without a new line once its process group is gone
+/// before it is no longer read (something outside the group holds it open). Lines already
+/// in the pipe are always stored, however long a busy store takes.
 const DRAIN_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// One step: what to run, with which arguments.
@@ -268,12 +272,15 @@ async fn run_step(
         .id()
         .and_then(|pid| i32::try_from(pid).ok())
         .map(Pid::from_raw);
+    let stdout_lines = Arc::new(AtomicUsize::new(0));
+    let stderr_lines = Arc::new(AtomicUsize::new(0));
     let stdout = tokio::spawn(pump(
         store.clone(),
         job_id.to_owned(),
         position,
         OutputStream::Stdout,
         child.stdout.take(),
+        stdout_lines.clone(),
     ));
     let stderr = tokio::spawn(pump(
         store.clone(),
@@ -281,6 +288,7 @@ async fn run_step(
         position,
         OutputStream::Stderr,
         child.stderr.take(),
+        stderr_lines.clone(),
     ));
 
     let end = tokio::select! {
@@ -305,13 +313,35 @@ async fn run_step(
     };
     // Whatever the step started and left behind goes with it, which also closes its pipes.
     signal_group(group, Signal::SIGKILL);
-    for pump in [stdout, stderr] {
-        let abort = pump.abort_handle();
-        match tokio::time::timeout(DRAIN_TIMEOUT, pump).await {
-            Ok(Ok(result)) => result?,
-            Ok(Err(join_error)) => return Err(join_error.into()),
-            // Something outside the group still holds the pipe open: stop reading it.
-            Err(_) => abort.abort(),
+    for (mut pump, lines_read) in [(stdout, stdout_lines), (stderr, stderr_lines)] {
+        loop {
+            let before = lines_read.load(Ordering::SeqCst);
+            match tokio::time::timeout(DRAIN_TIMEOUT, &mut pump).await {
+                Ok(Ok(result)) => {
+                    result?;
+                    break;
+                }
+                Ok(Err(join_error)) => return Err(join_error.into()),
+                // Still storing what the step printed: keep going.
+                Err(_) if lines_read.load(Ordering::SeqCst) != before => {}
+                // Something outside the group holds the pipe open and prints nothing.
+                Err(_) => {
+                    pump.abort();
+                    store
+                        .append(
+                            job_id,
+                            EventBody::note(
+                                position,
+                                format!(
+                                    "stopped reading the step's output: a process it left outside its group keeps it open, silent for {} s",
+                                    DRAIN_TIMEOUT.as_secs()
+                                ),
+                            ),
+                        )
+                        .await?;
+                    break;
+                }
+            }
         }
     }
     Ok(end)
@@ -339,16 +369,22 @@ fn signal_group(group: Option<Pid>, signal: Signal) {
 
 /// Stores every line of one output as a `log` event, plus a `stage` event for lines that
 /// mark eksctl progress.
+///
+/// When the store refuses a line (a full or read-only data directory), the output is still
+/// read to its end, so the tool is not killed by a broken pipe halfway through creating a
+/// cluster; the first error is returned once the output ends, with how many lines were lost.
 async fn pump(
     store: Store,
     job_id: String,
     position: usize,
     stream: OutputStream,
     output: Option<impl AsyncRead + Unpin>,
+    lines_read: Arc<AtomicUsize>,
 ) -> Result<(), StoreError> {
     let Some(output) = output else { return Ok(()) };
     let mut reader = BufReader::new(output);
     let mut line = Vec::new();
+    let mut refused: Option<(StoreError, usize)> = None;
     loop {
         line.clear();
         match (&mut reader)
@@ -356,19 +392,40 @@ async fn pump(
             .read_until(b'\n', &mut line)
             .await
         {
-            Ok(0) | Err(_) => return Ok(()),
+            Ok(0) | Err(_) => break,
             Ok(_) => {}
+        }
+        lines_read.fetch_add(1, Ordering::SeqCst);
+        if let Some((_, lost)) = &mut refused {
+            *lost += 1;
+            continue;
         }
         let text = String::from_utf8_lossy(&line);
         let text = text.trim_end_matches(['\n', '\r']);
-        store
+        let stored = match store
             .append(&job_id, EventBody::log(position, stream, text))
-            .await?;
-        if let Some(stage) = read_eksctl_line(text) {
-            store
-                .append(&job_id, EventBody::stage(position, text, stage))
-                .await?;
+            .await
+        {
+            Ok(_) => match read_eksctl_line(text) {
+                Some(stage) => store
+                    .append(&job_id, EventBody::stage(position, text, stage))
+                    .await
+                    .map(drop),
+                None => Ok(()),
+            },
+            Err(error) => Err(error),
+        };
+        if let Err(error) = stored {
+            tracing::error!(job = %job_id, %error, "cannot store a deploy log line; reading on without storing");
+            refused = Some((error, 1));
         }
+    }
+    match refused {
+        None => Ok(()),
+        Some((error, lost)) => Err(StoreError::LinesLost {
+            lost,
+            cause: Box::new(error),
+        }),
     }
 }
 

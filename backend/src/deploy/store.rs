@@ -69,6 +69,34 @@ pub enum StoreError {
     /// The blocking task running the query panicked or was cancelled.
     #[error("store task failed: {0}")]
     Task(#[from] tokio::task::JoinError),
+    /// A step's output could not be stored from some line on.
+    #[error("{lost} line(s) of output could not be stored: {cause}")]
+    LinesLost {
+        /// Lines read but not stored (the first refused one included).
+        lost: usize,
+        /// Why the first was refused.
+        cause: Box<StoreError>,
+    },
+}
+
+impl StoreError {
+    /// Whether the data directory refused the write (full, read-only, gone) rather than a
+    /// fault in the studio.
+    pub fn is_storage(&self) -> bool {
+        match self {
+            StoreError::Sqlite(rusqlite::Error::SqliteFailure(error, _)) => matches!(
+                error.code,
+                ErrorCode::DiskFull
+                    | ErrorCode::SystemIoFailure
+                    | ErrorCode::ReadOnly
+                    | ErrorCode::CannotOpen
+                    | ErrorCode::DatabaseBusy
+                    | ErrorCode::DatabaseLocked
+            ),
+            StoreError::LinesLost { cause, .. } => cause.is_storage(),
+            StoreError::Sqlite(_) | StoreError::Task(_) => false,
+        }
+    }
 }
 
 /// Where a job is in its life.
@@ -559,6 +587,38 @@ impl Store {
                 "UPDATE steps SET state = 'skipped' WHERE job_id = ?1 AND state = 'pending'",
                 params![job_id],
             )?;
+            Ok(())
+        })
+        .await
+    }
+
+    /// Ends a job that could not record its progress: its running step `failed`, its pending
+    /// ones `skipped`, the job `failed` with a `state` event saying why, in one transaction
+    /// (the fewest writes, for a data directory that is short of space).
+    pub async fn fail_job(&self, job_id: &str, text: String) -> Result<(), StoreError> {
+        let job_id = job_id.to_owned();
+        self.with(move |connection, newest| {
+            let transaction = connection.transaction()?;
+            transaction.execute(
+                &format!(
+                    "UPDATE steps SET state = CASE state WHEN 'running' THEN 'failed' ELSE 'skipped' END,
+                         finished_at = CASE state WHEN 'running' THEN {NOW} ELSE finished_at END
+                     WHERE job_id = ?1 AND state IN ('pending', 'running')"
+                ),
+                params![job_id],
+            )?;
+            transaction.execute(
+                &format!("UPDATE jobs SET state = 'failed', finished_at = {NOW} WHERE id = ?1"),
+                params![job_id],
+            )?;
+            let body = EventBody {
+                state: Some(JobState::Failed.as_str().into()),
+                text: Some(text),
+                ..EventBody::empty(EventKind::State)
+            };
+            let id = insert_event(&transaction, &job_id, &body)?;
+            transaction.commit()?;
+            newest.send_replace(id);
             Ok(())
         })
         .await

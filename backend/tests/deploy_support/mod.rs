@@ -5,7 +5,7 @@
 #![allow(dead_code)]
 
 use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
+use std::net::{SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
@@ -175,7 +175,7 @@ impl Harness {
         );
         SseReader {
             body: response.into_body(),
-            buffer: String::new(),
+            buffer: Vec::new(),
         }
     }
 
@@ -220,15 +220,17 @@ pub struct SseMessage {
 /// Reads server-sent events from a response body.
 pub struct SseReader {
     body: Body,
-    buffer: String,
+    /// Bytes read but not yet parsed; an event (or a character) may span frames.
+    buffer: Vec<u8>,
 }
 
 impl SseReader {
     /// The next event, or `None` when the stream ended.
     pub async fn next(&mut self) -> Option<SseMessage> {
         loop {
-            if let Some(end) = self.buffer.find("\n\n") {
-                let block: String = self.buffer.drain(..end + 2).collect();
+            if let Some(end) = self.buffer.windows(2).position(|pair| pair == b"\n\n") {
+                let block: Vec<u8> = self.buffer.drain(..end + 2).collect();
+                let block = String::from_utf8(block).expect("events are UTF-8");
                 let (mut id, mut event, mut data) = (None, String::new(), String::new());
                 for line in block.lines() {
                     if let Some(value) = line.strip_prefix("id:") {
@@ -248,7 +250,7 @@ impl SseReader {
             }
             let frame = self.body.frame().await?.expect("the stream reads");
             if let Ok(bytes) = frame.into_data() {
-                self.buffer.push_str(std::str::from_utf8(&bytes).unwrap());
+                self.buffer.extend_from_slice(&bytes);
             }
         }
     }
@@ -415,7 +417,26 @@ impl Server {
     /// Starts the server with these extra arguments and environment; waits (up to 30 s)
     /// for its listening line.
     pub fn start(args: &[std::ffi::OsString], environment: &[(&str, &str)]) -> Server {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_eks-studio"));
+        Server::start_wrapped(&[], args, environment)
+    }
+
+    /// Like [`Server::start`], run through `wrapper` (a program and its arguments, which
+    /// end by executing the rest of their command line), e.g. to limit it.
+    pub fn start_wrapped(
+        wrapper: &[std::ffi::OsString],
+        args: &[std::ffi::OsString],
+        environment: &[(&str, &str)],
+    ) -> Server {
+        let mut command = match wrapper.split_first() {
+            Some((program, wrapper_args)) => {
+                let mut command = Command::new(program);
+                command
+                    .args(wrapper_args)
+                    .arg(env!("CARGO_BIN_EXE_eks-studio"));
+                command
+            }
+            None => Command::new(env!("CARGO_BIN_EXE_eks-studio")),
+        };
         command
             .args(["serve", "--addr", "127.0.0.1:0", "--static-dir"])
             .arg(scratch_dir("no-static-dir"))
@@ -522,4 +543,94 @@ impl Drop for Server {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// A router served on a free loopback port by this process; stops when dropped.
+pub struct LoopbackServer {
+    /// `127.0.0.1:PORT`.
+    pub addr: SocketAddr,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl LoopbackServer {
+    /// Serves `router` on 127.0.0.1 at a free port.
+    pub async fn start(router: Router) -> LoopbackServer {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let task = tokio::spawn(async move {
+            axum::serve(listener, router).await.unwrap();
+        });
+        LoopbackServer { addr, task }
+    }
+
+    /// `http://127.0.0.1:PORT{path}`.
+    pub fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.addr)
+    }
+}
+
+impl Drop for LoopbackServer {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+/// An HTTP/1.1 client for loopback servers.
+pub type HttpClient =
+    hyper_util::client::legacy::Client<hyper_util::client::legacy::connect::HttpConnector, Body>;
+
+/// A client that opens a connection per request: a server may close one after refusing a
+/// body it did not read, and a reused one would then fail the next request.
+pub fn http_client() -> HttpClient {
+    hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
+        .pool_max_idle_per_host(0)
+        .build_http()
+}
+
+/// Sends one request with the deploy token; the status and the whole body.
+pub async fn send(
+    client: &HttpClient,
+    method: &str,
+    url: &str,
+    body: Vec<u8>,
+) -> (StatusCode, Vec<u8>) {
+    let request = Request::builder()
+        .method(method)
+        .uri(url)
+        .header("authorization", format!("Bearer {TOKEN}"))
+        .header("content-type", "application/json")
+        .body(Body::from(body))
+        .unwrap();
+    let response = client.request(request).await.expect("the server answers");
+    let status = response.status();
+    let bytes = response.into_body().collect().await.unwrap().to_bytes();
+    (status, bytes.to_vec())
+}
+
+/// Opens `GET {url}` as an event stream with the deploy token.
+pub async fn open_events(client: &HttpClient, url: &str) -> SseReader {
+    let request = Request::get(url)
+        .header("authorization", format!("Bearer {TOKEN}"))
+        .body(Body::empty())
+        .unwrap();
+    let response = client.request(request).await.expect("the server answers");
+    assert_eq!(response.status(), StatusCode::OK);
+    SseReader {
+        body: Body::new(response.into_body()),
+        buffer: Vec::new(),
+    }
+}
+
+/// A wrapper around the stand-in eksctl that prints `extra_lines` more numbered lines,
+/// `delay_ms` apart: a chatty deploy without touching this process's environment.
+pub fn chatty_eksctl(directory: &Path, extra_lines: usize, delay_ms: u64) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let wrapper = directory.join("chatty-eksctl");
+    let script = format!(
+        "#!/bin/sh\nEKSCTL_STANDIN_EXTRA_LINES={extra_lines} EKSCTL_STANDIN_DELAY_MS={delay_ms} exec '{}' \"$@\"\n",
+        standin_tools().eksctl.display()
+    );
+    std::fs::write(&wrapper, script).unwrap();
+    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    wrapper
 }
