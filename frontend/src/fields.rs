@@ -357,14 +357,18 @@ pub fn ListField(
 ) -> impl IntoView {
     let id = field_id(&path);
     let input = NodeRef::<html::Input>::new();
-    // While the typed text still means the same items (a trailing comma, extra spaces),
-    // leave it alone so typing is not interrupted.
+    // While someone types here, or while the typed text still means the same items (a
+    // trailing comma, extra spaces, `key=` half typed), leave it alone so typing is not
+    // interrupted; a change from elsewhere (a template, an import) shows the new items.
     let shown = move || {
         let items = value.get();
-        if let Some(input) = input.get_untracked()
-            && split_list(&input.value()) == items
-        {
-            return input.value();
+        if let Some(input) = input.get_untracked() {
+            let typing = document()
+                .active_element()
+                .is_some_and(|active| active == **input);
+            if typing || split_list(&input.value()) == items {
+                return input.value();
+            }
         }
         items.join(", ")
     };

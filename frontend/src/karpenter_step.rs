@@ -6,9 +6,11 @@
 use std::collections::BTreeMap;
 
 use leptos::prelude::*;
+use shared::items;
 use shared::karpenter::{
     Budget, Disruption, Ec2NodeClass, Ec2NodeClassSpec, NodeClaimSpec, NodeClaimTemplate,
     NodeClassRef, NodePool, NodePoolSpec, ObjectMeta, Requirement, SelectorTerm, Taint,
+    TemplateMeta,
 };
 use shared::spec::KarpenterSettings;
 
@@ -236,6 +238,16 @@ fn RequirementRow(pool: usize, index: usize) -> impl IntoView {
                     })
                 })
                 set={move |values: Vec<String>| write(Box::new(move |requirement| requirement.values = values.into()))}
+            />
+            <NumberField
+                label="Min values"
+                path=format!("{base}.minValues")
+                value=Signal::derive(move || {
+                    read_pool(studio, pool, |node_pool| {
+                        node_pool.spec.template.spec.requirements.get(index).and_then(|requirement| requirement.min_values)
+                    })
+                })
+                set=move |min| write(Box::new(move |requirement| requirement.min_values = min))
             />
             <FieldFindings path=base.clone() />
             <button
@@ -478,6 +490,26 @@ fn PoolEditor(index: usize) -> impl IntoView {
                     set=move |after| write_pool(studio, index, |pool| pool.spec.template.spec.expire_after = after)
                 />
             </div>
+            <ListField
+                label="Node labels"
+                path=format!("{base}.spec.template.metadata.labels")
+                placeholder="team=ml, workload=inference"
+                value=Signal::derive(move || {
+                    read_pool(studio, index, |pool| {
+                        pool.spec.template.metadata.as_ref().map(|meta| items::map_to_items(&meta.labels)).unwrap_or_default()
+                    })
+                })
+                set=move |labels: Items| write_pool(studio, index, |pool| {
+                    let labels = items::items_to_map(&labels);
+                    match &mut pool.spec.template.metadata {
+                        Some(meta) => *meta.labels = labels,
+                        None if labels.is_empty() => {}
+                        None => {
+                            pool.spec.template.metadata = Some(TemplateMeta { labels: labels.into(), ..TemplateMeta::default() });
+                        }
+                    }
+                })
+            />
             <h4>"Requirements"</h4>
             <FieldFindings path=format!("{claim}.requirements") />
             {move || (0..requirement_count.get()).map(|requirement| view! { <RequirementRow pool=index index=requirement /> }).collect_view()}
@@ -628,6 +660,29 @@ fn ClassEditor(index: usize) -> impl IntoView {
                         let terms = &mut class.spec.capacity_reservation_selector_terms;
                         terms.retain(|term| term.id.is_none());
                         terms.extend(ids.iter().map(|id| SelectorTerm::id(id)));
+                    })
+                />
+                <ListField
+                    label="Capacity reservation tags (one term each)"
+                    path=format!("{base}.spec.capacityReservationSelectorTerms.tags")
+                    placeholder="purpose=training"
+                    value=Signal::derive(move || {
+                        read_class(studio, index, |class| {
+                            class.spec.capacity_reservation_selector_terms.iter()
+                                .filter(|term| term.id.is_none())
+                                .flat_map(|term| items::map_to_items(&term.tags))
+                                .collect()
+                        })
+                    })
+                    set=move |tags: Items| write_class(studio, index, |class| {
+                        let terms = &mut class.spec.capacity_reservation_selector_terms;
+                        // A term's owner (ownerID) goes with its tags; keep it across edits.
+                        let owner = terms.iter().find_map(|term| term.owner_id.clone());
+                        terms.retain(|term| term.id.is_some());
+                        terms.extend(items::items_to_map(&tags).iter().map(|(key, value)| SelectorTerm {
+                            owner_id: owner.clone(),
+                            ..SelectorTerm::tag(key, value)
+                        }));
                     })
                 />
             </div>

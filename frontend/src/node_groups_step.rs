@@ -3,9 +3,12 @@
 
 use leptos::prelude::*;
 use shared::catalog::{self, CatalogFilter, InstanceType};
+use shared::items;
 use shared::spec::{AddonPolicies, NodeGroup, NodeTaint};
 
-use crate::fields::{CheckboxField, FieldFindings, NumberField, OptionalTextField, TextField};
+use crate::fields::{
+    CheckboxField, FieldFindings, ListField, NumberField, OptionalTextField, TextField,
+};
 use crate::{Step, StepHeading, Studio, field_id};
 
 /// Most rows the picker lists at once; narrowing the filter shows the rest.
@@ -218,12 +221,18 @@ fn InstancePicker(index: usize) -> impl IntoView {
     }
 }
 
-/// Whether the group has the `nvidia.com/gpu:NoSchedule` taint.
-fn has_gpu_taint(group: &NodeGroup) -> bool {
+/// The group's taints as `key=value:Effect` items.
+fn taint_items(group: &NodeGroup) -> Vec<String> {
     group
         .taints
         .iter()
-        .any(|taint| taint.key == "nvidia.com/gpu" && taint.effect == "NoSchedule")
+        .map(|taint| items::taint_to_item(&taint.key, taint.value.as_deref(), &taint.effect))
+        .collect()
+}
+
+fn taint_of(item: &str) -> NodeTaint {
+    let (key, value, effect) = items::item_to_taint(item);
+    NodeTaint { key, value, effect }
 }
 
 /// One node group's settings.
@@ -288,7 +297,6 @@ fn NodeGroupEditor(index: usize) -> impl IntoView {
             <Show when=move || show_picker.get()>
                 <InstancePicker index=index />
             </Show>
-            <FieldFindings path=path("instance_types") nested=true />
             <div class="grid sizes">
                 <NumberField
                     label="Minimum size"
@@ -309,6 +317,13 @@ fn NodeGroupEditor(index: usize) -> impl IntoView {
                     set=move |size| studio.update_group(index, |group| group.max_size = size)
                 />
             </div>
+            <ListField
+                label="Instance types (several, instead of one)"
+                path=path("instance_types")
+                placeholder="g5.12xlarge, g6.12xlarge"
+                value=Signal::derive(move || studio.group(index, |group| group.instance_types.clone()))
+                set=move |types| studio.update_group(index, |group| group.instance_types = types)
+            />
             <OptionalTextField
                 label="AMI family"
                 path=path("ami_family")
@@ -342,22 +357,21 @@ fn NodeGroupEditor(index: usize) -> impl IntoView {
                     checked=flag(|group| group.node_repair)
                     set=move |on| studio.update_group(index, |group| group.node_repair = on)
                 />
-                <CheckboxField
-                    label="Taint nvidia.com/gpu:NoSchedule"
+            </div>
+            <div class="grid">
+                <ListField
+                    label="Labels"
+                    path=path("labels")
+                    placeholder="team=ml, workload=training"
+                    value=Signal::derive(move || studio.group(index, |group| items::map_to_items(&group.labels)))
+                    set={move |labels: Vec<String>| studio.update_group(index, |group| group.labels = items::items_to_map(&labels))}
+                />
+                <ListField
+                    label="Taints"
                     path=path("taints")
-                    checked=flag(has_gpu_taint)
-                    set=move |on| {
-                        studio.update_group(index, |group| {
-                            group.taints.retain(|taint| !(taint.key == "nvidia.com/gpu" && taint.effect == "NoSchedule"));
-                            if on {
-                                group.taints.push(NodeTaint {
-                                    key: "nvidia.com/gpu".into(),
-                                    value: None,
-                                    effect: "NoSchedule".into(),
-                                });
-                            }
-                        })
-                    }
+                    placeholder="nvidia.com/gpu:NoSchedule"
+                    value=Signal::derive(move || studio.group(index, taint_items))
+                    set={move |taints: Vec<String>| studio.update_group(index, |group| group.taints = taints.iter().map(|item| taint_of(item)).collect())}
                 />
             </div>
             <fieldset class="policies">

@@ -14,6 +14,8 @@ pub mod eksctl;
 pub mod ids;
 /// Reads eksctl and Karpenter YAML into a spec, keeping every key it does not model.
 pub mod import;
+/// The one-line text forms of labels, tags and taints in the studio's list fields.
+pub mod items;
 /// Typed mirror of Karpenter's `NodePool` and `EC2NodeClass` and its Helm values.
 pub mod karpenter;
 /// Linting files: every finding placed at its line and column.

@@ -670,6 +670,50 @@ async fn live_check_results_show_next_to_their_fields_and_feed_the_rules() {
 }
 
 #[tokio::test]
+async fn node_group_labels_taints_and_instance_type_lists_are_editable() {
+    let studio = Studio::start();
+    let browser = Browser::start().await;
+    open(&browser, &studio).await;
+    choose_template(&browser, "g4dn").await;
+    browser.go_to_step(4).await;
+    browser
+        .fill("f-node-groups-0-labels", "team=ml, workload=training")
+        .await;
+    browser
+        .fill(
+            "f-node-groups-0-taints",
+            "nvidia.com/gpu:NoSchedule, dedicated=training:NoExecute",
+        )
+        .await;
+    let preview = browser
+        .wait_for_text(PREVIEW, |text| text.contains("dedicated"))
+        .await;
+    assert!(preview.contains("team: ml"), "{preview}");
+    assert!(preview.contains("workload: training"), "{preview}");
+    assert!(preview.contains("effect: NoExecute"), "{preview}");
+
+    // A half-typed taint keeps what was typed and says what is missing, next to the field.
+    browser
+        .fill("f-node-groups-0-taints", "dedicated=training")
+        .await;
+    let findings = browser
+        .wait_for_text(Locator::Id("f-node-groups-0-taints-findings"), |text| {
+            text.contains("effect")
+        })
+        .await;
+    assert!(findings.contains("NoSchedule"), "{findings}");
+
+    browser
+        .fill("f-node-groups-0-instance-types", "g5.12xlarge, g6.12xlarge")
+        .await;
+    let preview = browser
+        .wait_for_text(PREVIEW, |text| text.contains("g6.12xlarge"))
+        .await;
+    assert!(preview.contains("instanceTypes"), "{preview}");
+    browser.close().await;
+}
+
+#[tokio::test]
 async fn the_page_holds_at_a_phone_width() {
     let studio = Studio::start();
     let browser = Browser::start().await;

@@ -1,0 +1,94 @@
+//! The one-line forms the studio's list fields show and read: `key=value` for labels and
+//! tags, `key=value:Effect` (or `key:Effect`) for taints. Reading keeps what was typed,
+//! half-typed items included, so the rules, not the parser, say what is wrong.
+
+use std::collections::BTreeMap;
+
+/// `key=value` per entry; `key` alone when the value is empty.
+pub fn map_to_items(map: &BTreeMap<String, String>) -> Vec<String> {
+    map.iter()
+        .map(|(key, value)| {
+            if value.is_empty() {
+                key.clone()
+            } else {
+                format!("{key}={value}")
+            }
+        })
+        .collect()
+}
+
+/// Entries from `key=value` items (split at the first `=`; no `=` gives an empty value).
+/// A later item with the same key wins.
+pub fn items_to_map(items: &[String]) -> BTreeMap<String, String> {
+    items
+        .iter()
+        .map(|item| {
+            let (key, value) = item.split_once('=').unwrap_or((item.as_str(), ""));
+            (key.trim().to_owned(), value.trim().to_owned())
+        })
+        .collect()
+}
+
+/// A taint as one item: `key=value:Effect`, or `key:Effect` without a value.
+pub fn taint_to_item(key: &str, value: Option<&str>, effect: &str) -> String {
+    match value {
+        Some(value) => format!("{key}={value}:{effect}"),
+        None => format!("{key}:{effect}"),
+    }
+}
+
+/// Key, value and effect of a taint item; the effect is what follows the last `:`, and is
+/// empty when there is none.
+pub fn item_to_taint(item: &str) -> (String, Option<String>, String) {
+    let (rest, effect) = item.rsplit_once(':').unwrap_or((item, ""));
+    let (key, value) = match rest.split_once('=') {
+        Some((key, value)) => (key, Some(value.trim().to_owned())),
+        None => (rest, None),
+    };
+    (key.trim().to_owned(), value, effect.trim().to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_read_back_as_written() {
+        let items = vec![
+            "team=ml".to_owned(),
+            " tier = gpu ".to_owned(),
+            "bare".to_owned(),
+        ];
+        let map = items_to_map(&items);
+        assert_eq!(map["team"], "ml");
+        assert_eq!(map["tier"], "gpu");
+        assert_eq!(map["bare"], "");
+        assert_eq!(map_to_items(&map), ["bare", "team=ml", "tier=gpu"]);
+    }
+
+    #[test]
+    fn taints_with_and_without_values() {
+        assert_eq!(
+            item_to_taint("dedicated=training:NoSchedule"),
+            (
+                "dedicated".into(),
+                Some("training".into()),
+                "NoSchedule".into()
+            )
+        );
+        assert_eq!(
+            item_to_taint("example.com/spot:PreferNoSchedule"),
+            ("example.com/spot".into(), None, "PreferNoSchedule".into())
+        );
+        // Half typed: no effect yet, which the taint rules then report.
+        assert_eq!(
+            item_to_taint("dedicated"),
+            ("dedicated".into(), None, String::new())
+        );
+        assert_eq!(
+            taint_to_item("dedicated", Some("training"), "NoSchedule"),
+            "dedicated=training:NoSchedule"
+        );
+        assert_eq!(taint_to_item("a", None, "NoExecute"), "a:NoExecute");
+    }
+}
