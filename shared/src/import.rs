@@ -2,6 +2,10 @@
 //! object, in the spec's `extra` mappings; rendering merges those back. The leftovers
 //! are computed against what rendering the imported spec would write, so a value the
 //! model would write differently (an explicit `false`, an empty list) is kept as well.
+//!
+//! A spec must always be writable as JSON (`studio.json`, drafts, share links), whose keys
+//! are strings; so a document with any other key (`1:`, `~:`, `!tag key:`, `[a, b]:`) is
+//! refused at that key rather than imported into a spec that could not be saved.
 
 use serde::de::DeserializeOwned;
 use serde_yaml::{Mapping, Value};
@@ -13,6 +17,7 @@ use crate::spec::{
     Addon, AddonPolicies, Capacity, ClusterSettings, GroupPlacement, KarpenterSettings, Network,
     NodeGroup, NodeTaint, Spec, Subnet,
 };
+use crate::yaml_source::{YamlPath, mapping_key_text};
 
 /// Why a document could not be imported; `path` is the path inside the document.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -99,6 +104,50 @@ fn leftover_mapping(original: &Value, rendered: &Value) -> Mapping {
     }
 }
 
+/// The first mapping key under `value` that is not a plain string: an error at the entry
+/// it opens (or at its mapping, for a key that is itself a collection).
+fn non_string_key(value: &Value, path: &YamlPath) -> Option<ImportError> {
+    match value {
+        Value::Mapping(mapping) => mapping.iter().find_map(|(key, item)| match key {
+            Value::String(name) => non_string_key(item, &path.with_key(name.as_str())),
+            other => {
+                let described = match other {
+                    Value::Null => "a null key".to_owned(),
+                    Value::Bool(boolean) => format!("the key `{boolean}`"),
+                    Value::Number(number) => format!("the key `{number}`"),
+                    Value::Tagged(_) => "a tagged key".to_owned(),
+                    Value::Sequence(_) => "a sequence used as a key".to_owned(),
+                    _ => "a mapping used as a key".to_owned(),
+                };
+                let entry = match mapping_key_text(other) {
+                    Some(text) => path.with_key(text),
+                    None => path.clone(),
+                };
+                Some(error(
+                    entry.to_string(),
+                    format!(
+                        "{described} is not a string; the studio saves designs as JSON, whose keys are strings (quote it)"
+                    ),
+                ))
+            }
+        }),
+        Value::Sequence(items) => items
+            .iter()
+            .enumerate()
+            .find_map(|(index, item)| non_string_key(item, &path.with_index(index))),
+        Value::Tagged(tagged) => non_string_key(&tagged.value, path),
+        Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_) => None,
+    }
+}
+
+/// Refuses a document with a key the spec could not keep (see the module docs).
+fn string_keys_only(document: &Value) -> Result<(), ImportError> {
+    match non_string_key(document, &YamlPath::root()) {
+        Some(refused) => Err(refused),
+        None => Ok(()),
+    }
+}
+
 /// Reads `key` as `T`, or nothing when it is missing or has another shape (then it
 /// stays in the leftovers).
 fn take<T: DeserializeOwned>(mapping: &Value, key: &str) -> Option<T> {
@@ -127,6 +176,7 @@ pub fn import_cluster_config(document: &Value) -> Result<Spec, ImportError> {
     if document_kind(document)? != DocumentKind::ClusterConfig {
         return Err(error("kind", "expected an eksctl ClusterConfig"));
     }
+    string_keys_only(document)?;
     let metadata = document.get("metadata").cloned().unwrap_or(Value::Null);
     let cluster = ClusterSettings {
         name: text(&metadata, "name"),
@@ -354,7 +404,9 @@ pub fn import_karpenter(documents: &[Value]) -> Result<ImportedKarpenter, Import
             message: format!("{prefix}{}", import_error.message),
             ..import_error
         };
-        match document_kind(document).map_err(located)? {
+        let kind = document_kind(document).map_err(located)?;
+        string_keys_only(document).map_err(located)?;
+        match kind {
             DocumentKind::NodePool => {
                 let pool: NodePool = serde_yaml::from_value(object_body(document))
                     .map_err(|serde_error| located(error("spec", serde_error.to_string())))?;

@@ -411,14 +411,23 @@ pub fn parse_documents(text: &str) -> Result<Vec<SourceDocument>, YamlError> {
     if let Some(error) = first_unprintable(text) {
         return Err(error);
     }
+    // The scanner places problems at the very end of a text without a final line break
+    // on a line after the last one; such places are moved back to the end of the text.
+    let end = end_position(text);
     let mut parser = Parser::new_from_str(text);
     let mut documents = Vec::new();
     let mut document: Option<DocumentBuilder> = None;
+    let inside_text = |mut error: YamlError| {
+        if error.position() > end {
+            (error.line, error.column) = (end.line, end.column);
+        }
+        error
+    };
     loop {
         let (event, marker) = parser
             .next_token()
-            .map_err(|error| YamlError::from_scan(&error))?;
-        let position = Position::from_marker(&marker);
+            .map_err(|error| inside_text(YamlError::from_scan(&error)))?;
+        let position = Position::from_marker(&marker).min(end);
         match event {
             Event::StreamEnd => return Ok(documents),
             Event::StreamStart | Event::Nothing => {}
@@ -429,7 +438,7 @@ pub fn parse_documents(text: &str) -> Result<Vec<SourceDocument>, YamlError> {
                 }
             }
             content => match document.as_mut() {
-                Some(builder) => builder.on_event(content, position)?,
+                Some(builder) => builder.on_event(content, position).map_err(inside_text)?,
                 None => return Err(YamlError::at(position, "content outside a document")),
             },
         }
@@ -464,6 +473,32 @@ fn first_unprintable(text: &str) -> Option<YamlError> {
         }
     }
     None
+}
+
+/// The place just after the last character, counting lines as YAML does (`\r\n`, `\r`
+/// and `\n` each end a line).
+fn end_position(text: &str) -> Position {
+    let mut end = Position { line: 1, column: 1 };
+    let mut characters = text.chars().peekable();
+    while let Some(character) = characters.next() {
+        let line_break = match character {
+            '\r' => {
+                characters.next_if_eq(&'\n');
+                true
+            }
+            '\n' => true,
+            _ => false,
+        };
+        if line_break {
+            end = Position {
+                line: end.line + 1,
+                column: 1,
+            };
+        } else {
+            end.column += 1;
+        }
+    }
+    end
 }
 
 /// A value's place in the text and its node in the position tree.

@@ -1,8 +1,9 @@
 //! `cargo xtask bench`: the figures SPEC §11 budgets, measured on this machine and printed
 //! as one table. Nothing here asserts a time; the numbers go into the README.
 
-use std::io::Write;
-use std::process::Command;
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::{build_frontend, cargo, root, status, target_dir, tools};
@@ -113,29 +114,307 @@ fn lint_process(rows: &mut Vec<Row>) -> Result<(), String> {
     Ok(())
 }
 
-/// Runs every benchmark and prints the table.
-pub fn bench() -> Result<(), String> {
+/// The parts of `cargo xtask bench`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Part {
+    /// criterion: validate + render in process (`shared`).
+    Criterion,
+    /// The page's weight, gzip -9 (builds the page).
+    Page,
+    /// `eks-studio lint`, whole process.
+    Lint,
+    /// `POST /api/validate` under load beside a bare axum handler.
+    Load,
+}
+
+/// Runs the benchmarks (every part unless `only` names some) and prints the table.
+pub fn bench(only: &[Part], load_seconds: u64) -> Result<(), String> {
+    let wanted = |part: Part| only.is_empty() || only.contains(&part);
     let mut rows = Vec::new();
-    println!("==> criterion: validate + render (shared)");
-    status(cargo().args([
-        "bench",
-        "--package",
-        "eks-studio-shared",
-        "--bench",
-        "validate_render",
-    ]))?;
-    println!("\n==> page weight");
-    let build_tools = tools::ensure_build_tools()?;
-    build_frontend(&build_tools)?;
-    page_weight(&mut rows)?;
-    println!("\n==> eks-studio lint, whole process");
-    lint_process(&mut rows)?;
+    if wanted(Part::Criterion) {
+        println!("==> criterion: validate + render (shared)");
+        status(cargo().args([
+            "bench",
+            "--package",
+            "eks-studio-shared",
+            "--bench",
+            "validate_render",
+        ]))?;
+    }
+    if wanted(Part::Page) {
+        println!("\n==> page weight");
+        let build_tools = tools::ensure_build_tools()?;
+        build_frontend(&build_tools)?;
+        page_weight(&mut rows)?;
+    }
+    if wanted(Part::Lint) {
+        println!("\n==> eks-studio lint, whole process");
+        lint_process(&mut rows)?;
+    }
+    if wanted(Part::Load) {
+        println!("\n==> POST /api/validate under load, beside a bare axum handler");
+        api_load(&mut rows, load_seconds)?;
+    }
     let width = rows.iter().map(|row| row.what.len()).max().unwrap_or(0);
     println!("\n==> results ({})", machine());
     for row in &rows {
         println!("{:width$}  {:32}  {}", row.what, row.figure, row.budget);
     }
-    println!("criterion's figures for validate + render are above (and in target/criterion/).");
+    if wanted(Part::Criterion) {
+        println!("criterion's figures for validate + render are above (and in target/criterion/).");
+    }
+    Ok(())
+}
+
+/// The largest of the seven seed templates (by its cluster.yaml), as the criterion
+/// bench and the in-browser measurement choose it.
+fn largest_seed_template() -> &'static shared::Template {
+    shared::TEMPLATES
+        .iter()
+        .take(7)
+        .max_by_key(|template| {
+            shared::render_cluster_yaml(&template.spec())
+                .map(|yaml| yaml.len())
+                .unwrap_or(0)
+        })
+        .expect("there are seed templates")
+}
+
+/// Connections wrk keeps open; one wrk thread drives them. On a 2-core machine the load
+/// generator takes about one core and the server the other, for both servers alike.
+const LOAD_CONNECTIONS: u32 = 16;
+
+/// What one wrk run measured.
+struct LoadResult {
+    requests: u64,
+    seconds: f64,
+    p50: Duration,
+    p99: Duration,
+}
+
+impl LoadResult {
+    fn per_second(&self) -> f64 {
+        self.requests as f64 / self.seconds
+    }
+}
+
+/// A server process this bench started; dropping it stops that process (by its id).
+struct Server {
+    child: Child,
+    base_url: String,
+}
+
+impl Server {
+    /// Starts `command` and waits for the stdout line that says where it listens.
+    fn start(mut command: Command, log: &Path) -> Result<Server, String> {
+        let shown = format!("{command:?}");
+        let log_file = std::fs::File::create(log)
+            .map_err(|error| format!("cannot create {}: {error}", log.display()))?;
+        let mut child = command
+            .stdout(Stdio::piped())
+            .stderr(log_file)
+            .spawn()
+            .map_err(|error| format!("cannot start {shown}: {error}"))?;
+        let mut lines = BufReader::new(child.stdout.take().expect("stdout is piped")).lines();
+        let base_url = lines.by_ref().map_while(Result::ok).find_map(|line| {
+            line.split_once("listening on ")
+                .map(|(_, url)| url.trim().trim_end_matches('/').to_owned())
+        });
+        let mut server = Server {
+            child,
+            base_url: String::new(),
+        };
+        match base_url {
+            Some(base_url) => server.base_url = base_url,
+            None => {
+                return Err(format!(
+                    "{shown} ended without saying where it listens; see {}",
+                    log.display()
+                ));
+            }
+        }
+        // Keep reading stdout so the server never writes into a closed pipe.
+        std::thread::spawn(move || lines.map_while(Result::ok).for_each(drop));
+        Ok(server)
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// One wrk run against `url`, POSTing `body` on every request.
+fn wrk_run(
+    wrk: &Path,
+    script: &Path,
+    body: &Path,
+    url: &str,
+    seconds: u64,
+) -> Result<LoadResult, String> {
+    let output = Command::new(wrk)
+        .args(["--threads", "1", "--connections"])
+        .arg(LOAD_CONNECTIONS.to_string())
+        .arg("--duration")
+        .arg(format!("{seconds}s"))
+        .args(["--timeout", "10s", "--script"])
+        .arg(script)
+        .arg(url)
+        .arg("--")
+        .arg(body)
+        .output()
+        .map_err(|error| format!("cannot run wrk: {error}"))?;
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let result_line = stdout
+        .lines()
+        .find_map(|line| line.strip_prefix("wrk-result "))
+        .ok_or_else(|| {
+            format!(
+                "wrk gave no result ({}): {stdout}{}",
+                output.status,
+                String::from_utf8_lossy(&output.stderr)
+            )
+        })?;
+    let field = |name: &str| -> Result<u64, String> {
+        result_line
+            .split(' ')
+            .find_map(|pair| pair.strip_prefix(name)?.strip_prefix('='))
+            .and_then(|value| value.parse().ok())
+            .ok_or_else(|| format!("no {name} in wrk's result `{result_line}`"))
+    };
+    let requests = field("requests")?;
+    let failed = field("status_errors")? + field("socket_errors")?;
+    if requests == 0 || failed > 0 {
+        return Err(format!(
+            "{url}: {requests} requests, {failed} failed; the measurement is not valid"
+        ));
+    }
+    Ok(LoadResult {
+        requests,
+        seconds: field("duration_us")? as f64 / 1e6,
+        p50: Duration::from_micros(field("p50_us")?),
+        p99: Duration::from_micros(field("p99_us")?),
+    })
+}
+
+/// Warms a server up for two seconds, then measures it for `seconds`.
+fn measure(
+    wrk: &Path,
+    script: &Path,
+    body: &Path,
+    url: &str,
+    seconds: u64,
+) -> Result<LoadResult, String> {
+    wrk_run(wrk, script, body, url, 2)?;
+    let result = wrk_run(wrk, script, body, url, seconds)?;
+    println!(
+        "{url}: {} requests in {:.1} s, {:.0} req/s, latency median {:.2} ms, p99 {:.2} ms",
+        result.requests,
+        result.seconds,
+        result.per_second(),
+        millis(result.p50),
+        millis(result.p99)
+    );
+    Ok(result)
+}
+
+fn millis(duration: Duration) -> f64 {
+    duration.as_secs_f64() * 1000.0
+}
+
+/// `POST /api/validate` of the real server and a bare axum handler on the same stack,
+/// loaded one after the other with the same request (release builds, 127.0.0.1).
+fn api_load(rows: &mut Vec<Row>, seconds: u64) -> Result<(), String> {
+    let wrk = tools::ensure_wrk()?;
+    status(cargo().args([
+        "build",
+        "--release",
+        "--package",
+        "eks-studio",
+        "--bin",
+        "eks-studio",
+        "--example",
+        "bare_axum",
+    ]))?;
+    let dir: PathBuf = target_dir().join("bench");
+    std::fs::create_dir_all(&dir)
+        .map_err(|error| format!("cannot create {}: {error}", dir.display()))?;
+    let template = largest_seed_template();
+    let body = dir.join("validate-body.json");
+    let script = dir.join("post_body.lua");
+    let write = |path: &Path, contents: &str| {
+        std::fs::write(path, contents)
+            .map_err(|error| format!("cannot write {}: {error}", path.display()))
+    };
+    let body_text = template.spec().to_json();
+    write(&body, &body_text)?;
+    write(&script, include_str!("post_body.lua"))?;
+    println!(
+        "xtask: body: template {}'s studio.json ({} bytes); wrk: 1 thread, {LOAD_CONNECTIONS} connections, {seconds} s each after 2 s of warm-up",
+        template.id,
+        body_text.len()
+    );
+
+    let bare = Server::start(
+        Command::new(target_dir().join("release/examples/bare_axum")),
+        &dir.join("bare_axum.log"),
+    )?;
+    let bare_result = measure(
+        &wrk,
+        &script,
+        &body,
+        &format!("{}/api/validate", bare.base_url),
+        seconds,
+    )?;
+    drop(bare);
+
+    let deploy_data = dir.join("deploy-data");
+    let mut studio_command = Command::new(target_dir().join("release/eks-studio"));
+    studio_command
+        .args(["serve", "--addr", "127.0.0.1:0", "--static-dir"])
+        .arg(dir.join("no-page"))
+        .arg("--data-dir")
+        .arg(&deploy_data)
+        // Offline: the bench must not wait on the instance metadata service.
+        .env("AWS_EC2_METADATA_DISABLED", "true");
+    let studio = Server::start(studio_command, &dir.join("eks-studio.log"))?;
+    let studio_result = measure(
+        &wrk,
+        &script,
+        &body,
+        &format!("{}/api/validate", studio.base_url),
+        seconds,
+    )?;
+    drop(studio);
+
+    let figure = |result: &LoadResult| {
+        format!(
+            "{:.0} req/s, median {:.2} ms, p99 {:.2} ms",
+            result.per_second(),
+            millis(result.p50),
+            millis(result.p99)
+        )
+    };
+    rows.push(Row {
+        what: format!("bare axum handler, same body ({} bytes)", body_text.len()),
+        figure: figure(&bare_result),
+        budget: String::new(),
+    });
+    rows.push(Row {
+        what: format!("POST /api/validate, {}'s studio.json", template.id),
+        figure: figure(&studio_result),
+        budget: String::new(),
+    });
+    rows.push(Row {
+        what: "POST /api/validate throughput / bare axum's".into(),
+        figure: format!(
+            "{:.0}%",
+            100.0 * studio_result.per_second() / bare_result.per_second()
+        ),
+        budget: ">= 50%".into(),
+    });
     Ok(())
 }
 

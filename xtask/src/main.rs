@@ -1,11 +1,14 @@
 //! Project tasks behind `cargo xtask`: `run` sets up and starts the studio, `test` sets
-//! up and runs every test. Both install what is missing, at pinned versions, and skip
-//! what is already there, so a second run starts at once.
+//! up and runs every test, `bench` measures the budgets, `fuzz` runs the fuzz targets.
+//! Each installs what is missing, at pinned versions, and skips what is already there, so
+//! a second run starts at once.
 
 /// The benchmarks behind `cargo xtask bench`.
 mod bench;
 /// Generating the instance-type catalog `shared` embeds from the reference tables.
 mod catalog;
+/// The fuzz targets behind `cargo xtask fuzz`.
+mod fuzz;
 /// Installing the tools the build and the tests need.
 mod tools;
 
@@ -37,7 +40,23 @@ enum Task {
     /// Build the page into target/dist (installing the build tools when missing).
     BuildFrontend,
     /// Measure the budgets of SPEC §11 and print the table (slow: release builds).
-    Bench,
+    Bench {
+        /// Measure only these parts (default: all).
+        #[arg(long, value_enum, value_delimiter = ',')]
+        only: Vec<bench::Part>,
+        /// Seconds each load-generator run lasts (`load` part).
+        #[arg(long, default_value_t = 10)]
+        load_seconds: u64,
+    },
+    /// Run each fuzz target (fuzz/, nightly) for a bounded time from seeds made from the
+    /// repository; exits non-zero when any target crashes.
+    Fuzz {
+        /// Seconds per target.
+        #[arg(long, default_value_t = 60)]
+        seconds: u64,
+        /// Run only these targets (default: all).
+        targets: Vec<String>,
+    },
     /// Regenerate the golden files (rendered templates, reduced schemas) after an intended change.
     Bless,
     /// Join the reference instance-type tables into shared/data/instance-catalog.csv.
@@ -55,7 +74,8 @@ fn main() -> ExitCode {
         Task::Run { addr } => run(&addr),
         Task::Test => test(),
         Task::BuildFrontend => tools::ensure_build_tools().and_then(|tools| build_frontend(&tools)),
-        Task::Bench => bench::bench(),
+        Task::Bench { only, load_seconds } => bench::bench(&only, load_seconds),
+        Task::Fuzz { seconds, targets } => fuzz::fuzz(seconds, &targets),
         Task::Bless => status(
             cargo()
                 .args([

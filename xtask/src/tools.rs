@@ -9,6 +9,8 @@ use std::process::Command;
 use crate::{root, status};
 
 const TRUNK_VERSION: &str = "0.21.14";
+/// cargo-fuzz, for `cargo xtask fuzz` (it drives libFuzzer with the nightly toolchain).
+const CARGO_FUZZ_VERSION: &str = "0.13.2";
 /// binaryen's wasm-opt, from npm; Debian's older binaryen breaks the externref table.
 const BINARYEN_VERSION: &str = "132.0.0";
 const WASM_OPT_VERSION_LINE: &str = "version 132";
@@ -123,7 +125,9 @@ fn ensure_cargo_tool(
     if version_output(&path).trim() == wanted {
         return Ok(path);
     }
-    println!("xtask: installing {krate} {version} (first run only; trunk takes about 9 minutes)");
+    println!(
+        "xtask: installing {krate} {version} (first run only; trunk takes about 9 minutes, cargo-fuzz about 3)"
+    );
     let mut install = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
     install.args(["install", krate, "--version", version]);
     if locked {
@@ -191,13 +195,8 @@ pub fn ensure_build_tools() -> Result<BuildTools, String> {
     })
 }
 
-fn ensure_chromium() -> Result<(PathBuf, PathBuf), String> {
-    if let (Some(chromium), Some(chromedriver)) =
-        (find_on_path("chromium"), find_on_path("chromedriver"))
-    {
-        return Ok((chromium, chromedriver));
-    }
-    println!("xtask: installing Debian's chromium and chromium-driver");
+/// Installs Debian packages with apt-get (through sudo unless running as root).
+fn apt_install(packages: &[&str]) -> Result<(), String> {
     let as_root = Command::new("id")
         .arg("-u")
         .output()
@@ -215,13 +214,17 @@ fn ensure_chromium() -> Result<(PathBuf, PathBuf), String> {
         command
     };
     status(&mut apt(&["update", "-q"]))?;
-    status(&mut apt(&[
-        "install",
-        "-y",
-        "-q",
-        "chromium",
-        "chromium-driver",
-    ]))?;
+    status(apt(&["install", "-y", "-q"]).args(packages))
+}
+
+fn ensure_chromium() -> Result<(PathBuf, PathBuf), String> {
+    if let (Some(chromium), Some(chromedriver)) =
+        (find_on_path("chromium"), find_on_path("chromedriver"))
+    {
+        return Ok((chromium, chromedriver));
+    }
+    println!("xtask: installing Debian's chromium and chromium-driver");
+    apt_install(&["chromium", "chromium-driver"])?;
     match (find_on_path("chromium"), find_on_path("chromedriver")) {
         (Some(chromium), Some(chromedriver)) => Ok((chromium, chromedriver)),
         _ => Err("chromium and chromedriver are still not on PATH after apt-get install".into()),
@@ -266,4 +269,34 @@ pub fn ensure_test_tools() -> Result<TestTools, String> {
         chromium,
         emulator_python,
     })
+}
+
+/// The nightly toolchain (libFuzzer's instrumentation needs it) and cargo-fuzz.
+pub fn ensure_fuzz_tools() -> Result<PathBuf, String> {
+    let toolchains = Command::new("rustup")
+        .args(["toolchain", "list"])
+        .output()
+        .map(|output| String::from_utf8_lossy(&output.stdout).into_owned())
+        .unwrap_or_default();
+    if !toolchains.lines().any(|line| line.starts_with("nightly")) {
+        println!("xtask: installing the nightly toolchain (for the fuzz targets)");
+        status(Command::new("rustup").args([
+            "toolchain",
+            "install",
+            "nightly",
+            "--profile",
+            "minimal",
+        ]))?;
+    }
+    ensure_cargo_tool("cargo-fuzz", "cargo-fuzz", CARGO_FUZZ_VERSION, true)
+}
+
+/// Debian's `wrk`, the HTTP load generator of `cargo xtask bench`.
+pub fn ensure_wrk() -> Result<PathBuf, String> {
+    if let Some(wrk) = find_on_path("wrk") {
+        return Ok(wrk);
+    }
+    println!("xtask: installing Debian's wrk (HTTP load generator)");
+    apt_install(&["wrk"])?;
+    find_on_path("wrk").ok_or_else(|| "wrk is still not on PATH after apt-get install".into())
 }

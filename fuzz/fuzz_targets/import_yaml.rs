@@ -1,0 +1,87 @@
+//! YAML text through the importer, both ways the studio reads it: the strict way of
+//! `eks-studio convert` (`lint::import_yaml`: schemas enforced) and the lenient way of the
+//! browser's import (each document on its own through `shared::import`). Whatever is
+//! imported is then checked and rendered into a bundle, as the studio does next.
+//!
+//! Nothing may panic, and every refusal must point into the text.
+
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use shared::import::{self, DocumentKind};
+use shared::yaml_source::{self, YamlPath};
+use shared::{Spec, lint, rules};
+
+/// The last line a position may name: one past the last line break.
+fn last_line(text: &str) -> usize {
+    text.chars()
+        .filter(|char| matches!(char, '\n' | '\r'))
+        .count()
+        + 1
+}
+
+fn assert_in_text(text: &str, line: usize, column: usize, message: &str) {
+    assert!(
+        line >= 1 && column >= 1 && line <= last_line(text),
+        "position {line}:{column} is outside the text ({} lines): {message}",
+        last_line(text)
+    );
+}
+
+/// What the studio does with an imported design: check it, render every file, zip them.
+fn check_and_render(spec: &Spec) {
+    let findings = rules::validate(spec);
+    if let Ok(files) = shared::bundle::bundle_files(spec, &findings, &[]) {
+        shared::bundle::zip_bundle(&files);
+    }
+    if let Some(settings) = &spec.karpenter {
+        let _ = shared::render::karpenter_documents(settings);
+    }
+}
+
+fn strict(text: &str) {
+    match lint::import_yaml(text) {
+        Ok(file) => check_and_render(&file.spec),
+        Err(failures) => {
+            assert!(!failures.is_empty(), "a refusal says why");
+            for failure in failures {
+                assert_in_text(text, failure.line, failure.column, &failure.message);
+            }
+        }
+    }
+}
+
+fn lenient(text: &str) {
+    let documents = match yaml_source::parse_documents(text) {
+        Ok(documents) => documents,
+        Err(error) => return assert_in_text(text, error.line, error.column, &error.message),
+    };
+    for document in &documents {
+        let imported = import::document_kind(&document.value).and_then(|kind| match kind {
+            DocumentKind::ClusterConfig => import::import_cluster_config(&document.value),
+            _ => import::import_karpenter(std::slice::from_ref(&document.value)).map(|imported| {
+                Spec {
+                    karpenter: Some(imported.settings),
+                    ..Spec::default()
+                }
+            }),
+        });
+        match imported {
+            Ok(spec) => check_and_render(&spec),
+            Err(error) => {
+                // The browser places the error at its path inside the document.
+                let path = error.path.parse::<YamlPath>().unwrap_or_default();
+                let position = document.position(&path);
+                assert_in_text(text, position.line, position.column, &error.message);
+            }
+        }
+    }
+}
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    strict(text);
+    lenient(text);
+});
