@@ -128,30 +128,6 @@ pub(super) static RULES: &[Rule] = &[
     },
 ];
 
-/// Walks every string of the spec with its path.
-fn each_string(value: &serde_json::Value, path: &mut String, visit: &mut dyn FnMut(&str, &str)) {
-    match value {
-        serde_json::Value::String(text) => visit(path, text),
-        serde_json::Value::Array(items) => {
-            for (index, item) in items.iter().enumerate() {
-                let length = path.len();
-                path.push_str(&format!("[{index}]"));
-                each_string(item, path, visit);
-                path.truncate(length);
-            }
-        }
-        serde_json::Value::Object(fields) => {
-            for (key, item) in fields {
-                let length = path.len();
-                push_key(path, key);
-                each_string(item, path, visit);
-                path.truncate(length);
-            }
-        }
-        _ => {}
-    }
-}
-
 /// Appends a key to a field path, quoting keys that are not plain identifiers.
 pub(crate) fn push_key(path: &mut String, key: &str) {
     let plain = !key.is_empty()
@@ -169,9 +145,8 @@ pub(crate) fn push_key(path: &mut String, key: &str) {
 }
 
 fn placeholder_left(context: &Context<'_>, report: &mut Report<'_>) {
-    let value = serde_json::to_value(context.spec).expect("a spec serialises to JSON");
     let mut found = Vec::new();
-    each_string(&value, &mut String::new(), &mut |path, text| {
+    super::strings::each_string(context.spec, &mut |path, text| {
         if ids::is_placeholder(text) {
             found.push((path.to_owned(), text.to_owned()));
         }

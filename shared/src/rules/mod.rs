@@ -14,6 +14,8 @@ mod karpenter;
 mod live;
 /// Rules on managed node groups: sizes, EFA, capacity, GPUs, Spot.
 mod node_groups;
+/// Every string of the spec with its path, for the placeholder rule.
+mod strings;
 
 use serde::{Deserialize, Serialize};
 

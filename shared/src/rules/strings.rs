@@ -1,0 +1,504 @@
+//! Every string of a serialisable value with its field path, visited straight from
+//! `Serialize` without building an intermediate value: the placeholder rule looks at all
+//! of the spec on every keystroke and every API call, so it must not allocate a tree.
+//! Paths read like the JSON of the value: `a.b[2]`, and `["key with dots"]` for keys that
+//! are not plain identifiers.
+
+use serde::ser::{self, Serialize};
+
+use super::cluster::push_key;
+
+/// Calls `visit(path, text)` for every string in `value` (map keys excepted).
+pub(crate) fn each_string<T: Serialize + ?Sized>(value: &T, visit: &mut dyn FnMut(&str, &str)) {
+    let mut path = String::new();
+    // Only `Unsupported` can fail, and the spec holds nothing unsupported.
+    let _ = value.serialize(Walker {
+        path: &mut path,
+        visit,
+    });
+}
+
+/// Raised for nothing the spec holds; serde requires an error type.
+#[derive(Debug)]
+pub(crate) struct Unsupported;
+
+impl std::fmt::Display for Unsupported {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.write_str("unsupported value")
+    }
+}
+
+impl std::error::Error for Unsupported {}
+
+impl ser::Error for Unsupported {
+    fn custom<M: std::fmt::Display>(_: M) -> Unsupported {
+        Unsupported
+    }
+}
+
+struct Walker<'a> {
+    path: &'a mut String,
+    visit: &'a mut dyn FnMut(&str, &str),
+}
+
+impl Walker<'_> {
+    fn reborrow(&mut self) -> Walker<'_> {
+        Walker {
+            path: self.path,
+            visit: self.visit,
+        }
+    }
+
+    /// Serialises `value` one level down, under `key` or `[index]`.
+    fn child<T: Serialize + ?Sized>(&mut self, step: Step<'_>, value: &T) {
+        let length = self.path.len();
+        match step {
+            Step::Key(key) => push_key(self.path, key),
+            Step::Index(index) => {
+                use std::fmt::Write;
+                let _ = write!(self.path, "[{index}]");
+            }
+        }
+        let _ = value.serialize(self.reborrow());
+        self.path.truncate(length);
+    }
+}
+
+enum Step<'k> {
+    Key(&'k str),
+    Index(usize),
+}
+
+macro_rules! ignore {
+    ($($method:ident: $type:ty),* $(,)?) => {
+        $(fn $method(self, _: $type) -> Result<(), Unsupported> { Ok(()) })*
+    };
+}
+
+impl<'a> ser::Serializer for Walker<'a> {
+    type Ok = ();
+    type Error = Unsupported;
+    type SerializeSeq = Compound<'a>;
+    type SerializeTuple = Compound<'a>;
+    type SerializeTupleStruct = Compound<'a>;
+    type SerializeTupleVariant = Compound<'a>;
+    type SerializeMap = Compound<'a>;
+    type SerializeStruct = Compound<'a>;
+    type SerializeStructVariant = Compound<'a>;
+
+    ignore!(
+        serialize_bool: bool, serialize_i8: i8, serialize_i16: i16, serialize_i32: i32,
+        serialize_i64: i64, serialize_u8: u8, serialize_u16: u16, serialize_u32: u32,
+        serialize_u64: u64, serialize_f32: f32, serialize_f64: f64, serialize_char: char,
+        serialize_bytes: &[u8], serialize_unit_struct: &'static str,
+    );
+
+    fn serialize_str(self, text: &str) -> Result<(), Unsupported> {
+        (self.visit)(self.path, text);
+        Ok(())
+    }
+    fn serialize_none(self) -> Result<(), Unsupported> {
+        Ok(())
+    }
+    fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<(), Unsupported> {
+        value.serialize(self)
+    }
+    fn serialize_unit(self) -> Result<(), Unsupported> {
+        Ok(())
+    }
+    fn serialize_unit_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        variant: &'static str,
+    ) -> Result<(), Unsupported> {
+        self.serialize_str(variant)
+    }
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        value: &T,
+    ) -> Result<(), Unsupported> {
+        value.serialize(self)
+    }
+    fn serialize_newtype_variant<T: Serialize + ?Sized>(
+        mut self,
+        _: &'static str,
+        _: u32,
+        variant: &'static str,
+        value: &T,
+    ) -> Result<(), Unsupported> {
+        self.child(Step::Key(variant), value);
+        Ok(())
+    }
+    fn serialize_seq(self, _: Option<usize>) -> Result<Compound<'a>, Unsupported> {
+        Ok(Compound::new(self))
+    }
+    fn serialize_tuple(self, _: usize) -> Result<Compound<'a>, Unsupported> {
+        Ok(Compound::new(self))
+    }
+    fn serialize_tuple_struct(
+        self,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Compound<'a>, Unsupported> {
+        Ok(Compound::new(self))
+    }
+    fn serialize_tuple_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        variant: &'static str,
+        _: usize,
+    ) -> Result<Compound<'a>, Unsupported> {
+        Ok(Compound::nested(self, variant))
+    }
+    fn serialize_map(self, _: Option<usize>) -> Result<Compound<'a>, Unsupported> {
+        Ok(Compound::new(self))
+    }
+    fn serialize_struct(self, _: &'static str, _: usize) -> Result<Compound<'a>, Unsupported> {
+        Ok(Compound::new(self))
+    }
+    fn serialize_struct_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        variant: &'static str,
+        _: usize,
+    ) -> Result<Compound<'a>, Unsupported> {
+        Ok(Compound::nested(self, variant))
+    }
+}
+
+/// A sequence, map or struct being walked: the next index, or the key just read.
+struct Compound<'a> {
+    walker: Walker<'a>,
+    /// Path length to restore at the end (variants add their name).
+    restore: usize,
+    index: usize,
+    key: String,
+}
+
+impl<'a> Compound<'a> {
+    fn new(walker: Walker<'a>) -> Compound<'a> {
+        let restore = walker.path.len();
+        Compound {
+            walker,
+            restore,
+            index: 0,
+            key: String::new(),
+        }
+    }
+
+    fn nested(walker: Walker<'a>, variant: &str) -> Compound<'a> {
+        let restore = walker.path.len();
+        push_key(walker.path, variant);
+        Compound {
+            walker,
+            restore,
+            index: 0,
+            key: String::new(),
+        }
+    }
+
+    fn element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Unsupported> {
+        self.walker.child(Step::Index(self.index), value);
+        self.index += 1;
+        Ok(())
+    }
+
+    fn end(self) -> Result<(), Unsupported> {
+        self.walker.path.truncate(self.restore);
+        Ok(())
+    }
+}
+
+impl ser::SerializeSeq for Compound<'_> {
+    type Ok = ();
+    type Error = Unsupported;
+    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Unsupported> {
+        self.element(value)
+    }
+    fn end(self) -> Result<(), Unsupported> {
+        Compound::end(self)
+    }
+}
+
+impl ser::SerializeTuple for Compound<'_> {
+    type Ok = ();
+    type Error = Unsupported;
+    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Unsupported> {
+        self.element(value)
+    }
+    fn end(self) -> Result<(), Unsupported> {
+        Compound::end(self)
+    }
+}
+
+impl ser::SerializeTupleStruct for Compound<'_> {
+    type Ok = ();
+    type Error = Unsupported;
+    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Unsupported> {
+        self.element(value)
+    }
+    fn end(self) -> Result<(), Unsupported> {
+        Compound::end(self)
+    }
+}
+
+impl ser::SerializeTupleVariant for Compound<'_> {
+    type Ok = ();
+    type Error = Unsupported;
+    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Unsupported> {
+        self.element(value)
+    }
+    fn end(self) -> Result<(), Unsupported> {
+        Compound::end(self)
+    }
+}
+
+impl ser::SerializeMap for Compound<'_> {
+    type Ok = ();
+    type Error = Unsupported;
+    fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<(), Unsupported> {
+        self.key.clear();
+        key.serialize(KeyText(&mut self.key))
+    }
+    fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Unsupported> {
+        let key = std::mem::take(&mut self.key);
+        self.walker.child(Step::Key(&key), value);
+        self.key = key;
+        Ok(())
+    }
+    fn end(self) -> Result<(), Unsupported> {
+        Compound::end(self)
+    }
+}
+
+impl ser::SerializeStruct for Compound<'_> {
+    type Ok = ();
+    type Error = Unsupported;
+    fn serialize_field<T: Serialize + ?Sized>(
+        &mut self,
+        key: &'static str,
+        value: &T,
+    ) -> Result<(), Unsupported> {
+        self.walker.child(Step::Key(key), value);
+        Ok(())
+    }
+    fn end(self) -> Result<(), Unsupported> {
+        Compound::end(self)
+    }
+}
+
+impl ser::SerializeStructVariant for Compound<'_> {
+    type Ok = ();
+    type Error = Unsupported;
+    fn serialize_field<T: Serialize + ?Sized>(
+        &mut self,
+        key: &'static str,
+        value: &T,
+    ) -> Result<(), Unsupported> {
+        self.walker.child(Step::Key(key), value);
+        Ok(())
+    }
+    fn end(self) -> Result<(), Unsupported> {
+        Compound::end(self)
+    }
+}
+
+/// Writes a map key as text: strings as they are, numbers and booleans as JSON writes
+/// them; other keys are unsupported (JSON cannot hold them either).
+struct KeyText<'a>(&'a mut String);
+
+macro_rules! key_display {
+    ($($method:ident: $type:ty),* $(,)?) => {
+        $(fn $method(self, value: $type) -> Result<(), Unsupported> {
+            use std::fmt::Write;
+            let _ = write!(self.0, "{value}");
+            Ok(())
+        })*
+    };
+}
+
+impl ser::Serializer for KeyText<'_> {
+    type Ok = ();
+    type Error = Unsupported;
+    type SerializeSeq = ser::Impossible<(), Unsupported>;
+    type SerializeTuple = ser::Impossible<(), Unsupported>;
+    type SerializeTupleStruct = ser::Impossible<(), Unsupported>;
+    type SerializeTupleVariant = ser::Impossible<(), Unsupported>;
+    type SerializeMap = ser::Impossible<(), Unsupported>;
+    type SerializeStruct = ser::Impossible<(), Unsupported>;
+    type SerializeStructVariant = ser::Impossible<(), Unsupported>;
+
+    key_display!(
+        serialize_bool: bool, serialize_i8: i8, serialize_i16: i16, serialize_i32: i32,
+        serialize_i64: i64, serialize_u8: u8, serialize_u16: u16, serialize_u32: u32,
+        serialize_u64: u64, serialize_f32: f32, serialize_f64: f64, serialize_char: char,
+        serialize_str: &str,
+    );
+
+    fn serialize_bytes(self, _: &[u8]) -> Result<(), Unsupported> {
+        Err(Unsupported)
+    }
+    fn serialize_none(self) -> Result<(), Unsupported> {
+        Err(Unsupported)
+    }
+    fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<(), Unsupported> {
+        value.serialize(self)
+    }
+    fn serialize_unit(self) -> Result<(), Unsupported> {
+        Err(Unsupported)
+    }
+    fn serialize_unit_struct(self, _: &'static str) -> Result<(), Unsupported> {
+        Err(Unsupported)
+    }
+    fn serialize_unit_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        variant: &'static str,
+    ) -> Result<(), Unsupported> {
+        self.serialize_str(variant)
+    }
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        value: &T,
+    ) -> Result<(), Unsupported> {
+        value.serialize(self)
+    }
+    fn serialize_newtype_variant<T: Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: &T,
+    ) -> Result<(), Unsupported> {
+        Err(Unsupported)
+    }
+    fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq, Unsupported> {
+        Err(Unsupported)
+    }
+    fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple, Unsupported> {
+        Err(Unsupported)
+    }
+    fn serialize_tuple_struct(
+        self,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeTupleStruct, Unsupported> {
+        Err(Unsupported)
+    }
+    fn serialize_tuple_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeTupleVariant, Unsupported> {
+        Err(Unsupported)
+    }
+    fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap, Unsupported> {
+        Err(Unsupported)
+    }
+    fn serialize_struct(
+        self,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeStruct, Unsupported> {
+        Err(Unsupported)
+    }
+    fn serialize_struct_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeStructVariant, Unsupported> {
+        Err(Unsupported)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::cluster::push_key;
+
+    /// The same walk over the spec's JSON value: what the paths must equal.
+    fn through_json(value: &serde_json::Value, path: &mut String, out: &mut Vec<(String, String)>) {
+        match value {
+            serde_json::Value::String(text) => out.push((path.clone(), text.clone())),
+            serde_json::Value::Array(items) => {
+                for (index, item) in items.iter().enumerate() {
+                    let length = path.len();
+                    path.push_str(&format!("[{index}]"));
+                    through_json(item, path, out);
+                    path.truncate(length);
+                }
+            }
+            serde_json::Value::Object(fields) => {
+                for (key, item) in fields {
+                    let length = path.len();
+                    push_key(path, key);
+                    through_json(item, path, out);
+                    path.truncate(length);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn walked(spec: &crate::Spec) -> Vec<(String, String)> {
+        let mut found = Vec::new();
+        each_string(spec, &mut |path, text| {
+            found.push((path.to_owned(), text.to_owned()))
+        });
+        found.sort();
+        found
+    }
+
+    fn expected(spec: &crate::Spec) -> Vec<(String, String)> {
+        let mut found = Vec::new();
+        through_json(
+            &serde_json::to_value(spec).unwrap(),
+            &mut String::new(),
+            &mut found,
+        );
+        found.sort();
+        found
+    }
+
+    #[test]
+    fn every_template_walks_like_its_json() {
+        for template in crate::TEMPLATES {
+            let spec = template.spec();
+            assert_eq!(walked(&spec), expected(&spec), "{}", template.id);
+        }
+        let sized = crate::templates::sized_spec(8, 2);
+        assert_eq!(walked(&sized), expected(&sized));
+    }
+
+    #[test]
+    fn imported_keys_and_odd_map_keys_walk_like_json() {
+        let text = "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: a\n  annotations:\n    example.com/x y: PLACEHOLDER_A\nspec:\n  template:\n    metadata:\n      labels:\n        team.example.com/name: ml\n    spec:\n      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: a}\n      requirements: []\n      startupTaints:\n        - {key: k, effect: NoSchedule}\n  limits:\n    cpu: 10\n";
+        let documents = crate::yaml_source::parse_documents(text).unwrap();
+        let values: Vec<_> = documents
+            .into_iter()
+            .map(|document| document.value)
+            .collect();
+        let imported = crate::import::import_karpenter(&values).unwrap();
+        let spec = crate::Spec {
+            karpenter: Some(imported.settings),
+            ..crate::template("g4dn").unwrap().spec()
+        };
+        let found = walked(&spec);
+        assert_eq!(found, expected(&spec));
+        assert!(
+            found.iter().any(|(path, text)| text == "PLACEHOLDER_A"
+                && path.ends_with(r#"metadata.annotations["example.com/x y"]"#)),
+            "{found:?}"
+        );
+    }
+}
