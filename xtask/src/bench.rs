@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::{build_frontend, cargo, root, status, target_dir, tools};
+use crate::{build_backend, build_frontend, cargo, root, status, target_dir, tools};
 
 /// One row of the results table.
 struct Row {
@@ -125,6 +125,8 @@ pub enum Part {
     Lint,
     /// `POST /api/validate` under load beside a bare axum handler.
     Load,
+    /// Keystroke → validated preview in headless Chromium (builds the page and server).
+    Browser,
 }
 
 /// Runs the benchmarks (every part unless `only` names some) and prints the table.
@@ -154,6 +156,13 @@ pub fn bench(only: &[Part], load_seconds: u64) -> Result<(), String> {
     if wanted(Part::Load) {
         println!("\n==> POST /api/validate under load, beside a bare axum handler");
         api_load(&mut rows, load_seconds)?;
+    }
+    if wanted(Part::Browser) {
+        println!("\n==> keystroke → validated preview, in headless Chromium");
+        let build_tools = tools::ensure_build_tools()?;
+        build_frontend(&build_tools)?;
+        build_backend()?;
+        browser_latency(&mut rows)?;
     }
     let width = rows.iter().map(|row| row.what.len()).max().unwrap_or(0);
     println!("\n==> results ({})", machine());
@@ -432,4 +441,59 @@ fn machine() -> String {
         })
         .unwrap_or_else(|| "unknown CPU".into());
     format!("{cores} cores, {model}")
+}
+
+/// Runs the in-browser measurement (`tests/e2e/latency.rs`: `performance.now()` around the
+/// real update path of the built page) and takes its figures into the table.
+fn browser_latency(rows: &mut Vec<Row>) -> Result<(), String> {
+    const PREFIX: &str = "keystroke → validated preview, ";
+    let test_tools = tools::ensure_test_tools()?;
+    let output = cargo()
+        .args([
+            "test",
+            "--package",
+            "studio-e2e",
+            "--features",
+            "bench",
+            "--test",
+            "latency",
+            "--",
+            "--nocapture",
+        ])
+        .env("EKS_STUDIO_BIN", target_dir().join("debug/eks-studio"))
+        .env("EKS_STUDIO_DIST", root().join("target/dist"))
+        .env("CHROMEDRIVER", &test_tools.chromedriver)
+        .env("CHROMIUM", &test_tools.chromium)
+        .stderr(Stdio::inherit())
+        .output()
+        .map_err(|error| format!("cannot run the latency measurement: {error}"))?;
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    print!("{stdout}");
+    if !output.status.success() {
+        return Err(format!(
+            "the latency measurement failed ({})",
+            output.status
+        ));
+    }
+    for line in stdout.lines() {
+        let Some((what, figure)) = line
+            .strip_prefix(PREFIX)
+            .and_then(|rest| rest.split_once(": "))
+        else {
+            continue;
+        };
+        let budget = if what.starts_with("largest seed") {
+            "<= 2 ms median"
+        } else if what.starts_with("64 node groups") {
+            "<= 15 ms median"
+        } else {
+            ""
+        };
+        rows.push(Row {
+            what: format!("keystroke → preview, {what}"),
+            figure: figure.to_owned(),
+            budget: budget.to_owned(),
+        });
+    }
+    Ok(())
 }
