@@ -38,7 +38,28 @@ where
     type Rejection = Response;
 
     async fn from_request(request: Request, state: &S) -> Result<JsonBody<T>, Response> {
-        match Json::<T>::from_request(request, state).await {
+        let plain_json = request
+            .headers()
+            .get(axum::http::header::CONTENT_TYPE)
+            .and_then(|value| value.to_str().ok())
+            .and_then(|value| value.split(';').next())
+            .is_some_and(|mime| mime.trim().eq_ignore_ascii_case("application/json"));
+        if !plain_json {
+            // axum decides about other content types and says why it refuses them.
+            return match Json::<T>::from_request(request, state).await {
+                Ok(Json(value)) => Ok(JsonBody(value)),
+                Err(rejection) => Err(json_error(rejection.status(), rejection.body_text())),
+            };
+        }
+        let bytes = axum::body::Bytes::from_request(request, state)
+            .await
+            .map_err(|rejection| json_error(rejection.status(), rejection.body_text()))?;
+        // Read without tracking the path first; only a body that fails is read again
+        // through axum, whose message names the field (`node_groups[0].min_size: …`).
+        if let Ok(value) = serde_json::from_slice(&bytes) {
+            return Ok(JsonBody(value));
+        }
+        match Json::<T>::from_bytes(&bytes) {
             Ok(Json(value)) => Ok(JsonBody(value)),
             Err(rejection) => Err(json_error(rejection.status(), rejection.body_text())),
         }
