@@ -3,99 +3,10 @@
 //! its line and column.
 
 use leptos::prelude::*;
-use shared::Spec;
-use shared::import::{self, DocumentKind, ImportError};
-use shared::yaml_source::{self, SourceDocument, YamlPath};
 use wasm_bindgen::JsCast;
 
 use crate::drafts::DraftsPanel;
 use crate::{Step, StepHeading, Studio};
-
-/// "document 2, line 4, column 3: message" for an import problem at a path of a document.
-fn located(document: &SourceDocument, index: usize, count: usize, error: &ImportError) -> String {
-    let path = error
-        .path
-        .parse::<YamlPath>()
-        .unwrap_or_else(|_| YamlPath::root());
-    let position = document.position(&path);
-    let prefix = if count > 1 {
-        format!("document {}, ", index + 1)
-    } else {
-        String::new()
-    };
-    let message = error
-        .message
-        .strip_prefix(&format!("document {}: ", index + 1))
-        .unwrap_or(&error.message);
-    format!(
-        "{prefix}line {}, column {}: {message}",
-        position.line, position.column
-    )
-}
-
-/// Reads YAML into a spec: a `ClusterConfig` replaces the design, NodePools and
-/// EC2NodeClasses replace its Karpenter objects. Returns the spec and what was read.
-pub fn import_yaml(text: &str, current: &Spec) -> Result<(Spec, String), String> {
-    let documents = yaml_source::parse_documents(text).map_err(|error| {
-        format!(
-            "YAML error at line {}, column {}: {}",
-            error.line, error.column, error.message
-        )
-    })?;
-    if documents.is_empty() {
-        return Err("Nothing to import: the text holds no YAML document.".to_owned());
-    }
-    let count = documents.len();
-    let mut cluster: Option<Spec> = None;
-    let mut pools = Vec::new();
-    let mut classes = Vec::new();
-    for (index, document) in documents.iter().enumerate() {
-        let kind = import::document_kind(&document.value)
-            .map_err(|error| located(document, index, count, &error))?;
-        match kind {
-            DocumentKind::ClusterConfig => {
-                if cluster.is_some() {
-                    return Err(format!(
-                        "document {}: a second ClusterConfig; import one cluster at a time",
-                        index + 1
-                    ));
-                }
-                let spec = import::import_cluster_config(&document.value)
-                    .map_err(|error| located(document, index, count, &error))?;
-                cluster = Some(spec);
-            }
-            _ => {
-                let imported = import::import_karpenter(std::slice::from_ref(&document.value))
-                    .map_err(|error| located(document, index, count, &error))?;
-                pools.extend(imported.settings.node_pools);
-                classes.extend(imported.settings.node_classes);
-            }
-        }
-    }
-    let read_cluster = cluster.is_some();
-    let mut spec = cluster.unwrap_or_else(|| current.clone());
-    let mut parts = Vec::new();
-    if read_cluster {
-        parts.push(format!(
-            "cluster {} with {} node group(s)",
-            spec.cluster.name,
-            spec.node_groups.len()
-        ));
-    }
-    if !pools.is_empty() || !classes.is_empty() {
-        parts.push(format!(
-            "{} NodePool(s) and {} EC2NodeClass(es)",
-            pools.len(),
-            classes.len()
-        ));
-        let settings = spec
-            .karpenter
-            .get_or_insert_with(|| current.karpenter.clone().unwrap_or_default());
-        settings.node_pools = pools;
-        settings.node_classes = classes;
-    }
-    Ok((spec, format!("Imported {}.", parts.join(" and "))))
-}
 
 /// Paste or choose a file, then import.
 #[component]
@@ -107,14 +18,14 @@ fn ImportPanel() -> impl IntoView {
         let outcome = text.with_untracked(|text| {
             studio
                 .spec
-                .with_untracked(|current| import_yaml(text, current))
+                .with_untracked(|current| shared::import::import_text(text, current))
         });
         result.set(Some(match outcome {
             Ok((spec, summary)) => {
                 studio.replace_spec(spec);
                 Ok(summary)
             }
-            Err(error) => Err(error),
+            Err(error) => Err(error.to_string()),
         }));
     };
     let choose_file = move |event: leptos::ev::Event| {

@@ -1,6 +1,6 @@
 //! YAML text through the importer, both ways the studio reads it: the strict way of
 //! `eks-studio convert` (`lint::import_yaml`: schemas enforced) and the lenient way of the
-//! browser's import (each document on its own through `shared::import`). Whatever is
+//! browser's import (`shared::import::import_text`). Whatever is
 //! imported is then checked and rendered into a bundle, as the studio does next.
 //!
 //! Nothing may panic, and every refusal must point into the text.
@@ -8,8 +8,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use shared::import::{self, DocumentKind};
-use shared::yaml_source::{self, YamlPath};
+use shared::import;
 use shared::{Spec, lint, rules};
 
 /// The last line a position may name: one past the last line break.
@@ -52,29 +51,11 @@ fn strict(text: &str) {
 }
 
 fn lenient(text: &str) {
-    let documents = match yaml_source::parse_documents(text) {
-        Ok(documents) => documents,
-        Err(error) => return assert_in_text(text, error.line, error.column, &error.message),
-    };
-    for document in &documents {
-        let imported = import::document_kind(&document.value).and_then(|kind| match kind {
-            DocumentKind::ClusterConfig => import::import_cluster_config(&document.value),
-            _ => import::import_karpenter(std::slice::from_ref(&document.value)).map(|imported| {
-                Spec {
-                    karpenter: Some(imported.settings),
-                    ..Spec::default()
-                }
-            }),
-        });
-        match imported {
-            Ok(spec) => check_and_render(&spec),
-            Err(error) => {
-                // The browser places the error at its path inside the document.
-                let path = error.path.parse::<YamlPath>().unwrap_or_default();
-                let position = document.position(&path);
-                assert_in_text(text, position.line, position.column, &error.message);
-            }
-        }
+    match import::import_text(text, &Spec::default()) {
+        Ok((spec, _summary)) => check_and_render(&spec),
+        // Line 0 is a problem of the text as a whole (no document, two clusters).
+        Err(error) if error.line == 0 => assert!(!error.message.is_empty()),
+        Err(error) => assert_in_text(text, error.line, error.column, &error.message),
     }
 }
 

@@ -429,3 +429,151 @@ pub fn import_karpenter(documents: &[Value]) -> Result<ImportedKarpenter, Import
     }
     Ok(imported)
 }
+
+/// Why pasted or chosen YAML could not be imported, placed in the text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TextImportError {
+    /// Which document (from 1), when the text has several.
+    pub document: Option<usize>,
+    /// Line of the problem, from 1; 0 when the problem is the text as a whole.
+    pub line: usize,
+    /// Column of the problem, from 1; 0 when the problem is the text as a whole.
+    pub column: usize,
+    /// The text is not YAML at all (rather than YAML the studio cannot import).
+    pub syntax: bool,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl std::fmt::Display for TextImportError {
+    /// "YAML error at line 4, column 3: …" or "document 2, line 4, column 3: …", as the
+    /// studio shows it.
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.line == 0 {
+            return formatter.write_str(&self.message);
+        }
+        if self.syntax {
+            return write!(
+                formatter,
+                "YAML error at line {}, column {}: {}",
+                self.line, self.column, self.message
+            );
+        }
+        if let Some(document) = self.document {
+            write!(formatter, "document {document}, ")?;
+        }
+        write!(
+            formatter,
+            "line {}, column {}: {}",
+            self.line, self.column, self.message
+        )
+    }
+}
+
+impl std::error::Error for TextImportError {}
+
+/// The text as a whole is refused (no document, two clusters).
+fn whole_text(message: impl Into<String>) -> TextImportError {
+    TextImportError {
+        document: None,
+        line: 0,
+        column: 0,
+        syntax: false,
+        message: message.into(),
+    }
+}
+
+/// An import problem at a path of document `index` (of `count`), placed in the text.
+fn placed(
+    document: &crate::yaml_source::SourceDocument,
+    index: usize,
+    count: usize,
+    error: &ImportError,
+) -> TextImportError {
+    let path = error
+        .path
+        .parse::<YamlPath>()
+        .unwrap_or_else(|_| YamlPath::root());
+    let position = document.position(&path);
+    let message = error
+        .message
+        .strip_prefix(&format!("document {}: ", index + 1))
+        .unwrap_or(&error.message);
+    TextImportError {
+        document: (count > 1).then_some(index + 1),
+        line: position.line,
+        column: position.column,
+        syntax: false,
+        message: message.to_owned(),
+    }
+}
+
+/// Reads pasted or chosen YAML the way the studio's import does: a `ClusterConfig`
+/// replaces the design, NodePools and EC2NodeClasses replace the Karpenter objects of
+/// `current` (or of the imported cluster). Unmodelled keys are kept, not refused (the
+/// strict reading of `eks-studio convert` is [`crate::lint::import_yaml`]). Returns the
+/// design and a sentence on what was read.
+pub fn import_text(text: &str, current: &Spec) -> Result<(Spec, String), TextImportError> {
+    let documents = crate::yaml_source::parse_documents(text).map_err(|error| TextImportError {
+        document: None,
+        line: error.line,
+        column: error.column,
+        syntax: true,
+        message: error.message,
+    })?;
+    if documents.is_empty() {
+        return Err(whole_text(
+            "Nothing to import: the text holds no YAML document.",
+        ));
+    }
+    let count = documents.len();
+    let mut cluster: Option<Spec> = None;
+    let mut pools = Vec::new();
+    let mut classes = Vec::new();
+    for (index, document) in documents.iter().enumerate() {
+        let kind = document_kind(&document.value)
+            .map_err(|error| placed(document, index, count, &error))?;
+        match kind {
+            DocumentKind::ClusterConfig => {
+                if cluster.is_some() {
+                    return Err(whole_text(format!(
+                        "document {}: a second ClusterConfig; import one cluster at a time",
+                        index + 1
+                    )));
+                }
+                let spec = import_cluster_config(&document.value)
+                    .map_err(|error| placed(document, index, count, &error))?;
+                cluster = Some(spec);
+            }
+            _ => {
+                let imported = import_karpenter(std::slice::from_ref(&document.value))
+                    .map_err(|error| placed(document, index, count, &error))?;
+                pools.extend(imported.settings.node_pools);
+                classes.extend(imported.settings.node_classes);
+            }
+        }
+    }
+    let read_cluster = cluster.is_some();
+    let mut spec = cluster.unwrap_or_else(|| current.clone());
+    let mut parts = Vec::new();
+    if read_cluster {
+        parts.push(format!(
+            "cluster {} with {} node group(s)",
+            spec.cluster.name,
+            spec.node_groups.len()
+        ));
+    }
+    if !pools.is_empty() || !classes.is_empty() {
+        parts.push(format!(
+            "{} NodePool(s) and {} EC2NodeClass(es)",
+            pools.len(),
+            classes.len()
+        ));
+        let settings = spec
+            .karpenter
+            .get_or_insert_with(|| current.karpenter.clone().unwrap_or_default());
+        settings.node_pools = pools;
+        settings.node_classes = classes;
+    }
+    Ok((spec, format!("Imported {}.", parts.join(" and "))))
+}

@@ -212,3 +212,67 @@ managedNodeGroups:
     let file = shared::lint::import_yaml(&good).unwrap();
     assert_eq!(file.spec.node_groups[1].instance_type, "g5.8xlarge");
 }
+
+/// The studio's own import of pasted text: what it reads, and where it says a problem is.
+mod import_text {
+    use shared::import::import_text;
+
+    fn current() -> shared::Spec {
+        shared::template("karpenter-spot-inference").unwrap().spec()
+    }
+
+    #[test]
+    fn a_cluster_config_replaces_the_design() {
+        let text = std::fs::read_to_string(super::data_dir("seeds").join("eks-g4dn.yaml")).unwrap();
+        let (spec, summary) = import_text(&text, &current()).unwrap();
+        assert_eq!(spec.cluster.name, "eks-g4dn");
+        assert!(spec.karpenter.is_none());
+        assert!(summary.starts_with("Imported cluster eks-g4dn with"), "{summary}");
+    }
+
+    #[test]
+    fn karpenter_documents_replace_only_the_pools_and_classes() {
+        let text =
+            std::fs::read_to_string(super::data_dir("manifests").join("karpenter-default.yaml"))
+                .unwrap();
+        let before = current();
+        let (spec, summary) = import_text(&text, &before).unwrap();
+        assert_eq!(spec.cluster, before.cluster);
+        let karpenter = spec.karpenter.unwrap();
+        assert_eq!(karpenter.node_pools.len(), 1);
+        assert_eq!(karpenter.node_pools[0].metadata.name, "default");
+        assert_eq!(
+            karpenter.interruption_queue,
+            before.karpenter.unwrap().interruption_queue
+        );
+        assert_eq!(summary, "Imported 1 NodePool(s) and 1 EC2NodeClass(es).");
+    }
+
+    #[test]
+    fn problems_are_placed_in_the_text() {
+        let error = import_text("a: [1, 2\nb: 3\n", &current()).unwrap_err();
+        assert!(error.syntax);
+        assert!(
+            error.to_string().starts_with(&format!(
+                "YAML error at line {}, column {}",
+                error.line, error.column
+            )),
+            "{error}"
+        );
+
+        let text = "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: a}\nspec:\n  template:\n    spec:\n      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: a}\n      requirements: []\n---\napiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: b}\nspec:\n  weight: many\n";
+        let error = import_text(text, &current()).unwrap_err();
+        assert_eq!(error.document, Some(2));
+        assert!(!error.syntax);
+        assert!(error.line >= 10, "{error:?}");
+        assert!(error.to_string().starts_with("document 2, line "), "{error}");
+
+        let twice = "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata: {name: a, region: us-east-1}\n---\napiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata: {name: b, region: us-east-1}\n";
+        let error = import_text(twice, &current()).unwrap_err();
+        assert_eq!(error.line, 0);
+        assert!(error.to_string().contains("one cluster at a time"), "{error}");
+
+        let error = import_text("# only a comment\n", &current()).unwrap_err();
+        assert!(error.to_string().starts_with("Nothing to import"), "{error}");
+    }
+}
