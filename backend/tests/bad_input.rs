@@ -513,8 +513,12 @@ async fn every_bad_input_gets_a_located_refusal_and_the_server_keeps_serving() {
         let answer = async {
             match row.door {
                 Api(route) => {
-                    let url = server.url(&format!("/api/{route}"));
-                    let (status, body) = send(&client, "POST", &url, bytes).await;
+                    let path = format!("/api/{route}");
+                    let (status, body) = if matches!(row.input, Made("oversize.json", _)) {
+                        send_oversize(server.addr, &path, bytes).await
+                    } else {
+                        send(&client, "POST", &server.url(&path), bytes).await
+                    };
                     let body: serde_json::Value = serde_json::from_slice(&body)
                         .unwrap_or_else(|_| panic!("{name} → {route}: not JSON: {body:?}"));
                     let message = body["error"].as_str().unwrap_or_default().to_owned();

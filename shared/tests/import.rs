@@ -227,7 +227,10 @@ mod import_text {
         let (spec, summary) = import_text(&text, &current()).unwrap();
         assert_eq!(spec.cluster.name, "eks-g4dn");
         assert!(spec.karpenter.is_none());
-        assert!(summary.starts_with("Imported cluster eks-g4dn with"), "{summary}");
+        assert!(
+            summary.starts_with("Imported cluster eks-g4dn with"),
+            "{summary}"
+        );
     }
 
     #[test]
@@ -265,14 +268,23 @@ mod import_text {
         assert_eq!(error.document, Some(2));
         assert!(!error.syntax);
         assert!(error.line >= 10, "{error:?}");
-        assert!(error.to_string().starts_with("document 2, line "), "{error}");
+        assert!(
+            error.to_string().starts_with("document 2, line "),
+            "{error}"
+        );
 
         let twice = "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata: {name: a, region: us-east-1}\n---\napiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata: {name: b, region: us-east-1}\n";
         let error = import_text(twice, &current()).unwrap_err();
         assert_eq!(error.line, 0);
-        assert!(error.to_string().contains("one cluster at a time"), "{error}");
+        assert!(
+            error.to_string().contains("one cluster at a time"),
+            "{error}"
+        );
 
         let error = import_text("# only a comment\n", &current()).unwrap_err();
-        assert!(error.to_string().starts_with("Nothing to import"), "{error}");
+        assert!(
+            error.to_string().starts_with("Nothing to import"),
+            "{error}"
+        );
     }
 }

@@ -607,6 +607,55 @@ pub async fn send(
     (status, bytes.to_vec())
 }
 
+/// Sends a request whose body the server may refuse before it has all of it (a body over
+/// the size limit): the body is written while the answer is read, and a write the server
+/// cut short is not an error, because its answer is already on its way. An HTTP client
+/// that stops at the failed write would lose that answer. The status and the whole body.
+pub async fn send_oversize(addr: SocketAddr, path: &str, body: Vec<u8>) -> (StatusCode, Vec<u8>) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let stream = tokio::net::TcpStream::connect(addr)
+        .await
+        .expect("the server accepts connections");
+    let (mut reader, mut writer) = stream.into_split();
+    let head = format!(
+        "POST {path} HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {TOKEN}\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    let writing = tokio::spawn(async move {
+        if writer.write_all(head.as_bytes()).await.is_ok() {
+            let _ = writer.write_all(&body).await;
+        }
+    });
+    let mut answer = Vec::new();
+    // A reset after the answer ends the read; what arrived before it is kept.
+    let mut chunk = vec![0; 64 * 1024];
+    loop {
+        match reader.read(&mut chunk).await {
+            Ok(0) | Err(_) => break,
+            Ok(read) => answer.extend_from_slice(&chunk[..read]),
+        }
+    }
+    writing.abort();
+    let split = answer
+        .windows(4)
+        .position(|window| window == b"\r\n\r\n")
+        .unwrap_or_else(|| {
+            panic!(
+                "no answer to the oversize body: {:?}",
+                String::from_utf8_lossy(&answer)
+            )
+        });
+    let head = String::from_utf8_lossy(&answer[..split]);
+    let status = head
+        .split(' ')
+        .nth(1)
+        .and_then(|code| code.parse::<u16>().ok())
+        .and_then(|code| StatusCode::from_u16(code).ok())
+        .unwrap_or_else(|| panic!("not an HTTP answer: {head}"));
+    (status, answer[split + 4..].to_vec())
+}
+
 /// Opens `GET {url}` as an event stream with the deploy token.
 pub async fn open_events(client: &HttpClient, url: &str) -> SseReader {
     let request = Request::get(url)
