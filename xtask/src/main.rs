@@ -265,7 +265,14 @@ fn test() -> Result<(), String> {
     step(
         "host tests",
         cargo()
-            .args(["test", "--workspace", "--exclude", "studio-e2e"])
+            // Every test binary runs even after one fails, so one run reports every failure.
+            .args([
+                "test",
+                "--workspace",
+                "--exclude",
+                "studio-e2e",
+                "--no-fail-fast",
+            ])
             // The backend's live-check tests run against the EC2 emulator.
             .env("EC2_EMULATOR_PYTHON", &test_tools.emulator_python),
     );
@@ -295,7 +302,14 @@ fn test() -> Result<(), String> {
         step(
             "end-to-end tests",
             cargo()
-                .args(["test", "--package", "studio-e2e", "--features", "e2e"])
+                .args([
+                    "test",
+                    "--package",
+                    "studio-e2e",
+                    "--features",
+                    "e2e",
+                    "--no-fail-fast",
+                ])
                 .env("EKS_STUDIO_BIN", target_dir().join("debug/eks-studio"))
                 .env("EKS_STUDIO_DIST", root().join("target/dist"))
                 .env("CHROMEDRIVER", &test_tools.chromedriver)
