@@ -13,21 +13,8 @@ const RESULT: Locator<'static> = Locator::Id("deploy-result");
 /// Opens the page and fills the p5-capacity-block template until it has no errors, the way
 /// `wizard.rs` does; ends on the Review step. Returns the cluster name.
 async fn open_a_deployable_design(browser: &Browser, studio: &Studio) -> String {
-    browser.client.goto(&studio.base_url).await.unwrap();
-    browser
-        .wait_for_text(Locator::Id("preview-cluster-yaml"), |text| {
-            text.contains("kind: ClusterConfig")
-        })
-        .await;
-    browser.go_to_step(1).await;
-    browser
-        .client
-        .find(Locator::Css("label[for='template-p5-capacity-block']"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    browser.open(studio).await;
+    browser.choose_template("p5-capacity-block").await;
     browser.go_to_step(2).await;
     let cluster_name = browser
         .field_by_label("Cluster name")

@@ -10,26 +10,6 @@ use studio_e2e::{Browser, Studio};
 
 const PREVIEW: Locator<'static> = Locator::Id("preview-cluster-yaml");
 
-async fn choose_template(browser: &Browser, id: &str) {
-    browser.go_to_step(1).await;
-    browser
-        .client
-        .find(Locator::Css(&format!("label[for='template-{id}']")))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
-}
-
-/// Opens the page and waits for the first template's preview.
-async fn open(browser: &Browser, studio: &Studio) {
-    browser.client.goto(&studio.base_url).await.unwrap();
-    browser
-        .wait_for_text(PREVIEW, |text| text.contains("kind: ClusterConfig"))
-        .await;
-}
-
 /// Types into a field `samples` times and measures, per keystroke, the time from the
 /// input event to the moment every effect has run (validation, preview, findings): a
 /// MessageChannel message is delivered only after the microtasks the keystroke queued.
@@ -100,14 +80,14 @@ fn sized(template: &serde_json::Value, groups: usize, pools: usize) -> serde_jso
 async fn keystroke_to_validated_preview_latency() {
     let studio = Studio::start();
     let browser = Browser::start().await;
-    open(&browser, &studio).await;
-    choose_template(&browser, "karpenter-spot-inference").await;
+    browser.open(&studio).await;
+    browser.choose_template("karpenter-spot-inference").await;
     browser.go_to_step(2).await;
     measure(&browser, "largest seed template (karpenter-spot-inference)").await;
 
     // n node groups and n/4 NodePools, built from the studio.json of a template, for
     // n = 16, 32, 64: the largest is the budgeted case, the others show how cost grows.
-    choose_template(&browser, "karpenter-reserved-training").await;
+    browser.choose_template("karpenter-reserved-training").await;
     browser
         .client
         .find(Locator::Id("tab-preview-studio-json"))

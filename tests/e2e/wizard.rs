@@ -11,26 +11,6 @@ use studio_e2e::{Browser, Studio};
 const PREVIEW: Locator<'static> = Locator::Id("preview-cluster-yaml");
 const FINDINGS: Locator<'static> = Locator::Id("findings-list");
 
-/// Opens the page and waits for the first template's preview.
-async fn open(browser: &Browser, studio: &Studio) {
-    browser.client.goto(&studio.base_url).await.unwrap();
-    browser
-        .wait_for_text(PREVIEW, |text| text.contains("kind: ClusterConfig"))
-        .await;
-}
-
-async fn choose_template(browser: &Browser, id: &str) {
-    browser.go_to_step(1).await;
-    browser
-        .client
-        .find(Locator::Css(&format!("label[for='template-{id}']")))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
-}
-
 async fn select(browser: &Browser, id: &str, value: &str) {
     browser
         .by_id(id)
@@ -65,8 +45,8 @@ async fn step_errors(browser: &Browser, number: usize) -> usize {
 async fn filling_the_p5_capacity_block_placeholders_clears_its_errors() {
     let studio = Studio::start();
     let browser = Browser::start().await;
-    open(&browser, &studio).await;
-    choose_template(&browser, "p5-capacity-block").await;
+    browser.open(&studio).await;
+    browser.choose_template("p5-capacity-block").await;
     browser.screenshot("step-1-start").await;
     assert!(
         step_errors(&browser, 2).await >= 1,
@@ -164,7 +144,7 @@ async fn filling_the_p5_capacity_block_placeholders_clears_its_errors() {
 async fn an_instance_type_without_efa_is_flagged_next_to_the_field() {
     let studio = Studio::start();
     let browser = Browser::start().await;
-    open(&browser, &studio).await;
+    browser.open(&studio).await;
     browser.go_to_step(4).await;
     assert_eq!(
         text_of(&browser, "f-node-groups-0-instance-type-findings").await,
@@ -228,8 +208,8 @@ async fn an_instance_type_without_efa_is_flagged_next_to_the_field() {
 async fn a_capacity_block_without_a_reservation_id_is_an_error() {
     let studio = Studio::start();
     let browser = Browser::start().await;
-    open(&browser, &studio).await;
-    choose_template(&browser, "g4dn").await;
+    browser.open(&studio).await;
+    browser.choose_template("g4dn").await;
     browser.go_to_step(5).await;
     select(&browser, "f-node-groups-0-capacity", "capacity-block").await;
     let reservation = browser.field_by_label("Capacity reservation ID").await;
@@ -280,7 +260,7 @@ async fn a_capacity_block_without_a_reservation_id_is_an_error() {
 async fn pasting_a_seed_manifest_fills_the_wizard() {
     let studio = Studio::start();
     let browser = Browser::start().await;
-    open(&browser, &studio).await;
+    browser.open(&studio).await;
     let seed = include_str!("../../shared/tests/data/seeds/eks-g4dn-vpc.yaml");
     let text = browser.field_by_label("YAML to import").await;
     text.send_keys(seed).await.unwrap();
@@ -339,8 +319,8 @@ async fn download_bundle_saves_a_zip_with_every_file() {
     let _ = std::fs::remove_dir_all(&download_dir);
     std::fs::create_dir_all(&download_dir).unwrap();
     let browser = Browser::start_with_downloads(&download_dir).await;
-    open(&browser, &studio).await;
-    choose_template(&browser, "karpenter-reserved-training").await;
+    browser.open(&studio).await;
+    browser.choose_template("karpenter-reserved-training").await;
     browser.go_to_step(8).await;
     browser
         .client
@@ -408,7 +388,7 @@ async fn download_bundle_saves_a_zip_with_every_file() {
 async fn the_work_survives_a_reload_and_named_drafts_are_kept() {
     let studio = Studio::start();
     let browser = Browser::start().await;
-    open(&browser, &studio).await;
+    browser.open(&studio).await;
     browser.go_to_step(2).await;
     browser
         .fill_by_label("Cluster name", "reloaded-cluster")
@@ -442,7 +422,7 @@ async fn the_work_survives_a_reload_and_named_drafts_are_kept() {
         .await;
     assert!(drafts.contains("my first draft"));
 
-    choose_template(&browser, "g4dn").await;
+    browser.choose_template("g4dn").await;
     browser
         .wait_for_text(PREVIEW, |text| text.contains("name: eks-g4dn"))
         .await;
@@ -466,8 +446,8 @@ async fn the_work_survives_a_reload_and_named_drafts_are_kept() {
 async fn a_share_link_opens_the_same_spec_in_a_fresh_profile() {
     let studio = Studio::start();
     let browser = Browser::start().await;
-    open(&browser, &studio).await;
-    choose_template(&browser, "karpenter-spot-inference").await;
+    browser.open(&studio).await;
+    browser.choose_template("karpenter-spot-inference").await;
     browser.go_to_step(2).await;
     browser
         .fill_by_label("Cluster name", "shared-by-link")
@@ -537,7 +517,7 @@ async fn a_share_link_opens_the_same_spec_in_a_fresh_profile() {
 async fn without_aws_the_page_says_which_checks_could_not_run() {
     let studio = Studio::start();
     let browser = Browser::start().await;
-    open(&browser, &studio).await;
+    browser.open(&studio).await;
     browser.go_to_step(8).await;
     let status = browser
         .wait_for_text(Locator::Id("aws-status"), |text| !text.is_empty())
@@ -622,8 +602,8 @@ async fn live_check_results_show_next_to_their_fields_and_feed_the_rules() {
         ("AWS_ENDPOINT_URL_EC2", &emulator.endpoint),
     ]);
     let browser = Browser::start().await;
-    open(&browser, &studio).await;
-    choose_template(&browser, "p5-capacity-block").await;
+    browser.open(&studio).await;
+    browser.choose_template("p5-capacity-block").await;
     browser.go_to_step(2).await;
     browser.fill_by_label("Region", ec2_emulator::REGION).await;
     browser.go_to_step(5).await;
@@ -673,8 +653,8 @@ async fn live_check_results_show_next_to_their_fields_and_feed_the_rules() {
 async fn node_group_labels_taints_and_instance_type_lists_are_editable() {
     let studio = Studio::start();
     let browser = Browser::start().await;
-    open(&browser, &studio).await;
-    choose_template(&browser, "g4dn").await;
+    browser.open(&studio).await;
+    browser.choose_template("g4dn").await;
     browser.go_to_step(4).await;
     browser
         .fill("f-node-groups-0-labels", "team=ml, workload=training")
@@ -718,7 +698,7 @@ async fn the_page_holds_at_a_phone_width() {
     let studio = Studio::start();
     let browser = Browser::start().await;
     browser.client.set_window_size(390, 844).await.unwrap();
-    open(&browser, &studio).await;
+    browser.open(&studio).await;
     browser.screenshot("narrow-start").await;
     browser.go_to_step(5).await;
     browser.screenshot("narrow-capacity").await;

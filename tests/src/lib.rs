@@ -244,6 +244,27 @@ impl Browser {
         }
     }
 
+    /// Opens the studio and waits for the first template's preview.
+    pub async fn open(&self, studio: &Studio) {
+        self.client.goto(&studio.base_url).await.unwrap();
+        self.wait_for_text(Locator::Id("preview-cluster-yaml"), |text| {
+            text.contains("kind: ClusterConfig")
+        })
+        .await;
+    }
+
+    /// Chooses a template on the Start step, as a person clicks its card.
+    pub async fn choose_template(&self, id: &str) {
+        self.go_to_step(1).await;
+        self.client
+            .find(Locator::Css(&format!("label[for='template-{id}']")))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+    }
+
     /// The input a visible label names, found the way a person would find it.
     pub async fn field_by_label(&self, label: &str) -> fantoccini::elements::Element {
         let label_element = self
