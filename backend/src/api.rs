@@ -9,19 +9,20 @@ use serde::Serialize;
 use shared::Spec;
 use shared::rules::{Finding, Severity};
 
+use crate::AwsStatus;
+use crate::aws::LiveAws;
 use crate::checks::JsonBody;
 use crate::error::ApiError;
-use crate::{AppState, AwsStatus};
 
-/// The `/api` router.
-pub fn router(state: AppState) -> Router {
+/// The `/api` router; its handlers only need EC2 access (an `Arc`, cheap to clone per request).
+pub fn router(aws: LiveAws) -> Router {
     Router::new()
         .route("/health", get(health))
         .route("/templates", get(list_templates))
         .route("/templates/{id}", get(get_template))
         .route("/validate", post(validate))
         .route("/render", post(render_bundle))
-        .with_state(state)
+        .with_state(aws)
 }
 
 /// `GET /api/health`.
@@ -35,11 +36,11 @@ pub struct Health {
     pub aws: AwsStatus,
 }
 
-async fn health(State(state): State<AppState>) -> Json<Health> {
+async fn health(State(aws): State<LiveAws>) -> Json<Health> {
     Json(Health {
         status: "ok",
         version: env!("CARGO_PKG_VERSION"),
-        aws: state.aws.status(),
+        aws: aws.status(),
     })
 }
 

@@ -14,17 +14,16 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 use shared::Spec;
 
-use crate::AppState;
 use crate::aws::calls::{CapacityBlockOffering, CapacityBlockQuery};
 use crate::aws::live::{self, CheckStatus, LiveReport};
 use crate::aws::{AwsOptions, LiveAws};
 
 /// The live-check routes, to be nested under `/api`.
-pub fn router(state: AppState) -> Router {
+pub fn router(aws: LiveAws) -> Router {
     Router::new()
         .route("/checks", post(run_checks))
         .route("/capacity-block-offerings", post(capacity_block_offerings))
-        .with_state(state)
+        .with_state(aws)
 }
 
 /// A JSON body whose rejection is a JSON `{"error": …}` saying what is wrong with it.
@@ -73,10 +72,10 @@ fn json_error(status: StatusCode, message: impl Into<String>) -> Response {
 /// `POST /api/checks`: a spec in, every live check's result, EC2's answers as facts and
 /// the findings of every rule given those facts out.
 async fn run_checks(
-    State(state): State<AppState>,
+    State(aws): State<LiveAws>,
     JsonBody(spec): JsonBody<Spec>,
 ) -> Json<LiveReport> {
-    Json(live::run(&state.aws, &spec).await)
+    Json(live::run(&aws, &spec).await)
 }
 
 /// `POST /api/capacity-block-offerings` input: where and what to look for.
@@ -127,7 +126,7 @@ pub struct CapacityBlockAnswer {
 }
 
 async fn capacity_block_offerings(
-    State(state): State<AppState>,
+    State(aws): State<LiveAws>,
     JsonBody(request): JsonBody<CapacityBlockRequest>,
 ) -> Result<Json<CapacityBlockAnswer>, Response> {
     let region = shared::ids::Region::parse(&request.region).map_err(|error| {
@@ -140,7 +139,7 @@ async fn capacity_block_offerings(
     if let Some(problem) = query.problem() {
         return Err(json_error(StatusCode::UNPROCESSABLE_ENTITY, problem));
     }
-    let answer = match state.aws.capacity_block_offerings(&region, query).await {
+    let answer = match aws.capacity_block_offerings(&region, query).await {
         Ok(offerings) => CapacityBlockAnswer {
             status: CheckStatus::Ok,
             message: format!(

@@ -43,8 +43,8 @@ pub struct AppState {
 pub fn app(state: AppState) -> Router {
     let static_dir = state.static_dir.clone();
     let deploys = deploy::router(state.deploy.clone(), state.deploy_unavailable.clone());
-    let api = api::router(state.clone())
-        .merge(checks::router(state))
+    let api = api::router(state.aws.clone())
+        .merge(checks::router(state.aws))
         .merge(deploys);
     let router = Router::new().nest("/api", api);
     let router = match static_dir {
