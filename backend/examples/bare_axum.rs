@@ -12,6 +12,10 @@ use axum::Router;
 use axum::body::Bytes;
 use axum::routing::post;
 
+/// The same allocator as `eks-studio`.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// The request body is read in full, as the real handler's JSON extractor does, and a
 /// small JSON answer goes back.
 async fn bare(body: Bytes) -> axum::Json<serde_json::Value> {
