@@ -5,6 +5,7 @@
 //! (schemas, eksctl structure) as written, then are imported into a spec for the spec
 //! rules, whose findings are mapped back to paths inside the file.
 
+use std::borrow::Cow;
 use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
@@ -19,7 +20,7 @@ use crate::yaml_source::{self, PathSegment, SourceDocument, YamlPath};
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LintFinding {
     /// Rule id.
-    pub rule: String,
+    pub rule: Cow<'static, str>,
     /// Severity.
     pub severity: Severity,
     /// Path inside the file (YAML path, or spec field path for a spec file).
@@ -27,7 +28,7 @@ pub struct LintFinding {
     /// What is wrong.
     pub message: String,
     /// How to fix it.
-    pub help: String,
+    pub help: Cow<'static, str>,
     /// 1-based line.
     pub line: usize,
     /// 1-based column.

@@ -67,7 +67,11 @@ pub struct ClusterSettings {
 
 /// A new VPC created by eksctl, or an existing one.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "mode", rename_all = "kebab-case")]
+#[serde(
+    tag = "mode",
+    rename_all = "kebab-case",
+    try_from = "tagged::NetworkFields"
+)]
 pub enum Network {
     /// eksctl creates the VPC with subnets in these availability zones.
     NewVpc {
@@ -174,7 +178,11 @@ pub struct NodeTaint {
 
 /// Where a node group's instances may be launched.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "kebab-case")]
+#[serde(
+    tag = "kind",
+    rename_all = "kebab-case",
+    try_from = "tagged::PlacementFields"
+)]
 pub enum GroupPlacement {
     /// Any of the cluster's subnets.
     #[default]
@@ -193,7 +201,11 @@ pub enum GroupPlacement {
 
 /// How a node group's instances are obtained.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "kebab-case")]
+#[serde(
+    tag = "kind",
+    rename_all = "kebab-case",
+    try_from = "tagged::CapacityFields"
+)]
 pub enum Capacity {
     /// Regular On-Demand instances.
     #[default]
@@ -268,5 +280,191 @@ impl Spec {
     /// Writes the spec as pretty JSON (`studio.json`).
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).expect("a spec always serialises to JSON")
+    }
+}
+
+/// How the tagged enums above are read. serde reads an internally tagged enum by first
+/// copying the whole object into a buffer (the tag may come last), which made those
+/// buffers most of the cost of reading a spec. Here every variant's fields are read side
+/// by side in one pass and the tag picks the variant; a missing tag, an unknown tag or a
+/// variant's missing field is refused with serde's own words for it.
+mod tagged {
+    use serde::Deserialize;
+    use serde::de::Error as _;
+
+    use super::{Capacity, GroupPlacement, Network, Subnet};
+
+    /// A variant's required field that the object lacks.
+    pub(super) struct Missing(&'static str);
+
+    impl std::fmt::Display for Missing {
+        fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            // The message serde gives for a missing field.
+            std::fmt::Display::fmt(&serde_json::Error::missing_field(self.0), formatter)
+        }
+    }
+
+    fn required<T>(value: Option<T>, field: &'static str) -> Result<T, Missing> {
+        value.ok_or(Missing(field))
+    }
+
+    #[derive(Deserialize)]
+    #[serde(rename_all = "kebab-case")]
+    pub(super) enum NetworkMode {
+        NewVpc,
+        ExistingVpc,
+    }
+
+    #[derive(Deserialize)]
+    pub(super) struct NetworkFields {
+        mode: NetworkMode,
+        availability_zones: Option<Vec<String>>,
+        vpc_id: Option<String>,
+        public_subnets: Option<Vec<Subnet>>,
+        private_subnets: Option<Vec<Subnet>>,
+    }
+
+    impl TryFrom<NetworkFields> for Network {
+        type Error = Missing;
+
+        fn try_from(fields: NetworkFields) -> Result<Network, Missing> {
+            Ok(match fields.mode {
+                NetworkMode::NewVpc => Network::NewVpc {
+                    availability_zones: required(fields.availability_zones, "availability_zones")?,
+                },
+                NetworkMode::ExistingVpc => Network::ExistingVpc {
+                    vpc_id: required(fields.vpc_id, "vpc_id")?,
+                    public_subnets: fields.public_subnets.unwrap_or_default(),
+                    private_subnets: fields.private_subnets.unwrap_or_default(),
+                },
+            })
+        }
+    }
+
+    #[derive(Deserialize)]
+    #[serde(rename_all = "kebab-case")]
+    pub(super) enum PlacementKind {
+        Cluster,
+        Subnets,
+        AvailabilityZones,
+    }
+
+    #[derive(Deserialize)]
+    pub(super) struct PlacementFields {
+        kind: PlacementKind,
+        subnets: Option<Vec<String>>,
+        availability_zones: Option<Vec<String>>,
+    }
+
+    impl TryFrom<PlacementFields> for GroupPlacement {
+        type Error = Missing;
+
+        fn try_from(fields: PlacementFields) -> Result<GroupPlacement, Missing> {
+            Ok(match fields.kind {
+                PlacementKind::Cluster => GroupPlacement::Cluster,
+                PlacementKind::Subnets => GroupPlacement::Subnets {
+                    subnets: required(fields.subnets, "subnets")?,
+                },
+                PlacementKind::AvailabilityZones => GroupPlacement::AvailabilityZones {
+                    availability_zones: required(fields.availability_zones, "availability_zones")?,
+                },
+            })
+        }
+    }
+
+    #[derive(Deserialize)]
+    #[serde(rename_all = "kebab-case")]
+    pub(super) enum CapacityKind {
+        OnDemand,
+        Reservation,
+        CapacityBlock,
+        Spot,
+    }
+
+    #[derive(Deserialize)]
+    pub(super) struct CapacityFields {
+        kind: CapacityKind,
+        reservation_id: Option<String>,
+    }
+
+    impl TryFrom<CapacityFields> for Capacity {
+        type Error = Missing;
+
+        fn try_from(fields: CapacityFields) -> Result<Capacity, Missing> {
+            Ok(match fields.kind {
+                CapacityKind::OnDemand => Capacity::OnDemand,
+                CapacityKind::Reservation => Capacity::Reservation {
+                    reservation_id: required(fields.reservation_id, "reservation_id")?,
+                },
+                CapacityKind::CapacityBlock => Capacity::CapacityBlock {
+                    reservation_id: required(fields.reservation_id, "reservation_id")?,
+                },
+                CapacityKind::Spot => Capacity::Spot,
+            })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read<T: serde::de::DeserializeOwned>(json: &str) -> Result<T, String> {
+        serde_json::from_str(json).map_err(|error| error.to_string())
+    }
+
+    #[test]
+    fn tagged_enums_read_with_the_tag_anywhere() {
+        let network: Network =
+            read(r#"{"private_subnets":[{"name":"a","id":"subnet-1"}],"vpc_id":"vpc-1","mode":"existing-vpc"}"#)
+                .unwrap();
+        assert_eq!(
+            network,
+            Network::ExistingVpc {
+                vpc_id: "vpc-1".into(),
+                public_subnets: Vec::new(),
+                private_subnets: vec![Subnet {
+                    name: "a".into(),
+                    id: "subnet-1".into(),
+                    ..Subnet::default()
+                }],
+            }
+        );
+        let capacity: Capacity =
+            read(r#"{"reservation_id":"cr-1","kind":"capacity-block"}"#).unwrap();
+        assert_eq!(
+            capacity,
+            Capacity::CapacityBlock {
+                reservation_id: "cr-1".into()
+            }
+        );
+        let placement: GroupPlacement = read(r#"{"kind":"cluster","subnets":["x"]}"#).unwrap();
+        assert_eq!(placement, GroupPlacement::Cluster);
+    }
+
+    #[test]
+    fn tagged_enums_refuse_like_serde() {
+        let missing_tag = read::<Capacity>(r#"{"reservation_id":"cr-1"}"#).unwrap_err();
+        assert!(
+            missing_tag.starts_with("missing field `kind`"),
+            "{missing_tag}"
+        );
+        let unknown = read::<Network>(r#"{"mode":"shared-vpc"}"#).unwrap_err();
+        assert!(
+            unknown
+                .starts_with("unknown variant `shared-vpc`, expected `new-vpc` or `existing-vpc`"),
+            "{unknown}"
+        );
+        let missing_field = read::<GroupPlacement>(r#"{"kind":"subnets"}"#).unwrap_err();
+        assert!(
+            missing_field.starts_with("missing field `subnets`"),
+            "{missing_field}"
+        );
+        let wrong_type =
+            read::<Network>(r#"{"mode":"new-vpc","availability_zones":"us-east-1a"}"#).unwrap_err();
+        assert!(
+            wrong_type.starts_with("invalid type: string"),
+            "{wrong_type}"
+        );
     }
 }

@@ -416,7 +416,7 @@ fn findings_for<'a>(
 ) -> Vec<&'a Finding> {
     findings
         .iter()
-        .filter(|finding| rules.contains(&finding.rule.as_str()))
+        .filter(|finding| rules.contains(&&*finding.rule))
         .filter(|finding| {
             finding.path == path_prefix || finding.path.starts_with(&format!("{path_prefix}."))
         })

@@ -2,11 +2,11 @@
 
 use std::collections::BTreeMap;
 
-use super::{Check, Context, Report, Rule, Severity};
+use super::{Check, Context, Report, Rule, Severity, SubnetPath};
 use crate::ids::{
     self, AvailabilityZone, IdError, KubernetesVersion, ResourceName, SubnetId, VpcId,
 };
-use crate::spec::{GroupPlacement, Network, Subnet};
+use crate::spec::{GroupPlacement, Network};
 
 pub(super) static RULES: &[Rule] = &[
     Rule {
@@ -148,7 +148,7 @@ fn placeholder_left(context: &Context<'_>, report: &mut Report<'_>) {
     let mut found = Vec::new();
     super::strings::each_string(context.spec, &mut |path, text| {
         if ids::is_placeholder(text) {
-            found.push((path.to_owned(), text.to_owned()));
+            found.push((path.to_string(), text.to_owned()));
         }
     });
     for (path, text) in found {
@@ -266,29 +266,8 @@ fn vpc_id_malformed(context: &Context<'_>, report: &mut Report<'_>) {
     }
 }
 
-fn existing_subnets<'a>(context: &Context<'a>) -> Vec<(String, &'a Subnet)> {
-    match &context.spec.network {
-        Network::NewVpc { .. } => Vec::new(),
-        Network::ExistingVpc {
-            public_subnets,
-            private_subnets,
-            ..
-        } => {
-            let public = public_subnets
-                .iter()
-                .enumerate()
-                .map(|(index, subnet)| (format!("network.public_subnets[{index}]"), subnet));
-            let private = private_subnets
-                .iter()
-                .enumerate()
-                .map(|(index, subnet)| (format!("network.private_subnets[{index}]"), subnet));
-            public.chain(private).collect()
-        }
-    }
-}
-
 fn subnet_id_malformed(context: &Context<'_>, report: &mut Report<'_>) {
-    for (path, subnet) in existing_subnets(context) {
+    for (path, subnet) in context.subnets() {
         match SubnetId::parse(&subnet.id) {
             Ok(_) | Err(IdError::Placeholder) => {}
             Err(error) => report.fire(
@@ -349,9 +328,9 @@ fn existing_vpc_no_subnets(context: &Context<'_>, report: &mut Report<'_>) {
 }
 
 fn subnet_duplicate(context: &Context<'_>, report: &mut Report<'_>) {
-    let mut seen_ids: BTreeMap<&str, String> = BTreeMap::new();
-    let mut seen_names: BTreeMap<&str, String> = BTreeMap::new();
-    for (path, subnet) in existing_subnets(context) {
+    let mut seen_ids: BTreeMap<&str, SubnetPath> = BTreeMap::new();
+    let mut seen_names: BTreeMap<&str, SubnetPath> = BTreeMap::new();
+    for (path, subnet) in context.subnets() {
         if !subnet.id.is_empty() {
             if let Some(first) = seen_ids.get(subnet.id.as_str()) {
                 report.fire(
@@ -359,7 +338,7 @@ fn subnet_duplicate(context: &Context<'_>, report: &mut Report<'_>) {
                     format!("subnet `{}` is already listed at {first}", subnet.id),
                 );
             } else {
-                seen_ids.insert(&subnet.id, path.clone());
+                seen_ids.insert(&subnet.id, path);
             }
         }
         if let Some(first) = seen_names.get(subnet.name.as_str()) {
@@ -374,7 +353,7 @@ fn subnet_duplicate(context: &Context<'_>, report: &mut Report<'_>) {
 }
 
 fn existing_vpc_single_zone(context: &Context<'_>, report: &mut Report<'_>) {
-    let subnets = existing_subnets(context);
+    let subnets: Vec<_> = context.subnets().collect();
     let zones: Vec<&str> = subnets
         .iter()
         .filter_map(|(_, subnet)| subnet.availability_zone.as_deref())

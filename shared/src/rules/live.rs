@@ -432,29 +432,8 @@ fn capacity_block_market_type_mismatch(context: &Context<'_>, report: &mut Repor
     }
 }
 
-fn spec_subnets<'a>(context: &Context<'a>) -> Vec<(String, &'a crate::spec::Subnet)> {
-    match &context.spec.network {
-        Network::NewVpc { .. } => Vec::new(),
-        Network::ExistingVpc {
-            public_subnets,
-            private_subnets,
-            ..
-        } => public_subnets
-            .iter()
-            .enumerate()
-            .map(|(index, subnet)| (format!("network.public_subnets[{index}]"), subnet))
-            .chain(
-                private_subnets
-                    .iter()
-                    .enumerate()
-                    .map(|(index, subnet)| (format!("network.private_subnets[{index}]"), subnet)),
-            )
-            .collect(),
-    }
-}
-
 fn subnet_not_found(context: &Context<'_>, report: &mut Report<'_>) {
-    for (path, subnet) in spec_subnets(context) {
+    for (path, subnet) in context.subnets() {
         if context.live.missing_subnets.contains(&subnet.id) {
             report.fire(
                 format!("{path}.id"),
@@ -468,7 +447,7 @@ fn subnet_wrong_vpc(context: &Context<'_>, report: &mut Report<'_>) {
     let Network::ExistingVpc { vpc_id, .. } = &context.spec.network else {
         return;
     };
-    for (path, subnet) in spec_subnets(context) {
+    for (path, subnet) in context.subnets() {
         if let Some(fact) = context
             .live
             .subnets
@@ -488,7 +467,7 @@ fn subnet_wrong_vpc(context: &Context<'_>, report: &mut Report<'_>) {
 }
 
 fn subnet_zone_mismatch(context: &Context<'_>, report: &mut Report<'_>) {
-    for (path, subnet) in spec_subnets(context) {
+    for (path, subnet) in context.subnets() {
         if let (Some(stated), Some(fact)) = (
             &subnet.availability_zone,
             context
@@ -513,7 +492,7 @@ fn subnet_zone_mismatch(context: &Context<'_>, report: &mut Report<'_>) {
 const FEW_FREE_ADDRESSES: u32 = 64;
 
 fn subnet_few_free_addresses(context: &Context<'_>, report: &mut Report<'_>) {
-    for (path, subnet) in spec_subnets(context) {
+    for (path, subnet) in context.subnets() {
         if let Some(fact) = context
             .live
             .subnets

@@ -19,9 +19,13 @@ mod strings;
 
 use serde::{Deserialize, Serialize};
 
-use crate::catalog::InstanceType;
+use std::borrow::Cow;
+use std::cell::OnceCell;
+use std::fmt;
+
+use crate::catalog::{self, InstanceType};
 use crate::ids::Region;
-use crate::spec::Spec;
+use crate::spec::{Network, Spec, Subnet};
 
 pub use live::{LiveFacts, OfferingFact, ReservationFact, SpotScoreFact, SubnetFact};
 
@@ -57,8 +61,9 @@ impl std::fmt::Display for Severity {
 /// One problem found in a spec.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Finding {
-    /// Stable rule id, e.g. `efa-unsupported-instance-type`.
-    pub rule: String,
+    /// Stable rule id, e.g. `efa-unsupported-instance-type` (borrowed from the catalog
+    /// when the finding was made here, owned when it was read back from JSON).
+    pub rule: Cow<'static, str>,
     /// How serious it is.
     pub severity: Severity,
     /// Spec field path, e.g. `node_groups[1].instance_type`.
@@ -66,7 +71,7 @@ pub struct Finding {
     /// What is wrong, naming the value.
     pub message: String,
     /// How to fix it.
-    pub help: String,
+    pub help: Cow<'static, str>,
 }
 
 /// A rule of the catalog.
@@ -121,10 +126,72 @@ pub struct Context<'a> {
     pub region: Option<Region>,
     /// Instance types each Karpenter pool's requirements allow, worked out once per
     /// validation because several rules ask.
-    pool_instance_types: std::cell::OnceCell<Vec<Vec<&'static InstanceType>>>,
+    pool_instance_types: OnceCell<Vec<Vec<&'static InstanceType>>>,
+    /// Each node group's instance types found in the catalog, looked up once per validation.
+    group_instance_types: OnceCell<Vec<Vec<&'static InstanceType>>>,
 }
 
-impl Context<'_> {
+/// Where a subnet of an existing VPC sits in the spec (`network.private_subnets[1]`);
+/// written out only when a finding names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct SubnetPath {
+    list: &'static str,
+    index: usize,
+}
+
+impl fmt::Display for SubnetPath {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(formatter, "network.{}[{}]", self.list, self.index)
+    }
+}
+
+impl<'a> Context<'a> {
+    fn new(spec: &'a Spec, live: &'a LiveFacts) -> Context<'a> {
+        Context {
+            spec,
+            live,
+            region: Region::parse(&spec.cluster.region).ok(),
+            pool_instance_types: OnceCell::new(),
+            group_instance_types: OnceCell::new(),
+        }
+    }
+
+    /// The subnets of an existing VPC, public then private, with their paths.
+    pub(crate) fn subnets(&self) -> impl Iterator<Item = (SubnetPath, &'a Subnet)> + use<'a> {
+        let (public, private): (&'a [Subnet], &'a [Subnet]) = match &self.spec.network {
+            Network::NewVpc { .. } => (&[], &[]),
+            Network::ExistingVpc {
+                public_subnets,
+                private_subnets,
+                ..
+            } => (public_subnets, private_subnets),
+        };
+        let listed = |list: &'static str, subnets: &'a [Subnet]| {
+            subnets
+                .iter()
+                .enumerate()
+                .map(move |(index, subnet)| (SubnetPath { list, index }, subnet))
+        };
+        listed("public_subnets", public).chain(listed("private_subnets", private))
+    }
+
+    /// The catalog entries of node group `index`'s instance types (unknown names left out).
+    pub(crate) fn group_instance_types(&self, index: usize) -> &[&'static InstanceType] {
+        let all = self.group_instance_types.get_or_init(|| {
+            self.spec
+                .node_groups
+                .iter()
+                .map(|group| {
+                    node_groups::instance_type_names(group)
+                        .into_iter()
+                        .filter_map(catalog::lookup)
+                        .collect()
+                })
+                .collect()
+        });
+        all.get(index).map(Vec::as_slice).unwrap_or_default()
+    }
+
     /// The catalog's instance types Karpenter pool `index` may launch.
     pub(crate) fn pool_instance_types(&self, index: usize) -> &[&'static InstanceType] {
         let all = self.pool_instance_types.get_or_init(|| {
@@ -149,11 +216,11 @@ impl Report<'_> {
     /// Reports a finding at `path`.
     pub fn fire(&mut self, path: impl Into<String>, message: impl Into<String>) {
         self.findings.push(Finding {
-            rule: self.rule.id.to_owned(),
+            rule: Cow::Borrowed(self.rule.id),
             severity: self.rule.severity,
             path: path.into(),
             message: message.into(),
-            help: self.rule.help.to_owned(),
+            help: Cow::Borrowed(self.rule.help),
         });
     }
 }
@@ -184,12 +251,7 @@ pub fn validate(spec: &Spec) -> Vec<Finding> {
 
 /// Runs every rule; live rules use `live` and stay quiet about what it does not know.
 pub fn validate_with(spec: &Spec, live: &LiveFacts) -> Vec<Finding> {
-    let context = Context {
-        spec,
-        live,
-        region: Region::parse(&spec.cluster.region).ok(),
-        pool_instance_types: std::cell::OnceCell::new(),
-    };
+    let context = Context::new(spec, live);
     let mut findings = Vec::new();
     // Not the whole catalog: naming the document rules here would pull the schema walker
     // and the embedded schemas into the browser bundle, which never checks documents.

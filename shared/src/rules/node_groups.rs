@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 
 use super::{Check, Context, Report, Rule, Severity};
-use crate::catalog::{self, InstanceType};
+use crate::catalog;
 use crate::ids::{self, IdError, ReservationId, ResourceName};
 use crate::spec::{Capacity, GroupPlacement, Network, NodeGroup};
 
@@ -249,19 +249,12 @@ fn groups<'a>(context: &Context<'a>) -> impl Iterator<Item = (usize, &'a NodeGro
 }
 
 /// The group's instance types, single or several.
-fn instance_type_names(group: &NodeGroup) -> Vec<&str> {
+pub(super) fn instance_type_names(group: &NodeGroup) -> Vec<&str> {
     if group.instance_type.is_empty() {
         group.instance_types.iter().map(String::as_str).collect()
     } else {
         vec![group.instance_type.as_str()]
     }
-}
-
-fn known_types(group: &NodeGroup) -> Vec<&'static InstanceType> {
-    instance_type_names(group)
-        .into_iter()
-        .filter_map(catalog::lookup)
-        .collect()
 }
 
 fn instance_type_path(index: usize, group: &NodeGroup) -> String {
@@ -501,7 +494,7 @@ fn local_nvme_without_instance_store(context: &Context<'_>, report: &mut Report<
         if !group.local_nvme_raid0 {
             continue;
         }
-        for instance_type in known_types(group) {
+        for instance_type in context.group_instance_types(index) {
             if !instance_type.instance_storage {
                 report.fire(
                     format!("node_groups[{index}].local_nvme_raid0"),
@@ -520,7 +513,7 @@ fn efa_unsupported_instance_type(context: &Context<'_>, report: &mut Report<'_>)
         if !group.efa_enabled {
             continue;
         }
-        for instance_type in known_types(group) {
+        for instance_type in context.group_instance_types(index) {
             if !instance_type.efa_supported {
                 report.fire(
                     instance_type_path(index, group),
@@ -645,7 +638,7 @@ fn capacity_block_ineligible_instance_type(context: &Context<'_>, report: &mut R
         if !matches!(group.capacity, Capacity::CapacityBlock { .. }) {
             continue;
         }
-        for instance_type in known_types(group) {
+        for instance_type in context.group_instance_types(index) {
             if !instance_type.capacity_block_eligible {
                 report.fire(
                     instance_type_path(index, group),
@@ -678,7 +671,10 @@ fn capacity_block_single_instance_type(context: &Context<'_>, report: &mut Repor
 fn gpu_ami_without_nvidia_driver(context: &Context<'_>, report: &mut Report<'_>) {
     for (index, group) in groups(context) {
         if !ships_accelerator_drivers(group)
-            && known_types(group).iter().any(|kind| kind.nvidia_gpu)
+            && context
+                .group_instance_types(index)
+                .iter()
+                .any(|kind| kind.nvidia_gpu)
         {
             report.fire(
                 format!("node_groups[{index}].ami_family"),
@@ -694,7 +690,12 @@ fn gpu_ami_without_nvidia_driver(context: &Context<'_>, report: &mut Report<'_>)
 
 fn neuron_ami_unsupported(context: &Context<'_>, report: &mut Report<'_>) {
     for (index, group) in groups(context) {
-        if !ships_accelerator_drivers(group) && known_types(group).iter().any(|kind| kind.neuron) {
+        if !ships_accelerator_drivers(group)
+            && context
+                .group_instance_types(index)
+                .iter()
+                .any(|kind| kind.neuron)
+        {
             report.fire(
                 format!("node_groups[{index}].ami_family"),
                 format!(
@@ -708,7 +709,10 @@ fn neuron_ami_unsupported(context: &Context<'_>, report: &mut Report<'_>) {
 
 fn gpu_group_without_taint(context: &Context<'_>, report: &mut Report<'_>) {
     for (index, group) in groups(context) {
-        let has_gpu = known_types(group).iter().any(|kind| kind.nvidia_gpu);
+        let has_gpu = context
+            .group_instance_types(index)
+            .iter()
+            .any(|kind| kind.nvidia_gpu);
         let tainted = group
             .taints
             .iter()
@@ -726,15 +730,16 @@ fn gpu_group_without_taint(context: &Context<'_>, report: &mut Report<'_>) {
 }
 
 fn no_system_node_group(context: &Context<'_>, report: &mut Report<'_>) {
-    let spec = context.spec;
-    let is_accelerated =
-        |group: &NodeGroup| known_types(group).iter().any(|kind| kind.is_accelerated());
-    let has_accelerated = spec.node_groups.iter().any(is_accelerated);
-    let has_system = spec
-        .node_groups
-        .iter()
-        .any(|group| !is_accelerated(group) && !instance_type_names(group).is_empty());
-    if (has_accelerated || spec.karpenter.is_some()) && !has_system {
+    let is_accelerated = |index: usize| {
+        context
+            .group_instance_types(index)
+            .iter()
+            .any(|kind| kind.is_accelerated())
+    };
+    let has_accelerated = groups(context).any(|(index, _)| is_accelerated(index));
+    let has_system = groups(context)
+        .any(|(index, group)| !is_accelerated(index) && !instance_type_names(group).is_empty());
+    if (has_accelerated || context.spec.karpenter.is_some()) && !has_system {
         report.fire(
             "node_groups",
             "no CPU node group: CoreDNS, controllers and Karpenter would run on (or wait for) GPU nodes",

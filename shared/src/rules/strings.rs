@@ -2,20 +2,92 @@
 //! `Serialize` without building an intermediate value: the placeholder rule looks at all
 //! of the spec on every keystroke and every API call, so it must not allocate a tree.
 //! Paths read like the JSON of the value: `a.b[2]`, and `["key with dots"]` for keys that
-//! are not plain identifiers.
+//! are not plain identifiers. A path is kept as the steps that lead to the string and is
+//! written out only when the caller asks for it, which is rarely.
+
+use std::fmt;
 
 use serde::ser::{self, Serialize};
 
 use super::cluster::push_key;
 
 /// Calls `visit(path, text)` for every string in `value` (map keys excepted).
-pub(crate) fn each_string<T: Serialize + ?Sized>(value: &T, visit: &mut dyn FnMut(&str, &str)) {
-    let mut path = String::new();
+pub(crate) fn each_string<T: Serialize + ?Sized>(
+    value: &T,
+    visit: &mut dyn FnMut(&StringPath, &str),
+) {
+    let mut path = StringPath::default();
     // Only `Unsupported` can fail, and the spec holds nothing unsupported.
     let _ = value.serialize(Walker {
         path: &mut path,
         visit,
     });
+}
+
+/// Where a string sits; `Display` writes it as a field path (`a.b[2]`).
+#[derive(Default)]
+pub(crate) struct StringPath {
+    steps: Vec<PathStep>,
+    /// The text of the map keys among `steps`, one after another.
+    keys: String,
+}
+
+#[derive(Clone, Copy)]
+enum PathStep {
+    Field(&'static str),
+    Index(usize),
+    /// A map key: `keys[start..end]`.
+    Key {
+        start: usize,
+        end: usize,
+    },
+}
+
+impl StringPath {
+    fn push(&mut self, step: Step<'_>) {
+        let step = match step {
+            Step::Field(name) => PathStep::Field(name),
+            Step::Index(index) => PathStep::Index(index),
+            Step::Key(key) => {
+                let start = self.keys.len();
+                self.keys.push_str(key);
+                PathStep::Key {
+                    start,
+                    end: self.keys.len(),
+                }
+            }
+        };
+        self.steps.push(step);
+    }
+
+    /// Undoes every `push` since the path had `depth` steps.
+    fn truncate(&mut self, depth: usize) {
+        if let Some(PathStep::Key { start, .. }) = self.steps.get(depth..).and_then(|dropped| {
+            dropped
+                .iter()
+                .find(|step| matches!(step, PathStep::Key { .. }))
+        }) {
+            self.keys.truncate(*start);
+        }
+        self.steps.truncate(depth);
+    }
+}
+
+impl fmt::Display for StringPath {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut path = String::new();
+        for step in &self.steps {
+            match *step {
+                PathStep::Field(name) => push_key(&mut path, name),
+                PathStep::Key { start, end } => push_key(&mut path, &self.keys[start..end]),
+                PathStep::Index(index) => {
+                    use std::fmt::Write;
+                    let _ = write!(path, "[{index}]");
+                }
+            }
+        }
+        formatter.write_str(&path)
+    }
 }
 
 /// Raised for nothing the spec holds; serde requires an error type.
@@ -37,8 +109,8 @@ impl ser::Error for Unsupported {
 }
 
 struct Walker<'a> {
-    path: &'a mut String,
-    visit: &'a mut dyn FnMut(&str, &str),
+    path: &'a mut StringPath,
+    visit: &'a mut dyn FnMut(&StringPath, &str),
 }
 
 impl Walker<'_> {
@@ -51,20 +123,15 @@ impl Walker<'_> {
 
     /// Serialises `value` one level down, under `key` or `[index]`.
     fn child<T: Serialize + ?Sized>(&mut self, step: Step<'_>, value: &T) {
-        let length = self.path.len();
-        match step {
-            Step::Key(key) => push_key(self.path, key),
-            Step::Index(index) => {
-                use std::fmt::Write;
-                let _ = write!(self.path, "[{index}]");
-            }
-        }
+        let depth = self.path.steps.len();
+        self.path.push(step);
         let _ = value.serialize(self.reborrow());
-        self.path.truncate(length);
+        self.path.truncate(depth);
     }
 }
 
 enum Step<'k> {
+    Field(&'static str),
     Key(&'k str),
     Index(usize),
 }
@@ -128,7 +195,7 @@ impl<'a> ser::Serializer for Walker<'a> {
         variant: &'static str,
         value: &T,
     ) -> Result<(), Unsupported> {
-        self.child(Step::Key(variant), value);
+        self.child(Step::Field(variant), value);
         Ok(())
     }
     fn serialize_seq(self, _: Option<usize>) -> Result<Compound<'a>, Unsupported> {
@@ -173,7 +240,7 @@ impl<'a> ser::Serializer for Walker<'a> {
 /// A sequence, map or struct being walked: the next index, or the key just read.
 struct Compound<'a> {
     walker: Walker<'a>,
-    /// Path length to restore at the end (variants add their name).
+    /// Path depth to restore at the end (variants add their name).
     restore: usize,
     index: usize,
     key: String,
@@ -181,7 +248,7 @@ struct Compound<'a> {
 
 impl<'a> Compound<'a> {
     fn new(walker: Walker<'a>) -> Compound<'a> {
-        let restore = walker.path.len();
+        let restore = walker.path.steps.len();
         Compound {
             walker,
             restore,
@@ -190,9 +257,9 @@ impl<'a> Compound<'a> {
         }
     }
 
-    fn nested(walker: Walker<'a>, variant: &str) -> Compound<'a> {
-        let restore = walker.path.len();
-        push_key(walker.path, variant);
+    fn nested(walker: Walker<'a>, variant: &'static str) -> Compound<'a> {
+        let restore = walker.path.steps.len();
+        walker.path.push(Step::Field(variant));
         Compound {
             walker,
             restore,
@@ -283,7 +350,7 @@ impl ser::SerializeStruct for Compound<'_> {
         key: &'static str,
         value: &T,
     ) -> Result<(), Unsupported> {
-        self.walker.child(Step::Key(key), value);
+        self.walker.child(Step::Field(key), value);
         Ok(())
     }
     fn end(self) -> Result<(), Unsupported> {
@@ -299,7 +366,7 @@ impl ser::SerializeStructVariant for Compound<'_> {
         key: &'static str,
         value: &T,
     ) -> Result<(), Unsupported> {
-        self.walker.child(Step::Key(key), value);
+        self.walker.child(Step::Field(key), value);
         Ok(())
     }
     fn end(self) -> Result<(), Unsupported> {
@@ -453,7 +520,7 @@ mod tests {
     fn walked(spec: &crate::Spec) -> Vec<(String, String)> {
         let mut found = Vec::new();
         each_string(spec, &mut |path, text| {
-            found.push((path.to_owned(), text.to_owned()))
+            found.push((path.to_string(), text.to_owned()))
         });
         found.sort();
         found
