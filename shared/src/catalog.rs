@@ -5,6 +5,7 @@
 //! and embedded at compile time, so the browser needs no request to use it. It is parsed
 //! once, on first use. Strings in [`InstanceType`] borrow from the embedded text.
 
+use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
@@ -104,11 +105,18 @@ pub fn all() -> &'static [InstanceType] {
 
 /// The instance type called `name` (exact API name, e.g. `g5.2xlarge`).
 pub fn lookup(name: &str) -> Option<&'static InstanceType> {
-    let catalog = all();
-    catalog
-        .binary_search_by(|instance_type| instance_type.name.cmp(name))
-        .ok()
-        .map(|idx| &catalog[idx])
+    // Every rule on a node group or pool asks; a hash lookup is several times cheaper
+    // than a binary search's string comparisons.
+    static BY_NAME: OnceLock<HashMap<&'static str, &'static InstanceType>> = OnceLock::new();
+    BY_NAME
+        .get_or_init(|| {
+            all()
+                .iter()
+                .map(|instance_type| (instance_type.name, instance_type))
+                .collect()
+        })
+        .get(name)
+        .copied()
 }
 
 /// Every GPU and accelerator model in the catalog (`a100`, `h100`, `trainium`, …),

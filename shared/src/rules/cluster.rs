@@ -145,18 +145,14 @@ pub(crate) fn push_key(path: &mut String, key: &str) {
 }
 
 fn placeholder_left(context: &Context<'_>, report: &mut Report<'_>) {
-    let mut found = Vec::new();
     super::strings::each_string(context.spec, &mut |path, text| {
         if ids::is_placeholder(text) {
-            found.push((path.to_string(), text.to_owned()));
+            report.fire(
+                path.render(),
+                format!("`{text}` is a placeholder; fill in the real value"),
+            );
         }
     });
-    for (path, text) in found {
-        report.fire(
-            path,
-            format!("`{text}` is a placeholder; fill in the real value"),
-        );
-    }
 }
 
 fn cluster_name_invalid(context: &Context<'_>, report: &mut Report<'_>) {

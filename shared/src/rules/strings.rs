@@ -73,9 +73,10 @@ impl StringPath {
     }
 }
 
-impl fmt::Display for StringPath {
-    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut path = String::new();
+impl StringPath {
+    /// The path as text, `a.b[2]`.
+    pub(crate) fn render(&self) -> String {
+        let mut path = String::with_capacity(self.steps.len() * 12 + self.keys.len());
         for step in &self.steps {
             match *step {
                 PathStep::Field(name) => push_key(&mut path, name),
@@ -86,7 +87,13 @@ impl fmt::Display for StringPath {
                 }
             }
         }
-        formatter.write_str(&path)
+        path
+    }
+}
+
+impl fmt::Display for StringPath {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str(&self.render())
     }
 }
 
