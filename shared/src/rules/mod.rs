@@ -183,7 +183,6 @@ impl<'a> Context<'a> {
                 .iter()
                 .map(|group| {
                     node_groups::instance_type_names(group)
-                        .into_iter()
                         .filter_map(catalog::lookup)
                         .collect()
                 })

@@ -249,12 +249,13 @@ fn groups<'a>(context: &Context<'a>) -> impl Iterator<Item = (usize, &'a NodeGro
 }
 
 /// The group's instance types, single or several.
-pub(super) fn instance_type_names(group: &NodeGroup) -> Vec<&str> {
-    if group.instance_type.is_empty() {
-        group.instance_types.iter().map(String::as_str).collect()
+pub(super) fn instance_type_names(group: &NodeGroup) -> impl ExactSizeIterator<Item = &str> {
+    let names = if group.instance_type.is_empty() {
+        group.instance_types.as_slice()
     } else {
-        vec![group.instance_type.as_str()]
-    }
+        std::slice::from_ref(&group.instance_type)
+    };
+    names.iter().map(String::as_str)
 }
 
 fn instance_type_path(index: usize, group: &NodeGroup) -> String {
@@ -407,14 +408,13 @@ fn nodegroup_instance_type_and_types(context: &Context<'_>, report: &mut Report<
 
 fn instance_type_unknown(context: &Context<'_>, report: &mut Report<'_>) {
     for (index, group) in groups(context) {
-        let path = instance_type_path(index, group);
         for name in instance_type_names(group) {
             if !name.trim().is_empty()
                 && !ids::is_placeholder(name)
                 && catalog::lookup(name).is_none()
             {
                 report.fire(
-                    path.clone(),
+                    instance_type_path(index, group),
                     format!("instance type `{name}` is not in the catalog"),
                 );
             }
@@ -738,7 +738,7 @@ fn no_system_node_group(context: &Context<'_>, report: &mut Report<'_>) {
     };
     let has_accelerated = groups(context).any(|(index, _)| is_accelerated(index));
     let has_system = groups(context)
-        .any(|(index, group)| !is_accelerated(index) && !instance_type_names(group).is_empty());
+        .any(|(index, group)| !is_accelerated(index) && instance_type_names(group).len() > 0);
     if (has_accelerated || context.spec.karpenter.is_some()) && !has_system {
         report.fire(
             "node_groups",
