@@ -177,6 +177,7 @@ fn ensure_wasm_opt() -> Result<PathBuf, String> {
 /// The wasm target, trunk, wasm-bindgen-cli and wasm-opt.
 pub fn ensure_build_tools() -> Result<BuildTools, String> {
     ensure_wasm_target()?;
+    ensure_page_toolchain()?;
     let trunk = ensure_cargo_tool("trunk", "trunk", TRUNK_VERSION, true)?;
     // wasm-bindgen-cli's own lockfile pins a crate the registry no longer serves,
     // so it is installed without --locked.
@@ -271,15 +272,15 @@ pub fn ensure_test_tools() -> Result<TestTools, String> {
     })
 }
 
-/// The nightly toolchain (libFuzzer's instrumentation needs it) and cargo-fuzz.
-pub fn ensure_fuzz_tools() -> Result<PathBuf, String> {
+/// The nightly toolchain: libFuzzer's instrumentation and the page's build need it.
+fn ensure_nightly() -> Result<(), String> {
     let toolchains = Command::new("rustup")
         .args(["toolchain", "list"])
         .output()
         .map(|output| String::from_utf8_lossy(&output.stdout).into_owned())
         .unwrap_or_default();
     if !toolchains.lines().any(|line| line.starts_with("nightly")) {
-        println!("xtask: installing the nightly toolchain (for the fuzz targets)");
+        println!("xtask: installing the nightly toolchain");
         status(Command::new("rustup").args([
             "toolchain",
             "install",
@@ -288,7 +289,46 @@ pub fn ensure_fuzz_tools() -> Result<PathBuf, String> {
             "minimal",
         ]))?;
     }
+    Ok(())
+}
+
+/// The nightly toolchain and cargo-fuzz.
+pub fn ensure_fuzz_tools() -> Result<PathBuf, String> {
+    ensure_nightly()?;
     ensure_cargo_tool("cargo-fuzz", "cargo-fuzz", CARGO_FUZZ_VERSION, true)
+}
+
+/// What the page's build needs from nightly: the standard library's source (rebuilt for
+/// the page) and the wasm target.
+fn ensure_page_toolchain() -> Result<(), String> {
+    ensure_nightly()?;
+    let installed = Command::new("rustup")
+        .args(["component", "list", "--installed", "--toolchain", "nightly"])
+        .output()
+        .map(|output| String::from_utf8_lossy(&output.stdout).into_owned())
+        .unwrap_or_default();
+    let has = |component: &str| installed.lines().any(|line| line.starts_with(component));
+    if !has("rust-src") {
+        println!("xtask: adding rust-src to the nightly toolchain");
+        status(Command::new("rustup").args([
+            "component",
+            "add",
+            "rust-src",
+            "--toolchain",
+            "nightly",
+        ]))?;
+    }
+    if !has("rust-std-wasm32-unknown-unknown") {
+        println!("xtask: adding the wasm32-unknown-unknown target to the nightly toolchain");
+        status(Command::new("rustup").args([
+            "target",
+            "add",
+            "wasm32-unknown-unknown",
+            "--toolchain",
+            "nightly",
+        ]))?;
+    }
+    Ok(())
 }
 
 /// Debian's `wrk`, the HTTP load generator of `cargo xtask bench`.
