@@ -251,7 +251,8 @@ pub fn validate(spec: &Spec) -> Vec<Finding> {
 /// Runs every rule; live rules use `live` and stay quiet about what it does not know.
 pub fn validate_with(spec: &Spec, live: &LiveFacts) -> Vec<Finding> {
     let context = Context::new(spec, live);
-    let mut findings = Vec::new();
+    // Room for a typical design's findings without regrowing.
+    let mut findings = Vec::with_capacity(16);
     // Not the whole catalog: naming the document rules here would pull the schema walker
     // and the embedded schemas into the browser bundle, which never checks documents.
     for rule in spec_rules() {
