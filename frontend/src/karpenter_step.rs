@@ -6,13 +6,13 @@
 use std::collections::BTreeMap;
 
 use leptos::prelude::*;
-use shared::items;
 use shared::karpenter::{
     Budget, Disruption, Ec2NodeClass, Ec2NodeClassSpec, NodeClaimSpec, NodeClaimTemplate,
     NodeClassRef, NodePool, NodePoolSpec, ObjectMeta, Requirement, SelectorTerm, Taint,
     TemplateMeta,
 };
 use shared::spec::KarpenterSettings;
+use shared::{items, karpenter};
 
 use crate::fields::{
     CheckboxField, FieldFindings, ListField, NumberField, OptionalTextField, SelectField,
@@ -683,6 +683,22 @@ fn ClassEditor(index: usize) -> impl IntoView {
                             owner_id: owner.clone(),
                             ..SelectorTerm::tag(key, value)
                         }));
+                    })
+                />
+                <TextField
+                    label="Capacity reservation owner account (ownerID)"
+                    path=format!("{base}.spec.capacityReservationSelectorTerms.ownerID")
+                    placeholder="123456789012"
+                    hint="For reservations shared from another account; applies to the tag terms."
+                    value=Signal::derive(move || {
+                        read_class(studio, index, |class| {
+                            class.spec.capacity_reservation_selector_terms.iter()
+                                .find_map(|term| term.owner_id.clone())
+                                .unwrap_or_default()
+                        })
+                    })
+                    set=move |owner: String| write_class(studio, index, |class| {
+                        karpenter::set_reservation_owner(&mut class.spec.capacity_reservation_selector_terms, &owner)
                     })
                 />
             </div>

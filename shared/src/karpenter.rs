@@ -388,6 +388,30 @@ impl SelectorTerm {
     }
 }
 
+/// Sets the owning account (`ownerID`) of the capacity-reservation terms that do not
+/// select by `id` (an `id` term may not name an owner). With no such term, a term of the
+/// owner alone keeps it until tags are added; an empty `owner` takes it off every term
+/// and drops a term that held nothing else.
+pub fn set_reservation_owner(terms: &mut Vec<SelectorTerm>, owner: &str) {
+    let owner = (!owner.is_empty()).then(|| owner.to_owned());
+    let mut found = false;
+    terms.retain_mut(|term| {
+        if term.id.is_some() {
+            return true;
+        }
+        found = true;
+        let had_owner = term.owner_id.is_some();
+        term.owner_id.clone_from(&owner);
+        !(had_owner && *term == SelectorTerm::default())
+    });
+    if !found && owner.is_some() {
+        terms.push(SelectorTerm {
+            owner_id: owner,
+            ..SelectorTerm::default()
+        });
+    }
+}
+
 /// A document with `apiVersion` and `kind`, as written to YAML.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -432,4 +456,41 @@ pub struct FeatureGates {
     /// Launch into ODCRs and Capacity Blocks selected by the node classes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reserved_capacity: Option<bool>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_reservation_owner_goes_on_tag_terms_and_comes_off_again() {
+        let mut terms = vec![
+            SelectorTerm::id("cr-0123456789abcdef0"),
+            SelectorTerm::tag("purpose", "training"),
+            SelectorTerm::default(),
+        ];
+        set_reservation_owner(&mut terms, "123456789012");
+        assert_eq!(terms[0].owner_id, None, "an id term may not name an owner");
+        assert_eq!(terms[1].owner_id.as_deref(), Some("123456789012"));
+        assert_eq!(terms[2].owner_id.as_deref(), Some("123456789012"));
+        set_reservation_owner(&mut terms, "");
+        assert_eq!(
+            terms,
+            vec![
+                SelectorTerm::id("cr-0123456789abcdef0"),
+                SelectorTerm::tag("purpose", "training"),
+            ],
+            "the owner is gone, and so is the term that only held it"
+        );
+    }
+
+    #[test]
+    fn an_owner_without_tag_terms_is_kept_in_a_term_of_its_own() {
+        let mut terms = vec![SelectorTerm::id("cr-0123456789abcdef0")];
+        set_reservation_owner(&mut terms, "12345");
+        assert_eq!(terms.len(), 2);
+        assert_eq!(terms[1].owner_id.as_deref(), Some("12345"), "kept as typed");
+        set_reservation_owner(&mut terms, "");
+        assert_eq!(terms, vec![SelectorTerm::id("cr-0123456789abcdef0")]);
+    }
 }

@@ -711,3 +711,59 @@ async fn the_page_holds_at_a_phone_width() {
     assert_eq!(overflow, 0, "the page scrolls sideways");
     browser.close().await;
 }
+
+#[tokio::test]
+async fn a_shared_reservations_owner_account_goes_on_its_tag_terms() {
+    let studio = Studio::start();
+    let browser = Browser::start().await;
+    browser.open(&studio).await;
+    browser.choose_template("karpenter-reserved-training").await;
+    browser.go_to_step(6).await;
+    browser
+        .fill_by_label(
+            "Capacity reservation tags (one term each)",
+            "purpose=training",
+        )
+        .await;
+    browser
+        .fill_by_label("Capacity reservation owner account (ownerID)", "12345")
+        .await;
+    browser
+        .wait_for_text(Locator::Css("main"), |text| {
+            text.contains("owner id `12345` is not a 12-digit AWS account id")
+        })
+        .await;
+    browser
+        .fill_by_label(
+            "Capacity reservation owner account (ownerID)",
+            "123456789012",
+        )
+        .await;
+    browser
+        .wait_for_text(Locator::Css("main"), |text| {
+            !text.contains("is not a 12-digit AWS account id")
+        })
+        .await;
+    browser
+        .client
+        .find(Locator::Id("tab-preview-nodepools-yaml"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let nodepools = browser
+        .wait_for_text(Locator::Id("preview-nodepools-yaml"), |text| {
+            text.contains("123456789012")
+        })
+        .await;
+    let term = nodepools
+        .split("capacityReservationSelectorTerms:")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no reservation terms in:\n{nodepools}"));
+    assert!(
+        term.contains("ownerID: '123456789012'") && term.contains("purpose: training"),
+        "{term}"
+    );
+    browser.close().await;
+}
