@@ -89,10 +89,8 @@ async fn keystroke_to_validated_preview_latency() {
     // n = 16, 32, 64: the largest is the budgeted case, the others show how cost grows.
     browser.choose_template("karpenter-reserved-training").await;
     browser
-        .client
-        .find(Locator::Id("tab-preview-studio-json"))
+        .by_id("tab-preview-studio-json")
         .await
-        .unwrap()
         .click()
         .await
         .unwrap();

@@ -453,10 +453,8 @@ async fn a_share_link_opens_the_same_spec_in_a_fresh_profile() {
         .fill_by_label("Cluster name", "shared-by-link")
         .await;
     browser
-        .client
-        .find(Locator::Id("tab-preview-studio-json"))
+        .by_id("tab-preview-studio-json")
         .await
-        .unwrap()
         .click()
         .await
         .unwrap();
@@ -491,10 +489,8 @@ async fn a_share_link_opens_the_same_spec_in_a_fresh_profile() {
         .wait_for_text(PREVIEW, |text| text.contains("name: shared-by-link"))
         .await;
     fresh
-        .client
-        .find(Locator::Id("tab-preview-studio-json"))
+        .by_id("tab-preview-studio-json")
         .await
-        .unwrap()
         .click()
         .await
         .unwrap();
@@ -745,10 +741,8 @@ async fn a_shared_reservations_owner_account_goes_on_its_tag_terms() {
         })
         .await;
     browser
-        .client
-        .find(Locator::Id("tab-preview-nodepools-yaml"))
+        .by_id("tab-preview-nodepools-yaml")
         .await
-        .unwrap()
         .click()
         .await
         .unwrap();
