@@ -61,9 +61,14 @@ macro_rules! aws_id {
         impl $name {
             /// Parses `prefix-` followed by 8 or 17 lowercase hex digits.
             pub fn parse(value: &str) -> Result<$name, IdError> {
+                $name::check(value).map(|()| $name(value.to_owned()))
+            }
+
+            /// What [`Self::parse`] says of `value`, without keeping a copy of it.
+            pub fn check(value: &str) -> Result<(), IdError> {
                 check_common(value)?;
                 if is_hex_id(value, $prefix) {
-                    Ok($name(value.to_owned()))
+                    Ok(())
                 } else {
                     Err(IdError::Malformed(format!(
                         "`{}` followed by 8 or 17 hex digits",
@@ -115,6 +120,11 @@ pub struct ResourceName(String);
 impl ResourceName {
     /// Parses a cluster or node group name.
     pub fn parse(value: &str) -> Result<ResourceName, IdError> {
+        ResourceName::check(value).map(|()| ResourceName(value.to_owned()))
+    }
+
+    /// What [`Self::parse`] says of `value`, without keeping a copy of it.
+    pub fn check(value: &str) -> Result<(), IdError> {
         check_common(value)?;
         let mut chars = value.chars();
         let starts_with_letter = chars
@@ -122,7 +132,7 @@ impl ResourceName {
             .is_some_and(|first| first.is_ascii_alphabetic());
         let rest_ok = chars.all(|char| char.is_ascii_alphanumeric() || char == '-');
         if starts_with_letter && rest_ok && value.len() <= 100 {
-            Ok(ResourceName(value.to_owned()))
+            Ok(())
         } else {
             Err(IdError::Malformed(
                 "a letter followed by letters, digits and hyphens (at most 100)".into(),
@@ -204,6 +214,11 @@ pub struct AvailabilityZone(String);
 impl AvailabilityZone {
     /// Parses a zone name and checks that it belongs to `region`.
     pub fn parse_in(value: &str, region: &Region) -> Result<AvailabilityZone, IdError> {
+        AvailabilityZone::check_in(value, region).map(|()| AvailabilityZone(value.to_owned()))
+    }
+
+    /// What [`Self::parse_in`] says of `value`, without keeping a copy of it.
+    pub fn check_in(value: &str, region: &Region) -> Result<(), IdError> {
         check_common(value)?;
         let suffix = value.strip_prefix(region.as_str());
         let standard = suffix.is_some_and(|suffix| {
@@ -217,7 +232,7 @@ impl AvailabilityZone {
                     .all(|byte| byte.is_ascii_lowercase() || byte.is_ascii_digit() || byte == b'-')
         });
         if standard || local {
-            Ok(AvailabilityZone(value.to_owned()))
+            Ok(())
         } else {
             Err(IdError::Malformed(format!(
                 "a zone of {} such as `{}a`",

@@ -1,8 +1,6 @@
 //! Cluster-wide rules: placeholders, names, region, version, zones and the VPC.
 
-use std::collections::BTreeMap;
-
-use super::{Check, Context, Report, Rule, Severity, SubnetPath};
+use super::{Check, Context, Report, Rule, Severity};
 use crate::ids::{
     self, AvailabilityZone, IdError, KubernetesVersion, ResourceName, SubnetId, VpcId,
 };
@@ -157,7 +155,7 @@ fn placeholder_left(context: &Context<'_>, report: &mut Report<'_>) {
 
 fn cluster_name_invalid(context: &Context<'_>, report: &mut Report<'_>) {
     let name = &context.spec.cluster.name;
-    match ResourceName::parse(name) {
+    match ResourceName::check(name) {
         Ok(_) | Err(IdError::Placeholder) => {}
         Err(error) => report.fire("cluster.name", format!("cluster name `{name}` {error}")),
     }
@@ -183,47 +181,58 @@ fn kubernetes_version_unsupported(context: &Context<'_>, report: &mut Report<'_>
     }
 }
 
+/// Where a spec names an availability zone; written out only for a finding.
+enum ZonePath {
+    Network(usize),
+    Subnet(super::SubnetPath),
+    Group { group: usize, index: usize },
+}
+
+impl std::fmt::Display for ZonePath {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ZonePath::Network(index) => write!(formatter, "network.availability_zones[{index}]"),
+            ZonePath::Subnet(subnet) => write!(formatter, "{subnet}.availability_zone"),
+            ZonePath::Group { group, index } => write!(
+                formatter,
+                "node_groups[{group}].placement.availability_zones[{index}]"
+            ),
+        }
+    }
+}
+
 /// Every availability zone the spec names, with its path.
-fn zones_with_paths(context: &Context<'_>) -> Vec<(String, String)> {
-    let spec = context.spec;
-    let mut zones = Vec::new();
-    match &spec.network {
-        Network::NewVpc { availability_zones } => {
-            for (index, zone) in availability_zones.iter().enumerate() {
-                zones.push((format!("network.availability_zones[{index}]"), zone.clone()));
-            }
-        }
-        Network::ExistingVpc {
-            public_subnets,
-            private_subnets,
-            ..
-        } => {
-            for (kind, subnets) in [
-                ("public_subnets", public_subnets),
-                ("private_subnets", private_subnets),
-            ] {
-                for (index, subnet) in subnets.iter().enumerate() {
-                    if let Some(zone) = &subnet.availability_zone {
-                        zones.push((
-                            format!("network.{kind}[{index}].availability_zone"),
-                            zone.clone(),
-                        ));
-                    }
+fn zones_with_paths<'a>(context: &Context<'a>) -> impl Iterator<Item = (ZonePath, &'a str)> {
+    let network = match &context.spec.network {
+        Network::NewVpc { availability_zones } => availability_zones.as_slice(),
+        Network::ExistingVpc { .. } => &[],
+    };
+    let network = network
+        .iter()
+        .enumerate()
+        .map(|(index, zone)| (ZonePath::Network(index), zone.as_str()));
+    let subnets = context.subnets().filter_map(|(path, subnet)| {
+        let zone = subnet.availability_zone.as_deref()?;
+        Some((ZonePath::Subnet(path), zone))
+    });
+    let groups = context
+        .spec
+        .node_groups
+        .iter()
+        .enumerate()
+        .flat_map(|(group, node_group)| {
+            let zones = match &node_group.placement {
+                GroupPlacement::AvailabilityZones { availability_zones } => {
+                    availability_zones.as_slice()
                 }
-            }
-        }
-    }
-    for (group_index, group) in spec.node_groups.iter().enumerate() {
-        if let GroupPlacement::AvailabilityZones { availability_zones } = &group.placement {
-            for (index, zone) in availability_zones.iter().enumerate() {
-                zones.push((
-                    format!("node_groups[{group_index}].placement.availability_zones[{index}]"),
-                    zone.clone(),
-                ));
-            }
-        }
-    }
-    zones
+                _ => &[],
+            };
+            zones
+                .iter()
+                .enumerate()
+                .map(move |(index, zone)| (ZonePath::Group { group, index }, zone.as_str()))
+        });
+    network.chain(subnets).chain(groups)
 }
 
 fn availability_zone_not_in_region(context: &Context<'_>, report: &mut Report<'_>) {
@@ -231,9 +240,12 @@ fn availability_zone_not_in_region(context: &Context<'_>, report: &mut Report<'_
         return;
     };
     for (path, zone) in zones_with_paths(context) {
-        match AvailabilityZone::parse_in(&zone, region) {
-            Ok(_) | Err(IdError::Placeholder) => {}
-            Err(error) => report.fire(path, format!("availability zone `{zone}` {error}")),
+        match AvailabilityZone::check_in(zone, region) {
+            Ok(()) | Err(IdError::Placeholder) => {}
+            Err(error) => report.fire(
+                path.to_string(),
+                format!("availability zone `{zone}` {error}"),
+            ),
         }
     }
 }
@@ -255,7 +267,7 @@ fn new_vpc_zones_too_few(context: &Context<'_>, report: &mut Report<'_>) {
 
 fn vpc_id_malformed(context: &Context<'_>, report: &mut Report<'_>) {
     if let Network::ExistingVpc { vpc_id, .. } = &context.spec.network {
-        match VpcId::parse(vpc_id) {
+        match VpcId::check(vpc_id) {
             Ok(_) | Err(IdError::Placeholder) => {}
             Err(error) => report.fire("network.vpc_id", format!("VPC id `{vpc_id}` {error}")),
         }
@@ -264,7 +276,7 @@ fn vpc_id_malformed(context: &Context<'_>, report: &mut Report<'_>) {
 
 fn subnet_id_malformed(context: &Context<'_>, report: &mut Report<'_>) {
     for (path, subnet) in context.subnets() {
-        match SubnetId::parse(&subnet.id) {
+        match SubnetId::check(&subnet.id) {
             Ok(_) | Err(IdError::Placeholder) => {}
             Err(error) => report.fire(
                 format!("{path}.id"),
@@ -277,7 +289,7 @@ fn subnet_id_malformed(context: &Context<'_>, report: &mut Report<'_>) {
             for (index, subnet) in subnets.iter().enumerate() {
                 // Node groups may name subnets by id or by their local name; only ids are checked here.
                 if subnet.starts_with("subnet-")
-                    && let Err(error) = SubnetId::parse(subnet)
+                    && let Err(error) = SubnetId::check(subnet)
                 {
                     report.fire(
                         format!("node_groups[{group_index}].placement.subnets[{index}]"),
@@ -324,60 +336,61 @@ fn existing_vpc_no_subnets(context: &Context<'_>, report: &mut Report<'_>) {
 }
 
 fn subnet_duplicate(context: &Context<'_>, report: &mut Report<'_>) {
-    let mut seen_ids: BTreeMap<&str, SubnetPath> = BTreeMap::new();
-    let mut seen_names: BTreeMap<&str, SubnetPath> = BTreeMap::new();
-    for (path, subnet) in context.subnets() {
-        if !subnet.id.is_empty() {
-            if let Some(first) = seen_ids.get(subnet.id.as_str()) {
-                report.fire(
-                    format!("{path}.id"),
-                    format!("subnet `{}` is already listed at {first}", subnet.id),
-                );
-            } else {
-                seen_ids.insert(&subnet.id, path);
-            }
+    let subnets = context.subnets();
+    let path_at = |index: usize| subnets.clone().nth(index).map(|(path, _)| path);
+    let ids = subnets
+        .clone()
+        .map(|(_, subnet)| (!subnet.id.is_empty()).then_some(subnet.id.as_str()));
+    super::each_repeat(ids, |index, first| {
+        if let (Some((path, subnet)), Some(first)) = (subnets.clone().nth(index), path_at(first)) {
+            report.fire(
+                format!("{path}.id"),
+                format!("subnet `{}` is already listed at {first}", subnet.id),
+            );
         }
-        if let Some(first) = seen_names.get(subnet.name.as_str()) {
+    });
+    let names = subnets
+        .clone()
+        .map(|(_, subnet)| Some(subnet.name.as_str()));
+    super::each_repeat(names, |index, first| {
+        if let (Some((path, subnet)), Some(first)) = (subnets.clone().nth(index), path_at(first)) {
             report.fire(
                 format!("{path}.name"),
                 format!("subnet name `{}` is already used at {first}", subnet.name),
             );
-        } else {
-            seen_names.insert(&subnet.name, path);
         }
-    }
+    });
 }
 
 fn existing_vpc_single_zone(context: &Context<'_>, report: &mut Report<'_>) {
-    let subnets: Vec<_> = context.subnets().collect();
-    let zones: Vec<&str> = subnets
-        .iter()
-        .filter_map(|(_, subnet)| subnet.availability_zone.as_deref())
-        .filter(|zone| !ids::is_placeholder(zone))
-        .collect();
-    let all_known = !subnets.is_empty() && zones.len() == subnets.len();
-    if all_known && zones.iter().all(|zone| *zone == zones[0]) {
+    // Known zones only: a subnet without one (or with a placeholder) could be anywhere.
+    let mut zones = context.subnets().map(|(_, subnet)| {
+        subnet
+            .availability_zone
+            .as_deref()
+            .filter(|zone| !ids::is_placeholder(zone))
+    });
+    let Some(Some(first)) = zones.next() else {
+        return;
+    };
+    if zones.all(|zone| zone == Some(first)) {
         report.fire(
             "network",
-            format!(
-                "every subnet is in {}; EKS needs subnets in at least two zones",
-                zones[0]
-            ),
+            format!("every subnet is in {first}; EKS needs subnets in at least two zones"),
         );
     }
 }
 
 fn addon_duplicate(context: &Context<'_>, report: &mut Report<'_>) {
-    let mut seen = BTreeMap::new();
-    for (index, addon) in context.spec.addons.iter().enumerate() {
-        if let Some(first) = seen.insert(addon.name.as_str(), index) {
-            report.fire(
-                format!("addons[{index}].name"),
-                format!(
-                    "add-on `{}` is already listed at addons[{first}]",
-                    addon.name
-                ),
-            );
-        }
-    }
+    let addons = &context.spec.addons;
+    let names = addons.iter().map(|addon| Some(addon.name.as_str()));
+    super::each_repeat(names, |index, first| {
+        report.fire(
+            format!("addons[{index}].name"),
+            format!(
+                "add-on `{}` is already listed at addons[{first}]",
+                addons[index].name
+            ),
+        );
+    });
 }

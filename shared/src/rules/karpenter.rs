@@ -976,7 +976,7 @@ fn karpenter_reservation_term_invalid(context: &Context<'_>, report: &mut Report
         for (index, term) in terms.iter().enumerate() {
             let term_path = format!("{path}[{index}]");
             if let Some(id) = &term.id {
-                if let Err(IdError::Malformed(expected)) = ReservationId::parse(id) {
+                if let Err(IdError::Malformed(expected)) = ReservationId::check(id) {
                     report.fire(
                         format!("{term_path}.id"),
                         format!("reservation id `{id}` is not {expected}"),
@@ -1172,14 +1172,14 @@ fn karpenter_selector_terms_invalid(context: &Context<'_>, report: &mut Report<'
             &class.spec.subnet_selector_terms,
             &format!("{base}.spec.subnetSelectorTerms"),
             "subnet",
-            |id| SubnetId::parse(id).map(|_| ()),
+            SubnetId::check,
             report,
         );
         check_id_terms(
             &class.spec.security_group_selector_terms,
             &format!("{base}.spec.securityGroupSelectorTerms"),
             "security group",
-            |id| SecurityGroupId::parse(id).map(|_| ()),
+            SecurityGroupId::check,
             report,
         );
     }

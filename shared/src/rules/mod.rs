@@ -157,7 +157,9 @@ impl<'a> Context<'a> {
     }
 
     /// The subnets of an existing VPC, public then private, with their paths.
-    pub(crate) fn subnets(&self) -> impl Iterator<Item = (SubnetPath, &'a Subnet)> + use<'a> {
+    pub(crate) fn subnets(
+        &self,
+    ) -> impl Iterator<Item = (SubnetPath, &'a Subnet)> + Clone + use<'a> {
         let (public, private): (&'a [Subnet], &'a [Subnet]) = match &self.spec.network {
             Network::NewVpc { .. } => (&[], &[]),
             Network::ExistingVpc {
@@ -295,9 +297,96 @@ fn sort(findings: &mut [Finding]) {
     });
 }
 
+/// Calls `repeated(index, first)` for each key equal to an earlier one, `first` being the
+/// earlier one's position; `None` keys are never repeats. A design lists a handful of
+/// subnets, groups or add-ons, so few keys are compared with each earlier one, which
+/// allocates nothing; many go through a map, which keeps the time linear.
+pub(crate) fn each_repeat<'a, I>(keys: I, mut repeated: impl FnMut(usize, usize))
+where
+    I: Iterator<Item = Option<&'a str>> + Clone,
+{
+    const FEW: usize = 32;
+    if keys.clone().nth(FEW).is_none() {
+        for (index, key) in keys.clone().enumerate() {
+            let Some(key) = key else { continue };
+            if let Some(first) = keys
+                .clone()
+                .take(index)
+                .position(|earlier| earlier == Some(key))
+            {
+                repeated(index, first);
+            }
+        }
+    } else {
+        let mut first_at = std::collections::HashMap::new();
+        for (index, key) in keys.enumerate() {
+            let Some(key) = key else { continue };
+            match first_at.entry(key) {
+                std::collections::hash_map::Entry::Occupied(entry) => {
+                    repeated(index, *entry.get());
+                }
+                std::collections::hash_map::Entry::Vacant(entry) => {
+                    entry.insert(index);
+                }
+            }
+        }
+    }
+}
+
 /// Whether any finding is an error.
 pub fn has_errors(findings: &[Finding]) -> bool {
     findings
         .iter()
         .any(|finding| finding.severity == Severity::Error)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::each_repeat;
+
+    fn repeats(keys: &[Option<&str>]) -> Vec<(usize, usize)> {
+        let mut found = Vec::new();
+        each_repeat(keys.iter().copied(), |index, first| {
+            found.push((index, first))
+        });
+        found
+    }
+
+    #[test]
+    fn few_keys_report_each_repeat_against_its_first_occurrence() {
+        let keys = [
+            Some("a"),
+            Some("b"),
+            None,
+            Some("a"),
+            None,
+            Some("a"),
+            Some("b"),
+        ];
+        assert_eq!(repeats(&keys), vec![(3, 0), (5, 0), (6, 1)]);
+        assert_eq!(repeats(&[Some("a"), Some("b"), None, None]), vec![]);
+    }
+
+    #[test]
+    fn many_keys_give_the_same_answer_as_few() {
+        // 100 keys take the map; each name appears every 40 keys, and every tenth is None.
+        let names: Vec<String> = (0..100).map(|index| format!("n{}", index % 40)).collect();
+        let keys: Vec<Option<&str>> = names
+            .iter()
+            .enumerate()
+            .map(|(index, name)| (index % 10 != 9).then_some(name.as_str()))
+            .collect();
+        let mut expected = Vec::new();
+        for (index, key) in keys.iter().enumerate() {
+            if let Some(key) = key
+                && let Some(first) = keys[..index]
+                    .iter()
+                    .position(|earlier| earlier == &Some(*key))
+            {
+                expected.push((index, first));
+            }
+        }
+        assert!(expected.len() > 40);
+        assert_eq!(repeats(&keys), expected);
+    }
 }

@@ -1,7 +1,5 @@
 //! Rules on managed node groups: names, sizes, instance types, EFA, capacity, GPUs, Spot.
 
-use std::collections::BTreeMap;
-
 use super::{Check, Context, Report, Rule, Severity};
 use crate::catalog;
 use crate::ids::{self, IdError, ReservationId, ResourceName};
@@ -320,7 +318,7 @@ fn ships_accelerator_drivers(group: &NodeGroup) -> bool {
 
 fn nodegroup_name_invalid(context: &Context<'_>, report: &mut Report<'_>) {
     for (index, group) in groups(context) {
-        match ResourceName::parse(&group.name) {
+        match ResourceName::check(&group.name) {
             Ok(_) | Err(IdError::Placeholder) => {}
             Err(error) => report.fire(
                 format!("node_groups[{index}].name"),
@@ -331,18 +329,17 @@ fn nodegroup_name_invalid(context: &Context<'_>, report: &mut Report<'_>) {
 }
 
 fn nodegroup_name_duplicate(context: &Context<'_>, report: &mut Report<'_>) {
-    let mut seen = BTreeMap::new();
-    for (index, group) in groups(context) {
-        if let Some(first) = seen.insert(group.name.as_str(), index) {
-            report.fire(
-                format!("node_groups[{index}].name"),
-                format!(
-                    "node group name `{}` is already used by node_groups[{first}]",
-                    group.name
-                ),
-            );
-        }
-    }
+    let groups = &context.spec.node_groups;
+    let names = groups.iter().map(|group| Some(group.name.as_str()));
+    super::each_repeat(names, |index, first| {
+        report.fire(
+            format!("node_groups[{index}].name"),
+            format!(
+                "node group name `{}` is already used by node_groups[{first}]",
+                groups[index].name
+            ),
+        );
+    });
 }
 
 fn nodegroup_size_order(context: &Context<'_>, report: &mut Report<'_>) {
@@ -605,7 +602,7 @@ fn reservation_id_missing(context: &Context<'_>, report: &mut Report<'_>) {
 fn reservation_id_malformed(context: &Context<'_>, report: &mut Report<'_>) {
     for (index, group) in groups(context) {
         if let Some(id) = reservation_id(group)
-            && let Err(IdError::Malformed(expected)) = ReservationId::parse(id)
+            && let Err(IdError::Malformed(expected)) = ReservationId::check(id)
         {
             report.fire(
                 format!("node_groups[{index}].capacity.reservation_id"),
