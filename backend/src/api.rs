@@ -17,11 +17,11 @@ use crate::error::ApiError;
 /// The `/api` router; its handlers only need EC2 access (an `Arc`, cheap to clone per request).
 pub fn router(aws: LiveAws) -> Router {
     Router::new()
-        .route("/health", get(health))
-        .route("/templates", get(list_templates))
-        .route("/templates/{id}", get(get_template))
-        .route("/validate", post(validate))
-        .route("/render", post(render_bundle))
+        .route("/api/health", get(health))
+        .route("/api/templates", get(list_templates))
+        .route("/api/templates/{id}", get(get_template))
+        .route("/api/validate", post(validate))
+        .route("/api/render", post(render_bundle))
         .with_state(aws)
 }
 

@@ -196,7 +196,7 @@ fn plan(spec: &Spec) -> Vec<Planned> {
             id: VPC_EXISTS,
             path: "network.vpc_id".into(),
             question: Question::Vpc { id: vpc_id.clone() },
-            blocked: unusable("VPC id", vpc_id, |value| ids::VpcId::parse(value).map(drop)),
+            blocked: unusable("VPC id", vpc_id, ids::VpcId::check),
         });
         let subnets =
             public_subnets
@@ -213,9 +213,7 @@ fn plan(spec: &Spec) -> Vec<Planned> {
                 question: Question::Subnet {
                     id: subnet.id.clone(),
                 },
-                blocked: unusable("subnet id", &subnet.id, |value| {
-                    ids::SubnetId::parse(value).map(drop)
-                }),
+                blocked: unusable("subnet id", &subnet.id, ids::SubnetId::check),
             });
         }
     }
@@ -261,9 +259,11 @@ fn plan(spec: &Spec) -> Vec<Planned> {
                 question: Question::Reservation {
                     id: reservation_id.clone(),
                 },
-                blocked: unusable("capacity reservation id", reservation_id, |value| {
-                    ids::ReservationId::parse(value).map(drop)
-                }),
+                blocked: unusable(
+                    "capacity reservation id",
+                    reservation_id,
+                    ids::ReservationId::check,
+                ),
             });
         }
     }

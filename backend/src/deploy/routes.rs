@@ -26,7 +26,7 @@ use super::{DeployError, Deployer, Job};
 /// Largest request body accepted: far above any real spec, far below harm.
 pub const MAX_REQUEST_BYTES: usize = 1024 * 1024;
 
-/// The deploy routes, to be nested under `/api`. Without a deployer every deploy route
+/// The deploy routes, under `/api/deploys`. Without a deployer every deploy route
 /// answers 503, with `unavailable` as the reason when there is one.
 pub fn router(deployer: Option<Deployer>, unavailable: Option<String>) -> Router {
     let Some(deployer) = deployer else {
@@ -41,14 +41,14 @@ pub fn router(deployer: Option<Deployer>, unavailable: Option<String>) -> Router
             async move { DeployError::Unavailable(message) }
         };
         return Router::new()
-            .route("/deploys", any(not_enabled.clone()))
-            .route("/deploys/{*rest}", any(not_enabled));
+            .route("/api/deploys", any(not_enabled.clone()))
+            .route("/api/deploys/{*rest}", any(not_enabled));
     };
     Router::new()
-        .route("/deploys", get(list).post(create))
-        .route("/deploys/{id}", get(show))
-        .route("/deploys/{id}/events", get(events))
-        .route("/deploys/{id}/cancel", post(cancel))
+        .route("/api/deploys", get(list).post(create))
+        .route("/api/deploys/{id}", get(show))
+        .route("/api/deploys/{id}/events", get(events))
+        .route("/api/deploys/{id}/cancel", post(cancel))
         .route_layer(RequestBodyLimitLayer::new(MAX_REQUEST_BYTES))
         .route_layer(middleware::map_response(payload_too_large_as_json))
         .route_layer(middleware::from_fn_with_state(
