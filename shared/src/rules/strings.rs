@@ -16,7 +16,11 @@ pub(crate) fn each_string<T: Serialize + ?Sized>(
     value: &T,
     visit: &mut dyn FnMut(&StringPath, &str),
 ) {
-    let mut path = StringPath::default();
+    // Deep enough for the spec's deepest strings (a Karpenter requirement's values).
+    let mut path = StringPath {
+        steps: Vec::with_capacity(12),
+        keys: String::new(),
+    };
     // Only `Unsupported` can fail, and the spec holds nothing unsupported.
     let _ = value.serialize(Walker {
         path: &mut path,
@@ -25,7 +29,6 @@ pub(crate) fn each_string<T: Serialize + ?Sized>(
 }
 
 /// Where a string sits; `Display` writes it as a field path (`a.b[2]`).
-#[derive(Default)]
 pub(crate) struct StringPath {
     steps: Vec<PathStep>,
     /// The text of the map keys among `steps`, one after another.
@@ -79,7 +82,13 @@ impl StringPath {
         let mut path = String::with_capacity(self.steps.len() * 12 + self.keys.len());
         for step in &self.steps {
             match *step {
-                PathStep::Field(name) => push_key(&mut path, name),
+                // Field names are Rust identifiers or camelCase renames: never quoted.
+                PathStep::Field(name) => {
+                    if !path.is_empty() {
+                        path.push('.');
+                    }
+                    path.push_str(name);
+                }
                 PathStep::Key { start, end } => push_key(&mut path, &self.keys[start..end]),
                 PathStep::Index(index) => {
                     use std::fmt::Write;
