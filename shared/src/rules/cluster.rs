@@ -337,12 +337,13 @@ fn existing_vpc_no_subnets(context: &Context<'_>, report: &mut Report<'_>) {
 
 fn subnet_duplicate(context: &Context<'_>, report: &mut Report<'_>) {
     let subnets = context.subnets();
-    let path_at = |index: usize| subnets.clone().nth(index).map(|(path, _)| path);
+    // Looked up again only for a repeat, which is rare.
+    let at = |index: usize| subnets.clone().nth(index);
     let ids = subnets
         .clone()
         .map(|(_, subnet)| (!subnet.id.is_empty()).then_some(subnet.id.as_str()));
     super::each_repeat(ids, |index, first| {
-        if let (Some((path, subnet)), Some(first)) = (subnets.clone().nth(index), path_at(first)) {
+        if let (Some((path, subnet)), Some((first, _))) = (at(index), at(first)) {
             report.fire(
                 format!("{path}.id"),
                 format!("subnet `{}` is already listed at {first}", subnet.id),
@@ -353,7 +354,7 @@ fn subnet_duplicate(context: &Context<'_>, report: &mut Report<'_>) {
         .clone()
         .map(|(_, subnet)| Some(subnet.name.as_str()));
     super::each_repeat(names, |index, first| {
-        if let (Some((path, subnet)), Some(first)) = (subnets.clone().nth(index), path_at(first)) {
+        if let (Some((path, subnet)), Some((first, _))) = (at(index), at(first)) {
             report.fire(
                 format!("{path}.name"),
                 format!("subnet name `{}` is already used at {first}", subnet.name),
