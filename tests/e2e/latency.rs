@@ -102,6 +102,10 @@ async fn keystroke_to_validated_preview_latency() {
     let template: serde_json::Value = serde_json::from_str(&json).unwrap();
     for groups in [16, 32, 64] {
         let spec = sized(&template, groups, groups / 4);
+        // The page autosaves 200 ms after the last change (the template chosen above, the
+        // keystrokes of the last measurement); let that save happen first, or it would
+        // replace the design stored here before the reload reads it.
+        tokio::time::sleep(std::time::Duration::from_millis(600)).await;
         browser
             .eval(
                 "localStorage.setItem('eks-studio.autosave', arguments[0]);",
