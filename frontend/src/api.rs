@@ -57,7 +57,7 @@ pub struct Health {
 async fn failure(response: Response) -> String {
     let status = response.status();
     let text = response.text().await.unwrap_or_default();
-    let message = serde_json::from_str::<serde_json::Value>(&text)
+    let message = crate::json::from_str::<serde_json::Value>(&text)
         .ok()
         .and_then(|body| {
             body.get("error")
@@ -73,6 +73,12 @@ async fn failure(response: Response) -> String {
         _ if message.trim().is_empty() => format!("the server answered {status}"),
         _ => format!("the server answered {status}: {}", message.trim()),
     }
+}
+
+/// A successful answer's JSON body as a `T`.
+async fn answer<T: serde::de::DeserializeOwned>(response: Response) -> Result<T, String> {
+    let text = response.text().await.map_err(|error| error.to_string())?;
+    crate::json::from_str(&text)
 }
 
 fn unreachable(error: gloo_net::Error) -> String {
@@ -98,8 +104,7 @@ pub async fn health() -> Result<Health, String> {
     if !response.ok() {
         return Err(failure(response).await);
     }
-    response
-        .json::<Health>()
+    answer::<Health>(response)
         .await
         .map_err(|error| format!("unexpected health answer: {error}"))
 }
@@ -110,8 +115,7 @@ pub async fn run_checks(spec: &Spec) -> Result<(Vec<LiveCheck>, LiveFacts), Stri
     if !response.ok() {
         return Err(failure(response).await);
     }
-    response
-        .json::<ChecksAnswer>()
+    answer::<ChecksAnswer>(response)
         .await
         .map(|answer| (answer.checks, answer.facts))
         .map_err(|error| format!("unexpected live-check answer: {error}"))
@@ -206,8 +210,7 @@ async fn job_answer<T: serde::de::DeserializeOwned>(
     if !response.ok() {
         return Err(failure(response).await);
     }
-    response
-        .json::<T>()
+    answer::<T>(response)
         .await
         .map_err(|error| format!("unexpected deploy answer: {error}"))
 }
@@ -303,7 +306,7 @@ pub async fn follow_deploy(
                 .unwrap_or_default(),
         );
         for data in take_sse_data(&mut buffer) {
-            if let Ok(event) = serde_json::from_str::<DeployEvent>(&data) {
+            if let Ok(event) = crate::json::from_str::<DeployEvent>(&data) {
                 let ends_job = event.ends_job();
                 on_event(event);
                 if ends_job {

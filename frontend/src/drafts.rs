@@ -81,7 +81,7 @@ pub fn spec_from_fragment(fragment: &str) -> Option<Spec> {
     flate2::read::DeflateDecoder::new(deflated.as_slice())
         .read_to_string(&mut json)
         .ok()?;
-    Spec::from_json(&json).ok()
+    crate::json::from_str::<Spec>(&json).ok()
 }
 
 /// The spec to open with: a share link's, else the autosaved one, else none (a template).
@@ -101,7 +101,7 @@ pub fn initial_spec() -> Option<Spec> {
         return Some(spec);
     }
     let saved = storage()?.get_item(AUTOSAVE_KEY).ok().flatten()?;
-    Spec::from_json(&saved).ok()
+    crate::json::from_str::<Spec>(&saved).ok()
 }
 
 /// Saves the spec to localStorage a moment after it last changed.
@@ -133,7 +133,7 @@ pub fn autosave(spec: RwSignal<Spec>) {
 pub fn drafts() -> BTreeMap<String, String> {
     storage()
         .and_then(|storage| storage.get_item(DRAFTS_KEY).ok().flatten())
-        .and_then(|text| serde_json::from_str(&text).ok())
+        .and_then(|text| crate::json::from_str(&text).ok())
         .unwrap_or_default()
 }
 
@@ -192,7 +192,7 @@ pub fn DraftsPanel() -> impl IntoView {
                         <button
                             type="button"
                             aria-label=format!("Open draft {draft_name}")
-                            on:click=move |_| match Spec::from_json(&json) {
+                            on:click=move |_| match crate::json::from_str(&json) {
                                 Ok(spec) => {
                                     studio.replace_spec(spec);
                                     status.set(format!("Opened draft “{open_name}”."));

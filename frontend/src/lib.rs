@@ -23,6 +23,8 @@ pub mod drafts;
 mod fields;
 /// The findings list grouped by severity.
 mod findings;
+/// Reading JSON with the reader imports use.
+pub mod json;
 /// The Karpenter step: NodePools, EC2NodeClasses and controller settings.
 mod karpenter_step;
 /// The Network step: new or existing VPC.
