@@ -3,7 +3,6 @@
 //! fragment (deflated, base64url), which never reaches the server.
 
 use std::collections::BTreeMap;
-use std::io::{Read, Write};
 use std::time::Duration;
 
 use leptos::prelude::*;
@@ -61,47 +60,87 @@ pub fn base64url_decode(text: &str) -> Option<Vec<u8>> {
 }
 
 /// The fragment of a share link for `spec`: `#spec=` and the deflated JSON in base64url.
-pub fn share_fragment(spec: &Spec) -> String {
+pub async fn share_fragment(spec: &Spec) -> Result<String, String> {
     // The same JSON as studio.json: one serialiser for the spec keeps the page small, and
     // deflate makes the indentation nearly free.
-    let json = spec.to_json();
-    let mut encoder = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::best());
-    encoder
-        .write_all(json.as_bytes())
-        .expect("writing to memory cannot fail");
-    let deflated = encoder.finish().expect("writing to memory cannot fail");
-    format!("{SHARE_PREFIX}{}", base64url_encode(&deflated))
+    let deflated = browser_deflate::deflate_raw(spec.to_json().as_bytes()).await?;
+    Ok(format!("{SHARE_PREFIX}{}", base64url_encode(&deflated)))
 }
 
-/// The spec in a share-link fragment, if it holds one.
-pub fn spec_from_fragment(fragment: &str) -> Option<Spec> {
+/// The spec in a share-link fragment: `None` when the fragment is not a share link, an
+/// error when it is one but cannot be read.
+pub async fn spec_from_fragment(fragment: &str) -> Option<Result<Spec, String>> {
     let encoded = fragment.strip_prefix(SHARE_PREFIX)?;
-    let deflated = base64url_decode(encoded)?;
-    let mut json = String::new();
-    flate2::read::DeflateDecoder::new(deflated.as_slice())
-        .read_to_string(&mut json)
-        .ok()?;
-    crate::json::from_str::<Spec>(&json).ok()
+    Some(read_share(encoded).await)
 }
 
-/// The spec to open with: a share link's, else the autosaved one, else none (a template).
-/// A share link is consumed: its fragment is removed so a reload shows the saved work.
+async fn read_share(encoded: &str) -> Result<Spec, String> {
+    let deflated =
+        base64url_decode(encoded).ok_or("the link's spec is not base64url (cut short?)")?;
+    let json = browser_deflate::inflate_raw(&deflated)
+        .await
+        .map_err(|error| format!("the link's spec does not inflate ({error}; cut short?)"))?;
+    let json = String::from_utf8(json).map_err(|_| "the link's spec is not UTF-8 text")?;
+    crate::json::from_str(&json)
+}
+
+/// The spec to open with: the autosaved one, else none (a template). A share link in the
+/// address replaces it once read (see [`ShareLink`]).
 pub fn initial_spec() -> Option<Spec> {
-    let hash = location().hash().unwrap_or_default();
-    if let Some(spec) = spec_from_fragment(&hash) {
-        let location = location();
-        let bare = format!(
-            "{}{}",
-            location.pathname().unwrap_or_default(),
-            location.search().unwrap_or_default()
-        );
-        if let Ok(history) = window().history() {
-            let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&bare));
-        }
-        return Some(spec);
-    }
     let saved = storage()?.get_item(AUTOSAVE_KEY).ok().flatten()?;
     crate::json::from_str::<Spec>(&saved).ok()
+}
+
+/// Deflate and inflate by the browser's own `CompressionStream`, in the raw deflate
+/// format share links have always held: the page carries no deflate code of its own.
+mod browser_deflate {
+    use js_sys::{Array, Uint8Array};
+    use wasm_bindgen::JsCast;
+    use wasm_bindgen::prelude::*;
+    use wasm_bindgen_futures::JsFuture;
+
+    // web-sys offers these two only behind its unstable APIs.
+    #[wasm_bindgen]
+    extern "C" {
+        type CompressionStream;
+        #[wasm_bindgen(constructor, catch)]
+        fn new(format: &str) -> Result<CompressionStream, JsValue>;
+    }
+
+    #[wasm_bindgen]
+    extern "C" {
+        type DecompressionStream;
+        #[wasm_bindgen(constructor, catch)]
+        fn new(format: &str) -> Result<DecompressionStream, JsValue>;
+    }
+
+    fn message(error: JsValue) -> String {
+        error
+            .dyn_ref::<js_sys::Error>()
+            .map(|error| String::from(error.message()))
+            .or_else(|| error.as_string())
+            .unwrap_or_else(|| "the browser gave no reason".to_owned())
+    }
+
+    /// `bytes` piped through a transform stream, collected.
+    async fn through(bytes: &[u8], transform: JsValue) -> Result<Vec<u8>, JsValue> {
+        let blob =
+            web_sys::Blob::new_with_u8_array_sequence(&Array::of1(&Uint8Array::from(bytes)))?;
+        let stream = blob.stream().pipe_through(transform.unchecked_ref());
+        let response = web_sys::Response::new_with_opt_readable_stream(Some(&stream))?;
+        let buffer = JsFuture::from(response.array_buffer()?).await?;
+        Ok(Uint8Array::new(&buffer).to_vec())
+    }
+
+    pub async fn deflate_raw(bytes: &[u8]) -> Result<Vec<u8>, String> {
+        let compress = CompressionStream::new("deflate-raw").map_err(message)?;
+        through(bytes, compress.into()).await.map_err(message)
+    }
+
+    pub async fn inflate_raw(bytes: &[u8]) -> Result<Vec<u8>, String> {
+        let inflate = DecompressionStream::new("deflate-raw").map_err(message)?;
+        through(bytes, inflate.into()).await.map_err(message)
+    }
 }
 
 /// Saves the spec to localStorage a moment after it last changed.
@@ -246,6 +285,34 @@ pub fn DraftsPanel() -> impl IntoView {
     }
 }
 
+/// Opens the share link the page was opened with, if any: its spec replaces the one the
+/// page started with, and the fragment is removed so a reload shows the saved work.
+fn open_share_link(studio: Studio, status: RwSignal<String>) {
+    let hash = location().hash().unwrap_or_default();
+    if !hash.starts_with(SHARE_PREFIX) {
+        return;
+    }
+    let location = location();
+    let bare = format!(
+        "{}{}",
+        location.pathname().unwrap_or_default(),
+        location.search().unwrap_or_default()
+    );
+    if let Ok(history) = window().history() {
+        let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&bare));
+    }
+    leptos::task::spawn_local(async move {
+        match spec_from_fragment(&hash).await {
+            Some(Ok(spec)) => {
+                studio.replace_spec(spec);
+                status.set("Opened the design from the share link.".to_owned());
+            }
+            Some(Err(error)) => status.set(format!("The share link cannot be read: {error}")),
+            None => {}
+        }
+    });
+}
+
 /// "Copy share link": the link goes to the clipboard when the browser allows, and is
 /// always shown so it can be copied by hand.
 #[component]
@@ -253,18 +320,28 @@ pub fn ShareLink() -> impl IntoView {
     let studio = expect_context::<Studio>();
     let link = RwSignal::new(None::<String>);
     let status = RwSignal::new(String::new());
+    open_share_link(studio, status);
     let copy = move |_| {
-        let location = location();
-        let url = format!(
-            "{}{}{}",
-            location.origin().unwrap_or_default(),
-            location.pathname().unwrap_or_default(),
-            studio.spec.with_untracked(share_fragment)
-        );
-        link.set(Some(url.clone()));
-        status.set("Link below.".to_owned());
-        let promise = window().navigator().clipboard().write_text(&url);
+        let spec = studio.spec.get_untracked();
         leptos::task::spawn_local(async move {
+            let fragment = match share_fragment(&spec).await {
+                Ok(fragment) => fragment,
+                Err(error) => {
+                    status.set(format!(
+                        "No link: the browser could not deflate the spec ({error})."
+                    ));
+                    return;
+                }
+            };
+            let location = location();
+            let url = format!(
+                "{}{}{fragment}",
+                location.origin().unwrap_or_default(),
+                location.pathname().unwrap_or_default(),
+            );
+            link.set(Some(url.clone()));
+            status.set("Link below.".to_owned());
+            let promise = window().navigator().clipboard().write_text(&url);
             match wasm_bindgen_futures::JsFuture::from(promise).await {
                 Ok(_) => status.set("Copied to the clipboard.".to_owned()),
                 Err(_) => {
@@ -276,7 +353,7 @@ pub fn ShareLink() -> impl IntoView {
     view! {
         <div class="share">
             <button type="button" id="share-button" on:click=copy>"Copy share link"</button>
-            <span class="status" role="status">{move || status.get()}</span>
+            <span class="status" id="share-status" role="status">{move || status.get()}</span>
             <Show when=move || link.with(Option::is_some)>
                 <label for="share-link" class="visually-hidden">"Share link"</label>
                 <input

@@ -193,8 +193,25 @@ fn the_page_reads_back_the_json_it_writes() {
     let mut spec = shared::templates::TEMPLATES[0].spec();
     spec.cluster.name = "quote \" backslash \\ tab \t line\nbreak \u{1} é 😀".to_owned();
     let tricky = [
-        "123", "-1.5e3", "0x1F", "true", "no", "null", "~", "", "- item", "# note", "a: b",
-        "{x}", "[y]", "&anchor", "*alias", "!tag", "  padded  ", "'single'", "\"double\"",
+        "123",
+        "-1.5e3",
+        "0x1F",
+        "true",
+        "no",
+        "null",
+        "~",
+        "",
+        "- item",
+        "# note",
+        "a: b",
+        "{x}",
+        "[y]",
+        "&anchor",
+        "*alias",
+        "!tag",
+        "  padded  ",
+        "'single'",
+        "\"double\"",
     ];
     spec.node_groups[0].labels = tricky
         .iter()

@@ -165,12 +165,20 @@ fn readme(spec: &Spec, findings: &[Finding], checks: &[CheckLine]) -> String {
     text
 }
 
-/// Zips the files in memory (deflate; scripts marked executable).
+/// How bundle files are zipped: deflated where deflate is built in (the `deflate`
+/// feature: server and CLI), stored in the page, which leaves deflate's code out to load
+/// less (a bundle is a few dozen KB of text).
+#[cfg(feature = "deflate")]
+const BUNDLE_COMPRESSION: zip::CompressionMethod = zip::CompressionMethod::Deflated;
+#[cfg(not(feature = "deflate"))]
+const BUNDLE_COMPRESSION: zip::CompressionMethod = zip::CompressionMethod::Stored;
+
+/// Zips the files in memory (scripts marked executable).
 pub fn zip_bundle(files: &[BundleFile]) -> Vec<u8> {
     let mut writer = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
     for bundle_file in files {
         let options = zip::write::SimpleFileOptions::default()
-            .compression_method(zip::CompressionMethod::Deflated)
+            .compression_method(BUNDLE_COMPRESSION)
             .unix_permissions(if bundle_file.executable { 0o755 } else { 0o644 });
         writer
             .start_file(bundle_file.path.as_str(), options)

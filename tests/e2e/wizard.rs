@@ -500,6 +500,11 @@ async fn a_share_link_opens_the_same_spec_in_a_fresh_profile() {
         })
         .await;
     assert_eq!(opened, original);
+    fresh
+        .wait_for_text(Locator::Id("share-status"), |text| {
+            text == "Opened the design from the share link."
+        })
+        .await;
     let url = fresh.client.current_url().await.unwrap();
     assert_eq!(
         url.fragment(),
@@ -507,6 +512,31 @@ async fn a_share_link_opens_the_same_spec_in_a_fresh_profile() {
         "the spec leaves the address bar once loaded"
     );
     fresh.close().await;
+
+    // A link cut short says so, and the page keeps the design it opened with.
+    let cut = &link[..link.len() - 40];
+    let damaged = Browser::start().await;
+    damaged.client.goto(cut).await.unwrap();
+    let status = damaged
+        .wait_for_text(Locator::Id("share-status"), |text| !text.is_empty())
+        .await;
+    assert!(
+        status.starts_with("The share link cannot be read: the link's spec does not inflate"),
+        "{status}"
+    );
+    damaged
+        .wait_for_text(PREVIEW, |text| text.contains("kind: ClusterConfig"))
+        .await;
+    let shown = damaged
+        .client
+        .find(PREVIEW)
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(!shown.contains("shared-by-link"), "{shown}");
+    damaged.close().await;
 }
 
 #[tokio::test]
