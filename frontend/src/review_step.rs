@@ -66,7 +66,14 @@ fn bundle_file_name(cluster_name: &str) -> String {
 #[component]
 fn LiveChecksPanel() -> impl IntoView {
     let studio = expect_context::<Studio>();
-    let health = LocalResource::new(api::health);
+    // Asked once each time the panel opens; a plain task and signal rather than a
+    // resource, which would bring Leptos's async machinery into the page for one answer.
+    let health = RwSignal::new(None::<Result<api::Health, String>>);
+    leptos::task::spawn_local(async move {
+        let answer = api::health().await;
+        // The panel may be gone by now (another step was chosen).
+        health.try_set(Some(answer));
+    });
     let run = move |_| {
         studio.live_checks.set(LiveChecks::Running);
         let spec = studio.spec.get_untracked();
@@ -82,24 +89,26 @@ fn LiveChecksPanel() -> impl IntoView {
         });
     };
     let health_line = move || {
-        health.get().map(|answer| match answer {
-            Ok(health) if health.aws.credentials => {
-                view! { <p class="ok">"The server has AWS credentials: live checks can run."</p> }.into_any()
-            }
-            Ok(_) => view! {
-                <p class="warning" id="aws-status">
-                    "The server has no AWS credentials, so these checks cannot run: " {LIVE_CHECK_NAMES}
-                    ". Everything else (rules, preview, bundle) works without AWS."
-                </p>
-            }
-            .into_any(),
-            Err(reason) => view! {
-                <p class="warning" id="aws-status">
-                    {format!("The server cannot be reached ({reason}), so these checks cannot run: {LIVE_CHECK_NAMES}. Everything else works in this page.")}
-                </p>
-            }
-            .into_any(),
-        })
+        match health.get() {
+        None => view! { <p>"Asking the server about AWS access…"</p> }.into_any(),
+        Some(Ok(health)) if health.aws.credentials => {
+            view! { <p class="ok">"The server has AWS credentials: live checks can run."</p> }
+                .into_any()
+        }
+        Some(Ok(_)) => view! {
+            <p class="warning" id="aws-status">
+                "The server has no AWS credentials, so these checks cannot run: " {LIVE_CHECK_NAMES}
+                ". Everything else (rules, preview, bundle) works without AWS."
+            </p>
+        }
+        .into_any(),
+        Some(Err(reason)) => view! {
+            <p class="warning" id="aws-status">
+                {format!("The server cannot be reached ({reason}), so these checks cannot run: {LIVE_CHECK_NAMES}. Everything else works in this page.")}
+            </p>
+        }
+        .into_any(),
+    }
     };
     let results = move || {
         match studio.live_checks.get() {
@@ -141,7 +150,7 @@ fn LiveChecksPanel() -> impl IntoView {
     view! {
         <section class="panel" aria-labelledby="live-checks-title">
             <h3 id="live-checks-title">"Live AWS checks"</h3>
-            <Transition fallback=|| view! { <p>"Asking the server about AWS access…"</p> }>{health_line}</Transition>
+            {health_line}
             <button
                 type="button"
                 disabled=move || studio.live_checks.get() == LiveChecks::Running
