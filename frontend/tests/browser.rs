@@ -191,7 +191,9 @@ fn the_page_reads_back_the_json_it_writes() {
         assert_eq!(read, spec, "template {}", template.id);
     }
     let mut spec = shared::templates::TEMPLATES[0].spec();
-    spec.cluster.name = "quote \" backslash \\ tab \t line\nbreak \u{1} é 😀".to_owned();
+    spec.cluster.name =
+        "quote \" backslash \\ tab \t line\nbreak \u{1} del \u{7f} nel \u{85} csi \u{9b} bom \u{feff} é 😀"
+            .to_owned();
     let tricky = [
         "123",
         "-1.5e3",
