@@ -67,13 +67,7 @@ pub async fn share_fragment(spec: &Spec) -> Result<String, String> {
     Ok(format!("{SHARE_PREFIX}{}", base64url_encode(&deflated)))
 }
 
-/// The spec in a share-link fragment: `None` when the fragment is not a share link, an
-/// error when it is one but cannot be read.
-pub async fn spec_from_fragment(fragment: &str) -> Option<Result<Spec, String>> {
-    let encoded = fragment.strip_prefix(SHARE_PREFIX)?;
-    Some(read_share(encoded).await)
-}
-
+/// The spec in a share link's fragment, after its `#spec=`.
 async fn read_share(encoded: &str) -> Result<Spec, String> {
     let deflated =
         base64url_decode(encoded).ok_or("the link's spec is not base64url (cut short?)")?;
@@ -289,9 +283,9 @@ pub fn DraftsPanel() -> impl IntoView {
 /// page started with, and the fragment is removed so a reload shows the saved work.
 fn open_share_link(studio: Studio, status: RwSignal<String>) {
     let hash = location().hash().unwrap_or_default();
-    if !hash.starts_with(SHARE_PREFIX) {
+    let Some(encoded) = hash.strip_prefix(SHARE_PREFIX).map(str::to_owned) else {
         return;
-    }
+    };
     let location = location();
     let bare = format!(
         "{}{}",
@@ -302,13 +296,12 @@ fn open_share_link(studio: Studio, status: RwSignal<String>) {
         let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&bare));
     }
     leptos::task::spawn_local(async move {
-        match spec_from_fragment(&hash).await {
-            Some(Ok(spec)) => {
+        match read_share(&encoded).await {
+            Ok(spec) => {
                 studio.replace_spec(spec);
                 status.set("Opened the design from the share link.".to_owned());
             }
-            Some(Err(error)) => status.set(format!("The share link cannot be read: {error}")),
-            None => {}
+            Err(error) => status.set(format!("The share link cannot be read: {error}")),
         }
     });
 }
