@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::{build_backend, build_frontend, cargo, root, status, target_dir, tools};
+use crate::{as_page_build, build_backend, build_frontend, cargo, root, status, target_dir, tools};
 
 /// One row of the results table.
 struct Row {
@@ -64,6 +64,85 @@ fn page_weight(rows: &mut Vec<Row>) -> Result<(), String> {
         ),
         budget: "<= 350 KiB gzip -9".into(),
     });
+    Ok(())
+}
+
+/// The page's weight before its views: the frontend's `page_floor` binary (everything the
+/// page computes, no view) and `page_floor_leptos` (the same behind one Leptos text field),
+/// each built, bound and optimised as trunk builds the page. What the studio's own views
+/// weigh is the page's total less the second.
+fn page_floor(rows: &mut Vec<Row>, build_tools: &tools::BuildTools) -> Result<(), String> {
+    const FLOORS: [(&str, &str); 2] = [
+        (
+            "page_floor",
+            "the page's work alone: rules, rendering, import, zip, catalog, JSON (wasm + JS)",
+        ),
+        (
+            "page_floor_leptos",
+            "the same behind one Leptos text field, before any studio view (wasm + JS)",
+        ),
+    ];
+    let mut build = Command::new("cargo");
+    as_page_build(&mut build)
+        .current_dir(root())
+        .env("PATH", build_tools.search_path())
+        .args([
+            "build",
+            "--package",
+            "eks-studio-frontend",
+            "--target",
+            "wasm32-unknown-unknown",
+            "--profile",
+            "wasm-release",
+        ]);
+    for (bin, _) in FLOORS {
+        build.args(["--bin", bin]);
+    }
+    status(&mut build)?;
+    let out_dir = target_dir().join("page-floor");
+    for (bin, what) in FLOORS {
+        let built = target_dir().join(format!("wasm32-unknown-unknown/wasm-release/{bin}.wasm"));
+        status(
+            Command::new("wasm-bindgen")
+                .env("PATH", build_tools.search_path())
+                .args(["--target", "web", "--no-typescript", "--out-dir"])
+                .arg(&out_dir)
+                .args(["--out-name", bin])
+                .arg(&built),
+        )?;
+        let bound = out_dir.join(format!("{bin}_bg.wasm"));
+        let optimised = out_dir.join(format!("{bin}_opt.wasm"));
+        status(
+            Command::new("wasm-opt")
+                .env("PATH", build_tools.search_path())
+                .args([
+                    "-Oz",
+                    "--enable-bulk-memory",
+                    "--enable-nontrapping-float-to-int",
+                    "--enable-sign-ext",
+                    "--enable-reference-types",
+                    "--enable-mutable-globals",
+                    "--enable-multivalue",
+                ])
+                .arg(&bound)
+                .arg("-o")
+                .arg(&optimised),
+        )?;
+        let read = |path: &Path| {
+            std::fs::read(path).map_err(|error| format!("cannot read {}: {error}", path.display()))
+        };
+        let wasm = read(&optimised)?;
+        let js = read(&out_dir.join(format!("{bin}.js")))?;
+        rows.push(Row {
+            what: what.to_owned(),
+            figure: format!(
+                "{:.1} KiB raw, {:.1} KiB gzip -9",
+                kib(wasm.len() + js.len()),
+                kib(gzip9(&wasm) + gzip9(&js))
+            ),
+            budget: String::new(),
+        });
+    }
     Ok(())
 }
 
@@ -148,6 +227,7 @@ pub fn bench(only: &[Part], load_seconds: u64) -> Result<(), String> {
         let build_tools = tools::ensure_build_tools()?;
         build_frontend(&build_tools)?;
         page_weight(&mut rows)?;
+        page_floor(&mut rows, &build_tools)?;
     }
     if wanted(Part::Lint) {
         println!("\n==> eks-studio lint, whole process");

@@ -143,23 +143,27 @@ fn build_frontend(tools: &tools::BuildTools) -> Result<(), String> {
     // Trunk runs cargo with --offline, so every crate must already be downloaded.
     status(cargo().arg("fetch"))?;
     status(
-        Command::new(&tools.trunk)
+        as_page_build(&mut Command::new(&tools.trunk))
             .current_dir(root())
             .env("PATH", tools.search_path())
-            // The page is built on nightly so that the standard library is rebuilt with
-            // the page's size profile and a panic stops the page without carrying the code
-            // and text that format panic messages: about 40 KiB less to load.
-            // `erase_components` makes each Leptos component return a type-erased view,
-            // so a step's view code is generated once instead of once per nesting of
-            // view types around it: about 48 KiB less to load.
-            .env("RUSTUP_TOOLCHAIN", "nightly")
-            .env("CARGO_UNSTABLE_BUILD_STD", "std,panic_abort")
-            .env(
-                "RUSTFLAGS",
-                "-Zunstable-options -Cpanic=immediate-abort --cfg erase_components",
-            )
             .args(["build", "--config", "Trunk.toml"]),
     )
+}
+
+/// Sets how every wasm build of the page compiles (trunk's, and the bench's builds
+/// beside it). The page is built on nightly so that the standard library is rebuilt with
+/// the page's size profile and a panic stops the page without carrying the code and text
+/// that format panic messages: about 40 KiB less to load. `erase_components` makes each
+/// Leptos component return a type-erased view, so a step's view code is generated once
+/// instead of once per nesting of view types around it: about 48 KiB less to load.
+fn as_page_build(command: &mut Command) -> &mut Command {
+    command
+        .env("RUSTUP_TOOLCHAIN", "nightly")
+        .env("CARGO_UNSTABLE_BUILD_STD", "std,panic_abort")
+        .env(
+            "RUSTFLAGS",
+            "-Zunstable-options -Cpanic=immediate-abort --cfg erase_components",
+        )
 }
 
 fn build_backend() -> Result<(), String> {
