@@ -300,9 +300,18 @@ fn test() -> Result<(), String> {
             // The backend's live-check tests run against the EC2 emulator.
             .env("EC2_EMULATOR_PYTHON", &test_tools.emulator_python),
     );
+    // chromedriver leaves each session's Chromium profile (about 70 MB) in the temporary
+    // directory when wasm-bindgen-test-runner ends it; the browser tests get a temporary
+    // directory of their own, removed after them.
+    let browser_tmp = target_dir().join("tmp/browser-tests");
+    let _ = std::fs::remove_dir_all(&browser_tmp);
+    if let Err(error) = std::fs::create_dir_all(&browser_tmp) {
+        eprintln!("xtask: cannot create {}: {error}", browser_tmp.display());
+    }
     step(
         "browser tests",
         cargo()
+            .env("TMPDIR", &browser_tmp)
             .args([
                 "test",
                 "--package",
@@ -318,6 +327,7 @@ fn test() -> Result<(), String> {
             .env("CHROMEDRIVER", &test_tools.chromedriver)
             .env("WASM_BINDGEN_TEST_TIMEOUT", "120"),
     );
+    let _ = std::fs::remove_dir_all(&browser_tmp);
     let built = build_frontend(&tools).and_then(|()| build_backend_as_tested());
     if let Err(error) = &built {
         eprintln!("xtask: {error}");
