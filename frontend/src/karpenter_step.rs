@@ -146,18 +146,18 @@ fn limits_to_items(limits: &BTreeMap<String, serde_yaml::Value>) -> Vec<String> 
 }
 
 fn items_to_limits(items: Vec<String>) -> BTreeMap<String, serde_yaml::Value> {
-    items
-        .into_iter()
-        .map(|item| {
-            let (resource, quantity) = item.split_once('=').unwrap_or((item.as_str(), ""));
-            let quantity = quantity.trim();
-            let value = match quantity.parse::<i64>() {
-                Ok(number) => serde_yaml::Value::from(number),
-                Err(_) => serde_yaml::Value::from(quantity),
-            };
-            (resource.trim().to_owned(), value)
-        })
-        .collect()
+    // Extended rather than collected, which would sort (see `shared::items::items_to_map`).
+    let mut limits = BTreeMap::new();
+    limits.extend(items.into_iter().map(|item| {
+        let (resource, quantity) = item.split_once('=').unwrap_or((item.as_str(), ""));
+        let quantity = quantity.trim();
+        let value = match quantity.parse::<i64>() {
+            Ok(number) => serde_yaml::Value::from(number),
+            Err(_) => serde_yaml::Value::from(quantity),
+        };
+        (resource.trim().to_owned(), value)
+    }));
+    limits
 }
 
 /// The value of the discovery tag of the first term, for the discovery-tag fields.

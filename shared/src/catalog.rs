@@ -122,14 +122,16 @@ pub fn lookup(name: &str) -> Option<&'static InstanceType> {
 /// Every GPU and accelerator model in the catalog (`a100`, `h100`, `trainium`, …),
 /// sorted, for the picker's model choice.
 pub fn gpu_models() -> Vec<&'static str> {
-    let mut models: Vec<&'static str> = all()
-        .iter()
-        .flat_map(|instance_type| [instance_type.gpu_name, instance_type.accelerator_name])
-        .flatten()
-        .collect();
-    models.sort_unstable();
-    models.dedup();
-    models
+    // Sorted and deduplicated by a set the rules already use for names, so the page
+    // carries no sort for it.
+    let mut models = std::collections::BTreeSet::new();
+    models.extend(
+        all()
+            .iter()
+            .flat_map(|instance_type| [instance_type.gpu_name, instance_type.accelerator_name])
+            .flatten(),
+    );
+    models.into_iter().collect()
 }
 
 /// What the instance-type picker asks for. The default matches every type; each field

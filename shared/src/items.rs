@@ -20,13 +20,15 @@ pub fn map_to_items(map: &BTreeMap<String, String>) -> Vec<String> {
 /// Entries from `key=value` items (split at the first `=`; no `=` gives an empty value).
 /// A later item with the same key wins.
 pub fn items_to_map(items: &[String]) -> BTreeMap<String, String> {
-    items
-        .iter()
-        .map(|item| {
-            let (key, value) = item.split_once('=').unwrap_or((item.as_str(), ""));
-            (key.trim().to_owned(), value.trim().to_owned())
-        })
-        .collect()
+    // Inserted one by one (as `extend` does) rather than collected: `collect` sorts a
+    // vector first, a sort instantiated for this item type in the page for lists of a
+    // few items.
+    let mut map = BTreeMap::new();
+    map.extend(items.iter().map(|item| {
+        let (key, value) = item.split_once('=').unwrap_or((item.as_str(), ""));
+        (key.trim().to_owned(), value.trim().to_owned())
+    }));
+    map
 }
 
 /// A taint as one item: `key=value:Effect`, or `key:Effect` without a value.

@@ -109,17 +109,17 @@ pub fn cluster_config(spec: &Spec) -> ClusterConfig {
             public_subnets,
             private_subnets,
         } => {
+            // Extended rather than collected, which would sort (see `items::items_to_map`).
             let by_name = |subnets: &[crate::spec::Subnet]| {
-                subnets
-                    .iter()
-                    .map(|subnet| {
-                        let rendered = eksctl::SubnetSpec {
-                            id: (!subnet.id.is_empty()).then(|| subnet.id.clone()),
-                            az: subnet.availability_zone.clone(),
-                        };
-                        (subnet.name.clone(), rendered)
-                    })
-                    .collect()
+                let mut by_name = std::collections::BTreeMap::new();
+                by_name.extend(subnets.iter().map(|subnet| {
+                    let rendered = eksctl::SubnetSpec {
+                        id: (!subnet.id.is_empty()).then(|| subnet.id.clone()),
+                        az: subnet.availability_zone.clone(),
+                    };
+                    (subnet.name.clone(), rendered)
+                }));
+                by_name
             };
             let subnets = eksctl::VpcSubnets {
                 public: by_name(public_subnets),

@@ -800,6 +800,7 @@ pub(crate) fn matching_instance_types(pool: &NodePool) -> Vec<&'static InstanceT
 
 /// The capacity types a pool allows (Karpenter's default is on-demand only).
 fn capacity_types(pool: &NodePool) -> BTreeSet<&str> {
+    const ALL: [&str; 3] = ["on-demand", "spot", "reserved"];
     let requirement = pool
         .spec
         .template
@@ -807,19 +808,21 @@ fn capacity_types(pool: &NodePool) -> BTreeSet<&str> {
         .requirements
         .iter()
         .find(|requirement| requirement.key == CAPACITY_TYPE);
+    // Built by `extend`, which inserts one by one; `collect` and `From<[_; N]>` sort a
+    // vector first, a sort the page would carry for sets of at most three names.
+    let mut types = BTreeSet::new();
     match requirement {
         Some(requirement) if requirement.operator == "In" => {
-            requirement.values.iter().map(String::as_str).collect()
+            types.extend(requirement.values.iter().map(String::as_str));
         }
-        Some(requirement) if requirement.operator == "Exists" => {
-            ["on-demand", "spot", "reserved"].into()
-        }
-        Some(requirement) if requirement.operator == "NotIn" => ["on-demand", "spot", "reserved"]
-            .into_iter()
-            .filter(|kind| !requirement.values.iter().any(|value| value == kind))
-            .collect(),
-        _ => ["on-demand"].into(),
+        Some(requirement) if requirement.operator == "Exists" => types.extend(ALL),
+        Some(requirement) if requirement.operator == "NotIn" => types.extend(
+            ALL.into_iter()
+                .filter(|kind| !requirement.values.iter().any(|value| value == kind)),
+        ),
+        _ => types.extend(["on-demand"]),
     }
+    types
 }
 
 fn karpenter_requirements_match_nothing(context: &Context<'_>, report: &mut Report<'_>) {
