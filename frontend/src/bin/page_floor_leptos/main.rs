@@ -1,4 +1,4 @@
-//! The page's own work ([`work`]) behind the smallest Leptos view that uses it: one text
+//! The page's own work (`page_floor/work.rs`) behind the smallest Leptos view that uses it: one text
 //! field whose value is validated and rendered as it changes. `cargo xtask bench --only
 //! page` builds it as the page is built, to report the weight of the work plus Leptos
 //! before any of the studio's views.
