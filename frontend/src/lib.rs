@@ -1,9 +1,9 @@
 //! The browser studio. Components live here so browser tests can mount them;
-//! `main.rs` only mounts [`App`] on the page.
+//! `main.rs` only mounts `App` on the page.
 //!
 //! The spec is one `RwSignal<Spec>`; the preview and the findings are `Memo`s over it,
 //! computed by the same `shared` renderer and rules the server and the CLI use, on every
-//! keystroke. Each input carries a DOM id derived from its spec path ([`field_id`]), so a
+//! keystroke. Each input carries a DOM id derived from its spec path (`field_id`), so a
 //! finding's path is all it takes to show it beside its field and to focus that field.
 #![cfg(target_arch = "wasm32")]
 
