@@ -55,3 +55,66 @@ async fn choosing_a_template_shows_its_manifest() {
     );
     browser.close().await;
 }
+
+/// Copies the built page into a new directory, leaving out files whose name satisfies `drop`.
+fn copy_dist_without(name: &str, drop: impl Fn(&str) -> bool) -> std::path::PathBuf {
+    let from = std::path::PathBuf::from(std::env::var("EKS_STUDIO_DIST").unwrap());
+    let to = std::env::temp_dir().join(format!("eks-studio-e2e-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&to);
+    std::fs::create_dir_all(&to).unwrap();
+    for entry in std::fs::read_dir(&from).unwrap().flatten() {
+        let file = entry.file_name().to_string_lossy().into_owned();
+        if entry.path().is_file() && !drop(&file) {
+            std::fs::copy(entry.path(), to.join(&file)).unwrap();
+        }
+    }
+    to
+}
+
+#[tokio::test]
+async fn the_frame_shows_before_the_studio_and_the_studio_replaces_it() {
+    let studio = Studio::start();
+    let browser = Browser::start().await;
+    browser.client.goto(&studio.base_url).await.unwrap();
+    browser
+        .wait_for_text(PREVIEW, |text| {
+            text.contains("apiVersion: eksctl.io/v1alpha5")
+        })
+        .await;
+    // The loading frame is gone and exactly one title bar is on the page.
+    let boot = browser
+        .eval("return document.getElementById('boot') === null;", vec![])
+        .await;
+    assert_eq!(boot, serde_json::Value::Bool(true));
+    let bars = browser
+        .eval(
+            "return document.querySelectorAll('header.topbar').length;",
+            vec![],
+        )
+        .await;
+    assert_eq!(bars, serde_json::json!(1));
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn a_page_whose_code_cannot_load_says_so() {
+    // The server has lost the wasm (a half-copied deploy of the page, say).
+    let dist = copy_dist_without("no-wasm", |file| file.contains("_bg.wasm"));
+    let studio = Studio::start_serving(&dist, &[]);
+    let browser = Browser::start().await;
+    browser.client.goto(&studio.base_url).await.unwrap();
+    let title = browser
+        .wait_for_text(Locator::Css("#boot h1"), |text| !text.is_empty())
+        .await;
+    assert_eq!(title, "EKS Training Studio");
+    let status = browser
+        .wait_for_text(Locator::Id("boot-status"), |text| {
+            text.contains("could not start")
+        })
+        .await;
+    assert!(status.contains("reload the page"), "{status}");
+    browser.screenshot("boot-failed").await;
+    browser.close().await;
+    drop(studio);
+    std::fs::remove_dir_all(&dist).unwrap();
+}

@@ -48,6 +48,11 @@ impl Studio {
     /// Like [`Studio::start`], with extra environment variables for the server and the
     /// tools it runs, e.g. `EKSCTL_STANDIN_MODE=hang` for the stand-in eksctl.
     pub fn start_with_env(env: &[(&str, &str)]) -> Studio {
+        Studio::start_serving(&PathBuf::from(required_env("EKS_STUDIO_DIST")), env)
+    }
+
+    /// Like [`Studio::start_with_env`], serving the page from `dist` instead of the build.
+    pub fn start_serving(dist: &std::path::Path, env: &[(&str, &str)]) -> Studio {
         let data_dir = std::env::temp_dir().join(format!(
             "eks-studio-e2e-data-{}-{}",
             std::process::id(),
@@ -56,7 +61,7 @@ impl Studio {
         let fixtures = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures");
         let mut child = Command::new(required_env("EKS_STUDIO_BIN"))
             .args(["serve", "--addr", "127.0.0.1:0", "--static-dir"])
-            .arg(required_env("EKS_STUDIO_DIST"))
+            .arg(dist)
             .arg("--data-dir")
             .arg(&data_dir)
             .arg("--eksctl")
@@ -124,6 +129,35 @@ impl Drop for Studio {
     }
 }
 
+/// A blocking HTTP/1.1 POST of JSON to chromedriver on loopback; the answer's `value`.
+fn post_json(port: u16, path: &str, body: &serde_json::Value) -> serde_json::Value {
+    use std::io::{Read, Write};
+    let body = body.to_string();
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).expect("chromedriver answers");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(60)))
+        .unwrap();
+    write!(
+        stream,
+        "POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut answer = Vec::new();
+    stream.read_to_end(&mut answer).unwrap();
+    let answer = String::from_utf8_lossy(&answer);
+    let (head, json) = answer
+        .split_once("\r\n\r\n")
+        .unwrap_or_else(|| panic!("chromedriver's answer to {path} has no body: {answer}"));
+    let value: serde_json::Value = serde_json::from_str(json).unwrap_or_else(|error| {
+        panic!("chromedriver's answer to {path} ({head}) is not JSON: {error}")
+    });
+    if !head.starts_with("HTTP/1.1 200") {
+        panic!("chromedriver refused {path}: {head}\n{value}");
+    }
+    value["value"].clone()
+}
+
 fn free_loopback_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
         .and_then(|listener| listener.local_addr())
@@ -138,6 +172,7 @@ pub struct Browser {
     /// The WebDriver session.
     pub client: Client,
     driver: Child,
+    driver_port: u16,
     profile_dir: PathBuf,
 }
 
@@ -158,15 +193,21 @@ const CHROMIUM_FLAGS: &[&str] = &[
 impl Browser {
     /// Starts chromedriver on a free port and opens a session with a fresh profile.
     pub async fn start() -> Browser {
-        Browser::start_with(None).await
+        Browser::start_with(None, false).await
     }
 
     /// Like [`Browser::start`], with downloads saved into `download_dir` without asking.
     pub async fn start_with_downloads(download_dir: &std::path::Path) -> Browser {
-        Browser::start_with(Some(download_dir)).await
+        Browser::start_with(Some(download_dir), false).await
     }
 
-    async fn start_with(download_dir: Option<&std::path::Path>) -> Browser {
+    /// Like [`Browser::start`], with Chromium's network events kept for
+    /// [`Browser::network_events`].
+    pub async fn start_with_network_log() -> Browser {
+        Browser::start_with(None, true).await
+    }
+
+    async fn start_with(download_dir: Option<&std::path::Path>, network_log: bool) -> Browser {
         let port = free_loopback_port();
         let mut driver = Command::new(required_env("CHROMEDRIVER"))
             .arg(format!("--port={port}"))
@@ -201,6 +242,12 @@ impl Browser {
         }
         let mut capabilities = serde_json::Map::new();
         capabilities.insert("goog:chromeOptions".into(), options);
+        if network_log {
+            capabilities.insert(
+                "goog:loggingPrefs".into(),
+                serde_json::json!({ "performance": "ALL" }),
+            );
+        }
         let connector = hyper_util::client::legacy::connect::HttpConnector::new();
         let client = ClientBuilder::new(connector)
             .capabilities(capabilities)
@@ -216,8 +263,59 @@ impl Browser {
         Browser {
             client,
             driver,
+            driver_port: port,
             profile_dir,
         }
+    }
+
+    /// POSTs `body` to chromedriver's `/session/{id}/{command}` and returns the answer's
+    /// `value` (chromedriver's own commands, which fantoccini does not speak).
+    pub async fn driver_command(
+        &self,
+        command: &str,
+        body: serde_json::Value,
+    ) -> serde_json::Value {
+        let session = self
+            .client
+            .session_id()
+            .await
+            .unwrap()
+            .expect("a session is open");
+        let path = format!("/session/{session}/{command}");
+        let port = self.driver_port;
+        tokio::task::spawn_blocking(move || post_json(port, &path, &body))
+            .await
+            .unwrap()
+    }
+
+    /// Runs a Chrome DevTools Protocol command in the page's target.
+    pub async fn cdp(&self, method: &str, params: serde_json::Value) -> serde_json::Value {
+        self.driver_command(
+            "goog/cdp/execute",
+            serde_json::json!({ "cmd": method, "params": params }),
+        )
+        .await
+    }
+
+    /// The DevTools network events since the last call (`Network.*` messages of
+    /// Chromium's performance log; needs [`Browser::start_with_network_log`]).
+    pub async fn network_events(&self) -> Vec<serde_json::Value> {
+        let entries = self
+            .driver_command("se/log", serde_json::json!({ "type": "performance" }))
+            .await;
+        entries
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|entry| entry["message"].as_str())
+            .filter_map(|message| serde_json::from_str::<serde_json::Value>(message).ok())
+            .map(|message| message["message"].clone())
+            .filter(|message| {
+                message["method"]
+                    .as_str()
+                    .is_some_and(|method| method.starts_with("Network."))
+            })
+            .collect()
     }
 
     /// Waits until the element's text satisfies `predicate`, returning the text.

@@ -150,7 +150,7 @@ fn cargo_fuzz(subcommand: &str) -> Command {
     let mut command = Command::new("rustup");
     command
         .current_dir(fuzz_dir())
-        .args(["run", "nightly", "cargo", "fuzz", subcommand])
+        .args(["run", tools::NIGHTLY, "cargo", "fuzz", subcommand])
         .args(["--release", "--debug-assertions", "--sanitizer", "none"])
         .arg("--target-dir")
         .arg(fuzz_dir().join("target"))
@@ -329,7 +329,8 @@ pub fn fuzz(seconds: u64, only: &[String]) -> Result<(), String> {
         Ok(())
     } else {
         Err(format!(
-            "{failed} fuzz target(s) found a problem; reproduce with `cd fuzz && cargo +nightly fuzz run --sanitizer none <target> <artifact>`"
+            "{failed} fuzz target(s) found a problem; reproduce with `cd fuzz && cargo +{} fuzz run --sanitizer none <target> <artifact>`",
+            tools::NIGHTLY
         ))
     }
 }

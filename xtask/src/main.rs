@@ -7,6 +7,10 @@
 mod bench;
 /// Generating the instance-type catalog `shared` embeds from the reference tables.
 mod catalog;
+/// Brotli and gzip copies of the built page's files.
+mod compress;
+/// `cargo xtask fresh`: the README's commands proven from nothing.
+mod fresh;
 /// The fuzz targets behind `cargo xtask fuzz`.
 mod fuzz;
 /// Installing the tools the build and the tests need.
@@ -57,6 +61,21 @@ enum Task {
         /// Run only these targets (default: all).
         targets: Vec<String>,
     },
+    /// Prove the README's commands from nothing: in an empty CARGO_HOME, RUSTUP_HOME,
+    /// target directory and package caches, run `cargo xtask run` until it serves the
+    /// studio (and with --test, `cargo xtask test`), and report what each part downloaded
+    /// and how long it took.
+    Fresh {
+        /// Also run `cargo xtask test` there (about as long again).
+        #[arg(long)]
+        test: bool,
+        /// Where the empty homes go (default: a directory under the system's temp dir).
+        #[arg(long)]
+        dir: Option<PathBuf>,
+        /// Keep that directory afterwards (it holds several GB).
+        #[arg(long)]
+        keep: bool,
+    },
     /// Regenerate the golden files (rendered templates, reduced schemas) after an intended change.
     Bless,
     /// Join the reference instance-type tables into shared/data/instance-catalog.csv.
@@ -76,6 +95,7 @@ fn main() -> ExitCode {
         Task::BuildFrontend => tools::ensure_build_tools().and_then(|tools| build_frontend(&tools)),
         Task::Bench { only, load_seconds } => bench::bench(&only, load_seconds),
         Task::Fuzz { seconds, targets } => fuzz::fuzz(seconds, &targets),
+        Task::Fresh { test, dir, keep } => fresh::fresh(test, dir, keep),
         Task::Bless => status(
             cargo()
                 .args([
@@ -120,6 +140,11 @@ fn target_dir() -> PathBuf {
         .unwrap_or_else(|| root().join("target"))
 }
 
+/// Where trunk writes the page and the server serves it from.
+fn dist_dir() -> PathBuf {
+    target_dir().join("dist")
+}
+
 fn cargo() -> Command {
     let mut command = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
     command.current_dir(root());
@@ -139,15 +164,31 @@ fn status(command: &mut Command) -> Result<(), String> {
     }
 }
 
+/// Builds the page into [`dist_dir`] and writes the brotli and gzip copies the server sends.
 fn build_frontend(tools: &tools::BuildTools) -> Result<(), String> {
-    // Trunk runs cargo with --offline, so every crate must already be downloaded.
-    status(cargo().arg("fetch"))?;
+    // Trunk runs cargo with --offline, so every crate must already be downloaded: the
+    // workspace's, and those of the standard library the page's build compiles again.
+    status(as_page_build(&mut cargo()).arg("fetch"))?;
+    tools::fetch_std_dependencies()?;
+    let dist = dist_dir();
     status(
         as_page_build(&mut Command::new(&tools.trunk))
             .current_dir(root())
             .env("PATH", tools.search_path())
-            .args(["build", "--config", "Trunk.toml"]),
-    )
+            .args(["build", "--config", "Trunk.toml", "--dist"])
+            .arg(&dist),
+    )?;
+    let compressed = compress::precompress(&dist)?;
+    let total =
+        |size: fn(&compress::Compressed) -> usize| compressed.iter().map(size).sum::<usize>();
+    println!(
+        "xtask: the page in {}: {} bytes, {} with brotli, {} with gzip",
+        dist.display(),
+        total(|file| file.raw),
+        total(|file| file.brotli.unwrap_or(file.raw)),
+        total(|file| file.gzip.unwrap_or(file.raw)),
+    );
+    Ok(())
 }
 
 /// Sets how every wasm build of the page compiles (trunk's, and the bench's builds
@@ -158,7 +199,7 @@ fn build_frontend(tools: &tools::BuildTools) -> Result<(), String> {
 /// instead of once per nesting of view types around it: about 48 KiB less to load.
 fn as_page_build(command: &mut Command) -> &mut Command {
     command
-        .env("RUSTUP_TOOLCHAIN", "nightly")
+        .env("RUSTUP_TOOLCHAIN", tools::NIGHTLY)
         .env("CARGO_UNSTABLE_BUILD_STD", "std,panic_abort")
         .env(
             "RUSTFLAGS",
@@ -183,7 +224,7 @@ fn run(addr: &str) -> Result<(), String> {
     build_frontend(&tools)?;
     build_backend()?;
     let server = target_dir().join("debug/eks-studio");
-    let dist = root().join("target/dist");
+    let dist = dist_dir();
     println!("xtask: starting the studio at http://{addr}/ (Ctrl-C stops it)");
     status(
         Command::new(server)
@@ -345,7 +386,7 @@ fn test() -> Result<(), String> {
                     "--no-fail-fast",
                 ])
                 .env("EKS_STUDIO_BIN", target_dir().join("debug/eks-studio"))
-                .env("EKS_STUDIO_DIST", root().join("target/dist"))
+                .env("EKS_STUDIO_DIST", dist_dir())
                 .env("CHROMEDRIVER", &test_tools.chromedriver)
                 .env("CHROMIUM", &test_tools.chromium)
                 .env("EC2_EMULATOR_PYTHON", &test_tools.emulator_python),

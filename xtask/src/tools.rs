@@ -6,7 +6,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::{root, status};
+use crate::{root, status, target_dir};
 
 const TRUNK_VERSION: &str = "0.21.14";
 /// cargo-fuzz, for `cargo xtask fuzz` (it drives libFuzzer with the nightly toolchain).
@@ -58,8 +58,22 @@ fn cargo_bin_dir() -> PathBuf {
         .join("bin")
 }
 
+/// Tools installed for this checkout (wasm-opt, the emulator's Python), beside its build
+/// output, so a build in another target directory installs its own.
 fn tools_dir() -> PathBuf {
-    root().join("target/tools")
+    target_dir().join("tools")
+}
+
+/// Runs an install step and says how long it took: `cargo xtask fresh` reports these
+/// lines, the README quotes them.
+fn timed_install<T>(what: &str, install: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
+    let started = std::time::Instant::now();
+    let result = install()?;
+    println!(
+        "xtask: installed {what} in {:.0} s",
+        started.elapsed().as_secs_f64()
+    );
+    Ok(result)
 }
 
 /// What `program --version` prints, or nothing when it does not run.
@@ -110,7 +124,9 @@ fn ensure_wasm_target() -> Result<(), String> {
         return Ok(());
     }
     println!("xtask: adding the wasm32-unknown-unknown target");
-    status(Command::new("rustup").args(["target", "add", "wasm32-unknown-unknown"]))
+    timed_install("the stable wasm32-unknown-unknown target", || {
+        status(Command::new("rustup").args(["target", "add", "wasm32-unknown-unknown"]))
+    })
 }
 
 /// Installs `krate` at `version` with cargo unless `binary --version` already says so.
@@ -133,7 +149,7 @@ fn ensure_cargo_tool(
     if locked {
         install.arg("--locked");
     }
-    status(&mut install)?;
+    timed_install(&format!("{krate} {version}"), || status(&mut install))?;
     let found = version_output(&path);
     if found.trim() == wanted {
         Ok(path)
@@ -155,18 +171,20 @@ fn ensure_wasm_opt() -> Result<PathBuf, String> {
     println!("xtask: installing wasm-opt (npm binaryen {BINARYEN_VERSION})");
     std::fs::create_dir_all(&prefix)
         .map_err(|error| format!("cannot create {}: {error}", prefix.display()))?;
-    status(
-        Command::new("npm")
-            .args([
-                "install",
-                "--no-audit",
-                "--no-fund",
-                "--no-save",
-                "--prefix",
-            ])
-            .arg(&prefix)
-            .arg(format!("binaryen@{BINARYEN_VERSION}")),
-    )?;
+    timed_install(&format!("npm binaryen {BINARYEN_VERSION}"), || {
+        status(
+            Command::new("npm")
+                .args([
+                    "install",
+                    "--no-audit",
+                    "--no-fund",
+                    "--no-save",
+                    "--prefix",
+                ])
+                .arg(&prefix)
+                .arg(format!("binaryen@{BINARYEN_VERSION}")),
+        )
+    })?;
     if version_output(&bin_dir.join("wasm-opt")).contains(WASM_OPT_VERSION_LINE) {
         Ok(bin_dir)
     } else {
@@ -225,7 +243,9 @@ fn ensure_chromium() -> Result<(PathBuf, PathBuf), String> {
         return Ok((chromium, chromedriver));
     }
     println!("xtask: installing Debian's chromium and chromium-driver");
-    apt_install(&["chromium", "chromium-driver"])?;
+    timed_install("Debian's chromium and chromium-driver", || {
+        apt_install(&["chromium", "chromium-driver"])
+    })?;
     match (find_on_path("chromium"), find_on_path("chromedriver")) {
         (Some(chromium), Some(chromedriver)) => Ok((chromium, chromedriver)),
         _ => Err("chromium and chromedriver are still not on PATH after apt-get install".into()),
@@ -246,18 +266,20 @@ fn ensure_emulator_venv() -> Result<PathBuf, String> {
     println!(
         "xtask: creating a Python virtual environment with {MOTO_REQUIREMENT} (the EC2 emulator)"
     );
-    status(Command::new("python3").args(["-m", "venv"]).arg(&venv))?;
-    status(
-        Command::new(&python)
-            .args([
-                "-m",
-                "pip",
-                "install",
-                "--quiet",
-                "--disable-pip-version-check",
-            ])
-            .arg(MOTO_REQUIREMENT),
-    )?;
+    timed_install(MOTO_REQUIREMENT, || {
+        status(Command::new("python3").args(["-m", "venv"]).arg(&venv))?;
+        status(
+            Command::new(&python)
+                .args([
+                    "-m",
+                    "pip",
+                    "install",
+                    "--quiet",
+                    "--disable-pip-version-check",
+                ])
+                .arg(MOTO_REQUIREMENT),
+        )
+    })?;
     Ok(python)
 }
 
@@ -272,63 +294,101 @@ pub fn ensure_test_tools() -> Result<TestTools, String> {
     })
 }
 
-/// The nightly toolchain: libFuzzer's instrumentation and the page's build need it.
-fn ensure_nightly() -> Result<(), String> {
-    let toolchains = Command::new("rustup")
-        .args(["toolchain", "list"])
+/// The nightly the page is built with and the fuzz targets run on, by date, so every
+/// machine builds the same bytes. Only the page's size build and libFuzzer need nightly;
+/// everything else builds with the stable toolchain `rust-toolchain.toml` names.
+pub const NIGHTLY: &str = "nightly-2026-05-20";
+
+/// Output of `rustup ARGS…`, or nothing when rustup does not run.
+fn rustup_output(args: &[&str]) -> String {
+    Command::new("rustup")
+        .args(args)
         .output()
         .map(|output| String::from_utf8_lossy(&output.stdout).into_owned())
-        .unwrap_or_default();
-    if !toolchains.lines().any(|line| line.starts_with("nightly")) {
-        println!("xtask: installing the nightly toolchain");
-        status(Command::new("rustup").args([
-            "toolchain",
-            "install",
-            "nightly",
-            "--profile",
-            "minimal",
-        ]))?;
+        .unwrap_or_default()
+}
+
+/// [`NIGHTLY`] with `components` and `targets`, each installed through rustup when missing.
+fn ensure_nightly(components: &[&str], targets: &[&str]) -> Result<(), String> {
+    let toolchains = rustup_output(&["toolchain", "list"]);
+    let installed = toolchains
+        .lines()
+        .any(|line| line.starts_with(&format!("{NIGHTLY}-")) || line.trim() == NIGHTLY);
+    if !installed {
+        println!("xtask: installing the {NIGHTLY} toolchain (first run only, under a minute)");
+        let mut install = Command::new("rustup");
+        install.args(["toolchain", "install", NIGHTLY, "--profile", "minimal"]);
+        for component in components {
+            install.args(["--component", component]);
+        }
+        for target in targets {
+            install.args(["--target", target]);
+        }
+        return timed_install(NIGHTLY, || status(&mut install));
+    }
+    let present = rustup_output(&["component", "list", "--installed", "--toolchain", NIGHTLY]);
+    let has = |name: &str| present.lines().any(|line| line.starts_with(name));
+    for component in components {
+        if !has(component) {
+            println!("xtask: adding {component} to the {NIGHTLY} toolchain");
+            status(Command::new("rustup").args([
+                "component",
+                "add",
+                component,
+                "--toolchain",
+                NIGHTLY,
+            ]))?;
+        }
+    }
+    for target in targets {
+        if !has(&format!("rust-std-{target}")) {
+            println!("xtask: adding the {target} target to the {NIGHTLY} toolchain");
+            status(Command::new("rustup").args(["target", "add", target, "--toolchain", NIGHTLY]))?;
+        }
     }
     Ok(())
 }
 
 /// The nightly toolchain and cargo-fuzz.
 pub fn ensure_fuzz_tools() -> Result<PathBuf, String> {
-    ensure_nightly()?;
+    ensure_nightly(&[], &[])?;
     ensure_cargo_tool("cargo-fuzz", "cargo-fuzz", CARGO_FUZZ_VERSION, true)
 }
 
 /// What the page's build needs from nightly: the standard library's source (rebuilt for
 /// the page) and the wasm target.
 fn ensure_page_toolchain() -> Result<(), String> {
-    ensure_nightly()?;
-    let installed = Command::new("rustup")
-        .args(["component", "list", "--installed", "--toolchain", "nightly"])
+    ensure_nightly(&["rust-src"], &["wasm32-unknown-unknown"])
+}
+
+/// Downloads the crates the standard library's own build depends on (its source carries
+/// a Cargo.lock of its own), so that the page's `-Zbuild-std` build works offline, as
+/// trunk runs cargo. `cargo fetch` of the workspace does not reach them.
+pub fn fetch_std_dependencies() -> Result<(), String> {
+    let sysroot = Command::new("rustup")
+        .args(["run", NIGHTLY, "rustc", "--print", "sysroot"])
         .output()
-        .map(|output| String::from_utf8_lossy(&output.stdout).into_owned())
-        .unwrap_or_default();
-    let has = |component: &str| installed.lines().any(|line| line.starts_with(component));
-    if !has("rust-src") {
-        println!("xtask: adding rust-src to the nightly toolchain");
-        status(Command::new("rustup").args([
-            "component",
-            "add",
-            "rust-src",
-            "--toolchain",
-            "nightly",
-        ]))?;
+        .map_err(|error| format!("cannot run rustc of {NIGHTLY}: {error}"))?;
+    if !sysroot.status.success() {
+        return Err(format!(
+            "rustc of {NIGHTLY} cannot print its sysroot: {}",
+            String::from_utf8_lossy(&sysroot.stderr).trim()
+        ));
     }
-    if !has("rust-std-wasm32-unknown-unknown") {
-        println!("xtask: adding the wasm32-unknown-unknown target to the nightly toolchain");
-        status(Command::new("rustup").args([
-            "target",
-            "add",
-            "wasm32-unknown-unknown",
-            "--toolchain",
-            "nightly",
-        ]))?;
+    let sysroot = PathBuf::from(String::from_utf8_lossy(&sysroot.stdout).trim());
+    let manifest = sysroot.join("lib/rustlib/src/rust/library/Cargo.toml");
+    if !manifest.is_file() {
+        return Err(format!(
+            "{} is missing: {NIGHTLY} has no rust-src component",
+            manifest.display()
+        ));
     }
-    Ok(())
+    status(
+        Command::new("cargo")
+            .env("RUSTUP_TOOLCHAIN", NIGHTLY)
+            .args(["fetch", "--locked", "--quiet", "--manifest-path"])
+            .arg(&manifest),
+    )
 }
 
 /// Debian's `wrk`, the HTTP load generator of `cargo xtask bench`.
