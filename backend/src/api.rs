@@ -87,9 +87,40 @@ pub struct Validation {
     pub findings: Vec<Finding>,
 }
 
+/// How many CPU-heavy requests (rendering and zipping a bundle, reading and checking a
+/// large spec) run at once, on tokio's blocking threads: the async workers stay free to
+/// answer everything else (the health check, the page's files, event streams).
+static HEAVY_WORK: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(2);
+
+/// Runs `work` on a blocking thread once one of [`HEAVY_WORK`]'s turns is free.
+pub(crate) async fn off_the_workers<T: Send + 'static>(
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, ApiError> {
+    let _turn = HEAVY_WORK
+        .acquire()
+        .await
+        .map_err(|error| ApiError::Internal(Box::new(error)))?;
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|error| ApiError::Internal(Box::new(error)))
+}
+
+/// Specs with more node groups and NodePools than this are checked off the async workers;
+/// smaller ones (every real design) take microseconds and stay on the fast path.
+const LARGE_SPEC_ITEMS: usize = 32;
+
 /// `POST /api/validate`: the same rules the browser runs, run again on the server.
 async fn validate(JsonBody(spec): JsonBody<Spec>) -> Result<Response, ApiError> {
-    let findings = shared::rules::validate(&spec);
+    let items = spec.node_groups.len()
+        + spec
+            .karpenter
+            .as_ref()
+            .map_or(0, |karpenter| karpenter.node_pools.len());
+    let findings = if items > LARGE_SPEC_ITEMS {
+        off_the_workers(move || shared::rules::validate(&spec)).await?
+    } else {
+        shared::rules::validate(&spec)
+    };
     let count = |severity: Severity| {
         findings
             .iter()
@@ -121,18 +152,26 @@ async fn validate(JsonBody(spec): JsonBody<Spec>) -> Result<Response, ApiError> 
     Ok(([(header::CONTENT_TYPE, "application/json")], body).into_response())
 }
 
+/// Longest file name the bundle's `Content-Disposition` gives (a cluster name is at most
+/// 100 characters for eksctl; a longer one is cut, never sent as a huge header).
+const MAX_DOWNLOAD_NAME: usize = 100;
+
 /// `POST /api/render`: the bundle (SPEC §9) as a zip; its README lists the open findings.
 async fn render_bundle(JsonBody(spec): JsonBody<Spec>) -> Result<Response, ApiError> {
-    let findings = shared::rules::validate(&spec);
-    let files = shared::bundle::bundle_files(&spec, &findings, &[])
-        .map_err(|error| ApiError::Internal(Box::new(error)))?;
-    let zip = shared::bundle::zip_bundle(&files);
     let name: String = spec
         .cluster
         .name
         .chars()
         .filter(|char| char.is_ascii_alphanumeric() || *char == '-')
+        .take(MAX_DOWNLOAD_NAME)
         .collect();
+    let zip = off_the_workers(move || {
+        let findings = shared::rules::validate(&spec);
+        shared::bundle::bundle_files(&spec, &findings, &[])
+            .map(|files| shared::bundle::zip_bundle(&files))
+    })
+    .await?
+    .map_err(|error| ApiError::Internal(Box::new(error)))?;
     let name = if name.is_empty() {
         "bundle".into()
     } else {

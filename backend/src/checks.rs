@@ -3,9 +3,11 @@
 
 use std::path::Path;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use axum::extract::{FromRequest, Request, State};
 use axum::http::StatusCode;
+use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::{Json, Router};
@@ -13,29 +15,60 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use shared::Spec;
+use tokio::sync::Semaphore;
 
 use crate::aws::calls::{CapacityBlockOffering, CapacityBlockQuery};
 use crate::aws::live::{self, CheckStatus, LiveReport};
 use crate::aws::{AwsOptions, LiveAws};
 
+/// Live-check requests (`/api/checks`, `/api/capacity-block-offerings`) that may run at
+/// once; more wait up to [`CHECK_QUEUE_WAIT`] for a turn, then get 429, so no client can
+/// pile up EC2 work.
+pub const MAX_CONCURRENT_CHECKS: usize = 4;
+
+/// How long a live-check request waits for one of the [`MAX_CONCURRENT_CHECKS`] turns.
+pub const CHECK_QUEUE_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// The live-check routes, under `/api`.
 pub fn router(aws: LiveAws) -> Router {
+    let running = Arc::new(Semaphore::new(MAX_CONCURRENT_CHECKS));
     Router::new()
         .route("/api/checks", post(run_checks))
         .route(
             "/api/capacity-block-offerings",
             post(capacity_block_offerings),
         )
+        .route_layer(middleware::from_fn_with_state(running, one_of_few))
         .with_state(aws)
+}
+
+async fn one_of_few(
+    State(running): State<Arc<Semaphore>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    match tokio::time::timeout(CHECK_QUEUE_WAIT, running.acquire()).await {
+        Ok(Ok(_permit)) => next.run(request).await,
+        _ => json_error(
+            StatusCode::TOO_MANY_REQUESTS,
+            format!(
+                "{MAX_CONCURRENT_CHECKS} live checks have been running for {} s; try again when one has answered",
+                CHECK_QUEUE_WAIT.as_secs()
+            ),
+        ),
+    }
 }
 
 /// A JSON body whose rejection is a JSON `{"error": …}` saying what is wrong with it.
 pub struct JsonBody<T>(pub T);
 
+/// Bodies larger than this are read off the async workers (see `api::off_the_workers`).
+const LARGE_BODY_BYTES: usize = 256 * 1024;
+
 impl<S, T> FromRequest<S> for JsonBody<T>
 where
     S: Send + Sync,
-    T: DeserializeOwned,
+    T: DeserializeOwned + Send + 'static,
 {
     type Rejection = Response;
 
@@ -56,19 +89,33 @@ where
         let bytes = axum::body::Bytes::from_request(request, state)
             .await
             .map_err(|rejection| json_error(rejection.status(), rejection.body_text()))?;
-        // Read without tracking the path first; only a body that fails is read again
-        // through axum, whose message names the field (`node_groups[0].min_size: …`).
-        // The body's UTF-8 is checked once, as a whole: read from bytes, serde_json would
-        // check each string on its own, a quarter of the reading time.
-        if let Ok(text) = std::str::from_utf8(&bytes)
-            && let Ok(value) = serde_json::from_str(text)
-        {
-            return Ok(JsonBody(value));
+        if bytes.len() > LARGE_BODY_BYTES {
+            return crate::api::off_the_workers(move || read_json(&bytes))
+                .await
+                .map_err(IntoResponse::into_response)?
+                .map_err(|rejection| *rejection);
         }
-        match Json::<T>::from_bytes(&bytes) {
-            Ok(Json(value)) => Ok(JsonBody(value)),
-            Err(rejection) => Err(json_error(rejection.status(), rejection.body_text())),
-        }
+        read_json(&bytes).map_err(|rejection| *rejection)
+    }
+}
+
+/// A JSON body read as `T`, or a JSON 4xx naming the field that is wrong.
+fn read_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<JsonBody<T>, Box<Response>> {
+    // Read without tracking the path first; only a body that fails is read again
+    // through axum, whose message names the field (`node_groups[0].min_size: …`).
+    // The body's UTF-8 is checked once, as a whole: read from bytes, serde_json would
+    // check each string on its own, a quarter of the reading time.
+    if let Ok(text) = std::str::from_utf8(bytes)
+        && let Ok(value) = serde_json::from_str(text)
+    {
+        return Ok(JsonBody(value));
+    }
+    match Json::<T>::from_bytes(bytes) {
+        Ok(Json(value)) => Ok(JsonBody(value)),
+        Err(rejection) => Err(Box::new(json_error(
+            rejection.status(),
+            rejection.body_text(),
+        ))),
     }
 }
 
@@ -185,10 +232,14 @@ pub fn check_command(
     ec2_endpoint: Option<String>,
     format: CheckFormat,
 ) -> ExitCode {
-    let text = match std::fs::read_to_string(spec_path) {
+    let text = match crate::lint_cmd::read_capped(spec_path, crate::lint_cmd::DEFAULT_MAX_BYTES) {
         Ok(text) => text,
-        Err(error) => {
-            eprintln!("error: cannot read {}: {error}", spec_path.display());
+        Err(failure) => {
+            eprintln!(
+                "error: cannot read {}: {}",
+                spec_path.display(),
+                failure.message
+            );
             return ExitCode::from(2);
         }
     };

@@ -32,6 +32,10 @@ pub enum Command {
         /// The built frontend (trunk's output).
         #[arg(long, default_value = "target/dist")]
         static_dir: PathBuf,
+        /// Another name requests may carry in `Host` (a DNS name or a reverse proxy's
+        /// host); the listening address, any IP literal and `localhost` are always allowed.
+        #[arg(long = "allowed-host", value_name = "NAME")]
+        allowed_hosts: Vec<String>,
         /// Deploy jobs: where they are kept and which tools they run.
         #[command(flatten)]
         deploy: crate::deploy::DeployArgs,
@@ -48,6 +52,9 @@ pub enum Command {
         /// Output format.
         #[arg(long, value_enum, default_value = "human")]
         format: crate::lint_cmd::Format,
+        /// Largest file read, in bytes (larger ones are refused, exit 2).
+        #[arg(long, default_value_t = crate::lint_cmd::DEFAULT_MAX_BYTES)]
+        max_bytes: u64,
     },
     /// Import and render again: eksctl input to DIR/cluster.yaml, Karpenter to DIR/karpenter/nodepools.yaml.
     Convert {
@@ -57,6 +64,9 @@ pub enum Command {
         /// Directory to write into.
         #[arg(long)]
         out: PathBuf,
+        /// Largest file read, in bytes (larger ones are refused, exit 2).
+        #[arg(long, default_value_t = crate::lint_cmd::DEFAULT_MAX_BYTES)]
+        max_bytes: u64,
     },
     /// Run the live AWS checks for a spec: exit 0 all ok, 1 any failed, 2 unreadable or not run.
     Check {
@@ -96,8 +106,9 @@ pub fn run(cli: Cli) -> ExitCode {
             addr,
             ec2_endpoint,
             static_dir,
+            allowed_hosts,
             deploy,
-        } => serve(addr, ec2_endpoint, static_dir, deploy),
+        } => serve(addr, ec2_endpoint, static_dir, &allowed_hosts, deploy),
         Command::Templates => {
             let width = shared::TEMPLATES
                 .iter()
@@ -109,8 +120,16 @@ pub fn run(cli: Cli) -> ExitCode {
             }
             ExitCode::SUCCESS
         }
-        Command::Lint { files, format } => crate::lint_cmd::lint(&files, format),
-        Command::Convert { files, out } => crate::lint_cmd::convert(&files, &out),
+        Command::Lint {
+            files,
+            format,
+            max_bytes,
+        } => crate::lint_cmd::lint(&files, format, max_bytes),
+        Command::Convert {
+            files,
+            out,
+            max_bytes,
+        } => crate::lint_cmd::convert(&files, &out, max_bytes),
         Command::Rules => {
             let catalog = shared::rules::catalog();
             let width = catalog.iter().map(|rule| rule.id.len()).max().unwrap_or(0);
@@ -154,10 +173,11 @@ fn render(template_id: Option<&str>, spec_path: Option<&Path>, out: &Path) -> Ex
             }
         },
         (None, Some(path)) => {
-            let text = match std::fs::read_to_string(path) {
+            let text = match crate::lint_cmd::read_capped(path, crate::lint_cmd::DEFAULT_MAX_BYTES)
+            {
                 Ok(text) => text,
-                Err(error) => {
-                    eprintln!("error: cannot read {}: {error}", path.display());
+                Err(failure) => {
+                    eprintln!("error: cannot read {}: {}", path.display(), failure.message);
                     return ExitCode::from(2);
                 }
             };
@@ -206,24 +226,14 @@ fn render(template_id: Option<&str>, spec_path: Option<&Path>, out: &Path) -> Ex
 }
 
 fn write_file(path: &Path, contents: &str, executable: bool) -> std::io::Result<()> {
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent)?;
-    }
-    std::fs::write(path, contents)?;
-    #[cfg(unix)]
-    if executable {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))?;
-    }
-    #[cfg(not(unix))]
-    let _ = executable;
-    Ok(())
+    crate::files::write_file(path, contents, executable)
 }
 
 fn serve(
     addr: SocketAddr,
     ec2_endpoint: Option<String>,
     static_dir: PathBuf,
+    allowed_hosts: &[String],
     deploy: crate::deploy::DeployArgs,
 ) -> ExitCode {
     tracing_subscriber::fmt()
@@ -250,18 +260,29 @@ fn serve(
         };
         // A data directory that cannot be written turns deploys off, not the whole studio:
         // everything else still serves, and the deploy routes say why they cannot.
-        let (deployer, deploy_unavailable) = match deploy.open(token) {
+        let (deployer, deploy_unavailable) = match deploy.open(token.clone()) {
             Ok(deployer) => (Some(deployer), None),
+            // Two servers on one data directory would each take the other's running
+            // deploys for leftovers: the second one does not start.
+            Err(error @ crate::deploy::DeployError::DataDirInUse(_)) => {
+                eprintln!("error: {error}");
+                return ExitCode::from(2);
+            }
             Err(error) => {
                 eprintln!("warning: deploys are disabled: {error}");
-                (None, Some(error.to_string()))
+                let unavailable = crate::deploy::DeploysUnavailable {
+                    reason: error.to_string(),
+                    token,
+                };
+                (None, Some(unavailable))
             }
         };
-        let state = AppState {
+        let mut state = AppState {
             static_dir,
             aws: crate::checks::server_aws(ec2_endpoint).await,
             deploy: deployer.clone(),
             deploy_unavailable,
+            host_guard: None,
         };
         if let Some(reason) = state.aws.status().reason {
             tracing::info!(%reason, "offline: live checks will report that they could not run");
@@ -276,6 +297,14 @@ fn serve(
         let local_addr = listener
             .local_addr()
             .expect("a bound listener has an address");
+        state.host_guard = Some(crate::guard::HostGuard::new(local_addr, allowed_hosts));
+        let limits = crate::server::ConnectionLimits::for_this_process();
+        tracing::info!(
+            descriptors = crate::server::descriptor_limit(),
+            max_connections = limits.max_connections,
+            header_timeout_seconds = limits.header_timeout.as_secs(),
+            "connection limits"
+        );
         match (&deployer, token_source) {
             // The warning above already said why.
             (None, _) => {}
@@ -296,16 +325,8 @@ fn serve(
                 deployer.shutdown().await;
             }
         };
-        match axum::serve(listener, app(state))
-            .with_graceful_shutdown(shutdown)
-            .await
-        {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(error) => {
-                eprintln!("error: server failed: {error}");
-                ExitCode::FAILURE
-            }
-        }
+        crate::server::serve(listener, app(state), limits, shutdown).await;
+        ExitCode::SUCCESS
     })
 }
 

@@ -14,13 +14,24 @@ pub mod cli;
 pub mod deploy;
 /// The one error type handlers return.
 pub mod error;
+/// Writing a command's output files without following symlinks.
+pub mod files;
+/// `Host` and `Origin` checks: requests must be meant for the studio.
+pub mod guard;
 /// `eks-studio lint` and `eks-studio convert`.
 pub mod lint_cmd;
+/// The built page: precompressed files, cache headers, the wizard's paths.
+pub mod page;
+/// The accept loop: header deadlines, a connection budget, a bounded shutdown.
+pub mod server;
 
 use std::path::PathBuf;
 
+use std::time::Duration;
+
 use axum::Router;
-use tower_http::services::{ServeDir, ServeFile};
+use axum::http::StatusCode;
+use tower_http::timeout::TimeoutLayer;
 use tower_http::trace::TraceLayer;
 
 pub use aws::AwsStatus;
@@ -36,12 +47,21 @@ pub struct AppState {
     pub deploy: Option<deploy::Deployer>,
     /// Why `deploy` is `None` when deploys were asked for but could not be set up (a data
     /// directory that cannot be written, say); the deploy routes' 503 says it.
-    pub deploy_unavailable: Option<String>,
+    pub deploy_unavailable: Option<deploy::DeploysUnavailable>,
+    /// The `Host` names requests must carry (`eks-studio serve` always sets it; without
+    /// it, as in tests that call the router directly, every host is answered).
+    pub host_guard: Option<guard::HostGuard>,
 }
+
+/// Longest time from a request's arrival to its answer's headers: bodies that trickle in
+/// slower than this are cut off with 408. Event streams are not affected once their
+/// headers are sent.
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The whole HTTP application: the JSON API and the built page from one origin.
 pub fn app(state: AppState) -> Router {
     let static_dir = state.static_dir.clone();
+    let host_guard = state.host_guard.clone();
     let deploys = deploy::router(state.deploy.clone(), state.deploy_unavailable.clone());
     // The routers spell out `/api/…` rather than being nested under `/api`: a nested
     // route rewrites every request's URI on the way in, a cost on the API's hot path.
@@ -49,10 +69,18 @@ pub fn app(state: AppState) -> Router {
         .merge(checks::router(state.aws))
         .merge(deploys);
     let router = match static_dir {
-        Some(dir) => {
-            let index = ServeFile::new(dir.join("index.html"));
-            router.fallback_service(ServeDir::new(dir).fallback(index))
-        }
+        Some(dir) => router.fallback_service(page::router(dir)),
+        None => router.fallback(page::not_found),
+    };
+    let router = router.layer(TimeoutLayer::with_status_code(
+        StatusCode::REQUEST_TIMEOUT,
+        REQUEST_TIMEOUT,
+    ));
+    let router = match host_guard {
+        Some(host_guard) => router.layer(axum::middleware::from_fn_with_state(
+            host_guard,
+            guard::check,
+        )),
         None => router,
     };
     router.layer(TraceLayer::new_for_http())

@@ -31,12 +31,33 @@ struct Report {
     files: Vec<FileReport>,
 }
 
-fn read(path: &Path) -> Result<String, LintFailure> {
-    let bytes = std::fs::read(path).map_err(|error| LintFailure {
+/// The largest file `lint`, `convert`, `render --spec` and `check --spec` read unless
+/// told otherwise with `--max-bytes`: far above any real manifest, far below harm (an
+/// endless file such as `/dev/zero` stops here instead of filling the memory).
+pub const DEFAULT_MAX_BYTES: u64 = 8 * 1024 * 1024;
+
+/// Reads at most `max_bytes` of `path` as UTF-8 text.
+pub fn read_capped(path: &Path, max_bytes: u64) -> Result<String, LintFailure> {
+    use std::io::Read;
+    let cannot = |error: std::io::Error| LintFailure {
         line: 1,
         column: 1,
         message: format!("cannot read the file: {error}"),
-    })?;
+    };
+    let file = std::fs::File::open(path).map_err(cannot)?;
+    let mut bytes = Vec::new();
+    file.take(max_bytes.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(cannot)?;
+    if bytes.len() as u64 > max_bytes {
+        return Err(LintFailure {
+            line: 1,
+            column: 1,
+            message: format!(
+                "the file is larger than {max_bytes} bytes, the most read by default; give --max-bytes to read more"
+            ),
+        });
+    }
     String::from_utf8(bytes).map_err(|error| {
         let valid = &error.as_bytes()[..error.utf8_error().valid_up_to()];
         let line = valid.iter().filter(|byte| **byte == b'\n').count() + 1;
@@ -54,9 +75,28 @@ fn read(path: &Path) -> Result<String, LintFailure> {
     })
 }
 
-fn lint_file(path: &Path) -> FileReport {
+/// `text` as it may be printed to a terminal: control characters (escape sequences, a
+/// bell, carriage returns) from names in a file or from file names are shown escaped.
+pub fn terminal_safe(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(char::is_control) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    std::borrow::Cow::Owned(
+        text.chars()
+            .map(|char| {
+                if char.is_control() {
+                    char.escape_default().to_string()
+                } else {
+                    char.to_string()
+                }
+            })
+            .collect(),
+    )
+}
+
+fn lint_file(path: &Path, max_bytes: u64) -> FileReport {
     let shown = path.display().to_string();
-    let outcome = read(path).and_then(|text| lint::lint_text(&shown, &text));
+    let outcome = read_capped(path, max_bytes).and_then(|text| lint::lint_text(&shown, &text));
     match outcome {
         Ok(findings) => FileReport {
             path: shown,
@@ -72,8 +112,11 @@ fn lint_file(path: &Path) -> FileReport {
 }
 
 /// Lints each file and prints the findings.
-pub fn lint(files: &[PathBuf], format: Format) -> ExitCode {
-    let reports: Vec<FileReport> = files.iter().map(|path| lint_file(path)).collect();
+pub fn lint(files: &[PathBuf], format: Format, max_bytes: u64) -> ExitCode {
+    let reports: Vec<FileReport> = files
+        .iter()
+        .map(|path| lint_file(path, max_bytes))
+        .collect();
     match format {
         Format::Json => {
             let report = Report { files: reports };
@@ -85,23 +128,25 @@ pub fn lint(files: &[PathBuf], format: Format) -> ExitCode {
         }
         Format::Human => {
             for report in &reports {
+                let path = terminal_safe(&report.path);
                 if let Some(failure) = &report.error {
                     println!(
-                        "{}:{}:{}: error: {}",
-                        report.path, failure.line, failure.column, failure.message
+                        "{path}:{}:{}: error: {}",
+                        failure.line,
+                        failure.column,
+                        terminal_safe(&failure.message)
                     );
                 }
                 for finding in &report.findings {
                     println!(
-                        "{}:{}:{}: {}[{}]: {}",
-                        report.path,
+                        "{path}:{}:{}: {}[{}]: {}",
                         finding.line,
                         finding.column,
                         finding.severity,
                         finding.rule,
-                        finding.message
+                        terminal_safe(&finding.message)
                     );
-                    println!("  = help: {}", finding.help);
+                    println!("  = help: {}", terminal_safe(&finding.help));
                 }
             }
             let count = |severity: Severity| {
@@ -148,13 +193,13 @@ fn exit_code(reports: &[FileReport]) -> ExitCode {
 
 /// Imports each file and renders it again into `out`: eksctl input to `cluster.yaml`,
 /// Karpenter input to `karpenter/nodepools.yaml`.
-pub fn convert(files: &[PathBuf], out: &Path) -> ExitCode {
+pub fn convert(files: &[PathBuf], out: &Path, max_bytes: u64) -> ExitCode {
     let mut cluster: Option<(String, String)> = None;
     // Karpenter documents are written back in the order they were read.
     let mut karpenter_documents: Vec<serde_yaml::Value> = Vec::new();
     for path in files {
-        let shown = path.display().to_string();
-        let parsed = read(path)
+        let shown = terminal_safe(&path.display().to_string()).into_owned();
+        let parsed = read_capped(path, max_bytes)
             .map_err(|failure| vec![failure])
             .and_then(|text| lint::import_yaml(&text));
         let file = match parsed {
@@ -163,7 +208,9 @@ pub fn convert(files: &[PathBuf], out: &Path) -> ExitCode {
                 for failure in failures {
                     eprintln!(
                         "{shown}:{}:{}: error: {}",
-                        failure.line, failure.column, failure.message
+                        failure.line,
+                        failure.column,
+                        terminal_safe(&failure.message)
                     );
                 }
                 return ExitCode::from(2);
@@ -223,11 +270,7 @@ pub fn convert(files: &[PathBuf], out: &Path) -> ExitCode {
         }
     }
     for (path, contents) in outputs {
-        let written = path
-            .parent()
-            .map_or(Ok(()), std::fs::create_dir_all)
-            .and_then(|()| std::fs::write(&path, contents));
-        if let Err(error) = written {
+        if let Err(error) = crate::files::write_file(&path, &contents, false) {
             eprintln!("error: cannot write {}: {error}", path.display());
             return ExitCode::from(2);
         }

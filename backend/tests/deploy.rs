@@ -858,3 +858,102 @@ async fn a_server_without_deploys_answers_503_in_json() {
         assert_eq!(body["error"], "deploys are not enabled on this server");
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_server_on_the_same_data_directory_refuses_to_start_and_leaves_the_first_alone() {
+    bounded(async {
+        let scratch = scratch_dir("second-server");
+        let data_dir = scratch.join("data");
+        let args = [
+            "--data-dir".into(),
+            data_dir.clone().into_os_string(),
+            "--eksctl".into(),
+            standin_tools().eksctl.into_os_string(),
+        ];
+        let first = Server::start(&args, &[("EKS_STUDIO_DEPLOY_TOKEN", TOKEN)]);
+        let (status, job) =
+            first.call("POST", "/api/deploys", TOKEN, Some(&g5_spec("eks-g5-hang")));
+        assert_eq!(status, 202, "{job}");
+        let id = text(&job["id"]).to_owned();
+        let job_dir = data_dir.join("jobs").join(&id);
+        let (standin, child) = wait_for_hanging_standin(&job_dir).await;
+        let _stop_standin = KillOnDrop(vec![standin, child]);
+        wait_for_state(&first, TOKEN, &id, "running").await;
+
+        // The second server says who holds the directory and exits non-zero.
+        let second = std::process::Command::new(env!("CARGO_BIN_EXE_eks-studio"))
+            .args(["serve", "--addr", "127.0.0.1:0", "--data-dir"])
+            .arg(&data_dir)
+            .env("EKS_STUDIO_DEPLOY_TOKEN", TOKEN)
+            .env("AWS_EC2_METADATA_DISABLED", "true")
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(second.status.code(), Some(2), "{second:?}");
+        let stderr = String::from_utf8_lossy(&second.stderr);
+        assert!(
+            stderr.contains("is in use by another eks-studio server (process"),
+            "{stderr}"
+        );
+        assert!(stderr.contains(&data_dir.display().to_string()), "{stderr}");
+
+        // The first server's deploy runs on, untouched.
+        assert!(!process_is_gone(standin), "the running step was stopped");
+        let (status, job) = first.call("GET", &format!("/api/deploys/{id}"), TOKEN, None);
+        assert_eq!(status, 200);
+        assert_eq!(job["state"], "running", "{job}");
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn the_store_and_the_data_directory_are_the_server_users_alone() {
+    use std::os::unix::fs::PermissionsExt;
+    let harness = Harness::new("private-files");
+    let job = harness.deploy(&g5_spec("eks-private")).await;
+    let id = text(&job["id"]).to_owned();
+    harness.all_events(&id).await;
+    let data_dir = harness
+        .job_dir(&id)
+        .parent()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    let mode =
+        |path: &std::path::Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&data_dir), 0o700);
+    assert_eq!(mode(&data_dir.join("jobs")), 0o700);
+    let mut store_files = 0;
+    for entry in std::fs::read_dir(&data_dir).unwrap().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with("deploys.sqlite3") || name == "server.lock" {
+            assert_eq!(mode(&entry.path()), 0o600, "{name}");
+            store_files += 1;
+        }
+    }
+    assert!(
+        store_files >= 3,
+        "the store, its journal and the lock: {store_files}"
+    );
+}
+
+#[tokio::test]
+async fn a_design_that_makes_eksctl_read_a_server_file_is_not_deployed() {
+    let harness = Harness::new("server-files");
+    let mut spec = g5_spec("eks-ssh-path");
+    spec["node_groups"][0]["extra"] = json!({ "ssh": { "publicKeyPath": "/etc/shadow" } });
+    let (status, body) = harness.call("POST", "/api/deploys", Some(&spec)).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    let error = text(&body["error"]);
+    assert!(error.contains("publicKeyPath: `/etc/shadow`"), "{error}");
+    assert!(error.contains("ssh.publicKeyName"), "{error}");
+    let (status, history) = harness.call("GET", "/api/deploys", None).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(history, json!([]), "no job was created");
+
+    // The same key inline (`ssh.publicKey`) reads nothing of the server's and deploys.
+    spec["node_groups"][0]["extra"] = json!({ "ssh": { "publicKey": "ssh-ed25519 AAAAC3Nza" } });
+    let (status, body) = harness.call("POST", "/api/deploys", Some(&spec)).await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{body}");
+}

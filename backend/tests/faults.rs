@@ -89,6 +89,16 @@ fn a_read_only_data_directory_turns_deploys_off_and_the_rest_keeps_serving() {
     );
     assert!(error.contains("Read-only file system"), "{error}");
     assert!(error.contains(&data_dir.display().to_string()), "{error}");
+    // Without the token the answer says deploys are off, not where the server keeps data.
+    let (status, body) = server.call("GET", "/api/deploys", "not-the-token-0123456789", None);
+    assert_eq!(status, 503, "{body}");
+    let error = body["error"].as_str().unwrap();
+    assert!(
+        error.contains("deploys are disabled on this server"),
+        "{error}"
+    );
+    assert!(!error.contains(&data_dir.display().to_string()), "{error}");
+    assert!(!error.contains("Read-only"), "{error}");
     let (status, body) = server.call("GET", "/api/deploys", TOKEN, None);
     assert_eq!(status, 503, "{body}");
     validate_still_answers(&server);

@@ -1089,3 +1089,100 @@ async fn the_emulator_serves_its_fixture_actions_as_genuine_ec2_answers() {
         Some("InvalidPlacementGroup.Unknown")
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_failed_call_is_remembered_briefly_so_repeats_do_not_pay_again() {
+    let emulator = Emulator::start();
+    seed_reservations(&emulator).await;
+    emulator.delay(10.0).await;
+    let aws = emulator
+        .live_aws_with(AwsOptions {
+            call_timeout: Duration::from_secs(1),
+            ..AwsOptions::default()
+        })
+        .await;
+    let router = router(aws);
+    let first = checks(&router, &reservation_spec()).await;
+    let calls = emulator.all_calls().await;
+    assert!(
+        calls["DescribeCapacityReservations"].as_u64().unwrap_or(0) >= 1,
+        "{calls}"
+    );
+    // The same checks again at once: the timeouts are remembered, EC2 is not asked.
+    let again = checks(&router, &reservation_spec()).await;
+    assert_eq!(
+        emulator.all_calls().await,
+        calls,
+        "a failed call was repeated"
+    );
+    for report in [&first, &again] {
+        let result = check(
+            report,
+            "capacity-reservation",
+            "node_groups[0].capacity.reservation_id",
+        );
+        assert_eq!(result["detail"]["reason"], "timeout", "{result:#}");
+    }
+    // A few seconds later EC2 is asked again.
+    tokio::time::sleep(Duration::from_millis(5500)).await;
+    checks(&router, &reservation_spec()).await;
+    let later = emulator.all_calls().await;
+    assert!(
+        later["DescribeCapacityReservations"].as_u64()
+            > calls["DescribeCapacityReservations"].as_u64(),
+        "{later}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn one_request_makes_at_most_its_budget_of_ec2_calls() {
+    let emulator = Emulator::start();
+    let router = router(emulator.live_aws().await);
+    // 150 groups, each on a reservation of its own: 150 reservations to ask about.
+    let groups: Vec<Value> = (0..150)
+        .map(|index| {
+            group(
+                &format!("g{index}"),
+                "p5.48xlarge",
+                &["us-east-1a"],
+                reservation(&format!("cr-{index:017x}")),
+                1,
+            )
+        })
+        .collect();
+    let report = checks(&router, &spec(new_vpc(), Value::from(groups))).await;
+    let calls = emulator.all_calls().await;
+    let total: u64 = calls
+        .as_object()
+        .unwrap()
+        .values()
+        .filter_map(Value::as_u64)
+        .sum();
+    assert!(total <= 100, "{total} EC2 calls: {calls}");
+    let over: Vec<&Value> = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|result| result["detail"]["reason"] == "call-budget")
+        .collect();
+    assert!(!over.is_empty(), "no check was held back");
+    for result in &over {
+        assert_eq!(result["status"], "could-not-run");
+        assert!(
+            result["message"]
+                .as_str()
+                .unwrap()
+                .contains("more than 100 EC2 calls"),
+            "{result}"
+        );
+    }
+    let asked = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|result| {
+            result["id"] == "capacity-reservation" && result["detail"]["reason"] != "call-budget"
+        })
+        .count();
+    assert!(asked >= 90, "only {asked} reservations were asked about");
+}

@@ -135,6 +135,63 @@ enum Question {
     },
 }
 
+impl Question {
+    /// The EC2 calls answering this question may make, each named by its action and
+    /// arguments: identical calls are made once (the cache shares them).
+    fn calls(&self) -> Vec<String> {
+        match self {
+            Question::Offered { instance_types } => std::iter::once("zones".to_owned())
+                .chain(
+                    instance_types
+                        .iter()
+                        .map(|name| format!("offerings {name}")),
+                )
+                .collect(),
+            Question::Facts { instance_type } => vec![format!("types {instance_type}")],
+            Question::Reservation { id } => vec![format!("reservation {id}")],
+            Question::Vpc { id } => vec![format!("vpc {id}")],
+            Question::Subnet { id } => vec![format!("subnet {id}")],
+            Question::SpotScore {
+                instance_types,
+                target_capacity,
+            } => vec![
+                "zones".to_owned(),
+                format!("spot-score {} {target_capacity}", instance_types.join(",")),
+            ],
+            Question::SpotPrice { instance_types } => {
+                vec![format!("spot-price {}", instance_types.join(","))]
+            }
+        }
+    }
+}
+
+/// Most distinct EC2 calls one request's checks may make. A real design needs a few
+/// dozen; past this the remaining checks answer `could-not-run`, so one huge spec cannot
+/// make the server spend its AWS quota (and its credentials' standing) by the thousand.
+pub const MAX_EC2_CALLS_PER_REQUEST: usize = 100;
+
+/// Blocks, in plan order, the checks whose calls would take the request past
+/// [`MAX_EC2_CALLS_PER_REQUEST`].
+fn within_call_budget(planned: &mut [Planned]) {
+    let mut calls = std::collections::HashSet::new();
+    for check in planned.iter_mut().filter(|check| check.blocked.is_none()) {
+        let new: Vec<String> = check
+            .question
+            .calls()
+            .into_iter()
+            .filter(|call| !calls.contains(call))
+            .collect();
+        if calls.len() + new.len() > MAX_EC2_CALLS_PER_REQUEST {
+            check.blocked = Some(format!(
+                "not run: this design's checks need more than {MAX_EC2_CALLS_PER_REQUEST} EC2 calls, the most one request may make; check a smaller part of it"
+            ));
+            check.over_budget = true;
+        } else {
+            calls.extend(new);
+        }
+    }
+}
+
 /// A check that applies to the spec; `blocked` says why it cannot ask (a placeholder id).
 #[derive(Clone, Debug)]
 struct Planned {
@@ -142,6 +199,8 @@ struct Planned {
     path: String,
     question: Question,
     blocked: Option<String>,
+    /// Blocked because the request's EC2 call budget was spent, not for a spec value.
+    over_budget: bool,
 }
 
 /// EC2's answer to one question.
@@ -197,6 +256,7 @@ fn plan(spec: &Spec) -> Vec<Planned> {
             path: "network.vpc_id".into(),
             question: Question::Vpc { id: vpc_id.clone() },
             blocked: unusable("VPC id", vpc_id, ids::VpcId::check),
+            over_budget: false,
         });
         let subnets =
             public_subnets
@@ -214,6 +274,7 @@ fn plan(spec: &Spec) -> Vec<Planned> {
                     id: subnet.id.clone(),
                 },
                 blocked: unusable("subnet id", &subnet.id, ids::SubnetId::check),
+                over_budget: false,
             });
         }
     }
@@ -235,6 +296,7 @@ fn plan(spec: &Spec) -> Vec<Planned> {
                 instance_types: instance_types.clone(),
             },
             blocked: None,
+            over_budget: false,
         });
         for instance_type in &instance_types {
             if facts_asked.insert(instance_type.clone()) {
@@ -245,6 +307,7 @@ fn plan(spec: &Spec) -> Vec<Planned> {
                         instance_type: instance_type.clone(),
                     },
                     blocked: None,
+                    over_budget: false,
                 });
             }
         }
@@ -264,6 +327,7 @@ fn plan(spec: &Spec) -> Vec<Planned> {
                     reservation_id,
                     ids::ReservationId::check,
                 ),
+                over_budget: false,
             });
         }
     }
@@ -285,12 +349,14 @@ fn plan(spec: &Spec) -> Vec<Planned> {
                 target_capacity,
             },
             blocked: None,
+            over_budget: false,
         });
         planned.push(Planned {
             id: SPOT_PRICE,
             path: format!("node_groups[{index}].capacity"),
             question: Question::SpotPrice { instance_types },
             blocked: None,
+            over_budget: false,
         });
     }
     planned
@@ -817,7 +883,8 @@ fn judge_facts(planned: &Planned, live: &InstanceTypeFacts) -> CheckResult {
 
 /// Runs every live check that applies to `spec`, asking EC2 in the spec's region.
 pub async fn run(aws: &LiveAws, spec: &Spec) -> LiveReport {
-    let planned = plan(spec);
+    let mut planned = plan(spec);
+    within_call_budget(&mut planned);
     // `None`: not asked, because the check is blocked on a value the spec must fix first.
     let answers: Vec<Option<Result<Answer, AwsError>>> = match Region::parse(&spec.cluster.region) {
         Err(_) => planned
@@ -866,7 +933,7 @@ pub async fn run(aws: &LiveAws, spec: &Spec) -> LiveReport {
                 planned,
                 CheckStatus::CouldNotRun,
                 planned.blocked.clone().unwrap_or_default(),
-                json!({ "reason": "spec-value" }),
+                json!({ "reason": if planned.over_budget { "call-budget" } else { "spec-value" } }),
             ),
         })
         .collect();

@@ -84,6 +84,20 @@ impl fmt::Debug for DeployToken {
     }
 }
 
+/// Whether the request's `Authorization: Bearer …` is `token`.
+pub fn presents(request_headers: &axum::http::HeaderMap, token: &DeployToken) -> bool {
+    request_headers
+        .get(AUTHORIZATION)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| {
+            let (scheme, presented) = value.split_once(' ')?;
+            scheme
+                .eq_ignore_ascii_case("bearer")
+                .then(|| presented.trim())
+        })
+        .is_some_and(|presented| token.matches(presented))
+}
+
 /// Lets a request through only with `Authorization: Bearer <token>`; else 401 with a JSON
 /// body and `WWW-Authenticate: Bearer`.
 pub async fn require_token(

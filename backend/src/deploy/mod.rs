@@ -188,6 +188,9 @@ pub enum DeployError {
     /// The server cannot deploy now: not configured, or stopping (503).
     #[error("{0}")]
     Unavailable(String),
+    /// Another server holds the data directory: this one must not start on it.
+    #[error("{0}")]
+    DataDirInUse(String),
     /// Something failed on our side (500, detail logged).
     #[error(transparent)]
     Internal(Box<dyn std::error::Error + Send + Sync>),
@@ -230,7 +233,7 @@ impl IntoResponse for DeployError {
                 json!({ "error": message, "state": state }),
             ),
             DeployError::Busy(_) => (StatusCode::TOO_MANY_REQUESTS, json!({ "error": message })),
-            DeployError::Unavailable(_) => {
+            DeployError::Unavailable(_) | DeployError::DataDirInUse(_) => {
                 (StatusCode::SERVICE_UNAVAILABLE, json!({ "error": message }))
             }
             DeployError::Internal(detail) => {
@@ -245,6 +248,16 @@ impl IntoResponse for DeployError {
     }
 }
 
+/// Why a server has no deploys although they were asked for, and the token whose holders
+/// may read the reason.
+#[derive(Clone, Debug)]
+pub struct DeploysUnavailable {
+    /// What went wrong (it names the data directory).
+    pub reason: String,
+    /// The deploy token the server would have used.
+    pub token: DeployToken,
+}
+
 /// The deploy side of the server. Cheap to clone.
 #[derive(Clone)]
 pub struct Deployer {
@@ -253,6 +266,8 @@ pub struct Deployer {
 
 struct Inner {
     config: DeployConfig,
+    /// Held open (and locked) for as long as this server uses the data directory.
+    _lock: std::fs::File,
     store: Store,
     slots: Arc<Semaphore>,
     active: Mutex<HashMap<String, ActiveJob>>,
@@ -276,6 +291,76 @@ impl fmt::Debug for Deployer {
     }
 }
 
+/// Creates the job store readable by this user only, and makes an existing store and its
+/// journal files so: SQLite gives the `-wal` and `-shm` files it creates the store's mode.
+fn restrict_store_files(store_path: &Path) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .mode(0o600)
+            .open(store_path)?;
+        for suffix in ["", "-wal", "-shm", "-journal"] {
+            let mut name = store_path.as_os_str().to_owned();
+            name.push(suffix);
+            let path = PathBuf::from(name);
+            if path.exists() {
+                std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))?;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = store_path;
+    Ok(())
+}
+
+/// The file whose lock says which server uses a data directory.
+const LOCK_FILE: &str = "server.lock";
+
+/// Takes the data directory for this process: an exclusive lock on `server.lock` (the
+/// kernel drops it when the process ends, however it ends), with this process's id
+/// written in it for the next server's message. A second server on the same directory
+/// would take the first one's running jobs for leftovers of a dead server.
+fn lock_data_dir(data_dir: &Path) -> Result<std::fs::File, DeployError> {
+    use std::io::{Read, Seek, Write};
+    let path = data_dir.join(LOCK_FILE);
+    let internal = |error: std::io::Error, what: &str| {
+        DeployError::Internal(format!("cannot {what} {}: {error}", path.display()).into())
+    };
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true).write(true).create(true).truncate(false);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let mut file = options
+        .open(&path)
+        .map_err(|error| internal(error, "open"))?;
+    match file.try_lock() {
+        Ok(()) => {}
+        Err(std::fs::TryLockError::WouldBlock) => {
+            let mut holder = String::new();
+            let _ = file.read_to_string(&mut holder);
+            let holder = holder.trim();
+            let who = if holder.is_empty() {
+                "another eks-studio server".to_owned()
+            } else {
+                format!("another eks-studio server (process {holder})")
+            };
+            return Err(DeployError::DataDirInUse(format!(
+                "the data directory {} is in use by {who}; stop it, or give this server another --data-dir",
+                data_dir.display()
+            )));
+        }
+        Err(std::fs::TryLockError::Error(error)) => return Err(internal(error, "lock")),
+    }
+    file.set_len(0).map_err(|error| internal(error, "write"))?;
+    file.rewind().map_err(|error| internal(error, "write"))?;
+    writeln!(file, "{}", std::process::id()).map_err(|error| internal(error, "write"))?;
+    Ok(file)
+}
+
 impl Deployer {
     /// Opens the data directory (creating it), marks jobs left running by a stopped server
     /// `interrupted`, and stops the processes they left behind.
@@ -285,14 +370,18 @@ impl Deployer {
         };
         let jobs_dir = config.data_dir.join("jobs");
         std::fs::create_dir_all(&jobs_dir).map_err(|error| internal(error, "create", &jobs_dir))?;
-        // Job directories hold each cluster's kubeconfig: keep them to ourselves.
+        // The store and job directories hold every deploy's log and each cluster's
+        // kubeconfig: keep them to ourselves.
         #[cfg(unix)]
-        {
+        for dir in [&config.data_dir, &jobs_dir] {
             use std::os::unix::fs::PermissionsExt;
-            std::fs::set_permissions(&jobs_dir, std::fs::Permissions::from_mode(0o700))
-                .map_err(|error| internal(error, "restrict", &jobs_dir))?;
+            std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
+                .map_err(|error| internal(error, "restrict", dir))?;
         }
+        let lock = lock_data_dir(&config.data_dir)?;
         let store_path = config.data_dir.join("deploys.sqlite3");
+        restrict_store_files(&store_path)
+            .map_err(|error| internal(error, "restrict", &store_path))?;
         let store = Store::open(&store_path).map_err(|error| {
             DeployError::Internal(
                 format!(
@@ -324,6 +413,7 @@ impl Deployer {
         Ok(Deployer {
             inner: Arc::new(Inner {
                 config,
+                _lock: lock,
                 store,
                 slots,
                 active: Mutex::new(HashMap::new()),
@@ -381,6 +471,7 @@ impl Deployer {
         })?;
         let files = shared::bundle::bundle_files(spec, &findings, &[])
             .map_err(|error| DeployError::Unprocessable(error.to_string()))?;
+        refuse_server_files(&files)?;
         let active_conflict = |job: String| DeployError::Active {
             cluster: cluster.as_str().to_owned(),
             region: region.as_str().to_owned(),
@@ -649,6 +740,54 @@ impl Follow {
 }
 
 /// 16 random hex digits.
+/// Keys whose value eksctl reads as a path on the machine it runs on: in a deploy that is
+/// this server, so a design (an imported file, a share link) could make eksctl read any
+/// file the server's user can and send it to AWS.
+const SERVER_FILE_KEYS: [&str; 1] = ["publicKeyPath"];
+
+/// Refuses a bundle whose `cluster.yaml` names a file of the server's.
+fn refuse_server_files(files: &[BundleFile]) -> Result<(), DeployError> {
+    fn walk(value: &serde_yaml::Value, path: &str, found: &mut Vec<String>) {
+        match value {
+            serde_yaml::Value::Mapping(mapping) => {
+                for (key, value) in mapping {
+                    let key = key.as_str().unwrap_or_default();
+                    let here = if path.is_empty() {
+                        key.to_owned()
+                    } else {
+                        format!("{path}.{key}")
+                    };
+                    if SERVER_FILE_KEYS.contains(&key)
+                        && let Some(file) = value.as_str()
+                    {
+                        found.push(format!("{here}: `{}`", file.escape_default()));
+                    }
+                    walk(value, &here, found);
+                }
+            }
+            serde_yaml::Value::Sequence(items) => {
+                for (index, item) in items.iter().enumerate() {
+                    walk(item, &format!("{path}[{index}]"), found);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut found = Vec::new();
+    for file in files.iter().filter(|file| file.path.ends_with(".yaml")) {
+        if let Ok(value) = serde_yaml::from_str::<serde_yaml::Value>(&file.contents) {
+            walk(&value, "", &mut found);
+        }
+    }
+    if found.is_empty() {
+        return Ok(());
+    }
+    Err(DeployError::Unprocessable(format!(
+        "the design makes eksctl read a file of the server's ({}); give the key itself with `ssh.publicKey`, or an EC2 key pair with `ssh.publicKeyName`, and deploy again",
+        found.join(", ")
+    )))
+}
+
 fn new_job_id() -> Result<String, DeployError> {
     let mut bytes = [0u8; 8];
     getrandom::fill(&mut bytes)

@@ -27,17 +27,24 @@ use super::{DeployError, Deployer, Job};
 pub const MAX_REQUEST_BYTES: usize = 1024 * 1024;
 
 /// The deploy routes, under `/api/deploys`. Without a deployer every deploy route
-/// answers 503, with `unavailable` as the reason when there is one.
-pub fn router(deployer: Option<Deployer>, unavailable: Option<String>) -> Router {
+/// answers 503; the reason deploys could not be set up (which names the server's data
+/// directory) only to callers that present the deploy token.
+pub fn router(
+    deployer: Option<Deployer>,
+    unavailable: Option<super::DeploysUnavailable>,
+) -> Router {
     let Some(deployer) = deployer else {
-        let message = match unavailable {
-            Some(reason) => format!(
-                "deploys are disabled on this server: {reason}; fix it and restart the server"
-            ),
-            None => "deploys are not enabled on this server".to_owned(),
-        };
-        let not_enabled = move || {
-            let message = message.clone();
+        let not_enabled = move |headers: HeaderMap| {
+            let message = match &unavailable {
+                Some(unavailable) if super::auth::presents(&headers, &unavailable.token) => {
+                    format!(
+                        "deploys are disabled on this server: {}; fix it and restart the server",
+                        unavailable.reason
+                    )
+                }
+                Some(_) => "deploys are disabled on this server: its data directory cannot be used; the server's log says why".to_owned(),
+                None => "deploys are not enabled on this server".to_owned(),
+            };
             async move { DeployError::Unavailable(message) }
         };
         return Router::new()

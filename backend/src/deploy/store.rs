@@ -388,6 +388,10 @@ pub enum CreateRefused {
 pub struct Store {
     connection: Arc<Mutex<Connection>>,
     newest_event: Arc<watch::Sender<i64>>,
+    /// One turn at the connection at a time, waited for on the async side: hundreds of
+    /// event-stream followers then wait as cheap tasks, not as blocking threads parked
+    /// on the connection's mutex (the blocking pool would grow to hundreds of threads).
+    turn: Arc<tokio::sync::Semaphore>,
 }
 
 impl Store {
@@ -403,6 +407,7 @@ impl Store {
         Ok(Store {
             connection: Arc::new(Mutex::new(connection)),
             newest_event: Arc::new(watch::channel(newest).0),
+            turn: Arc::new(tokio::sync::Semaphore::new(1)),
         })
     }
 
@@ -424,7 +429,14 @@ impl Store {
         F: FnOnce(&mut Connection, &watch::Sender<i64>) -> Result<T, StoreError> + Send + 'static,
     {
         let store = self.clone();
+        let turn = self
+            .turn
+            .clone()
+            .acquire_owned()
+            .await
+            .expect("the store's semaphore is never closed");
         tokio::task::spawn_blocking(move || {
+            let _turn = turn;
             let mut connection = store.lock();
             work(&mut connection, &store.newest_event)
         })

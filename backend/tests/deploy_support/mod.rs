@@ -440,7 +440,12 @@ impl Server {
         command
             .args(["serve", "--addr", "127.0.0.1:0", "--static-dir"])
             .arg(scratch_dir("no-static-dir"))
-            .args(args)
+            .args(args);
+        // A data directory of its own unless the test names one: one server per directory.
+        if !args.iter().any(|arg| arg == "--data-dir") {
+            command.arg("--data-dir").arg(scratch_dir("server-data"));
+        }
+        command
             .env_remove("EKS_STUDIO_DEPLOY_TOKEN")
             .env("RUST_LOG", "error")
             // No instance metadata service here: do not wait for it.
@@ -482,6 +487,11 @@ impl Server {
                 return server;
             }
         }
+    }
+
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
     }
 
     /// Sends a signal to the server.

@@ -225,18 +225,21 @@ fn private_cluster_needs_private_networking(document: &Value, report: &mut Repor
 }
 
 fn nodegroup_name_collision(document: &Value, report: &mut Report<'_>) {
-    let mut seen: Vec<(String, String)> = Vec::new();
+    // Name → where it was first used: one lookup per group, so the rule stays linear in
+    // the number of groups (a search of every earlier group was quadratic).
+    let mut seen: std::collections::HashMap<&str, String> = std::collections::HashMap::new();
     for (path, group) in all_groups(document) {
         let Some(name) = group.get("name").and_then(Value::as_str) else {
             continue;
         };
-        if let Some((first, _)) = seen.iter().find(|(_, seen_name)| seen_name == name) {
-            report.fire(
+        match seen.get(name) {
+            Some(first) => report.fire(
                 format!("{path}.name"),
                 format!("node group name `{name}` is already used at {first}"),
-            );
-        } else {
-            seen.push((path, name.to_owned()));
+            ),
+            None => {
+                seen.insert(name, path);
+            }
         }
     }
 }
