@@ -143,12 +143,37 @@ fn post_json(port: u16, path: &str, body: &serde_json::Value) -> serde_json::Val
         body.len()
     )
     .unwrap();
+    // chromedriver may keep the connection open: read the head, then Content-Length bytes.
     let mut answer = Vec::new();
-    stream.read_to_end(&mut answer).unwrap();
-    let answer = String::from_utf8_lossy(&answer);
-    let (head, json) = answer
-        .split_once("\r\n\r\n")
-        .unwrap_or_else(|| panic!("chromedriver's answer to {path} has no body: {answer}"));
+    let mut buffer = [0u8; 8192];
+    let (head_end, body_length) = loop {
+        let read = stream.read(&mut buffer).unwrap();
+        assert!(
+            read > 0,
+            "chromedriver closed the connection before answering {path}"
+        );
+        answer.extend_from_slice(&buffer[..read]);
+        if let Some(end) = answer.windows(4).position(|window| window == b"\r\n\r\n") {
+            let head = String::from_utf8_lossy(&answer[..end]).to_ascii_lowercase();
+            let length = head
+                .lines()
+                .find_map(|line| line.strip_prefix("content-length:"))
+                .and_then(|value| value.trim().parse::<usize>().ok())
+                .unwrap_or_else(|| panic!("chromedriver's answer to {path} has no length: {head}"));
+            break (end + 4, length);
+        }
+    };
+    while answer.len() < head_end + body_length {
+        let read = stream.read(&mut buffer).unwrap();
+        assert!(
+            read > 0,
+            "chromedriver closed the connection mid-answer to {path}"
+        );
+        answer.extend_from_slice(&buffer[..read]);
+    }
+    let head = String::from_utf8_lossy(&answer[..head_end]).into_owned();
+    let json = String::from_utf8_lossy(&answer[head_end..head_end + body_length]).into_owned();
+    let json = json.as_str();
     let value: serde_json::Value = serde_json::from_str(json).unwrap_or_else(|error| {
         panic!("chromedriver's answer to {path} ({head}) is not JSON: {error}")
     });
