@@ -353,6 +353,7 @@ fn prove(fresh: &Fresh, with_tests: bool) -> Result<Vec<Part>, String> {
         &stable,
         "--profile",
         "minimal",
+        "--no-self-update",
         "--component",
         "clippy",
         "--component",

@@ -317,7 +317,14 @@ fn ensure_nightly(components: &[&str], targets: &[&str]) -> Result<(), String> {
     if !installed {
         println!("xtask: installing the {NIGHTLY} toolchain (first run only, under a minute)");
         let mut install = Command::new("rustup");
-        install.args(["toolchain", "install", NIGHTLY, "--profile", "minimal"]);
+        install.args([
+            "toolchain",
+            "install",
+            NIGHTLY,
+            "--profile",
+            "minimal",
+            "--no-self-update",
+        ]);
         for component in components {
             install.args(["--component", component]);
         }
