@@ -117,9 +117,9 @@ async fn validate(JsonBody(spec): JsonBody<Spec>) -> Result<Response, ApiError> 
             .as_ref()
             .map_or(0, |karpenter| karpenter.node_pools.len());
     let findings = if items > LARGE_SPEC_ITEMS {
-        off_the_workers(move || shared::rules::validate(&spec)).await?
+        off_the_workers(move || shared::rules::validate_with(&spec, &crate::todays_facts())).await?
     } else {
-        shared::rules::validate(&spec)
+        shared::rules::validate_with(&spec, &crate::todays_facts())
     };
     let count = |severity: Severity| {
         findings
@@ -166,7 +166,7 @@ async fn render_bundle(JsonBody(spec): JsonBody<Spec>) -> Result<Response, ApiEr
         .take(MAX_DOWNLOAD_NAME)
         .collect();
     let zip = off_the_workers(move || {
-        let findings = shared::rules::validate(&spec);
+        let findings = shared::rules::validate_with(&spec, &crate::todays_facts());
         shared::bundle::bundle_files(&spec, &findings, &[])
             .map(|files| shared::bundle::zip_bundle(&files))
     })

@@ -196,7 +196,7 @@ fn render(template_id: Option<&str>, spec_path: Option<&Path>, out: &Path) -> Ex
         }
         (None, None) => unreachable!("clap requires --template or --spec"),
     };
-    let findings = shared::rules::validate(&spec);
+    let findings = shared::rules::validate_with(&spec, &crate::todays_facts());
     let files = match shared::bundle::bundle_files(&spec, &findings, &[]) {
         Ok(files) => files,
         Err(error) => {

@@ -53,6 +53,26 @@ pub struct AppState {
     pub host_guard: Option<guard::HostGuard>,
 }
 
+/// Today (UTC) by this machine's clock, for the rules that depend on the day (Kubernetes
+/// version support); `EKS_STUDIO_TODAY=YYYY-MM-DD` sets another day, for reproducible runs.
+pub fn today() -> shared::versions::Date {
+    if let Some(date) = std::env::var("EKS_STUDIO_TODAY")
+        .ok()
+        .and_then(|text| shared::versions::Date::parse(&text))
+    {
+        return date;
+    }
+    let seconds = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |elapsed| elapsed.as_secs());
+    shared::versions::Date::from_days_since_epoch((seconds / 86_400) as i64)
+}
+
+/// The facts every validation gets without AWS: today's date.
+pub fn todays_facts() -> shared::rules::LiveFacts {
+    shared::rules::LiveFacts::on(today())
+}
+
 /// Longest time from a request's arrival to its answer's headers: bodies that trickle in
 /// slower than this are cut off with 408. Event streams are not affected once their
 /// headers are sent.

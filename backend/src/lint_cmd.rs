@@ -96,7 +96,8 @@ pub fn terminal_safe(text: &str) -> std::borrow::Cow<'_, str> {
 
 fn lint_file(path: &Path, max_bytes: u64) -> FileReport {
     let shown = path.display().to_string();
-    let outcome = read_capped(path, max_bytes).and_then(|text| lint::lint_text(&shown, &text));
+    let outcome = read_capped(path, max_bytes)
+        .and_then(|text| lint::lint_text_with(&shown, &text, &crate::todays_facts()));
     match outcome {
         Ok(findings) => FileReport {
             path: shown,

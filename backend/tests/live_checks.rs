@@ -907,6 +907,7 @@ async fn offline_mode_says_so_in_health_and_every_check_could_not_run_with_the_r
         json!({
             "offerings": [], "reservations": [], "missing_reservations": [],
             "subnets": [], "missing_subnets": [], "spot_scores": [],
+            "today": backend::today().to_string(),
         })
     );
 
@@ -1094,26 +1095,19 @@ async fn the_emulator_serves_its_fixture_actions_as_genuine_ec2_answers() {
 async fn a_failed_call_is_remembered_briefly_so_repeats_do_not_pay_again() {
     let emulator = Emulator::start();
     seed_reservations(&emulator).await;
-    emulator.delay(10.0).await;
-    let aws = emulator
-        .live_aws_with(AwsOptions {
-            call_timeout: Duration::from_secs(1),
-            ..AwsOptions::default()
-        })
+    emulator
+        .refuse(json!({ "DescribeCapacityReservations": "UnauthorizedOperation" }))
         .await;
-    let router = router(aws);
+    let router = router(emulator.live_aws().await);
     let first = checks(&router, &reservation_spec()).await;
-    let calls = emulator.all_calls().await;
-    assert!(
-        calls["DescribeCapacityReservations"].as_u64().unwrap_or(0) >= 1,
-        "{calls}"
-    );
-    // The same checks again at once: the timeouts are remembered, EC2 is not asked.
+    let asked = emulator.calls("DescribeCapacityReservations").await;
+    assert!(asked >= 1, "{}", emulator.all_calls().await);
+    // The same checks again at once: the refusal is remembered, EC2 is not asked.
     let again = checks(&router, &reservation_spec()).await;
     assert_eq!(
-        emulator.all_calls().await,
-        calls,
-        "a failed call was repeated"
+        emulator.calls("DescribeCapacityReservations").await,
+        asked,
+        "a refused call was repeated"
     );
     for report in [&first, &again] {
         let result = check(
@@ -1121,17 +1115,20 @@ async fn a_failed_call_is_remembered_briefly_so_repeats_do_not_pay_again() {
             "capacity-reservation",
             "node_groups[0].capacity.reservation_id",
         );
-        assert_eq!(result["detail"]["reason"], "timeout", "{result:#}");
+        assert_eq!(result["status"], "could-not-run", "{result:#}");
+        assert_eq!(result["detail"]["reason"], "refused", "{result:#}");
+        assert!(
+            result["message"]
+                .as_str()
+                .unwrap()
+                .contains("UnauthorizedOperation"),
+            "{result:#}"
+        );
     }
     // A few seconds later EC2 is asked again.
     tokio::time::sleep(Duration::from_millis(5500)).await;
     checks(&router, &reservation_spec()).await;
-    let later = emulator.all_calls().await;
-    assert!(
-        later["DescribeCapacityReservations"].as_u64()
-            > calls["DescribeCapacityReservations"].as_u64(),
-        "{later}"
-    );
+    assert!(emulator.calls("DescribeCapacityReservations").await > asked);
 }
 
 #[tokio::test(flavor = "multi_thread")]

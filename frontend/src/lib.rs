@@ -219,7 +219,7 @@ impl Studio {
     /// A studio opened on a spec (a draft, a share link, an import).
     pub fn with_spec(spec: Spec) -> Studio {
         let spec = RwSignal::new(spec);
-        let live_facts = RwSignal::new(LiveFacts::default());
+        let live_facts = RwSignal::new(todays_facts());
         let findings = Memo::new(move |_| {
             live_facts.with(|facts| spec.with(|spec| shared::rules::validate_with(spec, facts)))
         });
@@ -265,7 +265,7 @@ impl Studio {
     /// Drops live results that were about another design.
     fn forget_live_checks(&self) {
         self.live_checks.set(LiveChecks::NotRun);
-        self.live_facts.set(LiveFacts::default());
+        self.live_facts.set(todays_facts());
     }
 
     /// Goes to the step holding `path` and focuses its field (or the nearest enclosing
@@ -458,6 +458,13 @@ fn CurrentStep() -> impl IntoView {
         Step::Addons => view! { <addons_step::AddonsStep /> }.into_any(),
         Step::Review => view! { <review_step::ReviewStep /> }.into_any(),
     }
+}
+
+/// The facts the page has before any live check: today's date by the browser's clock, for
+/// the rules that depend on the day (Kubernetes version support).
+fn todays_facts() -> LiveFacts {
+    let days = (js_sys::Date::now() / 86_400_000.0).floor() as i64;
+    LiveFacts::on(shared::versions::Date::from_days_since_epoch(days))
 }
 
 /// The whole page.

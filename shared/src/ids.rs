@@ -42,7 +42,7 @@ fn is_hex_id(value: &str, prefix: &str) -> bool {
         })
 }
 
-fn check_common(value: &str) -> Result<(), IdError> {
+pub(crate) fn check_common(value: &str) -> Result<(), IdError> {
     if value.trim().is_empty() {
         Err(IdError::Empty)
     } else if is_placeholder(value) {
@@ -248,8 +248,11 @@ impl AvailabilityZone {
     }
 }
 
-/// Kubernetes versions EKS supports (standard and extended support).
-pub const KUBERNETES_VERSIONS: &[&str] = &["1.28", "1.29", "1.30", "1.31", "1.32", "1.33", "1.34"];
+/// The Kubernetes versions of EKS's release calendar (`crate::versions`), oldest first;
+/// which of them EKS still offers on a given day is `versions::support_on`'s answer.
+pub const KUBERNETES_VERSIONS: &[&str] = &[
+    "1.28", "1.29", "1.30", "1.31", "1.32", "1.33", "1.34", "1.35",
+];
 
 /// A Kubernetes version EKS offers.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

@@ -30,6 +30,8 @@ pub mod schema_check;
 pub mod spec;
 /// Named starting points, the first seven reproducing the reference manifests.
 pub mod templates;
+/// The Kubernetes versions EKS offers and their support dates, from AWS's calendar.
+pub mod versions;
 /// YAML text into `serde_yaml` values that remember the line and column of every path.
 pub mod yaml_source;
 

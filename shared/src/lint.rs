@@ -72,15 +72,24 @@ impl FileFormat {
     }
 }
 
-/// Lints one file's text.
+/// Lints one file's text, judging day-dependent rules as of the version calendar's day.
 pub fn lint_text(file_name: &str, text: &str) -> Result<Vec<LintFinding>, LintFailure> {
+    lint_text_with(file_name, text, &rules::LiveFacts::default())
+}
+
+/// Lints one file's text with these facts (today's date, say).
+pub fn lint_text_with(
+    file_name: &str,
+    text: &str,
+    live: &rules::LiveFacts,
+) -> Result<Vec<LintFinding>, LintFailure> {
     match FileFormat::detect(file_name, text) {
-        FileFormat::SpecJson => lint_spec_json(text),
-        FileFormat::Yaml => lint_yaml(text),
+        FileFormat::SpecJson => lint_spec_json(text, live),
+        FileFormat::Yaml => lint_yaml(text, live),
     }
 }
 
-fn lint_spec_json(text: &str) -> Result<Vec<LintFinding>, LintFailure> {
+fn lint_spec_json(text: &str, live: &rules::LiveFacts) -> Result<Vec<LintFinding>, LintFailure> {
     let spec = Spec::from_json(text).map_err(|error| LintFailure {
         line: error.line().max(1),
         column: error.column().max(1),
@@ -90,7 +99,7 @@ fn lint_spec_json(text: &str) -> Result<Vec<LintFinding>, LintFailure> {
     let source = yaml_source::parse_documents(text)
         .ok()
         .and_then(|documents| documents.into_iter().next());
-    Ok(rules::validate(&spec)
+    Ok(rules::validate_with(&spec, live)
         .into_iter()
         .map(|finding| {
             let (line, column) = source
@@ -250,7 +259,7 @@ pub fn import_yaml(text: &str) -> Result<ParsedFile, Vec<LintFailure>> {
     }
 }
 
-fn lint_yaml(text: &str) -> Result<Vec<LintFinding>, LintFailure> {
+fn lint_yaml(text: &str, live: &rules::LiveFacts) -> Result<Vec<LintFinding>, LintFailure> {
     let file = parse_yaml_file(text)?;
     let mut findings = Vec::new();
     for document in &file.documents {
@@ -261,7 +270,7 @@ fn lint_yaml(text: &str) -> Result<Vec<LintFinding>, LintFailure> {
             findings.push(placed(finding, position.line, position.column));
         }
     }
-    for finding in rules::validate(&file.spec) {
+    for finding in rules::validate_with(&file.spec, live) {
         let from_karpenter = finding.path.starts_with("karpenter");
         if file.cluster_document.is_none() && !from_karpenter {
             continue;

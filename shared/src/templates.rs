@@ -98,6 +98,11 @@ pub fn template(id: &str) -> Option<&'static Template> {
 const PLACEHOLDER_RESERVATION: &str = "PLACEHOLDER_CAPACITY_RESERVATION_ID";
 const EXAMPLE_RESERVATION: &str = "cr-xxxxxxxxxx";
 
+/// The version templates other than the seven seeds use: the newest in standard support
+/// on the day the version calendar was checked (a test keeps the two in step).
+pub const NEWEST_STANDARD_VERSION: &str = "1.35";
+
+/// The seed manifests' settings (they name Kubernetes 1.32, as the reference files do).
 fn cluster(name: &str) -> ClusterSettings {
     ClusterSettings {
         name: name.into(),
@@ -309,7 +314,11 @@ fn karpenter_cluster(name: &str) -> Spec {
     system.desired_capacity = Some(2);
     system.max_size = Some(3);
     Spec {
-        cluster: cluster(name),
+        cluster: ClusterSettings {
+            // Not a seed manifest: the newest version in standard support.
+            kubernetes_version: NEWEST_STANDARD_VERSION.into(),
+            ..cluster(name)
+        },
         network: new_vpc(),
         node_groups: vec![system],
         ..Spec::default()
@@ -466,7 +475,7 @@ pub fn sized_spec(node_groups: usize, pools: usize) -> Spec {
         cluster: ClusterSettings {
             name: "sized-training".into(),
             region: "us-east-1".into(),
-            kubernetes_version: "1.33".into(),
+            kubernetes_version: NEWEST_STANDARD_VERSION.into(),
             with_oidc: true,
         },
         network: Network::NewVpc {
@@ -530,4 +539,14 @@ pub fn sized_spec(node_groups: usize, pools: usize) -> Spec {
         spec.karpenter = Some(karpenter);
     }
     spec
+}
+
+#[cfg(test)]
+mod version_tests {
+    #[test]
+    fn templates_use_the_newest_version_in_standard_support() {
+        let newest = crate::versions::newest_in_standard_support(crate::versions::CALENDAR_CHECKED)
+            .expect("a version is in standard support");
+        assert_eq!(super::NEWEST_STANDARD_VERSION, newest.version);
+    }
 }

@@ -84,6 +84,42 @@ const CASES: &[Case] = &[
         breaks: |spec, _| spec.cluster.kubernetes_version = "1.19".into(),
         path: "cluster.kubernetes_version",
     },
+    // Past extended support on the calendar's day (2026-11-26), and a day too early for
+    // a version the shell's clock says is not out yet.
+    Case {
+        rule: "kubernetes-version-unsupported",
+        base: block,
+        breaks: |spec, _| spec.cluster.kubernetes_version = "1.31".into(),
+        path: "cluster.kubernetes_version",
+    },
+    Case {
+        rule: "kubernetes-version-unsupported",
+        base: block,
+        breaks: |spec, live| {
+            spec.cluster.kubernetes_version = "1.35".into();
+            live.today = shared::versions::Date::parse("2026-01-26");
+        },
+        path: "cluster.kubernetes_version",
+    },
+    Case {
+        rule: "kubernetes-version-extended-support",
+        base: block,
+        breaks: |spec, _| spec.cluster.kubernetes_version = "1.32".into(),
+        path: "cluster.kubernetes_version",
+    },
+    Case {
+        rule: "kubernetes-version-extended-support",
+        base: block,
+        // The shell's clock moves 1.35 past its standard support.
+        breaks: |_, live| live.today = shared::versions::Date::parse("2027-04-01"),
+        path: "cluster.kubernetes_version",
+    },
+    Case {
+        rule: "kubernetes-version-newer-than-calendar",
+        base: block,
+        breaks: |spec, _| spec.cluster.kubernetes_version = "1.36".into(),
+        path: "cluster.kubernetes_version",
+    },
     Case {
         rule: "availability-zone-not-in-region",
         base: new_vpc_base,

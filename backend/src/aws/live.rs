@@ -413,7 +413,7 @@ fn push_new<T: PartialEq>(list: &mut Vec<T>, item: T) {
 
 /// The answers as the shared rules read them.
 fn facts_from(answered: &[(&Planned, &Answer)]) -> LiveFacts {
-    let mut facts = LiveFacts::default();
+    let mut facts = crate::todays_facts();
     for (planned, answer) in answered {
         match (answer, &planned.question) {
             (Answer::Offered { zones, offered }, _) => {

@@ -459,7 +459,7 @@ impl Deployer {
         if self.inner.stopping.load(Ordering::SeqCst) {
             return Err(DeployError::Unavailable("the server is stopping".into()));
         }
-        let findings = shared::rules::validate(spec);
+        let findings = shared::rules::validate_with(spec, &crate::todays_facts());
         if shared::rules::has_errors(&findings) {
             return Err(DeployError::Refused(findings));
         }

@@ -97,6 +97,13 @@ impl Emulator {
         self.process.seed(what, &body);
     }
 
+    /// Makes these actions answer EC2's error with the given code, e.g.
+    /// `{"DescribeCapacityReservations": "UnauthorizedOperation"}`.
+    pub async fn refuse(&self, actions: serde_json::Value) {
+        self.seed("refuse", serde_json::json!({ "actions": actions }))
+            .await;
+    }
+
     /// Makes every EC2 action wait this long before answering.
     pub async fn delay(&self, seconds: f64) {
         self.seed("delay", serde_json::json!({ "seconds": seconds }))

@@ -1,10 +1,9 @@
 //! Cluster-wide rules: placeholders, names, region, version, zones and the VPC.
 
 use super::{Check, Context, Report, Rule, Severity};
-use crate::ids::{
-    self, AvailabilityZone, IdError, KubernetesVersion, ResourceName, SubnetId, VpcId,
-};
+use crate::ids::{self, AvailabilityZone, IdError, ResourceName, SubnetId, VpcId};
 use crate::spec::{GroupPlacement, Network};
+use crate::versions::{self, Support};
 
 pub(super) static RULES: &[Rule] = &[
     Rule {
@@ -37,11 +36,29 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "kubernetes-version-unsupported",
         severity: Severity::Error,
-        summary: "Kubernetes version is not one EKS offers",
-        help: "pick a supported version; 1.32 or newer for the current GPU AMIs",
-        reference: "AWS docs: Amazon EKS Kubernetes versions",
+        summary: "Kubernetes version is not one EKS offers: malformed, past its extended support, or not released yet",
+        help: "pick a version in standard support (see `shared/data/eks-kubernetes-versions.csv`)",
+        reference: "AWS docs: Amazon EKS Kubernetes release calendar (kubernetes-versions.html); EKS CreateCluster refuses the version (eksctl create cluster fails before any stack)",
         live: false,
         check: Check::Spec(kubernetes_version_unsupported),
+    },
+    Rule {
+        id: "kubernetes-version-extended-support",
+        severity: Severity::Warning,
+        summary: "Kubernetes version is in EKS extended support: the cluster costs more per hour and must be upgraded soon",
+        help: "pick a version in standard support, or plan the upgrade before extended support ends",
+        reference: "AWS docs: Amazon EKS Kubernetes release calendar; Amazon EKS pricing (extended support: USD 0.60 per cluster hour instead of 0.10)",
+        live: false,
+        check: Check::Spec(kubernetes_version_extended_support),
+    },
+    Rule {
+        id: "kubernetes-version-newer-than-calendar",
+        severity: Severity::Warning,
+        summary: "Kubernetes version is newer than the studio's EKS release calendar",
+        help: "check that EKS offers it in your region (`aws eks describe-cluster-versions`)",
+        reference: "AWS docs: Amazon EKS Kubernetes release calendar",
+        live: false,
+        check: Check::Spec(kubernetes_version_newer_than_calendar),
     },
     Rule {
         id: "availability-zone-not-in-region",
@@ -169,15 +186,68 @@ fn region_unknown(context: &Context<'_>, report: &mut Report<'_>) {
     }
 }
 
+/// The spec's version and its support today; `None` when unset or a placeholder (eksctl
+/// then picks its default version).
+fn version_support<'a>(context: &Context<'a>) -> Option<(&'a str, Option<Support>)> {
+    let version = context.spec.cluster.kubernetes_version.as_str();
+    match ids::check_common(version) {
+        Err(IdError::Placeholder | IdError::Empty) => None,
+        _ => Some((version, versions::support_on(version, context.today()))),
+    }
+}
+
 fn kubernetes_version_unsupported(context: &Context<'_>, report: &mut Report<'_>) {
-    let version = &context.spec.cluster.kubernetes_version;
-    match KubernetesVersion::parse(version) {
-        // Unset means eksctl's default version.
-        Ok(_) | Err(IdError::Placeholder | IdError::Empty) => {}
-        Err(error) => report.fire(
-            "cluster.kubernetes_version",
-            format!("Kubernetes version `{version}` {error}"),
+    let Some((version, support)) = version_support(context) else {
+        return;
+    };
+    let message = match support {
+        None => format!("Kubernetes version `{version}` is not a version: EKS versions are `1.NN`"),
+        Some(Support::Ended { ended }) => format!(
+            "Kubernetes {version} is no longer offered by EKS: its extended support ended on {ended}"
         ),
+        Some(Support::OlderThanCalendar) => {
+            format!("Kubernetes {version} is older than every version EKS still offers")
+        }
+        Some(Support::NotYetReleased { released }) => {
+            format!("Kubernetes {version} is not released on EKS before {released}")
+        }
+        Some(Support::Standard { .. } | Support::Extended { .. } | Support::NewerThanCalendar) => {
+            return;
+        }
+    };
+    report.fire("cluster.kubernetes_version", message);
+}
+
+fn kubernetes_version_extended_support(context: &Context<'_>, report: &mut Report<'_>) {
+    if let Some((
+        version,
+        Some(Support::Extended {
+            ends,
+            standard_ended,
+        }),
+    )) = version_support(context)
+    {
+        report.fire(
+            "cluster.kubernetes_version",
+            format!(
+                "Kubernetes {version} left standard support on {standard_ended}: in extended support the control plane costs USD 0.60 an hour instead of 0.10, and EKS upgrades it on {ends}"
+            ),
+        );
+    }
+}
+
+fn kubernetes_version_newer_than_calendar(context: &Context<'_>, report: &mut Report<'_>) {
+    if let Some((version, Some(Support::NewerThanCalendar))) = version_support(context) {
+        let newest = versions::calendar()
+            .first()
+            .map_or("", |entry| entry.version);
+        report.fire(
+            "cluster.kubernetes_version",
+            format!(
+                "Kubernetes {version} is newer than {newest}, the newest version in the studio's EKS calendar (checked {}); EKS may not offer it yet",
+                versions::CALENDAR_CHECKED
+            ),
+        );
     }
 }
 

@@ -28,6 +28,20 @@ pub struct LiveFacts {
     /// Spot placement scores (GetSpotPlacementScores).
     #[serde(default)]
     pub spot_scores: Vec<SpotScoreFact>,
+    /// Today's date (UTC), as the shell's clock says; without it, rules that depend on the
+    /// day (Kubernetes version support) judge as of the day their calendar was checked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub today: Option<crate::versions::Date>,
+}
+
+impl LiveFacts {
+    /// No answers from AWS, only today's date.
+    pub fn on(today: crate::versions::Date) -> LiveFacts {
+        LiveFacts {
+            today: Some(today),
+            ..LiveFacts::default()
+        }
+    }
 }
 
 /// The zones where an instance type is offered.

@@ -156,6 +156,12 @@ impl<'a> Context<'a> {
         }
     }
 
+    /// Today, as the shell said in the live facts, else the day the version calendar was
+    /// checked (so tests and the CLI without a clock judge the same way every run).
+    pub(crate) fn today(&self) -> crate::versions::Date {
+        self.live.today.unwrap_or(crate::versions::CALENDAR_CHECKED)
+    }
+
     /// The subnets of an existing VPC, public then private, with their paths.
     pub(crate) fn subnets(
         &self,

@@ -23,11 +23,13 @@ fn gpu_taint() -> NodeTaint {
     }
 }
 
-/// `p5-capacity-block` filled in: us-east-1, real ids, the GPU group pinned to the
+/// `p5-capacity-block` filled in: us-east-1, Kubernetes 1.35 (in standard support, where
+/// the seed's 1.32 is in extended support), real ids, the GPU group pinned to the
 /// reservation's subnet, a CPU system group and a GPU taint.
 pub fn capacity_block() -> Spec {
     let mut spec = shared::template("p5-capacity-block").unwrap().spec();
     spec.cluster.region = "us-east-1".into();
+    spec.cluster.kubernetes_version = "1.35".into();
     let Network::ExistingVpc {
         vpc_id,
         public_subnets,
@@ -97,10 +99,12 @@ pub fn capacity_block_facts() -> LiveFacts {
     }
 }
 
-/// `g5-node-autorepair` filled in: us-west-2, the GPU group in us-west-2b, tainted.
+/// `g5-node-autorepair` filled in: us-west-2, Kubernetes 1.35, the GPU group in us-west-2b,
+/// tainted.
 pub fn new_vpc() -> Spec {
     let mut spec = shared::template("g5-node-autorepair").unwrap().spec();
     spec.cluster.region = "us-west-2".into();
+    spec.cluster.kubernetes_version = "1.35".into();
     spec.network = Network::NewVpc {
         availability_zones: vec!["us-west-2a".into(), "us-west-2b".into()],
     };
