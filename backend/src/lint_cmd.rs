@@ -257,7 +257,7 @@ pub fn convert(files: &[PathBuf], out: &Path, max_bytes: u64) -> ExitCode {
     if !karpenter_documents.is_empty() {
         let texts: Result<Vec<String>, _> = karpenter_documents
             .iter()
-            .map(serde_yaml::to_string)
+            .map(shared::yaml_text::to_string)
             .collect();
         match texts {
             Ok(texts) => outputs.push((

@@ -266,8 +266,8 @@ fn import_node_group(original: &Value) -> NodeGroup {
     } else {
         GroupPlacement::Cluster
     };
-    let raid0_bootstrap =
-        serde_yaml::to_string(&NodeConfig::local_nvme_raid0()).expect("NodeConfig serialises");
+    let raid0_bootstrap = crate::yaml_text::to_string(&NodeConfig::local_nvme_raid0())
+        .expect("NodeConfig serialises");
     let policies = ["iam", "withAddonPolicies"];
     let policy = |name: &str| flag(original, &[policies[0], policies[1], name]);
     let mut group = NodeGroup {

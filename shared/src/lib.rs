@@ -34,6 +34,8 @@ pub mod templates;
 pub mod versions;
 /// YAML text into `serde_yaml` values that remember the line and column of every path.
 pub mod yaml_source;
+/// YAML text that YAML 1.1 readers (eksctl, kubectl) read as YAML 1.2 ones do.
+pub mod yaml_text;
 
 pub use render::{RenderError, render_cluster_yaml};
 pub use spec::Spec;

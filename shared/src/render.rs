@@ -33,7 +33,7 @@ pub const KARPENTER_VALUES_PATH: &str = "karpenter/values.yaml";
 
 /// Renders the spec's eksctl `ClusterConfig` as YAML (`cluster.yaml`).
 pub fn render_cluster_yaml(spec: &Spec) -> Result<String, RenderError> {
-    Ok(serde_yaml::to_string(&cluster_document(spec)?)?)
+    Ok(crate::yaml_text::to_string(&cluster_document(spec)?)?)
 }
 
 /// The spec's `ClusterConfig` as a YAML value, with imported unmodelled keys merged back.
@@ -213,7 +213,7 @@ fn managed_node_group(group: &NodeGroup) -> ManagedNodeGroup {
         capacity_reservation,
         instance_market_options,
         override_bootstrap_command: group.local_nvme_raid0.then(|| {
-            serde_yaml::to_string(&eksctl::NodeConfig::local_nvme_raid0())
+            crate::yaml_text::to_string(&eksctl::NodeConfig::local_nvme_raid0())
                 .expect("NodeConfig always serialises")
         }),
         iam,
@@ -263,7 +263,7 @@ pub fn render_karpenter_yaml(spec: &Spec) -> Result<Option<String>, RenderError>
     let documents = karpenter_documents(karpenter)?;
     let texts = documents
         .iter()
-        .map(serde_yaml::to_string)
+        .map(crate::yaml_text::to_string)
         .collect::<Result<Vec<_>, _>>()?;
     Ok(Some(texts.join("---\n")))
 }
@@ -308,7 +308,7 @@ pub fn karpenter_values(spec: &Spec) -> Option<HelmValues> {
 /// Renders `karpenter/values.yaml`, or nothing without Karpenter.
 pub fn render_karpenter_values(spec: &Spec) -> Result<Option<String>, RenderError> {
     karpenter_values(spec)
-        .map(|values| serde_yaml::to_string(&values))
+        .map(|values| crate::yaml_text::to_string(&values))
         .transpose()
         .map_err(RenderError)
 }
