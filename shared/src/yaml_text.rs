@@ -237,10 +237,11 @@ pub fn quote_yaml_1_1_ambiguities(text: &str) -> String {
             if after == ":" || after.starts_with(": ") {
                 out.push_str(&rest[..length]);
                 out.push(':');
-                after[1..].strip_prefix(' ').map(|value| {
+                let value = after[1..].strip_prefix(' ');
+                if value.is_some() {
                     out.push(' ');
-                    value
-                })
+                }
+                value
             } else {
                 out.push_str(rest);
                 None
