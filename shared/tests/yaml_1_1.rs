@@ -136,7 +136,7 @@ fn the_ambiguous_values_survive_convert_as_strings() {
     let text = include_str!("data/yaml-1-1/ambiguous-values.yaml");
     let file = shared::lint::import_yaml(text).unwrap();
     let rendered = shared::render_cluster_yaml(&file.spec).unwrap();
-    let read = &pyyaml_read(&[rendered.clone()])[0][0];
+    let read = &pyyaml_read(std::slice::from_ref(&rendered))[0][0];
     let labels = &read["managedNodeGroups"][0]["labels"];
     assert_eq!(labels["spot"], "off", "{rendered}");
     assert_eq!(labels["ready"], "yes");
