@@ -222,7 +222,8 @@ pub struct Requirement {
     /// Values the operator compares with.
     #[serde(default, skip_serializing_if = "Explicit::is_absent")]
     pub values: Explicit<Vec<String>>,
-    /// Least number of distinct values the scheduler must keep open (`In` only).
+    /// Least number of distinct values of the key the scheduler must keep open among the
+    /// instance types it may launch (1-50; with `In`, at least that many values).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min_values: Option<u32>,
 }

@@ -10,6 +10,9 @@
 use serde::Serialize;
 
 /// `value` as YAML text whose every scalar reads the same under YAML 1.1 and 1.2.
+///
+/// Scalars are quoted only where serde_yaml left a string plain; a number or boolean it
+/// wrote stays as it is (see `written_as_non_string`).
 pub fn to_string<T: Serialize + ?Sized>(value: &T) -> Result<String, serde_yaml::Error> {
     serde_yaml::to_string(value).map(|text| quote_yaml_1_1_ambiguities(&text))
 }
@@ -146,13 +149,40 @@ pub fn yaml_1_1_reads_as_non_string(scalar: &str) -> bool {
         || is_yaml_1_1_timestamp(scalar)
 }
 
-/// Whether serde_yaml (YAML 1.2) reads this plain scalar as a string: only those may be
-/// quoted, or a number or boolean would turn into a string.
-fn yaml_1_2_reads_as_string(scalar: &str) -> bool {
-    matches!(
-        serde_yaml::from_str::<serde_yaml::Value>(scalar),
-        Ok(serde_yaml::Value::String(_))
-    )
+/// Whether a plain scalar in serde_yaml's output is a number, boolean or null that
+/// serde_yaml wrote: only in its own spellings (`true`, `null`, `42`, `-0.5`, `1e-7`,
+/// `.inf`). Any other plain scalar is a string, since serde_yaml quotes a string that
+/// YAML 1.2 would read as anything else. (Deciding it by parsing the scalar again would
+/// bring libyaml's parser into the page for this one question.)
+fn written_as_non_string(scalar: &str) -> bool {
+    if matches!(
+        scalar,
+        "true" | "false" | "null" | ".inf" | "-.inf" | ".nan"
+    ) {
+        return true;
+    }
+    let unsigned = scalar.strip_prefix('-').unwrap_or(scalar);
+    let (mantissa, exponent) = match unsigned.split_once('e') {
+        Some((mantissa, exponent)) => (mantissa, Some(exponent)),
+        None => (unsigned, None),
+    };
+    let (whole, fraction) = match mantissa.split_once('.') {
+        Some((whole, fraction)) => (whole, Some(fraction)),
+        None => (mantissa, None),
+    };
+    let canonical_whole = whole == "0"
+        || (whole
+            .as_bytes()
+            .first()
+            .is_some_and(|byte| (b'1'..=b'9').contains(byte))
+            && whole.bytes().all(|byte| byte.is_ascii_digit()));
+    canonical_whole
+        && fraction.is_none_or(|fraction| all_digits(fraction, |byte| byte.is_ascii_digit()))
+        && exponent.is_none_or(|exponent| {
+            all_digits(exponent.strip_prefix('-').unwrap_or(exponent), |byte| {
+                byte.is_ascii_digit()
+            })
+        })
 }
 
 fn quoted(scalar: &str) -> String {
@@ -161,7 +191,7 @@ fn quoted(scalar: &str) -> String {
 
 /// `token` quoted when YAML 1.1 and 1.2 would read it differently.
 fn settled(token: &str) -> std::borrow::Cow<'_, str> {
-    if yaml_1_1_reads_as_non_string(token) && yaml_1_2_reads_as_string(token) {
+    if yaml_1_1_reads_as_non_string(token) && !written_as_non_string(token) {
         std::borrow::Cow::Owned(quoted(token))
     } else {
         std::borrow::Cow::Borrowed(token)

@@ -973,3 +973,95 @@ fn document_rules_are_quiet_on_correct_manifests() {
         assert!(findings.is_empty(), "{}: {findings:#?}", path.display());
     }
 }
+
+#[test]
+fn a_group_whose_types_come_from_a_launch_template_or_a_selector_is_not_flagged() {
+    for key in ["launchTemplate", "instanceSelector"] {
+        let (mut spec, live) = block();
+        let group = gpu(&mut spec);
+        group.instance_type.clear();
+        group.extra.insert(
+            key.into(),
+            serde_yaml::from_str("{id: lt-0123, vCPUs: 8}").unwrap(),
+        );
+        let fired = fired_paths(&spec, &live, "nodegroup-instance-type-missing");
+        assert!(fired.is_empty(), "{key}: {fired:?}");
+    }
+    // Without either, eksctl's default applies: a warning, never an error.
+    let (mut spec, live) = block();
+    gpu(&mut spec).instance_type.clear();
+    let findings = rules::validate_with(&spec, &live);
+    let missing = findings
+        .iter()
+        .find(|finding| finding.rule == "nodegroup-instance-type-missing")
+        .unwrap();
+    assert_eq!(missing.severity, Severity::Warning);
+    assert!(missing.message.contains("m5.large"), "{}", missing.message);
+}
+
+#[test]
+fn min_values_with_exists_is_karpenters_own_example_and_not_an_error() {
+    // kubernetes-sigs/karpenter examples/v1/min-values-family.yaml: `Exists` with minValues.
+    let (mut spec, live) = spot_pool();
+    pool(&mut spec).spec.template.spec.requirements = vec![Requirement {
+        min_values: Some(5),
+        ..Requirement::new("karpenter.k8s.aws/instance-family", "Exists", &[])
+    }];
+    assert!(fired_paths(&spec, &live, "karpenter-requirement-values").is_empty());
+    // With `In` it needs that many values; past 50 the CRD refuses it whatever the operator.
+    pool(&mut spec).spec.template.spec.requirements = vec![Requirement {
+        min_values: Some(3),
+        ..Requirement::new("karpenter.k8s.aws/instance-family", "In", &["g5", "g6"])
+    }];
+    assert_eq!(
+        fired_paths(&spec, &live, "karpenter-requirement-values"),
+        ["karpenter.node_pools[0].spec.template.spec.requirements[0].minValues"]
+    );
+    pool(&mut spec).spec.template.spec.requirements = vec![Requirement {
+        min_values: Some(51),
+        ..Requirement::new("karpenter.k8s.aws/instance-family", "Exists", &[])
+    }];
+    assert_eq!(
+        fired_paths(&spec, &live, "karpenter-requirement-values"),
+        ["karpenter.node_pools[0].spec.template.spec.requirements[0].minValues"]
+    );
+}
+
+#[test]
+fn public_and_private_subnets_keyed_by_the_same_zone_are_eksctls_own_layout() {
+    // eksctl's docs: `subnets: {public: {us-east-1a: …}, private: {us-east-1a: …}}`.
+    let (mut spec, live) = block();
+    let (public, private) = existing_subnets(&mut spec);
+    for (index, subnet) in public.iter_mut().enumerate() {
+        subnet.name = format!("us-east-1{}", ['a', 'b'][index]);
+    }
+    for (index, subnet) in private.iter_mut().enumerate() {
+        subnet.name = format!("us-east-1{}", ['a', 'b'][index]);
+    }
+    assert!(fired_paths(&spec, &live, "subnet-duplicate").is_empty());
+    // Within one list a name is a map key: a repeat is still one.
+    let (_, private) = existing_subnets(&mut spec);
+    private[1].name = private[0].name.clone();
+    assert_eq!(
+        fired_paths(&spec, &live, "subnet-duplicate"),
+        ["network.private_subnets[1].name"]
+    );
+}
+
+#[test]
+fn a_subnet_named_by_its_zone_or_cidr_needs_no_id() {
+    let (mut spec, live) = block();
+    let (_, private) = existing_subnets(&mut spec);
+    private[0].id.clear();
+    private[0]
+        .extra
+        .insert("cidr".into(), "10.0.128.0/19".into());
+    assert!(fired_paths(&spec, &live, "subnet-id-malformed").is_empty());
+    let (_, private) = existing_subnets(&mut spec);
+    private[0].extra.clear();
+    private[0].availability_zone = None;
+    assert_eq!(
+        fired_paths(&spec, &live, "subnet-id-malformed"),
+        ["network.private_subnets[0].id"]
+    );
+}

@@ -346,6 +346,13 @@ fn vpc_id_malformed(context: &Context<'_>, report: &mut Report<'_>) {
 
 fn subnet_id_malformed(context: &Context<'_>, report: &mut Report<'_>) {
     for (path, subnet) in context.subnets() {
+        // eksctl finds a subnet by any unambiguous mix of id, zone and CIDR: without an id
+        // the zone or the CIDR names it.
+        let named_otherwise =
+            subnet.availability_zone.is_some() || subnet.extra.contains_key("cidr");
+        if subnet.id.is_empty() && named_otherwise {
+            continue;
+        }
         match SubnetId::check(&subnet.id) {
             Ok(_) | Err(IdError::Placeholder) => {}
             Err(error) => report.fire(
@@ -420,17 +427,27 @@ fn subnet_duplicate(context: &Context<'_>, report: &mut Report<'_>) {
             );
         }
     });
-    let names = subnets
+    // Names are the keys of eksctl's `public` and `private` maps: unique within each, and
+    // the same zone name keys both in eksctl's documented layout.
+    let public_count = subnets
         .clone()
-        .map(|(_, subnet)| Some(subnet.name.as_str()));
-    super::each_repeat(names, |index, first| {
-        if let (Some((path, subnet)), Some((first, _))) = (at(index), at(first)) {
-            report.fire(
-                format!("{path}.name"),
-                format!("subnet name `{}` is already used at {first}", subnet.name),
-            );
-        }
-    });
+        .filter(|(path, _)| path.list == "public_subnets")
+        .count();
+    for (list, start) in [("public_subnets", 0), ("private_subnets", public_count)] {
+        let names = subnets
+            .clone()
+            .filter(move |(path, _)| path.list == list)
+            .map(|(_, subnet)| Some(subnet.name.as_str()));
+        super::each_repeat(names, |index, first| {
+            if let (Some((path, subnet)), Some((first, _))) = (at(start + index), at(start + first))
+            {
+                report.fire(
+                    format!("{path}.name"),
+                    format!("subnet name `{}` is already used at {first}", subnet.name),
+                );
+            }
+        });
+    }
 }
 
 fn existing_vpc_single_zone(context: &Context<'_>, report: &mut Report<'_>) {

@@ -458,18 +458,25 @@ fn karpenter_requirement_values(context: &Context<'_>, report: &mut Report<'_>) 
                     );
                 }
             }
-            if let Some(min_values) = requirement.min_values
-                && (requirement.operator != "In"
-                    || !(1..=50).contains(&min_values)
-                    || (values.len() as u32) < min_values)
-            {
-                report.fire(
-                    format!("{path}.minValues"),
-                    format!(
-                        "minValues {min_values} needs operator In with at least that many values (1-50); {} given",
-                        values.len()
-                    ),
-                );
+            // The CRD bounds minValues to 1-50 for every operator; its CEL rule asks `In`
+            // for at least that many values. With `Exists` (Karpenter's own
+            // min-values-family example) it asks for that many distinct values of the key
+            // among the instance types, which the scheduler checks, not the API server.
+            if let Some(min_values) = requirement.min_values {
+                if !(1..=50).contains(&min_values) {
+                    report.fire(
+                        format!("{path}.minValues"),
+                        format!("minValues {min_values} is outside 1-50"),
+                    );
+                } else if requirement.operator == "In" && (values.len() as u32) < min_values {
+                    report.fire(
+                        format!("{path}.minValues"),
+                        format!(
+                            "minValues {min_values} needs at least that many values with operator In; {} given",
+                            values.len()
+                        ),
+                    );
+                }
             }
         }
     }

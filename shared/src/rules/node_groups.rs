@@ -35,10 +35,10 @@ pub(super) static RULES: &[Rule] = &[
     },
     Rule {
         id: "nodegroup-instance-type-missing",
-        severity: Severity::Error,
-        summary: "node group has no instance type",
+        severity: Severity::Warning,
+        summary: "node group names no instance type, no launch template and no instance selector: eksctl gives it its default, m5.large",
         help: "pick an instance type, e.g. `p5.48xlarge`",
-        reference: "eksctl docs: managed node groups",
+        reference: "eksctl defaults.go SetManagedNodeGroupDefaults / SetNodeGroupDefaults (DefaultNodeType m5.large); accepted by eksctl, so not an error",
         live: false,
         check: Check::Spec(nodegroup_instance_type_missing),
     },
@@ -380,10 +380,20 @@ fn nodegroup_size_order(context: &Context<'_>, report: &mut Report<'_>) {
 
 fn nodegroup_instance_type_missing(context: &Context<'_>, report: &mut Report<'_>) {
     for (index, group) in groups(context) {
-        if group.instance_type.trim().is_empty() && group.instance_types.is_empty() {
+        // A launch template or an instance selector chooses the types instead.
+        let chosen_elsewhere = ["launchTemplate", "instanceSelector"]
+            .iter()
+            .any(|key| group.extra.contains_key(*key));
+        if group.instance_type.trim().is_empty()
+            && group.instance_types.is_empty()
+            && !chosen_elsewhere
+        {
             report.fire(
                 format!("node_groups[{index}].instance_type"),
-                format!("node group `{}` has no instance type", group.name),
+                format!(
+                    "node group `{}` names no instance type: eksctl launches it on m5.large",
+                    group.name
+                ),
             );
         }
     }
