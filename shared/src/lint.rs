@@ -278,10 +278,19 @@ fn lint_yaml(text: &str, live: &rules::LiveFacts) -> Result<Vec<LintFinding>, Li
         let (document_index, path) = file_path(&file, &finding.path);
         let document = &file.documents[document_index];
         let position = document.position(&path);
-        findings.push(LintFinding {
+        let mut placed = LintFinding {
             path: path.to_string(),
             ..placed(finding, position.line, position.column)
-        });
+        };
+        // A file of NodePools alone names EC2NodeClasses applied from another file: the
+        // API server accepts the NodePool, so that is no error of this file's.
+        if placed.rule == "karpenter-node-class-missing" && file.node_class_documents.is_empty() {
+            placed.severity = rules::Severity::Warning;
+            placed
+                .message
+                .push_str("; this file defines no EC2NodeClass, so it must come from another file");
+        }
+        findings.push(placed);
     }
     findings.sort_by(|left, right| {
         (left.line, left.column, &left.rule).cmp(&(right.line, right.column, &right.rule))
