@@ -277,11 +277,11 @@ fn check_served(
 }
 
 fn stop_group(child: &mut Child) {
-    // The child leads its own process group: the server `cargo xtask run` started is in it.
-    let _ = Command::new("kill")
-        .arg("-TERM")
-        .arg(format!("-{}", child.id()))
-        .status();
+    // The child leads its own process group: the server `cargo xtask run` started is in
+    // it. Signalled through killpg, never a `kill` command line (whose parsing of a
+    // negative id differs between implementations).
+    let group = nix::unistd::Pid::from_raw(child.id() as i32);
+    let _ = nix::sys::signal::killpg(group, nix::sys::signal::Signal::SIGTERM);
     let deadline = Instant::now() + Duration::from_secs(20);
     while Instant::now() < deadline {
         if let Ok(Some(_)) = child.try_wait() {
@@ -289,10 +289,7 @@ fn stop_group(child: &mut Child) {
         }
         std::thread::sleep(Duration::from_millis(100));
     }
-    let _ = Command::new("kill")
-        .arg("-KILL")
-        .arg(format!("-{}", child.id()))
-        .status();
+    let _ = nix::sys::signal::killpg(group, nix::sys::signal::Signal::SIGKILL);
     let _ = child.wait();
 }
 
