@@ -41,7 +41,7 @@ pub fn ClusterStep() -> impl IntoView {
             <TextField
                 label="Kubernetes version"
                 path="cluster.kubernetes_version"
-                placeholder="1.32"
+                placeholder=shared::templates::NEWEST_STANDARD_VERSION
                 suggestions="kubernetes-versions"
                 value=Signal::derive(move || spec.with(|spec| spec.cluster.kubernetes_version.clone()))
                 set=move |version| spec.update(|spec| spec.cluster.kubernetes_version = version)

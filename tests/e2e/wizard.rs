@@ -71,6 +71,20 @@ async fn filling_the_p5_capacity_block_placeholders_clears_its_errors() {
     browser
         .wait_for_text(Locator::Id("f-cluster-region-findings"), str::is_empty)
         .await;
+    // The seed's 1.32 has left EKS standard support (by the browser's clock); the newest
+    // version in standard support clears it.
+    let version_findings = text_of(&browser, "f-cluster-kubernetes-version-findings").await;
+    assert!(
+        version_findings.contains("Kubernetes 1.32"),
+        "{version_findings}"
+    );
+    browser.fill_by_label("Kubernetes version", "1.35").await;
+    browser
+        .wait_for_text(
+            Locator::Id("f-cluster-kubernetes-version-findings"),
+            str::is_empty,
+        )
+        .await;
     browser.screenshot("step-2-cluster").await;
 
     browser.go_to_step(3).await;

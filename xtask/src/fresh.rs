@@ -311,11 +311,12 @@ pub fn fresh(with_tests: bool, dir: Option<PathBuf>, keep: bool) -> Result<(), S
         "xtask: fresh homes, caches and target directory in {}",
         fresh.dir.display()
     );
-    let result = prove(&fresh, with_tests);
+    let mut parts = Vec::new();
+    let result = prove(&fresh, with_tests, &mut parts);
     if !keep {
         let _ = std::fs::remove_dir_all(&fresh.dir);
     }
-    let parts = result?;
+    // The parts that ran are reported whether or not the last one failed.
     println!("\n==> from nothing ({})", crate::bench::machine());
     let width = parts.iter().map(|part| part.what.len()).max().unwrap_or(0);
     for part in &parts {
@@ -324,7 +325,7 @@ pub fn fresh(with_tests: bool, dir: Option<PathBuf>, keep: bool) -> Result<(), S
             part.what, part.seconds, part.detail
         );
     }
-    Ok(())
+    result
 }
 
 /// The `xtask: installed WHAT in N s` lines seen, as parts of the one they were seen in.
@@ -340,8 +341,7 @@ fn install_parts(installs: &mut Vec<String>, parts: &mut Vec<Part>) {
     }
 }
 
-fn prove(fresh: &Fresh, with_tests: bool) -> Result<Vec<Part>, String> {
-    let mut parts = Vec::new();
+fn prove(fresh: &Fresh, with_tests: bool, parts: &mut Vec<Part>) -> Result<(), String> {
     let stable = pinned_stable()?;
     let started = Instant::now();
     status(fresh.command("rustup").args([
@@ -381,7 +381,7 @@ fn prove(fresh: &Fresh, with_tests: bool) -> Result<Vec<Part>, String> {
         seconds: started.elapsed().as_secs_f64(),
         detail: served,
     });
-    install_parts(&mut installs, &mut parts);
+    install_parts(&mut installs, parts);
     parts.push(Part {
         what: "  downloaded".into(),
         seconds: 0.0,
@@ -410,7 +410,7 @@ fn prove(fresh: &Fresh, with_tests: bool) -> Result<Vec<Part>, String> {
                 Err(error) => format!("FAILED: {error}"),
             },
         });
-        install_parts(&mut installs, &mut parts);
+        install_parts(&mut installs, parts);
         parts.push(Part {
             what: "  downloaded in all".into(),
             seconds: 0.0,
@@ -423,5 +423,5 @@ fn prove(fresh: &Fresh, with_tests: bool) -> Result<Vec<Part>, String> {
         });
         outcome?;
     }
-    Ok(parts)
+    Ok(())
 }
