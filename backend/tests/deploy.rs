@@ -709,12 +709,7 @@ async fn a_server_restarted_during_a_run_marks_the_job_interrupted_and_keeps_its
     bounded(async {
         let scratch = scratch_dir("restart");
         let data_dir = scratch.join("data");
-        let args = [
-            "--data-dir".into(),
-            data_dir.clone().into_os_string(),
-            "--eksctl".into(),
-            standin_tools().eksctl.into_os_string(),
-        ];
+        let args = standin_server_args(&data_dir);
         let mut server = Server::start(&args, &[]);
         let token = server
             .printed_token
@@ -794,12 +789,7 @@ async fn sigterm_stops_running_deploys_and_records_them_interrupted() {
     bounded(async {
         let scratch = scratch_dir("sigterm");
         let data_dir = scratch.join("data");
-        let args = [
-            "--data-dir".into(),
-            data_dir.clone().into_os_string(),
-            "--eksctl".into(),
-            standin_tools().eksctl.into_os_string(),
-        ];
+        let args = standin_server_args(&data_dir);
         let mut server = Server::start(&args, &[("EKS_STUDIO_DEPLOY_TOKEN", TOKEN)]);
         let (status, job) =
             server.call("POST", "/api/deploys", TOKEN, Some(&g5_spec("eks-g5-hang")));
@@ -864,12 +854,7 @@ async fn a_second_server_on_the_same_data_directory_refuses_to_start_and_leaves_
     bounded(async {
         let scratch = scratch_dir("second-server");
         let data_dir = scratch.join("data");
-        let args = [
-            "--data-dir".into(),
-            data_dir.clone().into_os_string(),
-            "--eksctl".into(),
-            standin_tools().eksctl.into_os_string(),
-        ];
+        let args = standin_server_args(&data_dir);
         let first = Server::start(&args, &[("EKS_STUDIO_DEPLOY_TOKEN", TOKEN)]);
         let (status, job) =
             first.call("POST", "/api/deploys", TOKEN, Some(&g5_spec("eks-g5-hang")));

@@ -290,12 +290,7 @@ fn threads(pid: u32) -> usize {
 fn hundreds_of_event_stream_followers_cost_few_threads() {
     let scratch = scratch_dir("followers");
     let data_dir = scratch.join("data");
-    let args = [
-        "--data-dir".into(),
-        data_dir.clone().into_os_string(),
-        "--eksctl".into(),
-        standin_tools().eksctl.into_os_string(),
-    ];
+    let args = standin_server_args(&data_dir);
     let server = Server::start(&args, &[("EKS_STUDIO_DEPLOY_TOKEN", TOKEN)]);
     let (status, job) = server.call("POST", "/api/deploys", TOKEN, Some(&g5_spec("eks-g5-hang")));
     assert_eq!(status, 202, "{job}");

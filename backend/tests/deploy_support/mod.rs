@@ -404,6 +404,16 @@ pub fn kill_if_running(pid: i32) {
     }
 }
 
+/// `serve` arguments for a server on `data_dir` whose deploys run the stand-in eksctl.
+pub fn standin_server_args(data_dir: &Path) -> Vec<std::ffi::OsString> {
+    vec![
+        "--data-dir".into(),
+        data_dir.as_os_str().to_owned(),
+        "--eksctl".into(),
+        standin_tools().eksctl.into_os_string(),
+    ]
+}
+
 /// The real `eks-studio serve` on a free loopback port; killed when dropped.
 pub struct Server {
     child: Child,
