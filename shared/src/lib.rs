@@ -8,6 +8,9 @@
 pub mod bundle;
 /// The embedded EC2 instance-type catalog: GPUs, EFA, Capacity Blocks, per type.
 pub mod catalog;
+/// The CRDs' CEL validation rules, evaluated on documents as the API server does.
+#[cfg(feature = "documents")]
+mod crd_cel;
 /// Typed mirror of eksctl's `ClusterConfig` (`eksctl.io/v1alpha5`), only the fields we emit.
 pub mod eksctl;
 /// Identifiers and names that are known to be well formed once parsed.

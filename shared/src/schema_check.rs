@@ -131,6 +131,21 @@ pub enum SchemaIssueKind {
         /// How many there are.
         found: u64,
     },
+    /// A string that does not match the schema's `pattern`.
+    PatternMismatch {
+        /// The pattern, as the schema writes it.
+        pattern: String,
+    },
+    /// A string that is not of the schema's `format` (`date-time`).
+    FormatMismatch {
+        /// The format's name.
+        format: String,
+    },
+    /// A value that breaks one of the CRD's CEL validation rules (`x-kubernetes-validations`).
+    RuleBroken {
+        /// The rule, as the CRD writes it.
+        rule: String,
+    },
     /// A number below the schema's `minimum` or above its `maximum`.
     NumberOutOfRange {
         /// The least allowed, if bounded below.
@@ -352,6 +367,9 @@ impl<'schema> Walker<'schema> {
             self.issues.push(not_in_enum(path.clone(), value, allowed));
         }
 
+        #[cfg(feature = "documents")]
+        self.check_written_form(schema, value, path);
+
         match value {
             Value::Mapping(mapping) => {
                 self.check_mapping(schema, mapping, path, inherited_properties);
@@ -390,6 +408,60 @@ impl<'schema> Walker<'schema> {
             if let Some(Json::Array(branches)) = schema.get(keyword) {
                 let properties = schema.get("properties").and_then(Json::as_object);
                 self.check_branches(branches, value, path, properties);
+            }
+        }
+    }
+
+    /// What the schema says beyond shapes: `pattern`, `format` and, for CRDs, the CEL rules.
+    #[cfg(feature = "documents")]
+    fn check_written_form(&mut self, schema: &Map<String, Json>, value: &Value, path: &YamlPath) {
+        if let Value::String(text) = value {
+            if let Some(pattern) = schema.get("pattern").and_then(Json::as_str)
+                && let Some(regex) = regex(pattern)
+                && !regex.is_match(text)
+            {
+                self.issues.push(SchemaIssue {
+                    path: path.clone(),
+                    message: format!(
+                        "{} does not match the pattern `{pattern}`",
+                        short_repr(value)
+                    ),
+                    kind: SchemaIssueKind::PatternMismatch {
+                        pattern: pattern.to_owned(),
+                    },
+                });
+            }
+            if schema.get("format").and_then(Json::as_str) == Some("date-time")
+                && !is_rfc3339_date_time(text)
+            {
+                self.issues.push(SchemaIssue {
+                    path: path.clone(),
+                    message: format!(
+                        "{} is not an RFC 3339 date-time such as `2026-12-01T09:30:00Z`",
+                        short_repr(value)
+                    ),
+                    kind: SchemaIssueKind::FormatMismatch {
+                        format: "date-time".to_owned(),
+                    },
+                });
+            }
+        }
+        if matches!(self.dialect, Dialect::Kubernetes { .. }) {
+            for broken in crate::crd_cel::broken_rules(schema, value) {
+                let mut at = path.clone();
+                for field in broken
+                    .field_path
+                    .iter()
+                    .flat_map(|field_path| field_path.split('.'))
+                    .filter(|field| !field.is_empty())
+                {
+                    at.push_key(field);
+                }
+                self.issues.push(SchemaIssue {
+                    path: at,
+                    message: broken.message,
+                    kind: SchemaIssueKind::RuleBroken { rule: broken.rule },
+                });
             }
         }
     }
@@ -572,6 +644,91 @@ impl<'schema> Walker<'schema> {
             },
             message,
         });
+    }
+}
+
+/// The schema's regular expression, compiled once per thread; `None` if it does not compile
+/// (the schema tests keep every embedded pattern compiling).
+#[cfg(feature = "documents")]
+pub(crate) fn regex(pattern: &str) -> Option<std::rc::Rc<regex::Regex>> {
+    use std::cell::RefCell;
+    use std::collections::HashMap;
+    use std::rc::Rc;
+    thread_local! {
+        static COMPILED: RefCell<HashMap<String, Option<Rc<regex::Regex>>>> =
+            RefCell::new(HashMap::new());
+    }
+    COMPILED.with(|compiled| {
+        if let Some(regex) = compiled.borrow().get(pattern) {
+            return regex.clone();
+        }
+        let regex = regex::Regex::new(pattern).ok().map(Rc::new);
+        compiled
+            .borrow_mut()
+            .insert(pattern.to_owned(), regex.clone());
+        regex
+    })
+}
+
+/// RFC 3339 `date-time` as Kubernetes' OpenAPI `date-time` format takes it:
+/// `YYYY-MM-DDThh:mm:ss[.frac](Z|±hh:mm)`, `t`/`z`/space allowed for `T`/`Z`.
+#[cfg(feature = "documents")]
+fn is_rfc3339_date_time(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let digits = |range: std::ops::Range<usize>| {
+        bytes
+            .get(range)
+            .is_some_and(|part| part.iter().all(u8::is_ascii_digit))
+    };
+    let number = |range: std::ops::Range<usize>| {
+        text.get(range)
+            .and_then(|part| part.parse::<u32>().ok())
+            .unwrap_or(u32::MAX)
+    };
+    if bytes.len() < 20
+        || !digits(0..4)
+        || bytes[4] != b'-'
+        || !digits(5..7)
+        || bytes[7] != b'-'
+        || !digits(8..10)
+        || !matches!(bytes[10], b'T' | b't' | b' ')
+        || !digits(11..13)
+        || bytes[13] != b':'
+        || !digits(14..16)
+        || bytes[16] != b':'
+        || !digits(17..19)
+    {
+        return false;
+    }
+    let (month, day, hour, minute, second) = (
+        number(5..7),
+        number(8..10),
+        number(11..13),
+        number(14..16),
+        number(17..19),
+    );
+    if !(1..=12).contains(&month)
+        || !(1..=31).contains(&day)
+        || hour > 23
+        || minute > 59
+        || second > 60
+    {
+        return false;
+    }
+    let mut rest = &text[19..];
+    if let Some(fraction) = rest.strip_prefix('.') {
+        let digits = fraction.bytes().take_while(u8::is_ascii_digit).count();
+        if digits == 0 {
+            return false;
+        }
+        rest = &fraction[digits..];
+    }
+    match rest.as_bytes() {
+        [b'Z' | b'z'] => true,
+        [b'+' | b'-', h1, h2, b':', m1, m2] => {
+            [h1, h2, m1, m2].iter().all(|byte| byte.is_ascii_digit())
+        }
+        _ => false,
     }
 }
 

@@ -848,6 +848,116 @@ const CLUSTER_HEAD: &str = "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\
 
 const DOCUMENT_CASES: &[DocumentCase] = &[
     DocumentCase {
+        rule: "nodegroup-name-missing",
+        yaml: "managedNodeGroups:\n  - instanceType: m5.large\n",
+        path: "managedNodeGroups[0].name",
+    },
+    DocumentCase {
+        rule: "service-account-invalid",
+        yaml: "iam:\n  serviceAccounts:\n    - metadata: {name: s3-reader}\n      attachPolicyARNs: [arn:aws:iam::aws:policy/AmazonS3ReadOnlyAccess]\n",
+        path: "iam.withOIDC",
+    },
+    DocumentCase {
+        rule: "pod-identity-association-invalid",
+        yaml: "iam:\n  podIdentityAssociations:\n    - namespace: default\n      serviceAccountName: reader\n      permissionPolicyName: reader-policy\n",
+        path: "iam.podIdentityAssociations[0].permissionPolicyName",
+    },
+    DocumentCase {
+        rule: "cluster-logging-invalid",
+        yaml: "cloudWatch:\n  clusterLogging:\n    enableTypes: [api, controllermanager]\n",
+        path: "cloudWatch.clusterLogging.enableTypes[1]",
+    },
+    DocumentCase {
+        rule: "upgrade-policy-invalid",
+        yaml: "upgradePolicy:\n  supportType: LONG\n",
+        path: "upgradePolicy.supportType",
+    },
+    DocumentCase {
+        rule: "vpc-config-invalid",
+        yaml: "vpc:\n  clusterEndpoints:\n    publicAccess: false\n    privateAccess: false\n",
+        path: "vpc.clusterEndpoints",
+    },
+    DocumentCase {
+        rule: "control-plane-private-subnets-invalid",
+        yaml: "vpc:\n  controlPlaneOnPrivateSubnets: true\n  subnets:\n    private:\n      us-east-1a: {id: subnet-0aaaaaaaaaaaaaaa1}\n",
+        path: "vpc.subnets.private",
+    },
+    DocumentCase {
+        rule: "kubernetes-network-config-invalid",
+        yaml: "kubernetesNetworkConfig:\n  ipFamily: IPv5\n",
+        path: "kubernetesNetworkConfig.ipFamily",
+    },
+    DocumentCase {
+        rule: "secrets-encryption-invalid",
+        yaml: "secretsEncryption:\n  keyARN: my-key\n",
+        path: "secretsEncryption.keyARN",
+    },
+    DocumentCase {
+        rule: "access-entries-need-api-authentication",
+        yaml: "accessConfig:\n  authenticationMode: CONFIG_MAP\n  accessEntries:\n    - principalARN: arn:aws:iam::123456789012:role/admin\n",
+        path: "accessConfig.authenticationMode",
+    },
+    DocumentCase {
+        rule: "karpenter-block-invalid",
+        yaml: "karpenter:\n  version: v0.19.0\n",
+        path: "karpenter.version",
+    },
+    DocumentCase {
+        rule: "identity-provider-invalid",
+        yaml: "identityProviders:\n  - type: oidc\n    name: corp\n    issuerURL: https://example.com\n",
+        path: "identityProviders[0].clientID",
+    },
+    DocumentCase {
+        rule: "fargate-profile-invalid",
+        yaml: "fargateProfiles:\n  - name: eks-default\n    selectors:\n      - namespace: default\n",
+        path: "fargateProfiles[0].name",
+    },
+    DocumentCase {
+        rule: "nodegroup-volume-invalid",
+        yaml: "managedNodeGroups:\n  - name: gpu\n    volumeType: gp3\n    volumeIOPS: 20000\n",
+        path: "managedNodeGroups[0].volumeIOPS",
+    },
+    DocumentCase {
+        rule: "nodegroup-label-invalid",
+        yaml: "managedNodeGroups:\n  - name: gpu\n    labels:\n      node-role.kubernetes.io/worker: \"true\"\n",
+        path: "managedNodeGroups[0].labels[\"node-role.kubernetes.io/worker\"]",
+    },
+    DocumentCase {
+        rule: "nodegroup-taint-malformed",
+        yaml: "managedNodeGroups:\n  - name: gpu\n    taints:\n      - key: nvidia.com/gpu\n        value: \"yes please\"\n        effect: NoSchedule\n",
+        path: "managedNodeGroups[0].taints[0].value",
+    },
+    DocumentCase {
+        rule: "nodegroup-field-conflict",
+        yaml: "managedNodeGroups:\n  - name: gpu\n    placement: {}\n",
+        path: "managedNodeGroups[0].placement.groupName",
+    },
+    DocumentCase {
+        rule: "nodegroup-ami-invalid",
+        yaml: "managedNodeGroups:\n  - name: gpu\n    ami: ami-0123456789abcdef0\n",
+        path: "managedNodeGroups[0].amiFamily",
+    },
+    DocumentCase {
+        rule: "managed-nodegroup-unsupported-field",
+        yaml: "managedNodeGroups:\n  - name: gpu\n    launchTemplate:\n      id: lt-0123456789abcdef0\n    instanceType: p5.48xlarge\n",
+        path: "managedNodeGroups[0].instanceType",
+    },
+    DocumentCase {
+        rule: "managed-nodegroup-update-config-invalid",
+        yaml: "managedNodeGroups:\n  - name: gpu\n    updateConfig: {}\n",
+        path: "managedNodeGroups[0].updateConfig",
+    },
+    DocumentCase {
+        rule: "instances-distribution-invalid",
+        yaml: "nodeGroups:\n  - name: spot\n    instanceType: m5.large\n    instancesDistribution:\n      instanceTypes: [m5.large, m5a.large]\n",
+        path: "nodeGroups[0].instanceType",
+    },
+    DocumentCase {
+        rule: "self-managed-nodegroup-invalid",
+        yaml: "nodeGroups:\n  - name: cpu\n    instanceType: m5.large\n    maxInstanceLifetime: 3600\n",
+        path: "nodeGroups[0].maxInstanceLifetime",
+    },
+    DocumentCase {
         rule: "eksctl-schema",
         yaml: "managedNodeGroups:\n  - name: gpu\n    instanceTyp: p5.48xlarge\n",
         path: "managedNodeGroups[0].instanceTyp",
@@ -856,6 +966,11 @@ const DOCUMENT_CASES: &[DocumentCase] = &[
         rule: "karpenter-schema",
         yaml: "",
         path: "spec.template.spec.gpuCount",
+    },
+    DocumentCase {
+        rule: "karpenter-crd-rule",
+        yaml: "apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata:\n  name: gpu\nspec:\n  role: KarpenterNodeRole-demo\n  instanceProfile: KarpenterNodeInstanceProfile-demo\n  amiSelectorTerms:\n    - alias: al2023@latest\n  subnetSelectorTerms:\n    - tags: {karpenter.sh/discovery: demo}\n  securityGroupSelectorTerms:\n    - tags: {karpenter.sh/discovery: demo}\n",
+        path: "spec",
     },
     DocumentCase {
         rule: "cluster-zones-with-vpc-subnets",
@@ -919,6 +1034,8 @@ const PRUNED_NODE_POOL: &str = "apiVersion: karpenter.sh/v1\nkind: NodePool\nmet
 fn document(case: &DocumentCase) -> serde_yaml::Value {
     let text = if case.rule == "karpenter-schema" {
         PRUNED_NODE_POOL.to_owned()
+    } else if case.yaml.starts_with("apiVersion:") {
+        case.yaml.to_owned()
     } else {
         format!("{CLUSTER_HEAD}{}", case.yaml)
     };

@@ -507,6 +507,15 @@ spec:
                 },
             ),
             (
+                "spec",
+                "27:1",
+                SchemaIssueKind::RuleBroken {
+                    rule:
+                        "self.amiSelectorTerms.exists(x, has(x.alias)) ? true : has(self.amiFamily)"
+                            .to_owned(),
+                },
+            ),
+            (
                 "spec.amiSelectorTerms",
                 "29:3",
                 SchemaIssueKind::CountOutOfRange {
@@ -561,6 +570,10 @@ const EVALUATED_KEYWORDS: &[&str] = &[
     "maxLength",
     "minimum",
     "maximum",
+    "pattern",
+    "format",
+    "default",
+    "x-kubernetes-validations",
 ];
 
 /// `schema` with only the evaluated keywords, at every level.

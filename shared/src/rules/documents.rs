@@ -5,7 +5,7 @@
 use serde_yaml::Value;
 
 use super::{Check, Report, Rule, Severity};
-use crate::schema_check::{self, DocumentKind};
+use crate::schema_check::{self, DocumentKind, SchemaIssueKind};
 
 pub(super) static RULES: &[Rule] = &[
     Rule {
@@ -25,6 +25,15 @@ pub(super) static RULES: &[Rule] = &[
         reference: "karpenter-provider-aws pkg/apis/crds (B1, B2)",
         live: false,
         check: Check::Document(karpenter_schema),
+    },
+    Rule {
+        id: "karpenter-crd-rule",
+        severity: Severity::Error,
+        summary: "a NodePool or EC2NodeClass breaks one of its CRD's CEL validation rules",
+        help: "change the value as the message says; the API server refuses the object",
+        reference: "x-kubernetes-validations in karpenter-provider-aws pkg/apis/crds, evaluated as the API server does on create",
+        live: false,
+        check: Check::Document(karpenter_crd_rule),
     },
     Rule {
         id: "cluster-zones-with-vpc-subnets",
@@ -176,7 +185,22 @@ fn karpenter_schema(document: &Value, report: &mut Report<'_>) {
         DocumentKind::NodePool | DocumentKind::Ec2NodeClass
     ) {
         for issue in schema_check::check_karpenter(document) {
-            report.fire(issue.path.to_string(), issue.message);
+            if !matches!(issue.kind, SchemaIssueKind::RuleBroken { .. }) {
+                report.fire(issue.path.to_string(), issue.message);
+            }
+        }
+    }
+}
+
+fn karpenter_crd_rule(document: &Value, report: &mut Report<'_>) {
+    if matches!(
+        DocumentKind::of(document),
+        DocumentKind::NodePool | DocumentKind::Ec2NodeClass
+    ) {
+        for issue in schema_check::check_karpenter(document) {
+            if matches!(issue.kind, SchemaIssueKind::RuleBroken { .. }) {
+                report.fire(issue.path.to_string(), issue.message);
+            }
         }
     }
 }

@@ -8,6 +8,8 @@
 mod cluster;
 /// Rules on YAML documents as written: schemas and eksctl structure the spec cannot hold.
 mod documents;
+/// eksctl's config validation (`validation.go`) on ClusterConfig documents as written.
+mod eksctl_config;
 /// Rules on Karpenter node pools and node classes.
 mod karpenter;
 /// Rules that need answers from AWS, fed in as [`LiveFacts`].
@@ -243,7 +245,10 @@ fn spec_rules() -> impl Iterator<Item = &'static Rule> {
 
 /// Every rule, offline and live.
 pub fn catalog() -> Vec<&'static Rule> {
-    spec_rules().chain(documents::RULES).collect()
+    spec_rules()
+        .chain(documents::RULES)
+        .chain(eksctl_config::RULES)
+        .collect()
 }
 
 /// The rule with this id.

@@ -1,0 +1,1880 @@
+//! eksctl's own config validation, read as the facts: `ValidateClusterConfig`,
+//! `ValidateNodeGroup` and `ValidateManagedNodeGroup` in eksctl's
+//! `pkg/apis/eksctl.io/v1alpha5/validation.go`, with the defaults eksctl applies before them
+//! (`SetClusterConfigDefaults` before the cluster checks, `SetManagedNodeGroupDefaults`
+//! before the managed group checks, self-managed groups checked before their defaults).
+//! Each rule here is one that eksctl refuses the file for, checked on the document as
+//! written; what the spec models is checked by the spec rules instead.
+
+use serde_yaml::Value;
+
+use super::{Check, Report, Rule, Severity};
+use crate::schema_check::DocumentKind;
+
+macro_rules! eksctl_rule {
+    ($id:literal, $summary:literal, $help:literal, $where:literal, $check:ident) => {
+        Rule {
+            id: $id,
+            severity: Severity::Error,
+            summary: $summary,
+            help: $help,
+            reference: concat!(
+                "eksctl pkg/apis/eksctl.io/v1alpha5/validation.go ",
+                $where,
+                "; eksctl refuses the file before calling AWS"
+            ),
+            live: false,
+            check: Check::Document($check),
+        }
+    };
+}
+
+pub(super) static RULES: &[Rule] = &[
+    eksctl_rule!(
+        "nodegroup-name-missing",
+        "every node group needs a name",
+        "give the group a `name`",
+        "(validateNg)",
+        nodegroup_name_missing
+    ),
+    eksctl_rule!(
+        "service-account-invalid",
+        "an IAM service account lacks its name or policies, is listed twice, or OIDC is off",
+        "set `iam.withOIDC: true`, a name, and one of wellKnownPolicies, attachPolicyARNs, attachPolicy or attachRoleARN",
+        "(ValidateClusterConfig, iam.serviceAccounts)",
+        service_account_invalid
+    ),
+    eksctl_rule!(
+        "pod-identity-association-invalid",
+        "a pod identity association's permissionPolicyName or an add-on's pod identity settings are not allowed",
+        "give permissionPolicyName together with permissionPolicy; on add-ons, use useDefaultPodIdentityAssociations or podIdentityAssociations, not both",
+        "(validatePermissionPolicyName, validateAddonPodIdentityAssociations)",
+        pod_identity_association_invalid
+    ),
+    eksctl_rule!(
+        "cluster-logging-invalid",
+        "CloudWatch log types or retention are not ones EKS and CloudWatch accept",
+        "enable api, audit, authenticator, controllerManager or scheduler (or all), and a retention CloudWatch offers",
+        "(validateCloudWatchLogging)",
+        cluster_logging_invalid
+    ),
+    eksctl_rule!(
+        "upgrade-policy-invalid",
+        "upgradePolicy.supportType or rollbackConfig.timeoutMinutes is out of range",
+        "supportType is STANDARD or EXTENDED; timeoutMinutes is 120 to 10080",
+        "(validateSupportType, validateRollbackConfig)",
+        upgrade_policy_invalid
+    ),
+    eksctl_rule!(
+        "vpc-config-invalid",
+        "the VPC settings contradict each other (CIDRs, security groups, IPv6, endpoints, hostname type)",
+        "fix the field the message names",
+        "(ValidateVPCConfig, ValidateClusterEndpointConfig, ValidatePrivateCluster)",
+        vpc_config_invalid
+    ),
+    eksctl_rule!(
+        "control-plane-private-subnets-invalid",
+        "controlPlaneOnPrivateSubnets needs two private subnets in two zones and no controlPlaneSubnetIDs",
+        "list at least two private subnets in different zones, or drop controlPlaneSubnetIDs",
+        "(validateControlPlaneOnPrivateSubnets)",
+        control_plane_private_subnets_invalid
+    ),
+    eksctl_rule!(
+        "kubernetes-network-config-invalid",
+        "kubernetesNetworkConfig has an unknown ipFamily, a malformed service CIDR, or IPv6 without its add-ons",
+        "ipFamily is IPv4 or IPv6; IPv6 needs the coredns add-on (or Auto Mode) and no serviceIPv4CIDR",
+        "(validateKubernetesNetworkConfig)",
+        kubernetes_network_config_invalid
+    ),
+    eksctl_rule!(
+        "secrets-encryption-invalid",
+        "secretsEncryption needs a KMS key ARN",
+        "set secretsEncryption.keyARN to the key's full ARN",
+        "(ValidateSecretsEncryption)",
+        secrets_encryption_invalid
+    ),
+    eksctl_rule!(
+        "access-entries-need-api-authentication",
+        "access entries need authenticationMode API or API_AND_CONFIG_MAP",
+        "set accessConfig.authenticationMode to API_AND_CONFIG_MAP (or API)",
+        "(ValidateClusterConfig, accessConfig)",
+        access_entries_need_api_authentication
+    ),
+    eksctl_rule!(
+        "karpenter-block-invalid",
+        "eksctl's karpenter block needs a version of at least v0.20.0",
+        "set karpenter.version, or install Karpenter with Helm as the studio's bundle does",
+        "(validateKarpenterConfig)",
+        karpenter_block_invalid
+    ),
+    eksctl_rule!(
+        "identity-provider-invalid",
+        "an OIDC identity provider lacks its name, clientID or issuerURL",
+        "set name, clientID and issuerURL",
+        "(validateIdentityProvider)",
+        identity_provider_invalid
+    ),
+    eksctl_rule!(
+        "fargate-profile-invalid",
+        "a Fargate profile has no name, an `eks-` name, or a selector without a namespace",
+        "name the profile (not starting with eks-) and give each selector a namespace",
+        "(FargateProfile.Validate)",
+        fargate_profile_invalid
+    ),
+    eksctl_rule!(
+        "nodegroup-volume-invalid",
+        "a node group's volume settings do not fit its volume type (IOPS, throughput, KMS key, size)",
+        "IOPS only on gp3/io1/io2 within their ranges, throughput only on gp3 (125-1000), a KMS key only with volumeEncrypted: true",
+        "(validateNodeGroupBase, validateVolumeOpts)",
+        nodegroup_volume_invalid
+    ),
+    eksctl_rule!(
+        "nodegroup-label-invalid",
+        "a node label key or value is not a valid Kubernetes label, or uses a reserved kubernetes.io/k8s.io prefix",
+        "keys are `[prefix/]name` (name up to 63 characters of letters, digits, `-_.`); kubernetes.io and k8s.io prefixes are only for the kubelet's own labels",
+        "(validateLabels)",
+        nodegroup_label_invalid
+    ),
+    eksctl_rule!(
+        "nodegroup-taint-malformed",
+        "a node taint's key or value is not a valid Kubernetes label name or value",
+        "keys are `[prefix/]name`, values up to 63 characters of letters, digits, `-_.`",
+        "(validateTaints, k8s taints.Validate)",
+        nodegroup_taint_malformed
+    ),
+    eksctl_rule!(
+        "nodegroup-field-conflict",
+        "two node group settings eksctl refuses together",
+        "keep one of the two fields the message names",
+        "(validateNodeGroupBase, validateNodeGroupIAM, validateNodeGroupSSH, ValidateManagedNodeGroup)",
+        nodegroup_field_conflict
+    ),
+    eksctl_rule!(
+        "nodegroup-ami-invalid",
+        "a custom AMI, AMI family or Bottlerocket setting eksctl does not accept for this group",
+        "set amiFamily with a custom ami, overrideBootstrapCommand where eksctl needs it, and Bottlerocket fields only on Bottlerocket",
+        "(ValidateNodeGroup, ValidateManagedNodeGroup, checkBottlerocketSettings; defaults.go for AmazonLinux2 from Kubernetes 1.33)",
+        nodegroup_ami_invalid
+    ),
+    eksctl_rule!(
+        "managed-nodegroup-unsupported-field",
+        "a field managed node groups do not take, or one a launch template replaces",
+        "remove the field, or use a self-managed nodeGroups entry",
+        "(ValidateManagedNodeGroup)",
+        managed_nodegroup_unsupported_field
+    ),
+    eksctl_rule!(
+        "managed-nodegroup-update-config-invalid",
+        "updateConfig needs exactly one of maxUnavailable and maxUnavailablePercentage, within maxSize",
+        "set maxUnavailable (at most maxSize) or maxUnavailablePercentage",
+        "(ValidateManagedNodeGroup, updateConfig)",
+        managed_nodegroup_update_config_invalid
+    ),
+    eksctl_rule!(
+        "instances-distribution-invalid",
+        "a self-managed group's instancesDistribution or instance selector settings are out of range",
+        "instanceType `mixed` or unset; 1-20 instance types; percentages 0-100; spotInstancePools 1-20 and not with capacity-optimized strategies",
+        "(validateInstancesDistribution)",
+        instances_distribution_invalid
+    ),
+    eksctl_rule!(
+        "self-managed-nodegroup-invalid",
+        "a self-managed group's cpuCredits, asgSuspendProcesses, containerRuntime, lifetime or kubelet settings are not accepted",
+        "fix the field the message names",
+        "(validateCPUCredits, validateASGSuspendProcesses, ValidateNodeGroup, validateNodeGroupKubeletExtraConfig)",
+        self_managed_nodegroup_invalid
+    ),
+];
+
+fn is_cluster_config(document: &Value) -> bool {
+    DocumentKind::of(document) == DocumentKind::ClusterConfig
+}
+
+/// Self-managed (`nodeGroups`) or managed (`managedNodeGroups`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    SelfManaged,
+    Managed,
+}
+
+fn groups(document: &Value) -> Vec<(String, Kind, &Value)> {
+    if !is_cluster_config(document) {
+        return Vec::new();
+    }
+    let mut all = Vec::new();
+    for (key, kind) in [
+        ("nodeGroups", Kind::SelfManaged),
+        ("managedNodeGroups", Kind::Managed),
+    ] {
+        if let Some(list) = document.get(key).and_then(Value::as_sequence) {
+            for (index, group) in list.iter().enumerate() {
+                all.push((format!("{key}[{index}]"), kind, group));
+            }
+        }
+    }
+    all
+}
+
+/// `base` followed by `key` as a path segment: `.key`, or `["key"]` for keys with dots.
+fn child(base: &str, key: &str) -> String {
+    let segment = crate::yaml_source::YamlPath::root()
+        .with_key(key)
+        .to_string();
+    if segment.starts_with('[') {
+        format!("{base}{segment}")
+    } else {
+        format!("{base}.{segment}")
+    }
+}
+
+fn text<'a>(value: &'a Value, key: &str) -> Option<&'a str> {
+    value.get(key).and_then(Value::as_str)
+}
+
+fn non_empty<'a>(value: &'a Value, key: &str) -> Option<&'a str> {
+    text(value, key).filter(|text| !text.is_empty())
+}
+
+fn flag(value: &Value, key: &str) -> Option<bool> {
+    value.get(key).and_then(Value::as_bool)
+}
+
+fn enabled(value: &Value, key: &str) -> bool {
+    flag(value, key) == Some(true)
+}
+
+fn number(value: &Value, key: &str) -> Option<i64> {
+    value.get(key).and_then(Value::as_i64)
+}
+
+fn list<'a>(value: &'a Value, key: &str) -> &'a [Value] {
+    value
+        .get(key)
+        .and_then(Value::as_sequence)
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+}
+
+/// A key that is present with something in it (eksctl's `!= nil` / `len > 0` on the Go
+/// value): null and empty collections count as absent.
+fn has(value: &Value, key: &str) -> bool {
+    match value.get(key) {
+        None | Some(Value::Null) => false,
+        Some(Value::Sequence(items)) => !items.is_empty(),
+        Some(Value::Mapping(map)) => !map.is_empty(),
+        Some(Value::String(text)) => !text.is_empty(),
+        Some(_) => true,
+    }
+}
+
+fn kubernetes_version(document: &Value) -> Option<(u32, u32)> {
+    let version = document.get("metadata")?.get("version")?;
+    let text = match version {
+        Value::String(text) => text.clone(),
+        Value::Number(number) => number.to_string(),
+        _ => return None,
+    };
+    let (major, minor) = text.split_once('.')?;
+    Some((major.parse().ok()?, minor.parse().ok()?))
+}
+
+/// AWS's ARN shape as `arn.Parse` checks it: `arn:partition:service:region:account:resource`.
+fn is_arn(text: &str) -> bool {
+    let parts: Vec<&str> = text.splitn(6, ':').collect();
+    parts.len() == 6 && parts[0] == "arn"
+}
+
+/// Go's `net.ParseCIDR`: an IPv4 or IPv6 address, `/`, a prefix length that fits it.
+fn is_cidr(text: &str) -> bool {
+    let Some((address, prefix)) = text.split_once('/') else {
+        return false;
+    };
+    let Ok(prefix) = prefix.parse::<u8>() else {
+        return false;
+    };
+    if prefix.to_string().len() != text.len() - address.len() - 1 {
+        return false;
+    }
+    match address.parse::<std::net::IpAddr>() {
+        Ok(std::net::IpAddr::V4(_)) => prefix <= 32,
+        Ok(std::net::IpAddr::V6(_)) => prefix <= 128,
+        Err(_) => false,
+    }
+}
+
+/// Kubernetes' `IsQualifiedName`: `[prefix/]name`, the prefix a DNS subdomain of at most 253
+/// characters, the name 1-63 characters of alphanumerics, `-`, `_`, `.`, starting and
+/// ending alphanumeric.
+pub(crate) fn qualified_name_problem(key: &str) -> Option<String> {
+    let (prefix, name) = match key.split_once('/') {
+        Some((prefix, name)) => (Some(prefix), name),
+        None => (None, key),
+    };
+    if let Some(prefix) = prefix {
+        if prefix.is_empty() {
+            return Some("the prefix before `/` is empty".into());
+        }
+        if prefix.len() > 253 || !is_dns_subdomain(prefix) {
+            return Some(format!(
+                "the prefix `{prefix}` is not a lowercase DNS subdomain"
+            ));
+        }
+    }
+    if name.is_empty() {
+        return Some("the name part is empty".into());
+    }
+    if name.len() > 63 {
+        return Some(format!(
+            "the name part has {} characters, at most 63 allowed",
+            name.len()
+        ));
+    }
+    if !is_label_text(name) {
+        return Some(format!(
+            "`{name}` must be letters, digits, `-`, `_` or `.`, starting and ending with a letter or digit"
+        ));
+    }
+    None
+}
+
+/// Kubernetes' `IsValidLabelValue`: empty, or 1-63 characters as a label name.
+pub(crate) fn label_value_problem(value: &str) -> Option<String> {
+    if value.is_empty() {
+        return None;
+    }
+    if value.len() > 63 {
+        return Some(format!(
+            "the value has {} characters, at most 63 allowed",
+            value.len()
+        ));
+    }
+    (!is_label_text(value)).then(|| {
+        format!("`{value}` must be letters, digits, `-`, `_` or `.`, starting and ending with a letter or digit")
+    })
+}
+
+fn is_label_text(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let inner = |byte: &u8| byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'_' | b'.');
+    !bytes.is_empty()
+        && bytes[0].is_ascii_alphanumeric()
+        && bytes[bytes.len() - 1].is_ascii_alphanumeric()
+        && bytes.iter().all(inner)
+}
+
+fn is_dns_subdomain(text: &str) -> bool {
+    text.split('.').all(|label| {
+        let bytes = label.as_bytes();
+        !bytes.is_empty()
+            && bytes.len() <= 63
+            && bytes[0].is_ascii_lowercase() | bytes[0].is_ascii_digit()
+            && (bytes[bytes.len() - 1].is_ascii_lowercase()
+                || bytes[bytes.len() - 1].is_ascii_digit())
+            && bytes
+                .iter()
+                .all(|byte| byte.is_ascii_lowercase() || byte.is_ascii_digit() || *byte == b'-')
+    })
+}
+
+/// Labels the kubelet sets itself, which eksctl lets a group set under the reserved prefixes
+/// (k8s.io/kubelet `IsKubeletLabel`).
+fn is_kubelet_label(key: &str) -> bool {
+    const LABELS: &[&str] = &[
+        "kubernetes.io/hostname",
+        "topology.kubernetes.io/zone",
+        "topology.kubernetes.io/region",
+        "failure-domain.beta.kubernetes.io/zone",
+        "failure-domain.beta.kubernetes.io/region",
+        "beta.kubernetes.io/instance-type",
+        "node.kubernetes.io/instance-type",
+        "kubernetes.io/os",
+        "kubernetes.io/arch",
+        "beta.kubernetes.io/os",
+        "beta.kubernetes.io/arch",
+    ];
+    if LABELS.contains(&key) {
+        return true;
+    }
+    let namespace = key.split_once('/').map(|(prefix, _)| prefix).unwrap_or("");
+    ["kubelet.kubernetes.io", "node.kubernetes.io"]
+        .iter()
+        .any(|allowed| namespace == *allowed || namespace.ends_with(&format!(".{allowed}")))
+}
+
+fn is_reserved_label_namespace(namespace: &str) -> bool {
+    ["kubernetes.io", "k8s.io"]
+        .iter()
+        .any(|domain| namespace == *domain || namespace.ends_with(&format!(".{domain}")))
+}
+
+fn ami_family(group: &Value) -> &str {
+    text(group, "amiFamily").unwrap_or("")
+}
+
+fn is_bottlerocket(family: &str) -> bool {
+    family.eq_ignore_ascii_case("Bottlerocket") || family.eq_ignore_ascii_case("BottlerocketFips")
+}
+
+fn is_windows(family: &str) -> bool {
+    family.starts_with("WindowsServer")
+}
+
+fn is_amazon_linux(family: &str) -> bool {
+    matches!(family, "AmazonLinux2" | "AmazonLinux2023")
+}
+
+fn is_ubuntu(family: &str) -> bool {
+    family.starts_with("Ubuntu")
+}
+
+// --- cluster-level rules
+
+fn nodegroup_name_missing(document: &Value, report: &mut Report<'_>) {
+    for (path, _, group) in groups(document) {
+        if non_empty(group, "name").is_none() {
+            report.fire(format!("{path}.name"), format!("{path}.name must be set"));
+        }
+    }
+}
+
+fn service_account_invalid(document: &Value, report: &mut Report<'_>) {
+    if !is_cluster_config(document) {
+        return;
+    }
+    let Some(iam) = document.get("iam") else {
+        return;
+    };
+    let accounts = list(iam, "serviceAccounts");
+    // eksctl defaults withOIDC to false before validating, so unset counts as off.
+    if !accounts.is_empty() && !enabled(iam, "withOIDC") {
+        report.fire(
+            "iam.withOIDC",
+            "iam.withOIDC must be true for iam.serviceAccounts to be created",
+        );
+    }
+    let mut seen = std::collections::HashMap::new();
+    for (index, account) in accounts.iter().enumerate() {
+        let path = format!("iam.serviceAccounts[{index}]");
+        let metadata = account.get("metadata").unwrap_or(&Value::Null);
+        let Some(name) = non_empty(metadata, "name") else {
+            report.fire(
+                format!("{path}.metadata.name"),
+                format!("{path}.name must be set"),
+            );
+            continue;
+        };
+        let namespace = non_empty(metadata, "namespace").unwrap_or("default");
+        let key = format!("{namespace}/{name}");
+        if let Some(first) = seen.get(&key) {
+            report.fire(
+                format!("{path}.metadata.name"),
+                format!("service account `{key}` is already listed at {first}"),
+            );
+        } else {
+            seen.insert(key, path.clone());
+        }
+        let well_known = account
+            .get("wellKnownPolicies")
+            .and_then(Value::as_mapping)
+            .is_some_and(|policies| policies.values().any(|on| on.as_bool() == Some(true)));
+        if !well_known
+            && !has(account, "attachPolicyARNs")
+            && account.get("attachPolicy").is_none()
+            && !has(account, "attachRoleARN")
+        {
+            report.fire(
+                path.clone(),
+                format!("{path} needs wellKnownPolicies, attachPolicyARNs, attachPolicy or attachRoleARN"),
+            );
+        }
+    }
+}
+
+fn permission_policy_name_problem(association: &Value) -> Option<String> {
+    let name = non_empty(association, "permissionPolicyName")?;
+    if !has(association, "permissionPolicy") {
+        return Some("permissionPolicyName requires permissionPolicy to be set".into());
+    }
+    (!name.bytes().any(|byte| byte.is_ascii_alphanumeric()))
+        .then(|| format!("permissionPolicyName `{name}` must contain at least one letter or digit"))
+}
+
+fn pod_identity_association_invalid(document: &Value, report: &mut Report<'_>) {
+    if !is_cluster_config(document) {
+        return;
+    }
+    if let Some(iam) = document.get("iam") {
+        for (index, association) in list(iam, "podIdentityAssociations").iter().enumerate() {
+            if let Some(problem) = permission_policy_name_problem(association) {
+                report.fire(
+                    format!("iam.podIdentityAssociations[{index}].permissionPolicyName"),
+                    problem,
+                );
+            }
+        }
+    }
+    for (index, addon) in list(document, "addons").iter().enumerate() {
+        let path = format!("addons[{index}]");
+        let name = text(addon, "name").unwrap_or("");
+        let associations = list(addon, "podIdentityAssociations");
+        for (item, association) in associations.iter().enumerate() {
+            let at = format!("{path}.podIdentityAssociations[{item}]");
+            if has(association, "wellKnownPolicies") {
+                report.fire(
+                    format!("{at}.wellKnownPolicies"),
+                    format!("wellKnownPolicies is not supported for addon.podIdentityAssociations (addon {name}); use useDefaultPodIdentityAssociations"),
+                );
+            }
+            if association.get("tags").is_some_and(|tags| !tags.is_null()) {
+                report.fire(
+                    format!("{at}.tags"),
+                    format!(
+                        "tags is not supported for addon.podIdentityAssociations (addon {name})"
+                    ),
+                );
+            }
+            if let Some(problem) = permission_policy_name_problem(association) {
+                report.fire(format!("{at}.permissionPolicyName"), problem);
+            }
+        }
+        if enabled(addon, "useDefaultPodIdentityAssociations") {
+            if !associations.is_empty() {
+                report.fire(
+                    format!("{path}.useDefaultPodIdentityAssociations"),
+                    format!("addon {name} sets both useDefaultPodIdentityAssociations and podIdentityAssociations"),
+                );
+            }
+            if has(addon, "serviceAccountRoleARN")
+                || has(addon, "wellKnownPolicies")
+                || has(addon, "attachPolicy")
+                || has(addon, "attachPolicyARNs")
+            {
+                report.fire(
+                    format!("{path}.useDefaultPodIdentityAssociations"),
+                    format!("addon {name}: serviceAccountRoleARN, wellKnownPolicies, attachPolicy and attachPolicyARNs cannot be set with useDefaultPodIdentityAssociations"),
+                );
+            }
+        }
+    }
+}
+
+fn cluster_logging_invalid(document: &Value, report: &mut Report<'_>) {
+    const TYPES: &[&str] = &[
+        "api",
+        "audit",
+        "authenticator",
+        "controllerManager",
+        "scheduler",
+    ];
+    const RETENTION_DAYS: &[i64] = &[
+        1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1827, 3653,
+    ];
+    if !is_cluster_config(document) {
+        return;
+    }
+    let Some(logging) = document
+        .get("cloudWatch")
+        .and_then(|cloud_watch| cloud_watch.get("clusterLogging"))
+    else {
+        return;
+    };
+    let types = list(logging, "enableTypes");
+    let retention = number(logging, "logRetentionInDays").unwrap_or(0);
+    if types.is_empty() {
+        if retention != 0 {
+            report.fire(
+                "cloudWatch.clusterLogging.logRetentionInDays",
+                "logRetentionInDays cannot be set without enabling log types",
+            );
+        }
+        return;
+    }
+    // `all` or `*` anywhere turns on every type before validation.
+    let wildcard = types
+        .iter()
+        .any(|kind| matches!(kind.as_str(), Some("all" | "*")));
+    if !wildcard {
+        for (index, kind) in types.iter().enumerate() {
+            let name = kind.as_str().unwrap_or("");
+            if !TYPES.contains(&name) {
+                report.fire(
+                    format!("cloudWatch.clusterLogging.enableTypes[{index}]"),
+                    format!("log type `{name}` is unknown: EKS has {}", TYPES.join(", ")),
+                );
+            }
+        }
+    }
+    if retention != 0 && !RETENTION_DAYS.contains(&retention) {
+        report.fire(
+            "cloudWatch.clusterLogging.logRetentionInDays",
+            format!(
+                "logRetentionInDays {retention} is not one CloudWatch offers ({RETENTION_DAYS:?})"
+            ),
+        );
+    }
+}
+
+fn upgrade_policy_invalid(document: &Value, report: &mut Report<'_>) {
+    if !is_cluster_config(document) {
+        return;
+    }
+    if let Some(support) = document
+        .get("upgradePolicy")
+        .and_then(|policy| non_empty(policy, "supportType"))
+        && !matches!(support, "STANDARD" | "EXTENDED")
+    {
+        report.fire(
+            "upgradePolicy.supportType",
+            format!("upgradePolicy.supportType `{support}` is not STANDARD or EXTENDED"),
+        );
+    }
+    if let Some(timeout) = document
+        .get("metadata")
+        .and_then(|metadata| metadata.get("rollbackConfig"))
+        .and_then(|rollback| number(rollback, "timeoutMinutes"))
+        && !(120..=10080).contains(&timeout)
+    {
+        report.fire(
+            "metadata.rollbackConfig.timeoutMinutes",
+            format!("metadata.rollbackConfig.timeoutMinutes must be between 120 and 10080, got {timeout}"),
+        );
+    }
+}
+
+fn ipv6(document: &Value) -> bool {
+    document
+        .get("kubernetesNetworkConfig")
+        .and_then(|config| text(config, "ipFamily"))
+        .is_some_and(|family| family.eq_ignore_ascii_case("IPv6"))
+}
+
+fn vpc_config_invalid(document: &Value, report: &mut Report<'_>) {
+    if !is_cluster_config(document) {
+        return;
+    }
+    let Some(vpc) = document.get("vpc").filter(|vpc| vpc.is_mapping()) else {
+        return;
+    };
+    let ipv6 = ipv6(document);
+    if let Some(private) = document
+        .get("privateCluster")
+        .filter(|private| enabled(private, "enabled"))
+    {
+        let private_subnets = vpc
+            .get("subnets")
+            .and_then(|subnets| subnets.get("private"))
+            .and_then(Value::as_mapping)
+            .is_some_and(|subnets| !subnets.is_empty());
+        if has(vpc, "id") && !private_subnets {
+            report.fire(
+                "vpc.subnets.private",
+                "a fully-private cluster in an existing VPC needs vpc.subnets.private",
+            );
+        }
+        if has(private, "additionalEndpointServices") && enabled(private, "skipEndpointCreation") {
+            report.fire(
+                "privateCluster.additionalEndpointServices",
+                "privateCluster.additionalEndpointServices cannot be set when privateCluster.skipEndpointCreation is true",
+            );
+        }
+        if has(document, "localZones") {
+            report.fire(
+                "localZones",
+                "localZones cannot be used in a fully-private cluster",
+            );
+        }
+    } else if let Some(endpoints) = vpc
+        .get("clusterEndpoints")
+        .filter(|endpoints| endpoints.is_mapping())
+    {
+        // eksctl defaults publicAccess to true and privateAccess to false.
+        let public = flag(endpoints, "publicAccess").unwrap_or(true);
+        let private = flag(endpoints, "privateAccess").unwrap_or(false);
+        if !public && !private {
+            report.fire(
+                "vpc.clusterEndpoints",
+                "Kubernetes API access must have one of public or private clusterEndpoints enabled",
+            );
+        }
+    }
+    for key in ["extraCIDRs", "publicAccessCIDRs", "extraIPv6CIDRs"] {
+        for (index, cidr) in list(vpc, key).iter().enumerate() {
+            let cidr_text = cidr.as_str().unwrap_or("");
+            if !is_cidr(cidr_text) {
+                report.fire(
+                    format!("vpc.{key}[{index}]"),
+                    format!("`{cidr_text}` is not a CIDR block such as 10.1.0.0/16"),
+                );
+            }
+        }
+    }
+    if has(vpc, "extraIPv6CIDRs") && !ipv6 {
+        report.fire(
+            "vpc.extraIPv6CIDRs",
+            "vpc.extraIPv6CIDRs cannot be given for an IPv4 cluster",
+        );
+    }
+    if has(vpc, "securityGroup") && has(vpc, "controlPlaneSecurityGroupIDs") {
+        report.fire(
+            "vpc.controlPlaneSecurityGroupIDs",
+            "only one of vpc.securityGroup and vpc.controlPlaneSecurityGroupIDs can be set",
+        );
+    }
+    if (has(vpc, "ipv6Cidr") || has(vpc, "ipv6Pool")) && !ipv6 {
+        report.fire(
+            "vpc.ipv6Cidr",
+            "ipv6Cidr and ipv6Pool are only supported when ipFamily is IPv6",
+        );
+    }
+    if ipv6 {
+        if enabled(vpc, "autoAllocateIPv6") {
+            report.fire(
+                "vpc.autoAllocateIPv6",
+                "autoAllocateIPv6 is not supported with IPv6",
+            );
+        }
+        match (has(vpc, "ipv6Cidr"), has(vpc, "ipv6Pool")) {
+            (true, true) if has(vpc, "id") => report.fire(
+                "vpc.ipv6Cidr",
+                "vpc.ipv6Cidr cannot be given with an existing vpc.id",
+            ),
+            (true, false) | (false, true) => report.fire(
+                "vpc.ipv6Cidr",
+                "ipv6Cidr and ipv6Pool must both be set to use a custom IPv6 CIDR and pool",
+            ),
+            _ => {}
+        }
+        if vpc.get("nat").is_some_and(|nat| !nat.is_null()) {
+            report.fire("vpc.nat", "setting NAT is not supported with IPv6");
+        }
+        if has(document, "localZones") {
+            report.fire("localZones", "localZones are not supported with IPv6");
+        }
+    }
+    if !has(vpc, "sharedNodeSecurityGroup")
+        && flag(vpc, "manageSharedNodeSecurityGroupRules") == Some(false)
+    {
+        report.fire(
+            "vpc.manageSharedNodeSecurityGroupRules",
+            "vpc.manageSharedNodeSecurityGroupRules must stay enabled with eksctl-managed security groups",
+        );
+    }
+    if let Some(hostname) = non_empty(vpc, "hostnameType") {
+        if vpc.get("subnets").is_some_and(|subnets| !subnets.is_null()) {
+            report.fire(
+                "vpc.hostnameType",
+                "vpc.hostnameType is not supported with an existing VPC's subnets",
+            );
+        } else if !matches!(hostname, "ip-name" | "resource-name") {
+            report.fire(
+                "vpc.hostnameType",
+                format!("vpc.hostnameType `{hostname}` is not ip-name or resource-name"),
+            );
+        }
+    }
+    if has(document, "localZones") {
+        if has(vpc, "id") {
+            report.fire(
+                "localZones",
+                "localZones are not supported with an existing VPC",
+            );
+        }
+        if vpc
+            .get("nat")
+            .and_then(|nat| text(nat, "gateway"))
+            .is_some_and(|gateway| gateway == "HighlyAvailable")
+        {
+            report.fire(
+                "vpc.nat.gateway",
+                "a HighlyAvailable NAT gateway is not supported for localZones",
+            );
+        }
+    }
+}
+
+fn control_plane_private_subnets_invalid(document: &Value, report: &mut Report<'_>) {
+    if !is_cluster_config(document) {
+        return;
+    }
+    let Some(vpc) = document
+        .get("vpc")
+        .filter(|vpc| enabled(vpc, "controlPlaneOnPrivateSubnets"))
+    else {
+        return;
+    };
+    if has(vpc, "controlPlaneSubnetIDs") {
+        report.fire(
+            "vpc.controlPlaneSubnetIDs",
+            "only one of vpc.controlPlaneSubnetIDs and vpc.controlPlaneOnPrivateSubnets can be set",
+        );
+        return;
+    }
+    if document
+        .get("outpost")
+        .is_some_and(|outpost| !outpost.is_null())
+    {
+        return;
+    }
+    match vpc.get("subnets").filter(|subnets| !subnets.is_null()) {
+        None => {
+            let zones: std::collections::HashSet<&str> = list(document, "availabilityZones")
+                .iter()
+                .filter_map(Value::as_str)
+                .collect();
+            if !list(document, "availabilityZones").is_empty() && zones.len() < 2 {
+                report.fire(
+                    "availabilityZones",
+                    "vpc.controlPlaneOnPrivateSubnets needs at least 2 distinct availability zones",
+                );
+            }
+        }
+        Some(subnets) => {
+            let private = subnets.get("private").and_then(Value::as_mapping);
+            let count = private.map(|private| private.len()).unwrap_or(0);
+            if count < 2 {
+                report.fire(
+                    "vpc.subnets.private",
+                    format!("vpc.controlPlaneOnPrivateSubnets needs at least 2 private subnets, got {count}"),
+                );
+                return;
+            }
+            let zones: std::collections::HashSet<String> = private
+                .into_iter()
+                .flatten()
+                .map(|(key, subnet)| {
+                    non_empty(subnet, "az")
+                        .map(str::to_owned)
+                        .unwrap_or_else(|| key.as_str().unwrap_or("").to_owned())
+                })
+                .collect();
+            if zones.len() < 2 {
+                report.fire(
+                    "vpc.subnets.private",
+                    "vpc.controlPlaneOnPrivateSubnets needs private subnets in at least 2 availability zones",
+                );
+            }
+        }
+    }
+}
+
+fn kubernetes_network_config_invalid(document: &Value, report: &mut Report<'_>) {
+    if !is_cluster_config(document) {
+        return;
+    }
+    let Some(config) = document
+        .get("kubernetesNetworkConfig")
+        .filter(|config| config.is_mapping())
+    else {
+        return;
+    };
+    let ipv6 = ipv6(document);
+    if let Some(cidr) = non_empty(config, "serviceIPv4CIDR") {
+        if ipv6 {
+            report.fire(
+                "kubernetesNetworkConfig.serviceIPv4CIDR",
+                "a service IPv4 CIDR is not supported with IPv6",
+            );
+        } else if !is_cidr(cidr) {
+            report.fire(
+                "kubernetesNetworkConfig.serviceIPv4CIDR",
+                format!("`{cidr}` is not a CIDR block such as 10.100.0.0/16"),
+            );
+        }
+    }
+    match text(config, "ipFamily") {
+        None | Some("") => {}
+        Some(family) if family.eq_ignore_ascii_case("IPv4") => {}
+        Some(family) if family.eq_ignore_ascii_case("IPv6") => {
+            let auto_mode = document
+                .get("autoModeConfig")
+                .is_some_and(|auto| enabled(auto, "enabled"));
+            let has_coredns = list(document, "addons").iter().any(|addon| {
+                text(addon, "name").is_some_and(|name| name.eq_ignore_ascii_case("coredns"))
+            });
+            if !auto_mode && !has_coredns {
+                report.fire(
+                    "addons",
+                    "IPv6 needs the default core add-ons listed; missing: coredns (or use EKS Auto Mode)",
+                );
+            }
+        }
+        Some(family) => report.fire(
+            "kubernetesNetworkConfig.ipFamily",
+            format!("ipFamily `{family}` is not IPv4 or IPv6"),
+        ),
+    }
+}
+
+fn secrets_encryption_invalid(document: &Value, report: &mut Report<'_>) {
+    if !is_cluster_config(document) {
+        return;
+    }
+    let Some(encryption) = document
+        .get("secretsEncryption")
+        .filter(|value| !value.is_null())
+    else {
+        return;
+    };
+    match non_empty(encryption, "keyARN") {
+        None => report.fire(
+            "secretsEncryption.keyARN",
+            "secretsEncryption.keyARN is required for secrets encryption",
+        ),
+        Some(key) if !is_arn(key) => {
+            report.fire("secretsEncryption.keyARN", format!("`{key}` is not an ARN"))
+        }
+        Some(_) => {}
+    }
+}
+
+fn access_entries_need_api_authentication(document: &Value, report: &mut Report<'_>) {
+    if !is_cluster_config(document) {
+        return;
+    }
+    let Some(access) = document.get("accessConfig") else {
+        return;
+    };
+    if has(access, "accessEntries") && text(access, "authenticationMode") == Some("CONFIG_MAP") {
+        report.fire(
+            "accessConfig.authenticationMode",
+            "access entries need authenticationMode API_AND_CONFIG_MAP or API, not CONFIG_MAP",
+        );
+    }
+}
+
+/// `v1.2.3` or `1.2.3` as numbers; `None` when it is not a version.
+fn semantic_version(text: &str) -> Option<Vec<u64>> {
+    let core = text.strip_prefix('v').unwrap_or(text);
+    let core = core.split(['-', '+']).next()?;
+    core.split('.').map(|part| part.parse().ok()).collect()
+}
+
+fn karpenter_block_invalid(document: &Value, report: &mut Report<'_>) {
+    if !is_cluster_config(document) {
+        return;
+    }
+    let Some(karpenter) = document.get("karpenter").filter(|value| !value.is_null()) else {
+        return;
+    };
+    match non_empty(karpenter, "version") {
+        None => report.fire(
+            "karpenter.version",
+            "karpenter.version is required when eksctl installs Karpenter",
+        ),
+        Some(version) => match semantic_version(version) {
+            None => report.fire("karpenter.version", format!("`{version}` is not a version")),
+            Some(parts) if parts < vec![0, 20, 0] => report.fire(
+                "karpenter.version",
+                format!("Karpenter {version} is older than the minimum eksctl supports, v0.20.0"),
+            ),
+            Some(_) => {}
+        },
+    }
+}
+
+fn identity_provider_invalid(document: &Value, report: &mut Report<'_>) {
+    if !is_cluster_config(document) {
+        return;
+    }
+    for (index, provider) in list(document, "identityProviders").iter().enumerate() {
+        if text(provider, "type") != Some("oidc") {
+            continue;
+        }
+        for key in ["name", "clientID", "issuerURL"] {
+            if non_empty(provider, key).is_none() {
+                report.fire(
+                    format!("identityProviders[{index}].{key}"),
+                    format!("identityProviders[{index}].{key} must be set and non-empty"),
+                );
+            }
+        }
+    }
+}
+
+fn fargate_profile_invalid(document: &Value, report: &mut Report<'_>) {
+    if !is_cluster_config(document) {
+        return;
+    }
+    for (index, profile) in list(document, "fargateProfiles").iter().enumerate() {
+        let path = format!("fargateProfiles[{index}]");
+        match non_empty(profile, "name") {
+            None => report.fire(format!("{path}.name"), "a Fargate profile needs a name"),
+            Some(name) if name.starts_with("eks-") => report.fire(
+                format!("{path}.name"),
+                format!("Fargate profile name `{name}` must not start with `eks-`"),
+            ),
+            Some(_) => {}
+        }
+        let selectors = list(profile, "selectors");
+        if selectors.is_empty() {
+            report.fire(
+                format!("{path}.selectors"),
+                "a Fargate profile needs at least one selector",
+            );
+        }
+        for (item, selector) in selectors.iter().enumerate() {
+            if non_empty(selector, "namespace").is_none() {
+                report.fire(
+                    format!("{path}.selectors[{item}].namespace"),
+                    "a Fargate profile selector needs a namespace",
+                );
+            }
+        }
+    }
+}
+
+// --- node group rules
+
+fn nodegroup_volume_invalid(document: &Value, report: &mut Report<'_>) {
+    for (path, kind, group) in groups(document) {
+        let launch_template = group
+            .get("launchTemplate")
+            .is_some_and(|value| !value.is_null());
+        // A managed group gets volumeSize 80 before validation unless a launch template
+        // brings its own; a self-managed group is validated before its defaults.
+        let has_size = group.get("volumeSize").is_some_and(|size| !size.is_null())
+            || (kind == Kind::Managed && !launch_template);
+        if !has_size {
+            for key in ["volumeName", "volumeKmsKeyID"] {
+                if non_empty(group, key).is_some() {
+                    report.fire(
+                        format!("{path}.{key}"),
+                        format!("{path}.{key} cannot be set without {path}.volumeSize"),
+                    );
+                }
+            }
+            if enabled(group, "volumeEncrypted") {
+                report.fire(
+                    format!("{path}.volumeEncrypted"),
+                    format!("{path}.volumeEncrypted cannot be set without {path}.volumeSize"),
+                );
+            }
+        }
+        if non_empty(group, "volumeKmsKeyID").is_some() && !enabled(group, "volumeEncrypted") {
+            report.fire(
+                format!("{path}.volumeKmsKeyID"),
+                format!("{path}.volumeKmsKeyID needs {path}.volumeEncrypted: true"),
+            );
+        }
+        let volume_type = text(group, "volumeType");
+        let iops = number(group, "volumeIOPS");
+        let throughput = number(group, "volumeThroughput");
+        if let Some(volume_type) = volume_type {
+            if iops.is_some() && !matches!(volume_type, "io1" | "io2" | "gp3") {
+                report.fire(
+                    format!("{path}.volumeIOPS"),
+                    format!("{path}.volumeIOPS is only supported for io1, io2 and gp3 volumes, not {volume_type}"),
+                );
+            }
+            let range = match volume_type {
+                "io1" => Some((100, 64_000)),
+                "io2" => Some((100, 256_000)),
+                _ => None,
+            };
+            if let (Some((low, high)), Some(iops)) = (range, iops)
+                && !(low..=high).contains(&iops)
+            {
+                report.fire(
+                    format!("{path}.volumeIOPS"),
+                    format!("{path}.volumeIOPS {iops} is outside {low}-{high} for {volume_type}"),
+                );
+            }
+            if throughput.is_some() && volume_type != "gp3" {
+                report.fire(
+                    format!("{path}.volumeThroughput"),
+                    format!("{path}.volumeThroughput is only supported for gp3 volumes, not {volume_type}"),
+                );
+            }
+        }
+        if volume_type.is_none_or(|volume_type| volume_type == "gp3") {
+            if let Some(iops) = iops
+                && !(3_000..=16_000).contains(&iops)
+            {
+                report.fire(
+                    format!("{path}.volumeIOPS"),
+                    format!("{path}.volumeIOPS {iops} is outside 3000-16000 for gp3"),
+                );
+            }
+            if let Some(throughput) = throughput
+                && !(125..=1_000).contains(&throughput)
+            {
+                report.fire(
+                    format!("{path}.volumeThroughput"),
+                    format!("{path}.volumeThroughput {throughput} is outside 125-1000 for gp3"),
+                );
+            }
+        }
+    }
+}
+
+fn nodegroup_label_invalid(document: &Value, report: &mut Report<'_>) {
+    for (path, _, group) in groups(document) {
+        let Some(labels) = group.get("labels").and_then(Value::as_mapping) else {
+            continue;
+        };
+        for (key, value) in labels {
+            let Some(key) = key.as_str() else { continue };
+            let at = child(&format!("{path}.labels"), key);
+            let problem = if key.matches('/').count() > 1 {
+                Some(format!("node label key `{key}` can only use one `/`"))
+            } else {
+                qualified_name_problem(key)
+                    .map(|problem| format!("label key `{key}` is invalid: {problem}"))
+            };
+            if let Some(problem) = problem {
+                report.fire(at, problem);
+                continue;
+            }
+            let value_text = match value {
+                Value::String(text) => text.clone(),
+                Value::Null => String::new(),
+                other => serde_yaml::to_string(other)
+                    .unwrap_or_default()
+                    .trim()
+                    .to_owned(),
+            };
+            if let Some(problem) = label_value_problem(&value_text) {
+                report.fire(at, format!("label `{key}` has an invalid value: {problem}"));
+                continue;
+            }
+            if let Some((namespace, _)) = key.split_once('/')
+                && is_reserved_label_namespace(namespace)
+                && !is_kubelet_label(key)
+            {
+                report.fire(
+                    at,
+                    format!("label `{key}` uses a reserved prefix (kubernetes.io/, k8s.io/) that eksctl refuses"),
+                );
+            }
+        }
+    }
+}
+
+fn nodegroup_taint_malformed(document: &Value, report: &mut Report<'_>) {
+    for (path, kind, group) in groups(document) {
+        for (index, taint) in list(group, "taints").iter().enumerate() {
+            let at = format!("{path}.taints[{index}]");
+            let key = text(taint, "key").unwrap_or("");
+            if !key.is_empty()
+                && let Some(problem) = qualified_name_problem(key)
+            {
+                report.fire(
+                    format!("{at}.key"),
+                    format!("taint key `{key}` is invalid: {problem}"),
+                );
+            }
+            if let Some(value) = text(taint, "value")
+                && let Some(problem) = label_value_problem(value)
+            {
+                report.fire(
+                    format!("{at}.value"),
+                    format!("taint value is invalid: {problem}"),
+                );
+            }
+            // Managed groups' keys and effects are the spec rule taint-effect-invalid's.
+            if kind == Kind::SelfManaged {
+                if key.is_empty() {
+                    report.fire(format!("{at}.key"), "a taint needs a key");
+                }
+                let effect = text(taint, "effect").unwrap_or("");
+                if !matches!(effect, "NoSchedule" | "PreferNoSchedule" | "NoExecute") {
+                    report.fire(
+                        format!("{at}.effect"),
+                        format!("taint effect `{effect}` is not NoSchedule, PreferNoSchedule or NoExecute"),
+                    );
+                }
+            }
+        }
+    }
+}
+
+const ADDON_POLICIES: &[&str] = &[
+    "autoScaler",
+    "externalDNS",
+    "certManager",
+    "imageBuilder",
+    "appMesh",
+    "appMeshPreview",
+    "ebs",
+    "fsx",
+    "efs",
+    "awsLoadBalancerController",
+    "albIngress",
+    "xRay",
+    "cloudWatch",
+];
+
+fn enabled_addon_policy(iam: &Value) -> Option<&'static str> {
+    let policies = iam.get("withAddonPolicies")?;
+    ADDON_POLICIES
+        .iter()
+        .copied()
+        .find(|policy| enabled(policies, policy))
+}
+
+fn nodegroup_field_conflict(document: &Value, report: &mut Report<'_>) {
+    for (path, kind, group) in groups(document) {
+        let iam = group.get("iam").filter(|iam| iam.is_mapping());
+        if enabled(group, "disablePodIMDS")
+            && let Some(policy) = iam.and_then(enabled_addon_policy)
+        {
+            report.fire(
+                format!("{path}.disablePodIMDS"),
+                format!("{path}.disablePodIMDS and {path}.iam.withAddonPolicies.{policy} cannot be set together"),
+            );
+        }
+        if let Some(iam) = iam {
+            let arn_fields: &[&str] = match kind {
+                Kind::SelfManaged => &["instanceProfileARN", "instanceRoleARN"],
+                Kind::Managed => &["instanceRoleARN"],
+            };
+            for field in arn_fields {
+                if non_empty(iam, field).is_none() {
+                    continue;
+                }
+                let conflict = [
+                    "instanceRoleName",
+                    "attachPolicy",
+                    "attachPolicyARNs",
+                    "instanceRolePermissionsBoundary",
+                ]
+                .into_iter()
+                .find(|other| has(iam, other))
+                .map(str::to_owned)
+                .or_else(|| {
+                    enabled_addon_policy(iam).map(|policy| format!("withAddonPolicies.{policy}"))
+                });
+                if let Some(conflict) = conflict {
+                    report.fire(
+                        format!("{path}.iam.{field}"),
+                        format!(
+                            "{path}.iam.{field} and {path}.iam.{conflict} cannot be set together"
+                        ),
+                    );
+                }
+            }
+            if kind == Kind::SelfManaged {
+                for (index, policy) in list(iam, "attachPolicyARNs").iter().enumerate() {
+                    let policy = policy.as_str().unwrap_or("");
+                    if !is_arn(policy) {
+                        report.fire(
+                            format!("{path}.iam.attachPolicyARNs[{index}]"),
+                            format!("`{policy}` is not an ARN"),
+                        );
+                    }
+                }
+                if let Some(policies) = iam.get("withAddonPolicies")
+                    && enabled(policies, "albIngress")
+                    && enabled(policies, "awsLoadBalancerController")
+                {
+                    report.fire(
+                        format!("{path}.iam.withAddonPolicies.albIngress"),
+                        "awsLoadBalancerController and the deprecated albIngress cannot both be set",
+                    );
+                }
+            }
+        }
+        if let Some(placement) = group.get("placement").filter(|value| !value.is_null())
+            && non_empty(placement, "groupName").is_none()
+        {
+            report.fire(
+                format!("{path}.placement.groupName"),
+                format!("{path}.placement.groupName must be set and non-empty"),
+            );
+        }
+        if let Some(ssh) = group.get("ssh").filter(|value| value.is_mapping()) {
+            if flag(ssh, "enableSSM") == Some(false) {
+                report.fire(
+                    format!("{path}.ssh.enableSSM"),
+                    "the SSM agent is built into EKS AMIs and cannot be disabled",
+                );
+            }
+            let keys = ["publicKeyName", "publicKeyPath", "publicKey"]
+                .iter()
+                .filter(|key| non_empty(ssh, key).is_some())
+                .count();
+            if keys > 1 && kind == Kind::SelfManaged {
+                report.fire(
+                    format!("{path}.ssh"),
+                    "only one of publicKeyName, publicKeyPath or publicKey can be given",
+                );
+            }
+        }
+        if number(group, "maxPodsPerNode").is_some_and(|pods| pods < 0) {
+            report.fire(
+                format!("{path}.maxPodsPerNode"),
+                format!("{path}.maxPodsPerNode cannot be negative"),
+            );
+        }
+        if kind == Kind::Managed
+            && non_empty(group, "instanceType").is_some()
+            && group
+                .get("instanceSelector")
+                .and_then(Value::as_mapping)
+                .is_some_and(|selector| selector.values().any(|value| !is_zero(value)))
+        {
+            report.fire(
+                format!("{path}.instanceType"),
+                format!("{path}: instanceType cannot be set with instanceSelector"),
+            );
+        }
+        if kind == Kind::SelfManaged && has(group, "localZones") && has(group, "availabilityZones")
+        {
+            report.fire(
+                format!("{path}.localZones"),
+                "localZones and availabilityZones cannot both be set",
+            );
+        }
+    }
+}
+
+/// A Go zero value: eksctl's `InstanceSelector.IsZero`.
+fn is_zero(value: &Value) -> bool {
+    match value {
+        Value::Null => true,
+        Value::Bool(boolean) => !boolean,
+        Value::Number(number) => number.as_f64() == Some(0.0),
+        Value::String(text) => text.is_empty(),
+        Value::Sequence(items) => items.is_empty(),
+        Value::Mapping(map) => map.is_empty(),
+        Value::Tagged(_) => false,
+    }
+}
+
+fn nodegroup_ami_invalid(document: &Value, report: &mut Report<'_>) {
+    let version = kubernetes_version(document);
+    for (path, kind, group) in groups(document) {
+        let family = ami_family(group);
+        // Only a custom image: `auto`, `auto-ssm` and `static` let eksctl pick one.
+        let ami = non_empty(group, "ami").filter(|ami| {
+            ami.starts_with("ami-") || ami.starts_with("resolve:ssm:") || ami.starts_with("ssm:")
+        });
+        // Family names are matched without case, as eksctl normalises them first.
+        if family.eq_ignore_ascii_case("AmazonLinux2")
+            && version.is_some_and(|version| version >= (1, 33))
+            && (kind == Kind::SelfManaged || ami.is_none())
+        {
+            report.fire(
+                format!("{path}.amiFamily"),
+                "AmazonLinux2 is not supported from Kubernetes 1.33: use AmazonLinux2023 or Bottlerocket",
+            );
+        }
+        let override_bootstrap = group
+            .get("overrideBootstrapCommand")
+            .is_some_and(|value| !value.is_null());
+        if let Some(ami) = ami {
+            if family.is_empty() {
+                report.fire(
+                    format!("{path}.amiFamily"),
+                    format!("{path} uses a custom AMI, so amiFamily must be set"),
+                );
+            } else if kind == Kind::Managed {
+                if !is_amazon_linux(family) && !is_bottlerocket(family) && !is_ubuntu(family) {
+                    report.fire(
+                        format!("{path}.amiFamily"),
+                        format!(
+                            "a managed group's custom AMI `{ami}` cannot have amiFamily {family}"
+                        ),
+                    );
+                }
+                for (key, shown) in [
+                    ("maxPodsPerNode", "maxPodsPerNode"),
+                    ("releaseVersion", "releaseVersion"),
+                ] {
+                    if has(group, key) {
+                        report.fire(
+                            format!("{path}.{key}"),
+                            format!("{path}.{shown} is not supported with a custom AMI"),
+                        );
+                    }
+                }
+                if group
+                    .get("ssh")
+                    .is_some_and(|ssh| enabled(ssh, "enableSSM"))
+                {
+                    report.fire(
+                        format!("{path}.ssh.enableSSM"),
+                        format!("{path}.ssh.enableSSM is not supported with a custom AMI"),
+                    );
+                }
+            }
+            let needs_override = family != "AmazonLinux2023"
+                && !is_bottlerocket(family)
+                && (kind == Kind::Managed || !is_windows(family));
+            if !family.is_empty() && needs_override && !override_bootstrap {
+                report.fire(
+                    format!("{path}.overrideBootstrapCommand"),
+                    format!("{path}.overrideBootstrapCommand is required with a custom AMI based on {family}"),
+                );
+            }
+        }
+        let bottlerocket = is_bottlerocket(family);
+        if kind == Kind::SelfManaged {
+            if group
+                .get("bottlerocket")
+                .is_some_and(|value| !value.is_null())
+                && !bottlerocket
+            {
+                report.fire(
+                    format!("{path}.bottlerocket"),
+                    format!("bottlerocket settings need amiFamily Bottlerocket or BottlerocketFips, not `{family}`"),
+                );
+            }
+            if bottlerocket
+                && let Some(kubernetes) = group
+                    .get("bottlerocket")
+                    .and_then(|bottlerocket| bottlerocket.get("settings"))
+                    .and_then(|settings| settings.get("kubernetes"))
+            {
+                for (setting, field) in [
+                    ("node-labels", "labels"),
+                    ("node-taints", "taints"),
+                    ("max-pods", "maxPodsPerNode"),
+                ] {
+                    if kubernetes.get(setting).is_some() {
+                        report.fire(
+                            child(&format!("{path}.bottlerocket.settings.kubernetes"), setting),
+                            format!(
+                                "use {path}.{field} instead of the Bottlerocket setting {setting}"
+                            ),
+                        );
+                    }
+                }
+                if kubernetes.get("cluster-dns-ip").is_some() && has(group, "clusterDNS") {
+                    report.fire(
+                        format!("{path}.clusterDNS"),
+                        "only one of bottlerocket.settings.kubernetes.cluster-dns-ip and clusterDNS can be set",
+                    );
+                }
+            }
+        }
+        let unsupported: &[&str] = match (kind, bottlerocket, is_windows(family)) {
+            (Kind::SelfManaged, true, _) => &[
+                "kubeletExtraConfig",
+                "preBootstrapCommands",
+                "overrideBootstrapCommand",
+            ],
+            (Kind::SelfManaged, false, true) => &["kubeletExtraConfig"],
+            (Kind::Managed, true, _) => &["preBootstrapCommands"],
+            (Kind::Managed, false, true) => &["overrideBootstrapCommand"],
+            _ => &[],
+        };
+        for field in unsupported {
+            if group.get(*field).is_some_and(|value| !value.is_null()) {
+                report.fire(
+                    format!("{path}.{field}"),
+                    format!("{field} is not supported for {family} node groups"),
+                );
+            }
+        }
+    }
+}
+
+fn managed_nodegroup_unsupported_field(document: &Value, report: &mut Report<'_>) {
+    for (path, kind, group) in groups(document) {
+        if kind != Kind::Managed {
+            continue;
+        }
+        if group
+            .get("iam")
+            .is_some_and(|iam| non_empty(iam, "instanceProfileARN").is_some())
+        {
+            report.fire(
+                format!("{path}.iam.instanceProfileARN"),
+                "instanceProfileARN is not supported for managed node groups",
+            );
+        }
+        if non_empty(group, "outpostARN").is_some() {
+            report.fire(
+                format!("{path}.outpostARN"),
+                "Outposts are not supported for managed node groups",
+            );
+        }
+        if let Some(groups) = group.get("securityGroups") {
+            for key in ["withLocal", "withShared"] {
+                if enabled(groups, key) {
+                    report.fire(
+                        format!("{path}.securityGroups.{key}"),
+                        format!("securityGroups.{key} is not supported for managed node groups"),
+                    );
+                }
+            }
+        }
+        let Some(template) = group.get("launchTemplate").filter(|value| !value.is_null()) else {
+            continue;
+        };
+        if non_empty(template, "id").is_none() {
+            report.fire(
+                format!("{path}.launchTemplate.id"),
+                "launchTemplate.id is required when launchTemplate is set",
+            );
+        }
+        if let Some(version) = template.get("version") {
+            let version_text = match version {
+                Value::String(text) => text.clone(),
+                Value::Number(number) => number.to_string(),
+                _ => String::new(),
+            };
+            match version_text.parse::<i64>() {
+                Ok(number) if number >= 1 => {}
+                Ok(_) => report.fire(
+                    format!("{path}.launchTemplate.version"),
+                    "launchTemplate.version must be 1 or more",
+                ),
+                Err(_) => report.fire(
+                    format!("{path}.launchTemplate.version"),
+                    format!("launchTemplate.version `{version_text}` is not a version number"),
+                ),
+            }
+        }
+        let ssh = group.get("ssh").unwrap_or(&Value::Null);
+        let mut clashing: Vec<&str> = [
+            "instanceType",
+            "ami",
+            "volumeSize",
+            "preBootstrapCommands",
+            "instanceName",
+            "instancePrefix",
+            "maxPodsPerNode",
+        ]
+        .into_iter()
+        .filter(|key| {
+            has(group, key) && !(*key == "maxPodsPerNode" && number(group, key) == Some(0))
+        })
+        .collect();
+        if group
+            .get("overrideBootstrapCommand")
+            .is_some_and(|value| !value.is_null())
+        {
+            clashing.push("overrideBootstrapCommand");
+        }
+        if group.get("placement").is_some_and(|value| !value.is_null()) {
+            clashing.push("placement");
+        }
+        if enabled(ssh, "allow") {
+            clashing.push("ssh.allow");
+        }
+        if enabled(ssh, "enableSSM") {
+            clashing.push("ssh.enableSSM");
+        }
+        if has(ssh, "sourceSecurityGroupIds") {
+            clashing.push("ssh.sourceSecurityGroupIds");
+        }
+        if group
+            .get("securityGroups")
+            .is_some_and(|groups| has(groups, "attachIDs"))
+        {
+            clashing.push("securityGroups.attachIDs");
+        }
+        if flag(group, "disableIMDSv1") == Some(false) {
+            clashing.push("disableIMDSv1");
+        }
+        if enabled(group, "disablePodIMDS") {
+            clashing.push("disablePodIMDS");
+        }
+        for field in clashing {
+            report.fire(
+                format!("{path}.{field}"),
+                format!("{field} cannot be set in a managed node group that has a launch template"),
+            );
+        }
+    }
+}
+
+fn managed_nodegroup_update_config_invalid(document: &Value, report: &mut Report<'_>) {
+    for (path, kind, group) in groups(document) {
+        if kind != Kind::Managed {
+            continue;
+        }
+        let Some(update) = group.get("updateConfig").filter(|value| !value.is_null()) else {
+            continue;
+        };
+        let count = number(update, "maxUnavailable");
+        let percentage = number(update, "maxUnavailablePercentage");
+        match (count, percentage) {
+            (None, None) => report.fire(
+                format!("{path}.updateConfig"),
+                "updateConfig needs maxUnavailable or maxUnavailablePercentage",
+            ),
+            (Some(_), Some(_)) => report.fire(
+                format!("{path}.updateConfig.maxUnavailablePercentage"),
+                "maxUnavailable and maxUnavailablePercentage cannot both be set",
+            ),
+            (Some(count), None) => {
+                // eksctl fills maxSize from desiredCapacity or minSize (default 2) first.
+                let max_size = number(group, "maxSize")
+                    .or_else(|| number(group, "desiredCapacity"))
+                    .or_else(|| number(group, "minSize"))
+                    .filter(|size| *size != 0)
+                    .unwrap_or(2);
+                if count > max_size {
+                    report.fire(
+                        format!("{path}.updateConfig.maxUnavailable"),
+                        format!("maxUnavailable {count} cannot be greater than maxSize {max_size}"),
+                    );
+                }
+            }
+            (None, Some(_)) => {}
+        }
+    }
+}
+
+fn instances_distribution_invalid(document: &Value, report: &mut Report<'_>) {
+    for (path, kind, group) in groups(document) {
+        if kind != Kind::SelfManaged {
+            continue;
+        }
+        let selector = group
+            .get("instanceSelector")
+            .and_then(Value::as_mapping)
+            .is_some_and(|selector| selector.values().any(|value| !is_zero(value)));
+        let distribution = group
+            .get("instancesDistribution")
+            .filter(|value| !value.is_null());
+        if distribution.is_none() && !selector {
+            continue;
+        }
+        if let Some(instance_type) = non_empty(group, "instanceType")
+            && instance_type != "mixed"
+        {
+            let feature = if distribution.is_some() {
+                "instancesDistribution"
+            } else {
+                "instanceSelector"
+            };
+            report.fire(
+                format!("{path}.instanceType"),
+                format!("instanceType must be `mixed` or unset with {feature}"),
+            );
+        }
+        let Some(distribution) = distribution else {
+            continue;
+        };
+        let at = format!("{path}.instancesDistribution");
+        let types = list(distribution, "instanceTypes");
+        if types.is_empty() && !selector {
+            report.fire(
+                format!("{at}.instanceTypes"),
+                "a mixed node group needs instance types",
+            );
+        }
+        if !selector {
+            let unique: std::collections::HashSet<&str> =
+                types.iter().filter_map(Value::as_str).collect();
+            if unique.len() > 20 {
+                report.fire(
+                    format!("{at}.instanceTypes"),
+                    format!(
+                        "a mixed node group may have 1 to 20 instance types, not {}",
+                        unique.len()
+                    ),
+                );
+            }
+        }
+        if number(distribution, "onDemandBaseCapacity").is_some_and(|base| base < 0) {
+            report.fire(
+                format!("{at}.onDemandBaseCapacity"),
+                "onDemandBaseCapacity must be 0 or more",
+            );
+        }
+        if number(distribution, "onDemandPercentageAboveBaseCapacity")
+            .is_some_and(|percentage| !(0..=100).contains(&percentage))
+        {
+            report.fire(
+                format!("{at}.onDemandPercentageAboveBaseCapacity"),
+                "onDemandPercentageAboveBaseCapacity must be between 0 and 100",
+            );
+        }
+        let pools = number(distribution, "spotInstancePools");
+        if pools.is_some_and(|pools| !(1..=20).contains(&pools)) {
+            report.fire(
+                format!("{at}.spotInstancePools"),
+                "spotInstancePools must be between 1 and 20",
+            );
+        }
+        if let Some(strategy) = text(distribution, "spotAllocationStrategy") {
+            if pools.is_some() && strategy.starts_with("capacity-optimized") {
+                report.fire(
+                    format!("{at}.spotInstancePools"),
+                    format!(
+                        "spotInstancePools cannot be given with spotAllocationStrategy {strategy}"
+                    ),
+                );
+            }
+            const STRATEGIES: &[&str] = &[
+                "lowest-price",
+                "diversified",
+                "capacity-optimized",
+                "capacity-optimized-prioritized",
+                "price-capacity-optimized",
+            ];
+            if !STRATEGIES.contains(&strategy) {
+                report.fire(
+                    format!("{at}.spotAllocationStrategy"),
+                    format!(
+                        "spotAllocationStrategy `{strategy}` is not one of {}",
+                        STRATEGIES.join(", ")
+                    ),
+                );
+            }
+        }
+    }
+}
+
+fn self_managed_nodegroup_invalid(document: &Value, report: &mut Report<'_>) {
+    let version = kubernetes_version(document);
+    for (path, kind, group) in groups(document) {
+        if kind != Kind::SelfManaged {
+            continue;
+        }
+        if let Some(credits) = text(group, "cpuCredits") {
+            let types: Vec<&str> = match group
+                .get("instancesDistribution")
+                .filter(|value| !value.is_null())
+            {
+                Some(distribution) => list(distribution, "instanceTypes")
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .collect(),
+                None => text(group, "instanceType").into_iter().collect(),
+            };
+            if !types
+                .iter()
+                .any(|instance_type| instance_type.starts_with('t'))
+            {
+                report.fire(
+                    format!("{path}.cpuCredits"),
+                    "cpuCredits is set, but the group has no burstable (t2/t3) instance types",
+                );
+            } else if !credits.eq_ignore_ascii_case("standard")
+                && !credits.eq_ignore_ascii_case("unlimited")
+            {
+                report.fire(
+                    format!("{path}.cpuCredits"),
+                    format!("cpuCredits `{credits}` is not standard or unlimited"),
+                );
+            }
+        }
+        const PROCESSES: &[&str] = &[
+            "Launch",
+            "Terminate",
+            "AddToLoadBalancer",
+            "AlarmNotification",
+            "AZRebalance",
+            "HealthCheck",
+            "InstanceRefresh",
+            "ReplaceUnhealthy",
+            "ScheduledActions",
+        ];
+        for (index, process) in list(group, "asgSuspendProcesses").iter().enumerate() {
+            let process = process.as_str().unwrap_or("");
+            if !PROCESSES.contains(&process) {
+                report.fire(
+                    format!("{path}.asgSuspendProcesses[{index}]"),
+                    format!("`{process}` is not an Auto Scaling process eksctl can suspend"),
+                );
+            }
+        }
+        if let Some(runtime) = text(group, "containerRuntime") {
+            let family = ami_family(group);
+            if family == "AmazonLinux2023" && runtime != "containerd" {
+                report.fire(
+                    format!("{path}.containerRuntime"),
+                    "only containerd is supported on AmazonLinux2023 nodes",
+                );
+            } else if !matches!(runtime, "containerd" | "dockerd" | "docker") {
+                report.fire(
+                    format!("{path}.containerRuntime"),
+                    format!("containerRuntime `{runtime}` is not containerd, dockerd or docker"),
+                );
+            } else if runtime != "containerd" && version.is_some_and(|version| version >= (1, 24)) {
+                report.fire(
+                    format!("{path}.containerRuntime"),
+                    "only containerd is supported from Kubernetes 1.24",
+                );
+            }
+            if group
+                .get("overrideBootstrapCommand")
+                .is_some_and(|value| !value.is_null())
+            {
+                report.fire(
+                    format!("{path}.containerRuntime"),
+                    "overrideBootstrapCommand overrides containerRuntime; set the runtime in the bootstrap script",
+                );
+            }
+        }
+        if let Some(lifetime) = number(group, "maxInstanceLifetime")
+            && lifetime < 86_400
+        {
+            report.fire(
+                format!("{path}.maxInstanceLifetime"),
+                format!(
+                    "maxInstanceLifetime must be at least 86400 seconds (one day), not {lifetime}"
+                ),
+            );
+        }
+        let family = ami_family(group);
+        if !is_bottlerocket(family)
+            && !is_windows(family)
+            && let Some(kubelet) = group.get("kubeletExtraConfig").and_then(Value::as_mapping)
+        {
+            for key in kubelet.keys().filter_map(Value::as_str) {
+                if matches!(
+                    key,
+                    "kind"
+                        | "apiVersion"
+                        | "address"
+                        | "clusterDomain"
+                        | "authentication"
+                        | "authorization"
+                        | "serverTLSBootstrap"
+                ) {
+                    report.fire(
+                        child(&format!("{path}.kubeletExtraConfig"), key),
+                        format!("kubeletExtraConfig cannot override `{key}`, which eksctl needs"),
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn label_names_and_values_follow_kubernetes() {
+        assert_eq!(qualified_name_problem("example.com/gpu-type"), None);
+        assert_eq!(qualified_name_problem("role"), None);
+        assert!(qualified_name_problem("has space").is_some());
+        assert!(qualified_name_problem("Example.com/x").is_some());
+        assert!(qualified_name_problem("/x").is_some());
+        assert!(qualified_name_problem(&"a".repeat(64)).is_some());
+        assert_eq!(label_value_problem(""), None);
+        assert_eq!(label_value_problem("a-b_c.d"), None);
+        assert!(label_value_problem("-a").is_some());
+        assert!(label_value_problem("/ no").is_some());
+        assert!(is_kubelet_label("node.kubernetes.io/lifecycle"));
+        assert!(is_kubelet_label("topology.kubernetes.io/zone"));
+        assert!(!is_kubelet_label("node-role.kubernetes.io/worker"));
+    }
+
+    #[test]
+    fn cidrs_are_read_as_go_reads_them() {
+        assert!(is_cidr("10.0.0.0/16"));
+        assert!(is_cidr("2600:1f14::/56"));
+        assert!(!is_cidr("10.0.0.0"));
+        assert!(!is_cidr("10.0.0.0/33"));
+        assert!(!is_cidr("10.0.0/16"));
+        assert!(!is_cidr("10.0.0.0/016x"));
+    }
+
+    #[test]
+    fn every_rule_cites_eksctl_validation() {
+        assert!(RULES.iter().all(|rule| {
+            rule.reference
+                .starts_with("eksctl pkg/apis/eksctl.io/v1alpha5/validation.go")
+        }));
+    }
+}

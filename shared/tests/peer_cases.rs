@@ -1,0 +1,103 @@
+//! The peers as the oracle: cases transcribed from eksctl's and Karpenter's own validation
+//! tests (`tests/data/peer-cases/`), each an object the real tool accepted or refused.
+//! `eks-studio lint` must report an error for every refused one and none for an accepted one.
+
+use std::path::Path;
+
+use serde_json::Value as Json;
+use shared::lint::lint_text;
+use shared::rules::Severity;
+
+/// RFC 7386 JSON merge patch: objects merge, `null` removes, anything else replaces.
+fn merge(target: &mut Json, patch: &Json) {
+    match (target, patch) {
+        (Json::Object(target), Json::Object(patch)) => {
+            for (key, value) in patch {
+                if value.is_null() {
+                    target.remove(key);
+                } else {
+                    merge(target.entry(key.clone()).or_insert(Json::Null), value);
+                }
+            }
+        }
+        (target, patch) => *target = patch.clone(),
+    }
+}
+
+struct Outcome {
+    mismatches: Vec<String>,
+    refused: usize,
+    accepted: usize,
+}
+
+fn run_table(file: &str) -> Outcome {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/peer-cases")
+        .join(file);
+    let table: Json = serde_yaml::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let bases = table["bases"].as_object().expect("bases");
+    let mut outcome = Outcome {
+        mismatches: Vec::new(),
+        refused: 0,
+        accepted: 0,
+    };
+    for case in table["cases"].as_array().expect("cases") {
+        let name = case["test"].as_str().expect("test name");
+        let mut document = bases[case["base"].as_str().expect("base")].clone();
+        if let Some(patch) = case.get("patch") {
+            merge(&mut document, patch);
+        }
+        let text = serde_yaml::to_string(&document).unwrap();
+        let findings = match lint_text("case.yaml", &text) {
+            Ok(findings) => findings,
+            Err(failure) => {
+                // Could not be read at all: counts as refused (exit 2), never as accepted.
+                if case["expect"] == "accepted" {
+                    outcome.mismatches.push(format!(
+                        "{name}: accepted upstream, unreadable here: {failure}"
+                    ));
+                }
+                outcome.refused += 1;
+                continue;
+            }
+        };
+        let errors: Vec<String> = findings
+            .iter()
+            .filter(|finding| finding.severity == Severity::Error)
+            .map(|finding| format!("{} at {}: {}", finding.rule, finding.path, finding.message))
+            .collect();
+        match case["expect"].as_str() {
+            Some("refused") => {
+                outcome.refused += 1;
+                if errors.is_empty() {
+                    outcome
+                        .mismatches
+                        .push(format!("{name}: refused upstream, no error here\n{text}"));
+                }
+            }
+            Some("accepted") => {
+                outcome.accepted += 1;
+                if !errors.is_empty() {
+                    outcome.mismatches.push(format!(
+                        "{name}: accepted upstream, errors here: {errors:#?}\n{text}"
+                    ));
+                }
+            }
+            other => panic!("{name}: expect must be accepted or refused, not {other:?}"),
+        }
+    }
+    outcome
+}
+
+#[test]
+fn karpenter_crd_validation_cases_agree_with_the_api_server() {
+    let outcome = run_table("karpenter.yaml");
+    assert!(outcome.refused >= 80 && outcome.accepted >= 40);
+    assert!(
+        outcome.mismatches.is_empty(),
+        "{} of {} cases disagree:\n{}",
+        outcome.mismatches.len(),
+        outcome.refused + outcome.accepted,
+        outcome.mismatches.join("\n")
+    );
+}
