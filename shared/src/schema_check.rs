@@ -506,7 +506,11 @@ impl<'schema> Walker<'schema> {
             }
             path.pop();
         }
-        if let Some(Json::Array(required)) = schema.get("required") {
+        // eksctl decodes the file strictly into its Go types and never reads the schema's
+        // `required` (its own validation checks the fields it needs, and the rules here
+        // follow it): only the Kubernetes API server enforces `required`.
+        let enforces_required = matches!(self.dialect, Dialect::Kubernetes { .. });
+        if enforces_required && let Some(Json::Array(required)) = schema.get("required") {
             for name in required.iter().filter_map(Json::as_str) {
                 if mapping_key(mapping, name).is_none() {
                     self.issues.push(missing_required(path, name));

@@ -101,3 +101,54 @@ fn karpenter_crd_validation_cases_agree_with_the_api_server() {
         outcome.mismatches.join("\n")
     );
 }
+
+#[test]
+fn eksctl_config_validation_cases_agree_with_eksctl() {
+    let outcome = run_table("eksctl.yaml");
+    assert!(outcome.refused >= 70 && outcome.accepted >= 25);
+    assert!(
+        outcome.mismatches.is_empty(),
+        "{} of {} cases disagree:\n{}",
+        outcome.mismatches.len(),
+        outcome.refused + outcome.accepted,
+        outcome.mismatches.join("\n")
+    );
+}
+
+/// Real manifests the upstream projects publish: every error lint reports on them is in
+/// `corpus/errors.golden`, each explained in `corpus/SOURCES.md` as a real refusal.
+/// Regenerate with `UPDATE_EXPECT=1` after reviewing every new line.
+#[test]
+fn real_world_manifests_get_only_the_errors_explained_in_the_corpus() {
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/corpus");
+    let mut lines = Vec::new();
+    let mut files = 0;
+    for folder in ["eksctl", "karpenter"] {
+        let mut paths: Vec<_> = std::fs::read_dir(corpus.join(folder))
+            .unwrap()
+            .map(|entry| entry.unwrap().path())
+            .collect();
+        paths.sort();
+        for path in paths {
+            files += 1;
+            let text = std::fs::read_to_string(&path).unwrap();
+            let name = format!("{folder}/{}", path.file_name().unwrap().to_string_lossy());
+            match lint_text(&name, &text) {
+                Ok(findings) => lines.extend(
+                    findings
+                        .iter()
+                        .filter(|finding| finding.severity == Severity::Error)
+                        .map(|finding| format!("{name}:{}: {}", finding.line, finding.rule)),
+                ),
+                Err(failure) => lines.push(format!("{name}: unreadable: {failure}")),
+            }
+        }
+    }
+    assert!(files >= 70, "only {files} manifests");
+    let found = lines.join("\n") + "\n";
+    let golden = corpus.join("errors.golden");
+    if std::env::var_os("UPDATE_EXPECT").is_some() {
+        std::fs::write(&golden, &found).unwrap();
+    }
+    assert_eq!(std::fs::read_to_string(&golden).unwrap(), found);
+}

@@ -379,6 +379,10 @@ fn subnet_id_malformed(context: &Context<'_>, report: &mut Report<'_>) {
 }
 
 fn existing_vpc_subnets_too_few(context: &Context<'_>, report: &mut Report<'_>) {
+    // A control plane on AWS Outposts takes one subnet in the Outpost's zone.
+    if context.spec.eksctl_extra.contains_key("outpost") {
+        return;
+    }
     if let Network::ExistingVpc {
         public_subnets,
         private_subnets,
@@ -451,6 +455,10 @@ fn subnet_duplicate(context: &Context<'_>, report: &mut Report<'_>) {
 }
 
 fn existing_vpc_single_zone(context: &Context<'_>, report: &mut Report<'_>) {
+    // A control plane on AWS Outposts sits in the Outpost's one zone.
+    if context.spec.eksctl_extra.contains_key("outpost") {
+        return;
+    }
     // Known zones only: a subnet without one (or with a placeholder) could be anywhere.
     let mut zones = context.subnets().map(|(_, subnet)| {
         subnet

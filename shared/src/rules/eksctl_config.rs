@@ -179,9 +179,9 @@ pub(super) static RULES: &[Rule] = &[
     ),
     eksctl_rule!(
         "self-managed-nodegroup-invalid",
-        "a self-managed group's cpuCredits, asgSuspendProcesses, containerRuntime, lifetime or kubelet settings are not accepted",
+        "a self-managed group's name, cpuCredits, asgSuspendProcesses, containerRuntime, lifetime or kubelet settings are not accepted",
         "fix the field the message names",
-        "(validateCPUCredits, validateASGSuspendProcesses, ValidateNodeGroup, validateNodeGroupKubeletExtraConfig)",
+        "(validateNodeGroupName, validateCPUCredits, validateASGSuspendProcesses, ValidateNodeGroup, validateNodeGroupKubeletExtraConfig)",
         self_managed_nodegroup_invalid
     ),
 ];
@@ -1726,6 +1726,17 @@ fn self_managed_nodegroup_invalid(document: &Value, report: &mut Report<'_>) {
     for (path, kind, group) in groups(document) {
         if kind != Kind::SelfManaged {
             continue;
+        }
+        // Managed groups' names are the spec rule nodegroup-name-invalid's.
+        if let Some(name) = non_empty(group, "name")
+            && !name
+                .bytes()
+                .all(|byte| byte.is_ascii_alphanumeric() || byte == b'-')
+        {
+            report.fire(
+                format!("{path}.name"),
+                format!("node group name `{name}` must match [a-zA-Z][-a-zA-Z0-9]*"),
+            );
         }
         if let Some(credits) = text(group, "cpuCredits") {
             let types: Vec<&str> = match group
