@@ -5,16 +5,16 @@
 //! index of positions beside it. A finding about `managedNodeGroups[1].subnets` can then be
 //! reported at a line and column even though the checks only ever see the value.
 //!
-//! Scalars are resolved exactly as serde_yaml resolves them (YAML 1.2 core schema: `yes` is a
-//! string, `0x1F` an integer, `012` a string), so a document read here equals
-//! `serde_yaml::from_str` of the same text; the tests hold both parsers to that.
+//! Documents are read as eksctl and kubectl read them (sigs.k8s.io/yaml on go-yaml v2): plain
+//! scalars resolve by YAML 1.1 rules (`yes`, `on` and `y` are booleans, `012` is octal,
+//! `1_000` an integer, `2012-10-17` stays a string), and `<<` merge keys merge. The tests
+//! hold this reader to a table of go-yaml v2's resolutions.
 //!
 //! Untrusted text cannot exhaust the stack or memory: nesting deeper than
 //! [`MAX_NESTING_DEPTH`] and alias expansion beyond [`MAX_ALIAS_EXPANSION`] nodes are errors
 //! with a position, like any other malformed input.
 
 use std::fmt;
-use std::num::ParseIntError;
 use std::str::FromStr;
 
 use serde_yaml::value::{Tag, TaggedValue};
@@ -349,6 +349,33 @@ pub struct SourceDocument {
 }
 
 impl SourceDocument {
+    /// Moves positions on re-indented lines back to where they are in the text as written.
+    fn unpad(&mut self, pads: &[(usize, usize)]) {
+        if pads.is_empty() {
+            return;
+        }
+        let fix = |position: &mut Position| {
+            position.column = unpad_column(pads, position.line, position.column);
+        };
+        fix(&mut self.root.position);
+        for node in &mut self.nodes {
+            match node {
+                PositionNode::Scalar => {}
+                PositionNode::Sequence(children) => {
+                    children
+                        .iter_mut()
+                        .for_each(|child| fix(&mut child.position));
+                }
+                PositionNode::Mapping(entries) => {
+                    for entry in entries {
+                        fix(&mut entry.key_position);
+                        fix(&mut entry.value.position);
+                    }
+                }
+            }
+        }
+    }
+
     /// The value's and the key's positions for `path`, or the nearest existing ancestor's
     /// when the path does not exist (see [`Location::matched_segments`]).
     pub fn locate(&self, path: &YamlPath) -> Location {
@@ -407,7 +434,158 @@ pub fn mapping_key_text(key: &Value) -> Option<String> {
 ///
 /// An empty text (or one with only comments) has no documents. The first problem found is
 /// returned with its line and column; no input makes this panic.
+///
+/// Inside a flow collection (`[...]`, `{...}`) libyaml, and so go-yaml, eksctl and kubectl,
+/// ignore indentation, where yaml-rust2 refuses a line less indented than the enclosing
+/// block. Such a line is indented for yaml-rust2 and the text read again (leading spaces
+/// inside a flow collection change no value); positions on it are moved back.
 pub fn parse_documents(text: &str) -> Result<Vec<SourceDocument>, YamlError> {
+    /// Each round re-reads the text; more flow collections than this to re-indent is not
+    /// a file anyone wrote by hand.
+    const MAX_REINDENTED_COLLECTIONS: usize = 16;
+    let mut pads: Vec<(usize, usize)> = Vec::new();
+    let mut rounds = 0;
+    let mut current = std::borrow::Cow::Borrowed(text);
+    loop {
+        let error = match parse_strict(&current) {
+            Ok(mut documents) => {
+                for document in &mut documents {
+                    document.unpad(&pads);
+                }
+                return Ok(documents);
+            }
+            Err(error) => error,
+        };
+        let reindent = error.message.starts_with("invalid indentation")
+            && rounds < MAX_REINDENTED_COLLECTIONS
+            && !pads.iter().any(|(line, _)| *line == error.line);
+        let needed = reindent
+            .then(|| flow_lines_to_indent(&current, error.line))
+            .flatten();
+        match needed {
+            Some(lines) => {
+                rounds += 1;
+                current = std::borrow::Cow::Owned(indent_lines(&current, &lines));
+                pads.extend(lines);
+            }
+            None => {
+                let mut error = error;
+                error.column = unpad_column(&pads, error.line, error.column);
+                return Err(error);
+            }
+        }
+    }
+}
+
+/// `column` on `line` before the spaces added to it.
+fn unpad_column(pads: &[(usize, usize)], line: usize, column: usize) -> usize {
+    pads.iter()
+        .filter(|(padded, _)| *padded == line)
+        .fold(column, |column, (_, pad)| {
+            column.saturating_sub(*pad).max(1)
+        })
+}
+
+fn indent_lines(text: &str, lines: &[(usize, usize)]) -> String {
+    let mut out =
+        String::with_capacity(text.len() + lines.iter().map(|(_, pad)| pad).sum::<usize>());
+    let mut wanted = lines.iter().peekable();
+    for (index, piece) in text.split_inclusive('\n').enumerate() {
+        if let Some((_, pad)) = wanted.next_if(|(line, _)| *line == index + 1) {
+            out.extend(std::iter::repeat_n(' ', *pad));
+        }
+        out.push_str(piece);
+    }
+    out
+}
+
+/// When `line` (from 1) starts inside a flow collection: each line of that collection from
+/// `line` on that needs spaces to sit right of the line where the outermost open collection
+/// began, with how many. `None` when the line is in block context (a real indentation
+/// error) or no line needs any.
+fn flow_lines_to_indent(text: &str, line: usize) -> Option<Vec<(usize, usize)>> {
+    let mut depth = 0usize;
+    let mut opened_indent = 0usize;
+    let mut quote: Option<char> = None;
+    let mut pads = Vec::new();
+    let mut block_scalar: Option<usize> = None;
+    for (index, content) in text.split('\n').enumerate() {
+        let number = index + 1;
+        let indent = content.len() - content.trim_start_matches(' ').len();
+        // A block scalar's lines are text, not flow collections: they follow an indicator
+        // at the end of a line in block context and are more indented than it.
+        if let Some(scalar_indent) = block_scalar {
+            if content.trim().is_empty() || indent > scalar_indent {
+                if number == line {
+                    return None;
+                }
+                continue;
+            }
+            block_scalar = None;
+        }
+        if number == line && depth == 0 {
+            return None;
+        }
+        if number >= line {
+            let wanted = opened_indent + 1;
+            if indent < wanted {
+                pads.push((number, wanted - indent));
+            }
+        }
+        let mut previous = ' ';
+        let mut characters = content.chars().peekable();
+        while let Some(character) = characters.next() {
+            match quote {
+                Some('"') => match character {
+                    '\\' => {
+                        characters.next();
+                    }
+                    '"' => quote = None,
+                    _ => {}
+                },
+                Some(_) => {
+                    if character == '\'' {
+                        if characters.peek() == Some(&'\'') {
+                            characters.next();
+                        } else {
+                            quote = None;
+                        }
+                    }
+                }
+                None => match character {
+                    '#' if previous.is_whitespace() => break,
+                    '"' | '\'' if depth > 0 || matches!(previous, ' ' | ':' | '-') => {
+                        quote = Some(character)
+                    }
+                    '[' | '{' if depth > 0 || matches!(previous, ' ' | ':' | '-') => {
+                        if depth == 0 {
+                            opened_indent = indent;
+                        }
+                        depth += 1;
+                    }
+                    ']' | '}' if depth > 0 => depth -= 1,
+                    _ => {}
+                },
+            }
+            previous = character;
+        }
+        if number >= line && depth == 0 {
+            break;
+        }
+        if depth == 0 && quote.is_none() {
+            let trimmed = content.trim_end();
+            let indicator = trimmed.trim_end_matches(|character: char| {
+                character.is_ascii_digit() || character == '-' || character == '+'
+            });
+            if indicator.ends_with(['|', '>']) {
+                block_scalar = Some(indent);
+            }
+        }
+    }
+    (!pads.is_empty()).then_some(pads)
+}
+
+fn parse_strict(text: &str) -> Result<Vec<SourceDocument>, YamlError> {
     if let Some(error) = first_unprintable(text) {
         return Err(error);
     }
@@ -528,6 +706,8 @@ enum PositionNode {
 struct Built {
     value: Value,
     child: Child,
+    /// A plain `<<` key: its value's mappings merge into the enclosing mapping.
+    merge: bool,
     /// Nodes in the value, counting copies made by aliases.
     size: usize,
     /// Nesting depth of collections inside the value (0 for a scalar).
@@ -547,8 +727,18 @@ enum OpenContent {
     Mapping {
         mapping: Mapping,
         entries: Vec<MappingEntry>,
-        pending_key: Option<(Value, Option<String>, Position)>,
+        pending_key: Option<PendingKey>,
+        /// Keys that came from a `<<` merge, which a later explicit key may override.
+        merged: Vec<Value>,
     },
+}
+
+/// A mapping key waiting for its value.
+struct PendingKey {
+    key: Value,
+    text: Option<String>,
+    position: Position,
+    merge: bool,
 }
 
 /// A sequence or mapping whose end event has not come yet.
@@ -578,20 +768,21 @@ impl DocumentBuilder {
             Event::Scalar(text, style, anchor_id, tag) => {
                 // An empty value (`name:` with nothing after it) is reported by the parser at
                 // the next token, often on the next line; its key is the better place.
+                let plain = style == TScalarStyle::Plain;
                 let position = match self.open.last() {
                     Some(OpenCollection {
                         content:
                             OpenContent::Mapping {
-                                pending_key: Some((_, _, key_position)),
+                                pending_key: Some(pending),
                                 ..
                             },
                         ..
-                    }) if text.is_empty() && style == TScalarStyle::Plain && tag.is_none() => {
-                        *key_position
-                    }
+                    }) if text.is_empty() && plain && tag.is_none() => pending.position,
                     _ => position,
                 };
-                let value = scalar_value(text, style, tag.as_ref())
+                let merge = plain && tag.is_none() && text == "<<";
+                let tag = tag.map(|tag| format!("{}{}", tag.handle, tag.suffix));
+                let value = scalar_value(text, plain, tag.as_deref())
                     .map_err(|message| YamlError::at(position, message))?;
                 let node = self.new_node(PositionNode::Scalar);
                 self.finish_node(
@@ -599,6 +790,7 @@ impl DocumentBuilder {
                     Built {
                         value,
                         child: Child { position, node },
+                        merge,
                         size: 1,
                         height: 0,
                     },
@@ -629,6 +821,7 @@ impl DocumentBuilder {
                         position,
                         node: anchored.node,
                     },
+                    merge: false,
                     size: anchored.size,
                     height: anchored.height,
                 };
@@ -645,6 +838,7 @@ impl DocumentBuilder {
                     mapping: Mapping::new(),
                     entries: Vec::new(),
                     pending_key: None,
+                    merged: Vec::new(),
                 },
                 anchor_id,
                 tag,
@@ -666,12 +860,17 @@ impl DocumentBuilder {
                     } => (Value::Mapping(mapping), PositionNode::Mapping(entries)),
                 };
                 self.nodes[collection.node] = position_node;
+                let tag = collection
+                    .tag
+                    .as_ref()
+                    .map(|tag| format!("{}{}", tag.handle, tag.suffix));
                 let built = Built {
-                    value: tagged_collection(value, collection.tag.as_ref()),
+                    value: tagged_collection(value, tag.as_deref()),
                     child: Child {
                         position: collection.position,
                         node: collection.node,
                     },
+                    merge: false,
                     size: collection.size,
                     height: collection.height,
                 };
@@ -745,6 +944,7 @@ impl DocumentBuilder {
                 mapping,
                 entries,
                 pending_key,
+                merged,
             } => match pending_key.take() {
                 None => {
                     // A block mapping's start event comes after its first key; the key is
@@ -752,19 +952,47 @@ impl DocumentBuilder {
                     if entries.is_empty() && built.child.position < parent.position {
                         parent.position = built.child.position;
                     }
-                    let key_text = mapping_key_text(&built.value);
-                    *pending_key = Some((built.value, key_text, built.child.position));
-                }
-                Some((key, key_text, key_position)) => {
-                    if mapping.contains_key(&key) {
-                        return Err(YamlError::at(key_position, duplicate_key_message(&key)));
-                    }
-                    mapping.insert(key, built.value);
-                    entries.push(MappingEntry {
-                        key: key_text,
-                        key_position,
-                        value: built.child,
+                    let text = mapping_key_text(&built.value);
+                    *pending_key = Some(PendingKey {
+                        key: built.value,
+                        text,
+                        position: built.child.position,
+                        merge: built.merge,
                     });
+                }
+                Some(pending) if pending.merge => {
+                    merge_into(
+                        mapping,
+                        entries,
+                        merged,
+                        &self.nodes,
+                        &built.value,
+                        built.child,
+                        pending.position,
+                    )?;
+                }
+                Some(pending) => {
+                    let overrides_merge = merged.contains(&pending.key);
+                    if mapping.contains_key(&pending.key) && !overrides_merge {
+                        return Err(YamlError::at(
+                            pending.position,
+                            duplicate_key_message(&pending.key),
+                        ));
+                    }
+                    merged.retain(|key| key != &pending.key);
+                    mapping.insert(pending.key, built.value);
+                    let entry = MappingEntry {
+                        key: pending.text,
+                        key_position: pending.position,
+                        value: built.child,
+                    };
+                    match entries
+                        .iter_mut()
+                        .find(|existing| existing.key == entry.key)
+                    {
+                        Some(existing) if overrides_merge => *existing = entry,
+                        _ => entries.push(entry),
+                    }
                 }
             },
         }
@@ -807,22 +1035,89 @@ fn duplicate_key_message(key: &Value) -> String {
     }
 }
 
+/// A `<<` entry as go-yaml v2 merges it: the value is a mapping, or a sequence of mappings
+/// where earlier ones win; merged keys replace keys set before and give way to explicit keys
+/// after (a later explicit key is no duplicate).
+fn merge_into(
+    mapping: &mut Mapping,
+    entries: &mut Vec<MappingEntry>,
+    merged: &mut Vec<Value>,
+    nodes: &[PositionNode],
+    value: &Value,
+    child: Child,
+    key_position: Position,
+) -> Result<(), YamlError> {
+    let not_a_mapping = || {
+        YamlError::at(
+            key_position,
+            "a `<<` merge key needs a mapping or a sequence of mappings",
+        )
+    };
+    let sources: Vec<(&Mapping, Child)> = match value {
+        Value::Mapping(source) => vec![(source, child)],
+        Value::Sequence(items) => {
+            let children = match &nodes[child.node] {
+                PositionNode::Sequence(children) => children.clone(),
+                _ => Vec::new(),
+            };
+            let mut sources = Vec::new();
+            for (index, item) in items.iter().enumerate().rev() {
+                let Value::Mapping(source) = item else {
+                    return Err(not_a_mapping());
+                };
+                sources.push((source, children.get(index).copied().unwrap_or(child)));
+            }
+            sources
+        }
+        _ => return Err(not_a_mapping()),
+    };
+    for (source, source_child) in sources {
+        let source_entries: &[MappingEntry] = match &nodes[source_child.node] {
+            PositionNode::Mapping(source_entries) => source_entries,
+            _ => &[],
+        };
+        for (key, item) in source {
+            mapping.insert(key.clone(), item.clone());
+            if !merged.contains(key) {
+                merged.push(key.clone());
+            }
+            let text = mapping_key_text(key);
+            let entry = source_entries
+                .iter()
+                .find(|entry| entry.key == text)
+                .cloned()
+                .unwrap_or(MappingEntry {
+                    key: text,
+                    key_position,
+                    value: source_child,
+                });
+            match entries
+                .iter_mut()
+                .find(|existing| existing.key == entry.key)
+            {
+                Some(existing) => *existing = entry,
+                None => entries.push(entry),
+            }
+        }
+    }
+    Ok(())
+}
+
 const CORE_TAG_PREFIX: &str = "tag:yaml.org,2002:";
 
 /// A local tag (`!Name`) as serde_yaml names it: without the `!`, unless that is all it is.
-fn local_tag_name(tag: Option<&EventTag>) -> Option<String> {
-    let tag = tag?;
-    let full = format!("{}{}", tag.handle, tag.suffix);
+fn local_tag_name(tag: Option<&str>) -> Option<String> {
+    let full = tag?;
     if !full.starts_with('!') {
         return None;
     }
     Some(match full.strip_prefix('!') {
         Some(name) if !name.is_empty() => name.to_owned(),
-        _ => full,
+        _ => full.to_owned(),
     })
 }
 
-fn tagged_collection(value: Value, tag: Option<&EventTag>) -> Value {
+fn tagged_collection(value: Value, tag: Option<&str>) -> Value {
     match local_tag_name(tag) {
         Some(name) => Value::Tagged(Box::new(TaggedValue {
             tag: Tag::new(name),
@@ -832,23 +1127,21 @@ fn tagged_collection(value: Value, tag: Option<&EventTag>) -> Value {
     }
 }
 
-/// A scalar's value, following serde_yaml 0.9's `visit_scalar`.
-fn scalar_value(
-    text: String,
-    style: TScalarStyle,
-    tag: Option<&EventTag>,
-) -> Result<Value, String> {
-    let plain = style == TScalarStyle::Plain;
-    let Some(event_tag) = tag else {
-        return if plain {
-            plain_scalar_value(text)
+/// A scalar's value as go-yaml v2 decodes it into an `interface{}` (which is how
+/// sigs.k8s.io/yaml turns eksctl's and Kubernetes' YAML into JSON): quoted and block scalars
+/// are strings, plain ones resolve by YAML 1.1 rules, and an explicit core tag (`!!int`)
+/// must agree with what the text resolves to.
+fn scalar_value(text: String, plain: bool, tag: Option<&str>) -> Result<Value, String> {
+    let Some(tag) = tag else {
+        return Ok(if plain {
+            resolve_plain(text)
         } else {
-            Ok(Value::String(text))
-        };
+            Value::String(text)
+        });
     };
-    if let Some(name) = local_tag_name(tag) {
+    if let Some(name) = local_tag_name(Some(tag)) {
         let value = if plain {
-            plain_scalar_value(text)?
+            resolve_plain(text)
         } else {
             Value::String(text)
         };
@@ -857,140 +1150,131 @@ fn scalar_value(
             value,
         })));
     }
-    let core_type = (event_tag.handle == CORE_TAG_PREFIX).then_some(event_tag.suffix.as_str());
-    let invalid = |expected: &str| format!("invalid value {text:?}, expected {expected}");
-    match core_type {
-        Some("bool") => parse_bool(&text)
-            .map(Value::Bool)
-            .ok_or_else(|| invalid("a boolean")),
-        Some("int") => match parse_integer(&text) {
-            Some(Ok(number)) => Ok(Value::Number(number)),
-            Some(Err(message)) => Err(message),
-            None => Err(invalid("an integer")),
-        },
-        Some("float") => parse_float(&text)
-            .map(|float| Value::Number(Number::from(float)))
-            .ok_or_else(|| invalid("a float")),
-        Some("null") => match is_null(&text) {
-            true => Ok(Value::Null),
-            false => Err(invalid("null")),
-        },
+    let core_type = tag.strip_prefix(CORE_TAG_PREFIX).unwrap_or(tag);
+    let resolved = resolve_plain(text.clone());
+    let kind = match &resolved {
+        Value::Null => "null",
+        Value::Bool(_) => "bool",
+        Value::Number(number) if number.is_f64() => "float",
+        Value::Number(_) => "int",
+        _ => "str",
+    };
+    match (core_type, kind) {
+        ("str" | "binary" | "timestamp", _) => Ok(Value::String(text)),
+        ("float", "int") => Ok(Value::Number(Number::from(
+            resolved.as_f64().unwrap_or_default(),
+        ))),
+        (wanted, found) if wanted == found => Ok(resolved),
+        ("bool" | "int" | "float" | "null", found) => Err(format!(
+            "cannot decode !!{found} `{text}` as a !!{core_type}"
+        )),
         _ => Ok(Value::String(text)),
     }
 }
 
-/// An untagged plain scalar: null, boolean, integer, float or else string, as serde_yaml
-/// 0.9 resolves them (`visit_untagged_scalar`).
-fn plain_scalar_value(text: String) -> Result<Value, String> {
-    if text.is_empty() || is_null(&text) {
-        return Ok(Value::Null);
-    }
-    if let Some(boolean) = parse_bool(&text) {
-        return Ok(Value::Bool(boolean));
-    }
-    if let Some(integer) = parse_integer(&text) {
-        return integer.map(Value::Number);
-    }
-    if !digits_but_not_number(&text)
-        && let Some(float) = parse_float(&text)
-    {
-        return Ok(Value::Number(Number::from(float)));
-    }
-    Ok(Value::String(text))
-}
-
-fn is_null(text: &str) -> bool {
-    matches!(text, "null" | "Null" | "NULL" | "~")
-}
-
-fn parse_bool(text: &str) -> Option<bool> {
-    match text {
-        "true" | "True" | "TRUE" => Some(true),
-        "false" | "False" | "FALSE" => Some(false),
-        _ => None,
-    }
-}
-
-/// An integer, or an error for one serde_yaml reads but cannot hold in a value (beyond
-/// 64 bits); `None` when the text is not an integer at all.
-fn parse_integer(text: &str) -> Option<Result<Number, String>> {
-    if let Some(integer) = parse_unsigned_int(text, u64::from_str_radix) {
-        return Some(Ok(Number::from(integer)));
-    }
-    if let Some(integer) = parse_negative_int(text, i64::from_str_radix) {
-        return Some(Ok(Number::from(integer)));
-    }
-    if parse_unsigned_int(text, u128::from_str_radix).is_some()
-        || parse_negative_int(text, i128::from_str_radix).is_some()
-    {
-        return Some(Err(format!("integer {text} does not fit in 64 bits")));
-    }
-    None
-}
-
-fn parse_unsigned_int<T>(
-    text: &str,
-    from_str_radix: fn(&str, u32) -> Result<T, ParseIntError>,
-) -> Option<T> {
-    let unsigned = text.strip_prefix('+').unwrap_or(text);
-    for (prefix, radix) in [("0x", 16), ("0o", 8), ("0b", 2)] {
-        if let Some(digits) = unsigned.strip_prefix(prefix) {
-            if digits.starts_with(['+', '-']) {
-                return None;
-            }
-            if let Ok(integer) = from_str_radix(digits, radix) {
-                return Some(integer);
-            }
+/// A plain scalar as go-yaml v2's `resolve` reads it (YAML 1.1): null, boolean, integer
+/// (decimal, `0x`, `0o`, `0b`, leading-zero octal, `_` ignored), float, else string.
+/// Timestamps such as `2012-10-17` stay strings, as go-yaml v2 leaves them for `interface{}`.
+pub(crate) fn resolve_plain(text: String) -> Value {
+    match text.as_str() {
+        "" | "~" | "null" | "Null" | "NULL" => return Value::Null,
+        "y" | "Y" | "yes" | "Yes" | "YES" | "true" | "True" | "TRUE" | "on" | "On" | "ON" => {
+            return Value::Bool(true);
         }
-    }
-    if unsigned.starts_with(['+', '-']) || digits_but_not_number(text) {
-        return None;
-    }
-    from_str_radix(unsigned, 10).ok()
-}
-
-fn parse_negative_int<T>(
-    text: &str,
-    from_str_radix: fn(&str, u32) -> Result<T, ParseIntError>,
-) -> Option<T> {
-    for (prefix, radix) in [("-0x", 16), ("-0o", 8), ("-0b", 2)] {
-        if let Some(digits) = text.strip_prefix(prefix)
-            && let Ok(integer) = from_str_radix(&format!("-{digits}"), radix)
-        {
-            return Some(integer);
+        "n" | "N" | "no" | "No" | "NO" | "false" | "False" | "FALSE" | "off" | "Off" | "OFF" => {
+            return Value::Bool(false);
         }
+        ".nan" | ".NaN" | ".NAN" => return Value::Number(Number::from(f64::NAN)),
+        ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" => {
+            return Value::Number(Number::from(f64::INFINITY));
+        }
+        "-.inf" | "-.Inf" | "-.INF" => return Value::Number(Number::from(f64::NEG_INFINITY)),
+        _ => {}
     }
-    if digits_but_not_number(text) {
-        return None;
+    match text.as_bytes()[0] {
+        b'.' => match text.parse::<f64>() {
+            Ok(float) if !text.contains(['_', 'i', 'I', 'n', 'N']) => {
+                Value::Number(Number::from(float))
+            }
+            _ => Value::String(text),
+        },
+        b'0'..=b'9' | b'+' | b'-' => {
+            let plain = text.replace('_', "");
+            if let Some(number) = go_parse_int(&plain) {
+                return Value::Number(number);
+            }
+            if is_yaml_style_float(&plain)
+                && let Ok(float) = plain.parse::<f64>()
+            {
+                return Value::Number(Number::from(float));
+            }
+            Value::String(text)
+        }
+        _ => Value::String(text),
     }
-    from_str_radix(text, 10).ok()
 }
 
-fn parse_float(text: &str) -> Option<f64> {
-    let unsigned = match text.strip_prefix('+') {
-        Some(rest) if rest.starts_with(['+', '-']) => return None,
-        Some(rest) => rest,
-        None => text,
+/// Go's `strconv.ParseInt(text, 0, 64)`, then `ParseUint`: a sign, then `0x`/`0o`/`0b`
+/// digits, a leading-zero octal, or decimal. `None` when it is not such an integer or does
+/// not fit in 64 bits.
+fn go_parse_int(text: &str) -> Option<Number> {
+    let (negative, unsigned) = match text.as_bytes().first()? {
+        b'-' => (true, &text[1..]),
+        b'+' => (false, &text[1..]),
+        _ => (false, text),
     };
-    if let ".inf" | ".Inf" | ".INF" = unsigned {
-        return Some(f64::INFINITY);
+    let lower = unsigned.get(..2).map(str::to_ascii_lowercase);
+    let (digits, radix) = match lower.as_deref() {
+        Some("0x") => (&unsigned[2..], 16),
+        Some("0o") => (&unsigned[2..], 8),
+        Some("0b") => (&unsigned[2..], 2),
+        _ if unsigned.len() > 1 && unsigned.starts_with('0') => (&unsigned[1..], 8),
+        _ => (unsigned, 10),
+    };
+    if digits.is_empty() || digits.starts_with(['+', '-']) {
+        return None;
     }
-    if let "-.inf" | "-.Inf" | "-.INF" = text {
-        return Some(f64::NEG_INFINITY);
+    let magnitude = u64::from_str_radix(digits, radix).ok()?;
+    if negative {
+        let value = 0i128 - i128::from(magnitude);
+        i64::try_from(value).ok().map(Number::from)
+    } else {
+        Some(Number::from(magnitude))
     }
-    if let ".nan" | ".NaN" | ".NAN" = text {
-        return Some(f64::NAN.copysign(1.0));
-    }
-    unsigned
-        .parse::<f64>()
-        .ok()
-        .filter(|float| float.is_finite())
 }
 
-/// Leading zeros followed by digits make a string in YAML 1.2 (`012`).
-fn digits_but_not_number(text: &str) -> bool {
-    let digits = text.strip_prefix(['-', '+']).unwrap_or(text);
-    digits.len() > 1
-        && digits.starts_with('0')
-        && digits[1..].bytes().all(|byte| byte.is_ascii_digit())
+/// go-yaml v2's `yamlStyleFloat`: `^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`.
+fn is_yaml_style_float(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let mut at = usize::from(matches!(bytes.first(), Some(b'+' | b'-')));
+    let digits = |from: usize| {
+        bytes[from..]
+            .iter()
+            .take_while(|byte| byte.is_ascii_digit())
+            .count()
+    };
+    let whole = digits(at);
+    at += whole;
+    if bytes.get(at) == Some(&b'.') {
+        at += 1;
+        let fraction = digits(at);
+        if whole == 0 && fraction == 0 {
+            return false;
+        }
+        at += fraction;
+    } else if whole == 0 {
+        return false;
+    }
+    if matches!(bytes.get(at), Some(b'e' | b'E')) {
+        at += 1;
+        if matches!(bytes.get(at), Some(b'+' | b'-')) {
+            at += 1;
+        }
+        let exponent = digits(at);
+        if exponent == 0 {
+            return false;
+        }
+        at += exponent;
+    }
+    at == bytes.len()
 }

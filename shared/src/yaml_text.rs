@@ -143,7 +143,12 @@ fn is_yaml_1_1_timestamp(text: &str) -> bool {
 
 /// Whether a YAML 1.1 reader takes this plain scalar for something other than a string.
 pub fn yaml_1_1_reads_as_non_string(scalar: &str) -> bool {
-    YAML_1_1_WORDS.contains(&scalar)
+    // go-yaml v2's reading (eksctl, kubectl) is the studio's own reader's; the checks after
+    // it add what the YAML 1.1 spec and PyYAML also take for numbers or dates.
+    !matches!(
+        crate::yaml_source::resolve_plain(scalar.to_owned()),
+        serde_yaml::Value::String(_)
+    ) || YAML_1_1_WORDS.contains(&scalar)
         || is_yaml_1_1_int(scalar)
         || is_yaml_1_1_float(scalar)
         || is_yaml_1_1_timestamp(scalar)

@@ -47,7 +47,8 @@ fn run_table(file: &str) -> Outcome {
         if let Some(patch) = case.get("patch") {
             merge(&mut document, patch);
         }
-        let text = serde_yaml::to_string(&document).unwrap();
+        // Written as the studio writes YAML, so YAML 1.1 readers read the values as typed.
+        let text = shared::yaml_text::to_string(&document).unwrap();
         let findings = match lint_text("case.yaml", &text) {
             Ok(findings) => findings,
             Err(failure) => {

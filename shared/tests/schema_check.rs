@@ -195,11 +195,7 @@ vpc:
                 "10:5",
                 wrong_type("integer", "string"),
             ),
-            (
-                "managedNodeGroups[0].efaEnabled",
-                "12:5",
-                wrong_type("boolean", "string"),
-            ),
+            // `efaEnabled: yes` is no issue: eksctl reads YAML 1.1, where `yes` is true.
             (
                 "managedNodeGroups[0].taints[0].valeu",
                 "16:9",

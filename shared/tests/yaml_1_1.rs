@@ -146,3 +146,97 @@ fn the_ambiguous_values_survive_convert_as_strings() {
     assert_eq!(read["metadata"]["tags"]["mode"], "0755");
     assert_eq!(read["managedNodeGroups"][0]["tags"]["rack"], "190:20:30");
 }
+
+/// Texts as libyaml reads them (PyYAML's C loader: the parser go-yaml, and so eksctl and
+/// kubectl, was ported from), as JSON.
+fn libyaml_read(texts: &[String]) -> Vec<serde_json::Value> {
+    const SCRIPT: &str = r#"
+import json, sys, yaml
+texts = json.load(sys.stdin)
+json.dump([list(yaml.load_all(t, Loader=yaml.CSafeLoader)) for t in texts], sys.stdout)
+"#;
+    let mut child = Command::new(python())
+        .args(["-c", SCRIPT])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("a Python with PyYAML");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(serde_json::to_string(texts).unwrap().as_bytes())
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert!(
+        output.status.success(),
+        "PyYAML's C loader could not read the texts"
+    );
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+/// What go-yaml and libyaml accept, the studio reads to the same data: flow collections
+/// whose lines sit left of their block (libyaml ignores indentation inside `[]` and `{}`),
+/// merge keys, and the YAML 1.1 scalars PyYAML and go-yaml v2 resolve alike (not `1.5e3`,
+/// a float to go-yaml and a string to PyYAML; the go-yaml table in yaml_source.rs has it).
+#[test]
+fn the_studio_reads_what_libyaml_reads() {
+    let texts: Vec<String> = [
+        "vpc:\n  publicAccessCIDRs: [\n\"1.2.3.4/32\",\n  \"10.0.0.0/8\"]\n",
+        "spec:\n  template:\n    values: [\n  p5.48xlarge,\n p5e.48xlarge\n]\n",
+        "tags: {a: b,\nc: d}\nnext: 1\n",
+        "groups:\n  - name: a\n    taints: [{key: x,\n effect: NoSchedule}]\n",
+        "script: |\n  if [ -f x ]; then\n    echo [\n  fi\nlist: [1,\n2]\n",
+        "base: &base {a: 1, b: 2}\nuse:\n  <<: *base\n  b: 3\n",
+        "flags: [yes, no, on, off, Yes, OFF, true]\nnumbers: [012, 0x1F, 1_000, -0b11, 1.5e+3, .5]\n",
+        "quoted: ['yes', \"012\", '2012-10-17']\n",
+    ]
+    .map(str::to_owned)
+    .to_vec();
+    let expected = libyaml_read(&texts);
+    for (text, expected) in texts.iter().zip(expected) {
+        let ours: Vec<serde_json::Value> = shared::yaml_source::parse_documents(text)
+            .unwrap_or_else(|error| panic!("{error} in\n{text}"))
+            .into_iter()
+            .map(|document| serde_json::to_value(&document.value).unwrap())
+            .collect();
+        assert_eq!(serde_json::Value::Array(ours), expected, "for\n{text}");
+    }
+    // Positions stay where the text has them, on re-indented lines too.
+    let documents = shared::yaml_source::parse_documents(&texts[0]).unwrap();
+    let path = "vpc.publicAccessCIDRs[0]".parse().unwrap();
+    assert_eq!(documents[0].position(&path).to_string(), "3:1");
+    // A real indentation error in block context is still one.
+    assert!(shared::yaml_source::parse_documents("a:\n  b: 1\n c: 2\n").is_err());
+}
+
+/// Every string the studio writes reads back as that string under the studio's own reader,
+/// which resolves plain scalars as go-yaml v2 does: the writer quotes exactly what needs it.
+#[test]
+fn strings_written_read_back_as_strings_under_go_yaml_rules() {
+    let mut scalars: Vec<String> = [
+        "hi", "true", "10", "0b10", "0xA", "0.1", ".1", "-10", "-.1", "6.8523e+5", "685.230_15e+03",
+        "685_230.15", "y", "Y", "n", "NO", "True", "on", "Off", "+685_230", "02472256",
+        "0x_0A_74_AE", "0b1010_0111", "-0b101010", "2015-01-01", "-b_c", "+b_c", "", "~", "null",
+        "yes", "012", "08", "0o17", "1_000", "18446744073709551616", "1e3", "1.", "1.30", "0x",
+        "12:30", "2012-10-17", "2012-10-17T10:00:00Z", "p5.48xlarge", "inf", ".inf", "-.Inf",
+        ".NaN", "t", "+", ".", "<<", "1.5e3", "0e0", "+.5", "-0", "0_0", "1__2", "_1", "1_",
+    ]
+    .map(str::to_owned)
+    .to_vec();
+    for prefix in ["", "+", "-", "0", "0x", "0b", "0o", "."] {
+        for body in ["1", "1_0", "e1", "1e", "1.5", "_", "9"] {
+            scalars.push(format!("{prefix}{body}"));
+        }
+    }
+    for scalar in &scalars {
+        let text = shared::yaml_text::to_string(&serde_json::json!({ "v": scalar })).unwrap();
+        let documents = shared::yaml_source::parse_documents(&text).unwrap();
+        assert_eq!(
+            documents[0].value["v"].as_str(),
+            Some(scalar.as_str()),
+            "`{scalar}` was written as {text:?}"
+        );
+    }
+}
