@@ -133,14 +133,23 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Rules => {
             let catalog = shared::rules::catalog();
             let width = catalog.iter().map(|rule| rule.id.len()).max().unwrap_or(0);
-            for rule in catalog {
+            for rule in &catalog {
                 println!(
-                    "{:width$}  {:7}  {}",
+                    "{:width$}  {:7}  {:17}  {}\n{:width$}  source: {}",
                     rule.id,
                     rule.severity.as_str(),
-                    rule.summary
+                    rule.stage.as_str(),
+                    rule.summary,
+                    "",
+                    rule.reference
                 );
             }
+            println!();
+            for stage in shared::rules::Stage::ALL {
+                let count = catalog.iter().filter(|rule| rule.stage == stage).count();
+                println!("{count:3} {:17}  {}", stage.as_str(), stage.describe());
+            }
+            println!("{:3} rules", catalog.len());
             ExitCode::SUCCESS
         }
         Command::Check {

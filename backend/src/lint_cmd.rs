@@ -94,29 +94,88 @@ pub fn terminal_safe(text: &str) -> std::borrow::Cow<'_, str> {
     )
 }
 
-fn lint_file(path: &Path, max_bytes: u64) -> FileReport {
-    let shown = path.display().to_string();
-    let outcome = read_capped(path, max_bytes)
-        .and_then(|text| lint::lint_text_with(&shown, &text, &crate::todays_facts()));
-    match outcome {
-        Ok(findings) => FileReport {
-            path: shown,
-            findings,
-            error: None,
-        },
-        Err(failure) => FileReport {
-            path: shown,
-            findings: Vec::new(),
-            error: Some(failure),
-        },
+/// The files to lint: each file given, and every `*.yaml`/`*.yml` under each directory
+/// given (recursively, in name order, hidden entries skipped).
+fn expand(paths: &[PathBuf]) -> Vec<PathBuf> {
+    fn walk(directory: &Path, found: &mut Vec<PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(directory) else {
+            // Unreadable: keep it, so the report says why.
+            found.push(directory.to_path_buf());
+            return;
+        };
+        let mut entries: Vec<PathBuf> = entries
+            .filter_map(Result::ok)
+            .filter(|entry| !entry.file_name().to_string_lossy().starts_with('.'))
+            .map(|entry| entry.path())
+            .collect();
+        entries.sort();
+        for entry in entries {
+            if entry.is_dir() {
+                walk(&entry, found);
+            } else if entry
+                .extension()
+                .is_some_and(|extension| extension == "yaml" || extension == "yml")
+            {
+                found.push(entry);
+            }
+        }
     }
+    let mut found = Vec::new();
+    for path in paths {
+        if path.is_dir() {
+            walk(path, &mut found);
+        } else {
+            found.push(path.clone());
+        }
+    }
+    found
 }
 
-/// Lints each file and prints the findings.
+/// Lints the files and directories given as one design and prints the findings.
 pub fn lint(files: &[PathBuf], format: Format, max_bytes: u64) -> ExitCode {
-    let reports: Vec<FileReport> = files
+    let paths = expand(files);
+    if paths.is_empty() {
+        eprintln!("error: no .yaml or .yml files in the directories given");
+        return ExitCode::from(2);
+    }
+    let mut texts = Vec::new();
+    let mut unreadable: Vec<(usize, LintFailure)> = Vec::new();
+    for (index, path) in paths.iter().enumerate() {
+        match read_capped(path, max_bytes) {
+            Ok(text) => texts.push((path.display().to_string(), text)),
+            Err(failure) => unreadable.push((index, failure)),
+        }
+    }
+    let mut linted = lint::lint_files_with(&texts, &crate::todays_facts()).into_iter();
+    let reports: Vec<FileReport> = paths
         .iter()
-        .map(|path| lint_file(path, max_bytes))
+        .enumerate()
+        .map(|(index, path)| {
+            let shown = path.display().to_string();
+            let failure = unreadable
+                .iter()
+                .find(|(failed, _)| *failed == index)
+                .map(|(_, failure)| failure.clone());
+            let outcome = match failure {
+                Some(failure) => Err(failure),
+                None => linted
+                    .next()
+                    .map(|file| file.outcome)
+                    .unwrap_or_else(|| Ok(Vec::new())),
+            };
+            match outcome {
+                Ok(findings) => FileReport {
+                    path: shown,
+                    findings,
+                    error: None,
+                },
+                Err(failure) => FileReport {
+                    path: shown,
+                    findings: Vec::new(),
+                    error: Some(failure),
+                },
+            }
+        })
         .collect();
     match format {
         Format::Json => {
@@ -148,6 +207,12 @@ pub fn lint(files: &[PathBuf], format: Format, max_bytes: u64) -> ExitCode {
                         terminal_safe(&finding.message)
                     );
                     println!("  = help: {}", terminal_safe(&finding.help));
+                    if finding.severity == Severity::Error
+                        && let Some(rule) = shared::rules::rule(&finding.rule)
+                        && rule.stage != shared::rules::Stage::Advice
+                    {
+                        println!("  = fails at: {}", rule.stage.describe());
+                    }
                 }
             }
             let count = |severity: Severity| {

@@ -46,7 +46,7 @@ const SEEDS: &[(&str, &str)] = &[
 ];
 
 #[test]
-fn templates_and_rules_list_one_line_each() {
+fn templates_list_one_line_each_and_rules_their_stage_and_source() {
     let templates = stdout(&eks_studio(&["templates"]));
     assert_eq!(templates.lines().count(), shared::TEMPLATES.len());
     assert!(
@@ -55,13 +55,124 @@ fn templates_and_rules_list_one_line_each() {
             .any(|line| line.starts_with("p5-capacity-block "))
     );
 
+    // Each rule is a line `ID severity stage summary` and a line `source: ...`, then the
+    // count per stage and in all.
     let rules = stdout(&eks_studio(&["rules"]));
-    assert!(rules.lines().count() >= 40, "{rules}");
-    for line in rules.lines() {
-        let fields: Vec<&str> = line.split_whitespace().collect();
-        assert!(fields.len() >= 3, "`{line}` is not `ID severity summary`");
-        assert!(["error", "warning", "info"].contains(&fields[1]), "{line}");
+    let (listing, counts) = rules
+        .split_once("\n\n")
+        .expect("a blank line before the counts");
+    let lines: Vec<&str> = listing.lines().collect();
+    assert_eq!(lines.len(), 2 * shared::rules::catalog().len(), "{rules}");
+    for pair in lines.chunks(2) {
+        let fields: Vec<&str> = pair[0].split_whitespace().collect();
+        assert!(
+            fields.len() >= 4,
+            "`{}` is not `ID severity stage summary`",
+            pair[0]
+        );
+        assert!(
+            ["error", "warning", "info"].contains(&fields[1]),
+            "{}",
+            pair[0]
+        );
+        assert!(
+            shared::rules::Stage::ALL
+                .iter()
+                .any(|stage| stage.as_str() == fields[2]),
+            "{}",
+            pair[0]
+        );
+        assert!(pair[1].trim_start().starts_with("source: "), "{}", pair[1]);
     }
+    let total: usize = counts
+        .lines()
+        .filter(|line| !line.ends_with(" rules"))
+        .map(|line| {
+            line.split_whitespace()
+                .next()
+                .unwrap()
+                .parse::<usize>()
+                .unwrap()
+        })
+        .sum();
+    assert_eq!(total, shared::rules::catalog().len(), "{counts}");
+    assert!(counts.ends_with(&format!("{total} rules\n")), "{counts}");
+}
+
+/// Files and directories given together are one design: a NodePool finds its EC2NodeClass
+/// in another file, directories are walked for `*.yaml` and `*.yml`, and a class in none
+/// of them is a warning that says so.
+#[test]
+fn lint_reads_files_and_directories_as_one_design() {
+    let directory = temp_dir("one-design");
+    std::fs::create_dir_all(directory.join("classes/.hidden")).unwrap();
+    let pool = |name: &str, class: &str| {
+        format!(
+            "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: {name}\nspec:\n  template:\n    spec:\n      nodeClassRef: {{group: karpenter.k8s.aws, kind: EC2NodeClass, name: {class}}}\n      requirements:\n        - {{key: karpenter.k8s.aws/instance-family, operator: In, values: [g6]}}\n"
+        )
+    };
+    std::fs::write(
+        directory.join("pools.yaml"),
+        format!("{}---\n{}", pool("a", "gpu"), pool("b", "gone")),
+    )
+    .unwrap();
+    std::fs::write(
+        directory.join("classes/gpu.yml"),
+        "apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata:\n  name: gpu\nspec:\n  role: KarpenterNodeRole-demo\n  amiSelectorTerms: [{alias: al2023@latest}]\n  subnetSelectorTerms: [{tags: {karpenter.sh/discovery: demo}}]\n  securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: demo}}]\n",
+    )
+    .unwrap();
+    std::fs::write(directory.join("classes/.hidden/broken.yaml"), "{").unwrap();
+    std::fs::write(directory.join("classes/notes.txt"), "{").unwrap();
+
+    let output = eks_studio(&["lint", "--format", "json", directory.to_str().unwrap()]);
+    let report: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let files: Vec<&str> = report["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|file| file["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(files.len(), 2, "{files:?}");
+    assert!(
+        files[0].ends_with("classes/gpu.yml") && files[1].ends_with("pools.yaml"),
+        "{files:?}"
+    );
+    let missing: Vec<&serde_json::Value> = report["files"][1]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|finding| finding["rule"] == "karpenter-node-class-missing")
+        .collect();
+    assert_eq!(missing.len(), 1, "only `gone` is missing: {missing:?}");
+    assert_eq!(missing[0]["severity"], "warning");
+    assert!(
+        missing[0]["message"].as_str().unwrap().contains("`gone`"),
+        "{missing:?}"
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+
+    // The pool file alone cannot see the class: both references are warnings.
+    let alone = eks_studio(&[
+        "lint",
+        "--format",
+        "json",
+        directory.join("pools.yaml").to_str().unwrap(),
+    ]);
+    let report: serde_json::Value = serde_json::from_str(&stdout(&alone)).unwrap();
+    let missing = report["files"][0]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|finding| finding["rule"] == "karpenter-node-class-missing")
+        .count();
+    assert_eq!(missing, 2);
+
+    let empty = temp_dir("one-design-empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    assert_eq!(
+        eks_studio(&["lint", empty.to_str().unwrap()]).status.code(),
+        Some(2)
+    );
 }
 
 #[test]

@@ -141,8 +141,8 @@ pub struct ParsedFile {
     pub node_class_documents: Vec<usize>,
 }
 
-/// Parses and imports a YAML file of eksctl and Karpenter documents.
-pub fn parse_yaml_file(text: &str) -> Result<ParsedFile, LintFailure> {
+/// The non-empty documents of a YAML file, or why it cannot be read.
+fn read_documents(text: &str) -> Result<Vec<SourceDocument>, LintFailure> {
     let documents = yaml_source::parse_documents(text).map_err(|error| LintFailure {
         line: error.line,
         column: error.column,
@@ -159,6 +159,16 @@ pub fn parse_yaml_file(text: &str) -> Result<ParsedFile, LintFailure> {
             message: "the file has no YAML documents".into(),
         });
     }
+    Ok(documents)
+}
+
+/// Parses and imports a YAML file of eksctl and Karpenter documents.
+pub fn parse_yaml_file(text: &str) -> Result<ParsedFile, LintFailure> {
+    import_documents(read_documents(text)?)
+}
+
+/// Imports parsed documents (of one file, or of several read as one design) into a spec.
+fn import_documents(documents: Vec<SourceDocument>) -> Result<ParsedFile, LintFailure> {
     let failure_at = |document: &SourceDocument, error: import::ImportError| {
         let position = YamlPath::from_str(&error.path)
             .map(|path| document.position(&path))
@@ -261,13 +271,31 @@ pub fn import_yaml(text: &str) -> Result<ParsedFile, Vec<LintFailure>> {
 
 fn lint_yaml(text: &str, live: &rules::LiveFacts) -> Result<Vec<LintFinding>, LintFailure> {
     let file = parse_yaml_file(text)?;
+    let mut findings: Vec<LintFinding> = lint_parsed(&file, live, "this file defines")
+        .into_iter()
+        .map(|(_, finding)| finding)
+        .collect();
+    findings.sort_by(|left, right| {
+        (left.line, left.column, &left.rule).cmp(&(right.line, right.column, &right.rule))
+    });
+    Ok(findings)
+}
+
+/// Every finding on a parsed design, each with the index of the document it is in.
+/// `scope` names where EC2NodeClasses were looked for ("this file defines", "the files
+/// given define").
+fn lint_parsed(
+    file: &ParsedFile,
+    live: &rules::LiveFacts,
+    scope: &str,
+) -> Vec<(usize, LintFinding)> {
     let mut findings = Vec::new();
-    for document in &file.documents {
+    for (index, document) in file.documents.iter().enumerate() {
         for finding in rules::check_document(&document.value) {
             let position = YamlPath::from_str(&finding.path)
                 .map(|path| document.position(&path))
                 .unwrap_or_else(|_| document.position(&YamlPath::root()));
-            findings.push(placed(finding, position.line, position.column));
+            findings.push((index, placed(finding, position.line, position.column)));
         }
     }
     for finding in rules::validate_with(&file.spec, live) {
@@ -275,27 +303,125 @@ fn lint_yaml(text: &str, live: &rules::LiveFacts) -> Result<Vec<LintFinding>, Li
         if file.cluster_document.is_none() && !from_karpenter {
             continue;
         }
-        let (document_index, path) = file_path(&file, &finding.path);
+        let (document_index, path) = file_path(file, &finding.path);
         let document = &file.documents[document_index];
         let position = document.position(&path);
         let mut placed = LintFinding {
             path: path.to_string(),
             ..placed(finding, position.line, position.column)
         };
-        // A file of NodePools alone names EC2NodeClasses applied from another file: the
-        // API server accepts the NodePool, so that is no error of this file's.
-        if placed.rule == "karpenter-node-class-missing" && file.node_class_documents.is_empty() {
+        // NodePools alone name EC2NodeClasses applied from elsewhere: the API server
+        // accepts the NodePool, so that is no error of the files given.
+        // A NodePool whose EC2NodeClass is in none of the documents read is accepted by the
+        // API server; the class may be applied from elsewhere. Only the page, which holds
+        // the whole design, knows it is missing.
+        if placed.rule == "karpenter-node-class-missing" {
             placed.severity = rules::Severity::Warning;
-            placed
-                .message
-                .push_str("; this file defines no EC2NodeClass, so it must come from another file");
+            if file.node_class_documents.is_empty() {
+                placed.message.push_str(&format!(
+                    "; {scope} no EC2NodeClass, so it must come from elsewhere"
+                ));
+            } else {
+                placed.message.push_str(&format!(
+                    "; {scope} other EC2NodeClasses: apply this one from elsewhere, or fix the name"
+                ));
+            }
         }
-        findings.push(placed);
+        findings.push((document_index, placed));
     }
-    findings.sort_by(|left, right| {
-        (left.line, left.column, &left.rule).cmp(&(right.line, right.column, &right.rule))
-    });
-    Ok(findings)
+    findings
+}
+
+/// The findings of one file of a set linted together.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileFindings {
+    /// The file's name as given.
+    pub name: String,
+    /// Its findings, or why it could not be read.
+    pub outcome: Result<Vec<LintFinding>, LintFailure>,
+}
+
+/// Lints several files as one design: every YAML document of every file is read together,
+/// so a NodePool in one file finds its EC2NodeClass in another, and spec rules see the one
+/// ClusterConfig with all the Karpenter documents. A reference to something in none of
+/// the files is a warning that says so. Spec files (`studio.json`), and every file when
+/// more than one holds a ClusterConfig (several clusters, not one design), are linted on
+/// their own. Findings come back per file, in the order given.
+pub fn lint_files_with(files: &[(String, String)], live: &rules::LiveFacts) -> Vec<FileFindings> {
+    let mut outcomes: Vec<Option<Result<Vec<LintFinding>, LintFailure>>> = vec![None; files.len()];
+    let mut documents = Vec::new();
+    let mut owners = Vec::new();
+    let mut clusters = 0;
+    for (index, (name, text)) in files.iter().enumerate() {
+        if FileFormat::detect(name, text) == FileFormat::SpecJson {
+            outcomes[index] = Some(lint_spec_json(text, live));
+            continue;
+        }
+        match read_documents(text) {
+            Ok(read) => {
+                clusters += read
+                    .iter()
+                    .filter(|document| {
+                        matches!(
+                            import::document_kind(&document.value),
+                            Ok(DocumentKind::ClusterConfig)
+                        )
+                    })
+                    .count();
+                owners.extend(std::iter::repeat_n(index, read.len()));
+                documents.extend(read);
+            }
+            Err(failure) => outcomes[index] = Some(Err(failure)),
+        }
+    }
+    let together = clusters <= 1 && !documents.is_empty();
+    let combined = together
+        .then(|| import_documents(documents))
+        .and_then(Result::ok);
+    match combined {
+        Some(file) => {
+            let mut per_file: Vec<Vec<LintFinding>> = vec![Vec::new(); files.len()];
+            for (document, finding) in lint_parsed(&file, live, "the files given define") {
+                per_file[owners[document]].push(finding);
+            }
+            for (index, findings) in per_file.into_iter().enumerate() {
+                if outcomes[index].is_none() {
+                    let mut findings = findings;
+                    findings.sort_by(|left, right| {
+                        (left.line, left.column, &left.rule).cmp(&(
+                            right.line,
+                            right.column,
+                            &right.rule,
+                        ))
+                    });
+                    outcomes[index] = Some(Ok(findings));
+                }
+            }
+        }
+        // Several clusters, or documents that do not import together: each file alone,
+        // so every failure is placed in its own file.
+        None => {
+            for (index, (name, text)) in files.iter().enumerate() {
+                if outcomes[index].is_none() {
+                    outcomes[index] = Some(lint_text_with(name, text, live));
+                }
+            }
+        }
+    }
+    files
+        .iter()
+        .zip(outcomes)
+        .map(|((name, _), outcome)| FileFindings {
+            name: name.clone(),
+            outcome: outcome.unwrap_or_else(|| {
+                Err(LintFailure {
+                    line: 1,
+                    column: 1,
+                    message: "not linted".into(),
+                })
+            }),
+        })
+        .collect()
 }
 
 fn key(name: &str) -> PathSegment {

@@ -18,7 +18,7 @@ fn a_nodepool_file_without_its_node_class_gets_a_warning_not_an_error() {
     for finding in missing {
         assert_eq!(finding.severity, shared::rules::Severity::Warning);
         assert!(
-            finding.message.contains("another file"),
+            finding.message.contains("must come from elsewhere"),
             "{}",
             finding.message
         );
@@ -30,5 +30,48 @@ fn a_nodepool_file_without_its_node_class_gets_a_warning_not_an_error() {
             .iter()
             .all(|finding| finding.rule != "karpenter-node-class-missing"),
         "{findings:#?}"
+    );
+}
+
+/// Several files are one design: the pools find their class in the other file, and a
+/// class in none of them is a warning naming where it was looked for.
+#[test]
+fn files_linted_together_resolve_references_across_them() {
+    let both = include_str!("data/manifests/karpenter-default.yaml");
+    let (pools, classes): (Vec<&str>, Vec<&str>) = both
+        .split("\n---")
+        .partition(|document| document.contains("kind: NodePool"));
+    let files = vec![
+        ("pools.yaml".to_owned(), pools.join("\n---")),
+        ("classes.yaml".to_owned(), classes.join("\n---")),
+    ];
+    let linted = shared::lint::lint_files_with(&files, &shared::rules::LiveFacts::default());
+    assert_eq!(linted.len(), 2);
+    for file in &linted {
+        let findings = file.outcome.as_ref().unwrap();
+        assert!(
+            findings
+                .iter()
+                .all(|finding| finding.rule != "karpenter-node-class-missing"),
+            "{}: {findings:#?}",
+            file.name
+        );
+    }
+    // A ClusterConfig in a third file joins the design; two ClusterConfigs are two
+    // clusters, and each file is then linted on its own.
+    let cluster = include_str!("data/seeds/eks-g4dn.yaml").to_owned();
+    let mut three = files.clone();
+    three.push(("cluster.yaml".to_owned(), cluster.clone()));
+    let linted = shared::lint::lint_files_with(&three, &shared::rules::LiveFacts::default());
+    assert!(linted.iter().all(|file| file.outcome.is_ok()));
+    let mut four = three.clone();
+    four.push(("cluster-2.yaml".to_owned(), cluster));
+    let linted = shared::lint::lint_files_with(&four, &shared::rules::LiveFacts::default());
+    let pools_alone = linted[0].outcome.as_ref().unwrap();
+    assert!(
+        pools_alone
+            .iter()
+            .any(|finding| finding.rule == "karpenter-node-class-missing"),
+        "{pools_alone:#?}"
     );
 }

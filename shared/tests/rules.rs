@@ -1182,3 +1182,20 @@ fn a_subnet_named_by_its_zone_or_cidr_needs_no_id() {
         ["network.private_subnets[0].id"]
     );
 }
+
+/// A stage says when the peer refuses: an error always names one, an opinion never does.
+#[test]
+fn errors_name_the_stage_that_refuses_and_opinions_are_advice() {
+    use shared::rules::{Severity, Stage};
+    for rule in rules::catalog() {
+        assert_eq!(
+            rule.severity == Severity::Error,
+            rule.stage != Stage::Advice,
+            "{}: severity {} with stage {}",
+            rule.id,
+            rule.severity,
+            rule.stage.as_str()
+        );
+        assert!(!rule.reference.is_empty(), "{} cites no source", rule.id);
+    }
+}

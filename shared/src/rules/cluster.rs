@@ -1,6 +1,6 @@
 //! Cluster-wide rules: placeholders, names, region, version, zones and the VPC.
 
-use super::{Check, Context, Report, Rule, Severity};
+use super::{Check, Context, Report, Rule, Severity, Stage};
 use crate::ids::{self, AvailabilityZone, IdError, ResourceName, SubnetId, VpcId};
 use crate::spec::{GroupPlacement, Network};
 use crate::versions::{self, Support};
@@ -13,6 +13,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "replace it with the real value from your AWS account",
         reference: "reference manifests, aws-samples/awsome-distributed-training 1.architectures/4.amazon-eks",
         live: false,
+        stage: Stage::AwsCreate,
         check: Check::Spec(placeholder_left),
     },
     Rule {
@@ -22,6 +23,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "use a name such as `training-p5`",
         reference: "eksctl validation.go:1052-1066 (A2.1); pkg/ctl/create/cluster.go:155",
         live: false,
+        stage: Stage::EksctlValidation,
         check: Check::Spec(cluster_name_invalid),
     },
     Rule {
@@ -31,6 +33,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "pick a region such as `us-east-1` or `us-west-2`",
         reference: "AWS docs: Amazon EKS endpoints and quotas",
         live: false,
+        stage: Stage::EksctlValidation,
         check: Check::Spec(region_unknown),
     },
     Rule {
@@ -40,6 +43,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "pick a version in standard support (see `shared/data/eks-kubernetes-versions.csv`)",
         reference: "AWS docs: Amazon EKS Kubernetes release calendar (kubernetes-versions.html); EKS CreateCluster refuses the version (eksctl create cluster fails before any stack)",
         live: false,
+        stage: Stage::AwsCreate,
         check: Check::Spec(kubernetes_version_unsupported),
     },
     Rule {
@@ -49,6 +53,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "pick a version in standard support, or plan the upgrade before extended support ends",
         reference: "AWS docs: Amazon EKS Kubernetes release calendar; Amazon EKS pricing (extended support: USD 0.60 per cluster hour instead of 0.10)",
         live: false,
+        stage: Stage::Advice,
         check: Check::Spec(kubernetes_version_extended_support),
     },
     Rule {
@@ -58,6 +63,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "check that EKS offers it in your region (`aws eks describe-cluster-versions`)",
         reference: "AWS docs: Amazon EKS Kubernetes release calendar",
         live: false,
+        stage: Stage::Advice,
         check: Check::Spec(kubernetes_version_newer_than_calendar),
     },
     Rule {
@@ -67,6 +73,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "zones are the region name plus a letter, e.g. `us-east-1a` in `us-east-1`",
         reference: "AWS docs: Regions and Zones",
         live: false,
+        stage: Stage::AwsCreate,
         check: Check::Spec(availability_zone_not_in_region),
     },
     Rule {
@@ -76,6 +83,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "list two or more zones for the cluster's subnets",
         reference: "eksctl validation.go:1918-1932; vpc.go:246-250 (A2.3)",
         live: false,
+        stage: Stage::EksctlValidation,
         check: Check::Spec(new_vpc_zones_too_few),
     },
     Rule {
@@ -85,6 +93,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "copy the id from the VPC console or `aws ec2 describe-vpcs`",
         reference: "AWS docs: resource IDs",
         live: false,
+        stage: Stage::AwsCreate,
         check: Check::Spec(vpc_id_malformed),
     },
     Rule {
@@ -94,6 +103,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "copy the id from the VPC console or `aws ec2 describe-subnets`",
         reference: "AWS docs: resource IDs",
         live: false,
+        stage: Stage::AwsCreate,
         check: Check::Spec(subnet_id_malformed),
     },
     Rule {
@@ -103,6 +113,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "add a second subnet in another availability zone",
         reference: "eksctl pkg/apis/eksctl.io/v1alpha5/vpc.go:466-486 (A2.5)",
         live: false,
+        stage: Stage::EksctlValidation,
         check: Check::Spec(existing_vpc_subnets_too_few),
     },
     Rule {
@@ -112,6 +123,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "list the VPC's private (and public) subnets the cluster may use",
         reference: "eksctl docs: Use an existing VPC",
         live: false,
+        stage: Stage::EksctlValidation,
         check: Check::Spec(existing_vpc_no_subnets),
     },
     Rule {
@@ -121,6 +133,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "list each subnet once, under one unique name",
         reference: "eksctl vpc.go (subnets are a map keyed by name)",
         live: false,
+        stage: Stage::EksctlValidation,
         check: Check::Spec(subnet_duplicate),
     },
     Rule {
@@ -130,6 +143,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "EKS needs subnets in at least two zones for the control plane",
         reference: "AWS docs: Amazon EKS VPC and subnet requirements",
         live: false,
+        stage: Stage::AwsCreate,
         check: Check::Spec(existing_vpc_single_zone),
     },
     Rule {
@@ -139,6 +153,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "keep one entry per add-on",
         reference: "eksctl pkg/apis/eksctl.io/v1alpha5/addon.go",
         live: false,
+        stage: Stage::EksctlValidation,
         check: Check::Spec(addon_duplicate),
     },
 ];

@@ -4,7 +4,7 @@
 
 use serde_yaml::Value;
 
-use super::{Check, Report, Rule, Severity};
+use super::{Check, Report, Rule, Severity, Stage};
 use crate::schema_check::{self, DocumentKind, SchemaIssueKind};
 
 pub(super) static RULES: &[Rule] = &[
@@ -15,6 +15,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "fix the key or value; eksctl refuses any key its schema does not list",
         reference: "eksctl pkg/apis/eksctl.io/v1alpha5/assets/schema.json (A1.1-A1.3)",
         live: false,
+        stage: Stage::EksctlValidation,
         check: Check::Document(eksctl_schema),
     },
     Rule {
@@ -24,6 +25,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "fix the key or value; the API server rejects wrong types and silently drops unknown keys",
         reference: "karpenter-provider-aws pkg/apis/crds (B1, B2)",
         live: false,
+        stage: Stage::ApiServer,
         check: Check::Document(karpenter_schema),
     },
     Rule {
@@ -33,6 +35,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "change the value as the message says; the API server refuses the object",
         reference: "x-kubernetes-validations in karpenter-provider-aws pkg/apis/crds, evaluated as the API server does on create",
         live: false,
+        stage: Stage::ApiServer,
         check: Check::Document(karpenter_crd_rule),
     },
     Rule {
@@ -42,6 +45,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "with an existing VPC the zones come from its subnets: remove availabilityZones",
         reference: "eksctl pkg/ctl/cmdutils/configfile.go:295 (A2.4)",
         live: false,
+        stage: Stage::EksctlValidation,
         check: Check::Document(cluster_zones_with_vpc_subnets),
     },
     Rule {
@@ -51,6 +55,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "keep `subnets` for an existing VPC, `availabilityZones` for a new one",
         reference: "eksctl validation.go:872-874 (A2.6)",
         live: false,
+        stage: Stage::EksctlValidation,
         check: Check::Document(nodegroup_subnets_and_zones),
     },
     Rule {
@@ -60,6 +65,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "set privateNetworking: true on the group",
         reference: "eksctl validation.go:260-262 (A2.7)",
         live: false,
+        stage: Stage::EksctlValidation,
         check: Check::Document(private_cluster_needs_private_networking),
     },
     Rule {
@@ -69,6 +75,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "rename one of the groups",
         reference: "eksctl validation.go:251-259 (A2.2)",
         live: false,
+        stage: Stage::EksctlValidation,
         check: Check::Document(nodegroup_name_collision),
     },
     Rule {
@@ -78,6 +85,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "keep capacityReservationTarget to launch into one reservation",
         reference: "eksctl validation.go:942-946 (A4.1)",
         live: false,
+        stage: Stage::EksctlValidation,
         check: Check::Document(capacity_reservation_preference_and_target),
     },
     Rule {
@@ -87,6 +95,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "use `open` to use any matching open reservation, `none` to avoid them",
         reference: "eksctl validation.go:948-950 (A4.2)",
         live: false,
+        stage: Stage::EksctlValidation,
         check: Check::Document(capacity_reservation_preference_value),
     },
     Rule {
@@ -96,6 +105,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "keep capacityReservationID for a single reservation or Capacity Block",
         reference: "eksctl validation.go:953-957 (A4.3)",
         live: false,
+        stage: Stage::EksctlValidation,
         check: Check::Document(capacity_reservation_id_and_arn),
     },
     Rule {
@@ -105,6 +115,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "use `capacity-block` for a Capacity Block, or remove instanceMarketOptions",
         reference: "eksctl validation.go:959-965 (A4.4)",
         live: false,
+        stage: Stage::EksctlValidation,
         check: Check::Document(market_type_invalid),
     },
     Rule {
@@ -114,6 +125,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "add capacityReservation.capacityReservationTarget.capacityReservationID with the block's id",
         reference: "eksctl validation.go:966-969 (A4.5)",
         live: false,
+        stage: Stage::EksctlValidation,
         check: Check::Document(market_type_without_reservation),
     },
     Rule {
@@ -123,6 +135,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "reserved capacity is On-Demand: remove `spot` or the reservation",
         reference: "eksctl leaves this to AWS (A4.8)",
         live: false,
+        stage: Stage::Advice,
         check: Check::Document(spot_with_reservation),
     },
     Rule {
@@ -132,6 +145,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "set `ami`, or use amiFamily AmazonLinux2023 with a NodeConfig document",
         reference: "eksctl validation.go:1574-1576 (A5.4); Bottlerocket 1479-1493 (A5.5)",
         live: false,
+        stage: Stage::EksctlValidation,
         check: Check::Document(override_bootstrap_needs_ami),
     },
 ];

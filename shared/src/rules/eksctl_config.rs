@@ -8,7 +8,7 @@
 
 use serde_yaml::Value;
 
-use super::{Check, Report, Rule, Severity};
+use super::{Check, Report, Rule, Severity, Stage};
 use crate::schema_check::DocumentKind;
 
 macro_rules! eksctl_rule {
@@ -24,6 +24,7 @@ macro_rules! eksctl_rule {
                 "; eksctl refuses the file before calling AWS"
             ),
             live: false,
+            stage: Stage::EksctlValidation,
             check: Check::Document($check),
         }
     };

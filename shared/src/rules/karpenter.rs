@@ -3,7 +3,7 @@
 
 use std::collections::BTreeSet;
 
-use super::{Check, Context, Report, Rule, Severity};
+use super::{Check, Context, Report, Rule, Severity, Stage};
 use crate::catalog::{self, InstanceType};
 use crate::ids::{IdError, ReservationId, SecurityGroupId, SubnetId};
 use crate::karpenter::{Ec2NodeClass, NodePool, Requirement, SelectorTerm};
@@ -18,6 +18,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "use lowercase letters, digits and hyphens, e.g. `gpu-training`",
         reference: "Kubernetes object names (RFC 1123)",
         live: false,
+        stage: Stage::ApiServer,
         check: Check::Spec(karpenter_name_invalid),
     },
     Rule {
@@ -27,6 +28,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "add the EC2NodeClass or point nodeClassRef at an existing one",
         reference: NODEPOOL_CRD,
         live: false,
+        stage: Stage::Runtime,
         check: Check::Spec(karpenter_node_class_missing),
     },
     Rule {
@@ -36,6 +38,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "use `In` with a list of values for most requirements",
         reference: "Karpenter NodePool CRD .spec.template.spec.requirements (B1.2)",
         live: false,
+        stage: Stage::ApiServer,
         check: Check::Spec(karpenter_requirement_operator),
     },
     Rule {
@@ -45,6 +48,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "In/NotIn take values; Gt/Lt/Gte/Lte take one non-negative integer; Exists/DoesNotExist take none",
         reference: "Karpenter NodePool CRD CEL rules (B1.2)",
         live: false,
+        stage: Stage::ApiServer,
         check: Check::Spec(karpenter_requirement_values),
     },
     Rule {
@@ -54,6 +58,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "drop the key; Karpenter sets it itself (only karpenter.sh/capacity-type and the well-known karpenter.k8s.aws labels are allowed)",
         reference: "Karpenter NodePool CRD (AWS provider) label-domain rules (B1.3)",
         live: false,
+        stage: Stage::ApiServer,
         check: Check::Spec(karpenter_restricted_label),
     },
     Rule {
@@ -63,6 +68,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "use `on-demand`, `spot` or `reserved`",
         reference: "kubernetes-sigs/karpenter pkg/apis/v1/labels.go:34-36 (B1.4)",
         live: false,
+        stage: Stage::Runtime,
         check: Check::Spec(karpenter_capacity_type_value),
     },
     Rule {
@@ -72,6 +78,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "use e.g. key `nvidia.com/gpu`, effect `NoSchedule`",
         reference: "Karpenter NodePool CRD taints; pkg/apis/v1/nodeclaim_validation.go (B1.5)",
         live: false,
+        stage: Stage::ApiServer,
         check: Check::Spec(karpenter_taint_invalid),
     },
     Rule {
@@ -81,6 +88,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "policy WhenEmpty/WhenEmptyOrUnderutilized/Balanced; consolidateAfter like `5m` or `Never`; budget nodes `N` or `N%`, schedule and duration together",
         reference: "Karpenter NodePool CRD .spec.disruption (B1.7)",
         live: false,
+        stage: Stage::ApiServer,
         check: Check::Spec(karpenter_disruption_invalid),
     },
     Rule {
@@ -90,6 +98,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "use `720h` (30 days) for inference pools and `Never` for training pools",
         reference: "Karpenter NodePool CRD .spec.template.spec.expireAfter (B1.8)",
         live: false,
+        stage: Stage::ApiServer,
         check: Check::Spec(karpenter_expire_after_invalid),
     },
     Rule {
@@ -99,6 +108,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "e.g. `cpu: 1000`, `nvidia.com/gpu: 64`, `memory: 4000Gi`",
         reference: "Karpenter NodePool CRD .spec.limits (B1.6)",
         live: false,
+        stage: Stage::ApiServer,
         check: Check::Spec(karpenter_limits_invalid),
     },
     Rule {
@@ -108,6 +118,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "higher weights are tried first; leave it unset for equal priority",
         reference: "Karpenter NodePool CRD .spec.weight (B1.8)",
         live: false,
+        stage: Stage::ApiServer,
         check: Check::Spec(karpenter_weight_range),
     },
     Rule {
@@ -117,6 +128,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "loosen the requirements (e.g. GPU memory floor, categories, generation)",
         reference: "instance catalog; Karpenter well-known labels (B3)",
         live: false,
+        stage: Stage::Runtime,
         check: Check::Spec(karpenter_requirements_match_nothing),
     },
     Rule {
@@ -126,6 +138,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "allow more families or sizes so Spot has capacity pools to choose from",
         reference: "EKS best practices: Karpenter, diversify instance types for Spot",
         live: false,
+        stage: Stage::Advice,
         check: Check::Spec(karpenter_spot_single_instance_type),
     },
     Rule {
@@ -135,6 +148,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "set the interruption queue (settings.interruptionQueue) so Karpenter drains nodes before Spot reclaims them",
         reference: "Karpenter docs: interruption handling",
         live: false,
+        stage: Stage::Advice,
         check: Check::Spec(karpenter_spot_without_interruption_queue),
     },
     Rule {
@@ -144,6 +158,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "training jobs that span nodes should run on on-demand or reserved capacity",
         reference: "EKS best practices for AI/ML",
         live: false,
+        stage: Stage::Advice,
         check: Check::Spec(karpenter_spot_training),
     },
     Rule {
@@ -153,6 +168,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "use consolidationPolicy WhenEmpty and expireAfter Never, or a budget of 0 nodes for Underutilized and Drifted",
         reference: "EKS best practices for AI/ML: Karpenter disruption for training",
         live: false,
+        stage: Stage::Advice,
         check: Check::Spec(karpenter_consolidation_evicts_training),
     },
     Rule {
@@ -162,6 +178,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "add `reserved` to the karpenter.sh/capacity-type requirement, or Karpenter never uses the reservation",
         reference: "karpenter-provider-aws docs tasks/odcrs.md (B1.4)",
         live: false,
+        stage: Stage::Runtime,
         check: Check::Spec(karpenter_reserved_capacity_type_missing),
     },
     Rule {
@@ -171,6 +188,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "each term: an `id` (cr-…) alone, or tags / ownerID (12 digits) / instanceMatchCriteria (open|targeted); at most 30 terms",
         reference: "EC2NodeClass CRD .spec.capacityReservationSelectorTerms (B2.4)",
         live: false,
+        stage: Stage::ApiServer,
         check: Check::Spec(karpenter_reservation_term_invalid),
     },
     Rule {
@@ -180,6 +198,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "set `role` to the node IAM role name (e.g. KarpenterNodeRole-<cluster>)",
         reference: "EC2NodeClass CRD .spec (B2.1)",
         live: false,
+        stage: Stage::ApiServer,
         check: Check::Spec(karpenter_role_or_instance_profile),
     },
     Rule {
@@ -189,6 +208,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "use a single term `alias: al2023@latest` (or bottlerocket@latest)",
         reference: "EC2NodeClass CRD .spec.amiSelectorTerms (B2.2)",
         live: false,
+        stage: Stage::ApiServer,
         check: Check::Spec(karpenter_ami_alias_invalid),
     },
     Rule {
@@ -198,6 +218,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "select subnets and security groups by tag (e.g. karpenter.sh/discovery: <cluster>) or by id",
         reference: "EC2NodeClass CRD .spec.subnetSelectorTerms, .securityGroupSelectorTerms (B2.1, B2.3)",
         live: false,
+        stage: Stage::ApiServer,
         check: Check::Spec(karpenter_selector_terms_invalid),
     },
     Rule {
@@ -207,6 +228,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "set `RAID0` to use the NVMe instance store for ephemeral storage, or leave it unset",
         reference: "EC2NodeClass CRD .spec.instanceStorePolicy (B2.7)",
         live: false,
+        stage: Stage::ApiServer,
         check: Check::Spec(karpenter_instance_store_policy),
     },
 ];

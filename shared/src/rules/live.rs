@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::node_groups::reservation_id;
-use super::{Check, Context, Report, Rule, Severity};
+use super::{Check, Context, Report, Rule, Severity, Stage};
 use crate::spec::{Capacity, GroupPlacement, Network, NodeGroup};
 
 /// What EC2 said, as plain data.
@@ -110,6 +110,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "pick a zone where the type is offered, or another type",
         reference: "EC2 DescribeInstanceTypeOfferings",
         live: true,
+        stage: Stage::AwsCreate,
         check: Check::Spec(instance_type_not_offered),
     },
     Rule {
@@ -119,6 +120,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "check the id and the region; reservations are regional",
         reference: DESCRIBE_RESERVATIONS,
         live: true,
+        stage: Stage::AwsCreate,
         check: Check::Spec(reservation_not_found),
     },
     Rule {
@@ -128,6 +130,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "use an active reservation; an expired or cancelled one launches nothing",
         reference: DESCRIBE_RESERVATIONS,
         live: true,
+        stage: Stage::AwsCreate,
         check: Check::Spec(reservation_not_active),
     },
     Rule {
@@ -137,6 +140,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "set the group's instance type to the reservation's",
         reference: DESCRIBE_RESERVATIONS,
         live: true,
+        stage: Stage::AwsCreate,
         check: Check::Spec(reservation_instance_type_mismatch),
     },
     Rule {
@@ -146,6 +150,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "pin the group to the reservation's zone (or a subnet in it)",
         reference: "DescribeCapacityReservations; eksctl does not check this (A4.8)",
         live: true,
+        stage: Stage::AwsCreate,
         check: Check::Spec(reservation_zone_mismatch),
     },
     Rule {
@@ -155,6 +160,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "lower the desired capacity or extend the reservation",
         reference: DESCRIBE_RESERVATIONS,
         live: true,
+        stage: Stage::AwsCreate,
         check: Check::Spec(reservation_capacity_short),
     },
     Rule {
@@ -164,6 +170,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "plan checkpoints before the end: instances in a Capacity Block are terminated when it ends",
         reference: DESCRIBE_RESERVATIONS,
         live: true,
+        stage: Stage::Advice,
         check: Check::Spec(reservation_end_date),
     },
     Rule {
@@ -173,6 +180,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "choose Capacity Block for a block's id, On-Demand Capacity Reservation for an ODCR's id",
         reference: "eksctl validation.go:959-969 (A4.4-A4.5); managed_nodegroup.go:173-178",
         live: true,
+        stage: Stage::AwsCreate,
         check: Check::Spec(capacity_block_market_type_mismatch),
     },
     Rule {
@@ -182,6 +190,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "check the subnet id and the region",
         reference: "EC2 DescribeSubnets",
         live: true,
+        stage: Stage::AwsCreate,
         check: Check::Spec(subnet_not_found),
     },
     Rule {
@@ -191,6 +200,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "list only subnets of the cluster's VPC",
         reference: "EC2 DescribeSubnets",
         live: true,
+        stage: Stage::AwsCreate,
         check: Check::Spec(subnet_wrong_vpc),
     },
     Rule {
@@ -200,6 +210,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "correct the zone, or pick the subnet that is in the zone you meant",
         reference: "EC2 DescribeSubnets",
         live: true,
+        stage: Stage::AwsCreate,
         check: Check::Spec(subnet_zone_mismatch),
     },
     Rule {
@@ -209,6 +220,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "each GPU node takes many addresses (pods and EFA interfaces); use a larger subnet",
         reference: "EC2 DescribeSubnets AvailableIpAddressCount",
         live: true,
+        stage: Stage::Advice,
         check: Check::Spec(subnet_few_free_addresses),
     },
     Rule {
@@ -218,6 +230,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "allow more instance types or zones, or use On-Demand",
         reference: "EC2 GetSpotPlacementScores",
         live: true,
+        stage: Stage::Advice,
         check: Check::Spec(spot_placement_score_low),
     },
 ];

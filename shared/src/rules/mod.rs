@@ -60,6 +60,57 @@ impl std::fmt::Display for Severity {
     }
 }
 
+/// When the peer refuses what a rule finds: what the studio saves a user from waiting for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Stage {
+    /// eksctl's own config validation refuses the file before it calls AWS.
+    EksctlValidation,
+    /// AWS refuses it while eksctl creates the cluster (EKS, EC2 or CloudFormation), or
+    /// the live answers show it would.
+    AwsCreate,
+    /// The Kubernetes API server refuses the object at `kubectl apply` (CRD schema, CEL).
+    ApiServer,
+    /// Everything is accepted, and the cluster does not work: nodes never launch, pods
+    /// never schedule.
+    Runtime,
+    /// Nothing refuses it: advice on cost, reliability or best practice.
+    Advice,
+}
+
+impl Stage {
+    /// Every stage, in the order a deploy meets them.
+    pub const ALL: [Stage; 5] = [
+        Stage::EksctlValidation,
+        Stage::AwsCreate,
+        Stage::ApiServer,
+        Stage::Runtime,
+        Stage::Advice,
+    ];
+
+    /// `eksctl-validation`, `aws-create`, `api-server`, `runtime` or `advice`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Stage::EksctlValidation => "eksctl-validation",
+            Stage::AwsCreate => "aws-create",
+            Stage::ApiServer => "api-server",
+            Stage::Runtime => "runtime",
+            Stage::Advice => "advice",
+        }
+    }
+
+    /// Where a deploy would fail without the studio, as a phrase.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Stage::EksctlValidation => "eksctl's config validation, before any AWS call",
+            Stage::AwsCreate => "cluster creation: EKS, EC2 or CloudFormation refuses it",
+            Stage::ApiServer => "kubectl apply: the Kubernetes API server refuses it",
+            Stage::Runtime => "run time: accepted, but nodes never launch or pods never schedule",
+            Stage::Advice => "nowhere: advice on cost, reliability or practice",
+        }
+    }
+}
+
 /// One problem found in a spec.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Finding {
@@ -90,6 +141,8 @@ pub struct Rule {
     pub reference: &'static str,
     /// Whether the rule needs live AWS answers.
     pub live: bool,
+    /// When the peer would refuse what it finds.
+    pub stage: Stage,
     check: Check,
 }
 

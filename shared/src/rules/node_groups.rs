@@ -1,6 +1,6 @@
 //! Rules on managed node groups: names, sizes, instance types, EFA, capacity, GPUs, Spot.
 
-use super::{Check, Context, Report, Rule, Severity};
+use super::{Check, Context, Report, Rule, Severity, Stage};
 use crate::catalog;
 use crate::ids::{self, IdError, ReservationId, ResourceName};
 use crate::spec::{Capacity, GroupPlacement, Network, NodeGroup};
@@ -13,6 +13,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "use a name such as `gpu-p5`",
         reference: "eksctl validation.go:1052-1066 (A2.1)",
         live: false,
+        stage: Stage::EksctlValidation,
         check: Check::Spec(nodegroup_name_invalid),
     },
     Rule {
@@ -22,6 +23,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "rename one of the groups",
         reference: "eksctl validation.go:251-259 (A2.2)",
         live: false,
+        stage: Stage::EksctlValidation,
         check: Check::Spec(nodegroup_name_duplicate),
     },
     Rule {
@@ -31,6 +33,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "raise the maximum or lower the desired or minimum size",
         reference: "eksctl validation.go:1421-1452 (A5.3)",
         live: false,
+        stage: Stage::EksctlValidation,
         check: Check::Spec(nodegroup_size_order),
     },
     Rule {
@@ -40,6 +43,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "pick an instance type, e.g. `p5.48xlarge`",
         reference: "eksctl defaults.go SetManagedNodeGroupDefaults / SetNodeGroupDefaults (DefaultNodeType m5.large); accepted by eksctl, so not an error",
         live: false,
+        stage: Stage::Advice,
         check: Check::Spec(nodegroup_instance_type_missing),
     },
     Rule {
@@ -49,6 +53,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "use `instanceType` for one type or `instanceTypes` for several",
         reference: "eksctl validation.go:1470-1477 (A5.1)",
         live: false,
+        stage: Stage::EksctlValidation,
         check: Check::Spec(nodegroup_instance_type_and_types),
     },
     Rule {
@@ -58,6 +63,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "check the spelling (e.g. `p4de.24xlarge`); very new types may be missing from the catalog",
         reference: "instance catalog from eksctl pkg/utils/instance/instance_types.go and EC2 DescribeInstanceTypes",
         live: false,
+        stage: Stage::Advice,
         check: Check::Spec(instance_type_unknown),
     },
     Rule {
@@ -67,6 +73,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "pick one of the cluster's subnets (existing VPC) or zones (new VPC)",
         reference: "eksctl pkg/vpc/vpc.go (node group subnets are resolved against the cluster's)",
         live: false,
+        stage: Stage::EksctlValidation,
         check: Check::Spec(nodegroup_subnet_unknown),
     },
     Rule {
@@ -76,6 +83,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "use amiFamily AmazonLinux2023 (the default) or turn off local NVMe RAID0",
         reference: "eksctl validation.go:1574-1576 (A5.4), 1479-1493 (A5.5)",
         live: false,
+        stage: Stage::EksctlValidation,
         check: Check::Spec(local_nvme_needs_al2023),
     },
     Rule {
@@ -85,6 +93,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "pick a type with local NVMe (e.g. p4d, p5, g5, g4dn) or turn the option off",
         reference: "eksctl instance_types.go InstanceStorageSupported (A6.4)",
         live: false,
+        stage: Stage::Advice,
         check: Check::Spec(local_nvme_without_instance_store),
     },
     Rule {
@@ -94,6 +103,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "pick an EFA-capable type (p4d, p5, g5.8xlarge and larger, trn1.32xlarge…) or turn EFA off",
         reference: "eksctl pkg/cfn/builder/network_interfaces.go:37-70 (A3.3)",
         live: false,
+        stage: Stage::AwsCreate,
         check: Check::Spec(efa_unsupported_instance_type),
     },
     Rule {
@@ -103,6 +113,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "keep only the subnet or zone where the instances (and any reservation) live",
         reference: "eksctl validation.go:882-886 (A3.1)",
         live: false,
+        stage: Stage::EksctlValidation,
         check: Check::Spec(efa_multiple_subnets),
     },
     Rule {
@@ -112,6 +123,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "set the group's subnet (existing VPC) or availability zone (new VPC) to the one its capacity lives in",
         reference: "eksctl pkg/vpc/vpc.go:873-876 keeps only the first subnet (A3.2)",
         live: false,
+        stage: Stage::Runtime,
         check: Check::Spec(efa_group_not_pinned),
     },
     Rule {
@@ -121,6 +133,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "make sure the reservation (or Capacity Block) was made in a cluster placement group if your jobs need one",
         reference: "eksctl pkg/cfn/builder/managed_launch_template.go:76-107 (A3.4)",
         live: false,
+        stage: Stage::Advice,
         check: Check::Spec(efa_reservation_placement_group),
     },
     Rule {
@@ -130,6 +143,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "enter the capacity reservation id, `cr-` followed by 17 hex digits",
         reference: "eksctl validation.go:942-957 (A4.1-A4.3)",
         live: false,
+        stage: Stage::AwsCreate,
         check: Check::Spec(reservation_id_missing),
     },
     Rule {
@@ -139,6 +153,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "copy the id from the EC2 console (Capacity Reservations) or `aws ec2 describe-capacity-reservations`",
         reference: "AWS docs: resource IDs",
         live: false,
+        stage: Stage::AwsCreate,
         check: Check::Spec(reservation_id_malformed),
     },
     Rule {
@@ -148,6 +163,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "a reservation lives in one availability zone: pin the group to that zone or its subnet",
         reference: "reference manifests' comments; eksctl does not check this (A4.8)",
         live: false,
+        stage: Stage::Advice,
         check: Check::Spec(reservation_group_not_pinned),
     },
     Rule {
@@ -157,6 +173,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "Capacity Blocks exist for p4d, p4de, p5, p5e, p5en, p6, trn1.32xlarge and trn2.48xlarge",
         reference: "eksctl instance_types.go CBRSupported (A6.4); AWS docs: Capacity Blocks for ML",
         live: false,
+        stage: Stage::AwsCreate,
         check: Check::Spec(capacity_block_ineligible_instance_type),
     },
     Rule {
@@ -166,6 +183,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "set `instanceType` to the block's type and remove `instanceTypes`",
         reference: "eksctl pkg/cfn/builder/managed_nodegroup.go:173-178,217-239 (A4.6)",
         live: false,
+        stage: Stage::EksctlValidation,
         check: Check::Spec(capacity_block_single_instance_type),
     },
     Rule {
@@ -175,6 +193,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "use AmazonLinux2023, AmazonLinux2 or Bottlerocket for NVIDIA GPUs",
         reference: "eksctl validation.go:910-923 (A6.1)",
         live: false,
+        stage: Stage::Advice,
         check: Check::Spec(gpu_ami_without_nvidia_driver),
     },
     Rule {
@@ -184,6 +203,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "switch the AMI family to AmazonLinux2023",
         reference: "eksctl validation.go:926-940 (A6.2)",
         live: false,
+        stage: Stage::EksctlValidation,
         check: Check::Spec(neuron_ami_unsupported),
     },
     Rule {
@@ -193,6 +213,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "add the taint `nvidia.com/gpu` (NoSchedule) so only pods asking for GPUs use these nodes",
         reference: "EKS best practices for AI/ML: compute and autoscaling",
         live: false,
+        stage: Stage::Advice,
         check: Check::Spec(gpu_group_without_taint),
     },
     Rule {
@@ -202,6 +223,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "add a small CPU node group (e.g. c5.2xlarge) for CoreDNS, controllers and Karpenter",
         reference: "EKS best practices for AI/ML; reference manifests' `sys` group",
         live: false,
+        stage: Stage::Advice,
         check: Check::Spec(no_system_node_group),
     },
     Rule {
@@ -211,6 +233,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "set the effect to NoSchedule for GPU taints",
         reference: "eksctl validation.go:1836-1849 (A7.3)",
         live: false,
+        stage: Stage::EksctlValidation,
         check: Check::Spec(taint_effect_invalid),
     },
     Rule {
@@ -220,6 +243,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "use On-Demand, an ODCR or a Capacity Block for tightly-coupled NCCL training",
         reference: "EKS best practices for AI/ML: Spot for inference, reserved capacity for training",
         live: false,
+        stage: Stage::Advice,
         check: Check::Spec(spot_efa_training),
     },
     Rule {
@@ -229,6 +253,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "list several similar types in `instanceTypes` so Spot has pools to choose from",
         reference: "AWS docs: Spot best practices (be flexible about instance types)",
         live: false,
+        stage: Stage::Advice,
         check: Check::Spec(spot_few_instance_types),
     },
     Rule {
@@ -238,6 +263,7 @@ pub(super) static RULES: &[Rule] = &[
         help: "let Spot groups use every zone of the cluster",
         reference: "AWS docs: Spot best practices (be flexible about zones)",
         live: false,
+        stage: Stage::Advice,
         check: Check::Spec(spot_single_zone),
     },
 ];
