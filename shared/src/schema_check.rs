@@ -895,7 +895,10 @@ fn short_repr(value: &Value) -> String {
 
 /// The known key a misspelt one most likely meant: at most two edits away (one for short
 /// keys), ignoring ASCII case (schema keys are ASCII; no Unicode tables in the bundle).
-fn closest_key<'a>(key: &str, known_keys: impl Iterator<Item = &'a String>) -> Option<&'a str> {
+pub(crate) fn closest_key<'a>(
+    key: &str,
+    known_keys: impl Iterator<Item = &'a String>,
+) -> Option<&'a str> {
     let allowed_edits = if key.chars().count() <= 4 { 1 } else { 2 };
     known_keys
         .map(|known| {

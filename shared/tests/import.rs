@@ -288,3 +288,47 @@ mod import_text {
         );
     }
 }
+
+/// A typo in an imported file is kept (nothing the user wrote is dropped) and is an error
+/// the page shows: eksctl refuses a field it does not know. Fields eksctl knows but the
+/// studio does not model are kept without a word.
+#[test]
+fn an_imported_typo_is_kept_and_found_and_known_unmodelled_fields_are_quiet() {
+    let text = "apiVersion: eksctl.io/v1alpha5
+kind: ClusterConfig
+metadata:
+  name: demo
+  region: us-east-1
+  version: \"1.35\"
+  tags: {team: ml}
+cloudWatch:
+  clusterLoging: {enableTypes: [api]}
+managedNodeGroups:
+  - name: gpu
+    instanceType: p5.48xlarge
+    efaEnable: true
+    volumeSize: 200
+";
+    let (spec, _) = shared::import::import_text(text, &shared::Spec::default()).unwrap();
+    assert!(spec.node_groups[0].extra.contains_key("efaEnable"));
+    let findings: Vec<_> = shared::rules::validate(&spec)
+        .into_iter()
+        .filter(|finding| finding.rule == "eksctl-unknown-field")
+        .collect();
+    let messages: Vec<&str> = findings
+        .iter()
+        .map(|finding| finding.message.as_str())
+        .collect();
+    assert_eq!(findings.len(), 2, "{messages:#?}");
+    assert_eq!(findings[0].path, "cloudWatch");
+    assert!(
+        messages[0].contains("`clusterLoging`")
+            && messages[0].contains("did you mean `clusterLogging`"),
+        "{messages:?}"
+    );
+    assert_eq!(findings[1].path, "node_groups[0]");
+    assert!(
+        messages[1].contains("did you mean `efaEnabled`"),
+        "{messages:?}"
+    );
+}

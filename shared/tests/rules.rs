@@ -386,6 +386,30 @@ const CASES: &[Case] = &[
         path: "node_groups[1].taints[0].effect",
     },
     Case {
+        rule: "nodegroup-label-invalid",
+        base: block,
+        breaks: |spec, _| {
+            gpu(spec).labels.insert("team name".into(), "ml".into());
+        },
+        path: "node_groups[1].labels[\"team name\"]",
+    },
+    Case {
+        rule: "ami-family-al2-unsupported",
+        base: block,
+        breaks: |spec, _| gpu(spec).ami_family = Some("AmazonLinux2".into()),
+        path: "node_groups[1].ami_family",
+    },
+    Case {
+        rule: "eksctl-unknown-field",
+        base: block,
+        breaks: |spec, _| {
+            gpu(spec)
+                .extra
+                .insert("efaEnable".into(), serde_yaml::Value::Bool(true));
+        },
+        path: "node_groups[1]",
+    },
+    Case {
         rule: "spot-efa-training",
         base: new_vpc_base,
         breaks: |spec, _| gpu(spec).capacity = Capacity::Spot,
@@ -918,14 +942,14 @@ const DOCUMENT_CASES: &[DocumentCase] = &[
         path: "managedNodeGroups[0].volumeIOPS",
     },
     DocumentCase {
-        rule: "nodegroup-label-invalid",
-        yaml: "managedNodeGroups:\n  - name: gpu\n    labels:\n      node-role.kubernetes.io/worker: \"true\"\n",
-        path: "managedNodeGroups[0].labels[\"node-role.kubernetes.io/worker\"]",
+        rule: "self-managed-nodegroup-label-invalid",
+        yaml: "nodeGroups:\n  - name: gpu\n    labels:\n      node-role.kubernetes.io/worker: \"true\"\n",
+        path: "nodeGroups[0].labels[\"node-role.kubernetes.io/worker\"]",
     },
     DocumentCase {
-        rule: "nodegroup-taint-malformed",
-        yaml: "managedNodeGroups:\n  - name: gpu\n    taints:\n      - key: nvidia.com/gpu\n        value: \"yes please\"\n        effect: NoSchedule\n",
-        path: "managedNodeGroups[0].taints[0].value",
+        rule: "self-managed-nodegroup-taint-invalid",
+        yaml: "nodeGroups:\n  - name: gpu\n    taints:\n      - key: nvidia.com/gpu\n        value: \"yes please\"\n        effect: NoSchedule\n",
+        path: "nodeGroups[0].taints[0].value",
     },
     DocumentCase {
         rule: "nodegroup-field-conflict",

@@ -639,3 +639,77 @@ fn embedded_schemas_are_the_upstream_schemas_reduced() {
         );
     }
 }
+
+/// The keys each object of a `ClusterConfig` may have, as a tree (`{key: subtree}`, `0`
+/// where any value goes): what the page checks imported files' unmodelled keys against,
+/// without carrying the schema.
+fn key_tree(root: &Json, schema: &Json, depth: usize) -> Json {
+    let mut schema = schema;
+    while let Some(reference) = schema.get("$ref").and_then(Json::as_str) {
+        schema = root.pointer(reference.trim_start_matches('#')).unwrap();
+    }
+    if depth > 12 {
+        return Json::from(0);
+    }
+    if let Some(items) = schema.get("items") {
+        return key_tree(root, items, depth + 1);
+    }
+    let mut properties = serde_json::Map::new();
+    for keyword in ["oneOf", "anyOf", "allOf"] {
+        for branch in schema
+            .get(keyword)
+            .and_then(Json::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let mut branch = branch;
+            while let Some(reference) = branch.get("$ref").and_then(Json::as_str) {
+                branch = root.pointer(reference.trim_start_matches('#')).unwrap();
+            }
+            if let Some(branch_properties) = branch.get("properties").and_then(Json::as_object) {
+                properties.extend(branch_properties.clone());
+            }
+        }
+    }
+    if let Some(own) = schema.get("properties").and_then(Json::as_object) {
+        properties.extend(own.clone());
+    }
+    if properties.is_empty() {
+        return Json::from(0);
+    }
+    Json::Object(
+        properties
+            .iter()
+            .map(|(key, value)| (key.clone(), key_tree(root, value, depth + 1)))
+            .collect(),
+    )
+}
+
+#[test]
+fn the_embedded_key_table_is_the_schemas_keys() {
+    // Regenerate with `UPDATE_EXPECT=1` after the eksctl schema changes.
+    let manifest_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let schema: Json = serde_json::from_str(
+        &std::fs::read_to_string(
+            manifest_dir.join("data/schemas/eksctl-clusterconfig-v1alpha5.min.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let expected = key_tree(&schema, &schema, 0);
+    let table_path = manifest_dir.join("data/schemas/eksctl-keys.json");
+    if std::env::var_os("UPDATE_EXPECT").is_some() {
+        std::fs::write(
+            &table_path,
+            serde_json::to_string(&expected).unwrap() + "\n",
+        )
+        .unwrap();
+    }
+    let table: Json = serde_json::from_str(&std::fs::read_to_string(&table_path).unwrap()).unwrap();
+    assert!(
+        table == expected,
+        "{} is stale; run with UPDATE_EXPECT=1",
+        table_path.display()
+    );
+    assert!(table["managedNodeGroups"]["efaEnabled"] == 0);
+}

@@ -130,16 +130,16 @@ pub(super) static RULES: &[Rule] = &[
         nodegroup_volume_invalid
     ),
     eksctl_rule!(
-        "nodegroup-label-invalid",
-        "a node label key or value is not a valid Kubernetes label, or uses a reserved kubernetes.io/k8s.io prefix",
+        "self-managed-nodegroup-label-invalid",
+        "a self-managed group's node label is not a valid Kubernetes label, or uses a reserved kubernetes.io/k8s.io prefix",
         "keys are `[prefix/]name` (name up to 63 characters of letters, digits, `-_.`); kubernetes.io and k8s.io prefixes are only for the kubelet's own labels",
         "(validateLabels)",
         nodegroup_label_invalid
     ),
     eksctl_rule!(
-        "nodegroup-taint-malformed",
-        "a node taint's key or value is not a valid Kubernetes label name or value",
-        "keys are `[prefix/]name`, values up to 63 characters of letters, digits, `-_.`",
+        "self-managed-nodegroup-taint-invalid",
+        "a self-managed group's taint has no key, a malformed key or value, or an unknown effect",
+        "keys are `[prefix/]name`, values up to 63 characters of letters, digits, `-_.`; effects NoSchedule, PreferNoSchedule or NoExecute",
         "(validateTaints, k8s taints.Validate)",
         nodegroup_taint_malformed
     ),
@@ -217,7 +217,7 @@ fn groups(document: &Value) -> Vec<(String, Kind, &Value)> {
 }
 
 /// `base` followed by `key` as a path segment: `.key`, or `["key"]` for keys with dots.
-fn child(base: &str, key: &str) -> String {
+pub(super) fn child(base: &str, key: &str) -> String {
     let segment = crate::yaml_source::YamlPath::root()
         .with_key(key)
         .to_string();
@@ -1109,86 +1109,93 @@ fn nodegroup_volume_invalid(document: &Value, report: &mut Report<'_>) {
 }
 
 fn nodegroup_label_invalid(document: &Value, report: &mut Report<'_>) {
-    for (path, _, group) in groups(document) {
+    // Managed groups' labels are the spec rule nodegroup-label-invalid's.
+    for (path, kind, group) in groups(document) {
+        if kind != Kind::SelfManaged {
+            continue;
+        }
         let Some(labels) = group.get("labels").and_then(Value::as_mapping) else {
             continue;
         };
         for (key, value) in labels {
             let Some(key) = key.as_str() else { continue };
-            let at = child(&format!("{path}.labels"), key);
-            let problem = if key.matches('/').count() > 1 {
-                Some(format!("node label key `{key}` can only use one `/`"))
-            } else {
-                qualified_name_problem(key)
-                    .map(|problem| format!("label key `{key}` is invalid: {problem}"))
-            };
-            if let Some(problem) = problem {
-                report.fire(at, problem);
-                continue;
-            }
-            let value_text = match value {
-                Value::String(text) => text.clone(),
-                Value::Null => String::new(),
-                other => serde_yaml::to_string(other)
-                    .unwrap_or_default()
-                    .trim()
-                    .to_owned(),
-            };
-            if let Some(problem) = label_value_problem(&value_text) {
-                report.fire(at, format!("label `{key}` has an invalid value: {problem}"));
-                continue;
-            }
-            if let Some((namespace, _)) = key.split_once('/')
-                && is_reserved_label_namespace(namespace)
-                && !is_kubelet_label(key)
-            {
-                report.fire(
-                    at,
-                    format!("label `{key}` uses a reserved prefix (kubernetes.io/, k8s.io/) that eksctl refuses"),
-                );
+            // A non-string value is the schema's finding (eksctl-schema).
+            let value_text = value.as_str().unwrap_or("");
+            if let Some(problem) = node_label_problem(key, value_text) {
+                report.fire(child(&format!("{path}.labels"), key), problem);
             }
         }
     }
 }
 
+/// What eksctl's `validateLabels` refuses about one node label, in a sentence.
+pub(super) fn node_label_problem(key: &str, value: &str) -> Option<String> {
+    if key.matches('/').count() > 1 {
+        return Some(format!("node label key `{key}` can only use one `/`"));
+    }
+    if let Some(problem) = qualified_name_problem(key) {
+        return Some(format!("label key `{key}` is invalid: {problem}"));
+    }
+    if let Some(problem) = label_value_problem(value) {
+        return Some(format!("label `{key}` has an invalid value: {problem}"));
+    }
+    if let Some((namespace, _)) = key.split_once('/')
+        && is_reserved_label_namespace(namespace)
+        && !is_kubelet_label(key)
+    {
+        return Some(format!(
+            "label `{key}` uses a reserved prefix (kubernetes.io/, k8s.io/) that eksctl refuses"
+        ));
+    }
+    None
+}
+
+/// What Kubernetes' taint validation (through eksctl's `validateTaints`) refuses about a
+/// taint's key and value, with the field it is about; the key's absence and the effect
+/// are checked beside it.
+pub(super) fn taint_syntax_problem(
+    key: &str,
+    value: Option<&str>,
+) -> Option<(&'static str, String)> {
+    if !key.is_empty()
+        && let Some(problem) = qualified_name_problem(key)
+    {
+        return Some(("key", format!("taint key `{key}` is invalid: {problem}")));
+    }
+    if let Some(value) = value
+        && let Some(problem) = label_value_problem(value)
+    {
+        return Some(("value", format!("taint value is invalid: {problem}")));
+    }
+    None
+}
 fn nodegroup_taint_malformed(document: &Value, report: &mut Report<'_>) {
+    // Managed groups' taints are the spec rule taint-effect-invalid's.
     for (path, kind, group) in groups(document) {
+        if kind != Kind::SelfManaged {
+            continue;
+        }
         for (index, taint) in list(group, "taints").iter().enumerate() {
             let at = format!("{path}.taints[{index}]");
             let key = text(taint, "key").unwrap_or("");
-            if !key.is_empty()
-                && let Some(problem) = qualified_name_problem(key)
-            {
-                report.fire(
-                    format!("{at}.key"),
-                    format!("taint key `{key}` is invalid: {problem}"),
-                );
+            if let Some((field, problem)) = taint_syntax_problem(key, text(taint, "value")) {
+                report.fire(format!("{at}.{field}"), problem);
             }
-            if let Some(value) = text(taint, "value")
-                && let Some(problem) = label_value_problem(value)
-            {
-                report.fire(
-                    format!("{at}.value"),
-                    format!("taint value is invalid: {problem}"),
-                );
+            if key.is_empty() {
+                report.fire(format!("{at}.key"), "a taint needs a key");
             }
-            // Managed groups' keys and effects are the spec rule taint-effect-invalid's.
-            if kind == Kind::SelfManaged {
-                if key.is_empty() {
-                    report.fire(format!("{at}.key"), "a taint needs a key");
-                }
-                let effect = text(taint, "effect").unwrap_or("");
-                if !matches!(effect, "NoSchedule" | "PreferNoSchedule" | "NoExecute") {
-                    report.fire(
-                        format!("{at}.effect"),
-                        format!("taint effect `{effect}` is not NoSchedule, PreferNoSchedule or NoExecute"),
-                    );
-                }
+            let effect = text(taint, "effect").unwrap_or("");
+            if !matches!(effect, "NoSchedule" | "PreferNoSchedule" | "NoExecute") {
+                report.fire(
+                    format!("{at}.effect"),
+                    format!(
+                        "taint effect `{effect}` is not NoSchedule, PreferNoSchedule or NoExecute"
+                    ),
+                );
             }
         }
     }
 }
-
 const ADDON_POLICIES: &[&str] = &[
     "autoScaler",
     "externalDNS",
@@ -1351,9 +1358,10 @@ fn nodegroup_ami_invalid(document: &Value, report: &mut Report<'_>) {
             ami.starts_with("ami-") || ami.starts_with("resolve:ssm:") || ami.starts_with("ssm:")
         });
         // Family names are matched without case, as eksctl normalises them first.
+        // Managed groups' AmazonLinux2 is the spec rule ami-family-al2-unsupported's.
         if family.eq_ignore_ascii_case("AmazonLinux2")
             && version.is_some_and(|version| version >= (1, 33))
-            && (kind == Kind::SelfManaged || ami.is_none())
+            && kind == Kind::SelfManaged
         {
             report.fire(
                 format!("{path}.amiFamily"),

@@ -18,6 +18,8 @@ mod live;
 mod node_groups;
 /// Every string of the spec with its path, for the placeholder rule.
 mod strings;
+/// Imported keys eksctl does not know, checked against a table of its schema's keys.
+mod unknown_fields;
 
 use serde::{Deserialize, Serialize};
 
@@ -293,6 +295,7 @@ fn spec_rules() -> impl Iterator<Item = &'static Rule> {
         .iter()
         .chain(node_groups::RULES)
         .chain(karpenter::RULES)
+        .chain(unknown_fields::RULES)
         .chain(live::RULES)
 }
 

@@ -237,6 +237,26 @@ pub(super) static RULES: &[Rule] = &[
         check: Check::Spec(taint_effect_invalid),
     },
     Rule {
+        id: "nodegroup-label-invalid",
+        severity: Severity::Error,
+        summary: "a node label is not a valid Kubernetes label, or uses a reserved kubernetes.io/k8s.io prefix",
+        help: "keys are `[prefix/]name` (name up to 63 letters, digits, `-_.`); kubernetes.io and k8s.io prefixes are only for the kubelet's own labels",
+        reference: "eksctl pkg/apis/eksctl.io/v1alpha5/validation.go (validateLabels); k8s.io/apimachinery IsQualifiedName, IsValidLabelValue",
+        live: false,
+        stage: Stage::EksctlValidation,
+        check: Check::Spec(nodegroup_label_invalid),
+    },
+    Rule {
+        id: "ami-family-al2-unsupported",
+        severity: Severity::Error,
+        summary: "AmazonLinux2 node groups are refused from Kubernetes 1.33",
+        help: "use AmazonLinux2023 (or Bottlerocket); AL2 has no EKS AMIs for 1.33 and later",
+        reference: "eksctl pkg/apis/eksctl.io/v1alpha5/defaults.go SetManagedNodeGroupDefaults (AmazonLinux2EOLVersion = 1.33)",
+        live: false,
+        stage: Stage::EksctlValidation,
+        check: Check::Spec(ami_family_al2_unsupported),
+    },
+    Rule {
         id: "spot-efa-training",
         severity: Severity::Warning,
         summary: "Spot capacity for an EFA group: one interruption stops the whole multi-node job",
@@ -780,10 +800,54 @@ fn no_system_node_group(context: &Context<'_>, report: &mut Report<'_>) {
     }
 }
 
+fn nodegroup_label_invalid(context: &Context<'_>, report: &mut Report<'_>) {
+    for (index, group) in groups(context) {
+        for (key, value) in &group.labels {
+            if let Some(problem) = super::eksctl_config::node_label_problem(key, value) {
+                report.fire(
+                    super::eksctl_config::child(&format!("node_groups[{index}].labels"), key),
+                    problem,
+                );
+            }
+        }
+    }
+}
+
+fn ami_family_al2_unsupported(context: &Context<'_>, report: &mut Report<'_>) {
+    let Some(minor) = crate::versions::minor_of(&context.spec.cluster.kubernetes_version) else {
+        return;
+    };
+    if minor < 33 {
+        return;
+    }
+    for (index, group) in groups(context) {
+        // With a custom `ami`, eksctl leaves the family to the user.
+        if group
+            .ami_family
+            .as_deref()
+            .is_some_and(|family| family.eq_ignore_ascii_case("AmazonLinux2"))
+            && !group.extra.contains_key("ami")
+        {
+            report.fire(
+                format!("node_groups[{index}].ami_family"),
+                format!(
+                    "node group `{}` uses AmazonLinux2, which eksctl refuses for Kubernetes 1.{minor}",
+                    group.name
+                ),
+            );
+        }
+    }
+}
+
 fn taint_effect_invalid(context: &Context<'_>, report: &mut Report<'_>) {
     for (index, group) in groups(context) {
         for (taint_index, taint) in group.taints.iter().enumerate() {
             let path = format!("node_groups[{index}].taints[{taint_index}]");
+            if let Some((field, problem)) =
+                super::eksctl_config::taint_syntax_problem(&taint.key, taint.value.as_deref())
+            {
+                report.fire(format!("{path}.{field}"), problem);
+            }
             if taint.key.trim().is_empty() {
                 report.fire(format!("{path}.key"), "taint has no key");
             }
