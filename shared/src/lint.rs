@@ -298,9 +298,23 @@ fn lint_parsed(
             findings.push((index, placed(finding, position.line, position.column)));
         }
     }
+    let document_findings = findings.len();
     for finding in rules::validate_with(&file.spec, live) {
         // The document rule eksctl-schema reports the same keys, each on its own line.
         if finding.rule == "eksctl-unknown-field" {
+            continue;
+        }
+        let (document_index, path) = file_path(file, &finding.path);
+        let position = file.documents[document_index].position(&path);
+        // A document rule's error at the same place already says what is wrong there (a
+        // fractional size is the schema's wrong type and the size rule's invalid size).
+        if finding.severity == rules::Severity::Error
+            && findings[..document_findings].iter().any(|(index, placed)| {
+                *index == document_index
+                    && placed.severity == rules::Severity::Error
+                    && (placed.line, placed.column) == (position.line, position.column)
+            })
+        {
             continue;
         }
         let from_karpenter = finding.path.starts_with("karpenter");

@@ -410,6 +410,27 @@ const CASES: &[Case] = &[
         path: "node_groups[1]",
     },
     Case {
+        rule: "nodegroup-placement-empty",
+        base: block,
+        breaks: |spec, _| {
+            gpu(spec).placement = GroupPlacement::Subnets {
+                subnets: Vec::new(),
+            }
+        },
+        path: "node_groups[1].placement",
+    },
+    Case {
+        rule: "nodegroup-size-invalid",
+        base: block,
+        breaks: |spec, _| {
+            gpu(spec).min_size = None;
+            gpu(spec)
+                .extra
+                .insert("minSize".into(), serde_yaml::Value::Number((-1).into()));
+        },
+        path: "node_groups[1].min_size",
+    },
+    Case {
         rule: "spot-efa-training",
         base: new_vpc_base,
         breaks: |spec, _| gpu(spec).capacity = Capacity::Spot,
@@ -871,6 +892,16 @@ struct DocumentCase {
 const CLUSTER_HEAD: &str = "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata:\n  name: demo\n  region: us-east-1\n";
 
 const DOCUMENT_CASES: &[DocumentCase] = &[
+    DocumentCase {
+        rule: "access-entry-invalid",
+        yaml: "accessConfig:\n  accessEntries:\n    - principalARN: arn:aws:iam::111122223333:role/a\n      type: ec2_linux\n",
+        path: "accessConfig.accessEntries[0].type",
+    },
+    DocumentCase {
+        rule: "auto-mode-config-invalid",
+        yaml: "autoModeConfig:\n  enabled: true\n  nodePools: [general-purpose, gpu]\n",
+        path: "autoModeConfig.nodePools[1]",
+    },
     DocumentCase {
         rule: "nodegroup-name-missing",
         yaml: "managedNodeGroups:\n  - instanceType: m5.large\n",

@@ -102,6 +102,20 @@ pub(super) static RULES: &[Rule] = &[
         access_entries_need_api_authentication
     ),
     eksctl_rule!(
+        "access-entry-invalid",
+        "an access entry lacks a valid principal ARN, has an unknown type, a field its type does not take, or a malformed access policy",
+        "give principalARN; for EC2_LINUX, EC2_WINDOWS, FARGATE_LINUX and HYBRID_LINUX no groups, username or policies; each policy a cluster-access-policy ARN with a cluster or namespace scope",
+        "(validateAccessEntries)",
+        access_entry_invalid
+    ),
+    eksctl_rule!(
+        "auto-mode-config-invalid",
+        "autoModeConfig has node pools other than general-purpose and system, a duplicate, or settings that need Auto Mode on",
+        "use nodePools [general-purpose, system]; nodeRoleARN and permissionsBoundaryARN only with Auto Mode enabled and node pools, not both",
+        "(ValidateAutoModeConfig)",
+        auto_mode_config_invalid
+    ),
+    eksctl_rule!(
         "karpenter-block-invalid",
         "eksctl's karpenter block needs a version of at least v0.20.0",
         "set karpenter.version, or install Karpenter with Helm as the studio's bundle does",
@@ -943,6 +957,148 @@ fn access_entries_need_api_authentication(document: &Value, report: &mut Report<
     }
 }
 
+fn access_entry_invalid(document: &Value, report: &mut Report<'_>) {
+    if !is_cluster_config(document) {
+        return;
+    }
+    let Some(access) = document.get("accessConfig") else {
+        return;
+    };
+    let mut seen: Vec<&str> = Vec::new();
+    for (index, entry) in list(access, "accessEntries").iter().enumerate() {
+        let path = format!("accessConfig.accessEntries[{index}]");
+        let principal = non_empty(entry, "principalARN");
+        match principal {
+            Some(principal) if is_arn(principal) => {
+                if seen.contains(&principal) {
+                    report.fire(
+                        format!("{path}.principalARN"),
+                        format!("principal `{principal}` has an access entry already"),
+                    );
+                }
+                seen.push(principal);
+            }
+            Some(principal) => report.fire(
+                format!("{path}.principalARN"),
+                format!("`{principal}` is not an AWS ARN"),
+            ),
+            None => report.fire(
+                format!("{path}.principalARN"),
+                "principalARN must be set to a valid AWS ARN",
+            ),
+        }
+        let kind = text(entry, "type").unwrap_or("");
+        match kind {
+            "" | "STANDARD" | "EC2" => {}
+            "EC2_LINUX" | "EC2_WINDOWS" | "FARGATE_LINUX" | "HYBRID_LINUX" => {
+                for field in ["kubernetesGroups", "kubernetesUsername", "accessPolicies"] {
+                    if has(entry, field) {
+                        report.fire(
+                            format!("{path}.{field}"),
+                            format!("{field} cannot be given for an access entry of type {kind}"),
+                        );
+                    }
+                }
+            }
+            other => report.fire(
+                format!("{path}.type"),
+                format!("`{other}` is not an access entry type (STANDARD, EC2, EC2_LINUX, EC2_WINDOWS, FARGATE_LINUX, HYBRID_LINUX)"),
+            ),
+        }
+        for (item, policy) in list(entry, "accessPolicies").iter().enumerate() {
+            let at = format!("{path}.accessPolicies[{item}]");
+            match non_empty(policy, "policyARN") {
+                None => report.fire(
+                    format!("{at}.policyARN"),
+                    "policyARN must be set to a valid AWS ARN",
+                ),
+                Some(arn) => {
+                    let resource = arn.splitn(6, ':').nth(5).unwrap_or("");
+                    if !is_arn(arn) || !resource.starts_with("cluster-access-policy/") {
+                        report.fire(
+                            format!("{at}.policyARN"),
+                            format!("`{arn}` is not a cluster-access-policy ARN"),
+                        );
+                    }
+                }
+            }
+            let scope = policy.get("accessScope").unwrap_or(&Value::Null);
+            let namespaces = has(scope, "namespaces");
+            match text(scope, "type").unwrap_or("") {
+                "cluster" if namespaces => report.fire(
+                    format!("{at}.accessScope.namespaces"),
+                    "namespaces cannot be given for a cluster access scope",
+                ),
+                "namespace" if !namespaces => report.fire(
+                    format!("{at}.accessScope.namespaces"),
+                    "a namespace access scope needs at least one namespace",
+                ),
+                "cluster" | "namespace" => {}
+                "" => report.fire(
+                    format!("{at}.accessScope.type"),
+                    "accessScope.type must be namespace or cluster",
+                ),
+                other => report.fire(
+                    format!("{at}.accessScope.type"),
+                    format!("`{other}` is not an access scope type (namespace, cluster)"),
+                ),
+            }
+        }
+    }
+}
+
+fn auto_mode_config_invalid(document: &Value, report: &mut Report<'_>) {
+    if !is_cluster_config(document) {
+        return;
+    }
+    let Some(auto) = document
+        .get("autoModeConfig")
+        .filter(|value| value.is_mapping())
+    else {
+        return;
+    };
+    let role = has(auto, "nodeRoleARN");
+    let boundary = has(auto, "permissionsBoundaryARN");
+    let pools = auto.get("nodePools").and_then(Value::as_sequence);
+    if enabled(auto, "enabled") {
+        if let Some(pools) = pools {
+            if pools.is_empty() && (role || boundary) {
+                report.fire(
+                    "autoModeConfig.nodePools",
+                    "nodeRoleARN and permissionsBoundaryARN cannot be given when nodePools is empty",
+                );
+            }
+            if role && boundary {
+                report.fire(
+                    "autoModeConfig.permissionsBoundaryARN",
+                    "permissionsBoundaryARN cannot be given when nodeRoleARN is set",
+                );
+            }
+            let mut seen = Vec::new();
+            for (index, pool) in pools.iter().enumerate() {
+                let name = pool.as_str().unwrap_or("");
+                if seen.contains(&name) {
+                    report.fire(
+                        format!("autoModeConfig.nodePools[{index}]"),
+                        format!("node pool `{name}` is listed twice"),
+                    );
+                } else if !matches!(name, "general-purpose" | "system") {
+                    report.fire(
+                        format!("autoModeConfig.nodePools[{index}]"),
+                        format!("`{name}` is not an Auto Mode node pool (general-purpose, system)"),
+                    );
+                }
+                seen.push(name);
+            }
+        }
+    } else if role || boundary || pools.is_some_and(|pools| !pools.is_empty()) {
+        report.fire(
+            "autoModeConfig",
+            "nodeRoleARN, permissionsBoundaryARN and nodePools need autoModeConfig.enabled: true",
+        );
+    }
+}
+
 /// `v1.2.3` or `1.2.3` as numbers; `None` when it is not a version.
 fn semantic_version(text: &str) -> Option<Vec<u64>> {
     let core = text.strip_prefix('v').unwrap_or(text);
@@ -1747,6 +1903,7 @@ fn self_managed_nodegroup_invalid(document: &Value, report: &mut Report<'_>) {
                 format!("node group name `{name}` must match [a-zA-Z][-a-zA-Z0-9]*"),
             );
         }
+        instance_type_without_ami_type(&path, group, report);
         if let Some(credits) = text(group, "cpuCredits") {
             let types: Vec<&str> = match group
                 .get("instancesDistribution")
@@ -1856,6 +2013,59 @@ fn self_managed_nodegroup_invalid(document: &Value, report: &mut Report<'_>) {
                 }
             }
         }
+    }
+}
+
+/// eksctl's `validateInstanceTypeSupport` for self-managed groups: the AMI family must have
+/// an EKS image for the instance type's architecture and accelerator (`GetAMIType` with
+/// `strict`): no Arm NVIDIA image for AmazonLinux2, no Arm or Neuron image for Windows,
+/// no Arm Neuron image for AmazonLinux2023. A custom `ami` skips the check.
+fn instance_type_without_ami_type(path: &str, group: &Value, report: &mut Report<'_>) {
+    use crate::catalog::{self, Architecture};
+    if non_empty(group, "ami").is_some_and(|ami| ami.starts_with("ami-")) {
+        return;
+    }
+    let name = non_empty(group, "instanceType")
+        .filter(|name| *name != "mixed")
+        .or_else(|| {
+            group
+                .get("instancesDistribution")
+                .and_then(|distribution| list(distribution, "instanceTypes").first())
+                .and_then(Value::as_str)
+        });
+    let Some(instance) = name.and_then(catalog::lookup) else {
+        return;
+    };
+    // Checked before eksctl's defaults: no family yet means no image type to miss.
+    let family = ami_family(group);
+    let arm = instance.architecture == Architecture::Arm64;
+    let missing = match family {
+        "AmazonLinux2" => arm && (instance.nvidia_gpu || instance.neuron),
+        "AmazonLinux2023" => arm && instance.neuron,
+        family if is_windows(family) => arm || instance.neuron,
+        _ => false,
+    };
+    // validateNodeGroupBase: only AmazonLinux2, AmazonLinux2023 and Bottlerocket run
+    // Trainium and Inferentia (managed groups: the spec rule neuron-ami-unsupported).
+    if instance.neuron && !family.is_empty() && !is_amazon_linux(family) && !is_bottlerocket(family)
+    {
+        report.fire(
+            format!("{path}.amiFamily"),
+            format!(
+                "{} needs the Neuron driver, which only AmazonLinux2, AmazonLinux2023 and Bottlerocket images have; not {family}",
+                instance.name
+            ),
+        );
+        return;
+    }
+    if missing {
+        report.fire(
+            format!("{path}.instanceType"),
+            format!(
+                "{} instance types are not supported for self-managed node groups with amiFamily {family}: EKS publishes no such image",
+                instance.name
+            ),
+        );
     }
 }
 

@@ -257,6 +257,26 @@ pub(super) static RULES: &[Rule] = &[
         check: Check::Spec(ami_family_al2_unsupported),
     },
     Rule {
+        id: "nodegroup-placement-empty",
+        severity: Severity::Warning,
+        summary: "an empty subnets or availabilityZones list is no restriction: the group may launch anywhere in the cluster",
+        help: "list the subnets or zones the group belongs in, or remove the empty list",
+        reference: "eksctl pkg/cfn/builder/managed_nodegroup.go and vpc.go: an empty list means the cluster's subnets",
+        live: false,
+        stage: Stage::Advice,
+        check: Check::Spec(nodegroup_placement_empty),
+    },
+    Rule {
+        id: "nodegroup-size-invalid",
+        severity: Severity::Error,
+        summary: "a node group size is not a whole number of nodes of 0 or more",
+        help: "give minSize, desiredCapacity and maxSize as whole numbers, 0 or more",
+        reference: "EKS CreateNodegroup scalingConfig (minSize, maxSize, desiredSize: integers, 0 or more); eksctl schema (integer)",
+        live: false,
+        stage: Stage::AwsCreate,
+        check: Check::Spec(nodegroup_size_invalid),
+    },
+    Rule {
         id: "spot-efa-training",
         severity: Severity::Warning,
         summary: "Spot capacity for an EFA group: one interruption stops the whole multi-node job",
@@ -501,7 +521,7 @@ fn nodegroup_subnet_unknown(context: &Context<'_>, report: &mut Report<'_>) {
                     }
                 }
             }
-            (GroupPlacement::Subnets { .. }, Network::NewVpc { .. }) => report.fire(
+            (GroupPlacement::Subnets { subnets }, Network::NewVpc { .. }) if !subnets.is_empty() => report.fire(
                 format!("node_groups[{index}].placement"),
                 "node group names subnets, but eksctl creates a new VPC; pin it to an availability zone instead",
             ),
@@ -832,6 +852,55 @@ fn ami_family_al2_unsupported(context: &Context<'_>, report: &mut Report<'_>) {
                 format!("node_groups[{index}].ami_family"),
                 format!(
                     "node group `{}` uses AmazonLinux2, which eksctl refuses for Kubernetes 1.{minor}",
+                    group.name
+                ),
+            );
+        }
+    }
+}
+
+fn nodegroup_placement_empty(context: &Context<'_>, report: &mut Report<'_>) {
+    for (index, group) in groups(context) {
+        let (field, empty) = match &group.placement {
+            GroupPlacement::Subnets { subnets } => ("subnets", subnets.is_empty()),
+            GroupPlacement::AvailabilityZones { availability_zones } => {
+                ("availabilityZones", availability_zones.is_empty())
+            }
+            GroupPlacement::Cluster => continue,
+        };
+        if empty {
+            report.fire(
+                format!("node_groups[{index}].placement"),
+                format!(
+                    "node group `{}` lists no {field}: eksctl reads an empty list as no restriction, so it may launch in any of the cluster's subnets",
+                    group.name
+                ),
+            );
+        }
+    }
+}
+
+/// Sizes the model cannot hold (negative, fractional, not a number) stay in the group's
+/// imported keys, written back as they were; each is reported at its field.
+fn nodegroup_size_invalid(context: &Context<'_>, report: &mut Report<'_>) {
+    for (index, group) in groups(context) {
+        for (key, field) in [
+            ("minSize", "min_size"),
+            ("desiredCapacity", "desired_capacity"),
+            ("maxSize", "max_size"),
+        ] {
+            let Some(value) = group.extra.get(key) else {
+                continue;
+            };
+            if value.is_null() {
+                continue;
+            }
+            let shown = serde_yaml::to_string(value).unwrap_or_default();
+            report.fire(
+                format!("node_groups[{index}].{field}"),
+                format!(
+                    "{key} `{}` of node group `{}` is not a whole number of nodes of 0 or more",
+                    shown.trim(),
                     group.name
                 ),
             );
