@@ -179,6 +179,64 @@ fn lint_process(rows: &mut Vec<Row>) -> Result<(), String> {
         figure: format!("{:.1} ms", median(samples).as_secs_f64() * 1000.0),
         budget: "<= 20 ms".into(),
     });
+    lint_linearity(&binary, rows)
+}
+
+/// Lint time against input size: ClusterConfigs of 1, 2, 4 and 8 MB (thousands of node
+/// groups), so a rule that is quadratic in the groups shows as a ratio far above 8.
+fn lint_linearity(binary: &Path, rows: &mut Vec<Row>) -> Result<(), String> {
+    const MEGABYTE: usize = 1024 * 1024;
+    let directory = target_dir().join("bench");
+    std::fs::create_dir_all(&directory).map_err(|error| error.to_string())?;
+    let mut times = Vec::new();
+    for megabytes in [1usize, 2, 4, 8] {
+        let mut text = String::from(
+            "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata:\n  name: large\n  region: us-east-1\n  version: \"1.35\"\nmanagedNodeGroups:\n",
+        );
+        let mut index = 0;
+        while text.len() < megabytes * MEGABYTE {
+            text.push_str(&format!(
+                "  - name: group-{index}\n    instanceType: m5.large\n    minSize: 1\n    desiredCapacity: 1\n    maxSize: 2\n    labels: {{team: ml, shard: s{index}}}\n    taints:\n      - {{key: example.com/shard, value: s{index}, effect: NoSchedule}}\n"
+            ));
+            index += 1;
+        }
+        let file = directory.join(format!("lint-{megabytes}mb.yaml"));
+        std::fs::write(&file, &text).map_err(|error| error.to_string())?;
+        let run = || -> Result<Duration, String> {
+            let started = Instant::now();
+            let output = Command::new(binary)
+                .arg("lint")
+                .arg("--format")
+                .arg("json")
+                .arg("--max-bytes")
+                .arg((16 * MEGABYTE).to_string())
+                .arg(&file)
+                .output()
+                .map_err(|error| format!("cannot run {}: {error}", binary.display()))?;
+            if !matches!(output.status.code(), Some(0 | 1)) {
+                return Err(format!(
+                    "lint of {} exited {:?}",
+                    file.display(),
+                    output.status.code()
+                ));
+            }
+            Ok(started.elapsed())
+        };
+        let samples = (0..3).map(|_| run()).collect::<Result<Vec<_>, _>>()?;
+        let time = median(samples);
+        rows.push(Row {
+            what: format!("eks-studio lint of a {megabytes} MB ClusterConfig ({index} node groups, median of 3)"),
+            figure: format!("{:.2} s", time.as_secs_f64()),
+            budget: "linear in the size".into(),
+        });
+        times.push(time.as_secs_f64());
+    }
+    let ratio = times[3] / times[0];
+    rows.push(Row {
+        what: "lint time of 8 MB / lint time of 1 MB".into(),
+        figure: format!("{ratio:.1}x"),
+        budget: "<= 10x (linear: 8x)".into(),
+    });
     Ok(())
 }
 

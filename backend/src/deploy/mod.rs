@@ -392,7 +392,7 @@ impl Deployer {
             )
         })?;
         let unfinished = store.unfinished_jobs()?;
-        let leftovers = runner::stop_leftovers(&unfinished);
+        let leftovers = runner::stop_leftovers(&unfinished, &jobs_dir);
         for (job, pid) in &leftovers {
             tracing::warn!(%job, pid, "stopped a process an earlier server left running");
         }

@@ -25,6 +25,10 @@ use super::store::{EventBody, JobState, OutputStream, StepState, Store, StoreErr
 /// Set in every step's environment, so a restarted server can find what an earlier one left.
 pub const JOB_MARKER_VARIABLE: &str = "EKS_STUDIO_DEPLOY_JOB";
 
+/// The job's directory, also in every step's environment: with the job id it names one job
+/// of one data directory, so a server never takes another's processes for its own.
+pub const JOB_DIRECTORY_VARIABLE: &str = "EKS_STUDIO_DEPLOY_JOB_DIR";
+
 /// Where the Karpenter chart comes from (as in the bundle's `deploy.sh`).
 pub const KARPENTER_CHART: &str = "oci://public.ecr.aws/karpenter/karpenter";
 
@@ -248,6 +252,12 @@ async fn run_step(
         // two deploys never race on ~/.kube/config's current context.
         .env("KUBECONFIG", directory.join("kubeconfig"))
         .env(JOB_MARKER_VARIABLE, job_id)
+        // Canonical, so a server given the data directory under another spelling (a
+        // relative path, a symlink) still recognises its jobs' processes.
+        .env(
+            JOB_DIRECTORY_VARIABLE,
+            std::fs::canonicalize(directory).unwrap_or_else(|_| directory.to_path_buf()),
+        )
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -429,9 +439,11 @@ async fn pump(
     }
 }
 
-/// Kills processes a previous server started for these jobs and left running (found by
-/// [`JOB_MARKER_VARIABLE`] in their environment). Returns `(job id, pid)` of each.
-pub fn stop_leftovers(job_ids: &[String]) -> Vec<(String, i32)> {
+/// Kills processes a previous server started for these jobs and left running: processes of
+/// this user whose environment names the job ([`JOB_MARKER_VARIABLE`]) and the job's
+/// directory under `jobs_dir` ([`JOB_DIRECTORY_VARIABLE`]). Returns `(job id, pid)` of each.
+pub fn stop_leftovers(job_ids: &[String], jobs_dir: &Path) -> Vec<(String, i32)> {
+    use std::os::unix::fs::MetadataExt;
     let mut stopped = Vec::new();
     if job_ids.is_empty() {
         return stopped;
@@ -440,6 +452,10 @@ pub fn stop_leftovers(job_ids: &[String]) -> Vec<(String, i32)> {
         return stopped;
     };
     let own_pid = std::process::id();
+    let Ok(own_uid) = std::fs::metadata("/proc/self").map(|metadata| metadata.uid()) else {
+        return stopped;
+    };
+    let jobs_dir = std::fs::canonicalize(jobs_dir).unwrap_or_else(|_| jobs_dir.to_path_buf());
     for entry in entries.flatten() {
         let Some(pid) = entry
             .file_name()
@@ -448,15 +464,28 @@ pub fn stop_leftovers(job_ids: &[String]) -> Vec<(String, i32)> {
         else {
             continue;
         };
-        if pid == own_pid {
+        if pid == own_pid
+            || entry
+                .metadata()
+                .map_or(true, |metadata| metadata.uid() != own_uid)
+        {
             continue;
         }
         let Ok(environment) = std::fs::read(entry.path().join("environ")) else {
             continue;
         };
-        let job = environment.split(|byte| *byte == 0).find_map(|variable| {
-            let value = variable.strip_prefix(format!("{JOB_MARKER_VARIABLE}=").as_bytes())?;
-            job_ids.iter().find(|id| id.as_bytes() == value)
+        let value_of = |name: &str| {
+            let prefix = format!("{name}=");
+            environment
+                .split(|byte| *byte == 0)
+                .find_map(|variable| variable.strip_prefix(prefix.as_bytes()))
+        };
+        let job = value_of(JOB_MARKER_VARIABLE)
+            .and_then(|value| job_ids.iter().find(|id| id.as_bytes() == value));
+        let job = job.filter(|id| {
+            let expected = jobs_dir.join(id.as_str());
+            value_of(JOB_DIRECTORY_VARIABLE)
+                .is_some_and(|value| value == expected.as_os_str().as_encoded_bytes())
         });
         if let (Some(job), Ok(pid)) = (job, i32::try_from(pid))
             && kill(Pid::from_raw(pid), Signal::SIGKILL).is_ok()
@@ -465,4 +494,44 @@ pub fn stop_leftovers(job_ids: &[String]) -> Vec<(String, i32)> {
         }
     }
     stopped
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A process is a leftover of this server's job only when its environment names the
+    /// job and the job's directory here: another data directory's job of the same id (or a
+    /// process that only copied the job variable) is left alone.
+    #[test]
+    fn leftovers_are_matched_by_job_and_job_directory() {
+        let scratch =
+            std::env::temp_dir().join(format!("eks-studio-leftovers-{}", std::process::id()));
+        let jobs_dir = scratch.join("jobs");
+        std::fs::create_dir_all(jobs_dir.join("0123456789abcdef")).unwrap();
+        let spawn = |directory: &Path| {
+            std::process::Command::new("sleep")
+                .arg("30")
+                .env(JOB_MARKER_VARIABLE, "0123456789abcdef")
+                .env(JOB_DIRECTORY_VARIABLE, directory)
+                .spawn()
+                .unwrap()
+        };
+        let mut elsewhere = spawn(&scratch.join("other-data/jobs/0123456789abcdef"));
+        let mut ours = spawn(&std::fs::canonicalize(jobs_dir.join("0123456789abcdef")).unwrap());
+        let stopped = stop_leftovers(&["0123456789abcdef".to_owned()], &jobs_dir);
+        assert_eq!(
+            stopped,
+            vec![("0123456789abcdef".to_owned(), ours.id() as i32)],
+            "only the process of this data directory's job"
+        );
+        let _ = ours.wait();
+        assert!(
+            elsewhere.try_wait().unwrap().is_none(),
+            "the other job's process runs on"
+        );
+        let _ = elsewhere.kill();
+        let _ = elsewhere.wait();
+        let _ = std::fs::remove_dir_all(&scratch);
+    }
 }
