@@ -301,7 +301,7 @@ fn lint_parsed(
     let document_findings = findings.len();
     for finding in rules::validate_with(&file.spec, live) {
         // The document rule eksctl-schema reports the same keys, each on its own line.
-        if finding.rule == "eksctl-unknown-field" {
+        if finding.rule == "eksctl-unknown-field" || finding.rule == "karpenter-unknown-field" {
             continue;
         }
         let (document_index, path) = file_path(file, &finding.path);

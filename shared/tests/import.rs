@@ -332,3 +332,63 @@ managedNodeGroups:
         "{messages:?}"
     );
 }
+
+/// The same for Karpenter: a NodePool or EC2NodeClass field its CRD does not have is kept
+/// and is an error the page shows; fields the CRD has but the studio does not model are quiet.
+#[test]
+fn an_imported_karpenter_typo_is_kept_and_found() {
+    let text = "apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: gpu
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: gpu}
+      requirements:
+        - {key: karpenter.k8s.aws/instance-family, operator: In, values: [p5]}
+      terminationGracePeriod: 24h
+      expireAftr: 720h
+---
+apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata:
+  name: gpu
+spec:
+  role: KarpenterNodeRole-demo
+  amiSelectorTerms: [{alias: al2023@latest}]
+  subnetSelectorTerms: [{tags: {karpenter.sh/discovery: demo}, zone: a}]
+  securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: demo}}]
+  blockDeviceMappings:
+    - {deviceName: /dev/xvda, ebs: {volumeSize: 200Gi}}
+  amiFamliy: AL2023
+";
+    let (spec, _) = shared::import::import_text(text, &shared::Spec::default()).unwrap();
+    let findings: Vec<_> = shared::rules::validate(&spec)
+        .into_iter()
+        .filter(|finding| finding.rule == "karpenter-unknown-field")
+        .collect();
+    let messages: Vec<&str> = findings
+        .iter()
+        .map(|finding| finding.message.as_str())
+        .collect();
+    assert_eq!(findings.len(), 3, "{messages:#?}");
+    assert!(
+        messages
+            .iter()
+            .any(|message| message.contains("`expireAftr`")
+                && message.contains("did you mean `expireAfter`")),
+        "{messages:#?}"
+    );
+    assert!(
+        messages
+            .iter()
+            .any(|message| message.contains("`amiFamliy`")
+                && message.contains("did you mean `amiFamily`")),
+        "{messages:#?}"
+    );
+    assert!(
+        messages.iter().any(|message| message.contains("`zone`")),
+        "{messages:#?}"
+    );
+}

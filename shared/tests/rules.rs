@@ -431,6 +431,17 @@ const CASES: &[Case] = &[
         path: "node_groups[1].min_size",
     },
     Case {
+        rule: "karpenter-unknown-field",
+        base: spot_pool,
+        breaks: |spec, _| {
+            pool(spec)
+                .spec
+                .extra
+                .insert("wieght".into(), serde_yaml::Value::Number(10.into()));
+        },
+        path: "karpenter.node_pools[0]",
+    },
+    Case {
         rule: "spot-efa-training",
         base: new_vpc_base,
         breaks: |spec, _| gpu(spec).capacity = Capacity::Spot,

@@ -712,4 +712,32 @@ fn the_embedded_key_table_is_the_schemas_keys() {
         table_path.display()
     );
     assert!(table["managedNodeGroups"]["efaEnabled"] == 0);
+
+    let crd = |file: &str| -> Json {
+        serde_json::from_str(
+            &std::fs::read_to_string(manifest_dir.join("data/schemas").join(file)).unwrap(),
+        )
+        .unwrap()
+    };
+    let node_pool = crd("karpenter-nodepool-v1.min.json");
+    let node_class = crd("karpenter-ec2nodeclass-v1.min.json");
+    let expected = serde_json::json!({
+        "NodePool": key_tree(&node_pool, &node_pool, 0),
+        "EC2NodeClass": key_tree(&node_class, &node_class, 0),
+    });
+    let table_path = manifest_dir.join("data/schemas/karpenter-keys.json");
+    if std::env::var_os("UPDATE_EXPECT").is_some() {
+        std::fs::write(
+            &table_path,
+            serde_json::to_string(&expected).unwrap() + "\n",
+        )
+        .unwrap();
+    }
+    let table: Json = serde_json::from_str(&std::fs::read_to_string(&table_path).unwrap()).unwrap();
+    assert!(
+        table == expected,
+        "{} is stale; run with UPDATE_EXPECT=1",
+        table_path.display()
+    );
+    assert!(table["EC2NodeClass"]["spec"]["blockDeviceMappings"]["ebs"]["volumeSize"] == 0);
 }

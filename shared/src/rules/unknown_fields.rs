@@ -12,16 +12,91 @@ use serde_yaml::{Mapping, Value};
 use super::{Check, Context, Report, Rule, Severity, Stage};
 use crate::yaml_source::mapping_key_text;
 
-pub(super) static RULES: &[Rule] = &[Rule {
-    id: "eksctl-unknown-field",
-    severity: Severity::Error,
-    summary: "an imported ClusterConfig has a field eksctl does not know (a typo, or a newer eksctl's)",
-    help: "fix the field's name; eksctl refuses any field its ClusterConfig schema does not have",
-    reference: "eksctl pkg/apis/eksctl.io/v1alpha5/assets/schema.json; eksctl reads config files strictly (UnmarshalStrict)",
-    live: false,
-    stage: Stage::EksctlValidation,
-    check: Check::Spec(eksctl_unknown_field),
-}];
+pub(super) static RULES: &[Rule] = &[
+    Rule {
+        id: "eksctl-unknown-field",
+        severity: Severity::Error,
+        summary: "an imported ClusterConfig has a field eksctl does not know (a typo, or a newer eksctl's)",
+        help: "fix the field's name; eksctl refuses any field its ClusterConfig schema does not have",
+        reference: "eksctl pkg/apis/eksctl.io/v1alpha5/assets/schema.json; eksctl reads config files strictly (UnmarshalStrict)",
+        live: false,
+        stage: Stage::EksctlValidation,
+        check: Check::Spec(eksctl_unknown_field),
+    },
+    Rule {
+        id: "karpenter-unknown-field",
+        severity: Severity::Error,
+        summary: "an imported NodePool or EC2NodeClass has a field its CRD does not have (a typo, or a newer Karpenter's)",
+        help: "fix the field's name; kubectl apply refuses unknown fields (strict field validation), and the API server drops them otherwise",
+        reference: "karpenter-provider-aws pkg/apis/crds (Karpenter 1.14); kubectl --validate=strict",
+        live: false,
+        stage: Stage::ApiServer,
+        check: Check::Spec(karpenter_unknown_field),
+    },
+];
+
+/// The Karpenter key trees, `{"NodePool": tree, "EC2NodeClass": tree}`.
+fn karpenter_key_table() -> &'static Json {
+    static TABLE: OnceLock<Json> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        serde_json::from_str(include_str!("../../data/schemas/karpenter-keys.json"))
+            .expect("the key table is JSON (tested)")
+    })
+}
+
+fn karpenter_unknown_field(context: &Context<'_>, report: &mut Report<'_>) {
+    let Some(karpenter) = &context.spec.karpenter else {
+        return;
+    };
+    let table = karpenter_key_table();
+    let pool_keys = &table["NodePool"];
+    for (index, pool) in karpenter.node_pools.iter().enumerate() {
+        let at = format!("karpenter.node_pools[{index}]");
+        check_mapping(&pool.extra, pool_keys, &at, report);
+        check_mapping(&pool.spec.extra, &pool_keys["spec"], &at, report);
+        let template = &pool_keys["spec"]["template"];
+        if let Some(metadata) = &pool.spec.template.metadata {
+            check_mapping(&metadata.extra, &template["metadata"], &at, report);
+        }
+        let spec = &pool.spec.template.spec;
+        check_mapping(&spec.extra, &template["spec"], &at, report);
+        for taint in &spec.taints {
+            check_mapping(&taint.extra, &template["spec"]["taints"], &at, report);
+        }
+        if let Some(disruption) = &pool.spec.disruption {
+            check_mapping(
+                &disruption.extra,
+                &pool_keys["spec"]["disruption"],
+                &at,
+                report,
+            );
+        }
+    }
+    let class_keys = &table["EC2NodeClass"];
+    for (index, class) in karpenter.node_classes.iter().enumerate() {
+        let at = format!("karpenter.node_classes[{index}]");
+        check_mapping(&class.extra, class_keys, &at, report);
+        let spec = &class_keys["spec"];
+        check_mapping(&class.spec.extra, spec, &at, report);
+        let lists: [(&str, &[crate::karpenter::SelectorTerm]); 4] = [
+            ("amiSelectorTerms", &class.spec.ami_selector_terms),
+            ("subnetSelectorTerms", &class.spec.subnet_selector_terms),
+            (
+                "securityGroupSelectorTerms",
+                &class.spec.security_group_selector_terms,
+            ),
+            (
+                "capacityReservationSelectorTerms",
+                &class.spec.capacity_reservation_selector_terms,
+            ),
+        ];
+        for (list, terms) in lists {
+            for term in terms {
+                check_mapping(&term.extra, &spec[list], &at, report);
+            }
+        }
+    }
+}
 
 /// The key tree: `{key: subtree}` for objects, `0` where any value goes.
 fn key_table() -> &'static Json {
@@ -73,10 +148,18 @@ fn check_mapping(mapping: &Mapping, allowed: &Json, at: &str, report: &mut Repor
                 } else {
                     format!(" in {at}")
                 };
+                let (tool, refusal) = if at.starts_with("karpenter") {
+                    (
+                        "its CRD does not have the field",
+                        "kubectl apply refuses it",
+                    )
+                } else {
+                    ("eksctl does not know the field", "eksctl refuses the file")
+                };
                 report.fire(
                     if at.is_empty() { "cluster" } else { at },
                     format!(
-                        "eksctl does not know the field `{key}`{place}{suggestion}: the design keeps it, and eksctl refuses the file"
+                        "{tool} `{key}`{place}{suggestion}: the design keeps it, and {refusal}"
                     ),
                 );
             }
