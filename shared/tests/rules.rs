@@ -904,6 +904,16 @@ const CLUSTER_HEAD: &str = "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\
 
 const DOCUMENT_CASES: &[DocumentCase] = &[
     DocumentCase {
+        rule: "outposts-unsupported-setting",
+        yaml: "outpost:\n  controlPlaneOutpostARN: arn:aws:outposts:us-west-2:1234:outpost/op-1234\nfargateProfiles:\n  - name: fp\n    selectors: [{namespace: default}]\n",
+        path: "fargateProfiles",
+    },
+    DocumentCase {
+        rule: "remote-network-config-invalid",
+        yaml: "remoteNetworkConfig:\n  remoteNodeNetworks:\n    - cidrs: [10.80.146.0/24]\n  iam:\n    provider: saml\n",
+        path: "remoteNetworkConfig.iam.provider",
+    },
+    DocumentCase {
         rule: "access-entry-invalid",
         yaml: "accessConfig:\n  accessEntries:\n    - principalARN: arn:aws:iam::111122223333:role/a\n      type: ec2_linux\n",
         path: "accessConfig.accessEntries[0].type",

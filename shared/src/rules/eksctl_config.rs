@@ -116,9 +116,23 @@ pub(super) static RULES: &[Rule] = &[
         auto_mode_config_invalid
     ),
     eksctl_rule!(
+        "outposts-unsupported-setting",
+        "a setting eksctl refuses for a control plane on AWS Outposts (add-ons, Fargate, Karpenter, IPv6, OIDC, zones...)",
+        "remove the setting, or create the cluster outside Outposts",
+        "(ValidateClusterConfig, Outposts; validateNodeGroupBase, local clusters)",
+        outposts_unsupported_setting
+    ),
+    eksctl_rule!(
+        "remote-network-config-invalid",
+        "remoteNetworkConfig (hybrid nodes) is missing its networks, has more than one, or a gateway or IAM provider eksctl refuses",
+        "one remoteNodeNetworks entry (and at most one remotePodNetworks); vpcGatewayID tgw-* or vgw-* for a new VPC only; iam.provider SSM or IRA",
+        "(validateRemoteNetworkingConfig)",
+        remote_network_config_invalid
+    ),
+    eksctl_rule!(
         "karpenter-block-invalid",
-        "eksctl's karpenter block needs a version of at least v0.20.0",
-        "set karpenter.version, or install Karpenter with Helm as the studio's bundle does",
+        "eksctl's karpenter block needs a version of at least v0.20.0 and iam.withOIDC: true",
+        "set karpenter.version and iam.withOIDC: true, or install Karpenter with Helm as the studio's bundle does",
         "(validateKarpenterConfig)",
         karpenter_block_invalid
     ),
@@ -1099,6 +1113,229 @@ fn auto_mode_config_invalid(document: &Value, report: &mut Report<'_>) {
     }
 }
 
+fn outposts_unsupported_setting(document: &Value, report: &mut Report<'_>) {
+    if !is_cluster_config(document) {
+        return;
+    }
+    let Some(outpost) = document.get("outpost").filter(|value| value.is_mapping()) else {
+        // Node groups on an Outpost in a fully private cluster without one.
+        let private = document
+            .get("privateCluster")
+            .is_some_and(|private| enabled(private, "enabled"));
+        for (path, kind, group) in groups(document) {
+            if private && kind == Kind::SelfManaged && has(group, "outpostARN") {
+                report.fire(
+                    format!("{path}.outpostARN"),
+                    "nodeGroup.outpostARN is not supported on a fully-private cluster",
+                );
+            }
+        }
+        return;
+    };
+    let mut refuse = |path: &str, message: &str| report.fire(path, message);
+    if !has(outpost, "controlPlaneOutpostARN") {
+        refuse(
+            "outpost.controlPlaneOutpostARN",
+            "outpost.controlPlaneOutpostARN is required for Outposts",
+        );
+    } else if !text(outpost, "controlPlaneOutpostARN")
+        .is_some_and(|arn| is_arn(arn) && arn.split(':').nth(2) == Some("outposts"))
+    {
+        refuse(
+            "outpost.controlPlaneOutpostARN",
+            "outpost.controlPlaneOutpostARN is not an Outposts ARN",
+        );
+    }
+    if document
+        .get("accessConfig")
+        .and_then(|access| flag(access, "bootstrapClusterCreatorAdminPermissions"))
+        == Some(false)
+    {
+        refuse(
+            "accessConfig.bootstrapClusterCreatorAdminPermissions",
+            "bootstrapClusterCreatorAdminPermissions cannot be false on Outposts",
+        );
+    }
+    if ipv6(document) {
+        refuse(
+            "kubernetesNetworkConfig.ipFamily",
+            "IPv6 is not supported on Outposts",
+        );
+    }
+    for (key, what) in [
+        ("addons", "add-ons are"),
+        ("identityProviders", "identity providers are"),
+        ("fargateProfiles", "Fargate is"),
+        (
+            "availabilityZones",
+            "availabilityZones are (the zone is the Outpost's)",
+        ),
+        ("localZones", "localZones are (the zone is the Outpost's)"),
+    ] {
+        if has(document, key) {
+            refuse(key, &format!("{what} not supported on Outposts"));
+        }
+    }
+    for (key, what) in [("karpenter", "Karpenter is"), ("gitops", "GitOps is")] {
+        if document.get(key).is_some_and(|value| !value.is_null()) {
+            refuse(key, &format!("{what} not supported on Outposts"));
+        }
+    }
+    if document
+        .get("secretsEncryption")
+        .is_some_and(|encryption| non_empty(encryption, "keyARN").is_some())
+    {
+        refuse(
+            "secretsEncryption",
+            "KMS encryption is not supported on Outposts",
+        );
+    }
+    if document
+        .get("iam")
+        .is_some_and(|iam| enabled(iam, "withOIDC"))
+    {
+        refuse("iam.withOIDC", "iam.withOIDC is not supported on Outposts");
+    }
+    if let Some(vpc) = document.get("vpc") {
+        if enabled(vpc, "autoAllocateIPv6") {
+            refuse(
+                "vpc.autoAllocateIPv6",
+                "autoAllocateIPv6 is not supported on Outposts",
+            );
+        }
+        if has(vpc, "publicAccessCIDRs") {
+            refuse(
+                "vpc.publicAccessCIDRs",
+                "publicAccessCIDRs is not supported on Outposts",
+            );
+        }
+    }
+    for (path, kind, group) in groups(document) {
+        let family = ami_family(group);
+        if !family.is_empty() && !is_amazon_linux(family) {
+            refuse(
+                &format!("{path}.amiFamily"),
+                "only AmazonLinux2 and AmazonLinux2023 are supported on local clusters",
+            );
+        }
+        if kind == Kind::SelfManaged {
+            if let (Some(own), Some(control)) = (
+                non_empty(group, "outpostARN"),
+                non_empty(outpost, "controlPlaneOutpostARN"),
+            ) && own != control
+            {
+                refuse(
+                    &format!("{path}.outpostARN"),
+                    "nodeGroup.outpostARN must be empty or the control plane's Outpost ARN",
+                );
+            }
+            for key in ["availabilityZones", "localZones"] {
+                if has(group, key) {
+                    refuse(
+                        &format!("{path}.{key}"),
+                        &format!(
+                            "{key} cannot be given for a node group on Outposts; the zone is the Outpost's"
+                        ),
+                    );
+                }
+            }
+        }
+    }
+}
+
+fn remote_network_config_invalid(document: &Value, report: &mut Report<'_>) {
+    if !is_cluster_config(document) {
+        return;
+    }
+    let Some(remote) = document
+        .get("remoteNetworkConfig")
+        .filter(|value| value.is_mapping())
+    else {
+        return;
+    };
+    if ipv6(document) {
+        report.fire(
+            "remoteNetworkConfig",
+            "remoteNetworkConfig is not supported with the IPv6 address family",
+        );
+    }
+    if document
+        .get("accessConfig")
+        .and_then(|access| text(access, "authenticationMode"))
+        == Some("CONFIG_MAP")
+    {
+        report.fire(
+            "accessConfig.authenticationMode",
+            "remoteNetworkConfig needs authenticationMode API_AND_CONFIG_MAP or API",
+        );
+    }
+    let nodes = list(remote, "remoteNodeNetworks");
+    let pods = list(remote, "remotePodNetworks");
+    if nodes.len() > 1 {
+        report.fire(
+            "remoteNetworkConfig.remoteNodeNetworks",
+            "only one remoteNodeNetwork is allowed",
+        );
+    }
+    if pods.len() > 1 {
+        report.fire(
+            "remoteNetworkConfig.remotePodNetworks",
+            "only one remotePodNetwork is allowed",
+        );
+    }
+    let pods_written_empty = remote
+        .get("remotePodNetworks")
+        .and_then(Value::as_sequence)
+        .is_some_and(Vec::is_empty);
+    let on_outposts = document.get("outpost").is_some_and(Value::is_mapping);
+    if nodes.is_empty() && !pods_written_empty && !on_outposts {
+        report.fire(
+            "remoteNetworkConfig.remoteNodeNetworks",
+            "remoteNetworkConfig.remoteNodeNetworks must be set and non-empty",
+        );
+    }
+    if let Some(gateway) = non_empty(remote, "vpcGatewayID") {
+        if document.get("vpc").is_some_and(|vpc| has(vpc, "id")) {
+            report.fire(
+                "remoteNetworkConfig.vpcGatewayID",
+                "vpcGatewayID is not supported with an existing VPC",
+            );
+        } else if !gateway.starts_with("tgw-") && !gateway.starts_with("vgw-") {
+            report.fire(
+                "remoteNetworkConfig.vpcGatewayID",
+                format!("`{gateway}` is neither a transit gateway (tgw-*) nor a virtual private gateway (vgw-*)"),
+            );
+        }
+    }
+    if let Some(iam) = remote.get("iam").filter(|value| value.is_mapping()) {
+        // eksctl defaults the provider to SSM.
+        let provider = text(iam, "provider").unwrap_or("SSM");
+        let ssm = provider.eq_ignore_ascii_case("SSM");
+        let roles_anywhere = provider.eq_ignore_ascii_case("IRA");
+        if !ssm && !roles_anywhere {
+            report.fire(
+                "remoteNetworkConfig.iam.provider",
+                format!("iam.provider `{provider}` is not SSM or IRA"),
+            );
+        }
+        let ca_bundle = iam
+            .get("caBundleCert")
+            .is_some_and(|value| !value.is_null());
+        if ssm && ca_bundle {
+            report.fire(
+                "remoteNetworkConfig.iam.caBundleCert",
+                "caBundleCert is not supported with the SSM provider",
+            );
+        }
+        if roles_anywhere && !ca_bundle {
+            report.fire(
+                "remoteNetworkConfig.iam.caBundleCert",
+                "caBundleCert is required with the IAM Roles Anywhere (IRA) provider",
+            );
+        }
+    }
+}
+
 /// `v1.2.3` or `1.2.3` as numbers; `None` when it is not a version.
 fn semantic_version(text: &str) -> Option<Vec<u64>> {
     let core = text.strip_prefix('v').unwrap_or(text);
@@ -1126,6 +1363,16 @@ fn karpenter_block_invalid(document: &Value, report: &mut Report<'_>) {
             ),
             Some(_) => {}
         },
+    }
+    // eksctl defaults withOIDC to false before validating, so unset counts as off.
+    if !document
+        .get("iam")
+        .is_some_and(|iam| enabled(iam, "withOIDC"))
+    {
+        report.fire(
+            "iam.withOIDC",
+            "iam.withOIDC must be true for eksctl to install Karpenter",
+        );
     }
 }
 
