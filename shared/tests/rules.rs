@@ -904,6 +904,11 @@ const CLUSTER_HEAD: &str = "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\
 
 const DOCUMENT_CASES: &[DocumentCase] = &[
     DocumentCase {
+        rule: "iam-identity-mapping-invalid",
+        yaml: "iamIdentityMappings:\n  - serviceName: emr-containers\n",
+        path: "iamIdentityMappings[0]",
+    },
+    DocumentCase {
         rule: "outposts-unsupported-setting",
         yaml: "outpost:\n  controlPlaneOutpostARN: arn:aws:outposts:us-west-2:1234:outpost/op-1234\nfargateProfiles:\n  - name: fp\n    selectors: [{namespace: default}]\n",
         path: "fargateProfiles",

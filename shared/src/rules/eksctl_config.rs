@@ -130,6 +130,13 @@ pub(super) static RULES: &[Rule] = &[
         remote_network_config_invalid
     ),
     eksctl_rule!(
+        "iam-identity-mapping-invalid",
+        "an iamIdentityMappings entry mixes account, serviceName and ARN options eksctl keeps apart",
+        "give an account alone, a serviceName with its namespace, or an arn with username and groups",
+        "(validateIAMIdentityMappings, IAMIdentityMapping.Validate)",
+        iam_identity_mapping_invalid
+    ),
+    eksctl_rule!(
         "karpenter-block-invalid",
         "eksctl's karpenter block needs a version of at least v0.20.0 and iam.withOIDC: true",
         "set karpenter.version and iam.withOIDC: true, or install Karpenter with Helm as the studio's bundle does",
@@ -1332,6 +1339,32 @@ fn remote_network_config_invalid(document: &Value, report: &mut Report<'_>) {
                 "remoteNetworkConfig.iam.caBundleCert",
                 "caBundleCert is required with the IAM Roles Anywhere (IRA) provider",
             );
+        }
+    }
+}
+
+fn iam_identity_mapping_invalid(document: &Value, report: &mut Report<'_>) {
+    if !is_cluster_config(document) {
+        return;
+    }
+    for (index, mapping) in list(document, "iamIdentityMappings").iter().enumerate() {
+        let path = format!("iamIdentityMappings[{index}]");
+        let arn_options = has(mapping, "arn") || has(mapping, "username") || has(mapping, "groups");
+        let service = has(mapping, "serviceName");
+        let namespace = has(mapping, "namespace");
+        let problem = if service && arn_options {
+            Some("arn, username and groups cannot be used with serviceName")
+        } else if service && !namespace {
+            Some("namespace is required with serviceName")
+        } else if !service && namespace {
+            Some("serviceName is required with namespace")
+        } else if has(mapping, "account") && (arn_options || service || namespace) {
+            Some("account cannot be given with any other option")
+        } else {
+            None
+        };
+        if let Some(problem) = problem {
+            report.fire(path, problem);
         }
     }
 }
