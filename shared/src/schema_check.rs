@@ -358,10 +358,17 @@ impl<'schema> Walker<'schema> {
             return;
         }
 
-        if let Some(Json::Array(allowed)) = schema.get("enum")
-            && !allowed
-                .iter()
-                .any(|candidate| yaml_equals_json(value, candidate))
+        // eksctl's schema documents values its validation checks itself, often without
+        // regard to case (`iPv6`, `amazonlinux2023`) or more than the schema lists (Windows
+        // families): for eksctl the rules check values, not the schema's `enum` (but for
+        // the document's apiVersion and kind, which eksctl's decoder does check).
+        if let Some(Json::Array(allowed)) = schema.get("enum").filter(|_| {
+            matches!(self.dialect, Dialect::Kubernetes { .. })
+                || (path.segments().len() == 1
+                    && matches!(path.last_key(), Some("apiVersion" | "kind")))
+        }) && !allowed
+            .iter()
+            .any(|candidate| yaml_equals_json(value, candidate))
         {
             let allowed = allowed.iter().map(json_text).collect();
             self.issues.push(not_in_enum(path.clone(), value, allowed));

@@ -904,6 +904,11 @@ const CLUSTER_HEAD: &str = "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\
 
 const DOCUMENT_CASES: &[DocumentCase] = &[
     DocumentCase {
+        rule: "addon-config-invalid",
+        yaml: "addons:\n  - name: aws-ebs-csi-driver\n    namespaceConfig: {namespace: Storage_NS}\n",
+        path: "addons[0].namespaceConfig.namespace",
+    },
+    DocumentCase {
         rule: "iam-identity-mapping-invalid",
         yaml: "iamIdentityMappings:\n  - serviceName: emr-containers\n",
         path: "iamIdentityMappings[0]",

@@ -7,6 +7,7 @@
 
 mod common;
 
+use shared::rules;
 use std::path::Path;
 
 use common::upstream::*;
@@ -106,14 +107,12 @@ fn our_walker_agrees_with_jsonschema() {
         "managedNodeGroups:\n  - name: gpu\n    desiredCapacity: \"two\"\n",
         "managedNodeGroups:\n  - name: gpu\n    desiredCapacity: 2\n    minSize: 1.0\n",
         "managedNodeGroups:\n  - name: gpu\n    maxSize: 2.5\n",
-        "managedNodeGroups:\n  - name: gpu\n    amiFamily: Ubuntu9000\n",
         "managedNodeGroups:\n  - name: gpu\n    amiFamily: AmazonLinux2023\n    efaEnabled: true\n",
         "availabilityZones: us-west-2a\n",
         "availabilityZones: [us-west-2a, us-west-2b]\n",
         "vpc:\n  subnets:\n    private:\n      us-west-2a: {id: subnet-1}\n",
         "vpc:\n  subnets:\n    private:\n      us-west-2a: {id: subnet-1, zone: a}\n",
         "cloudWatch:\n  clusterLogging:\n    enableTypes: [api, audit]\n",
-        "cloudWatch:\n  clusterLogging:\n    enableTypes: [api, everything]\n",
         "iam:\n  withOIDC: true\n  serviceAccounts:\n    - metadata: {name: a, namespace: b}\n      attachPolicy: {Version: '2012-10-17'}\n",
     ] {
         cluster_documents.push(format!("{CLUSTER_HEADER}{body}"));
@@ -132,6 +131,24 @@ fn our_walker_agrees_with_jsonschema() {
     // The one place the walker differs on purpose: eksctl decodes files into its Go types
     // and never enforces the schema's `required` (jsonschema does); eksctl's own checks
     // for the fields it needs are rules.
+    // Likewise eksctl's `enum`s: eksctl's validation checks those values itself (without
+    // regard to case, and beyond the list), and the rules follow it.
+    for body in [
+        "managedNodeGroups:\n  - name: gpu\n    amiFamily: Ubuntu9000\n",
+        "cloudWatch:\n  clusterLogging:\n    enableTypes: [api, everything]\n",
+    ] {
+        let text = format!("{CLUSTER_HEADER}{body}");
+        assert!(
+            shared::schema_check::check_cluster_config(&serde_yaml::from_str(&text).unwrap())
+                .is_empty()
+        );
+        assert!(!upstream_errors(&cluster_config, &text).is_empty());
+        assert!(
+            rules::check_document(&serde_yaml::from_str(&text).unwrap())
+                .iter()
+                .any(|finding| finding.severity == rules::Severity::Error)
+        );
+    }
     let nameless = CLUSTER_HEADER.replace("  name: demo\n", "");
     assert!(
         shared::schema_check::check_cluster_config(&serde_yaml::from_str(&nameless).unwrap())

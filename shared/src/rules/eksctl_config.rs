@@ -137,6 +137,13 @@ pub(super) static RULES: &[Rule] = &[
         iam_identity_mapping_invalid
     ),
     eksctl_rule!(
+        "addon-config-invalid",
+        "an add-on has no name, unreadable configurationValues, a bad namespace, or IAM settings eksctl refuses together",
+        "name the add-on; give configurationValues as JSON or YAML; use IRSA (one of its policy fields) or pod identity associations, not both",
+        "(Addon.Validate, checkAtMostOnePolicyProviderIsSet)",
+        addon_config_invalid
+    ),
+    eksctl_rule!(
         "karpenter-block-invalid",
         "eksctl's karpenter block needs a version of at least v0.20.0 and iam.withOIDC: true",
         "set karpenter.version and iam.withOIDC: true, or install Karpenter with Helm as the studio's bundle does",
@@ -443,8 +450,37 @@ fn is_reserved_label_namespace(namespace: &str) -> bool {
         .any(|domain| namespace == *domain || namespace.ends_with(&format!(".{domain}")))
 }
 
+/// The AMI families eksctl supports (`SupportedAMIFamilies`).
+const SUPPORTED_AMI_FAMILIES: &[&str] = &[
+    "AmazonLinux2023",
+    "AmazonLinux2",
+    "UbuntuPro2604",
+    "Ubuntu2604",
+    "UbuntuPro2404",
+    "Ubuntu2404",
+    "UbuntuPro2204",
+    "Ubuntu2204",
+    "UbuntuPro2004",
+    "Ubuntu2004",
+    "Bottlerocket",
+    "BottlerocketFips",
+    "WindowsServer2019CoreContainer",
+    "WindowsServer2019FullContainer",
+    "WindowsServer2022CoreContainer",
+    "WindowsServer2022FullContainer",
+    "WindowsServer2025CoreContainer",
+    "WindowsServer2025FullContainer",
+];
+
+/// The group's AMI family as eksctl normalises it (matched without case), or as written
+/// when it is none eksctl knows.
 fn ami_family(group: &Value) -> &str {
-    text(group, "amiFamily").unwrap_or("")
+    let written = text(group, "amiFamily").unwrap_or("");
+    SUPPORTED_AMI_FAMILIES
+        .iter()
+        .copied()
+        .find(|family| family.eq_ignore_ascii_case(written))
+        .unwrap_or(written)
 }
 
 fn is_bottlerocket(family: &str) -> bool {
@@ -719,6 +755,14 @@ fn vpc_config_invalid(document: &Value, report: &mut Report<'_>) {
                 "localZones cannot be used in a fully-private cluster",
             );
         }
+        if vpc.get("clusterEndpoints").is_some_and(|endpoints| {
+            flag(endpoints, "publicAccess").is_some() || flag(endpoints, "privateAccess").is_some()
+        }) {
+            report.fire(
+                "vpc.clusterEndpoints",
+                "vpc.clusterEndpoints cannot be set for a fully-private cluster: the endpoint is private-only",
+            );
+        }
     } else if let Some(endpoints) = vpc
         .get("clusterEndpoints")
         .filter(|endpoints| endpoints.is_mapping())
@@ -793,6 +837,14 @@ fn vpc_config_invalid(document: &Value, report: &mut Report<'_>) {
         report.fire(
             "vpc.manageSharedNodeSecurityGroupRules",
             "vpc.manageSharedNodeSecurityGroupRules must stay enabled with eksctl-managed security groups",
+        );
+    }
+    if let Some(gateway) = vpc.get("nat").and_then(|nat| text(nat, "gateway"))
+        && !matches!(gateway, "HighlyAvailable" | "Single" | "Disable")
+    {
+        report.fire(
+            "vpc.nat.gateway",
+            format!("`{gateway}` is not a NAT gateway mode (HighlyAvailable, Single, Disable)"),
         );
     }
     if let Some(hostname) = non_empty(vpc, "hostnameType") {
@@ -931,6 +983,45 @@ fn kubernetes_network_config_invalid(document: &Value, report: &mut Report<'_>) 
                 report.fire(
                     "addons",
                     "IPv6 needs the default core add-ons listed; missing: coredns (or use EKS Auto Mode)",
+                );
+            }
+            let addon = |wanted: &str| {
+                list(document, "addons").iter().find(|addon| {
+                    text(addon, "name").is_some_and(|name| name.eq_ignore_ascii_case(wanted))
+                })
+            };
+            if let (false, Some(cni)) = (auto_mode, addon("vpc-cni")) {
+                let pod_identity = addon("eks-pod-identity-agent").is_some();
+                let oidc = document
+                    .get("iam")
+                    .is_some_and(|iam| enabled(iam, "withOIDC"));
+                if !pod_identity && !oidc {
+                    report.fire(
+                        "iam.withOIDC",
+                        "IPv6 with the vpc-cni add-on needs iam.withOIDC or the eks-pod-identity-agent add-on (or EKS Auto Mode)",
+                    );
+                }
+                let auto_apply = document
+                    .get("addonsConfig")
+                    .is_some_and(|config| enabled(config, "autoApplyPodIdentityAssociations"));
+                if pod_identity
+                    && !auto_apply
+                    && !enabled(cni, "useDefaultPodIdentityAssociations")
+                    && !has(cni, "podIdentityAssociations")
+                {
+                    report.fire(
+                        "addons",
+                        "with IPv6 and the pod identity agent, set addonsConfig.autoApplyPodIdentityAssociations, useDefaultPodIdentityAssociations on vpc-cni, or a pod identity association for it",
+                    );
+                }
+            }
+            if let Some(version) = addon("vpc-cni").and_then(|cni| non_empty(cni, "version"))
+                && version != "latest"
+                && semantic_version(version).is_some_and(|parts| parts < vec![1, 10, 0])
+            {
+                report.fire(
+                    "addons",
+                    format!("vpc-cni {version} is older than 1.10.0, the first that supports IPv6"),
                 );
             }
         }
@@ -1082,6 +1173,14 @@ fn auto_mode_config_invalid(document: &Value, report: &mut Report<'_>) {
     let boundary = has(auto, "permissionsBoundaryARN");
     let pools = auto.get("nodePools").and_then(Value::as_sequence);
     if enabled(auto, "enabled") {
+        for key in ["nodeGroups", "managedNodeGroups"] {
+            if has(document, key) {
+                report.fire(
+                    key,
+                    "node groups cannot be created with the cluster when Auto Mode is enabled: create them after the core networking add-ons",
+                );
+            }
+        }
         if let Some(pools) = pools {
             if pools.is_empty() && (role || boundary) {
                 report.fire(
@@ -1214,6 +1313,29 @@ fn outposts_unsupported_setting(document: &Value, report: &mut Report<'_>) {
             refuse(
                 "vpc.publicAccessCIDRs",
                 "publicAccessCIDRs is not supported on Outposts",
+            );
+        }
+    }
+    if has(document, "managedNodeGroups") {
+        refuse(
+            "managedNodeGroups",
+            "managed node groups are not supported on Outposts",
+        );
+    }
+    if let Some(endpoints) = document
+        .get("vpc")
+        .and_then(|vpc| vpc.get("clusterEndpoints"))
+    {
+        if flag(endpoints, "publicAccess") == Some(true) {
+            refuse(
+                "vpc.clusterEndpoints.publicAccess",
+                "clusterEndpoints.publicAccess cannot be enabled for a cluster on Outposts",
+            );
+        }
+        if flag(endpoints, "privateAccess") == Some(false) {
+            refuse(
+                "vpc.clusterEndpoints.privateAccess",
+                "clusterEndpoints.privateAccess cannot be disabled for a cluster on Outposts",
             );
         }
     }
@@ -1369,6 +1491,111 @@ fn iam_identity_mapping_invalid(document: &Value, report: &mut Report<'_>) {
     }
 }
 
+fn addon_config_invalid(document: &Value, report: &mut Report<'_>) {
+    if !is_cluster_config(document) {
+        return;
+    }
+    for (index, addon) in list(document, "addons").iter().enumerate() {
+        let path = format!("addons[{index}]");
+        let Some(name) = non_empty(addon, "name") else {
+            report.fire(format!("{path}.name"), "an add-on needs a name");
+            continue;
+        };
+        if let Some(values) = non_empty(addon, "configurationValues")
+            && crate::yaml_source::parse_documents(values).is_err()
+        {
+            report.fire(
+                format!("{path}.configurationValues"),
+                format!("configurationValues of `{name}` is neither JSON nor YAML"),
+            );
+        }
+        if let Some(namespace) = addon
+            .get("namespaceConfig")
+            .and_then(|config| non_empty(config, "namespace"))
+        {
+            let bytes = namespace.as_bytes();
+            let valid = bytes.len() <= 63
+                && bytes[0].is_ascii_lowercase()
+                && bytes[bytes.len() - 1].is_ascii_alphanumeric()
+                && bytes.iter().all(|byte| {
+                    byte.is_ascii_lowercase() || byte.is_ascii_digit() || *byte == b'-'
+                });
+            if !valid {
+                report.fire(
+                    format!("{path}.namespaceConfig.namespace"),
+                    format!("`{namespace}` is not a Kubernetes namespace name (a DNS-1123 label)"),
+                );
+            }
+        }
+        let irsa: Vec<&str> = [
+            "serviceAccountRoleARN",
+            "attachPolicyARNs",
+            "attachPolicy",
+            "wellKnownPolicies",
+        ]
+        .into_iter()
+        .filter(|field| match *field {
+            "wellKnownPolicies" => addon
+                .get(*field)
+                .and_then(Value::as_mapping)
+                .is_some_and(|policies| policies.values().any(|on| on.as_bool() == Some(true))),
+            "attachPolicy" => addon.get(*field).is_some_and(|value| !value.is_null()),
+            _ => has(addon, field),
+        })
+        .collect();
+        let associations = list(addon, "podIdentityAssociations");
+        if !irsa.is_empty() && !associations.is_empty() {
+            report.fire(
+                format!("{path}.podIdentityAssociations"),
+                format!(
+                    "`{name}` sets IRSA ({}) and pod identity associations together",
+                    irsa.join(", ")
+                ),
+            );
+        } else if irsa.len() > 1 {
+            report.fire(
+                path.clone(),
+                format!("at most one of wellKnownPolicies, serviceAccountRoleARN, attachPolicyARNs and attachPolicy can be given for `{name}`"),
+            );
+        }
+        if !associations.is_empty() && name.eq_ignore_ascii_case("eks-pod-identity-agent") {
+            report.fire(
+                format!("{path}.podIdentityAssociations"),
+                "the eks-pod-identity-agent add-on cannot have pod identity associations",
+            );
+        }
+        for (item, association) in associations.iter().enumerate() {
+            let at = format!("{path}.podIdentityAssociations[{item}]");
+            for field in ["namespace", "serviceAccountName"] {
+                if non_empty(association, field).is_none() {
+                    report.fire(format!("{at}.{field}"), format!("{field} must be set"));
+                }
+            }
+            let role = has(association, "roleARN");
+            let others: Vec<&str> = [
+                "permissionPolicy",
+                "permissionPolicyARNs",
+                "wellKnownPolicies",
+            ]
+            .into_iter()
+            .filter(|field| has(association, field))
+            .collect();
+            if !role && others.is_empty() {
+                report.fire(
+                    at.clone(),
+                    "one of roleARN, permissionPolicy, permissionPolicyARNs or wellKnownPolicies must be given",
+                );
+            }
+            if role && let Some(other) = others.first() {
+                report.fire(
+                    format!("{at}.{other}"),
+                    format!("{other} cannot be given when roleARN is set"),
+                );
+            }
+        }
+    }
+}
+
 /// `v1.2.3` or `1.2.3` as numbers; `None` when it is not a version.
 fn semantic_version(text: &str) -> Option<Vec<u64>> {
     let core = text.strip_prefix('v').unwrap_or(text);
@@ -1414,8 +1641,18 @@ fn identity_provider_invalid(document: &Value, report: &mut Report<'_>) {
         return;
     }
     for (index, provider) in list(document, "identityProviders").iter().enumerate() {
-        if text(provider, "type") != Some("oidc") {
-            continue;
+        match text(provider, "type") {
+            Some("oidc") => {}
+            other => {
+                report.fire(
+                    format!("identityProviders[{index}].type"),
+                    format!(
+                        "identity provider type {} is not `oidc`, the one eksctl knows",
+                        other.map_or("(none)".to_owned(), |kind| format!("`{kind}`"))
+                    ),
+                );
+                continue;
+            }
         }
         for key in ["name", "clientID", "issuerURL"] {
             if non_empty(provider, key).is_none() {
@@ -1789,6 +2026,24 @@ fn nodegroup_ami_invalid(document: &Value, report: &mut Report<'_>) {
     let version = kubernetes_version(document);
     for (path, kind, group) in groups(document) {
         let family = ami_family(group);
+        if !family.is_empty() && !SUPPORTED_AMI_FAMILIES.contains(&family) {
+            let deprecated = matches!(
+                family,
+                "WindowsServer2004CoreContainer" | "WindowsServer20H2CoreContainer"
+            );
+            report.fire(
+                format!("{path}.amiFamily"),
+                if deprecated {
+                    format!("AMI family {family} is deprecated and no longer supported")
+                } else {
+                    format!(
+                        "AMI family `{family}` is not supported; use one of {}",
+                        SUPPORTED_AMI_FAMILIES.join(", ")
+                    )
+                },
+            );
+            continue;
+        }
         // Only a custom image: `auto`, `auto-ssm` and `static` let eksctl pick one.
         let ami = non_empty(group, "ami").filter(|ami| {
             ami.starts_with("ami-") || ami.starts_with("resolve:ssm:") || ami.starts_with("ssm:")
