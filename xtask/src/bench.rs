@@ -589,6 +589,118 @@ fn api_load(rows: &mut Vec<Row>, seconds: u64) -> Result<(), String> {
         // No longer a budget (SPEC §11 as amended): reported for comparison.
         budget: "reported".into(),
     });
+    health_under_heavy_work(rows, &deploy_data, &dir)
+}
+
+/// One HTTP/1.1 request on its own connection, read to the end of its body; the time it took.
+fn http_request(address: &str, request: &[u8]) -> Result<Duration, String> {
+    use std::io::{Read, Write};
+    let started = Instant::now();
+    let mut stream = std::net::TcpStream::connect(address).map_err(|error| error.to_string())?;
+    stream
+        .set_read_timeout(Some(Duration::from_secs(60)))
+        .map_err(|error| error.to_string())?;
+    stream.write_all(request).map_err(|error| error.to_string())?;
+    let mut answer = Vec::new();
+    stream.read_to_end(&mut answer).map_err(|error| error.to_string())?;
+    if !answer.starts_with(b"HTTP/1.1 200") {
+        let head = String::from_utf8_lossy(&answer[..answer.len().min(120)]).into_owned();
+        return Err(format!("unexpected answer: {head}"));
+    }
+    Ok(started.elapsed())
+}
+
+/// `GET /api/health` while eight clients render the bundle of a large design over and over
+/// (issue: CPU-heavy work must stay off the async workers): its latency should stay near
+/// the idle one.
+fn health_under_heavy_work(rows: &mut Vec<Row>, deploy_data: &Path, dir: &Path) -> Result<(), String> {
+    const RENDERERS: usize = 8;
+    const RENDERS_EACH: usize = 4;
+    let mut studio_command = Command::new(target_dir().join("release/eks-studio"));
+    studio_command
+        .args(["serve", "--addr", "127.0.0.1:0", "--static-dir"])
+        .arg(dir.join("no-page"))
+        .arg("--data-dir")
+        .arg(deploy_data)
+        .env("AWS_EC2_METADATA_DISABLED", "true");
+    let studio = Server::start(studio_command, &dir.join("eks-studio-heavy.log"))?;
+    let address = studio
+        .base_url
+        .trim_start_matches("http://")
+        .trim_end_matches('/')
+        .to_owned();
+    let health = format!(
+        "GET /api/health HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n\r\n"
+    )
+    .into_bytes();
+    let sample_health = |count: usize| -> Result<Vec<Duration>, String> {
+        let mut samples = Vec::new();
+        for _ in 0..count {
+            samples.push(http_request(&address, &health)?);
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Ok(samples)
+    };
+    let idle = median(sample_health(50)?);
+
+    let spec = shared::templates::sized_spec(2000, 40).to_json();
+    let render = format!(
+        "POST /api/render HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{spec}",
+        spec.len()
+    )
+    .into_bytes();
+    let busy = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(RENDERERS));
+    let renderers: Vec<_> = (0..RENDERERS)
+        .map(|_| {
+            let (address, render, busy) = (address.clone(), render.clone(), busy.clone());
+            std::thread::spawn(move || {
+                let mut times = Vec::new();
+                for _ in 0..RENDERS_EACH {
+                    match http_request(&address, &render) {
+                        Ok(time) => times.push(time),
+                        Err(error) => {
+                            busy.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+                            return Err(error);
+                        }
+                    }
+                }
+                busy.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+                Ok(times)
+            })
+        })
+        .collect();
+    let mut during = Vec::new();
+    while busy.load(std::sync::atomic::Ordering::SeqCst) > 0 && during.len() < 2000 {
+        during.push(http_request(&address, &health)?);
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let mut render_times = Vec::new();
+    for renderer in renderers {
+        render_times.extend(renderer.join().map_err(|_| "a renderer panicked".to_owned())??);
+    }
+    drop(studio);
+    during.sort();
+    let p99 = during[(during.len() * 99 / 100).min(during.len() - 1)];
+    let ms = |duration: Duration| duration.as_secs_f64() * 1000.0;
+    rows.push(Row {
+        what: format!(
+            "GET /api/health during {RENDERERS} concurrent renders of a {:.1} MB design ({} samples)",
+            spec.len() as f64 / 1e6,
+            during.len()
+        ),
+        figure: format!(
+            "median {:.2} ms, p99 {:.2} ms (idle {:.2} ms)",
+            ms(median(during.clone())),
+            ms(p99),
+            ms(idle)
+        ),
+        budget: "near idle".into(),
+    });
+    rows.push(Row {
+        what: format!("POST /api/render of that design, {RENDERERS} at once"),
+        figure: format!("median {:.0} ms", ms(median(render_times))),
+        budget: "reported".into(),
+    });
     Ok(())
 }
 
