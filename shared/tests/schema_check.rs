@@ -684,59 +684,47 @@ fn key_tree(root: &Json, schema: &Json, depth: usize) -> Json {
     )
 }
 
-#[test]
-fn the_embedded_key_table_is_the_schemas_keys() {
-    // Regenerate with `UPDATE_EXPECT=1` after the eksctl schema changes.
-    let manifest_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let schema: Json = serde_json::from_str(
-        &std::fs::read_to_string(
-            manifest_dir.join("data/schemas/eksctl-clusterconfig-v1alpha5.min.json"),
-        )
-        .unwrap(),
-    )
-    .unwrap();
-    let expected = key_tree(&schema, &schema, 0);
-    let table_path = manifest_dir.join("data/schemas/eksctl-keys.json");
+/// The JSON file `data/schemas/{file}` holds `expected` (written with `UPDATE_EXPECT=1`).
+fn assert_embedded_json(file: &str, expected: &Json) -> Json {
+    let table_path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("data/schemas")
+        .join(file);
     if std::env::var_os("UPDATE_EXPECT").is_some() {
-        std::fs::write(
-            &table_path,
-            serde_json::to_string(&expected).unwrap() + "\n",
-        )
-        .unwrap();
+        std::fs::write(&table_path, serde_json::to_string(expected).unwrap() + "\n").unwrap();
     }
     let table: Json = serde_json::from_str(&std::fs::read_to_string(&table_path).unwrap()).unwrap();
     assert!(
-        table == expected,
+        &table == expected,
         "{} is stale; run with UPDATE_EXPECT=1",
         table_path.display()
     );
+    table
+}
+
+#[test]
+fn the_embedded_key_table_is_the_schemas_keys() {
+    // Regenerate with `UPDATE_EXPECT=1` after a schema changes.
+    let schema = |file: &str| -> Json {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("data/schemas")
+            .join(file);
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    };
+    let cluster_config = schema("eksctl-clusterconfig-v1alpha5.min.json");
+    let table = assert_embedded_json(
+        "eksctl-keys.json",
+        &key_tree(&cluster_config, &cluster_config, 0),
+    );
     assert!(table["managedNodeGroups"]["efaEnabled"] == 0);
 
-    let crd = |file: &str| -> Json {
-        serde_json::from_str(
-            &std::fs::read_to_string(manifest_dir.join("data/schemas").join(file)).unwrap(),
-        )
-        .unwrap()
-    };
-    let node_pool = crd("karpenter-nodepool-v1.min.json");
-    let node_class = crd("karpenter-ec2nodeclass-v1.min.json");
-    let expected = serde_json::json!({
-        "NodePool": key_tree(&node_pool, &node_pool, 0),
-        "EC2NodeClass": key_tree(&node_class, &node_class, 0),
-    });
-    let table_path = manifest_dir.join("data/schemas/karpenter-keys.json");
-    if std::env::var_os("UPDATE_EXPECT").is_some() {
-        std::fs::write(
-            &table_path,
-            serde_json::to_string(&expected).unwrap() + "\n",
-        )
-        .unwrap();
-    }
-    let table: Json = serde_json::from_str(&std::fs::read_to_string(&table_path).unwrap()).unwrap();
-    assert!(
-        table == expected,
-        "{} is stale; run with UPDATE_EXPECT=1",
-        table_path.display()
+    let node_pool = schema("karpenter-nodepool-v1.min.json");
+    let node_class = schema("karpenter-ec2nodeclass-v1.min.json");
+    let table = assert_embedded_json(
+        "karpenter-keys.json",
+        &serde_json::json!({
+            "NodePool": key_tree(&node_pool, &node_pool, 0),
+            "EC2NodeClass": key_tree(&node_class, &node_class, 0),
+        }),
     );
     assert!(table["EC2NodeClass"]["spec"]["blockDeviceMappings"]["ebs"]["volumeSize"] == 0);
 }

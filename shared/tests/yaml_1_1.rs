@@ -29,8 +29,13 @@ def plain(value):
     return value
 json.dump([[plain(d) for d in yaml.safe_load_all(t)] for t in texts], sys.stdout)
 "#;
+    run_python(SCRIPT, texts, "PyYAML")
+}
+
+/// Runs `script` with the texts as JSON on its standard input; its JSON output.
+fn run_python(script: &str, texts: &[String], reader: &str) -> Vec<serde_json::Value> {
     let mut child = Command::new(python())
-        .args(["-c", SCRIPT])
+        .args(["-c", script])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
@@ -47,7 +52,7 @@ json.dump([[plain(d) for d in yaml.safe_load_all(t)] for t in texts], sys.stdout
     let output = child.wait_with_output().unwrap();
     assert!(
         output.status.success(),
-        "PyYAML could not read the texts (is PyYAML installed for {}?)",
+        "{reader} could not read the texts (is PyYAML installed for {}?)",
         python()
     );
     serde_json::from_slice(&output.stdout).unwrap()
@@ -155,25 +160,7 @@ import json, sys, yaml
 texts = json.load(sys.stdin)
 json.dump([list(yaml.load_all(t, Loader=yaml.CSafeLoader)) for t in texts], sys.stdout)
 "#;
-    let mut child = Command::new(python())
-        .args(["-c", SCRIPT])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("a Python with PyYAML");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(serde_json::to_string(texts).unwrap().as_bytes())
-        .unwrap();
-    let output = child.wait_with_output().unwrap();
-    assert!(
-        output.status.success(),
-        "PyYAML's C loader could not read the texts"
-    );
-    serde_json::from_slice(&output.stdout).unwrap()
+    run_python(SCRIPT, texts, "PyYAML's C loader")
 }
 
 /// What go-yaml and libyaml accept, the studio reads to the same data: flow collections

@@ -600,9 +600,13 @@ fn http_request(address: &str, request: &[u8]) -> Result<Duration, String> {
     stream
         .set_read_timeout(Some(Duration::from_secs(60)))
         .map_err(|error| error.to_string())?;
-    stream.write_all(request).map_err(|error| error.to_string())?;
+    stream
+        .write_all(request)
+        .map_err(|error| error.to_string())?;
     let mut answer = Vec::new();
-    stream.read_to_end(&mut answer).map_err(|error| error.to_string())?;
+    stream
+        .read_to_end(&mut answer)
+        .map_err(|error| error.to_string())?;
     if !answer.starts_with(b"HTTP/1.1 200") {
         let head = String::from_utf8_lossy(&answer[..answer.len().min(120)]).into_owned();
         return Err(format!("unexpected answer: {head}"));
@@ -613,7 +617,11 @@ fn http_request(address: &str, request: &[u8]) -> Result<Duration, String> {
 /// `GET /api/health` while eight clients render the bundle of a large design over and over
 /// (issue: CPU-heavy work must stay off the async workers): its latency should stay near
 /// the idle one.
-fn health_under_heavy_work(rows: &mut Vec<Row>, deploy_data: &Path, dir: &Path) -> Result<(), String> {
+fn health_under_heavy_work(
+    rows: &mut Vec<Row>,
+    deploy_data: &Path,
+    dir: &Path,
+) -> Result<(), String> {
     const RENDERERS: usize = 8;
     const RENDERS_EACH: usize = 4;
     let mut studio_command = Command::new(target_dir().join("release/eks-studio"));
@@ -629,10 +637,9 @@ fn health_under_heavy_work(rows: &mut Vec<Row>, deploy_data: &Path, dir: &Path) 
         .trim_start_matches("http://")
         .trim_end_matches('/')
         .to_owned();
-    let health = format!(
-        "GET /api/health HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n\r\n"
-    )
-    .into_bytes();
+    let health =
+        format!("GET /api/health HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n\r\n")
+            .into_bytes();
     let sample_health = |count: usize| -> Result<Vec<Duration>, String> {
         let mut samples = Vec::new();
         for _ in 0..count {
@@ -676,7 +683,11 @@ fn health_under_heavy_work(rows: &mut Vec<Row>, deploy_data: &Path, dir: &Path) 
     }
     let mut render_times = Vec::new();
     for renderer in renderers {
-        render_times.extend(renderer.join().map_err(|_| "a renderer panicked".to_owned())??);
+        render_times.extend(
+            renderer
+                .join()
+                .map_err(|_| "a renderer panicked".to_owned())??,
+        );
     }
     drop(studio);
     during.sort();
