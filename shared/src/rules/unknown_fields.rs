@@ -35,13 +35,15 @@ pub(super) static RULES: &[Rule] = &[
     },
 ];
 
+/// An embedded key table, read once: `{key: subtree}` for objects, `0` where any value goes.
+fn parsed(cell: &'static OnceLock<Json>, text: &'static str) -> &'static Json {
+    cell.get_or_init(|| serde_json::from_str(text).expect("the key tables are JSON (tested)"))
+}
+
 /// The Karpenter key trees, `{"NodePool": tree, "EC2NodeClass": tree}`.
 fn karpenter_key_table() -> &'static Json {
     static TABLE: OnceLock<Json> = OnceLock::new();
-    TABLE.get_or_init(|| {
-        serde_json::from_str(include_str!("../../data/schemas/karpenter-keys.json"))
-            .expect("the key table is JSON (tested)")
-    })
+    parsed(&TABLE, include_str!("../../data/schemas/karpenter-keys.json"))
 }
 
 fn karpenter_unknown_field(context: &Context<'_>, report: &mut Report<'_>) {
@@ -98,13 +100,10 @@ fn karpenter_unknown_field(context: &Context<'_>, report: &mut Report<'_>) {
     }
 }
 
-/// The key tree: `{key: subtree}` for objects, `0` where any value goes.
+/// The ClusterConfig key tree.
 fn key_table() -> &'static Json {
     static TABLE: OnceLock<Json> = OnceLock::new();
-    TABLE.get_or_init(|| {
-        serde_json::from_str(include_str!("../../data/schemas/eksctl-keys.json"))
-            .expect("the key table is JSON (tested)")
-    })
+    parsed(&TABLE, include_str!("../../data/schemas/eksctl-keys.json"))
 }
 
 fn eksctl_unknown_field(context: &Context<'_>, report: &mut Report<'_>) {
