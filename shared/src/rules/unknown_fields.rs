@@ -43,7 +43,10 @@ fn parsed(cell: &'static OnceLock<Json>, text: &'static str) -> &'static Json {
 /// The Karpenter key trees, `{"NodePool": tree, "EC2NodeClass": tree}`.
 fn karpenter_key_table() -> &'static Json {
     static TABLE: OnceLock<Json> = OnceLock::new();
-    parsed(&TABLE, include_str!("../../data/schemas/karpenter-keys.json"))
+    parsed(
+        &TABLE,
+        include_str!("../../data/schemas/karpenter-keys.json"),
+    )
 }
 
 fn karpenter_unknown_field(context: &Context<'_>, report: &mut Report<'_>) {
