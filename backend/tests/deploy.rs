@@ -933,9 +933,29 @@ async fn a_design_that_makes_eksctl_read_a_server_file_is_not_deployed() {
     let error = text(&body["error"]);
     assert!(error.contains("publicKeyPath: `/etc/shadow`"), "{error}");
     assert!(error.contains("ssh.publicKeyName"), "{error}");
+    assert_eq!(
+        body["server_files"],
+        json!(["managedNodeGroups[0].ssh.publicKeyPath: `/etc/shadow`"]),
+        "the page lists what it asks the user to confirm"
+    );
     let (status, history) = harness.call("GET", "/api/deploys", None).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(history, json!([]), "no job was created");
+
+    // Once the user has confirmed the files in the page, the deploy starts.
+    let (status, body) = harness
+        .call(
+            "POST",
+            "/api/deploys?confirm_server_files=true",
+            Some(&spec),
+        )
+        .await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{body}");
+    let (status, body) = harness
+        .call("POST", "/api/deploys?confirm_server_files=maybe", Some(&spec))
+        .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    spec["cluster"]["name"] = json!("eks-ssh-inline");
 
     // The same key inline (`ssh.publicKey`) reads nothing of the server's and deploys.
     spec["node_groups"][0]["extra"] = json!({ "ssh": { "publicKey": "ssh-ed25519 AAAAC3Nza" } });

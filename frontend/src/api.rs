@@ -215,13 +215,62 @@ async fn job_answer<T: serde::de::DeserializeOwned>(
         .map_err(|error| format!("unexpected deploy answer: {error}"))
 }
 
-/// `POST /api/deploys` with the spec: the new job.
-pub async fn start_deploy(token: &str, spec: &Spec) -> Result<Job, String> {
-    let request = with_token(Request::post("/api/deploys"), token)
+/// Why a deploy did not start.
+pub enum DeployRefusal {
+    /// The design makes eksctl read these files of the server's (`key: file` each); the
+    /// user may confirm them and ask again.
+    ServerFiles(Vec<String>),
+    /// Anything else, in a sentence.
+    Other(String),
+}
+
+/// `POST /api/deploys` with the spec: the new job. `confirm_server_files` is the user's yes
+/// to eksctl reading the files of the server's an earlier answer listed.
+pub async fn start_deploy(
+    token: &str,
+    spec: &Spec,
+    confirm_server_files: bool,
+) -> Result<Job, DeployRefusal> {
+    let url = if confirm_server_files {
+        "/api/deploys?confirm_server_files=true"
+    } else {
+        "/api/deploys"
+    };
+    let request = with_token(Request::post(url), token)
         .header("content-type", "application/json")
         .body(spec.to_json())
-        .map_err(|error| error.to_string())?;
-    job_answer(request.send().await).await
+        .map_err(|error| DeployRefusal::Other(error.to_string()))?;
+    let response = request
+        .send()
+        .await
+        .map_err(|error| DeployRefusal::Other(unreachable(error)))?;
+    if response.status() == 422 {
+        let text = response.text().await.unwrap_or_default();
+        let body = crate::json::from_str::<serde_json::Value>(&text).unwrap_or_default();
+        if let Some(files) = body.get("server_files").and_then(|files| files.as_array()) {
+            return Err(DeployRefusal::ServerFiles(
+                files
+                    .iter()
+                    .filter_map(|file| file.as_str().map(str::to_owned))
+                    .collect(),
+            ));
+        }
+        let message = body
+            .get("error")
+            .and_then(|error| error.as_str())
+            .map(str::to_owned)
+            .unwrap_or(text);
+        return Err(DeployRefusal::Other(format!(
+            "the server answered 422: {}",
+            message.trim()
+        )));
+    }
+    if !response.ok() {
+        return Err(DeployRefusal::Other(failure(response).await));
+    }
+    answer::<Job>(response)
+        .await
+        .map_err(|error| DeployRefusal::Other(format!("unexpected deploy answer: {error}")))
 }
 
 /// `GET /api/deploys`: every job, newest first.

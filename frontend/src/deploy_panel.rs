@@ -37,6 +37,9 @@ pub struct Deploys {
     token: RwSignal<String>,
     /// The last thing the panel has to say (accepted, refused, unreachable…).
     message: RwSignal<String>,
+    /// Files of the server's the last refused deploy would make eksctl read, waiting for
+    /// the user's yes or no.
+    server_files: RwSignal<Vec<String>>,
     busy: RwSignal<bool>,
     /// The job followed, with its steps as the events move them.
     job: RwSignal<Option<Job>>,
@@ -81,6 +84,7 @@ impl Deploys {
         Deploys {
             token: RwSignal::new(token),
             message: RwSignal::new(String::new()),
+            server_files: RwSignal::new(Vec::new()),
             busy: RwSignal::new(false),
             job: RwSignal::new(None),
             state: RwSignal::new(String::new()),
@@ -106,8 +110,9 @@ impl Deploys {
         !self.token.with_untracked(|token| token.trim().is_empty())
     }
 
-    /// Posts the spec; on 202 follows the new job.
-    fn start(self, spec: shared::Spec) {
+    /// Posts the spec; on 202 follows the new job. `confirm_server_files` resends it with
+    /// the user's yes to the server files the last answer listed.
+    fn start(self, spec: shared::Spec, confirm_server_files: bool) {
         if !self.has_token() {
             self.message.set(
                 "Enter the deploy token the server printed at start (\"Deploy token: …\").".into(),
@@ -118,8 +123,9 @@ impl Deploys {
         let token = self.token.get_untracked();
         self.busy.set(true);
         self.message.set("Asking the server to deploy…".into());
+        self.server_files.set(Vec::new());
         leptos::task::spawn_local(async move {
-            match api::start_deploy(&token, &spec).await {
+            match api::start_deploy(&token, &spec, confirm_server_files).await {
                 Ok(job) => {
                     self.message.try_set(format!(
                         "Deploy of {} in {} accepted (job {}).",
@@ -128,7 +134,14 @@ impl Deploys {
                     self.follow(job);
                     self.load_history();
                 }
-                Err(reason) => {
+                Err(api::DeployRefusal::ServerFiles(files)) => {
+                    self.message.try_set(
+                        "Deploy did not start: the design makes eksctl read files of the server's (below). Give the key itself (ssh.publicKey) or an EC2 key pair (ssh.publicKeyName) instead, or confirm that eksctl may read them."
+                            .into(),
+                    );
+                    self.server_files.try_set(files);
+                }
+                Err(api::DeployRefusal::Other(reason)) => {
                     self.message
                         .try_set(format!("Deploy did not start: {reason}"));
                 }
@@ -476,11 +489,30 @@ pub fn DeployPanel() -> impl IntoView {
                 id="deploy-button"
                 aria-describedby="deploy-result"
                 disabled=move || { errors.get() > 0 || deploys.busy.get() }
-                on:click=move |_| deploys.start(studio.spec.get_untracked())
+                on:click=move |_| deploys.start(studio.spec.get_untracked(), false)
             >
                 "Deploy"
             </button>
             <p role="status" id="deploy-result">{status}</p>
+            <Show when=move || deploys.server_files.with(|files| !files.is_empty())>
+                <div class="server-files" role="group" aria-labelledby="server-files-title">
+                    <p id="server-files-title">"eksctl would read these files on the server, with the server's permissions:"</p>
+                    <ul id="server-files">
+                        {move || deploys.server_files.get().into_iter().map(|file| view! { <li><code>{file}</code></li> }).collect_view()}
+                    </ul>
+                    <button
+                        type="button"
+                        id="confirm-server-files"
+                        disabled=move || deploys.busy.get()
+                        on:click=move |_| deploys.start(studio.spec.get_untracked(), true)
+                    >
+                        "Deploy and let eksctl read them"
+                    </button>
+                    <button type="button" on:click=move |_| deploys.server_files.set(Vec::new())>
+                        "Do not deploy"
+                    </button>
+                </div>
+            </Show>
             <Show when=move || deploys.job.with(Option::is_some)>
                 <FollowedJob deploys=deploys />
             </Show>

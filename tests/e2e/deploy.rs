@@ -236,3 +236,68 @@ async fn cancelling_a_hanging_deploy_records_it_cancelled() {
     screenshot_of(&browser, "deploy-log", "deploy-cancelled").await;
     browser.close().await;
 }
+
+/// A design that makes eksctl read a file of the server's (an imported `ssh.publicKeyPath`)
+/// is not deployed until the user has seen the file named and confirmed it.
+#[tokio::test]
+async fn a_design_naming_a_server_file_deploys_only_once_the_user_confirms_it() {
+    const DESIGN: &str = "apiVersion: eksctl.io/v1alpha5
+kind: ClusterConfig
+metadata:
+  name: ssh-path
+  region: us-east-1
+  version: \"1.35\"
+availabilityZones: [us-east-1a, us-east-1b]
+managedNodeGroups:
+  - name: sys
+    instanceType: m5.large
+    minSize: 1
+    desiredCapacity: 1
+    maxSize: 2
+    ssh:
+      allow: true
+      publicKeyPath: /etc/eks-studio-test/id.pub
+";
+    let studio = Studio::start();
+    let token = studio
+        .deploy_token
+        .clone()
+        .expect("the server printed a token");
+    let browser = Browser::start().await;
+    browser.open(&studio).await;
+    let text = browser.field_by_label("YAML to import").await;
+    text.send_keys(DESIGN).await.unwrap();
+    browser.by_id("import-button").await.click().await.unwrap();
+    browser
+        .wait_for_text(Locator::Id("import-result"), |text| text.starts_with("Imported cluster"))
+        .await;
+    browser.go_to_step(8).await;
+    browser
+        .wait_for_text(FINDINGS, |text| !text.contains("Errors ("))
+        .await;
+    browser.fill_by_label("Deploy token", &token).await;
+    click_button(&browser, "Deploy").await;
+
+    let files = browser
+        .wait_for_text(Locator::Id("server-files"), |text| !text.is_empty())
+        .await;
+    assert!(
+        files.contains("publicKeyPath: `/etc/eks-studio-test/id.pub`"),
+        "{files}"
+    );
+    let said = browser
+        .wait_for_text(RESULT, |text| text.contains("did not start"))
+        .await;
+    assert!(said.contains("ssh.publicKey"), "{said}");
+    screenshot_of(&browser, "server-files", "deploy-server-files").await;
+
+    click_button(&browser, "Deploy and let eksctl read them").await;
+    let accepted = browser
+        .wait_for_text(RESULT, |text| text.contains("accepted"))
+        .await;
+    assert!(accepted.contains("ssh-path"), "{accepted}");
+    browser
+        .wait_for_text(STATE, |text| text == "succeeded")
+        .await;
+    browser.close().await;
+}

@@ -161,6 +161,13 @@ pub enum DeployError {
     /// The spec cannot be deployed for another reason (422).
     #[error("{0}")]
     Unprocessable(String),
+    /// The design makes eksctl read files of the server's, and the user has not confirmed
+    /// them (422, with each `key: file`).
+    #[error(
+        "the design makes eksctl read a file of the server's ({}); give the key itself with `ssh.publicKey`, or an EC2 key pair with `ssh.publicKeyName`, or confirm that eksctl may read it, and deploy again",
+        .0.join(", ")
+    )]
+    ServerFiles(Vec<String>),
     /// No such job (404).
     #[error("no deploy job with id `{0}`")]
     NotFound(String),
@@ -222,6 +229,10 @@ impl IntoResponse for DeployError {
             DeployError::Unprocessable(_) => (
                 StatusCode::UNPROCESSABLE_ENTITY,
                 json!({ "error": message }),
+            ),
+            DeployError::ServerFiles(files) => (
+                StatusCode::UNPROCESSABLE_ENTITY,
+                json!({ "error": message, "server_files": files }),
             ),
             DeployError::NotFound(_) => (StatusCode::NOT_FOUND, json!({ "error": message })),
             DeployError::Active { job, .. } => (
@@ -456,6 +467,16 @@ impl Deployer {
     /// Checks `spec` with the shared rules, writes its bundle and starts running it.
     /// Answers the new job, still `pending`.
     pub async fn start(&self, spec: &Spec) -> Result<Job, DeployError> {
+        self.start_with(spec, false).await
+    }
+
+    /// Starts a deploy; `server_files_confirmed` is the user's yes to eksctl reading files
+    /// of the server's that the design names (refused otherwise).
+    pub async fn start_with(
+        &self,
+        spec: &Spec,
+        server_files_confirmed: bool,
+    ) -> Result<Job, DeployError> {
         if self.inner.stopping.load(Ordering::SeqCst) {
             return Err(DeployError::Unavailable("the server is stopping".into()));
         }
@@ -471,7 +492,13 @@ impl Deployer {
         })?;
         let files = shared::bundle::bundle_files(spec, &findings, &[])
             .map_err(|error| DeployError::Unprocessable(error.to_string()))?;
-        refuse_server_files(&files)?;
+        let server_files = server_files(&files);
+        if !server_files.is_empty() {
+            if !server_files_confirmed {
+                return Err(DeployError::ServerFiles(server_files));
+            }
+            tracing::warn!(files = %server_files.join(", "), "deploying a design that makes eksctl read files of this server's, as the user confirmed");
+        }
         let active_conflict = |job: String| DeployError::Active {
             cluster: cluster.as_str().to_owned(),
             region: region.as_str().to_owned(),
@@ -745,8 +772,8 @@ impl Follow {
 /// file the server's user can and send it to AWS.
 const SERVER_FILE_KEYS: [&str; 1] = ["publicKeyPath"];
 
-/// Refuses a bundle whose `cluster.yaml` names a file of the server's.
-fn refuse_server_files(files: &[BundleFile]) -> Result<(), DeployError> {
+/// Each `key: file` of the bundle's YAML that names a file of the server's.
+fn server_files(files: &[BundleFile]) -> Vec<String> {
     fn walk(value: &serde_yaml::Value, path: &str, found: &mut Vec<String>) {
         match value {
             serde_yaml::Value::Mapping(mapping) => {
@@ -779,13 +806,7 @@ fn refuse_server_files(files: &[BundleFile]) -> Result<(), DeployError> {
             walk(&value, "", &mut found);
         }
     }
-    if found.is_empty() {
-        return Ok(());
-    }
-    Err(DeployError::Unprocessable(format!(
-        "the design makes eksctl read a file of the server's ({}); give the key itself with `ssh.publicKey`, or an EC2 key pair with `ssh.publicKeyName`, and deploy again",
-        found.join(", ")
-    )))
+    found
 }
 
 fn new_job_id() -> Result<String, DeployError> {

@@ -82,15 +82,30 @@ async fn payload_too_large_as_json(response: Response) -> Response {
     .into_response()
 }
 
+/// `POST /api/deploys?confirm_server_files=true`: the user has seen which files of the
+/// server's the design makes eksctl read (the 422's `server_files`) and allows it.
+#[derive(serde::Deserialize)]
+struct CreateQuery {
+    #[serde(default)]
+    confirm_server_files: bool,
+}
+
 async fn create(
     State(deployer): State<Deployer>,
+    query: Result<axum::extract::Query<CreateQuery>, axum::extract::rejection::QueryRejection>,
     body: Result<Json<Spec>, JsonRejection>,
 ) -> Result<(StatusCode, [(axum::http::HeaderName, String); 1], Json<Job>), DeployError> {
+    let axum::extract::Query(query) = query.map_err(|rejection| DeployError::BadRequest {
+        status: StatusCode::BAD_REQUEST,
+        message: rejection.body_text(),
+    })?;
     let Json(spec) = body.map_err(|rejection| DeployError::BadRequest {
         status: rejection.status(),
         message: rejection.body_text(),
     })?;
-    let job = deployer.start(&spec).await?;
+    let job = deployer
+        .start_with(&spec, query.confirm_server_files)
+        .await?;
     let location = format!("/api/deploys/{}", job.id);
     Ok((StatusCode::ACCEPTED, [(LOCATION, location)], Json(job)))
 }
