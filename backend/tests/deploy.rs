@@ -952,7 +952,11 @@ async fn a_design_that_makes_eksctl_read_a_server_file_is_not_deployed() {
         .await;
     assert_eq!(status, StatusCode::ACCEPTED, "{body}");
     let (status, body) = harness
-        .call("POST", "/api/deploys?confirm_server_files=maybe", Some(&spec))
+        .call(
+            "POST",
+            "/api/deploys?confirm_server_files=maybe",
+            Some(&spec),
+        )
         .await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
     spec["cluster"]["name"] = json!("eks-ssh-inline");

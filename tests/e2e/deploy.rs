@@ -269,7 +269,9 @@ managedNodeGroups:
     text.send_keys(DESIGN).await.unwrap();
     browser.by_id("import-button").await.click().await.unwrap();
     browser
-        .wait_for_text(Locator::Id("import-result"), |text| text.starts_with("Imported cluster"))
+        .wait_for_text(Locator::Id("import-result"), |text| {
+            text.starts_with("Imported cluster")
+        })
         .await;
     browser.go_to_step(8).await;
     browser
