@@ -76,6 +76,7 @@ fn new_pool(number: usize, class_name: &str) -> NodePool {
         spec: NodePoolSpec {
             template: NodeClaimTemplate {
                 metadata: None,
+                extra: Default::default(),
                 spec: NodeClaimSpec {
                     node_class_ref: NodeClassRef {
                         name: class_name.to_owned(),

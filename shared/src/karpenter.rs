@@ -157,6 +157,9 @@ pub struct NodeClaimTemplate {
     pub metadata: Option<TemplateMeta>,
     /// The node claim settings.
     pub spec: NodeClaimSpec,
+    /// Unmodelled keys, kept as given.
+    #[serde(flatten, skip_serializing_if = "is_empty_mapping")]
+    pub extra: Mapping,
 }
 
 /// `NodePool.spec.template.metadata`.
@@ -199,6 +202,9 @@ pub struct NodeClassRef {
     pub kind: String,
     /// Name of the node class.
     pub name: String,
+    /// Unmodelled keys, kept as given.
+    #[serde(flatten, skip_serializing_if = "is_empty_mapping")]
+    pub extra: Mapping,
 }
 
 impl Default for NodeClassRef {
@@ -207,6 +213,7 @@ impl Default for NodeClassRef {
             group: "karpenter.k8s.aws".into(),
             kind: "EC2NodeClass".into(),
             name: String::new(),
+            extra: Mapping::new(),
         }
     }
 }
@@ -226,6 +233,9 @@ pub struct Requirement {
     /// instance types it may launch (1-50; with `In`, at least that many values).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min_values: Option<u32>,
+    /// Unmodelled keys, kept as given.
+    #[serde(flatten, skip_serializing_if = "is_empty_mapping")]
+    pub extra: Mapping,
 }
 
 impl Requirement {
@@ -240,6 +250,7 @@ impl Requirement {
                 .collect::<Vec<_>>()
                 .into(),
             min_values: None,
+            extra: Mapping::new(),
         }
     }
 }
@@ -291,6 +302,9 @@ pub struct Budget {
     /// How long it applies after each scheduled start.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duration: Option<String>,
+    /// Unmodelled keys, kept as given.
+    #[serde(flatten, skip_serializing_if = "is_empty_mapping")]
+    pub extra: Mapping,
 }
 
 /// A `karpenter.k8s.aws/v1` `EC2NodeClass`.

@@ -364,6 +364,7 @@ fn node_pool(name: &str, node_class: &str, requirements: Vec<Requirement>) -> No
         spec: NodePoolSpec {
             template: NodeClaimTemplate {
                 metadata: None,
+                extra: Default::default(),
                 spec: NodeClaimSpec {
                     node_class_ref: NodeClassRef {
                         name: node_class.into(),

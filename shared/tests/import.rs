@@ -346,9 +346,13 @@ spec:
     spec:
       nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: gpu}
       requirements:
-        - {key: karpenter.k8s.aws/instance-family, operator: In, values: [p5]}
+        - {key: karpenter.k8s.aws/instance-family, operator: In, values: [p5], minValue: 1}
       terminationGracePeriod: 24h
       expireAftr: 720h
+  disruption:
+    consolidateAfter: 0s
+    budgets:
+      - {nodes: \"10%\", nodez: 1}
 ---
 apiVersion: karpenter.k8s.aws/v1
 kind: EC2NodeClass
@@ -372,7 +376,24 @@ spec:
         .iter()
         .map(|finding| finding.message.as_str())
         .collect();
-    assert_eq!(findings.len(), 3, "{messages:#?}");
+    assert_eq!(findings.len(), 5, "{messages:#?}");
+    assert!(
+        messages.iter().any(|message| message.contains("`minValue`")
+            && message.contains("did you mean `minValues`")),
+        "{messages:#?}"
+    );
+    assert!(
+        messages.iter().any(|message| message.contains("`nodez`")),
+        "{messages:#?}"
+    );
+    // Nothing the file said is lost: the pool renders back with the unknown keys.
+    let rendered = shared::render::render_karpenter_yaml(&spec)
+        .unwrap()
+        .unwrap();
+    assert!(
+        rendered.contains("nodez") && rendered.contains("minValue:"),
+        "{rendered}"
+    );
     assert!(
         messages
             .iter()

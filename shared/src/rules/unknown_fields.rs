@@ -60,21 +60,35 @@ fn karpenter_unknown_field(context: &Context<'_>, report: &mut Report<'_>) {
         check_mapping(&pool.extra, pool_keys, &at, report);
         check_mapping(&pool.spec.extra, &pool_keys["spec"], &at, report);
         let template = &pool_keys["spec"]["template"];
+        check_mapping(&pool.spec.template.extra, template, &at, report);
         if let Some(metadata) = &pool.spec.template.metadata {
             check_mapping(&metadata.extra, &template["metadata"], &at, report);
         }
         let spec = &pool.spec.template.spec;
         check_mapping(&spec.extra, &template["spec"], &at, report);
+        check_mapping(
+            &spec.node_class_ref.extra,
+            &template["spec"]["nodeClassRef"],
+            &at,
+            report,
+        );
+        for requirement in &spec.requirements {
+            check_mapping(
+                &requirement.extra,
+                &template["spec"]["requirements"],
+                &at,
+                report,
+            );
+        }
         for taint in &spec.taints {
             check_mapping(&taint.extra, &template["spec"]["taints"], &at, report);
         }
         if let Some(disruption) = &pool.spec.disruption {
-            check_mapping(
-                &disruption.extra,
-                &pool_keys["spec"]["disruption"],
-                &at,
-                report,
-            );
+            let disruption_keys = &pool_keys["spec"]["disruption"];
+            check_mapping(&disruption.extra, disruption_keys, &at, report);
+            for budget in &disruption.budgets {
+                check_mapping(&budget.extra, &disruption_keys["budgets"], &at, report);
+            }
         }
     }
     let class_keys = &table["EC2NodeClass"];
