@@ -904,6 +904,11 @@ const CLUSTER_HEAD: &str = "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\
 
 const DOCUMENT_CASES: &[DocumentCase] = &[
     DocumentCase {
+        rule: "gitops-flux-invalid",
+        yaml: "gitops:\n  flux:\n    gitProvider: github\n",
+        path: "gitops.flux.flags",
+    },
+    DocumentCase {
         rule: "addon-config-invalid",
         yaml: "addons:\n  - name: aws-ebs-csi-driver\n    namespaceConfig: {namespace: Storage_NS}\n",
         path: "addons[0].namespaceConfig.namespace",

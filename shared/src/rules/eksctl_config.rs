@@ -144,6 +144,13 @@ pub(super) static RULES: &[Rule] = &[
         addon_config_invalid
     ),
     eksctl_rule!(
+        "gitops-flux-invalid",
+        "gitops.flux needs its gitProvider and flags",
+        "set gitops.flux.gitProvider (github, gitlab…) and gitops.flux.flags for flux bootstrap",
+        "(pkg/ctl/cmdutils/configfile.go, create cluster loader)",
+        gitops_flux_invalid
+    ),
+    eksctl_rule!(
         "karpenter-block-invalid",
         "eksctl's karpenter block needs a version of at least v0.20.0 and iam.withOIDC: true",
         "set karpenter.version and iam.withOIDC: true, or install Karpenter with Helm as the studio's bundle does",
@@ -1593,6 +1600,28 @@ fn addon_config_invalid(document: &Value, report: &mut Report<'_>) {
                 );
             }
         }
+    }
+}
+
+fn gitops_flux_invalid(document: &Value, report: &mut Report<'_>) {
+    if !is_cluster_config(document) {
+        return;
+    }
+    let Some(flux) = document
+        .get("gitops")
+        .and_then(|gitops| gitops.get("flux"))
+        .filter(|flux| flux.is_mapping())
+    else {
+        return;
+    };
+    if non_empty(flux, "gitProvider").is_none() {
+        report.fire(
+            "gitops.flux.gitProvider",
+            "gitops.flux.gitProvider must be set",
+        );
+    }
+    if !has(flux, "flags") {
+        report.fire("gitops.flux.flags", "gitops.flux.flags must be set");
     }
 }
 
