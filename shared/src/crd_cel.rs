@@ -20,6 +20,7 @@ use cel::{Context, ExecutionError, FunctionContext, Program, ResolveResult, Valu
 use serde_json::{Map, Value as Json};
 use serde_yaml::Value;
 
+use crate::schema_check::untagged;
 use crate::yaml_source::mapping_key_text;
 
 /// A rule that the value at some place broke.
@@ -208,13 +209,6 @@ pub(crate) fn with_defaults(schema: &Map<String, Json>, value: &Value) -> Cel {
         }
         Value::Tagged(_) => Cel::Null,
     }
-}
-
-fn untagged(mut value: &Value) -> &Value {
-    while let Value::Tagged(tagged) = value {
-        value = &tagged.value;
-    }
-    value
 }
 
 #[cfg(test)]

@@ -321,15 +321,10 @@ fn lint_parsed(
         if file.cluster_document.is_none() && !from_karpenter {
             continue;
         }
-        let (document_index, path) = file_path(file, &finding.path);
-        let document = &file.documents[document_index];
-        let position = document.position(&path);
         let mut placed = LintFinding {
             path: path.to_string(),
             ..placed(finding, position.line, position.column)
         };
-        // NodePools alone name EC2NodeClasses applied from elsewhere: the API server
-        // accepts the NodePool, so that is no error of the files given.
         // A NodePool whose EC2NodeClass is in none of the documents read is accepted by the
         // API server; the class may be applied from elsewhere. Only the page, which holds
         // the whole design, knows it is missing.

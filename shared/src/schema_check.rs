@@ -744,7 +744,7 @@ fn is_rfc3339_date_time(text: &str) -> bool {
 }
 
 /// The value under any YAML tags (`!Tag value`): tags do not survive the conversion to JSON.
-fn untagged(mut value: &Value) -> &Value {
+pub(crate) fn untagged(mut value: &Value) -> &Value {
     while let Value::Tagged(tagged) = value {
         value = &tagged.value;
     }

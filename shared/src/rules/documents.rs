@@ -4,6 +4,7 @@
 
 use serde_yaml::Value;
 
+use super::eksctl_config::{Kind, groups, is_cluster_config};
 use super::{Check, Report, Rule, Severity, Stage};
 use crate::schema_check::{self, DocumentKind, SchemaIssueKind};
 
@@ -150,38 +151,11 @@ pub(super) static RULES: &[Rule] = &[
     },
 ];
 
-fn is_cluster_config(document: &Value) -> bool {
-    DocumentKind::of(document) == DocumentKind::ClusterConfig
-}
-
-/// Managed node groups with their index, only for ClusterConfig documents.
-fn managed_groups(document: &Value) -> Vec<(usize, &Value)> {
-    if !is_cluster_config(document) {
-        return Vec::new();
-    }
-    document
-        .get("managedNodeGroups")
-        .and_then(Value::as_sequence)
-        .map(|groups| groups.iter().enumerate().collect())
-        .unwrap_or_default()
-}
-
 /// Managed and self-managed node groups, each with its path.
 fn all_groups(document: &Value) -> Vec<(String, &Value)> {
-    if !is_cluster_config(document) {
-        return Vec::new();
-    }
-    ["nodeGroups", "managedNodeGroups"]
-        .iter()
-        .flat_map(|key| {
-            document
-                .get(*key)
-                .and_then(Value::as_sequence)
-                .into_iter()
-                .flatten()
-                .enumerate()
-                .map(move |(index, group)| (format!("{key}[{index}]"), group))
-        })
+    groups(document)
+        .into_iter()
+        .map(|(path, _, group)| (path, group))
         .collect()
 }
 
@@ -374,15 +348,15 @@ fn spot_with_reservation(document: &Value, report: &mut Report<'_>) {
 }
 
 fn override_bootstrap_needs_ami(document: &Value, report: &mut Report<'_>) {
-    for (index, group) in managed_groups(document) {
-        if group.get("overrideBootstrapCommand").is_none() {
+    for (path, kind, group) in groups(document) {
+        if kind != Kind::Managed || group.get("overrideBootstrapCommand").is_none() {
             continue;
         }
         let family = group
             .get("amiFamily")
             .and_then(Value::as_str)
             .unwrap_or("AmazonLinux2023");
-        let path = format!("managedNodeGroups[{index}].overrideBootstrapCommand");
+        let path = format!("{path}.overrideBootstrapCommand");
         if family.starts_with("Bottlerocket") {
             report.fire(
                 path,

@@ -236,18 +236,18 @@ pub(super) static RULES: &[Rule] = &[
     ),
 ];
 
-fn is_cluster_config(document: &Value) -> bool {
+pub(super) fn is_cluster_config(document: &Value) -> bool {
     DocumentKind::of(document) == DocumentKind::ClusterConfig
 }
 
 /// Self-managed (`nodeGroups`) or managed (`managedNodeGroups`).
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Kind {
+pub(super) enum Kind {
     SelfManaged,
     Managed,
 }
 
-fn groups(document: &Value) -> Vec<(String, Kind, &Value)> {
+pub(super) fn groups(document: &Value) -> Vec<(String, Kind, &Value)> {
     if !is_cluster_config(document) {
         return Vec::new();
     }
