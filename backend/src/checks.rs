@@ -230,6 +230,7 @@ pub enum CheckFormat {
 pub fn check_command(
     spec_path: &Path,
     ec2_endpoint: Option<String>,
+    eks_endpoint: Option<String>,
     format: CheckFormat,
 ) -> ExitCode {
     let text = match crate::lint_cmd::read_capped(spec_path, crate::lint_cmd::DEFAULT_MAX_BYTES) {
@@ -263,7 +264,9 @@ pub fn check_command(
         }
     };
     let (aws, report) = runtime.block_on(async {
-        let aws = LiveAws::from_default_chain(AwsOptions::from_environment(ec2_endpoint)).await;
+        let aws =
+            LiveAws::from_default_chain(AwsOptions::from_environment(ec2_endpoint, eks_endpoint))
+                .await;
         let report = live::run(&aws, &spec).await;
         (aws, report)
     });
@@ -354,6 +357,6 @@ fn print_human(spec_path: &Path, spec: &Spec, aws: &LiveAws, report: &LiveReport
 
 /// Builds the server's EC2 access for `serve`: the default chain, `--ec2-endpoint`, and
 /// the cache and timeout settings from the environment.
-pub async fn server_aws(ec2_endpoint: Option<String>) -> LiveAws {
-    LiveAws::from_default_chain(AwsOptions::from_environment(ec2_endpoint)).await
+pub async fn server_aws(ec2_endpoint: Option<String>, eks_endpoint: Option<String>) -> LiveAws {
+    LiveAws::from_default_chain(AwsOptions::from_environment(ec2_endpoint, eks_endpoint)).await
 }

@@ -29,6 +29,9 @@ pub enum Command {
         /// EC2 endpoint to use instead of AWS's (e.g. an emulator).
         #[arg(long)]
         ec2_endpoint: Option<String>,
+        /// EKS endpoint to use instead of AWS's (e.g. an emulator), for the version check.
+        #[arg(long)]
+        eks_endpoint: Option<String>,
         /// The built frontend (trunk's output).
         #[arg(long, default_value = "target/dist")]
         static_dir: PathBuf,
@@ -76,6 +79,9 @@ pub enum Command {
         /// EC2 endpoint to use instead of AWS's (e.g. an emulator).
         #[arg(long)]
         ec2_endpoint: Option<String>,
+        /// EKS endpoint to use instead of AWS's (e.g. an emulator), for the version check.
+        #[arg(long)]
+        eks_endpoint: Option<String>,
         /// Output format.
         #[arg(long, value_enum, default_value = "human")]
         format: crate::checks::CheckFormat,
@@ -105,10 +111,17 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Serve {
             addr,
             ec2_endpoint,
+            eks_endpoint,
             static_dir,
             allowed_hosts,
             deploy,
-        } => serve(addr, ec2_endpoint, static_dir, &allowed_hosts, deploy),
+        } => serve(
+            addr,
+            (ec2_endpoint, eks_endpoint),
+            static_dir,
+            &allowed_hosts,
+            deploy,
+        ),
         Command::Templates => {
             let width = shared::TEMPLATES
                 .iter()
@@ -155,8 +168,9 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Check {
             spec,
             ec2_endpoint,
+            eks_endpoint,
             format,
-        } => crate::checks::check_command(&spec, ec2_endpoint, format),
+        } => crate::checks::check_command(&spec, ec2_endpoint, eks_endpoint, format),
         Command::Render {
             template,
             spec,
@@ -240,7 +254,7 @@ fn write_file(path: &Path, contents: &str, executable: bool) -> std::io::Result<
 
 fn serve(
     addr: SocketAddr,
-    ec2_endpoint: Option<String>,
+    (ec2_endpoint, eks_endpoint): (Option<String>, Option<String>),
     static_dir: PathBuf,
     allowed_hosts: &[String],
     deploy: crate::deploy::DeployArgs,
@@ -288,7 +302,7 @@ fn serve(
         };
         let mut state = AppState {
             static_dir,
-            aws: crate::checks::server_aws(ec2_endpoint).await,
+            aws: crate::checks::server_aws(ec2_endpoint, eks_endpoint).await,
             deploy: deployer.clone(),
             deploy_unavailable,
             host_guard: None,

@@ -832,7 +832,7 @@ async fn a_stopped_emulator_makes_checks_could_not_run_within_seconds_and_the_se
             result["message"]
                 .as_str()
                 .unwrap()
-                .contains("cannot reach EC2"),
+                .contains("cannot reach AWS at"),
             "{result:#}"
         );
     }
@@ -889,6 +889,7 @@ async fn offline_mode_says_so_in_health_and_every_check_could_not_run_with_the_r
     assert_eq!(
         ids,
         [
+            "kubernetes-version",
             "instance-type-offered",
             "instance-type-facts",
             "capacity-reservation"
@@ -972,6 +973,7 @@ async fn check_command(
         .env_remove("AWS_PROFILE")
         .env_remove("AWS_ENDPOINT_URL")
         .env_remove("AWS_ENDPOINT_URL_EC2")
+        .env_remove("AWS_ENDPOINT_URL_EKS")
         .env("AWS_CONFIG_FILE", "/nonexistent/aws-config")
         .env(
             "AWS_SHARED_CREDENTIALS_FILE",
@@ -983,7 +985,7 @@ async fn check_command(
             emulator::GENEROUS_TIMEOUT.as_secs().to_string(),
         );
     if let Some(endpoint) = endpoint {
-        command.args(["--ec2-endpoint", endpoint]);
+        command.args(["--ec2-endpoint", endpoint, "--eks-endpoint", endpoint]);
     }
     if with_credentials {
         command
@@ -1015,7 +1017,7 @@ async fn the_check_command_prints_each_result_and_exits_by_the_worst() {
         "{stdout}"
     );
     assert!(
-        stdout.contains("3 ok, 0 failed, 0 could not run"),
+        stdout.contains("4 ok, 0 failed, 0 could not run"),
         "{stdout}"
     );
 
@@ -1044,7 +1046,7 @@ async fn the_check_command_prints_each_result_and_exits_by_the_worst() {
     assert_eq!(code, 2, "{stdout}");
     assert!(stdout.contains("offline: no AWS credentials"), "{stdout}");
     assert!(
-        stdout.contains("0 ok, 0 failed, 3 could not run"),
+        stdout.contains("0 ok, 0 failed, 4 could not run"),
         "{stdout}"
     );
 }
@@ -1182,4 +1184,157 @@ async fn one_request_makes_at_most_its_budget_of_ec2_calls() {
         })
         .count();
     assert!(asked >= 90, "only {asked} reservations were asked about");
+}
+
+fn with_version(mut spec: Value, version: &str) -> Value {
+    spec["cluster"]["kubernetes_version"] = json!(version);
+    spec
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_kubernetes_version_is_checked_against_what_eks_lists_in_the_region() {
+    let emulator = Emulator::start();
+    let router = router(emulator.live_aws().await);
+
+    // Without seeded data the emulator answers from AWS's release calendar: every version
+    // of it is listed, with its dates.
+    let report = checks(&router, &with_version(reservation_spec(), "1.35")).await;
+    let version = check(&report, "kubernetes-version", "cluster.kubernetes_version");
+    let listed: Vec<&str> = version["detail"]["versions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|fact| fact["version"].as_str().unwrap())
+        .collect();
+    let calendar: Vec<&str> = shared::versions::calendar()
+        .iter()
+        .map(|entry| entry.version)
+        .collect();
+    assert_eq!(listed, calendar, "{version:#}");
+
+    // A region where EKS lists other versions: EKS's answer wins over the calendar.
+    emulator
+        .seed(
+            "cluster-versions",
+            json!({ "region": REGION, "cluster_versions": [
+                { "clusterVersion": "1.36", "versionStatus": "STANDARD_SUPPORT",
+                  "endOfStandardSupportDate": "2027-09-01T00:00:00Z" },
+                { "clusterVersion": "1.35", "versionStatus": "EXTENDED_SUPPORT",
+                  "endOfStandardSupportDate": "2026-11-01T00:00:00Z",
+                  "endOfExtendedSupportDate": "2027-11-01T00:00:00Z" },
+                { "clusterVersion": "1.34", "versionStatus": "UNSUPPORTED",
+                  "endOfExtendedSupportDate": "2026-11-30T00:00:00Z" },
+            ]}),
+        )
+        .await;
+    let router = router_with_fresh_cache(&emulator).await;
+
+    let report = checks(&router, &with_version(reservation_spec(), "1.36")).await;
+    let version = check(&report, "kubernetes-version", "cluster.kubernetes_version");
+    assert_eq!(version["status"], "ok", "{version:#}");
+    assert_eq!(
+        version["message"],
+        "EKS offers Kubernetes 1.36 in us-east-1 (standard support until 2027-09-01)"
+    );
+    assert!(
+        !has_finding(
+            &report,
+            "kubernetes-version-newer-than-calendar",
+            "cluster.kubernetes_version"
+        ),
+        "{report:#}"
+    );
+
+    let report = checks(&router, &with_version(reservation_spec(), "1.35")).await;
+    let version = check(&report, "kubernetes-version", "cluster.kubernetes_version");
+    assert_eq!(
+        version["status"], "ok",
+        "extended support costs, EKS still creates it"
+    );
+    assert_eq!(fired(version), ["kubernetes-version-extended-support"]);
+    assert!(
+        version["message"]
+            .as_str()
+            .unwrap()
+            .contains("left standard support on 2026-11-01"),
+        "{version:#}"
+    );
+
+    let report = checks(&router, &with_version(reservation_spec(), "1.34")).await;
+    let version = check(&report, "kubernetes-version", "cluster.kubernetes_version");
+    assert_eq!(version["status"], "failed", "{version:#}");
+    assert_eq!(
+        version["message"],
+        "Kubernetes 1.34 is no longer offered by EKS: its extended support ended on 2026-11-30"
+    );
+
+    let report = checks(&router, &with_version(reservation_spec(), "1.33")).await;
+    let version = check(&report, "kubernetes-version", "cluster.kubernetes_version");
+    assert_eq!(version["status"], "failed", "{version:#}");
+    assert_eq!(
+        version["message"],
+        "EKS in us-east-1 does not offer Kubernetes 1.33; it offers 1.36, 1.35 (DescribeClusterVersions)"
+    );
+    // Four requests on this router, one call (the first router made the other): the
+    // answer is the region's, cached.
+    assert_eq!(emulator.calls("DescribeClusterVersions").await, 2);
+
+    // A version that is not `1.NN` is not asked about.
+    let report = checks(&router, &with_version(reservation_spec(), "1.3x")).await;
+    let version = check(&report, "kubernetes-version", "cluster.kubernetes_version");
+    assert_eq!(version["status"], "could-not-run");
+    assert_eq!(version["detail"]["reason"], "spec-value");
+
+    // Refused (no eks:DescribeClusterVersions permission): could not run, and the
+    // calendar still judges the version.
+    emulator
+        .refuse(json!({ "DescribeClusterVersions": "AccessDeniedException" }))
+        .await;
+    let router = router_with_fresh_cache(&emulator).await;
+    let report = checks(&router, &with_version(reservation_spec(), "1.31")).await;
+    let version = check(&report, "kubernetes-version", "cluster.kubernetes_version");
+    assert_eq!(version["status"], "could-not-run", "{version:#}");
+    assert_eq!(version["detail"]["reason"], "refused");
+    assert!(
+        version["message"]
+            .as_str()
+            .unwrap()
+            .contains("DescribeClusterVersions was refused: AccessDeniedException"),
+        "{version:#}"
+    );
+    assert!(has_finding(
+        &report,
+        "kubernetes-version-unsupported",
+        "cluster.kubernetes_version"
+    ));
+}
+
+/// A router whose EC2 and EKS answers are not yet cached.
+async fn router_with_fresh_cache(emulator: &Emulator) -> Router {
+    router(emulator.live_aws().await)
+}
+
+#[test]
+fn the_readme_lists_every_live_check_and_every_permission_it_needs() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md"))
+        .expect("README.md reads");
+    let policy_start = readme
+        .find("\"Sid\": \"EksTrainingStudioLiveChecks\"")
+        .expect("the README has the live checks' IAM policy");
+    let policy = &readme[policy_start..];
+    let policy = &policy[..policy.find("```").expect("the policy block ends")];
+    for kind in shared::api::LIVE_CHECKS {
+        assert!(
+            readme.contains(&format!("| `{}` |", kind.id)),
+            "the README's table has no row for {}",
+            kind.id
+        );
+        for action in kind.asks {
+            assert!(
+                policy.contains(&format!("\"{action}\"")),
+                "the README's IAM policy lacks {action} (check {})",
+                kind.id
+            );
+        }
+    }
 }

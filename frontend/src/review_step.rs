@@ -11,9 +11,6 @@ use crate::deploy_panel::DeployPanel;
 use crate::findings::FindingsList;
 use crate::{LiveChecks, Step, StepHeading, Studio};
 
-/// The checks `POST /api/checks` runs, named for the message when they cannot run.
-const LIVE_CHECK_NAMES: &str = "instance types offered in the zones, capacity reservations (state, type, zone, size), subnets and their zones, Spot placement scores";
-
 /// Offers `bytes` as a file download called `file_name`.
 fn download(bytes: &[u8], file_name: &str) -> Result<(), String> {
     let array = js_sys::Uint8Array::from(bytes);
@@ -97,14 +94,14 @@ fn LiveChecksPanel() -> impl IntoView {
         }
         Some(Ok(_)) => view! {
             <p class="warning" id="aws-status">
-                "The server has no AWS credentials, so these checks cannot run: " {LIVE_CHECK_NAMES}
+                "The server has no AWS credentials, so these checks cannot run: " {shared::api::live_checks_in_words()}
                 ". Everything else (rules, preview, bundle) works without AWS."
             </p>
         }
         .into_any(),
         Some(Err(reason)) => view! {
             <p class="warning" id="aws-status">
-                {format!("The server cannot be reached ({reason}), so these checks cannot run: {LIVE_CHECK_NAMES}. Everything else works in this page.")}
+                {format!("The server cannot be reached ({reason}), so these checks cannot run: {}. Everything else works in this page.", shared::api::live_checks_in_words())}
             </p>
         }
         .into_any(),

@@ -4,6 +4,8 @@
 //! spec into eksctl and Karpenter YAML. Nothing here does IO, so the same code runs in
 //! the browser (wasm32), in the server and in the command-line tool.
 
+/// The JSON API's vocabulary: live check kinds and statuses.
+pub mod api;
 /// The files of a bundle (download and deploy) and their zip.
 pub mod bundle;
 /// The embedded EC2 instance-type catalog: GPUs, EFA, Capacity Blocks, per type.

@@ -187,6 +187,11 @@ pub enum Support {
     NewerThanCalendar,
     /// `1.NN` older than every version of the calendar: long out of support.
     OlderThanCalendar,
+    /// EKS's own list of versions (DescribeClusterVersions) does not have it.
+    NotListedByEks {
+        /// The versions EKS offers, newest first.
+        offered: Vec<String>,
+    },
 }
 
 /// `1.NN` as its minor number.
@@ -227,6 +232,57 @@ pub fn support_on(version: &str, today: Date) -> Option<Support> {
         Support::Ended {
             ended: entry.end_of_extended_support,
         }
+    })
+}
+
+/// The support of `version` as EKS's answer lists it: `(version, versionStatus, end of
+/// standard support, end of extended support)` for each version, any order. Dates EKS
+/// leaves out come from the calendar. `None` when `version` is not `1.NN`.
+pub fn support_listed<'a>(
+    version: &str,
+    listed: impl IntoIterator<Item = (&'a str, &'a str, Option<Date>, Option<Date>)>,
+    today: Date,
+) -> Option<Support> {
+    let minor = minor_of(version)?;
+    let calendar = calendar().iter().find(|entry| entry.minor == minor);
+    let mut offered: Vec<(u32, &str)> = Vec::new();
+    let mut found = None;
+    for (name, status, standard_ends, extended_ends) in listed {
+        if status != "UNSUPPORTED" {
+            offered.push((minor_of(name).unwrap_or(0), name));
+        }
+        if minor_of(name) == Some(minor) {
+            found = Some((status, standard_ends, extended_ends));
+        }
+    }
+    offered.sort_by_key(|entry| std::cmp::Reverse(entry.0));
+    let standard_ends = |given: Option<Date>| {
+        given
+            .or(calendar.map(|entry| entry.end_of_standard_support))
+            .unwrap_or(today)
+    };
+    let extended_ends = |given: Option<Date>| {
+        given
+            .or(calendar.map(|entry| entry.end_of_extended_support))
+            .unwrap_or(today)
+    };
+    Some(match found {
+        Some(("STANDARD_SUPPORT", standard, _)) => Support::Standard {
+            ends: standard_ends(standard),
+        },
+        Some(("EXTENDED_SUPPORT", standard, extended)) => Support::Extended {
+            ends: extended_ends(extended),
+            standard_ended: standard_ends(standard),
+        },
+        Some((_, _, extended)) if extended.is_some() || calendar.is_some() => Support::Ended {
+            ended: extended_ends(extended),
+        },
+        _ => Support::NotListedByEks {
+            offered: offered
+                .into_iter()
+                .map(|(_, name)| name.to_owned())
+                .collect(),
+        },
     })
 }
 

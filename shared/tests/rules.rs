@@ -5,7 +5,7 @@ mod common;
 
 use common::*;
 use shared::karpenter::{Budget, Requirement, SelectorTerm};
-use shared::rules::{self, LiveFacts, Severity, SpotScoreFact};
+use shared::rules::{self, ClusterVersionFact, LiveFacts, Severity, SpotScoreFact};
 use shared::spec::{Addon, Capacity, GroupPlacement, Network, NodeTaint, Spec};
 
 type Base = fn() -> (Spec, LiveFacts);
@@ -30,6 +30,29 @@ fn spot_pool() -> (Spec, LiveFacts) {
 fn reserved_pool() -> (Spec, LiveFacts) {
     (karpenter_reserved(), LiveFacts::default())
 }
+
+/// EKS's DescribeClusterVersions answer for the region, as (version, versionStatus).
+fn eks_lists(live: &mut LiveFacts, versions: &[(&str, &str)]) {
+    live.cluster_versions = Some(
+        versions
+            .iter()
+            .map(|(version, status)| ClusterVersionFact {
+                version: (*version).into(),
+                status: (*status).into(),
+                end_of_standard_support: None,
+                end_of_extended_support: None,
+            })
+            .collect(),
+    );
+}
+
+const EKS_TODAY: &[(&str, &str)] = &[
+    ("1.35", "STANDARD_SUPPORT"),
+    ("1.34", "STANDARD_SUPPORT"),
+    ("1.33", "EXTENDED_SUPPORT"),
+    ("1.32", "EXTENDED_SUPPORT"),
+    ("1.31", "UNSUPPORTED"),
+];
 
 fn existing_subnets(
     spec: &mut Spec,
@@ -112,6 +135,32 @@ const CASES: &[Case] = &[
         base: block,
         // The shell's clock moves 1.35 past its standard support.
         breaks: |_, live| live.today = shared::versions::Date::parse("2027-04-01"),
+        path: "cluster.kubernetes_version",
+    },
+    // EKS's own answer, when live checks ran, wins over the calendar: a version it does
+    // not list, one it lists as unsupported, and one it has moved to extended support.
+    Case {
+        rule: "kubernetes-version-unsupported",
+        base: block,
+        breaks: |spec, live| {
+            spec.cluster.kubernetes_version = "1.36".into();
+            eks_lists(live, EKS_TODAY);
+        },
+        path: "cluster.kubernetes_version",
+    },
+    Case {
+        rule: "kubernetes-version-unsupported",
+        base: block,
+        breaks: |spec, live| {
+            spec.cluster.kubernetes_version = "1.31".into();
+            eks_lists(live, EKS_TODAY);
+        },
+        path: "cluster.kubernetes_version",
+    },
+    Case {
+        rule: "kubernetes-version-extended-support",
+        base: block,
+        breaks: |_, live| eks_lists(live, &[("1.35", "EXTENDED_SUPPORT")]),
         path: "cluster.kubernetes_version",
     },
     Case {
@@ -753,6 +802,31 @@ const CASES: &[Case] = &[
         path: "node_groups[1].capacity",
     },
 ];
+
+#[test]
+fn a_version_eks_lists_is_judged_by_eks_not_the_calendar() {
+    let (mut spec, mut live) = block();
+    spec.cluster.kubernetes_version = "1.36".into();
+    eks_lists(
+        &mut live,
+        &[("1.36", "STANDARD_SUPPORT"), ("1.35", "STANDARD_SUPPORT")],
+    );
+    let version_findings: Vec<_> = rules::validate_with(&spec, &live)
+        .into_iter()
+        .filter(|finding| finding.path == "cluster.kubernetes_version")
+        .collect();
+    assert!(version_findings.is_empty(), "{version_findings:?}");
+
+    eks_lists(&mut live, EKS_TODAY);
+    let refusal = rules::validate_with(&spec, &live)
+        .into_iter()
+        .find(|finding| finding.rule == "kubernetes-version-unsupported")
+        .expect("a version EKS does not list is refused");
+    assert_eq!(
+        refusal.message,
+        "EKS in us-east-1 does not offer Kubernetes 1.36; it offers 1.35, 1.34, 1.33, 1.32 (DescribeClusterVersions)"
+    );
+}
 
 fn fired_paths(spec: &Spec, live: &LiveFacts, rule: &str) -> Vec<String> {
     rules::validate_with(spec, live)

@@ -640,6 +640,7 @@ async fn live_check_results_show_next_to_their_fields_and_feed_the_rules() {
         ("AWS_ACCESS_KEY_ID", "testing"),
         ("AWS_SECRET_ACCESS_KEY", "testing"),
         ("AWS_ENDPOINT_URL_EC2", &emulator.endpoint),
+        ("AWS_ENDPOINT_URL_EKS", &emulator.endpoint),
     ]);
     let browser = Browser::start().await;
     browser.open(&studio).await;

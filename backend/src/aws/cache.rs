@@ -1,4 +1,4 @@
-//! One typed cache per EC2 call, keyed by (region, arguments). Answers live for the
+//! One typed cache per EC2 or EKS call, keyed by (region, arguments). Answers live for the
 //! configured lifetime; failures (a refusal, a timeout, an endpoint that cannot be reached)
 //! for a few seconds, so a burst of checks that fail pays for one call, not one each.
 //!
@@ -9,6 +9,8 @@ use std::future::Future;
 use std::hash::Hash;
 use std::sync::Arc;
 use std::time::Duration;
+
+use shared::rules::ClusterVersionFact;
 
 use super::AwsError;
 use super::calls::{
@@ -84,6 +86,7 @@ type SpotScoreKey = Keyed<(Vec<String>, u32)>;
 /// Every call's cache.
 pub(crate) struct Caches {
     pub(crate) zones: AnswerCache<&'static str, Arc<Vec<Zone>>>,
+    pub(crate) cluster_versions: AnswerCache<&'static str, Arc<Vec<ClusterVersionFact>>>,
     pub(crate) offerings: AnswerCache<Keyed<String>, Arc<Vec<String>>>,
     pub(crate) instance_types: AnswerCache<Keyed<String>, Option<InstanceTypeFacts>>,
     pub(crate) reservations: AnswerCache<Keyed<String>, Option<Reservation>>,
@@ -99,6 +102,7 @@ impl Caches {
     pub(crate) fn new(lifetime: Duration) -> Caches {
         Caches {
             zones: AnswerCache::new(lifetime),
+            cluster_versions: AnswerCache::new(lifetime),
             offerings: AnswerCache::new(lifetime),
             instance_types: AnswerCache::new(lifetime),
             reservations: AnswerCache::new(lifetime),

@@ -11,7 +11,8 @@ use aws_sdk_ec2::primitives::{DateTime, DateTimeFormat};
 use aws_sdk_ec2::types::{Filter, InstanceType, LocationType};
 use serde::{Deserialize, Serialize};
 use shared::ids::Region;
-use shared::rules::{ReservationFact, SubnetFact};
+use shared::rules::{ClusterVersionFact, ReservationFact, SubnetFact};
+use shared::versions::Date;
 
 use super::{AwsError, LiveAws};
 
@@ -211,6 +212,19 @@ impl LiveAws {
     where
         E: ProvideErrorMetadata + std::error::Error + 'static,
     {
+        self.service_error("ec2", call, region, error)
+    }
+
+    fn service_error<E>(
+        &self,
+        service: &str,
+        call: &'static str,
+        region: &Region,
+        error: SdkError<E, HttpResponse>,
+    ) -> AwsError
+    where
+        E: ProvideErrorMetadata + std::error::Error + 'static,
+    {
         let seconds = self.inner.options.call_timeout.as_secs_f64();
         match &error {
             SdkError::TimeoutError(_) => AwsError::Timeout { call, seconds },
@@ -219,7 +233,7 @@ impl LiveAws {
             }
             SdkError::DispatchFailure(_) => AwsError::Unreachable {
                 call,
-                endpoint: self.endpoint_for_errors(region),
+                endpoint: self.endpoint_for_errors(service, region),
                 detail: innermost_cause(&error),
             },
             SdkError::ServiceError(service) => {
@@ -433,6 +447,50 @@ impl LiveAws {
             .caches
             .reservations
             .get_or_fetch((region.as_str(), reservation_id.to_owned()), fetch)
+            .await
+    }
+
+    /// Every Kubernetes version EKS lists in the region, of every status, with its dates
+    /// (EKS DescribeClusterVersions with `includeAll`).
+    pub async fn cluster_versions(
+        &self,
+        region: &Region,
+    ) -> Result<Arc<Vec<ClusterVersionFact>>, AwsError> {
+        const CALL: &str = "DescribeClusterVersions";
+        let client = self.eks_client(region)?;
+        let fetch = async {
+            let listed = client
+                .describe_cluster_versions()
+                .include_all(true)
+                .into_paginator()
+                .send()
+                .collect::<Result<Vec<_>, _>>()
+                .await
+                .map_err(|error| self.service_error("eks", CALL, region, error))?;
+            let day = |time: Option<&aws_sdk_eks::primitives::DateTime>| {
+                time.map(|time| Date::from_days_since_epoch(time.secs().div_euclid(86_400)))
+            };
+            let versions = listed
+                .iter()
+                .flat_map(|page| page.cluster_versions())
+                .filter_map(|version| {
+                    Some(ClusterVersionFact {
+                        version: version.cluster_version()?.to_owned(),
+                        status: version
+                            .version_status()
+                            .map(|status| status.as_str().to_owned())
+                            .unwrap_or_default(),
+                        end_of_standard_support: day(version.end_of_standard_support_date()),
+                        end_of_extended_support: day(version.end_of_extended_support_date()),
+                    })
+                })
+                .collect();
+            Ok(Arc::new(versions))
+        };
+        self.inner
+            .caches
+            .cluster_versions
+            .get_or_fetch(region.as_str(), fetch)
             .await
     }
 

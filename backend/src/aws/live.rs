@@ -7,43 +7,24 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use futures_util::future::{try_join, try_join_all};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::{Value, json};
 use shared::Spec;
 use shared::ids::{self, Region};
-use shared::rules::{Finding, LiveFacts, OfferingFact, Severity, SpotScoreFact, validate_with};
+use shared::rules::{
+    ClusterVersionFact, Finding, LiveFacts, OfferingFact, Severity, SpotScoreFact, validate_with,
+};
 use shared::spec::{Capacity, Network};
 
 use super::calls::{InstanceTypeFacts, Reservation, SpotPrice, SpotScore, Subnet, Vpc, Zone};
 use super::{AwsError, LiveAws};
 
-/// How a check went.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum CheckStatus {
-    /// EC2's answer agrees with the spec.
-    Ok,
-    /// EC2's answer shows a problem.
-    Failed,
-    /// No answer: offline, unreachable, refused, or the spec's value is not usable yet.
-    CouldNotRun,
-}
-
-impl CheckStatus {
-    /// `ok`, `failed` or `could-not-run`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            CheckStatus::Ok => "ok",
-            CheckStatus::Failed => "failed",
-            CheckStatus::CouldNotRun => "could-not-run",
-        }
-    }
-}
+pub use shared::api::CheckStatus;
 
 /// The outcome of one live check.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct CheckResult {
-    /// What was checked, e.g. `capacity-reservation` (see [`CHECK_IDS`]).
+    /// What was checked, e.g. `capacity-reservation` (see [`shared::api::LIVE_CHECKS`]).
     pub id: &'static str,
     /// How it went.
     pub status: CheckStatus,
@@ -66,31 +47,10 @@ pub struct LiveReport {
     pub findings: Vec<Finding>,
 }
 
-/// The instance type is offered in each zone a node group may use.
-pub const INSTANCE_TYPE_OFFERED: &str = "instance-type-offered";
-/// EC2's facts about an instance type agree with the studio's catalog.
-pub const INSTANCE_TYPE_FACTS: &str = "instance-type-facts";
-/// A named ODCR or Capacity Block exists and fits the node group.
-pub const CAPACITY_RESERVATION: &str = "capacity-reservation";
-/// An existing VPC exists.
-pub const VPC_EXISTS: &str = "vpc-exists";
-/// A subnet exists, is in the VPC and the stated zone, and has free addresses.
-pub const SUBNET: &str = "subnet";
-/// Spot capacity is likely for a Spot group.
-pub const SPOT_PLACEMENT_SCORE: &str = "spot-placement-score";
-/// Recent Spot prices for a Spot group, as a cost hint.
-pub const SPOT_PRICE: &str = "spot-price";
-
-/// Every check id, in the order results are listed.
-pub const CHECK_IDS: &[&str] = &[
-    VPC_EXISTS,
-    SUBNET,
-    INSTANCE_TYPE_OFFERED,
-    INSTANCE_TYPE_FACTS,
-    CAPACITY_RESERVATION,
-    SPOT_PLACEMENT_SCORE,
-    SPOT_PRICE,
-];
+pub use shared::api::{
+    CAPACITY_RESERVATION, INSTANCE_TYPE_FACTS, INSTANCE_TYPE_OFFERED, KUBERNETES_VERSION,
+    SPOT_PLACEMENT_SCORE, SPOT_PRICE, SUBNET, VPC_EXISTS,
+};
 
 const RESERVATION_RULES: &[&str] = &[
     "reservation-not-found",
@@ -100,6 +60,11 @@ const RESERVATION_RULES: &[&str] = &[
     "reservation-capacity-short",
     "reservation-end-date",
     "capacity-block-market-type-mismatch",
+];
+const VERSION_RULES: &[&str] = &[
+    "kubernetes-version-unsupported",
+    "kubernetes-version-extended-support",
+    "kubernetes-version-newer-than-calendar",
 ];
 const SUBNET_RULES: &[&str] = &[
     "subnet-not-found",
@@ -111,6 +76,10 @@ const SUBNET_RULES: &[&str] = &[
 /// What one check asks EC2.
 #[derive(Clone, Debug)]
 enum Question {
+    /// The versions EKS lists; `version` is the spec's, which the answer is judged for.
+    ClusterVersions {
+        version: String,
+    },
     Offered {
         instance_types: Vec<String>,
     },
@@ -140,6 +109,7 @@ impl Question {
     /// arguments: identical calls are made once (the cache shares them).
     fn calls(&self) -> Vec<String> {
         match self {
+            Question::ClusterVersions { .. } => vec!["cluster-versions".to_owned()],
             Question::Offered { instance_types } => std::iter::once("zones".to_owned())
                 .chain(
                     instance_types
@@ -206,6 +176,7 @@ struct Planned {
 /// EC2's answer to one question.
 #[derive(Clone, Debug)]
 enum Answer {
+    ClusterVersions(Arc<Vec<ClusterVersionFact>>),
     Offered {
         zones: Arc<Vec<Zone>>,
         offered: Vec<(String, Arc<Vec<String>>)>,
@@ -245,6 +216,23 @@ fn unusable(
 /// The checks that apply to a spec, in display order.
 fn plan(spec: &Spec) -> Vec<Planned> {
     let mut planned = Vec::new();
+    let version = spec.cluster.kubernetes_version.trim();
+    // Unset or a placeholder: eksctl picks its default version, nothing to ask.
+    if !version.is_empty() && !ids::is_placeholder(version) {
+        planned.push(Planned {
+            id: KUBERNETES_VERSION,
+            path: "cluster.kubernetes_version".into(),
+            question: Question::ClusterVersions {
+                version: version.to_owned(),
+            },
+            blocked: shared::versions::minor_of(version).is_none().then(|| {
+                format!(
+                    "the Kubernetes version `{version}` is not `1.NN`: fix it before checking it against EKS"
+                )
+            }),
+            over_budget: false,
+        });
+    }
     if let Network::ExistingVpc {
         vpc_id,
         public_subnets,
@@ -364,6 +352,10 @@ fn plan(spec: &Spec) -> Vec<Planned> {
 
 async fn ask(aws: &LiveAws, region: &Region, question: &Question) -> Result<Answer, AwsError> {
     match question {
+        Question::ClusterVersions { .. } => aws
+            .cluster_versions(region)
+            .await
+            .map(Answer::ClusterVersions),
         Question::Offered { instance_types } => {
             let offered = try_join_all(instance_types.iter().map(|instance_type| async move {
                 let zones = aws.offered_zones(region, instance_type).await?;
@@ -416,6 +408,9 @@ fn facts_from(answered: &[(&Planned, &Answer)]) -> LiveFacts {
     let mut facts = crate::todays_facts();
     for (planned, answer) in answered {
         match (answer, &planned.question) {
+            (Answer::ClusterVersions(versions), _) => {
+                facts.cluster_versions = Some(versions.as_ref().clone());
+            }
             (Answer::Offered { zones, offered }, _) => {
                 for (instance_type, names) in offered {
                     if facts
@@ -490,19 +485,27 @@ fn findings_for<'a>(
 }
 
 /// A result from the rules' findings: failed when an error or warning fired, else `ok_message`.
-fn judged(
+fn judged(planned: &Planned, fired: &[&Finding], ok_message: String, detail: Value) -> CheckResult {
+    judged_failing_at(planned, fired, ok_message, detail, Severity::Warning)
+}
+
+/// A result from the rules' findings: failed when one of at least `failing` severity
+/// fired, else `ok_message` with the others as notes.
+fn judged_failing_at(
     planned: &Planned,
     fired: &[&Finding],
     ok_message: String,
     mut detail: Value,
+    failing: Severity,
 ) -> CheckResult {
-    let failing: Vec<&&Finding> = fired
+    let fails = |finding: &Finding| match failing {
+        Severity::Error => finding.severity == Severity::Error,
+        _ => finding.severity != Severity::Info,
+    };
+    let (failing, notes): (Vec<&Finding>, Vec<&Finding>) =
+        fired.iter().copied().partition(|finding| fails(finding));
+    let notes: Vec<&str> = notes
         .iter()
-        .filter(|finding| finding.severity != Severity::Info)
-        .collect();
-    let notes: Vec<&str> = fired
-        .iter()
-        .filter(|finding| finding.severity == Severity::Info)
         .map(|finding| finding.message.as_str())
         .collect();
     if let Value::Object(map) = &mut detail {
@@ -565,6 +568,35 @@ fn group_prefix(path: &str) -> &str {
 
 fn judge(region: &Region, planned: &Planned, answer: &Answer, findings: &[Finding]) -> CheckResult {
     match answer {
+        Answer::ClusterVersions(versions) => {
+            let fired = findings_for(findings, VERSION_RULES, &planned.path);
+            let Question::ClusterVersions { version } = &planned.question else {
+                unreachable!("a versions answer comes from a versions question")
+            };
+            let version = shared::versions::minor_of(version).map(|minor| format!("1.{minor}"));
+            let listed = versions
+                .iter()
+                .find(|fact| Some(&fact.version) == version.as_ref());
+            let ok_message = match listed {
+                Some(fact) => format!(
+                    "EKS offers Kubernetes {} in {} ({}{})",
+                    fact.version,
+                    region.as_str(),
+                    match fact.status.as_str() {
+                        "STANDARD_SUPPORT" => "standard support",
+                        "EXTENDED_SUPPORT" => "extended support",
+                        other => other,
+                    },
+                    fact.end_of_standard_support
+                        .map(|day| format!(" until {day}"))
+                        .unwrap_or_default()
+                ),
+                None => format!("EKS answered for {}", region.as_str()),
+            };
+            let detail = json!({ "region": region.as_str(), "versions": versions.as_ref() });
+            // Extended support is a cost to know about, not a version EKS refuses.
+            judged_failing_at(planned, &fired, ok_message, detail, Severity::Error)
+        }
         Answer::Offered { zones, offered } => {
             let offered_detail: Vec<Value> = offered
                 .iter()

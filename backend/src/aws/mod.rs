@@ -41,8 +41,8 @@ pub enum AwsError {
         /// The timeout in seconds.
         seconds: f64,
     },
-    /// EC2 (or the configured endpoint) could not be reached.
-    #[error("{call}: cannot reach EC2 at {endpoint}: {detail}")]
+    /// EC2 or EKS (or the configured endpoint) could not be reached.
+    #[error("{call}: cannot reach AWS at {endpoint}: {detail}")]
     Unreachable {
         /// EC2 action.
         call: &'static str,
@@ -92,6 +92,9 @@ pub struct AwsOptions {
     /// Another EC2 endpoint (an emulator, a VPC endpoint); `AWS_ENDPOINT_URL_EC2` is honoured
     /// by the SDK as well when this is unset.
     pub ec2_endpoint: Option<String>,
+    /// Another EKS endpoint for DescribeClusterVersions; `AWS_ENDPOINT_URL_EKS` is honoured
+    /// by the SDK as well when this is unset.
+    pub eks_endpoint: Option<String>,
     /// How long an answer is reused.
     pub cache_lifetime: Duration,
     /// Upper bound for one EC2 call, retries included.
@@ -107,6 +110,7 @@ impl Default for AwsOptions {
     fn default() -> AwsOptions {
         AwsOptions {
             ec2_endpoint: None,
+            eks_endpoint: None,
             cache_lifetime: DEFAULT_CACHE_LIFETIME,
             call_timeout: DEFAULT_CALL_TIMEOUT,
         }
@@ -116,7 +120,10 @@ impl Default for AwsOptions {
 impl AwsOptions {
     /// Defaults, with the cache lifetime and call timeout taken from
     /// `EKS_STUDIO_EC2_CACHE_SECONDS` and `EKS_STUDIO_EC2_TIMEOUT_SECONDS` when set.
-    pub fn from_environment(ec2_endpoint: Option<String>) -> AwsOptions {
+    pub fn from_environment(
+        ec2_endpoint: Option<String>,
+        eks_endpoint: Option<String>,
+    ) -> AwsOptions {
         let seconds = |name: &str| {
             std::env::var(name)
                 .ok()
@@ -126,20 +133,32 @@ impl AwsOptions {
         };
         AwsOptions {
             ec2_endpoint,
+            eks_endpoint,
             cache_lifetime: seconds("EKS_STUDIO_EC2_CACHE_SECONDS")
                 .unwrap_or(DEFAULT_CACHE_LIFETIME),
             call_timeout: seconds("EKS_STUDIO_EC2_TIMEOUT_SECONDS").unwrap_or(DEFAULT_CALL_TIMEOUT),
         }
     }
 
-    /// The endpoint as the user configured it, for display (`None`: AWS's own).
+    /// The EC2 endpoint as the user configured it, for display (`None`: AWS's own).
     fn endpoint_shown(&self) -> Option<String> {
-        self.ec2_endpoint
-            .clone()
-            .or_else(|| std::env::var("AWS_ENDPOINT_URL_EC2").ok())
-            .or_else(|| std::env::var("AWS_ENDPOINT_URL").ok())
-            .filter(|endpoint| !endpoint.trim().is_empty())
+        shown(&self.ec2_endpoint, "AWS_ENDPOINT_URL_EC2")
     }
+
+    /// The EKS endpoint as the user configured it, for display (`None`: AWS's own).
+    fn eks_endpoint_shown(&self) -> Option<String> {
+        shown(&self.eks_endpoint, "AWS_ENDPOINT_URL_EKS")
+    }
+}
+
+/// An endpoint given on the command line, else by the SDK's variable for the service,
+/// else by `AWS_ENDPOINT_URL`.
+fn shown(given: &Option<String>, service_variable: &str) -> Option<String> {
+    given
+        .clone()
+        .or_else(|| std::env::var(service_variable).ok())
+        .or_else(|| std::env::var("AWS_ENDPOINT_URL").ok())
+        .filter(|endpoint| !endpoint.trim().is_empty())
 }
 
 /// What the AWS side of the server knows about its configuration (`/api/health`).
@@ -152,6 +171,8 @@ pub struct AwsStatus {
     pub reason: Option<String>,
     /// A non-default EC2 endpoint, e.g. an emulator on loopback.
     pub ec2_endpoint: Option<String>,
+    /// A non-default EKS endpoint.
+    pub eks_endpoint: Option<String>,
 }
 
 /// The server's EC2 access: shared by every request, cheap to clone.
@@ -166,7 +187,9 @@ struct Inner {
     credentials: Result<(), String>,
     options: AwsOptions,
     endpoint_shown: Option<String>,
+    eks_endpoint_shown: Option<String>,
     clients: Mutex<HashMap<&'static str, aws_sdk_ec2::Client>>,
+    eks_clients: Mutex<HashMap<&'static str, aws_sdk_eks::Client>>,
     caches: Caches,
 }
 
@@ -270,9 +293,11 @@ impl LiveAws {
                 sdk_config,
                 credentials,
                 endpoint_shown: options.endpoint_shown(),
+                eks_endpoint_shown: options.eks_endpoint_shown(),
                 caches: Caches::new(options.cache_lifetime),
                 options,
                 clients: Mutex::new(HashMap::new()),
+                eks_clients: Mutex::new(HashMap::new()),
             }),
         }
     }
@@ -283,6 +308,7 @@ impl LiveAws {
             credentials: self.inner.credentials.is_ok(),
             reason: self.inner.credentials.clone().err(),
             ec2_endpoint: self.inner.endpoint_shown.clone(),
+            eks_endpoint: self.inner.eks_endpoint_shown.clone(),
         }
     }
 
@@ -312,11 +338,35 @@ impl LiveAws {
         Ok(client.clone())
     }
 
-    /// Where calls go, for error messages.
-    fn endpoint_for_errors(&self, region: &shared::ids::Region) -> String {
-        self.inner
-            .endpoint_shown
+    /// The EKS client for a region, or why there is none.
+    fn eks_client(&self, region: &shared::ids::Region) -> Result<aws_sdk_eks::Client, AwsError> {
+        if let Err(reason) = &self.inner.credentials {
+            return Err(AwsError::Offline(reason.clone()));
+        }
+        let mut clients = self
+            .inner
+            .eks_clients
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let client = clients.entry(region.as_str()).or_insert_with(|| {
+            let mut config = aws_sdk_eks::config::Builder::from(&self.inner.sdk_config)
+                .region(Region::from_static(region.as_str()));
+            if let Some(endpoint) = &self.inner.options.eks_endpoint {
+                config = config.endpoint_url(endpoint);
+            }
+            aws_sdk_eks::Client::from_conf(config.build())
+        });
+        Ok(client.clone())
+    }
+
+    /// Where calls of a service (`ec2`, `eks`) go, for error messages.
+    fn endpoint_for_errors(&self, service: &str, region: &shared::ids::Region) -> String {
+        let configured = match service {
+            "eks" => &self.inner.eks_endpoint_shown,
+            _ => &self.inner.endpoint_shown,
+        };
+        configured
             .clone()
-            .unwrap_or_else(|| format!("https://ec2.{}.amazonaws.com", region.as_str()))
+            .unwrap_or_else(|| format!("https://{service}.{}.amazonaws.com", region.as_str()))
     }
 }

@@ -62,6 +62,7 @@ impl Emulator {
             credentials,
             AwsOptions {
                 ec2_endpoint: Some(self.endpoint.clone()),
+                eks_endpoint: Some(self.endpoint.clone()),
                 ..options
             },
         )

@@ -41,7 +41,7 @@ pub(super) static RULES: &[Rule] = &[
         severity: Severity::Error,
         summary: "Kubernetes version is not one EKS offers: malformed, past its extended support, or not released yet",
         help: "pick a version in standard support (see `shared/data/eks-kubernetes-versions.csv`)",
-        reference: "AWS docs: Amazon EKS Kubernetes release calendar (kubernetes-versions.html); EKS CreateCluster refuses the version (eksctl create cluster fails before any stack)",
+        reference: "AWS docs: Amazon EKS Kubernetes release calendar (kubernetes-versions.html), or EKS DescribeClusterVersions for the region when live checks run; EKS CreateCluster refuses the version (eksctl create cluster fails before any stack)",
         live: false,
         stage: Stage::AwsCreate,
         check: Check::Spec(kubernetes_version_unsupported),
@@ -51,7 +51,7 @@ pub(super) static RULES: &[Rule] = &[
         severity: Severity::Warning,
         summary: "Kubernetes version is in EKS extended support: the cluster costs more per hour and must be upgraded soon",
         help: "pick a version in standard support, or plan the upgrade before extended support ends",
-        reference: "AWS docs: Amazon EKS Kubernetes release calendar; Amazon EKS pricing (extended support: USD 0.60 per cluster hour instead of 0.10)",
+        reference: "AWS docs: Amazon EKS Kubernetes release calendar, or EKS DescribeClusterVersions when live checks run; Amazon EKS pricing (extended support: USD 0.60 per cluster hour instead of 0.10)",
         live: false,
         stage: Stage::Advice,
         check: Check::Spec(kubernetes_version_extended_support),
@@ -201,14 +201,30 @@ fn region_unknown(context: &Context<'_>, report: &mut Report<'_>) {
     }
 }
 
-/// The spec's version and its support today; `None` when unset or a placeholder (eksctl
-/// then picks its default version).
+/// The spec's version and its support today, as EKS lists it when live checks asked, else
+/// as the calendar has it; `None` when unset or a placeholder (eksctl then picks its
+/// default version).
 fn version_support<'a>(context: &Context<'a>) -> Option<(&'a str, Option<Support>)> {
     let version = context.spec.cluster.kubernetes_version.as_str();
-    match ids::check_common(version) {
-        Err(IdError::Placeholder | IdError::Empty) => None,
-        _ => Some((version, versions::support_on(version, context.today()))),
+    if let Err(IdError::Placeholder | IdError::Empty) = ids::check_common(version) {
+        return None;
     }
+    let support = match &context.live.cluster_versions {
+        Some(listed) => versions::support_listed(
+            version,
+            listed.iter().map(|fact| {
+                (
+                    fact.version.as_str(),
+                    fact.status.as_str(),
+                    fact.end_of_standard_support,
+                    fact.end_of_extended_support,
+                )
+            }),
+            context.today(),
+        ),
+        None => versions::support_on(version, context.today()),
+    };
+    Some((version, support))
 }
 
 fn kubernetes_version_unsupported(context: &Context<'_>, report: &mut Report<'_>) {
@@ -226,6 +242,15 @@ fn kubernetes_version_unsupported(context: &Context<'_>, report: &mut Report<'_>
         Some(Support::NotYetReleased { released }) => {
             format!("Kubernetes {version} is not released on EKS before {released}")
         }
+        Some(Support::NotListedByEks { offered }) => format!(
+            "EKS in {} does not offer Kubernetes {version}; it offers {} (DescribeClusterVersions)",
+            context.spec.cluster.region,
+            if offered.is_empty() {
+                "no version".to_owned()
+            } else {
+                offered.join(", ")
+            }
+        ),
         Some(Support::Standard { .. } | Support::Extended { .. } | Support::NewerThanCalendar) => {
             return;
         }

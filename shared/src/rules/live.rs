@@ -28,6 +28,10 @@ pub struct LiveFacts {
     /// Spot placement scores (GetSpotPlacementScores).
     #[serde(default)]
     pub spot_scores: Vec<SpotScoreFact>,
+    /// The Kubernetes versions EKS lists in the spec's region (DescribeClusterVersions, every
+    /// status); `None` when it was not asked. Version rules prefer it to the calendar.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cluster_versions: Option<Vec<ClusterVersionFact>>,
     /// Today's date (UTC), as the shell's clock says; without it, rules that depend on the
     /// day (Kubernetes version support) judge as of the day their calendar was checked.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -86,6 +90,21 @@ pub struct SubnetFact {
     pub availability_zone: String,
     /// Free IPv4 addresses.
     pub available_addresses: u32,
+}
+
+/// One Kubernetes version as EKS lists it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClusterVersionFact {
+    /// `1.35`.
+    pub version: String,
+    /// EKS's `versionStatus`: `STANDARD_SUPPORT`, `EXTENDED_SUPPORT` or `UNSUPPORTED`.
+    pub status: String,
+    /// The first day of extended support, if EKS says.
+    #[serde(default)]
+    pub end_of_standard_support: Option<crate::versions::Date>,
+    /// The day EKS stops offering it, if EKS says.
+    #[serde(default)]
+    pub end_of_extended_support: Option<crate::versions::Date>,
 }
 
 /// A Spot placement score for an instance type in a region or zone.

@@ -31,7 +31,9 @@ use crate::catalog::{self, InstanceType};
 use crate::ids::Region;
 use crate::spec::{Network, Spec, Subnet};
 
-pub use live::{LiveFacts, OfferingFact, ReservationFact, SpotScoreFact, SubnetFact};
+pub use live::{
+    ClusterVersionFact, LiveFacts, OfferingFact, ReservationFact, SpotScoreFact, SubnetFact,
+};
 
 /// How serious a finding is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
