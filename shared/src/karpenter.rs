@@ -378,6 +378,24 @@ pub struct SelectorTerm {
 }
 
 impl SelectorTerm {
+    /// The modelled fields this term sets, by their YAML names.
+    pub fn fields_given(&self) -> Vec<&'static str> {
+        [
+            ("alias", self.alias.is_some()),
+            ("id", self.id.is_some()),
+            ("name", self.name.is_some()),
+            ("ownerID", self.owner_id.is_some()),
+            (
+                "instanceMatchCriteria",
+                self.instance_match_criteria.is_some(),
+            ),
+            ("tags", !self.tags.is_absent()),
+        ]
+        .into_iter()
+        .filter_map(|(field, given)| given.then_some(field))
+        .collect()
+    }
+
     /// A term matching one tag.
     pub fn tag(key: &str, value: &str) -> SelectorTerm {
         SelectorTerm {

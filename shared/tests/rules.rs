@@ -490,6 +490,15 @@ const CASES: &[Case] = &[
         },
         path: "karpenter.node_pools[0]",
     },
+    // A field the studio's one selector term models but this list's CRD does not have.
+    Case {
+        rule: "karpenter-unknown-field",
+        base: spot_pool,
+        breaks: |spec, _| {
+            class(spec).spec.subnet_selector_terms[0].alias = Some("al2023@latest".into());
+        },
+        path: "karpenter.node_classes[0].spec.subnetSelectorTerms[0]",
+    },
     Case {
         rule: "spot-efa-training",
         base: new_vpc_base,

@@ -110,8 +110,20 @@ fn karpenter_unknown_field(context: &Context<'_>, report: &mut Report<'_>) {
             ),
         ];
         for (list, terms) in lists {
-            for term in terms {
+            for (term_index, term) in terms.iter().enumerate() {
                 check_mapping(&term.extra, &spec[list], &at, report);
+                // The studio models one term for every list; each list's CRD allows
+                // only some of its fields (a subnet term has no `name` or `alias`).
+                for field in term.fields_given() {
+                    if spec[list].get(field).is_none() {
+                        report.fire(
+                            format!("{at}.spec.{list}[{term_index}]"),
+                            format!(
+                                "a {list} term cannot have `{field}`: its CRD has no such field, and kubectl apply refuses it"
+                            ),
+                        );
+                    }
+                }
             }
         }
     }
