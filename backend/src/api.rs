@@ -152,19 +152,9 @@ async fn validate(JsonBody(spec): JsonBody<Spec>) -> Result<Response, ApiError> 
     Ok(([(header::CONTENT_TYPE, "application/json")], body).into_response())
 }
 
-/// Longest file name the bundle's `Content-Disposition` gives (a cluster name is at most
-/// 100 characters for eksctl; a longer one is cut, never sent as a huge header).
-const MAX_DOWNLOAD_NAME: usize = 100;
-
 /// `POST /api/render`: the bundle (SPEC §9) as a zip; its README lists the open findings.
 async fn render_bundle(JsonBody(spec): JsonBody<Spec>) -> Result<Response, ApiError> {
-    let name: String = spec
-        .cluster
-        .name
-        .chars()
-        .filter(|char| char.is_ascii_alphanumeric() || *char == '-')
-        .take(MAX_DOWNLOAD_NAME)
-        .collect();
+    let name = shared::bundle::file_name(&spec.cluster.name);
     let zip = off_the_workers(move || {
         let findings = shared::rules::validate_with(&spec, &crate::todays_facts());
         shared::bundle::bundle_files(&spec, &findings, &[])
@@ -172,17 +162,12 @@ async fn render_bundle(JsonBody(spec): JsonBody<Spec>) -> Result<Response, ApiEr
     })
     .await?
     .map_err(|error| ApiError::Internal(Box::new(error)))?;
-    let name = if name.is_empty() {
-        "bundle".into()
-    } else {
-        name
-    };
     Ok((
         [
             (header::CONTENT_TYPE, "application/zip".to_owned()),
             (
                 header::CONTENT_DISPOSITION,
-                format!("attachment; filename=\"{name}.zip\""),
+                format!("attachment; filename=\"{name}\""),
             ),
         ],
         zip,

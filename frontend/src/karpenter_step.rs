@@ -3,13 +3,9 @@
 //! of the findings (`karpenter.node_pools[0].spec.template.spec.requirements[2].values`)
 //! name the same fields.
 
-use std::collections::BTreeMap;
-
 use leptos::prelude::*;
 use shared::karpenter::{
-    Budget, Disruption, Ec2NodeClass, Ec2NodeClassSpec, NodeClaimSpec, NodeClaimTemplate,
-    NodeClassRef, NodePool, NodePoolSpec, ObjectMeta, Requirement, SelectorTerm, Taint,
-    TemplateMeta,
+    Budget, Disruption, Ec2NodeClass, NodePool, Requirement, SelectorTerm, Taint, TemplateMeta,
 };
 use shared::spec::KarpenterSettings;
 use shared::{items, karpenter};
@@ -22,9 +18,6 @@ use crate::{Step, StepHeading, Studio, field_id};
 
 /// Items of a list field (a plain name, as `view!` attribute closures need).
 type Items = Vec<String>;
-
-/// The tag Karpenter's getting-started guide uses to discover subnets and security groups.
-const DISCOVERY_TAG: &str = "karpenter.sh/discovery";
 
 fn read_pool<T: Default>(studio: Studio, index: usize, read: impl FnOnce(&NodePool) -> T) -> T {
     studio.karpenter(|karpenter| {
@@ -66,115 +59,12 @@ fn write_class(studio: Studio, index: usize, write: impl FnOnce(&mut Ec2NodeClas
     });
 }
 
-/// A GPU node pool on On-Demand or Spot, using the first node class.
-fn new_pool(number: usize, class_name: &str) -> NodePool {
-    NodePool {
-        metadata: ObjectMeta {
-            name: format!("gpu-{number}"),
-            ..ObjectMeta::default()
-        },
-        spec: NodePoolSpec {
-            template: NodeClaimTemplate {
-                metadata: None,
-                extra: Default::default(),
-                spec: NodeClaimSpec {
-                    node_class_ref: NodeClassRef {
-                        name: class_name.to_owned(),
-                        ..NodeClassRef::default()
-                    },
-                    requirements: vec![
-                        Requirement::new("karpenter.sh/capacity-type", "In", &["on-demand"]),
-                        Requirement::new("karpenter.k8s.aws/instance-category", "In", &["g", "p"]),
-                    ],
-                    taints: vec![Taint {
-                        key: "nvidia.com/gpu".into(),
-                        effect: "NoSchedule".into(),
-                        ..Taint::default()
-                    }]
-                    .into(),
-                    expire_after: Some("720h".into()),
-                    ..NodeClaimSpec::default()
-                },
-            },
-            disruption: Some(Disruption {
-                consolidation_policy: Some("WhenEmpty".into()),
-                consolidate_after: Some("10m".into()),
-                ..Disruption::default()
-            }),
-            limits: BTreeMap::from([("nvidia.com/gpu".to_owned(), serde_yaml::Value::from(16))])
-                .into(),
-            ..NodePoolSpec::default()
-        },
-        ..NodePool::default()
-    }
-}
-
-/// A node class discovering subnets and security groups by the cluster's tag.
-fn new_class(number: usize, cluster_name: &str) -> Ec2NodeClass {
-    Ec2NodeClass {
-        metadata: ObjectMeta {
-            name: if number == 1 {
-                "gpu".to_owned()
-            } else {
-                format!("gpu-{number}")
-            },
-            ..ObjectMeta::default()
-        },
-        spec: Ec2NodeClassSpec {
-            role: Some(format!("KarpenterNodeRole-{cluster_name}")),
-            ami_selector_terms: vec![SelectorTerm::alias("al2023@latest")],
-            subnet_selector_terms: vec![SelectorTerm::tag(DISCOVERY_TAG, cluster_name)],
-            security_group_selector_terms: vec![SelectorTerm::tag(DISCOVERY_TAG, cluster_name)],
-            ..Ec2NodeClassSpec::default()
-        },
-        ..Ec2NodeClass::default()
-    }
-}
-
-/// `k=v` items of a limits map; numbers stay numbers.
-fn limits_to_items(limits: &BTreeMap<String, serde_yaml::Value>) -> Vec<String> {
-    limits
+/// Every operator a requirement may use, each named by itself.
+fn operator_options() -> Vec<(String, String)> {
+    karpenter::OPERATORS
         .iter()
-        .map(|(resource, quantity)| match quantity {
-            serde_yaml::Value::String(text) => format!("{resource}={text}"),
-            serde_yaml::Value::Number(number) => format!("{resource}={number}"),
-            other => format!(
-                "{resource}={}",
-                serde_yaml::to_string(other).unwrap_or_default().trim()
-            ),
-        })
+        .map(|operator| (operator.to_string(), operator.to_string()))
         .collect()
-}
-
-fn items_to_limits(items: Vec<String>) -> BTreeMap<String, serde_yaml::Value> {
-    // Extended rather than collected, which would sort (see `shared::items::items_to_map`).
-    let mut limits = BTreeMap::new();
-    limits.extend(items.into_iter().map(|item| {
-        let (resource, quantity) = item.split_once('=').unwrap_or((item.as_str(), ""));
-        let quantity = quantity.trim();
-        let value = match quantity.parse::<i64>() {
-            Ok(number) => serde_yaml::Value::from(number),
-            Err(_) => serde_yaml::Value::from(quantity),
-        };
-        (resource.trim().to_owned(), value)
-    }));
-    limits
-}
-
-/// The value of the discovery tag of the first term, for the discovery-tag fields.
-fn discovery_value(terms: &[SelectorTerm]) -> String {
-    terms
-        .iter()
-        .find_map(|term| term.tags.get(DISCOVERY_TAG).cloned())
-        .unwrap_or_default()
-}
-
-/// Sets the discovery tag term, keeping every other term.
-fn set_discovery(terms: &mut Vec<SelectorTerm>, value: String) {
-    terms.retain(|term| !term.tags.contains_key(DISCOVERY_TAG));
-    if !value.is_empty() {
-        terms.insert(0, SelectorTerm::tag(DISCOVERY_TAG, &value));
-    }
 }
 
 /// One requirement row: key, operator, values.
@@ -216,16 +106,7 @@ fn RequirementRow(pool: usize, index: usize) -> impl IntoView {
             <SelectField
                 label="Operator"
                 path=format!("{base}.operator")
-                options=options(&[
-                    ("In", "In"),
-                    ("NotIn", "NotIn"),
-                    ("Exists", "Exists"),
-                    ("DoesNotExist", "DoesNotExist"),
-                    ("Gt", "Gt"),
-                    ("Lt", "Lt"),
-                    ("Gte", "Gte"),
-                    ("Lte", "Lte"),
-                ])
+                options=operator_options()
                 value=read(|requirement| requirement.operator.clone())
                 set=move |operator| write(Box::new(move |requirement| requirement.operator = operator))
             />
@@ -537,8 +418,8 @@ fn PoolEditor(index: usize) -> impl IntoView {
                 label="Limits"
                 path=format!("{base}.spec.limits")
                 placeholder="cpu=1000, nvidia.com/gpu=64"
-                value=Signal::derive(move || read_pool(studio, index, |pool| limits_to_items(&pool.spec.limits)))
-                set=move |items| write_pool(studio, index, |pool| pool.spec.limits = items_to_limits(items).into())
+                value=Signal::derive(move || read_pool(studio, index, |pool| items::limits_to_items(&pool.spec.limits)))
+                set=move |items| write_pool(studio, index, |pool| pool.spec.limits = items::items_to_limits(items).into())
             />
             <div class="grid">
                 <SelectField
@@ -635,17 +516,17 @@ fn ClassEditor(index: usize) -> impl IntoView {
                 <TextField
                     label="Subnet discovery tag (karpenter.sh/discovery)"
                     path=format!("{base}.spec.subnetSelectorTerms")
-                    value=Signal::derive(move || read_class(studio, index, |class| discovery_value(&class.spec.subnet_selector_terms)))
-                    set=move |value| write_class(studio, index, |class| set_discovery(&mut class.spec.subnet_selector_terms, value))
+                    value=Signal::derive(move || read_class(studio, index, |class| karpenter::discovery_value(&class.spec.subnet_selector_terms)))
+                    set=move |value| write_class(studio, index, |class| karpenter::set_discovery(&mut class.spec.subnet_selector_terms, value))
                 />
                 <TextField
                     label="Security group discovery tag (karpenter.sh/discovery)"
                     path=format!("{base}.spec.securityGroupSelectorTerms")
                     value=Signal::derive(move || {
-                        read_class(studio, index, |class| discovery_value(&class.spec.security_group_selector_terms))
+                        read_class(studio, index, |class| karpenter::discovery_value(&class.spec.security_group_selector_terms))
                     })
                     set=move |value| {
-                        write_class(studio, index, |class| set_discovery(&mut class.spec.security_group_selector_terms, value))
+                        write_class(studio, index, |class| karpenter::set_discovery(&mut class.spec.security_group_selector_terms, value))
                     }
                 />
                 <ListField
@@ -752,8 +633,8 @@ pub fn KarpenterStep() -> impl IntoView {
             if !on {
                 spec.karpenter = None;
             } else if spec.karpenter.is_none() {
-                let class = new_class(1, &spec.cluster.name);
-                let pool = new_pool(1, &class.metadata.name);
+                let class = Ec2NodeClass::discovering(1, &spec.cluster.name);
+                let pool = NodePool::gpu(1, &class.metadata.name);
                 spec.karpenter = Some(KarpenterSettings {
                     interruption_queue: None,
                     spot_to_spot_consolidation: false,
@@ -808,7 +689,7 @@ pub fn KarpenterStep() -> impl IntoView {
                     on:click=move |_| studio.update_karpenter(|karpenter| {
                         let class_name = karpenter.node_classes.first().map(|class| class.metadata.name.clone()).unwrap_or_default();
                         let number = karpenter.node_pools.len() + 1;
-                        karpenter.node_pools.push(new_pool(number, &class_name));
+                        karpenter.node_pools.push(NodePool::gpu(number, &class_name));
                     })
                 >
                     "Add NodePool"
@@ -822,7 +703,7 @@ pub fn KarpenterStep() -> impl IntoView {
                         let cluster_name = studio.spec.with_untracked(|spec| spec.cluster.name.clone());
                         studio.update_karpenter(|karpenter| {
                             let number = karpenter.node_classes.len() + 1;
-                            karpenter.node_classes.push(new_class(number, &cluster_name));
+                            karpenter.node_classes.push(Ec2NodeClass::discovering(number, &cluster_name));
                         })
                     }
                 >

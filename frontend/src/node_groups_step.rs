@@ -421,36 +421,6 @@ fn NodeGroupEditor(index: usize) -> impl IntoView {
     }
 }
 
-/// A new group: a small CPU system group, or one GPU group with EFA.
-fn new_group(gpu: bool, number: usize) -> NodeGroup {
-    if gpu {
-        NodeGroup {
-            name: format!("gpu-{number}"),
-            instance_type: "p5.48xlarge".into(),
-            efa_enabled: true,
-            private_networking: true,
-            min_size: Some(0),
-            desired_capacity: Some(1),
-            max_size: Some(2),
-            taints: vec![NodeTaint {
-                key: "nvidia.com/gpu".into(),
-                value: None,
-                effect: "NoSchedule".into(),
-            }],
-            ..NodeGroup::default()
-        }
-    } else {
-        NodeGroup {
-            name: format!("system-{number}"),
-            instance_type: "m6i.xlarge".into(),
-            min_size: Some(2),
-            desired_capacity: Some(2),
-            max_size: Some(3),
-            ..NodeGroup::default()
-        }
-    }
-}
-
 /// Every node group, with add and remove.
 #[component]
 pub fn NodeGroupsStep() -> impl IntoView {
@@ -459,7 +429,8 @@ pub fn NodeGroupsStep() -> impl IntoView {
     let add = move |gpu: bool| {
         studio.spec.update(|spec| {
             let number = spec.node_groups.len() + 1;
-            spec.node_groups.push(new_group(gpu, number));
+            spec.node_groups
+                .push(shared::templates::added_group(gpu, number));
         })
     };
     view! {

@@ -39,26 +39,6 @@ fn download(bytes: &[u8], file_name: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// A file name from the cluster name: letters, digits, `-`, `_` and `.`.
-fn bundle_file_name(cluster_name: &str) -> String {
-    let cleaned: String = cluster_name
-        .trim()
-        .chars()
-        .map(|character| {
-            if character.is_ascii_alphanumeric() || matches!(character, '-' | '_' | '.') {
-                character
-            } else {
-                '-'
-            }
-        })
-        .collect();
-    if cleaned.is_empty() {
-        "eks-cluster.zip".to_owned()
-    } else {
-        format!("{cleaned}.zip")
-    }
-}
-
 /// "Run live checks" and their answers.
 #[component]
 fn LiveChecksPanel() -> impl IntoView {
@@ -182,7 +162,7 @@ fn DownloadPanel() -> impl IntoView {
                 bundle::bundle_files(spec, findings, &checks)
                     .map_err(|error| error.to_string())
                     .and_then(|files| {
-                        let name = bundle_file_name(&spec.cluster.name);
+                        let name = shared::bundle::file_name(&spec.cluster.name);
                         download(&bundle::zip_bundle(&files), &name).map(|()| (name, files.len()))
                     })
             })

@@ -173,6 +173,33 @@ const BUNDLE_COMPRESSION: zip::CompressionMethod = zip::CompressionMethod::Defla
 #[cfg(not(feature = "deflate"))]
 const BUNDLE_COMPRESSION: zip::CompressionMethod = zip::CompressionMethod::Stored;
 
+/// Longest bundle file name, without `.zip`.
+const MAX_FILE_NAME: usize = 100;
+
+/// The bundle's download name, from the cluster name: letters, digits, `-`, `_` and `.`
+/// kept, anything else `-`, at most 100 characters and no leading dot, then `.zip`;
+/// `eks-cluster.zip` when nothing is left. The page and the server name it alike.
+pub fn file_name(cluster_name: &str) -> String {
+    let cleaned: String = cluster_name
+        .trim()
+        .chars()
+        .map(|character| {
+            if character.is_ascii_alphanumeric() || matches!(character, '-' | '_' | '.') {
+                character
+            } else {
+                '-'
+            }
+        })
+        .take(MAX_FILE_NAME)
+        .collect();
+    let cleaned = cleaned.trim_start_matches('.');
+    if cleaned.is_empty() {
+        "eks-cluster.zip".to_owned()
+    } else {
+        format!("{cleaned}.zip")
+    }
+}
+
 /// Zips the files in memory (scripts marked executable).
 pub fn zip_bundle(files: &[BundleFile]) -> Vec<u8> {
     let mut writer = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));

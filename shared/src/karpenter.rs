@@ -11,6 +11,19 @@ use serde_yaml::Mapping;
 pub const NODE_POOL_API_VERSION: &str = "karpenter.sh/v1";
 /// `apiVersion` of `EC2NodeClass`.
 pub const NODE_CLASS_API_VERSION: &str = "karpenter.k8s.aws/v1";
+/// The tag Karpenter's getting-started guide uses to discover subnets and security groups.
+pub const DISCOVERY_TAG: &str = "karpenter.sh/discovery";
+/// The operators a NodePool requirement may use (the CRD's enum).
+pub const OPERATORS: &[&str] = &[
+    "In",
+    "NotIn",
+    "Exists",
+    "DoesNotExist",
+    "Gt",
+    "Lt",
+    "Gte",
+    "Lte",
+];
 
 fn is_empty_mapping(mapping: &Mapping) -> bool {
     mapping.is_empty()
@@ -238,6 +251,59 @@ pub struct Requirement {
     pub extra: Mapping,
 }
 
+impl NodePool {
+    /// The node pool the page's "Add NodePool" adds: `gpu-N`, GPU categories g and p
+    /// On-Demand, tainted for GPUs, at most 16 GPUs, emptied after 10 minutes, on `class_name`.
+    pub fn gpu(number: usize, class_name: &str) -> NodePool {
+        NodePool {
+            metadata: ObjectMeta {
+                name: format!("gpu-{number}"),
+                ..ObjectMeta::default()
+            },
+            spec: NodePoolSpec {
+                template: NodeClaimTemplate {
+                    metadata: None,
+                    extra: Default::default(),
+                    spec: NodeClaimSpec {
+                        node_class_ref: NodeClassRef {
+                            name: class_name.to_owned(),
+                            ..NodeClassRef::default()
+                        },
+                        requirements: vec![
+                            Requirement::new("karpenter.sh/capacity-type", "In", &["on-demand"]),
+                            Requirement::new(
+                                "karpenter.k8s.aws/instance-category",
+                                "In",
+                                &["g", "p"],
+                            ),
+                        ],
+                        taints: vec![Taint {
+                            key: "nvidia.com/gpu".into(),
+                            effect: "NoSchedule".into(),
+                            ..Taint::default()
+                        }]
+                        .into(),
+                        expire_after: Some("720h".into()),
+                        ..NodeClaimSpec::default()
+                    },
+                },
+                disruption: Some(Disruption {
+                    consolidation_policy: Some("WhenEmpty".into()),
+                    consolidate_after: Some("10m".into()),
+                    ..Disruption::default()
+                }),
+                limits: BTreeMap::from([(
+                    "nvidia.com/gpu".to_owned(),
+                    serde_yaml::Value::from(16),
+                )])
+                .into(),
+                ..NodePoolSpec::default()
+            },
+            ..NodePool::default()
+        }
+    }
+}
+
 impl Requirement {
     /// A requirement from its parts.
     pub fn new(key: &str, operator: &str, values: &[&str]) -> Requirement {
@@ -377,6 +443,31 @@ pub struct SelectorTerm {
     pub extra: Mapping,
 }
 
+impl Ec2NodeClass {
+    /// The node class the page adds: AL2023, `KarpenterNodeRole-<cluster>`, and subnets
+    /// and security groups discovered by the cluster's [`DISCOVERY_TAG`].
+    pub fn discovering(number: usize, cluster_name: &str) -> Ec2NodeClass {
+        Ec2NodeClass {
+            metadata: ObjectMeta {
+                name: if number == 1 {
+                    "gpu".to_owned()
+                } else {
+                    format!("gpu-{number}")
+                },
+                ..ObjectMeta::default()
+            },
+            spec: Ec2NodeClassSpec {
+                role: Some(format!("KarpenterNodeRole-{cluster_name}")),
+                ami_selector_terms: vec![SelectorTerm::alias("al2023@latest")],
+                subnet_selector_terms: vec![SelectorTerm::tag(DISCOVERY_TAG, cluster_name)],
+                security_group_selector_terms: vec![SelectorTerm::tag(DISCOVERY_TAG, cluster_name)],
+                ..Ec2NodeClassSpec::default()
+            },
+            ..Ec2NodeClass::default()
+        }
+    }
+}
+
 impl SelectorTerm {
     /// The modelled fields this term sets, by their YAML names.
     pub fn fields_given(&self) -> Vec<&'static str> {
@@ -489,6 +580,23 @@ pub struct FeatureGates {
     /// Launch into ODCRs and Capacity Blocks selected by the node classes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reserved_capacity: Option<bool>,
+}
+
+/// The value of the [`DISCOVERY_TAG`] of the first term that has it (empty if none).
+pub fn discovery_value(terms: &[SelectorTerm]) -> String {
+    terms
+        .iter()
+        .find_map(|term| term.tags.get(DISCOVERY_TAG).cloned())
+        .unwrap_or_default()
+}
+
+/// Makes the first term discover by [`DISCOVERY_TAG`] `value` (none when empty), keeping
+/// every term that does not use the tag.
+pub fn set_discovery(terms: &mut Vec<SelectorTerm>, value: String) {
+    terms.retain(|term| !term.tags.contains_key(DISCOVERY_TAG));
+    if !value.is_empty() {
+        terms.insert(0, SelectorTerm::tag(DISCOVERY_TAG, &value));
+    }
 }
 
 #[cfg(test)]

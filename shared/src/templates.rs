@@ -185,6 +185,37 @@ fn gpu_group(name: &str, instance_type: &str, desired_capacity: u32) -> NodeGrou
     }
 }
 
+/// The group the page's "Add GPU group" / "Add CPU system group" adds as group `number`:
+/// a private EFA p5.48xlarge tainted for GPUs, or a small CPU system group.
+pub fn added_group(gpu: bool, number: usize) -> NodeGroup {
+    if gpu {
+        NodeGroup {
+            name: format!("gpu-{number}"),
+            instance_type: "p5.48xlarge".into(),
+            efa_enabled: true,
+            private_networking: true,
+            min_size: Some(0),
+            desired_capacity: Some(1),
+            max_size: Some(2),
+            taints: vec![crate::spec::NodeTaint {
+                key: "nvidia.com/gpu".into(),
+                value: None,
+                effect: "NoSchedule".into(),
+            }],
+            ..NodeGroup::default()
+        }
+    } else {
+        NodeGroup {
+            name: format!("system-{number}"),
+            instance_type: "m6i.xlarge".into(),
+            min_size: Some(2),
+            desired_capacity: Some(2),
+            max_size: Some(3),
+            ..NodeGroup::default()
+        }
+    }
+}
+
 fn in_subnet(subnet: &str) -> GroupPlacement {
     GroupPlacement::Subnets {
         subnets: vec![subnet.into()],

@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use super::{Check, Context, Report, Rule, Severity, Stage};
 use crate::catalog::{self, InstanceType};
 use crate::ids::{IdError, ReservationId, SecurityGroupId, SubnetId};
-use crate::karpenter::{Ec2NodeClass, NodePool, Requirement, SelectorTerm};
+use crate::karpenter::{Ec2NodeClass, NodePool, OPERATORS, Requirement, SelectorTerm};
 
 const NODEPOOL_CRD: &str = "karpenter-provider-aws pkg/apis/crds/karpenter.sh_nodepools.yaml";
 
@@ -233,16 +233,6 @@ pub(super) static RULES: &[Rule] = &[
     },
 ];
 
-const OPERATORS: &[&str] = &[
-    "In",
-    "NotIn",
-    "Exists",
-    "DoesNotExist",
-    "Gt",
-    "Lt",
-    "Gte",
-    "Lte",
-];
 const CAPACITY_TYPE: &str = "karpenter.sh/capacity-type";
 const AWS_ALLOWED_LABELS: &[&str] = &[
     "instance-category",

@@ -1,0 +1,137 @@
+//! What the page's "Add …" buttons add and the conversions its list fields use: the
+//! objects pass the CRDs and eksctl as the real tools read them, and the conversions keep
+//! what the user typed.
+
+mod common;
+
+use std::collections::BTreeMap;
+
+use common::*;
+use shared::karpenter::{self, Ec2NodeClass, NodePool, SelectorTerm};
+use shared::rules::Severity;
+use shared::{bundle, items, templates};
+
+/// Errors `eks-studio lint` reports on the rendered NodePools file.
+fn rendered_karpenter_errors(spec: &shared::Spec) -> Vec<String> {
+    let yaml = shared::render::render_karpenter_yaml(spec)
+        .expect("renders")
+        .expect("has Karpenter");
+    shared::lint::lint_text("nodepools.yaml", &yaml)
+        .expect("reads")
+        .into_iter()
+        .filter(|finding| finding.severity == Severity::Error)
+        .map(|finding| format!("{}: {} ({})", finding.path, finding.message, finding.rule))
+        .collect()
+}
+
+#[test]
+fn an_added_pool_and_class_pass_the_crds_schema_and_cel_rules() {
+    let mut spec = karpenter_spot();
+    let karpenter = spec.karpenter.as_mut().unwrap();
+    let class = Ec2NodeClass::discovering(2, &spec.cluster.name);
+    assert_eq!(class.metadata.name, "gpu-2");
+    let pool = NodePool::gpu(3, &class.metadata.name);
+    assert_eq!(pool.metadata.name, "gpu-3");
+    assert_eq!(pool.spec.template.spec.node_class_ref.name, "gpu-2");
+    karpenter.node_classes.push(class);
+    karpenter.node_pools.push(pool);
+    assert_eq!(rendered_karpenter_errors(&spec), Vec::<String>::new());
+    assert_eq!(
+        Ec2NodeClass::discovering(1, "c").metadata.name,
+        "gpu",
+        "the first class is `gpu`"
+    );
+}
+
+#[test]
+fn every_operator_the_page_offers_is_one_the_crd_allows() {
+    let schema: serde_json::Value = serde_json::from_str(include_str!(
+        "../data/schemas/karpenter-nodepool-v1.min.json"
+    ))
+    .unwrap();
+    let mut allowed: Vec<&str> = schema
+        .pointer("/properties/spec/properties/template/properties/spec/properties/requirements/items/properties/operator/enum")
+        .and_then(|values| values.as_array())
+        .expect("the CRD lists the operators")
+        .iter()
+        .filter_map(|value| value.as_str())
+        .collect();
+    allowed.sort_unstable();
+    let mut offered = karpenter::OPERATORS.to_vec();
+    offered.sort_unstable();
+    assert_eq!(offered, allowed);
+}
+
+#[test]
+fn added_groups_are_named_by_their_number_and_pass_eksctl() {
+    let mut spec = new_vpc();
+    let gpu = templates::added_group(true, 3);
+    assert_eq!(gpu.name, "gpu-3");
+    assert!(gpu.efa_enabled && gpu.private_networking);
+    let system = templates::added_group(false, 4);
+    assert_eq!(system.name, "system-4");
+    spec.node_groups.push(gpu);
+    spec.node_groups.push(system);
+    let yaml = shared::render_cluster_yaml(&spec).expect("renders");
+    let eksctl_errors: Vec<String> = shared::lint::lint_text("cluster.yaml", &yaml)
+        .expect("reads")
+        .into_iter()
+        .filter(|finding| {
+            finding.severity == Severity::Error
+                && shared::rules::rule(&finding.rule).is_some_and(|rule| {
+                    rule.stage == shared::rules::Stage::EksctlValidation
+                        || rule.stage == shared::rules::Stage::ApiServer
+                })
+        })
+        .map(|finding| format!("{}: {}", finding.path, finding.message))
+        .collect();
+    assert_eq!(eksctl_errors, Vec::<String>::new());
+}
+
+#[test]
+fn limits_items_keep_numbers_as_numbers_and_quantities_as_text() {
+    let limits = items::items_to_limits(vec![
+        "nvidia.com/gpu=16".into(),
+        "cpu = 1000".into(),
+        "memory=1000Gi".into(),
+    ]);
+    assert_eq!(limits["nvidia.com/gpu"], serde_yaml::Value::from(16));
+    assert_eq!(limits["cpu"], serde_yaml::Value::from(1000));
+    assert_eq!(limits["memory"], serde_yaml::Value::from("1000Gi"));
+    let mut items = items::limits_to_items(&limits);
+    items.sort();
+    assert_eq!(items, ["cpu=1000", "memory=1000Gi", "nvidia.com/gpu=16"]);
+    let twice = items::items_to_limits(vec!["cpu=1".into(), "cpu=2".into()]);
+    assert_eq!(twice, BTreeMap::from([("cpu".to_owned(), 2.into())]));
+}
+
+#[test]
+fn the_discovery_field_edits_only_the_discovery_term() {
+    let mut terms = vec![
+        SelectorTerm::tag("team", "ml"),
+        SelectorTerm::tag(karpenter::DISCOVERY_TAG, "old"),
+    ];
+    assert_eq!(karpenter::discovery_value(&terms), "old");
+    karpenter::set_discovery(&mut terms, "training".into());
+    assert_eq!(karpenter::discovery_value(&terms), "training");
+    assert_eq!(terms.len(), 2);
+    assert_eq!(terms[1].tags.get("team").map(String::as_str), Some("ml"));
+    karpenter::set_discovery(&mut terms, String::new());
+    assert_eq!(karpenter::discovery_value(&terms), "");
+    assert_eq!(
+        terms.len(),
+        1,
+        "an empty value removes the discovery term only"
+    );
+}
+
+#[test]
+fn the_bundle_is_named_alike_in_the_page_and_the_server() {
+    assert_eq!(bundle::file_name("p5-training"), "p5-training.zip");
+    assert_eq!(bundle::file_name(" p5 training/2 "), "p5-training-2.zip");
+    assert_eq!(bundle::file_name("v1.2_x"), "v1.2_x.zip");
+    assert_eq!(bundle::file_name(""), "eks-cluster.zip");
+    assert_eq!(bundle::file_name("..."), "eks-cluster.zip");
+    assert_eq!(bundle::file_name(".hidden"), "hidden.zip");
+    assert_eq!(bundle::file_name(&"a".repeat(300)).len(), 104);
+}
