@@ -10,23 +10,9 @@ use shared::rules::LiveFacts;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
-/// One live check's outcome, as `POST /api/checks` answers it.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
-pub struct LiveCheck {
-    /// Check id, e.g. `reservation-exists`.
-    pub id: String,
-    /// `ok`, `failed` or `could-not-run`.
-    pub status: String,
-    /// The spec path it is about, when it is about one field.
-    #[serde(default)]
-    pub path: Option<String>,
-    /// What it found.
-    #[serde(default)]
-    pub message: String,
-    /// More detail (the AWS error, the values compared).
-    #[serde(default)]
-    pub detail: Option<serde_json::Value>,
-}
+pub use shared::api::{
+    DeployEvent, EventBody, Job, JobState, LiveCheck, OutputStream, Stage, StageKind,
+};
 
 #[derive(Deserialize)]
 struct ChecksAnswer {
@@ -119,84 +105,6 @@ pub async fn run_checks(spec: &Spec) -> Result<(Vec<LiveCheck>, LiveFacts), Stri
         .await
         .map(|answer| (answer.checks, answer.facts))
         .map_err(|error| format!("unexpected live-check answer: {error}"))
-}
-
-/// One step of a deploy job (`plan`, `create-cluster`, …).
-#[derive(Clone, Debug, PartialEq, Deserialize)]
-pub struct JobStep {
-    /// Position in the job, from 0 (the plan).
-    pub index: usize,
-    /// What it does, in words.
-    pub title: String,
-    /// `pending`, `running`, `succeeded`, `failed`, `cancelled`, `skipped`…
-    pub state: String,
-}
-
-/// A deploy job as `/api/deploys` answers it.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
-pub struct Job {
-    /// Opaque id.
-    pub id: String,
-    /// The cluster's name.
-    pub cluster: String,
-    /// The cluster's region.
-    pub region: String,
-    /// `pending`, `running`, `succeeded`, `failed`, `cancelled` or `interrupted`.
-    pub state: String,
-    /// When it was accepted (RFC 3339).
-    pub created_at: String,
-    /// Its steps in order.
-    #[serde(default)]
-    pub steps: Vec<JobStep>,
-}
-
-/// What a `stage` event says eksctl is doing.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
-pub struct Stage {
-    /// `stack-building`, `stack-deploying`, `stack-waiting`, `cluster-ready` or `failed`.
-    pub kind: String,
-    /// The CloudFormation stack.
-    #[serde(default)]
-    pub stack: Option<String>,
-    /// The node group the stack is for.
-    #[serde(default)]
-    pub nodegroup: Option<String>,
-}
-
-/// One server-sent event of a deploy job: `log`, `stage`, `step` or `state`.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
-pub struct DeployEvent {
-    /// Grows with every event; resume after it with `Last-Event-ID`.
-    pub id: i64,
-    /// `log`, `stage`, `step` or `state`.
-    pub kind: String,
-    /// The step it is about.
-    #[serde(default)]
-    pub step: Option<usize>,
-    /// For `log`: `stdout` or `stderr`.
-    #[serde(default)]
-    pub stream: Option<String>,
-    /// The line, or what happened in words.
-    #[serde(default)]
-    pub text: Option<String>,
-    /// For `step` and `state`: the new state.
-    #[serde(default)]
-    pub state: Option<String>,
-    /// For `stage`: the stage.
-    #[serde(default)]
-    pub stage: Option<Stage>,
-}
-
-impl DeployEvent {
-    /// Whether this is the job's final state, after which the stream ends.
-    pub fn ends_job(&self) -> bool {
-        self.kind == "state" && self.state.as_deref().is_some_and(job_state_is_finished)
-    }
-}
-
-/// Whether a job in this state has ended.
-pub fn job_state_is_finished(state: &str) -> bool {
-    matches!(state, "succeeded" | "failed" | "cancelled" | "interrupted")
 }
 
 fn with_token(request: RequestBuilder, token: &str) -> RequestBuilder {

@@ -11,7 +11,7 @@ use leptos::prelude::*;
 use shared::rules::Severity;
 
 use crate::Studio;
-use crate::api::{self, DeployEvent, Job};
+use crate::api::{self, DeployEvent, EventBody, Job, JobState, StageKind};
 
 /// sessionStorage key of the deploy token: kept for this tab, gone when it closes.
 const TOKEN_KEY: &str = "eks-studio.deploy-token";
@@ -43,7 +43,7 @@ pub struct Deploys {
     busy: RwSignal<bool>,
     /// The job followed, with its steps as the events move them.
     job: RwSignal<Option<Job>>,
-    state: RwSignal<String>,
+    state: RwSignal<Option<JobState>>,
     plan: RwSignal<String>,
     log: RwSignal<VecDeque<String>>,
     log_total: RwSignal<usize>,
@@ -87,7 +87,7 @@ impl Deploys {
             server_files: RwSignal::new(Vec::new()),
             busy: RwSignal::new(false),
             job: RwSignal::new(None),
-            state: RwSignal::new(String::new()),
+            state: RwSignal::new(None),
             plan: RwSignal::new(String::new()),
             log: RwSignal::new(VecDeque::new()),
             log_total: RwSignal::new(0),
@@ -168,7 +168,7 @@ impl Deploys {
         self.generation.update_value(|generation| *generation += 1);
         let generation = self.generation.get_value();
         let job_id = job.id.clone();
-        self.state.set(job.state.clone());
+        self.state.set(Some(job.state));
         self.job.set(Some(job));
         self.plan.set(String::new());
         self.log.set(VecDeque::new());
@@ -223,11 +223,10 @@ impl Deploys {
     }
 
     fn apply(self, event: DeployEvent) {
-        let text = event.text.clone().unwrap_or_default();
-        match event.kind.as_str() {
-            "log" => {
+        match event.body {
+            EventBody::Log { step, stream, text } => {
                 // The plan is what `eksctl create cluster --dry-run` printed on stdout.
-                if event.step == Some(0) && event.stream.as_deref() == Some("stdout") {
+                if step == 0 && stream == api::OutputStream::Stdout {
                     self.plan.update(|plan| {
                         plan.push_str(&text);
                         plan.push('\n');
@@ -235,28 +234,26 @@ impl Deploys {
                 }
                 self.push_log(text);
             }
-            "stage" => {
-                if let Some(stage) = event.stage {
-                    self.stages.update(|rows| apply_stage(rows, &stage, &text));
-                }
+            EventBody::Stage { text, stage, .. } => {
+                self.stages.update(|rows| apply_stage(rows, &stage, &text));
             }
-            "step" => {
-                if let (Some(index), Some(state)) = (event.step, event.state) {
-                    self.job.update(|job| {
-                        if let Some(step) = job.as_mut().and_then(|job| job.steps.get_mut(index)) {
-                            step.state = state;
-                        }
-                    });
-                }
+            EventBody::Step {
+                step: index,
+                state,
+                text,
+                ..
+            } => {
+                self.job.update(|job| {
+                    if let Some(step) = job.as_mut().and_then(|job| job.steps.get_mut(index)) {
+                        step.state = state;
+                    }
+                });
                 self.push_log(format!("▸ {text}"));
             }
-            "state" => {
-                if let Some(state) = event.state {
-                    self.state.set(state);
-                }
+            EventBody::State { state, text } => {
+                self.state.set(Some(state));
                 self.push_log(format!("▸ {text}"));
             }
-            _ => {}
         }
     }
 
@@ -310,13 +307,18 @@ impl Default for Deploys {
     }
 }
 
+/// A job state as the page shows it (nothing before a job).
+fn shown_state(state: Option<JobState>) -> &'static str {
+    state.map(JobState::as_str).unwrap_or_default()
+}
+
 /// One row per stack, moved on as eksctl reports it; readiness marks them all created.
 fn apply_stage(rows: &mut Vec<StageRow>, stage: &api::Stage, line: &str) {
-    let state = match stage.kind.as_str() {
-        "stack-building" => "building",
-        "stack-deploying" => "deploying",
-        "stack-waiting" => "waiting for CloudFormation",
-        "cluster-ready" => {
+    let state = match stage.kind {
+        StageKind::StackBuilding => "building",
+        StageKind::StackDeploying => "deploying",
+        StageKind::StackWaiting => "waiting for CloudFormation",
+        StageKind::ClusterReady => {
             for row in rows.iter_mut() {
                 row.state = "created".into();
             }
@@ -327,7 +329,7 @@ fn apply_stage(rows: &mut Vec<StageRow>, stage: &api::Stage, line: &str) {
             });
             return;
         }
-        _ => {
+        StageKind::Failed => {
             if !rows.iter().any(|row| row.state == "failed") {
                 rows.push(StageRow {
                     what: "eksctl".into(),
@@ -365,7 +367,7 @@ fn FollowedJob(deploys: Deploys) -> impl IntoView {
             log.set_scroll_top(log.scroll_height());
         }
     });
-    let running = move || !api::job_state_is_finished(&deploys.state.get());
+    let running = move || !deploys.state.get().is_some_and(JobState::is_finished);
     let steps = move || {
         deploys.job.with(|job| {
             job.iter()
@@ -393,7 +395,7 @@ fn FollowedJob(deploys: Deploys) -> impl IntoView {
                 {move || deploys.job.with(|job| job.as_ref().map(|job| format!("Deploy of {} in {} (job {})", job.cluster, job.region, job.id)))}
             </h4>
             <p>
-                "State: " <strong id="deploy-state" class=move || format!("job-state {}", deploys.state.get())>{move || deploys.state.get()}</strong>
+                "State: " <strong id="deploy-state" class=move || format!("job-state {}", shown_state(deploys.state.get()))>{move || shown_state(deploys.state.get())}</strong>
                 " "
                 <Show when=running>
                     <button type="button" class="remove" id="cancel-deploy" on:click=move |_| deploys.cancel()>"Cancel deploy"</button>

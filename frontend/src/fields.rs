@@ -26,13 +26,13 @@ pub fn FieldFindings(
             LiveChecks::Done(checks) => checks
                 .iter()
                 .filter(|check| {
-                    check.path.as_deref().is_some_and(|at| {
-                        if nested {
+                    let at = check.path.as_str();
+                    !at.is_empty()
+                        && if nested {
                             is_at_or_under(at, &live_path)
                         } else {
                             at == live_path
                         }
-                    })
                 })
                 .cloned()
                 .collect::<Vec<LiveCheck>>(),

@@ -99,10 +99,10 @@ fn LiveChecksPanel() -> impl IntoView {
             let rows = checks
                 .into_iter()
                 .map(|check| {
-                    let path = check.path.clone();
+                    let path = (!check.path.is_empty()).then(|| check.path.clone());
                     view! {
                         <li class=format!("check {}", check.status)>
-                            <span class="severity">{check.status.clone()}</span>
+                            <span class="severity">{check.status.as_str()}</span>
                             " "
                             <code>{check.id.clone()}</code>
                             " — "

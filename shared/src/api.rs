@@ -15,6 +15,12 @@ pub enum CheckStatus {
     CouldNotRun,
 }
 
+impl std::fmt::Display for CheckStatus {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.write_str(self.as_str())
+    }
+}
+
 impl CheckStatus {
     /// `ok`, `failed` or `could-not-run`.
     pub fn as_str(self) -> &'static str {
@@ -24,6 +30,22 @@ impl CheckStatus {
             CheckStatus::CouldNotRun => "could-not-run",
         }
     }
+}
+
+/// The outcome of one live check, as `POST /api/checks` answers it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LiveCheck {
+    /// What was checked, e.g. `capacity-reservation` (one of [`LIVE_CHECKS`]).
+    pub id: String,
+    /// How it went.
+    pub status: CheckStatus,
+    /// The spec field it concerns, e.g. `node_groups[1].capacity.reservation_id`.
+    pub path: String,
+    /// One sentence: what AWS said, or why the check could not run.
+    pub message: String,
+    /// AWS's answer as data, and the ids of the rules that fired.
+    #[serde(default)]
+    pub detail: serde_json::Value,
 }
 
 /// One kind of live check `POST /api/checks` runs.
@@ -108,4 +130,329 @@ pub fn live_checks_in_words() -> String {
         .map(|kind| kind.looks_at)
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// Defines a text enum's `as_str`, `parse` and `Display` from one table, so the JSON,
+/// the database and the page's words use the same names.
+macro_rules! text_enum {
+    ($name:ident { $($variant:ident = $text:literal),* $(,)? }) => {
+        impl $name {
+            /// The lowercase name used in JSON and in the job store.
+            pub fn as_str(self) -> &'static str {
+                match self { $($name::$variant => $text),* }
+            }
+
+            /// The value named `text`, if it is one.
+            pub fn parse(text: &str) -> Option<$name> {
+                match text {
+                    $($text => Some($name::$variant),)*
+                    _ => None,
+                }
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                formatter.write_str(self.as_str())
+            }
+        }
+    };
+}
+
+/// Where a deploy job is in its life.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum JobState {
+    /// Accepted; no step has started yet.
+    Pending,
+    /// A step is running.
+    Running,
+    /// Every step succeeded.
+    Succeeded,
+    /// A step failed or could not start.
+    Failed,
+    /// Stopped on request.
+    Cancelled,
+    /// The server stopped while it ran; its logs are kept.
+    Interrupted,
+}
+
+text_enum!(JobState {
+    Pending = "pending",
+    Running = "running",
+    Succeeded = "succeeded",
+    Failed = "failed",
+    Cancelled = "cancelled",
+    Interrupted = "interrupted",
+});
+
+impl JobState {
+    /// Whether the job is over: nothing more will be written for it.
+    pub fn is_finished(self) -> bool {
+        !matches!(self, JobState::Pending | JobState::Running)
+    }
+}
+
+/// Where a step of a job is in its life.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StepState {
+    /// Not started yet.
+    Pending,
+    /// Its process runs.
+    Running,
+    /// Exited 0.
+    Succeeded,
+    /// Exited non-zero, was killed by a signal, or could not start.
+    Failed,
+    /// Stopped on request.
+    Cancelled,
+    /// The server stopped while it ran.
+    Interrupted,
+    /// Never ran because an earlier step did not succeed.
+    Skipped,
+}
+
+text_enum!(StepState {
+    Pending = "pending",
+    Running = "running",
+    Succeeded = "succeeded",
+    Failed = "failed",
+    Cancelled = "cancelled",
+    Interrupted = "interrupted",
+    Skipped = "skipped",
+});
+
+/// Which of a process's outputs a line came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OutputStream {
+    /// Standard output.
+    Stdout,
+    /// Standard error.
+    Stderr,
+}
+
+text_enum!(OutputStream {
+    Stdout = "stdout",
+    Stderr = "stderr",
+});
+
+/// What an eksctl line says is happening.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum StageKind {
+    /// eksctl is building a stack's template.
+    StackBuilding,
+    /// eksctl has asked CloudFormation to create a stack.
+    StackDeploying,
+    /// eksctl is waiting for CloudFormation to finish a stack.
+    StackWaiting,
+    /// eksctl reports the cluster ready.
+    ClusterReady,
+    /// The tool reported a failure (`Error: …`, or eksctl's `[✖]`).
+    Failed,
+}
+
+/// A progress stage read from one line a deploy step printed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Stage {
+    /// What is happening.
+    pub kind: StageKind,
+    /// The CloudFormation stack, e.g. `eksctl-NAME-cluster`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stack: Option<String>,
+    /// The node group the stack is for, when it is a node group's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nodegroup: Option<String>,
+}
+
+/// What a deploy event says; the JSON names it by `kind`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum EventBody {
+    /// One line a step's process printed, as printed.
+    Log {
+        /// The step's position (0 is the plan).
+        step: usize,
+        /// Which output it came from.
+        stream: OutputStream,
+        /// The line.
+        text: String,
+    },
+    /// A progress stage read from a line (the line is also a `log` event).
+    Stage {
+        /// The step's position.
+        step: usize,
+        /// The line.
+        text: String,
+        /// The stage it marks.
+        stage: Stage,
+    },
+    /// A step started or ended.
+    Step {
+        /// The step's position.
+        step: usize,
+        /// Its new state.
+        state: StepState,
+        /// Its process's exit code, when it exited with one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        exit_code: Option<i32>,
+        /// What happened, in words.
+        text: String,
+    },
+    /// The job's state changed; a finished state is the job's last event.
+    State {
+        /// Its new state.
+        state: JobState,
+        /// What happened, in words.
+        text: String,
+    },
+}
+
+impl EventBody {
+    /// A line a step printed.
+    pub fn log(step: usize, stream: OutputStream, line: impl Into<String>) -> EventBody {
+        EventBody::Log {
+            step,
+            stream,
+            text: line.into(),
+        }
+    }
+
+    /// A note from the studio itself about a step (it could not start, it was stopped…),
+    /// written as a log line on standard error so it reads in order with the tool's own.
+    pub fn note(step: usize, text: impl Into<String>) -> EventBody {
+        EventBody::log(step, OutputStream::Stderr, text)
+    }
+
+    /// `log`, `stage`, `step` or `state`: the SSE event name and the stored kind.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            EventBody::Log { .. } => "log",
+            EventBody::Stage { .. } => "stage",
+            EventBody::Step { .. } => "step",
+            EventBody::State { .. } => "state",
+        }
+    }
+}
+
+/// One event of a deploy job, as stored and as `GET /api/deploys/{id}/events` sends it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DeployEvent {
+    /// Grows with every event of every job; SSE's event id (`Last-Event-ID` resumes).
+    pub id: i64,
+    /// The job it belongs to.
+    pub job_id: String,
+    /// When it was stored (RFC 3339, UTC).
+    pub at: String,
+    /// What happened.
+    #[serde(flatten)]
+    pub body: EventBody,
+}
+
+impl DeployEvent {
+    /// Whether this is the job's final state change, after which nothing follows.
+    pub fn ends_job(&self) -> bool {
+        matches!(&self.body, EventBody::State { state, .. } if state.is_finished())
+    }
+}
+
+/// One step of a deploy job.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct JobStep {
+    /// Position in the job, from 0 (the plan).
+    pub index: usize,
+    /// Short machine name: `plan`, `create-cluster`, `install-karpenter`, `apply-nodepools`.
+    pub name: String,
+    /// What it does, in words.
+    pub title: String,
+    /// The argument vector it runs (program first), exactly as passed.
+    pub command: Vec<String>,
+    /// Where it is.
+    pub state: StepState,
+    /// Its process's exit code once it exited with one.
+    #[serde(default)]
+    pub exit_code: Option<i32>,
+    /// When it started (RFC 3339, UTC).
+    #[serde(default)]
+    pub started_at: Option<String>,
+    /// When it ended (RFC 3339, UTC).
+    #[serde(default)]
+    pub finished_at: Option<String>,
+}
+
+/// A deploy job as `/api/deploys` answers it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Job {
+    /// Opaque id.
+    pub id: String,
+    /// The cluster's name.
+    pub cluster: String,
+    /// The cluster's region.
+    pub region: String,
+    /// Where the job is.
+    pub state: JobState,
+    /// When it was accepted (RFC 3339, UTC).
+    pub created_at: String,
+    /// When it ended (RFC 3339, UTC).
+    #[serde(default)]
+    pub finished_at: Option<String>,
+    /// The job's directory on the server: the bundle it deploys and the kubeconfig eksctl
+    /// writes.
+    pub directory: String,
+    /// Its steps in order.
+    #[serde(default)]
+    pub steps: Vec<JobStep>,
+    /// The newest event's id (0 before any): resume the event stream after it.
+    #[serde(default)]
+    pub last_event_id: i64,
+    /// What the plan step (`eksctl create cluster --dry-run`) printed on standard output,
+    /// once it ran: the ClusterConfig eksctl would create. Only in single-job answers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plan_output: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn events_keep_their_wire_form() {
+        let event = DeployEvent {
+            id: 7,
+            job_id: "j".into(),
+            at: "2026-12-01T00:00:00Z".into(),
+            body: EventBody::Step {
+                step: 1,
+                state: StepState::Skipped,
+                exit_code: None,
+                text: "not run".into(),
+            },
+        };
+        let json = serde_json::to_value(&event).unwrap();
+        assert_eq!(
+            json,
+            serde_json::json!({"id": 7, "job_id": "j", "at": "2026-12-01T00:00:00Z",
+                "kind": "step", "step": 1, "state": "skipped", "text": "not run"})
+        );
+        assert_eq!(serde_json::from_value::<DeployEvent>(json).unwrap(), event);
+        let end: DeployEvent = serde_json::from_str(
+            r#"{"id":8,"job_id":"j","at":"t","kind":"state","state":"failed","text":"x"}"#,
+        )
+        .unwrap();
+        assert!(end.ends_job());
+        for state in [
+            "pending",
+            "running",
+            "succeeded",
+            "failed",
+            "cancelled",
+            "interrupted",
+        ] {
+            assert_eq!(JobState::parse(state).unwrap().as_str(), state);
+        }
+        assert_eq!(StepState::parse("skipped"), Some(StepState::Skipped));
+        assert_eq!(StepState::parse("Skipped"), None);
+    }
 }

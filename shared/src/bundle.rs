@@ -27,8 +27,8 @@ pub struct BundleFile {
 pub struct CheckLine {
     /// Check id.
     pub id: String,
-    /// `ok`, `failed` or `could-not-run`.
-    pub status: String,
+    /// How it went.
+    pub status: crate::api::CheckStatus,
     /// What it found.
     pub message: String,
 }

@@ -66,7 +66,7 @@ fn a_karpenter_bundle_adds_its_files_and_steps() {
         .spec();
     let checks = [CheckLine {
         id: "reservation".into(),
-        status: "ok".into(),
+        status: shared::api::CheckStatus::Ok,
         message: "cr-0123456789abcdef0 is active in us-west-2a".into(),
     }];
     let files = bundle::bundle_files(&spec, &[], &checks).unwrap();

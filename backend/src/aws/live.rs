@@ -20,21 +20,10 @@ use super::calls::{InstanceTypeFacts, Reservation, SpotPrice, SpotScore, Subnet,
 use super::{AwsError, LiveAws};
 
 pub use shared::api::CheckStatus;
+use shared::api::LiveCheck;
 
 /// The outcome of one live check.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct CheckResult {
-    /// What was checked, e.g. `capacity-reservation` (see [`shared::api::LIVE_CHECKS`]).
-    pub id: &'static str,
-    /// How it went.
-    pub status: CheckStatus,
-    /// The spec field it concerns, e.g. `node_groups[1].capacity.reservation_id`.
-    pub path: String,
-    /// One sentence: what EC2 said, or why the check could not run.
-    pub message: String,
-    /// EC2's answer as data, and the ids of the rules that fired.
-    pub detail: Value,
-}
+pub type CheckResult = shared::api::LiveCheck;
 
 /// Everything `POST /api/checks` answers.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -534,8 +523,8 @@ fn judged_failing_at(
     if !notes.is_empty() {
         message = format!("{message} ({})", notes.join("; "));
     }
-    CheckResult {
-        id: planned.id,
+    LiveCheck {
+        id: planned.id.to_owned(),
         status,
         path: planned.path.clone(),
         message,
@@ -544,8 +533,8 @@ fn judged_failing_at(
 }
 
 fn result(planned: &Planned, status: CheckStatus, message: String, detail: Value) -> CheckResult {
-    CheckResult {
-        id: planned.id,
+    LiveCheck {
+        id: planned.id.to_owned(),
         status,
         path: planned.path.clone(),
         message,

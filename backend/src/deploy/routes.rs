@@ -149,7 +149,7 @@ async fn events(
     let stream = deployer.follow(&id, after).map(|event| {
         Ok(SseEvent::default()
             .id(event.id.to_string())
-            .event(event.body.kind.as_str())
+            .event(event.body.kind())
             .json_data(&event)
             .expect("an event serialises"))
     });

@@ -418,7 +418,14 @@ async fn pump(
         {
             Ok(_) => match read_eksctl_line(text) {
                 Some(stage) => store
-                    .append(&job_id, EventBody::stage(position, text, stage))
+                    .append(
+                        &job_id,
+                        EventBody::Stage {
+                            step: position,
+                            text: text.to_owned(),
+                            stage,
+                        },
+                    )
                     .await
                     .map(drop),
                 None => Ok(()),
@@ -517,8 +524,26 @@ mod tests {
                 .spawn()
                 .unwrap()
         };
+        // Until a child has called exec, /proc shows the parent's environment: wait for it.
+        let started = |child: &std::process::Child| {
+            let environ = format!("/proc/{}/environ", child.id());
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+            while std::time::Instant::now() < deadline {
+                let seen = std::fs::read(&environ).unwrap_or_default();
+                if seen
+                    .split(|byte| *byte == 0)
+                    .any(|variable| variable.starts_with(JOB_DIRECTORY_VARIABLE.as_bytes()))
+                {
+                    return;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            panic!("the child never showed its environment");
+        };
         let mut elsewhere = spawn(&scratch.join("other-data/jobs/0123456789abcdef"));
         let mut ours = spawn(&std::fs::canonicalize(jobs_dir.join("0123456789abcdef")).unwrap());
+        started(&elsewhere);
+        started(&ours);
         let stopped = stop_leftovers(&["0123456789abcdef".to_owned()], &jobs_dir);
         assert_eq!(
             stopped,

@@ -2,36 +2,7 @@
 //! deployed or waited for, and when the cluster is ready. A cheap reading of the line's
 //! words, not a parser of eksctl's output; the raw line is always kept beside it.
 
-use serde::{Deserialize, Serialize};
-
-/// What a line says is happening.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum StageKind {
-    /// eksctl is building a stack's template.
-    StackBuilding,
-    /// eksctl has asked CloudFormation to create a stack.
-    StackDeploying,
-    /// eksctl is waiting for CloudFormation to finish a stack.
-    StackWaiting,
-    /// eksctl reports the cluster ready.
-    ClusterReady,
-    /// The tool reported a failure (`Error: …`, or eksctl's `[✖]`).
-    Failed,
-}
-
-/// A stage read from one line.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Stage {
-    /// What is happening.
-    pub kind: StageKind,
-    /// The CloudFormation stack, e.g. `eksctl-NAME-cluster`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub stack: Option<String>,
-    /// The node group the stack is for, when it is a node group's.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub nodegroup: Option<String>,
-}
+pub use shared::api::{Stage, StageKind};
 
 /// Reads a line printed by eksctl, e.g.
 /// `2026-11-30 10:00:00 [ℹ]  deploying stack "eksctl-NAME-cluster"`.

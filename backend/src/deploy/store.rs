@@ -10,10 +10,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use rusqlite::{Connection, ErrorCode, OptionalExtension, Row, params};
-use serde::{Deserialize, Serialize};
 use tokio::sync::watch;
-
-use super::stages::Stage;
 
 const SCHEMA: &str = "
 PRAGMA journal_mode = WAL;
@@ -99,266 +96,19 @@ impl StoreError {
     }
 }
 
-/// Where a job is in its life.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum JobState {
-    /// Accepted; no step has started yet.
-    Pending,
-    /// A step is running.
-    Running,
-    /// Every step succeeded.
-    Succeeded,
-    /// A step failed or could not start.
-    Failed,
-    /// Stopped on request.
-    Cancelled,
-    /// The server stopped while it ran; its logs are kept.
-    Interrupted,
-}
+pub use shared::api::{
+    DeployEvent as Event, EventBody, Job, JobState, JobStep as Step, OutputStream, StepState,
+};
 
-/// Where a step is in its life.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum StepState {
-    /// Not started yet.
-    Pending,
-    /// Its process runs.
-    Running,
-    /// Exited 0.
-    Succeeded,
-    /// Exited non-zero, was killed by a signal, or could not start.
-    Failed,
-    /// Stopped on request.
-    Cancelled,
-    /// The server stopped while it ran.
-    Interrupted,
-    /// Never ran because an earlier step did not succeed.
-    Skipped,
-}
-
-macro_rules! text_enum {
-    ($name:ident { $($variant:ident = $text:literal),* $(,)? }) => {
-        impl $name {
-            /// The lowercase name used in JSON and in the database.
-            pub fn as_str(self) -> &'static str {
-                match self { $($name::$variant => $text),* }
-            }
-
-            fn from_db(text: &str) -> rusqlite::Result<$name> {
-                match text {
-                    $($text => Ok($name::$variant),)*
-                    other => Err(rusqlite::Error::InvalidColumnType(
-                        0,
-                        format!("unknown {} `{other}`", stringify!($name)),
-                        rusqlite::types::Type::Text,
-                    )),
-                }
-            }
-        }
-    };
-}
-
-text_enum!(JobState {
-    Pending = "pending",
-    Running = "running",
-    Succeeded = "succeeded",
-    Failed = "failed",
-    Cancelled = "cancelled",
-    Interrupted = "interrupted",
-});
-
-text_enum!(StepState {
-    Pending = "pending",
-    Running = "running",
-    Succeeded = "succeeded",
-    Failed = "failed",
-    Cancelled = "cancelled",
-    Interrupted = "interrupted",
-    Skipped = "skipped",
-});
-
-text_enum!(EventKind {
-    Log = "log",
-    Stage = "stage",
-    Step = "step",
-    State = "state",
-});
-
-text_enum!(OutputStream {
-    Stdout = "stdout",
-    Stderr = "stderr",
-});
-
-impl JobState {
-    /// Whether the job is over: nothing more will be written for it.
-    pub fn is_finished(self) -> bool {
-        !matches!(self, JobState::Pending | JobState::Running)
-    }
-}
-
-/// What an event is about.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum EventKind {
-    /// One line a step's process printed, as printed.
-    Log,
-    /// A progress stage read from an eksctl line (the line is also a `log` event).
-    Stage,
-    /// A step started or ended.
-    Step,
-    /// The job's state changed; a finished state is the job's last event.
-    State,
-}
-
-/// Which of a process's outputs a line came from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum OutputStream {
-    /// Standard output.
-    Stdout,
-    /// Standard error.
-    Stderr,
-}
-
-/// The content of an event; which fields are set depends on `kind`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct EventBody {
-    /// What the event is about.
-    pub kind: EventKind,
-    /// The step's position (0 is the plan), for all but job-level events.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub step: Option<usize>,
-    /// For `log`: which output the line came from.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub stream: Option<OutputStream>,
-    /// For `log` and `stage`: the line; for `step` and `state`: what happened, in words.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub text: Option<String>,
-    /// For `step`: the step's new state; for `state`: the job's.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub state: Option<String>,
-    /// For `step` when its process exited with a code.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub exit_code: Option<i32>,
-    /// For `stage`: the stage the line marks.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub stage: Option<Stage>,
-}
-
-impl EventBody {
-    fn empty(kind: EventKind) -> EventBody {
-        EventBody {
-            kind,
-            step: None,
-            stream: None,
-            text: None,
-            state: None,
-            exit_code: None,
-            stage: None,
-        }
-    }
-
-    /// A line a step printed.
-    pub fn log(step: usize, stream: OutputStream, line: impl Into<String>) -> EventBody {
-        EventBody {
-            step: Some(step),
-            stream: Some(stream),
-            text: Some(line.into()),
-            ..EventBody::empty(EventKind::Log)
-        }
-    }
-
-    /// A progress stage read from a line.
-    pub fn stage(step: usize, line: impl Into<String>, stage: Stage) -> EventBody {
-        EventBody {
-            step: Some(step),
-            text: Some(line.into()),
-            stage: Some(stage),
-            ..EventBody::empty(EventKind::Stage)
-        }
-    }
-
-    /// A note from the studio itself about a step (it could not start, it was stopped…),
-    /// written as a log line on standard error so it reads in order with the tool's own.
-    pub fn note(step: usize, text: impl Into<String>) -> EventBody {
-        EventBody::log(step, OutputStream::Stderr, text)
-    }
-}
-
-/// One stored event.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Event {
-    /// Grows with every event of every job; SSE's event id.
-    pub id: i64,
-    /// The job it belongs to.
-    pub job_id: String,
-    /// When it was stored (RFC 3339, UTC).
-    pub at: String,
-    /// What happened.
-    #[serde(flatten)]
-    pub body: EventBody,
-}
-
-impl Event {
-    /// Whether this is the job's final state change, after which nothing follows.
-    pub fn ends_job(&self) -> bool {
-        self.body.kind == EventKind::State
-            && self
-                .body
-                .state
-                .as_deref()
-                .and_then(|state| JobState::from_db(state).ok())
-                .is_some_and(JobState::is_finished)
-    }
-}
-
-/// One step of a job as stored.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Step {
-    /// Position in the job, from 0 (the plan).
-    pub index: usize,
-    /// Short machine name: `plan`, `create-cluster`, `install-karpenter`, `apply-nodepools`.
-    pub name: String,
-    /// What it does, in words.
-    pub title: String,
-    /// The argument vector it runs (program first), exactly as passed.
-    pub command: Vec<String>,
-    /// Where it is.
-    pub state: StepState,
-    /// Its process's exit code once it exited with one.
-    pub exit_code: Option<i32>,
-    /// When it started (RFC 3339, UTC).
-    pub started_at: Option<String>,
-    /// When it ended (RFC 3339, UTC).
-    pub finished_at: Option<String>,
-}
-
-/// A deploy job as the API shows it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Job {
-    /// Opaque id.
-    pub id: String,
-    /// The cluster's name.
-    pub cluster: String,
-    /// The cluster's region.
-    pub region: String,
-    /// Where the job is.
-    pub state: JobState,
-    /// When it was accepted (RFC 3339, UTC).
-    pub created_at: String,
-    /// When it ended (RFC 3339, UTC).
-    pub finished_at: Option<String>,
-    /// The job's directory: the bundle it deploys and the kubeconfig eksctl writes.
-    pub directory: String,
-    /// Its steps in order.
-    pub steps: Vec<Step>,
-    /// The newest event's id (0 before any): resume the event stream after it.
-    pub last_event_id: i64,
-    /// What the plan step (`eksctl create cluster --dry-run`) printed on standard output,
-    /// once it ran: the ClusterConfig eksctl would create. Only in single-job answers.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub plan_output: Option<String>,
+/// A stored name read back as the enum it names; a name no version wrote is an error.
+fn from_db<T>(text: &str, parse: fn(&str) -> Option<T>, what: &str) -> rusqlite::Result<T> {
+    parse(text).ok_or_else(|| {
+        rusqlite::Error::InvalidColumnType(
+            0,
+            format!("unknown {what} `{text}`"),
+            rusqlite::types::Type::Text,
+        )
+    })
 }
 
 /// A job to create.
@@ -479,10 +229,9 @@ impl Store {
                 ),
                 params![id],
             )?;
-            let body = EventBody {
-                state: Some(JobState::Interrupted.as_str().into()),
-                text: Some(explain(id)),
-                ..EventBody::empty(EventKind::State)
+            let body = EventBody::State {
+                state: JobState::Interrupted,
+                text: explain(id),
             };
             newest = Some(insert_event(&transaction, id, &body)?);
         }
@@ -576,12 +325,11 @@ impl Store {
                 ),
                 params![job_id, position as i64, state.as_str(), exit_code],
             )?;
-            let body = EventBody {
-                step: Some(position),
-                state: Some(state.as_str().into()),
+            let body = EventBody::Step {
+                step: position,
+                state,
                 exit_code,
-                text: Some(text),
-                ..EventBody::empty(EventKind::Step)
+                text,
             };
             let id = insert_event(&transaction, &job_id, &body)?;
             transaction.commit()?;
@@ -623,10 +371,9 @@ impl Store {
                 &format!("UPDATE jobs SET state = 'failed', finished_at = {NOW} WHERE id = ?1"),
                 params![job_id],
             )?;
-            let body = EventBody {
-                state: Some(JobState::Failed.as_str().into()),
-                text: Some(text),
-                ..EventBody::empty(EventKind::State)
+            let body = EventBody::State {
+                state: JobState::Failed,
+                text,
             };
             let id = insert_event(&transaction, &job_id, &body)?;
             transaction.commit()?;
@@ -651,11 +398,7 @@ impl Store {
                 &format!("UPDATE jobs SET state = ?2, finished_at = {finished_at} WHERE id = ?1"),
                 params![job_id, state.as_str()],
             )?;
-            let body = EventBody {
-                state: Some(state.as_str().into()),
-                text: Some(text),
-                ..EventBody::empty(EventKind::State)
-            };
+            let body = EventBody::State { state, text };
             let id = insert_event(&transaction, &job_id, &body)?;
             transaction.commit()?;
             newest.send_replace(id);
@@ -735,7 +478,9 @@ impl Store {
                     |row| row.get(0),
                 )
                 .optional()?;
-            Ok(state.map(|state| JobState::from_db(&state)).transpose()?)
+            Ok(state
+                .map(|state| from_db(&state, JobState::parse, "job state"))
+                .transpose()?)
         })
         .await
     }
@@ -749,7 +494,7 @@ fn job_from_row(row: &Row<'_>) -> rusqlite::Result<Job> {
         id: row.get(0)?,
         cluster: row.get(1)?,
         region: row.get(2)?,
-        state: JobState::from_db(&row.get::<_, String>(3)?)?,
+        state: from_db(&row.get::<_, String>(3)?, JobState::parse, "job state")?,
         created_at: row.get(4)?,
         finished_at: row.get(5)?,
         directory: row.get(6)?,
@@ -772,7 +517,7 @@ fn fill_job(connection: &Connection, job: &mut Job) -> Result<(), StoreError> {
                 name: row.get(1)?,
                 title: row.get(2)?,
                 command: serde_json::from_str(&command).unwrap_or_default(),
-                state: StepState::from_db(&row.get::<_, String>(4)?)?,
+                state: from_db(&row.get::<_, String>(4)?, StepState::parse, "step state")?,
                 exit_code: row.get(5)?,
                 started_at: row.get(6)?,
                 finished_at: row.get(7)?,
@@ -824,43 +569,112 @@ fn active_job(
         .optional()
 }
 
+/// The event's columns: kind, step, stream, text, state, exit code and stage (JSON).
+type EventColumns<'a> = (
+    &'static str,
+    Option<i64>,
+    Option<&'static str>,
+    &'a str,
+    Option<&'static str>,
+    Option<i32>,
+    Option<String>,
+);
+
+fn event_columns(body: &EventBody) -> EventColumns<'_> {
+    match body {
+        EventBody::Log { step, stream, text } => (
+            "log",
+            Some(*step as i64),
+            Some(stream.as_str()),
+            text,
+            None,
+            None,
+            None,
+        ),
+        EventBody::Stage { step, text, stage } => (
+            "stage",
+            Some(*step as i64),
+            None,
+            text,
+            None,
+            None,
+            Some(serde_json::to_string(stage).expect("a stage serialises")),
+        ),
+        EventBody::Step {
+            step,
+            state,
+            exit_code,
+            text,
+        } => (
+            "step",
+            Some(*step as i64),
+            None,
+            text,
+            Some(state.as_str()),
+            *exit_code,
+            None,
+        ),
+        EventBody::State { state, text } => {
+            ("state", None, None, text, Some(state.as_str()), None, None)
+        }
+    }
+}
+
 fn insert_event(connection: &Connection, job_id: &str, body: &EventBody) -> rusqlite::Result<i64> {
-    let stage = body
-        .stage
-        .as_ref()
-        .map(|stage| serde_json::to_string(stage).expect("a stage serialises"));
+    let (kind, step, stream, text, state, exit_code, stage) = event_columns(body);
     connection.execute(
         "INSERT INTO events (job_id, kind, step, stream, text, state, exit_code, stage)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-        params![
-            job_id,
-            body.kind.as_str(),
-            body.step.map(|step| step as i64),
-            body.stream.map(OutputStream::as_str),
-            body.text,
-            body.state,
-            body.exit_code,
-            stage,
-        ],
+        params![job_id, kind, step, stream, text, state, exit_code, stage],
     )?;
     Ok(connection.last_insert_rowid())
 }
 
 fn event_from_row(row: &Row<'_>) -> rusqlite::Result<Event> {
+    let kind: String = row.get(3)?;
+    let step = row.get::<_, Option<i64>>(4)?.unwrap_or(0) as usize;
     let stream: Option<String> = row.get(5)?;
-    let stage: Option<String> = row.get(9)?;
+    let text: String = row.get::<_, Option<String>>(6)?.unwrap_or_default();
+    let state: Option<String> = row.get(7)?;
+    let state = state.as_deref().unwrap_or_default();
+    let body = match kind.as_str() {
+        "log" => EventBody::Log {
+            step,
+            stream: from_db(
+                stream.as_deref().unwrap_or_default(),
+                OutputStream::parse,
+                "output stream",
+            )?,
+            text,
+        },
+        "stage" => {
+            let stage: Option<String> = row.get(9)?;
+            EventBody::Stage {
+                step,
+                text,
+                stage: from_db(
+                    stage.as_deref().unwrap_or_default(),
+                    |stage| serde_json::from_str(stage).ok(),
+                    "stage",
+                )?,
+            }
+        }
+        "step" => EventBody::Step {
+            step,
+            state: from_db(state, StepState::parse, "step state")?,
+            exit_code: row.get(8)?,
+            text,
+        },
+        "state" => EventBody::State {
+            state: from_db(state, JobState::parse, "job state")?,
+            text,
+        },
+        other => from_db(other, |_| None, "event kind")?,
+    };
     Ok(Event {
         id: row.get(0)?,
         job_id: row.get(1)?,
         at: row.get(2)?,
-        body: EventBody {
-            kind: EventKind::from_db(&row.get::<_, String>(3)?)?,
-            step: row.get::<_, Option<i64>>(4)?.map(|step| step as usize),
-            stream: stream.as_deref().map(OutputStream::from_db).transpose()?,
-            text: row.get(6)?,
-            state: row.get(7)?,
-            exit_code: row.get(8)?,
-            stage: stage.and_then(|stage| serde_json::from_str(&stage).ok()),
-        },
+        body,
     })
 }
