@@ -6,20 +6,19 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use axum::extract::{FromRequest, Request, State};
-use axum::http::StatusCode;
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::{Json, Router};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
-use serde_json::json;
 use shared::Spec;
 use tokio::sync::Semaphore;
 
 use crate::aws::calls::{CapacityBlockOffering, CapacityBlockQuery};
 use crate::aws::live::{self, CheckStatus, LiveReport};
 use crate::aws::{AwsOptions, LiveAws};
+use crate::error::ApiError;
 
 /// Live-check requests (`/api/checks`, `/api/capacity-block-offerings`) that may run at
 /// once; more wait up to [`CHECK_QUEUE_WAIT`] for a turn, then get 429, so no client can
@@ -49,17 +48,16 @@ async fn one_of_few(
 ) -> Response {
     match tokio::time::timeout(CHECK_QUEUE_WAIT, running.acquire()).await {
         Ok(Ok(_permit)) => next.run(request).await,
-        _ => json_error(
-            StatusCode::TOO_MANY_REQUESTS,
-            format!(
-                "{MAX_CONCURRENT_CHECKS} live checks have been running for {} s; try again when one has answered",
-                CHECK_QUEUE_WAIT.as_secs()
-            ),
-        ),
+        _ => ApiError::TooManyRequests(format!(
+            "{MAX_CONCURRENT_CHECKS} live checks have been running for {} s; try again when one has answered",
+            CHECK_QUEUE_WAIT.as_secs()
+        ))
+        .into_response(),
     }
 }
 
-/// A JSON body whose rejection is a JSON `{"error": …}` saying what is wrong with it.
+/// A JSON body whose rejection is an [`ApiError`] saying what is wrong with it (the
+/// field, for a body that does not fit the type).
 pub struct JsonBody<T>(pub T);
 
 /// Bodies larger than this are read off the async workers (see `api::off_the_workers`).
@@ -70,9 +68,9 @@ where
     S: Send + Sync,
     T: DeserializeOwned + Send + 'static,
 {
-    type Rejection = Response;
+    type Rejection = ApiError;
 
-    async fn from_request(request: Request, state: &S) -> Result<JsonBody<T>, Response> {
+    async fn from_request(request: Request, state: &S) -> Result<JsonBody<T>, ApiError> {
         let plain_json = request
             .headers()
             .get(axum::http::header::CONTENT_TYPE)
@@ -81,26 +79,19 @@ where
             .is_some_and(|mime| mime.trim().eq_ignore_ascii_case("application/json"));
         if !plain_json {
             // axum decides about other content types and says why it refuses them.
-            return match Json::<T>::from_request(request, state).await {
-                Ok(Json(value)) => Ok(JsonBody(value)),
-                Err(rejection) => Err(json_error(rejection.status(), rejection.body_text())),
-            };
+            let Json(value) = Json::<T>::from_request(request, state).await?;
+            return Ok(JsonBody(value));
         }
-        let bytes = axum::body::Bytes::from_request(request, state)
-            .await
-            .map_err(|rejection| json_error(rejection.status(), rejection.body_text()))?;
+        let bytes = axum::body::Bytes::from_request(request, state).await?;
         if bytes.len() > LARGE_BODY_BYTES {
-            return crate::api::off_the_workers(move || read_json(&bytes))
-                .await
-                .map_err(IntoResponse::into_response)?
-                .map_err(|rejection| *rejection);
+            return crate::api::off_the_workers(move || read_json(&bytes)).await?;
         }
-        read_json(&bytes).map_err(|rejection| *rejection)
+        read_json(&bytes)
     }
 }
 
 /// A JSON body read as `T`, or a JSON 4xx naming the field that is wrong.
-fn read_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<JsonBody<T>, Box<Response>> {
+fn read_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<JsonBody<T>, ApiError> {
     // Read without tracking the path first; only a body that fails is read again
     // through axum, whose message names the field (`node_groups[0].min_size: …`).
     // The body's UTF-8 is checked once, as a whole: read from bytes, serde_json would
@@ -110,17 +101,8 @@ fn read_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<JsonBody<T>, Box<Respo
     {
         return Ok(JsonBody(value));
     }
-    match Json::<T>::from_bytes(bytes) {
-        Ok(Json(value)) => Ok(JsonBody(value)),
-        Err(rejection) => Err(Box::new(json_error(
-            rejection.status(),
-            rejection.body_text(),
-        ))),
-    }
-}
-
-fn json_error(status: StatusCode, message: impl Into<String>) -> Response {
-    (status, Json(json!({ "error": message.into() }))).into_response()
+    let Json(value) = Json::<T>::from_bytes(bytes)?;
+    Ok(JsonBody(value))
 }
 
 /// `POST /api/checks`: a spec in, every live check's result, EC2's answers as facts and
@@ -182,16 +164,12 @@ pub struct CapacityBlockAnswer {
 async fn capacity_block_offerings(
     State(aws): State<LiveAws>,
     JsonBody(request): JsonBody<CapacityBlockRequest>,
-) -> Result<Json<CapacityBlockAnswer>, Response> {
-    let region = shared::ids::Region::parse(&request.region).map_err(|error| {
-        json_error(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            format!("region `{}` {error}", request.region),
-        )
-    })?;
+) -> Result<Json<CapacityBlockAnswer>, ApiError> {
+    let region = shared::ids::Region::parse(&request.region)
+        .map_err(|error| ApiError::unprocessable(format!("region `{}` {error}", request.region)))?;
     let query = &request.query();
     if let Some(problem) = query.problem() {
-        return Err(json_error(StatusCode::UNPROCESSABLE_ENTITY, problem));
+        return Err(ApiError::unprocessable(problem));
     }
     let answer = match aws.capacity_block_offerings(&region, query).await {
         Ok(offerings) => CapacityBlockAnswer {

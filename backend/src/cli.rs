@@ -303,8 +303,11 @@ fn serve(
         let mut state = AppState {
             static_dir,
             aws: crate::checks::server_aws(ec2_endpoint, eks_endpoint).await,
-            deploy: deployer.clone(),
-            deploy_unavailable,
+            deploys: match (&deployer, deploy_unavailable) {
+                (Some(deployer), _) => crate::deploy::Deploys::Enabled(deployer.clone()),
+                (None, Some(unavailable)) => crate::deploy::Deploys::Unavailable(unavailable),
+                (None, None) => crate::deploy::Deploys::NotEnabled,
+            },
             host_guard: None,
         };
         if let Some(reason) = state.aws.status().reason {

@@ -43,11 +43,8 @@ pub struct AppState {
     pub static_dir: Option<PathBuf>,
     /// EC2 access (offline when no credentials were found at start).
     pub aws: aws::LiveAws,
-    /// Deploy jobs; without it the deploy routes answer 503.
-    pub deploy: Option<deploy::Deployer>,
-    /// Why `deploy` is `None` when deploys were asked for but could not be set up (a data
-    /// directory that cannot be written, say); the deploy routes' 503 says it.
-    pub deploy_unavailable: Option<deploy::DeploysUnavailable>,
+    /// Deploy jobs, or why there are none (the deploy routes' 503 says it).
+    pub deploys: deploy::Deploys,
     /// The `Host` names requests must carry (`eks-studio serve` always sets it; without
     /// it, as in tests that call the router directly, every host is answered).
     pub host_guard: Option<guard::HostGuard>,
@@ -82,7 +79,7 @@ pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 pub fn app(state: AppState) -> Router {
     let static_dir = state.static_dir.clone();
     let host_guard = state.host_guard.clone();
-    let deploys = deploy::router(state.deploy.clone(), state.deploy_unavailable.clone());
+    let deploys = deploy::router(state.deploys.clone());
     // The routers spell out `/api/…` rather than being nested under `/api`: a nested
     // route rewrites every request's URI on the way in, a cost on the API's hot path.
     let router = api::router(state.aws.clone())

@@ -10,7 +10,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use subtle::ConstantTimeEq;
 
-use super::{DeployError, Deployer};
+use super::Deployer;
 
 /// The environment variable a deploy token can be given in.
 pub const TOKEN_VARIABLE: &str = "EKS_STUDIO_DEPLOY_TOKEN";
@@ -120,7 +120,7 @@ pub async fn require_token(
             "deploy routes need `Authorization: Bearer <token>`; the server printed the token at start (or took it from EKS_STUDIO_DEPLOY_TOKEN)"
         }
     };
-    let mut response = DeployError::Unauthorized(refusal.into()).into_response();
+    let mut response = crate::error::ApiError::Unauthorized(refusal.into()).into_response();
     response.headers_mut().insert(
         WWW_AUTHENTICATE,
         "Bearer".parse().expect("a valid header value"),

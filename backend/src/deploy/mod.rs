@@ -24,11 +24,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use axum::Json;
-use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
 use futures_util::Stream;
-use serde_json::json;
 use shared::Spec;
 use shared::bundle::BundleFile;
 use shared::ids::{Region, ResourceName};
@@ -144,17 +140,6 @@ pub fn default_data_dir() -> PathBuf {
 /// Everything a deploy request can fail with; each answers with a JSON `{"error": …}`.
 #[derive(Debug, thiserror::Error)]
 pub enum DeployError {
-    /// No token, or the wrong one (401).
-    #[error("{0}")]
-    Unauthorized(String),
-    /// The request itself is malformed (its status, usually 400).
-    #[error("{message}")]
-    BadRequest {
-        /// 400, 413, 415 or 422, as the body's rejection says.
-        status: StatusCode,
-        /// What is wrong.
-        message: String,
-    },
     /// The spec has error findings (422, with every finding).
     #[error("the spec has {} error finding(s); fix them before deploying", errors(.0))]
     Refused(Vec<Finding>),
@@ -216,47 +201,17 @@ impl From<StoreError> for DeployError {
     }
 }
 
-impl IntoResponse for DeployError {
-    fn into_response(self) -> Response {
-        let message = self.to_string();
-        let (status, body) = match self {
-            DeployError::Unauthorized(_) => (StatusCode::UNAUTHORIZED, json!({ "error": message })),
-            DeployError::BadRequest { status, .. } => (status, json!({ "error": message })),
-            DeployError::Refused(findings) => (
-                StatusCode::UNPROCESSABLE_ENTITY,
-                json!({ "error": message, "findings": findings }),
-            ),
-            DeployError::Unprocessable(_) => (
-                StatusCode::UNPROCESSABLE_ENTITY,
-                json!({ "error": message }),
-            ),
-            DeployError::ServerFiles(files) => (
-                StatusCode::UNPROCESSABLE_ENTITY,
-                json!({ "error": message, "server_files": files }),
-            ),
-            DeployError::NotFound(_) => (StatusCode::NOT_FOUND, json!({ "error": message })),
-            DeployError::Active { job, .. } => (
-                StatusCode::CONFLICT,
-                json!({ "error": message, "job": job }),
-            ),
-            DeployError::NotActive { state, .. } => (
-                StatusCode::CONFLICT,
-                json!({ "error": message, "state": state }),
-            ),
-            DeployError::Busy(_) => (StatusCode::TOO_MANY_REQUESTS, json!({ "error": message })),
-            DeployError::Unavailable(_) | DeployError::DataDirInUse(_) => {
-                (StatusCode::SERVICE_UNAVAILABLE, json!({ "error": message }))
-            }
-            DeployError::Internal(detail) => {
-                tracing::error!(%detail, "deploy request failed");
-                (
-                    StatusCode::INTERNAL_SERVER_ERROR,
-                    json!({ "error": "internal error" }),
-                )
-            }
-        };
-        (status, Json(body)).into_response()
-    }
+/// Whether the server deploys.
+#[derive(Clone, Debug, Default)]
+pub enum Deploys {
+    /// Deploys run through this deployer.
+    Enabled(Deployer),
+    /// Deploys were asked for but could not be set up (a data directory that cannot be
+    /// written, say).
+    Unavailable(DeploysUnavailable),
+    /// Deploys were not asked for (tests that serve only the rest of the API).
+    #[default]
+    NotEnabled,
 }
 
 /// Why a server has no deploys although they were asked for, and the token whose holders

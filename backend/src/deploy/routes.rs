@@ -8,7 +8,6 @@
 //! | `GET /deploys/{id}/events` | server-sent events after `Last-Event-ID` (or all), ending with the job |
 //! | `POST /deploys/{id}/cancel` | stops the job's processes; the job, `cancelled` |
 
-use axum::extract::rejection::JsonRejection;
 use axum::extract::{Path, State};
 use axum::http::header::{CONTENT_TYPE, LOCATION};
 use axum::http::{HeaderMap, StatusCode};
@@ -21,7 +20,9 @@ use shared::Spec;
 use tower_http::limit::RequestBodyLimitLayer;
 
 use super::auth::require_token;
-use super::{DeployError, Deployer, Job};
+use super::{Deployer, Job};
+use crate::checks::JsonBody;
+use crate::error::ApiError;
 
 /// Largest request body accepted: far above any real spec, far below harm.
 pub const MAX_REQUEST_BYTES: usize = 1024 * 1024;
@@ -29,10 +30,12 @@ pub const MAX_REQUEST_BYTES: usize = 1024 * 1024;
 /// The deploy routes, under `/api/deploys`. Without a deployer every deploy route
 /// answers 503; the reason deploys could not be set up (which names the server's data
 /// directory) only to callers that present the deploy token.
-pub fn router(
-    deployer: Option<Deployer>,
-    unavailable: Option<super::DeploysUnavailable>,
-) -> Router {
+pub fn router(deploys: super::Deploys) -> Router {
+    let (deployer, unavailable) = match deploys {
+        super::Deploys::Enabled(deployer) => (Some(deployer), None),
+        super::Deploys::Unavailable(unavailable) => (None, Some(unavailable)),
+        super::Deploys::NotEnabled => (None, None),
+    };
     let Some(deployer) = deployer else {
         let not_enabled = move |headers: HeaderMap| {
             let message = match &unavailable {
@@ -45,7 +48,7 @@ pub fn router(
                 Some(_) => "deploys are disabled on this server: its data directory cannot be used; the server's log says why".to_owned(),
                 None => "deploys are not enabled on this server".to_owned(),
             };
-            async move { DeployError::Unavailable(message) }
+            async move { ApiError::Unavailable(message) }
         };
         return Router::new()
             .route("/api/deploys", any(not_enabled.clone()))
@@ -75,7 +78,7 @@ async fn payload_too_large_as_json(response: Response) -> Response {
     if response.status() != StatusCode::PAYLOAD_TOO_LARGE || is_json {
         return response;
     }
-    DeployError::BadRequest {
+    ApiError::BadRequest {
         status: StatusCode::PAYLOAD_TOO_LARGE,
         message: format!("the request body is larger than {MAX_REQUEST_BYTES} bytes"),
     }
@@ -93,16 +96,9 @@ struct CreateQuery {
 async fn create(
     State(deployer): State<Deployer>,
     query: Result<axum::extract::Query<CreateQuery>, axum::extract::rejection::QueryRejection>,
-    body: Result<Json<Spec>, JsonRejection>,
-) -> Result<(StatusCode, [(axum::http::HeaderName, String); 1], Json<Job>), DeployError> {
-    let axum::extract::Query(query) = query.map_err(|rejection| DeployError::BadRequest {
-        status: StatusCode::BAD_REQUEST,
-        message: rejection.body_text(),
-    })?;
-    let Json(spec) = body.map_err(|rejection| DeployError::BadRequest {
-        status: rejection.status(),
-        message: rejection.body_text(),
-    })?;
+    JsonBody(spec): JsonBody<Spec>,
+) -> Result<(StatusCode, [(axum::http::HeaderName, String); 1], Json<Job>), ApiError> {
+    let axum::extract::Query(query) = query?;
     let job = deployer
         .start_with(&spec, query.confirm_server_files)
         .await?;
@@ -110,21 +106,21 @@ async fn create(
     Ok((StatusCode::ACCEPTED, [(LOCATION, location)], Json(job)))
 }
 
-async fn list(State(deployer): State<Deployer>) -> Result<Json<Vec<Job>>, DeployError> {
+async fn list(State(deployer): State<Deployer>) -> Result<Json<Vec<Job>>, ApiError> {
     Ok(Json(deployer.jobs().await?))
 }
 
 async fn show(
     State(deployer): State<Deployer>,
     Path(id): Path<String>,
-) -> Result<Json<Job>, DeployError> {
+) -> Result<Json<Job>, ApiError> {
     Ok(Json(deployer.job(&id).await?))
 }
 
 async fn cancel(
     State(deployer): State<Deployer>,
     Path(id): Path<String>,
-) -> Result<Json<Job>, DeployError> {
+) -> Result<Json<Job>, ApiError> {
     Ok(Json(deployer.cancel(&id).await?))
 }
 
@@ -133,14 +129,14 @@ async fn events(
     State(deployer): State<Deployer>,
     Path(id): Path<String>,
     headers: HeaderMap,
-) -> Result<Sse<impl Stream<Item = Result<SseEvent, std::convert::Infallible>>>, DeployError> {
+) -> Result<Sse<impl Stream<Item = Result<SseEvent, std::convert::Infallible>>>, ApiError> {
     let after = match headers.get("last-event-id") {
         None => 0,
         Some(value) => value
             .to_str()
             .ok()
             .and_then(|value| value.trim().parse::<i64>().ok())
-            .ok_or_else(|| DeployError::BadRequest {
+            .ok_or_else(|| ApiError::BadRequest {
                 status: StatusCode::BAD_REQUEST,
                 message: "Last-Event-ID must be an event id (a number)".into(),
             })?,

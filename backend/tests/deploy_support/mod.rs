@@ -86,7 +86,7 @@ impl Harness {
     /// The whole application with this deployer.
     pub fn app(&self) -> Router {
         app(AppState {
-            deploy: Some(self.deployer.clone()),
+            deploys: backend::deploy::Deploys::Enabled(self.deployer.clone()),
             ..AppState::default()
         })
     }
