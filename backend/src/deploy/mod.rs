@@ -37,7 +37,7 @@ pub use routes::router;
 pub use store::{Event, Job, JobState};
 
 use runner::StopReason;
-use store::{CreateRefused, NewJob, Store, StoreError};
+use store::{Created, NewJob, NewStep, Store, StoreError};
 
 /// How many deploys may run at once unless configured otherwise.
 pub const DEFAULT_MAX_ACTIVE_DEPLOYS: usize = 4;
@@ -481,15 +481,19 @@ impl Deployer {
             directory: directory.to_string_lossy().into_owned(),
             steps: steps
                 .iter()
-                .map(|step| (step.name.to_owned(), step.title.clone(), step.display()))
+                .map(|step| NewStep {
+                    name: step.name.to_owned(),
+                    title: step.title.clone(),
+                    command: step.display(),
+                })
                 .collect(),
         };
-        let created = store
-            .create_job(new_job)
-            .await
-            .map_err(|error| self.storage_refusal("store the deploy job", error))?;
-        if let Err(CreateRefused::Active(job)) = created {
-            return Err(active_conflict(job));
+        match store.create_job(new_job).await {
+            Created::Stored => {}
+            Created::AlreadyActive(job) => return Err(active_conflict(job)),
+            Created::Failed(error) => {
+                return Err(self.storage_refusal("store the deploy job", error));
+            }
         }
         if let Err(error) = write_bundle(&directory, &files).await {
             let text = format!(

@@ -122,15 +122,30 @@ pub struct NewJob {
     pub region: String,
     /// The job's directory.
     pub directory: String,
-    /// Steps in order: name, title, command.
-    pub steps: Vec<(String, String, Vec<String>)>,
+    /// Steps in order.
+    pub steps: Vec<NewStep>,
 }
 
-/// Why a job could not be created.
+/// A step of a job to create.
+#[derive(Clone, Debug)]
+pub struct NewStep {
+    /// Short machine name, e.g. `create-cluster`.
+    pub name: String,
+    /// What it does, in words.
+    pub title: String,
+    /// The argument vector it runs, as shown.
+    pub command: Vec<String>,
+}
+
+/// What became of a job to create.
 #[derive(Debug)]
-pub enum CreateRefused {
-    /// This job is already active for the same cluster name and region.
-    Active(String),
+pub enum Created {
+    /// Stored, pending.
+    Stored,
+    /// Not stored: this job is already active for the same cluster name and region.
+    AlreadyActive(String),
+    /// The store failed.
+    Failed(StoreError),
 }
 
 /// The job store. Cheap to clone.
@@ -244,8 +259,8 @@ impl Store {
 
     /// Stores a new pending job and its pending steps, unless one is already active for
     /// the same cluster name and region.
-    pub async fn create_job(&self, job: NewJob) -> Result<Result<(), CreateRefused>, StoreError> {
-        self.with(move |connection, _| {
+    pub async fn create_job(&self, job: NewJob) -> Created {
+        let stored = self.with(move |connection, _| {
             let transaction = connection.transaction()?;
             let inserted = transaction.execute(
                 "INSERT INTO jobs (id, cluster, region, state, directory) VALUES (?1, ?2, ?3, 'pending', ?4)",
@@ -258,11 +273,11 @@ impl Store {
                 {
                     drop(transaction);
                     let active = active_job(connection, &job.cluster, &job.region)?;
-                    return Ok(Err(CreateRefused::Active(active.unwrap_or_default())));
+                    return Ok(Some(active.unwrap_or_default()));
                 }
                 Err(error) => return Err(error.into()),
             }
-            for (position, (name, title, command)) in job.steps.iter().enumerate() {
+            for (position, NewStep { name, title, command }) in job.steps.iter().enumerate() {
                 transaction.execute(
                     "INSERT INTO steps (job_id, position, name, title, command, state) VALUES (?1, ?2, ?3, ?4, ?5, 'pending')",
                     params![
@@ -275,9 +290,14 @@ impl Store {
                 )?;
             }
             transaction.commit()?;
-            Ok(Ok(()))
+            Ok(None)
         })
-        .await
+        .await;
+        match stored {
+            Ok(None) => Created::Stored,
+            Ok(Some(active)) => Created::AlreadyActive(active),
+            Err(error) => Created::Failed(error),
+        }
     }
 
     /// The active job for a cluster name and region, if any.
