@@ -447,4 +447,55 @@ mod tests {
         assert_eq!(count_before(line, " failed"), 1);
         assert_eq!(count_before("FAILED. 0 passed; 3 failed;", " failed"), 3);
     }
+
+    /// Every source file in `dir`, recursively.
+    fn rust_files(dir: &std::path::Path, found: &mut Vec<std::path::PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                rust_files(&path, found);
+            } else if path.extension().is_some_and(|extension| extension == "rs") {
+                found.push(path);
+            }
+        }
+    }
+
+    /// ARCHITECTURE.md names every module: by its file name (`cache.rs`) or its path in
+    /// its directory (`rules/live.rs`, `page_floor/work.rs`). `lib.rs`, `main.rs` and
+    /// `mod.rs` are their directory's and need no mention of their own.
+    #[test]
+    fn architecture_names_every_module() {
+        let root = super::root();
+        let text = std::fs::read_to_string(root.join("ARCHITECTURE.md")).unwrap();
+        let mut files = Vec::new();
+        for crate_dir in [
+            "shared/src",
+            "frontend/src",
+            "backend/src",
+            "xtask/src",
+            "tests/src",
+        ] {
+            rust_files(&root.join(crate_dir), &mut files);
+        }
+        let mut missing = Vec::new();
+        for file in &files {
+            let name = file.file_name().unwrap().to_string_lossy().into_owned();
+            if matches!(name.as_str(), "lib.rs" | "main.rs" | "mod.rs") {
+                continue;
+            }
+            let parent = file
+                .parent()
+                .and_then(|parent| parent.file_name())
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            if !text.contains(&format!("`{name}`")) && !text.contains(&format!("{parent}/{name}")) {
+                missing.push(file.strip_prefix(&root).unwrap().display().to_string());
+            }
+        }
+        assert!(
+            missing.is_empty(),
+            "ARCHITECTURE.md does not name these modules: {missing:?}"
+        );
+    }
 }
