@@ -907,7 +907,8 @@ async fn offline_mode_says_so_in_health_and_every_check_could_not_run_with_the_r
         report["facts"],
         json!({
             "offerings": [], "reservations": [], "missing_reservations": [],
-            "subnets": [], "missing_subnets": [], "spot_scores": [],
+            "subnets": [], "missing_subnets": [], "missing_vpcs": [],
+            "instance_types": [], "unknown_instance_types": [], "spot_scores": [],
             "today": backend::today().to_string(),
         })
     );

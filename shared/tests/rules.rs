@@ -5,7 +5,9 @@ mod common;
 
 use common::*;
 use shared::karpenter::{Budget, Requirement, SelectorTerm};
-use shared::rules::{self, ClusterVersionFact, LiveFacts, Severity, SpotScoreFact};
+use shared::rules::{
+    self, ClusterVersionFact, InstanceTypeFact, LiveFacts, Severity, SpotScoreFact,
+};
 use shared::spec::{Addon, Capacity, GroupPlacement, Network, NodeTaint, Spec};
 
 type Base = fn() -> (Spec, LiveFacts);
@@ -726,6 +728,39 @@ const CASES: &[Case] = &[
         path: "node_groups[1].instance_type",
     },
     Case {
+        rule: "vpc-not-found",
+        base: block,
+        breaks: |_, live| live.missing_vpcs.push(VPC.into()),
+        path: "network.vpc_id",
+    },
+    Case {
+        rule: "instance-type-unknown-to-ec2",
+        base: block,
+        breaks: |_, live| live.unknown_instance_types.push("p5.48xlarge".into()),
+        path: "node_groups[1].instance_type",
+    },
+    Case {
+        rule: "instance-type-offered-nowhere",
+        base: block,
+        breaks: |_, live| live.offerings[0].availability_zones.clear(),
+        path: "node_groups[1].instance_type",
+    },
+    Case {
+        rule: "instance-type-catalog-disagrees",
+        base: block,
+        breaks: |_, live| {
+            live.instance_types.push(InstanceTypeFact {
+                instance_type: "p5.48xlarge".into(),
+                efa_supported: true,
+                efa_interfaces: 16,
+                gpu_count: 8,
+                gpu_memory_mib: Some(81_920),
+                neuron_count: 0,
+            })
+        },
+        path: "node_groups[1].instance_type",
+    },
+    Case {
         rule: "reservation-not-found",
         base: block,
         breaks: |_, live| {
@@ -811,6 +846,28 @@ const CASES: &[Case] = &[
         path: "node_groups[1].capacity",
     },
 ];
+
+#[test]
+fn ec2_agreeing_with_the_catalog_is_no_finding_and_a_type_offered_nowhere_is_one() {
+    let (spec, mut live) = block();
+    let catalog = shared::catalog::lookup("p5.48xlarge").unwrap();
+    live.instance_types.push(InstanceTypeFact {
+        instance_type: "p5.48xlarge".into(),
+        efa_supported: catalog.efa_supported,
+        efa_interfaces: catalog.efa_interfaces,
+        gpu_count: catalog.gpu_count,
+        gpu_memory_mib: catalog.gpu_memory_mib,
+        neuron_count: 0,
+    });
+    assert!(fired_paths(&spec, &live, "instance-type-catalog-disagrees").is_empty());
+    live.offerings[0].availability_zones.clear();
+    // Offered nowhere is said once, not once per zone of the group.
+    assert!(fired_paths(&spec, &live, "instance-type-not-offered").is_empty());
+    assert_eq!(
+        fired_paths(&spec, &live, "instance-type-offered-nowhere"),
+        ["node_groups[1].instance_type"]
+    );
+}
 
 #[test]
 fn a_version_eks_lists_is_judged_by_eks_not_the_calendar() {

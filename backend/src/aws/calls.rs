@@ -50,6 +50,20 @@ pub struct InstanceTypeFacts {
     pub memory_mib: u64,
 }
 
+impl InstanceTypeFacts {
+    /// The part the shared rules read.
+    pub fn fact(&self) -> shared::rules::InstanceTypeFact {
+        shared::rules::InstanceTypeFact {
+            instance_type: self.instance_type.clone(),
+            efa_supported: self.efa_supported,
+            efa_interfaces: self.efa_interfaces,
+            gpu_count: self.gpu_count,
+            gpu_memory_mib: self.gpu_memory_mib,
+            neuron_count: self.neuron_count,
+        }
+    }
+}
+
 /// A capacity reservation (ODCR or Capacity Block) as EC2 describes it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Reservation {

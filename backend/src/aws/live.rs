@@ -429,6 +429,15 @@ fn facts_from(answered: &[(&Planned, &Answer)]) -> LiveFacts {
             (Answer::Reservation(None), Question::Reservation { id }) => {
                 push_new(&mut facts.missing_reservations, id.clone());
             }
+            (Answer::Vpc(None), Question::Vpc { id }) => {
+                push_new(&mut facts.missing_vpcs, id.clone());
+            }
+            (Answer::Facts(Some(live)), _) => {
+                push_new(&mut facts.instance_types, live.fact());
+            }
+            (Answer::Facts(None), Question::Facts { instance_type }) => {
+                push_new(&mut facts.unknown_instance_types, instance_type.clone());
+            }
             (Answer::Subnet(Some(subnet)), _) => {
                 push_new(&mut facts.subnets, subnet.fact.clone());
             }
@@ -600,25 +609,11 @@ fn judge(region: &Region, planned: &Planned, answer: &Answer, findings: &[Findin
                 })
                 .collect();
             let detail = json!({ "region": region.as_str(), "offerings": offered_detail });
-            let nowhere: Vec<&String> = offered
-                .iter()
-                .filter(|(_, names)| names.is_empty())
-                .map(|(instance_type, _)| instance_type)
-                .collect();
-            if !nowhere.is_empty() {
-                let message = format!(
-                    "{} not offered in any zone of {}",
-                    nowhere
-                        .iter()
-                        .map(|name| name.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                        + if nowhere.len() == 1 { " is" } else { " are" },
-                    region.as_str()
-                );
-                return result(planned, CheckStatus::Failed, message, detail);
-            }
-            let fired = findings_for(findings, &["instance-type-not-offered"], &planned.path);
+            let fired = findings_for(
+                findings,
+                &["instance-type-offered-nowhere", "instance-type-not-offered"],
+                &planned.path,
+            );
             let ok_message = offered
                 .iter()
                 .map(|(instance_type, names)| {
@@ -632,17 +627,15 @@ fn judge(region: &Region, planned: &Planned, answer: &Answer, findings: &[Findin
             let Question::Facts { instance_type } = &planned.question else {
                 unreachable!("a facts answer comes from a facts question")
             };
-            result(
+            let fired = findings_for(findings, &["instance-type-unknown-to-ec2"], &planned.path);
+            judged(
                 planned,
-                CheckStatus::Failed,
-                format!(
-                    "EC2 does not know the instance type `{instance_type}` in {}",
-                    region.as_str()
-                ),
+                &fired,
+                format!("EC2 knows {instance_type}"),
                 json!({ "instance_type": instance_type }),
             )
         }
-        Answer::Facts(Some(live)) => judge_facts(planned, live),
+        Answer::Facts(Some(live)) => judge_facts(planned, live, findings),
         Answer::Reservation(reservation) => {
             let fired = findings_for(findings, RESERVATION_RULES, group_prefix(&planned.path));
             let ok_message = match reservation {
@@ -672,17 +665,12 @@ fn judge(region: &Region, planned: &Planned, answer: &Answer, findings: &[Findin
                 json!({ "reservation": reservation }),
             )
         }
-        Answer::Vpc(None) => {
-            let Question::Vpc { id } = &planned.question else {
-                unreachable!("a VPC answer comes from a VPC question")
-            };
-            result(
-                planned,
-                CheckStatus::Failed,
-                format!("VPC {id} does not exist in {}", region.as_str()),
-                json!({ "vpc": null }),
-            )
-        }
+        Answer::Vpc(None) => judged(
+            planned,
+            &findings_for(findings, &["vpc-not-found"], &planned.path),
+            "the VPC exists".to_owned(),
+            json!({ "vpc": null }),
+        ),
         Answer::Vpc(Some(vpc)) => result(
             planned,
             CheckStatus::Ok,
@@ -805,101 +793,38 @@ fn judge(region: &Region, planned: &Planned, answer: &Answer, findings: &[Findin
     }
 }
 
-/// Compares EC2's facts with the catalog's; EC2's answer wins where they differ.
-fn judge_facts(planned: &Planned, live: &InstanceTypeFacts) -> CheckResult {
-    let Some(catalog) = shared::catalog::lookup(&live.instance_type) else {
-        return result(
-            planned,
-            CheckStatus::Ok,
-            format!(
-                "{} is not in the studio's catalog; EC2 says {} GPU(s), EFA {}",
-                live.instance_type,
-                live.gpu_count,
-                if live.efa_supported {
-                    "supported"
-                } else {
-                    "not supported"
-                }
-            ),
-            json!({ "live": live, "catalog": null, "differences": [] }),
-        );
-    };
-    let mut differences = Vec::new();
-    let mut compare = |what: &str, live_value: String, catalog_value: String| {
-        if live_value != catalog_value {
-            differences
-                .push(json!({ "field": what, "live": live_value, "catalog": catalog_value }));
-        }
-    };
-    compare(
-        "efa_supported",
-        live.efa_supported.to_string(),
-        catalog.efa_supported.to_string(),
-    );
-    compare(
-        "efa_interfaces",
-        live.efa_interfaces.to_string(),
-        catalog.efa_interfaces.to_string(),
-    );
-    compare(
-        "gpu_count",
-        live.gpu_count.to_string(),
-        catalog.gpu_count.to_string(),
-    );
-    if catalog.gpu_count > 0 {
-        compare(
-            "gpu_memory_mib",
-            live.gpu_memory_mib.unwrap_or(0).to_string(),
-            catalog.gpu_memory_mib.unwrap_or(0).to_string(),
-        );
-    }
-    if catalog.neuron {
-        compare(
-            "neuron_count",
-            live.neuron_count.to_string(),
-            catalog.accelerator_count.to_string(),
-        );
-    }
-    let detail = json!({ "live": live, "catalog": catalog, "differences": differences });
-    if differences.is_empty() {
-        result(
-            planned,
-            CheckStatus::Ok,
-            format!(
-                "EC2 agrees with the catalog on {}: {} GPU(s), EFA {}",
-                live.instance_type,
-                live.gpu_count,
-                if live.efa_supported {
-                    format!("supported ({} interfaces)", live.efa_interfaces)
-                } else {
-                    "not supported".to_owned()
-                }
-            ),
-            detail,
-        )
+/// EC2's facts beside the catalog's; the rule `instance-type-catalog-disagrees` says
+/// where they differ (EC2's answer wins).
+fn judge_facts(planned: &Planned, live: &InstanceTypeFacts, findings: &[Finding]) -> CheckResult {
+    let efa = if live.efa_supported {
+        format!("supported ({} interfaces)", live.efa_interfaces)
     } else {
-        let listed = differences
-            .iter()
-            .map(|difference| {
-                format!(
-                    "{} is {} (catalog: {})",
-                    difference["field"].as_str().unwrap_or_default(),
-                    difference["live"].as_str().unwrap_or_default(),
-                    difference["catalog"].as_str().unwrap_or_default()
-                )
-            })
-            .collect::<Vec<_>>()
-            .join(", ");
-        result(
-            planned,
-            CheckStatus::Failed,
-            format!(
-                "EC2 disagrees with the studio's catalog on {}: {listed}; EC2's answer wins",
-                live.instance_type
-            ),
-            detail,
-        )
-    }
+        "not supported".to_owned()
+    };
+    let catalog = shared::catalog::lookup(&live.instance_type);
+    let differences: Vec<Value> = live
+        .fact()
+        .differences()
+        .into_iter()
+        .map(|(field, live, catalog)| json!({ "field": field, "live": live, "catalog": catalog }))
+        .collect();
+    let ok_message = match catalog {
+        Some(_) => format!(
+            "EC2 agrees with the catalog on {}: {} GPU(s), EFA {efa}",
+            live.instance_type, live.gpu_count
+        ),
+        None => format!(
+            "{} is not in the studio's catalog; EC2 says {} GPU(s), EFA {efa}",
+            live.instance_type, live.gpu_count
+        ),
+    };
+    let fired = findings_for(
+        findings,
+        &["instance-type-catalog-disagrees"],
+        &planned.path,
+    );
+    let detail = json!({ "live": live, "catalog": catalog, "differences": differences });
+    judged(planned, &fired, ok_message, detail)
 }
 
 /// Runs every live check that applies to `spec`, asking EC2 in the spec's region.

@@ -25,6 +25,15 @@ pub struct LiveFacts {
     /// Subnet ids that were asked for and do not exist.
     #[serde(default)]
     pub missing_subnets: Vec<String>,
+    /// VPC ids that were asked for and do not exist (DescribeVpcs).
+    #[serde(default)]
+    pub missing_vpcs: Vec<String>,
+    /// What EC2 says about the instance types it was asked about (DescribeInstanceTypes).
+    #[serde(default)]
+    pub instance_types: Vec<InstanceTypeFact>,
+    /// Instance types EC2 was asked about and does not know.
+    #[serde(default)]
+    pub unknown_instance_types: Vec<String>,
     /// Spot placement scores (GetSpotPlacementScores).
     #[serde(default)]
     pub spot_scores: Vec<SpotScoreFact>,
@@ -92,6 +101,70 @@ pub struct SubnetFact {
     pub available_addresses: u32,
 }
 
+/// What EC2 says about an instance type, as far as the catalog also says it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InstanceTypeFact {
+    /// Instance type.
+    pub instance_type: String,
+    /// Elastic Fabric Adapter support.
+    pub efa_supported: bool,
+    /// Most EFA interfaces an instance can have.
+    pub efa_interfaces: u32,
+    /// GPUs per instance.
+    pub gpu_count: u32,
+    /// Memory of one GPU, MiB.
+    #[serde(default)]
+    pub gpu_memory_mib: Option<u32>,
+    /// Neuron accelerators per instance.
+    pub neuron_count: u32,
+}
+
+impl InstanceTypeFact {
+    /// Where EC2 and the catalog disagree: `(field, EC2's value, the catalog's)`; empty
+    /// when they agree or the catalog does not list the type.
+    pub fn differences(&self) -> Vec<(&'static str, String, String)> {
+        let Some(catalog) = crate::catalog::lookup(&self.instance_type) else {
+            return Vec::new();
+        };
+        let mut differences = Vec::new();
+        let mut compare = |field, live: String, listed: String| {
+            if live != listed {
+                differences.push((field, live, listed));
+            }
+        };
+        compare(
+            "efa_supported",
+            self.efa_supported.to_string(),
+            catalog.efa_supported.to_string(),
+        );
+        compare(
+            "efa_interfaces",
+            self.efa_interfaces.to_string(),
+            catalog.efa_interfaces.to_string(),
+        );
+        compare(
+            "gpu_count",
+            self.gpu_count.to_string(),
+            catalog.gpu_count.to_string(),
+        );
+        if catalog.gpu_count > 0 {
+            compare(
+                "gpu_memory_mib",
+                self.gpu_memory_mib.unwrap_or(0).to_string(),
+                catalog.gpu_memory_mib.unwrap_or(0).to_string(),
+            );
+        }
+        if catalog.neuron {
+            compare(
+                "neuron_count",
+                self.neuron_count.to_string(),
+                catalog.accelerator_count.to_string(),
+            );
+        }
+        differences
+    }
+}
+
 /// One Kubernetes version as EKS lists it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ClusterVersionFact {
@@ -122,6 +195,46 @@ pub struct SpotScoreFact {
 const DESCRIBE_RESERVATIONS: &str = "EC2 DescribeCapacityReservations";
 
 pub(super) static RULES: &[Rule] = &[
+    Rule {
+        id: "vpc-not-found",
+        severity: Severity::Error,
+        summary: "the existing VPC does not exist in this account and region",
+        help: "check the VPC id and the region; VPCs are regional",
+        reference: "EC2 DescribeVpcs; eksctl create cluster fails looking up the VPC before any stack",
+        live: true,
+        stage: Stage::AwsCreate,
+        check: Check::Spec(vpc_not_found),
+    },
+    Rule {
+        id: "instance-type-unknown-to-ec2",
+        severity: Severity::Error,
+        summary: "EC2 does not know the instance type in this region",
+        help: "check the type's spelling, or pick a region that has it",
+        reference: "EC2 DescribeInstanceTypes (InvalidInstanceType); the launch template or the Auto Scaling group is refused at create",
+        live: true,
+        stage: Stage::AwsCreate,
+        check: Check::Spec(instance_type_unknown_to_ec2),
+    },
+    Rule {
+        id: "instance-type-offered-nowhere",
+        severity: Severity::Error,
+        summary: "the instance type is offered in no availability zone of the region",
+        help: "pick a region that offers it, or another type",
+        reference: "EC2 DescribeInstanceTypeOfferings; the Auto Scaling group cannot launch it anywhere",
+        live: true,
+        stage: Stage::AwsCreate,
+        check: Check::Spec(instance_type_offered_nowhere),
+    },
+    Rule {
+        id: "instance-type-catalog-disagrees",
+        severity: Severity::Warning,
+        summary: "EC2 describes the instance type otherwise than the studio's catalog (EFA, GPUs, Neuron devices)",
+        help: "trust EC2's answer; the rules that read the catalog (EFA, GPU counts) may judge this type wrongly until the catalog is updated",
+        reference: "EC2 DescribeInstanceTypes against shared/data/instance-catalog.csv",
+        live: true,
+        stage: Stage::Advice,
+        check: Check::Spec(instance_type_catalog_disagrees),
+    },
     Rule {
         id: "instance-type-not-offered",
         severity: Severity::Error,
@@ -339,6 +452,7 @@ fn instance_type_not_offered(context: &Context<'_>, report: &mut Report<'_>) {
             .offerings
             .iter()
             .find(|offering| offering.instance_type == group.instance_type)
+            .filter(|offering| !offering.availability_zones.is_empty())
         else {
             continue;
         };
@@ -588,5 +702,104 @@ fn spot_placement_score_low(context: &Context<'_>, report: &mut Report<'_>) {
                 ),
             );
         }
+    }
+}
+
+/// Each node group's instance types with the path that names them.
+fn group_type_paths<'a>(context: &Context<'a>) -> Vec<(String, &'a str)> {
+    let mut found = Vec::new();
+    for (index, group) in context.spec.node_groups.iter().enumerate() {
+        if group.instance_types.is_empty() {
+            found.push((
+                format!("node_groups[{index}].instance_type"),
+                group.instance_type.as_str(),
+            ));
+        } else {
+            for instance_type in &group.instance_types {
+                found.push((
+                    format!("node_groups[{index}].instance_types"),
+                    instance_type.as_str(),
+                ));
+            }
+        }
+    }
+    found
+}
+
+fn region_words(context: &Context<'_>) -> String {
+    context.spec.cluster.region.clone()
+}
+
+fn vpc_not_found(context: &Context<'_>, report: &mut Report<'_>) {
+    if let Network::ExistingVpc { vpc_id, .. } = &context.spec.network
+        && context.live.missing_vpcs.contains(vpc_id)
+    {
+        report.fire(
+            "network.vpc_id",
+            format!("VPC {vpc_id} does not exist in {}", region_words(context)),
+        );
+    }
+}
+
+fn instance_type_unknown_to_ec2(context: &Context<'_>, report: &mut Report<'_>) {
+    for (path, instance_type) in group_type_paths(context) {
+        if context
+            .live
+            .unknown_instance_types
+            .iter()
+            .any(|unknown| unknown == instance_type)
+        {
+            report.fire(
+                path,
+                format!(
+                    "EC2 does not know the instance type `{instance_type}` in {}",
+                    region_words(context)
+                ),
+            );
+        }
+    }
+}
+
+fn instance_type_offered_nowhere(context: &Context<'_>, report: &mut Report<'_>) {
+    for (path, instance_type) in group_type_paths(context) {
+        if context.live.offerings.iter().any(|offering| {
+            offering.instance_type == instance_type && offering.availability_zones.is_empty()
+        }) {
+            report.fire(
+                path,
+                format!(
+                    "{instance_type} is not offered in any zone of {}",
+                    region_words(context)
+                ),
+            );
+        }
+    }
+}
+
+fn instance_type_catalog_disagrees(context: &Context<'_>, report: &mut Report<'_>) {
+    for (path, instance_type) in group_type_paths(context) {
+        let Some(fact) = context
+            .live
+            .instance_types
+            .iter()
+            .find(|fact| fact.instance_type == instance_type)
+        else {
+            continue;
+        };
+        let differences = fact.differences();
+        if differences.is_empty() {
+            continue;
+        }
+        let listed = differences
+            .iter()
+            .map(|(field, live, listed)| format!("{field} is {live} (catalog: {listed})"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        report.fire(
+            path,
+            format!(
+                "EC2 disagrees with the studio's catalog on {instance_type}: {listed}; EC2's answer wins"
+            ),
+        );
     }
 }

@@ -32,7 +32,8 @@ use crate::ids::Region;
 use crate::spec::{Network, Spec, Subnet};
 
 pub use live::{
-    ClusterVersionFact, LiveFacts, OfferingFact, ReservationFact, SpotScoreFact, SubnetFact,
+    ClusterVersionFact, InstanceTypeFact, LiveFacts, OfferingFact, ReservationFact, SpotScoreFact,
+    SubnetFact,
 };
 
 /// How serious a finding is.
