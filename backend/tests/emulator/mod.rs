@@ -9,8 +9,7 @@ use std::time::Duration;
 use backend::aws::{AwsOptions, LiveAws};
 use serde_json::Value;
 
-#[path = "../../../tests/src/ec2_emulator.rs"]
-mod process;
+use studio_e2e::ec2_emulator as process;
 
 pub use process::REGION;
 
