@@ -252,12 +252,16 @@ pub struct Requirement {
 }
 
 impl NodePool {
-    /// The node pool the page's "Add NodePool" adds: `gpu-N`, GPU categories g and p
-    /// On-Demand, tainted for GPUs, at most 16 GPUs, emptied after 10 minutes, on `class_name`.
-    pub fn gpu(number: usize, class_name: &str) -> NodePool {
+    /// A GPU pool named `name` on `node_class` with these requirements: tainted
+    /// `nvidia.com/gpu:NoSchedule`, nodes replaced after 30 days (720h).
+    pub fn tainted_for_gpus(
+        name: &str,
+        node_class: &str,
+        requirements: Vec<Requirement>,
+    ) -> NodePool {
         NodePool {
             metadata: ObjectMeta {
-                name: format!("gpu-{number}"),
+                name: name.into(),
                 ..ObjectMeta::default()
             },
             spec: NodePoolSpec {
@@ -266,17 +270,10 @@ impl NodePool {
                     extra: Default::default(),
                     spec: NodeClaimSpec {
                         node_class_ref: NodeClassRef {
-                            name: class_name.to_owned(),
+                            name: node_class.into(),
                             ..NodeClassRef::default()
                         },
-                        requirements: vec![
-                            Requirement::new("karpenter.sh/capacity-type", "In", &["on-demand"]),
-                            Requirement::new(
-                                "karpenter.k8s.aws/instance-category",
-                                "In",
-                                &["g", "p"],
-                            ),
-                        ],
+                        requirements,
                         taints: vec![Taint {
                             key: "nvidia.com/gpu".into(),
                             effect: "NoSchedule".into(),
@@ -287,20 +284,31 @@ impl NodePool {
                         ..NodeClaimSpec::default()
                     },
                 },
-                disruption: Some(Disruption {
-                    consolidation_policy: Some("WhenEmpty".into()),
-                    consolidate_after: Some("10m".into()),
-                    ..Disruption::default()
-                }),
-                limits: BTreeMap::from([(
-                    "nvidia.com/gpu".to_owned(),
-                    serde_yaml::Value::from(16),
-                )])
-                .into(),
                 ..NodePoolSpec::default()
             },
             ..NodePool::default()
         }
+    }
+
+    /// The node pool the page's "Add NodePool" adds: `gpu-N`, GPU categories g and p
+    /// On-Demand, tainted for GPUs, at most 16 GPUs, emptied after 10 minutes, on `class_name`.
+    pub fn gpu(number: usize, class_name: &str) -> NodePool {
+        let mut pool = NodePool::tainted_for_gpus(
+            &format!("gpu-{number}"),
+            class_name,
+            vec![
+                Requirement::new("karpenter.sh/capacity-type", "In", &["on-demand"]),
+                Requirement::new("karpenter.k8s.aws/instance-category", "In", &["g", "p"]),
+            ],
+        );
+        pool.spec.disruption = Some(Disruption {
+            consolidation_policy: Some("WhenEmpty".into()),
+            consolidate_after: Some("10m".into()),
+            ..Disruption::default()
+        });
+        pool.spec.limits =
+            BTreeMap::from([("nvidia.com/gpu".to_owned(), serde_yaml::Value::from(16))]).into();
+        pool
     }
 }
 

@@ -5,8 +5,8 @@
 use std::collections::BTreeMap;
 
 use crate::karpenter::{
-    Budget, Disruption, Ec2NodeClass, Ec2NodeClassSpec, NodeClaimSpec, NodeClaimTemplate,
-    NodeClassRef, NodePool, NodePoolSpec, ObjectMeta, Requirement, SelectorTerm, Taint,
+    Budget, Disruption, Ec2NodeClass, Ec2NodeClassSpec, NodePool, ObjectMeta, Requirement,
+    SelectorTerm,
 };
 use crate::spec::{
     Addon, AddonPolicies, Capacity, ClusterSettings, GroupPlacement, KarpenterSettings, Network,
@@ -377,47 +377,11 @@ fn discovered_node_class(name: &str, cluster_name: &str) -> Ec2NodeClass {
     }
 }
 
-fn gpu_taint() -> Taint {
-    Taint {
-        key: "nvidia.com/gpu".into(),
-        value: None,
-        effect: "NoSchedule".into(),
-        extra: Default::default(),
-    }
-}
-
-fn node_pool(name: &str, node_class: &str, requirements: Vec<Requirement>) -> NodePool {
-    NodePool {
-        metadata: ObjectMeta {
-            name: name.into(),
-            ..ObjectMeta::default()
-        },
-        spec: NodePoolSpec {
-            template: NodeClaimTemplate {
-                metadata: None,
-                extra: Default::default(),
-                spec: NodeClaimSpec {
-                    node_class_ref: NodeClassRef {
-                        name: node_class.into(),
-                        ..NodeClassRef::default()
-                    },
-                    requirements,
-                    taints: vec![gpu_taint()].into(),
-                    expire_after: Some("720h".into()),
-                    ..NodeClaimSpec::default()
-                },
-            },
-            ..NodePoolSpec::default()
-        },
-        ..NodePool::default()
-    }
-}
-
 /// The EKS best-practice GPU inference pool: Spot first, recent g/p types with more than
 /// 20 GiB of GPU memory, nodes consolidated after five minutes, replaced after 30 days.
 fn karpenter_spot_inference() -> Spec {
     let cluster_name = "eks-gpu-inference";
-    let mut pool = node_pool(
+    let mut pool = NodePool::tainted_for_gpus(
         "gpu-inference-spot",
         "gpu-inference",
         vec![
@@ -454,7 +418,7 @@ fn karpenter_spot_inference() -> Spec {
 /// drifts nodes out from under a running job.
 fn karpenter_reserved_training() -> Spec {
     let cluster_name = "eks-p5-training";
-    let mut pool = node_pool(
+    let mut pool = NodePool::tainted_for_gpus(
         "gpu-training-reserved",
         "gpu-training",
         vec![
@@ -544,7 +508,7 @@ pub fn sized_spec(node_groups: usize, pools: usize) -> Spec {
         };
         for index in 0..pools {
             let class_name = format!("class-{}", index % 4);
-            let mut pool = node_pool(
+            let mut pool = NodePool::tainted_for_gpus(
                 &format!("pool-{index}"),
                 &class_name,
                 vec![

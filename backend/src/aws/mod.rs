@@ -317,46 +317,48 @@ impl LiveAws {
         &self.inner.options
     }
 
-    /// The EC2 client for a region, or why there is none.
-    fn client(&self, region: &shared::ids::Region) -> Result<aws_sdk_ec2::Client, AwsError> {
+    /// The region's client from `clients`, made by `build` the first time, or why there is
+    /// none.
+    fn client_in<C: Clone>(
+        &self,
+        clients: &Mutex<HashMap<&'static str, C>>,
+        region: &shared::ids::Region,
+        build: impl FnOnce(Region) -> C,
+    ) -> Result<C, AwsError> {
         if let Err(reason) = &self.inner.credentials {
             return Err(AwsError::Offline(reason.clone()));
         }
-        let mut clients = self
-            .inner
-            .clients
+        let mut clients = clients
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
-        let client = clients.entry(region.as_str()).or_insert_with(|| {
-            let mut config = aws_sdk_ec2::config::Builder::from(&self.inner.sdk_config)
-                .region(Region::from_static(region.as_str()));
+        let client = clients
+            .entry(region.as_str())
+            .or_insert_with(|| build(Region::from_static(region.as_str())));
+        Ok(client.clone())
+    }
+
+    /// The EC2 client for a region, or why there is none.
+    fn client(&self, region: &shared::ids::Region) -> Result<aws_sdk_ec2::Client, AwsError> {
+        self.client_in(&self.inner.clients, region, |region| {
+            let mut config =
+                aws_sdk_ec2::config::Builder::from(&self.inner.sdk_config).region(region);
             if let Some(endpoint) = &self.inner.options.ec2_endpoint {
                 config = config.endpoint_url(endpoint);
             }
             aws_sdk_ec2::Client::from_conf(config.build())
-        });
-        Ok(client.clone())
+        })
     }
 
     /// The EKS client for a region, or why there is none.
     fn eks_client(&self, region: &shared::ids::Region) -> Result<aws_sdk_eks::Client, AwsError> {
-        if let Err(reason) = &self.inner.credentials {
-            return Err(AwsError::Offline(reason.clone()));
-        }
-        let mut clients = self
-            .inner
-            .eks_clients
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        let client = clients.entry(region.as_str()).or_insert_with(|| {
-            let mut config = aws_sdk_eks::config::Builder::from(&self.inner.sdk_config)
-                .region(Region::from_static(region.as_str()));
+        self.client_in(&self.inner.eks_clients, region, |region| {
+            let mut config =
+                aws_sdk_eks::config::Builder::from(&self.inner.sdk_config).region(region);
             if let Some(endpoint) = &self.inner.options.eks_endpoint {
                 config = config.endpoint_url(endpoint);
             }
             aws_sdk_eks::Client::from_conf(config.build())
-        });
-        Ok(client.clone())
+        })
     }
 
     /// Where calls of a service (`ec2`, `eks`) go, for error messages.
