@@ -870,6 +870,24 @@ fn ec2_agreeing_with_the_catalog_is_no_finding_and_a_type_offered_nowhere_is_one
 }
 
 #[test]
+fn a_placeholder_zone_is_not_also_a_type_not_offered_there() {
+    let (mut spec, mut live) = block();
+    live.offerings[0].availability_zones = vec!["us-east-1a".into(), "use1-az4".into()];
+    spec.node_groups[1].placement = GroupPlacement::AvailabilityZones {
+        availability_zones: vec!["PLACEHOLDER_AZ_1".into(), "us-east-1b".into()],
+    };
+    let messages: Vec<String> = rules::validate_with(&spec, &live)
+        .into_iter()
+        .filter(|finding| finding.rule == "instance-type-not-offered")
+        .map(|finding| finding.message)
+        .collect();
+    assert_eq!(
+        messages,
+        ["p5.48xlarge is not offered in us-east-1b (offered in: us-east-1a)"]
+    );
+}
+
+#[test]
 fn a_version_eks_lists_is_judged_by_eks_not_the_calendar() {
     let (mut spec, mut live) = block();
     spec.cluster.kubernetes_version = "1.36".into();

@@ -456,14 +456,25 @@ fn instance_type_not_offered(context: &Context<'_>, report: &mut Report<'_>) {
         else {
             continue;
         };
+        // Facts list each zone by name and by id; the message names them by name.
+        let offered_names: Vec<&str> = offering
+            .availability_zones
+            .iter()
+            .map(String::as_str)
+            .filter(|zone| !zone.contains("-az"))
+            .collect();
         for zone in group_zones(context, group).unwrap_or_default() {
+            // A placeholder zone is the placeholder rule's to report.
+            if zone.trim().is_empty() || crate::ids::is_placeholder(&zone) {
+                continue;
+            }
             if !offering.availability_zones.contains(&zone) {
                 report.fire(
                     format!("node_groups[{index}].instance_type"),
                     format!(
                         "{} is not offered in {zone} (offered in: {})",
                         group.instance_type,
-                        offering.availability_zones.join(", ")
+                        offered_names.join(", ")
                     ),
                 );
             }
