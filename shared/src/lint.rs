@@ -600,7 +600,17 @@ fn eksctl_segments(spec: &Spec, segments: &[PathSegment]) -> Vec<PathSegment> {
             path.extend(field);
             path
         }
-        (Some("addons"), _) => [vec![key("addons")], rest(1)].concat(),
+        (Some("addons"), _) => {
+            let mut path = vec![key("addons")];
+            path.extend(segments.get(1).cloned());
+            match name(2) {
+                Some("resolve_conflicts") => path.push(key("resolveConflicts")),
+                Some("attach_policy_arns") => path.push(key("attachPolicyARNs")),
+                _ => path.extend(rest(2).into_iter().take(1)),
+            }
+            path.extend(rest(3));
+            path
+        }
         _ => Vec::new(),
     }
 }
