@@ -737,17 +737,16 @@ fn group_type_paths<'a>(context: &Context<'a>) -> Vec<(String, &'a str)> {
     found
 }
 
-fn region_words(context: &Context<'_>) -> String {
-    context.spec.cluster.region.clone()
-}
-
 fn vpc_not_found(context: &Context<'_>, report: &mut Report<'_>) {
     if let Network::ExistingVpc { vpc_id, .. } = &context.spec.network
         && context.live.missing_vpcs.contains(vpc_id)
     {
         report.fire(
             "network.vpc_id",
-            format!("VPC {vpc_id} does not exist in {}", region_words(context)),
+            format!(
+                "VPC {vpc_id} does not exist in {}",
+                context.spec.cluster.region
+            ),
         );
     }
 }
@@ -764,7 +763,7 @@ fn instance_type_unknown_to_ec2(context: &Context<'_>, report: &mut Report<'_>) 
                 path,
                 format!(
                     "EC2 does not know the instance type `{instance_type}` in {}",
-                    region_words(context)
+                    context.spec.cluster.region
                 ),
             );
         }
@@ -780,7 +779,7 @@ fn instance_type_offered_nowhere(context: &Context<'_>, report: &mut Report<'_>)
                 path,
                 format!(
                     "{instance_type} is not offered in any zone of {}",
-                    region_words(context)
+                    context.spec.cluster.region
                 ),
             );
         }
