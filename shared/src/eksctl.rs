@@ -1,95 +1,168 @@
 //! Field names and nesting follow `schemas/eksctl-clusterconfig-v1alpha5.schema.json`;
-//! every field is optional on output so only what the spec sets is written.
+//! every field is optional on output so only what the spec sets is written, and a field of
+//! another shape reads as nothing (see [`lenient`]). Which spec field each one carries is
+//! in [`crate::eksctl_map`].
 
 use std::collections::BTreeMap;
 
-use serde::{Deserialize, Serialize};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Deserializer, Serialize};
+
+/// Reads a value of the expected shape, or the type's default for any other shape: import
+/// then keeps the value among its leftovers (and lint reports it) rather than refusing the
+/// whole file for one field.
+fn lenient<'de, D, T>(deserializer: D) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    T: DeserializeOwned + Default,
+{
+    let value = serde_yaml::Value::deserialize(deserializer)?;
+    Ok(serde_yaml::from_value(value).unwrap_or_default())
+}
 
 /// The eksctl API version this studio writes.
 pub const API_VERSION: &str = "eksctl.io/v1alpha5";
 
 /// `ClusterConfig`, the document `eksctl create cluster -f` reads.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ClusterConfig {
     /// Always [`API_VERSION`].
+    #[serde(default, deserialize_with = "lenient")]
     pub api_version: String,
     /// Always `ClusterConfig`.
+    #[serde(default, deserialize_with = "lenient")]
     pub kind: String,
     /// Name, region and version.
+    #[serde(default, deserialize_with = "lenient")]
     pub metadata: ClusterMeta,
     /// Zones for a new VPC's subnets.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub availability_zones: Option<Vec<String>>,
     /// Cluster IAM settings.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub iam: Option<ClusterIam>,
     /// An existing VPC.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub vpc: Option<Vpc>,
     /// EKS managed node groups.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub managed_node_groups: Vec<ManagedNodeGroup>,
     /// EKS add-ons.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub addons: Vec<Addon>,
 }
 
 /// `metadata` of a `ClusterConfig`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ClusterMeta {
     /// Cluster name.
+    #[serde(default, deserialize_with = "lenient")]
     pub name: String,
     /// AWS region.
+    #[serde(default, deserialize_with = "lenient")]
     pub region: String,
     /// Kubernetes version, written as a string (`"1.32"`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub version: Option<String>,
 }
 
 /// Cluster-level `iam`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ClusterIam {
     /// Create the OIDC provider.
-    #[serde(default, skip_serializing_if = "Option::is_none", rename = "withOIDC")]
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none",
+        rename = "withOIDC"
+    )]
     pub with_oidc: Option<bool>,
 }
 
 /// `vpc`: an existing VPC and its subnets.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Vpc {
     /// VPC id.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub id: Option<String>,
     /// Public and private subnets by local name.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub subnets: Option<VpcSubnets>,
 }
 
 /// `vpc.subnets`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct VpcSubnets {
     /// Public subnets by local name.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "BTreeMap::is_empty"
+    )]
     pub public: BTreeMap<String, SubnetSpec>,
     /// Private subnets by local name.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "BTreeMap::is_empty"
+    )]
     pub private: BTreeMap<String, SubnetSpec>,
 }
 
 /// One subnet under `vpc.subnets.public|private`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SubnetSpec {
     /// Subnet id.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub id: Option<String>,
     /// Availability zone.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub az: Option<String>,
 }
 
@@ -98,68 +171,145 @@ pub struct SubnetSpec {
 #[serde(rename_all = "camelCase")]
 pub struct ManagedNodeGroup {
     /// Node group name.
+    #[serde(default, deserialize_with = "lenient")]
     pub name: String,
     /// Single instance type.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub instance_type: Option<String>,
     /// Several instance types (exclusive with `instance_type`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub instance_types: Option<Vec<String>>,
     /// AMI family.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub ami_family: Option<String>,
     /// Prefix of instance names.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub instance_prefix: Option<String>,
     /// Private addresses only.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub private_networking: Option<bool>,
     /// Attach EFA interfaces.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub efa_enabled: Option<bool>,
     /// Spot instances.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub spot: Option<bool>,
     /// Minimum size.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub min_size: Option<u32>,
     /// Desired size.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub desired_capacity: Option<u32>,
     /// Maximum size.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub max_size: Option<u32>,
     /// Subnets (ids or local names) the group is limited to.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub subnets: Option<Vec<String>>,
     /// Availability zones the group is limited to.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub availability_zones: Option<Vec<String>>,
     /// ODCR or Capacity Block.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub capacity_reservation: Option<CapacityReservation>,
     /// Market options (Capacity Blocks).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub instance_market_options: Option<InstanceMarketOptions>,
     /// Replaces the node bootstrap; on AL2023 a `NodeConfig` document.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub override_bootstrap_command: Option<String>,
     /// Node group IAM settings.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub iam: Option<NodeGroupIam>,
     /// Node auto-repair.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub node_repair_config: Option<NodeRepairConfig>,
     /// Node labels.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub labels: Option<BTreeMap<String, String>>,
     /// Node taints.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub taints: Option<Vec<Taint>>,
 }
 
 /// One entry of a node group's `taints`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Taint {
     /// Taint key.
     pub key: String,
@@ -171,20 +321,25 @@ pub struct Taint {
 }
 
 /// `capacityReservation`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CapacityReservation {
     /// The reservation to launch into.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub capacity_reservation_target: Option<CapacityReservationTarget>,
 }
 
 /// `capacityReservation.capacityReservationTarget`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct CapacityReservationTarget {
     /// Reservation id.
     #[serde(
         default,
+        deserialize_with = "lenient",
         skip_serializing_if = "Option::is_none",
         rename = "capacityReservationID"
     )]
@@ -192,20 +347,28 @@ pub struct CapacityReservationTarget {
 }
 
 /// `instanceMarketOptions`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct InstanceMarketOptions {
     /// Only `capacity-block` is accepted by eksctl.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub market_type: Option<String>,
 }
 
 /// Node group `iam`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct NodeGroupIam {
     /// Add-on policies.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub with_addon_policies: Option<AddonPolicies>,
 }
 
@@ -214,40 +377,66 @@ pub struct NodeGroupIam {
 #[serde(rename_all = "camelCase")]
 pub struct AddonPolicies {
     /// Cluster Autoscaler.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub auto_scaler: Option<bool>,
     /// CloudWatch.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub cloud_watch: Option<bool>,
     /// EBS CSI.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub ebs: Option<bool>,
     /// FSx for Lustre.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub fsx: Option<bool>,
 }
 
 /// `nodeRepairConfig`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct NodeRepairConfig {
     /// Turn auto-repair on.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub enabled: Option<bool>,
 }
 
 /// One entry of `addons`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Addon {
     /// Add-on name.
+    #[serde(default, deserialize_with = "lenient")]
     pub name: String,
     /// Conflict resolution.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub resolve_conflicts: Option<String>,
     /// Policies for the add-on's role.
     #[serde(
         default,
+        deserialize_with = "lenient",
         skip_serializing_if = "Vec::is_empty",
         rename = "attachPolicyARNs"
     )]

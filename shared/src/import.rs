@@ -10,13 +10,11 @@
 use serde::de::DeserializeOwned;
 use serde_yaml::{Mapping, Value};
 
-use crate::eksctl::{self, NodeConfig};
+use crate::eksctl;
+use crate::eksctl_map;
 use crate::karpenter::{Ec2NodeClass, NodePool};
 use crate::render;
-use crate::spec::{
-    Addon, AddonPolicies, Capacity, ClusterSettings, GroupPlacement, KarpenterSettings, Network,
-    NodeGroup, NodeTaint, Spec, Subnet,
-};
+use crate::spec::{Addon, KarpenterSettings, Network, NodeGroup, Spec, Subnet};
 use crate::yaml_source::{YamlPath, mapping_key_text};
 
 /// Why a document could not be imported; `path` is the path inside the document.
@@ -148,27 +146,10 @@ fn string_keys_only(document: &Value) -> Result<(), ImportError> {
     }
 }
 
-/// Reads `key` as `T`, or nothing when it is missing or has another shape (then it
-/// stays in the leftovers).
-fn take<T: DeserializeOwned>(mapping: &Value, key: &str) -> Option<T> {
-    mapping
-        .get(key)
-        .and_then(|value| serde_yaml::from_value(value.clone()).ok())
-}
-
-fn text(mapping: &Value, key: &str) -> String {
-    take::<String>(mapping, key).unwrap_or_default()
-}
-
-fn flag(mapping: &Value, path: &[&str]) -> bool {
-    let mut value = mapping;
-    for key in path {
-        match value.get(*key) {
-            Some(next) => value = next,
-            None => return false,
-        }
-    }
-    value.as_bool() == Some(true)
+/// Reads `value` through the typed eksctl structs, which read a field of another shape
+/// as nothing (it then stays in the leftovers).
+fn typed<T: DeserializeOwned + Default>(value: &Value) -> T {
+    serde_yaml::from_value(value.clone()).unwrap_or_default()
 }
 
 /// Imports an eksctl `ClusterConfig` document into a spec.
@@ -177,13 +158,7 @@ pub fn import_cluster_config(document: &Value) -> Result<Spec, ImportError> {
         return Err(error("kind", "expected an eksctl ClusterConfig"));
     }
     string_keys_only(document)?;
-    let metadata = document.get("metadata").cloned().unwrap_or(Value::Null);
-    let cluster = ClusterSettings {
-        name: text(&metadata, "name"),
-        region: text(&metadata, "region"),
-        kubernetes_version: text(&metadata, "version"),
-        with_oidc: flag(document, &["iam", "withOIDC"]),
-    };
+    let cluster = eksctl_map::cluster_settings(&typed(document));
     let network = import_network(document);
     let node_groups: Vec<NodeGroup> = match document.get("managedNodeGroups") {
         Some(Value::Sequence(groups)) => groups.iter().map(import_node_group).collect(),
@@ -209,8 +184,9 @@ fn import_network(document: &Value) -> Network {
     let subnets = vpc.and_then(|vpc| vpc.get("subnets"));
     let has_vpc_id = vpc.and_then(|vpc| vpc.get("id")).is_some();
     if !has_vpc_id && subnets.is_none() {
+        let config: eksctl::ClusterConfig = typed(document);
         return Network::NewVpc {
-            availability_zones: take(document, "availabilityZones").unwrap_or_default(),
+            availability_zones: config.availability_zones.unwrap_or_default(),
         };
     }
     let read = |kind: &str| -> Vec<Subnet> {
@@ -220,113 +196,36 @@ fn import_network(document: &Value) -> Network {
         by_name
             .iter()
             .map(|(name, original)| {
-                let mut subnet = Subnet {
-                    name: name.as_str().unwrap_or_default().to_owned(),
-                    id: text(original, "id"),
-                    availability_zone: take(original, "az"),
-                    ..Subnet::default()
-                };
-                let rendered = serde_yaml::to_value(eksctl::SubnetSpec {
-                    id: (!subnet.id.is_empty()).then(|| subnet.id.clone()),
-                    az: subnet.availability_zone.clone(),
-                })
-                .expect("a subnet serialises");
+                let mut subnet =
+                    eksctl_map::subnet(name.as_str().unwrap_or_default(), &typed(original));
+                let rendered = serde_yaml::to_value(eksctl_map::subnet_spec(&subnet))
+                    .expect("a subnet serialises");
                 subnet.extra = leftover_mapping(original, &rendered);
                 subnet
             })
             .collect()
     };
     Network::ExistingVpc {
-        vpc_id: vpc.map(|vpc| text(vpc, "id")).unwrap_or_default(),
+        vpc_id: vpc
+            .map(|vpc| typed::<eksctl::Vpc>(vpc).id.unwrap_or_default())
+            .unwrap_or_default(),
         public_subnets: read("public"),
         private_subnets: read("private"),
     }
 }
 
 fn import_node_group(original: &Value) -> NodeGroup {
-    let reservation_id: Option<String> = original
-        .get("capacityReservation")
-        .and_then(|reservation| reservation.get("capacityReservationTarget"))
-        .and_then(|target| take(target, "capacityReservationID"));
-    let market_type: Option<String> = original
-        .get("instanceMarketOptions")
-        .and_then(|options| take(options, "marketType"));
-    let capacity = match (reservation_id, market_type.as_deref()) {
-        (Some(reservation_id), Some("capacity-block")) => {
-            Capacity::CapacityBlock { reservation_id }
-        }
-        (Some(reservation_id), None) => Capacity::Reservation { reservation_id },
-        _ if flag(original, &["spot"]) => Capacity::Spot,
-        _ => Capacity::OnDemand,
-    };
-    let placement = if let Some(subnets) = take::<Vec<String>>(original, "subnets") {
-        GroupPlacement::Subnets { subnets }
-    } else if let Some(availability_zones) = take::<Vec<String>>(original, "availabilityZones") {
-        GroupPlacement::AvailabilityZones { availability_zones }
-    } else {
-        GroupPlacement::Cluster
-    };
-    let raid0_bootstrap = crate::yaml_text::to_string(&NodeConfig::local_nvme_raid0())
-        .expect("NodeConfig serialises");
-    let policies = ["iam", "withAddonPolicies"];
-    let policy = |name: &str| flag(original, &[policies[0], policies[1], name]);
-    let mut group = NodeGroup {
-        name: text(original, "name"),
-        instance_type: text(original, "instanceType"),
-        instance_types: take(original, "instanceTypes").unwrap_or_default(),
-        ami_family: take(original, "amiFamily"),
-        instance_prefix: take(original, "instancePrefix"),
-        private_networking: flag(original, &["privateNetworking"]),
-        efa_enabled: flag(original, &["efaEnabled"]),
-        min_size: take(original, "minSize"),
-        desired_capacity: take(original, "desiredCapacity"),
-        max_size: take(original, "maxSize"),
-        placement,
-        capacity,
-        local_nvme_raid0: take::<String>(original, "overrideBootstrapCommand").as_deref()
-            == Some(raid0_bootstrap.as_str()),
-        addon_policies: AddonPolicies {
-            auto_scaler: policy("autoScaler"),
-            cloud_watch: policy("cloudWatch"),
-            ebs: policy("ebs"),
-            fsx: policy("fsx"),
-        },
-        node_repair: flag(original, &["nodeRepairConfig", "enabled"]),
-        labels: take(original, "labels").unwrap_or_default(),
-        taints: take::<Vec<NodeTaint>>(original, "taints").unwrap_or_default(),
-        extra: Mapping::new(),
-    };
-    let rendered = render_node_group(&group);
+    let mut group = eksctl_map::node_group(&typed(original));
+    let rendered = serde_yaml::to_value(eksctl_map::managed_node_group(&group))
+        .expect("a node group serialises");
     group.extra = leftover_mapping(original, &rendered);
     group
 }
 
-/// One node group as the model writes it, without leftovers.
-fn render_node_group(group: &NodeGroup) -> Value {
-    let spec = Spec {
-        node_groups: vec![NodeGroup {
-            extra: Mapping::new(),
-            ..group.clone()
-        }],
-        ..Spec::default()
-    };
-    let config = render::cluster_config(&spec);
-    serde_yaml::to_value(&config.managed_node_groups[0]).expect("a node group serialises")
-}
-
 fn import_addon(original: &Value) -> Addon {
-    let mut addon = Addon {
-        name: text(original, "name"),
-        resolve_conflicts: take(original, "resolveConflicts"),
-        attach_policy_arns: take(original, "attachPolicyARNs").unwrap_or_default(),
-        extra: Mapping::new(),
-    };
-    let rendered = serde_yaml::to_value(eksctl::Addon {
-        name: addon.name.clone(),
-        resolve_conflicts: addon.resolve_conflicts.clone(),
-        attach_policy_arns: addon.attach_policy_arns.clone(),
-    })
-    .expect("an add-on serialises");
+    let mut addon = eksctl_map::addon(&typed(original));
+    let rendered =
+        serde_yaml::to_value(eksctl_map::addon_spec(&addon)).expect("an add-on serialises");
     addon.extra = leftover_mapping(original, &rendered);
     addon
 }

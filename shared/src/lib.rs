@@ -15,6 +15,8 @@ pub mod catalog;
 mod crd_cel;
 /// Typed mirror of eksctl's `ClusterConfig` (`eksctl.io/v1alpha5`), only the fields we emit.
 pub mod eksctl;
+/// The one mapping between spec fields and eksctl's keys: write, read back, position.
+pub mod eksctl_map;
 /// Identifiers and names that are known to be well formed once parsed.
 pub mod ids;
 /// Reads eksctl and Karpenter YAML into a spec, keeping every key it does not model.

@@ -13,7 +13,7 @@ use serde_yaml::Value;
 
 use crate::import::{self, DocumentKind};
 use crate::rules::{self, Finding, Severity};
-use crate::spec::{GroupPlacement, Network, Spec};
+use crate::spec::Spec;
 use crate::yaml_source::{self, PathSegment, SourceDocument, YamlPath};
 
 /// A finding placed in the file.
@@ -437,10 +437,6 @@ pub fn lint_files_with(files: &[(String, String)], live: &rules::LiveFacts) -> V
         .collect()
 }
 
-fn key(name: &str) -> PathSegment {
-    PathSegment::Key(name.to_owned())
-}
-
 fn path_of(segments: Vec<PathSegment>) -> YamlPath {
     YamlPath::from(segments)
 }
@@ -483,134 +479,7 @@ pub fn file_path(file: &ParsedFile, spec_path: &str) -> (usize, YamlPath) {
         }
         _ => (
             cluster_document,
-            path_of(eksctl_segments(&file.spec, &segments)),
+            path_of(crate::eksctl_map::yaml_path(&file.spec, &segments)),
         ),
-    }
-}
-
-/// Maps a spec path (`node_groups[1].capacity.reservation_id`) onto the eksctl document
-/// (`managedNodeGroups[1].capacityReservation.capacityReservationTarget.capacityReservationID`).
-fn eksctl_segments(spec: &Spec, segments: &[PathSegment]) -> Vec<PathSegment> {
-    let name = |position: usize| match segments.get(position) {
-        Some(PathSegment::Key(name)) => Some(name.as_str()),
-        _ => None,
-    };
-    let rest = |from: usize| segments.get(from..).unwrap_or_default().to_vec();
-    match (name(0), name(1)) {
-        (Some("cluster"), Some("name")) => vec![key("metadata"), key("name")],
-        (Some("cluster"), Some("region")) => vec![key("metadata"), key("region")],
-        (Some("cluster"), Some("kubernetes_version")) => vec![key("metadata"), key("version")],
-        (Some("cluster"), Some("with_oidc")) => vec![key("iam"), key("withOIDC")],
-        (Some("cluster"), _) => vec![key("metadata")],
-        (Some("network"), Some("availability_zones")) => {
-            [vec![key("availabilityZones")], rest(2)].concat()
-        }
-        (Some("network"), Some("vpc_id")) => vec![key("vpc"), key("id")],
-        (Some("network"), Some(kind @ ("public_subnets" | "private_subnets"))) => {
-            let kind = kind.trim_end_matches("_subnets");
-            let mut path = vec![key("vpc"), key("subnets"), key(kind)];
-            if let (
-                Some(PathSegment::Index(index)),
-                Network::ExistingVpc {
-                    public_subnets,
-                    private_subnets,
-                    ..
-                },
-            ) = (segments.get(2), &spec.network)
-            {
-                let subnets = if kind == "public" {
-                    public_subnets
-                } else {
-                    private_subnets
-                };
-                if let Some(subnet) = subnets.get(*index) {
-                    path.push(key(&subnet.name));
-                    match name(3) {
-                        Some("id") => path.push(key("id")),
-                        Some("availability_zone") => path.push(key("az")),
-                        _ => {}
-                    }
-                }
-            }
-            path
-        }
-        (Some("network"), _) => match spec.network {
-            Network::NewVpc { .. } => vec![key("availabilityZones")],
-            Network::ExistingVpc { .. } => vec![key("vpc")],
-        },
-        (Some("node_groups"), _) => {
-            let mut path = vec![key("managedNodeGroups")];
-            let Some(PathSegment::Index(index)) = segments.get(1) else {
-                return path;
-            };
-            path.push(PathSegment::Index(*index));
-            let group = spec.node_groups.get(*index);
-            let field = match name(2) {
-                Some("name") => vec![key("name")],
-                Some("instance_type") => vec![key("instanceType")],
-                Some("instance_types") => [vec![key("instanceTypes")], rest(3)].concat(),
-                Some("ami_family") => vec![key("amiFamily")],
-                Some("instance_prefix") => vec![key("instancePrefix")],
-                Some("private_networking") => vec![key("privateNetworking")],
-                Some("efa_enabled") => vec![key("efaEnabled")],
-                Some("min_size") => vec![key("minSize")],
-                Some("desired_capacity") => vec![key("desiredCapacity")],
-                Some("max_size") => vec![key("maxSize")],
-                Some("placement") => match (name(3), group.map(|group| &group.placement)) {
-                    (Some("subnets"), _) | (None, Some(GroupPlacement::Subnets { .. })) => {
-                        [vec![key("subnets")], rest(4)].concat()
-                    }
-                    (Some("availability_zones"), _)
-                    | (None, Some(GroupPlacement::AvailabilityZones { .. })) => {
-                        [vec![key("availabilityZones")], rest(4)].concat()
-                    }
-                    _ => Vec::new(),
-                },
-                Some("capacity") => match name(3) {
-                    Some("reservation_id") => vec![
-                        key("capacityReservation"),
-                        key("capacityReservationTarget"),
-                        key("capacityReservationID"),
-                    ],
-                    _ => match group.map(|group| &group.capacity) {
-                        Some(crate::spec::Capacity::Spot) => vec![key("spot")],
-                        Some(crate::spec::Capacity::OnDemand) | None => Vec::new(),
-                        Some(_) => vec![key("capacityReservation")],
-                    },
-                },
-                Some("local_nvme_raid0") => vec![key("overrideBootstrapCommand")],
-                Some("addon_policies") => {
-                    let policy = match name(3) {
-                        Some("auto_scaler") => "autoScaler",
-                        Some("cloud_watch") => "cloudWatch",
-                        Some(other) => other,
-                        None => "",
-                    };
-                    let mut field = vec![key("iam"), key("withAddonPolicies")];
-                    if !policy.is_empty() {
-                        field.push(key(policy));
-                    }
-                    field
-                }
-                Some("node_repair") => vec![key("nodeRepairConfig")],
-                Some("labels") => [vec![key("labels")], rest(3)].concat(),
-                Some("taints") => [vec![key("taints")], rest(3)].concat(),
-                _ => Vec::new(),
-            };
-            path.extend(field);
-            path
-        }
-        (Some("addons"), _) => {
-            let mut path = vec![key("addons")];
-            path.extend(segments.get(1).cloned());
-            match name(2) {
-                Some("resolve_conflicts") => path.push(key("resolveConflicts")),
-                Some("attach_policy_arns") => path.push(key("attachPolicyARNs")),
-                _ => path.extend(rest(2).into_iter().take(1)),
-            }
-            path.extend(rest(3));
-            path
-        }
-        _ => Vec::new(),
     }
 }

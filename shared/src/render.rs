@@ -4,9 +4,9 @@
 
 use serde_yaml::{Mapping, Value};
 
-use crate::eksctl::{self, ClusterConfig, ManagedNodeGroup};
+use crate::eksctl_map::cluster_config;
 use crate::karpenter::{self, Document, FeatureGates, HelmSettings, HelmValues};
-use crate::spec::{Capacity, GroupPlacement, KarpenterSettings, Network, NodeGroup, Spec};
+use crate::spec::{KarpenterSettings, Network, Spec};
 
 /// A spec that could not be turned into YAML.
 #[derive(Debug)]
@@ -94,144 +94,6 @@ pub fn merge_under(rendered: &mut Value, extra: &Mapping) {
                 }
             }
         }
-    }
-}
-
-/// The spec's eksctl `ClusterConfig` as a typed value (modelled fields only).
-pub fn cluster_config(spec: &Spec) -> ClusterConfig {
-    let (availability_zones, vpc) = match &spec.network {
-        Network::NewVpc { availability_zones } => (
-            (!availability_zones.is_empty()).then(|| availability_zones.clone()),
-            None,
-        ),
-        Network::ExistingVpc {
-            vpc_id,
-            public_subnets,
-            private_subnets,
-        } => {
-            // Extended rather than collected, which would sort (see `items::items_to_map`).
-            let by_name = |subnets: &[crate::spec::Subnet]| {
-                let mut by_name = std::collections::BTreeMap::new();
-                by_name.extend(subnets.iter().map(|subnet| {
-                    let rendered = eksctl::SubnetSpec {
-                        id: (!subnet.id.is_empty()).then(|| subnet.id.clone()),
-                        az: subnet.availability_zone.clone(),
-                    };
-                    (subnet.name.clone(), rendered)
-                }));
-                by_name
-            };
-            let subnets = eksctl::VpcSubnets {
-                public: by_name(public_subnets),
-                private: by_name(private_subnets),
-            };
-            let has_subnets = !subnets.public.is_empty() || !subnets.private.is_empty();
-            let vpc = eksctl::Vpc {
-                id: (!vpc_id.is_empty()).then(|| vpc_id.clone()),
-                subnets: has_subnets.then_some(subnets),
-            };
-            (None, Some(vpc))
-        }
-    };
-    ClusterConfig {
-        api_version: eksctl::API_VERSION.into(),
-        kind: "ClusterConfig".into(),
-        metadata: eksctl::ClusterMeta {
-            name: spec.cluster.name.clone(),
-            region: spec.cluster.region.clone(),
-            version: (!spec.cluster.kubernetes_version.is_empty())
-                .then(|| spec.cluster.kubernetes_version.clone()),
-        },
-        availability_zones,
-        iam: spec.cluster.with_oidc.then_some(eksctl::ClusterIam {
-            with_oidc: Some(true),
-        }),
-        vpc,
-        managed_node_groups: spec.node_groups.iter().map(managed_node_group).collect(),
-        addons: spec
-            .addons
-            .iter()
-            .map(|addon| eksctl::Addon {
-                name: addon.name.clone(),
-                resolve_conflicts: addon.resolve_conflicts.clone(),
-                attach_policy_arns: addon.attach_policy_arns.clone(),
-            })
-            .collect(),
-    }
-}
-
-fn managed_node_group(group: &NodeGroup) -> ManagedNodeGroup {
-    let (subnets, availability_zones) = match &group.placement {
-        GroupPlacement::Cluster => (None, None),
-        GroupPlacement::Subnets { subnets } => (Some(subnets.clone()), None),
-        GroupPlacement::AvailabilityZones { availability_zones } => {
-            (None, Some(availability_zones.clone()))
-        }
-    };
-    let reservation = |reservation_id: &str| eksctl::CapacityReservation {
-        capacity_reservation_target: Some(eksctl::CapacityReservationTarget {
-            capacity_reservation_id: Some(reservation_id.to_owned()),
-        }),
-    };
-    let (capacity_reservation, instance_market_options, spot) = match &group.capacity {
-        Capacity::OnDemand => (None, None, None),
-        Capacity::Reservation { reservation_id } => (Some(reservation(reservation_id)), None, None),
-        Capacity::CapacityBlock { reservation_id } => (
-            Some(reservation(reservation_id)),
-            Some(eksctl::InstanceMarketOptions {
-                market_type: Some("capacity-block".into()),
-            }),
-            None,
-        ),
-        Capacity::Spot => (None, None, Some(true)),
-    };
-    let policies = &group.addon_policies;
-    let addon_policies = eksctl::AddonPolicies {
-        auto_scaler: policies.auto_scaler.then_some(true),
-        cloud_watch: policies.cloud_watch.then_some(true),
-        ebs: policies.ebs.then_some(true),
-        fsx: policies.fsx.then_some(true),
-    };
-    let iam =
-        (addon_policies != eksctl::AddonPolicies::default()).then_some(eksctl::NodeGroupIam {
-            with_addon_policies: Some(addon_policies),
-        });
-    ManagedNodeGroup {
-        name: group.name.clone(),
-        instance_type: (!group.instance_type.is_empty()).then(|| group.instance_type.clone()),
-        instance_types: (!group.instance_types.is_empty()).then(|| group.instance_types.clone()),
-        ami_family: group.ami_family.clone(),
-        instance_prefix: group.instance_prefix.clone(),
-        private_networking: group.private_networking.then_some(true),
-        efa_enabled: group.efa_enabled.then_some(true),
-        spot,
-        min_size: group.min_size,
-        desired_capacity: group.desired_capacity,
-        max_size: group.max_size,
-        subnets,
-        availability_zones,
-        capacity_reservation,
-        instance_market_options,
-        override_bootstrap_command: group.local_nvme_raid0.then(|| {
-            crate::yaml_text::to_string(&eksctl::NodeConfig::local_nvme_raid0())
-                .expect("NodeConfig always serialises")
-        }),
-        iam,
-        node_repair_config: group.node_repair.then_some(eksctl::NodeRepairConfig {
-            enabled: Some(true),
-        }),
-        labels: (!group.labels.is_empty()).then(|| group.labels.clone()),
-        taints: (!group.taints.is_empty()).then(|| {
-            group
-                .taints
-                .iter()
-                .map(|taint| eksctl::Taint {
-                    key: taint.key.clone(),
-                    value: taint.value.clone(),
-                    effect: taint.effect.clone(),
-                })
-                .collect()
-        }),
     }
 }
 

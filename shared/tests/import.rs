@@ -413,3 +413,44 @@ spec:
         "{messages:#?}"
     );
 }
+
+#[test]
+fn a_value_of_another_shape_is_kept_as_written_and_its_neighbours_are_read() {
+    let original = documents(
+        "apiVersion: eksctl.io/v1alpha5
+kind: ClusterConfig
+metadata:
+  name: research
+  region: us-west-2
+  version: 1.30
+managedNodeGroups:
+  - name: gpu
+    instanceType: p4d.24xlarge
+    minSize: \"2\"
+    maxSize: 4
+    efaEnabled: yes
+    capacityReservation:
+      capacityReservationTarget:
+        capacityReservationID: 12
+    iam:
+      withAddonPolicies:
+        ebs: true
+        fsx: \"true\"
+addons:
+  - name: vpc-cni
+    attachPolicyARNs: arn:aws:iam::aws:policy/AmazonEKS_CNI_Policy
+",
+    );
+    let spec = import::import_cluster_config(&original[0]).unwrap();
+    assert_eq!(spec.cluster.kubernetes_version, "", "1.30 is a number");
+    let group = &spec.node_groups[0];
+    assert_eq!(group.min_size, None);
+    assert_eq!(group.max_size, Some(4));
+    assert!(!group.efa_enabled, "`yes` is a string in YAML 1.2");
+    assert_eq!(group.capacity, shared::spec::Capacity::OnDemand);
+    assert!(group.addon_policies.ebs);
+    assert!(!group.addon_policies.fsx);
+    assert!(spec.addons[0].attach_policy_arns.is_empty());
+    let rendered = render::cluster_document(&spec).unwrap();
+    assert_eq!(rendered, original[0], "every value is written back as it was");
+}
