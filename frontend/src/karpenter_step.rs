@@ -10,6 +10,7 @@ use shared::karpenter::{
 use shared::spec::KarpenterSettings;
 use shared::{items, karpenter};
 
+use crate::bind::{Bound, Rows, field};
 use crate::fields::{
     CheckboxField, FieldFindings, ListField, NumberField, OptionalTextField, SelectField,
     TextField, options,
@@ -19,44 +20,24 @@ use crate::{Step, StepHeading, Studio, field_id};
 /// Items of a list field (a plain name, as `view!` attribute closures need).
 type Items = Vec<String>;
 
-fn read_pool<T: Default>(studio: Studio, index: usize, read: impl FnOnce(&NodePool) -> T) -> T {
-    studio.karpenter(|karpenter| {
-        karpenter
-            .node_pools
-            .get(index)
-            .map(read)
-            .unwrap_or_default()
-    })
+fn bound_pool(studio: Studio, index: usize) -> Bound<NodePool> {
+    Bound::new(
+        studio,
+        move |spec| spec.karpenter.as_ref()?.node_pools.get(index),
+        move |spec| spec.karpenter.as_mut()?.node_pools.get_mut(index),
+    )
 }
 
-fn write_pool(studio: Studio, index: usize, write: impl FnOnce(&mut NodePool)) {
-    studio.update_karpenter(|karpenter| {
-        if let Some(pool) = karpenter.node_pools.get_mut(index) {
-            write(pool);
-        }
-    });
+fn bound_class(studio: Studio, index: usize) -> Bound<Ec2NodeClass> {
+    Bound::new(
+        studio,
+        move |spec| spec.karpenter.as_ref()?.node_classes.get(index),
+        move |spec| spec.karpenter.as_mut()?.node_classes.get_mut(index),
+    )
 }
 
-fn read_class<T: Default>(
-    studio: Studio,
-    index: usize,
-    read: impl FnOnce(&Ec2NodeClass) -> T,
-) -> T {
-    studio.karpenter(|karpenter| {
-        karpenter
-            .node_classes
-            .get(index)
-            .map(read)
-            .unwrap_or_default()
-    })
-}
-
-fn write_class(studio: Studio, index: usize, write: impl FnOnce(&mut Ec2NodeClass)) {
-    studio.update_karpenter(|karpenter| {
-        if let Some(class) = karpenter.node_classes.get_mut(index) {
-            write(class);
-        }
-    });
+fn optional(text: String) -> Option<String> {
+    (!text.is_empty()).then_some(text)
 }
 
 /// Every operator a requirement may use, each named by itself.
@@ -67,241 +48,99 @@ fn operator_options() -> Vec<(String, String)> {
         .collect()
 }
 
-/// One requirement row: key, operator, values.
-#[component]
-fn RequirementRow(pool: usize, index: usize) -> impl IntoView {
-    let studio = expect_context::<Studio>();
-    let base = format!("karpenter.node_pools[{pool}].spec.template.spec.requirements[{index}]");
-    let read = move |field: fn(&Requirement) -> String| {
-        Signal::derive(move || {
-            read_pool(studio, pool, |node_pool| {
-                node_pool
-                    .spec
-                    .template
-                    .spec
-                    .requirements
-                    .get(index)
-                    .map(field)
-                    .unwrap_or_default()
-            })
-        })
-    };
-    let write = move |change: Box<dyn FnOnce(&mut Requirement)>| {
-        write_pool(studio, pool, |node_pool| {
-            if let Some(requirement) = node_pool.spec.template.spec.requirements.get_mut(index) {
-                change(requirement);
-            }
-        })
-    };
+/// One requirement's inputs: key, operator, values, min values.
+fn requirement_row(requirement: Bound<Requirement>, base: String) -> impl IntoView {
     view! {
-        <fieldset class="row requirement" id=field_id(&base) tabindex="-1">
-            <legend>{format!("Requirement {}", index + 1)}</legend>
-            <TextField
-                label="Key"
-                path=format!("{base}.key")
-                suggestions="requirement-keys"
-                value=read(|requirement| requirement.key.clone())
-                set=move |key| write(Box::new(move |requirement| requirement.key = key))
-            />
-            <SelectField
-                label="Operator"
-                path=format!("{base}.operator")
-                options=operator_options()
-                value=read(|requirement| requirement.operator.clone())
-                set=move |operator| write(Box::new(move |requirement| requirement.operator = operator))
-            />
-            <ListField
-                label="Values"
-                path=format!("{base}.values")
-                placeholder="on-demand, spot"
-                value=Signal::derive(move || {
-                    read_pool(studio, pool, |node_pool| {
-                        node_pool.spec.template.spec.requirements.get(index).map(|requirement| requirement.values.to_vec()).unwrap_or_default()
-                    })
-                })
-                set={move |values: Vec<String>| write(Box::new(move |requirement| requirement.values = values.into()))}
-            />
-            <NumberField
-                label="Min values"
-                path=format!("{base}.minValues")
-                value=Signal::derive(move || {
-                    read_pool(studio, pool, |node_pool| {
-                        node_pool.spec.template.spec.requirements.get(index).and_then(|requirement| requirement.min_values)
-                    })
-                })
-                set=move |min| write(Box::new(move |requirement| requirement.min_values = min))
-            />
-            <FieldFindings path=base.clone() />
-            <button
-                type="button"
-                class="remove"
-                on:click=move |_| write_pool(studio, pool, |node_pool| {
-                    let requirements = &mut node_pool.spec.template.spec.requirements;
-                    if index < requirements.len() {
-                        requirements.remove(index);
-                    }
-                })
-            >
-                {format!("Remove requirement {}", index + 1)}
-            </button>
-        </fieldset>
+        <TextField
+            label="Key"
+            path=format!("{base}.key")
+            suggestions="requirement-keys"
+            value=requirement.get(|requirement| requirement.key.clone())
+            set=requirement.set(|requirement, key| requirement.key = key)
+        />
+        <SelectField
+            label="Operator"
+            path=format!("{base}.operator")
+            options=operator_options()
+            value=requirement.get(|requirement| requirement.operator.clone())
+            set=requirement.set(|requirement, operator| requirement.operator = operator)
+        />
+        <ListField
+            label="Values"
+            path=format!("{base}.values")
+            placeholder="on-demand, spot"
+            value=requirement.get(|requirement| requirement.values.to_vec())
+            set=requirement.set(|requirement, values: Items| requirement.values = values.into())
+        />
+        <NumberField
+            label="Min values"
+            path=format!("{base}.minValues")
+            value=requirement.get(|requirement| requirement.min_values)
+            set=requirement.set(|requirement, min| requirement.min_values = min)
+        />
     }
 }
 
-/// One taint row: key, value, effect.
-#[component]
-fn TaintRow(pool: usize, index: usize) -> impl IntoView {
-    let studio = expect_context::<Studio>();
-    let base = format!("karpenter.node_pools[{pool}].spec.template.spec.taints[{index}]");
-    let read_taint = move |read: fn(&Taint) -> String| {
-        Signal::derive(move || {
-            read_pool(studio, pool, |node_pool| {
-                node_pool
-                    .spec
-                    .template
-                    .spec
-                    .taints
-                    .get(index)
-                    .map(read)
-                    .unwrap_or_default()
-            })
-        })
-    };
-    let write = move |change: Box<dyn FnOnce(&mut Taint)>| {
-        write_pool(studio, pool, |node_pool| {
-            if let Some(taint) = node_pool.spec.template.spec.taints.get_mut(index) {
-                change(taint);
-            }
-        })
-    };
+/// One taint's inputs: key, value, effect.
+fn taint_row(taint: Bound<Taint>, base: String) -> impl IntoView {
     view! {
-        <fieldset class="row taint" id=field_id(&base) tabindex="-1">
-            <legend>{format!("Taint {}", index + 1)}</legend>
-            <TextField
-                label="Taint key"
-                path=format!("{base}.key")
-                value=read_taint(|taint| taint.key.clone())
-                set=move |key| write(Box::new(move |taint| taint.key = key))
-            />
-            <TextField
-                label="Taint value"
-                path=format!("{base}.value")
-                value=read_taint(|taint| taint.value.clone().unwrap_or_default())
-                set=move |value: String| write(Box::new(move |taint| taint.value = (!value.is_empty()).then_some(value)))
-            />
-            <SelectField
-                label="Effect"
-                path=format!("{base}.effect")
-                options=options(&[
-                    ("NoSchedule", "NoSchedule"),
-                    ("PreferNoSchedule", "PreferNoSchedule"),
-                    ("NoExecute", "NoExecute"),
-                ])
-                value=read_taint(|taint| taint.effect.clone())
-                set=move |effect| write(Box::new(move |taint| taint.effect = effect))
-            />
-            <button
-                type="button"
-                class="remove"
-                on:click=move |_| write_pool(studio, pool, |node_pool| {
-                    let taints = &mut node_pool.spec.template.spec.taints;
-                    if index < taints.len() {
-                        taints.remove(index);
-                    }
-                })
-            >
-                {format!("Remove taint {}", index + 1)}
-            </button>
-        </fieldset>
+        <TextField
+            label="Taint key"
+            path=format!("{base}.key")
+            value=taint.get(|taint| taint.key.clone())
+            set=taint.set(|taint, key| taint.key = key)
+        />
+        <TextField
+            label="Taint value"
+            path=format!("{base}.value")
+            value=taint.get(|taint| taint.value.clone().unwrap_or_default())
+            set=taint.set(|taint, value| taint.value = optional(value))
+        />
+        <SelectField
+            label="Effect"
+            path=format!("{base}.effect")
+            options=options(&[
+                ("NoSchedule", "NoSchedule"),
+                ("PreferNoSchedule", "PreferNoSchedule"),
+                ("NoExecute", "NoExecute"),
+            ])
+            value=taint.get(|taint| taint.effect.clone())
+            set=taint.set(|taint, effect| taint.effect = effect)
+        />
     }
 }
 
-/// One disruption budget row.
-#[component]
-fn BudgetRow(pool: usize, index: usize) -> impl IntoView {
-    let studio = expect_context::<Studio>();
-    let base = format!("karpenter.node_pools[{pool}].spec.disruption.budgets[{index}]");
-    let read_budget = move |read: fn(&Budget) -> String| {
-        Signal::derive(move || {
-            read_pool(studio, pool, |node_pool| {
-                node_pool
-                    .spec
-                    .disruption
-                    .as_ref()
-                    .and_then(|disruption| disruption.budgets.get(index))
-                    .map(read)
-                    .unwrap_or_default()
-            })
-        })
-    };
-    let write = move |change: Box<dyn FnOnce(&mut Budget)>| {
-        write_pool(studio, pool, |node_pool| {
-            if let Some(budget) = node_pool
-                .spec
-                .disruption
-                .as_mut()
-                .and_then(|disruption| disruption.budgets.get_mut(index))
-            {
-                change(budget);
-            }
-        })
-    };
-    let optional = |text: String| (!text.is_empty()).then_some(text);
+/// One disruption budget's inputs.
+fn budget_row(budget: Bound<Budget>, base: String) -> impl IntoView {
     view! {
-        <fieldset class="row budget" id=field_id(&base) tabindex="-1">
-            <legend>{format!("Budget {}", index + 1)}</legend>
-            <TextField
-                label="Nodes"
-                path=format!("{base}.nodes")
-                placeholder="10%"
-                value=read_budget(|budget| budget.nodes.clone())
-                set=move |nodes| write(Box::new(move |budget| budget.nodes = nodes))
-            />
-            <ListField
-                label="Reasons"
-                path=format!("{base}.reasons")
-                placeholder="Underutilized, Empty, Drifted"
-                value=Signal::derive(move || {
-                    read_pool(studio, pool, |node_pool| {
-                        node_pool
-                            .spec
-                            .disruption
-                            .as_ref()
-                            .and_then(|disruption| disruption.budgets.get(index))
-                            .map(|budget| budget.reasons.to_vec())
-                            .unwrap_or_default()
-                    })
-                })
-                set={move |reasons: Vec<String>| write(Box::new(move |budget| budget.reasons = reasons.into()))}
-            />
-            <TextField
-                label="Schedule (cron)"
-                path=format!("{base}.schedule")
-                placeholder="0 9 * * mon-fri"
-                value=read_budget(|budget| budget.schedule.clone().unwrap_or_default())
-                set=move |schedule: String| write(Box::new(move |budget| budget.schedule = optional(schedule)))
-            />
-            <TextField
-                label="Duration"
-                path=format!("{base}.duration")
-                placeholder="8h"
-                value=read_budget(|budget| budget.duration.clone().unwrap_or_default())
-                set=move |duration: String| write(Box::new(move |budget| budget.duration = optional(duration)))
-            />
-            <button
-                type="button"
-                class="remove"
-                on:click=move |_| write_pool(studio, pool, |node_pool| {
-                    if let Some(disruption) = node_pool.spec.disruption.as_mut()
-                        && index < disruption.budgets.len()
-                    {
-                        disruption.budgets.remove(index);
-                    }
-                })
-            >
-                {format!("Remove budget {}", index + 1)}
-            </button>
-        </fieldset>
+        <TextField
+            label="Nodes"
+            path=format!("{base}.nodes")
+            placeholder="10%"
+            value=budget.get(|budget| budget.nodes.clone())
+            set=budget.set(|budget, nodes| budget.nodes = nodes)
+        />
+        <ListField
+            label="Reasons"
+            path=format!("{base}.reasons")
+            placeholder="Underutilized, Empty, Drifted"
+            value=budget.get(|budget| budget.reasons.to_vec())
+            set=budget.set(|budget, reasons: Items| budget.reasons = reasons.into())
+        />
+        <TextField
+            label="Schedule (cron)"
+            path=format!("{base}.schedule")
+            placeholder="0 9 * * mon-fri"
+            value=budget.get(|budget| budget.schedule.clone().unwrap_or_default())
+            set=budget.set(|budget, schedule| budget.schedule = optional(schedule))
+        />
+        <TextField
+            label="Duration"
+            path=format!("{base}.duration")
+            placeholder="8h"
+            value=budget.get(|budget| budget.duration.clone().unwrap_or_default())
+            set=budget.set(|budget, duration| budget.duration = optional(duration))
+        />
     }
 }
 
@@ -309,79 +148,69 @@ fn BudgetRow(pool: usize, index: usize) -> impl IntoView {
 #[component]
 fn PoolEditor(index: usize) -> impl IntoView {
     let studio = expect_context::<Studio>();
+    let pool = bound_pool(studio, index);
     let base = format!("karpenter.node_pools[{index}]");
     let claim = format!("{base}.spec.template.spec");
-    let requirement_count = Memo::new(move |_| {
-        read_pool(studio, index, |pool| {
-            pool.spec.template.spec.requirements.len()
-        })
-    });
-    let taint_count =
-        Memo::new(move |_| read_pool(studio, index, |pool| pool.spec.template.spec.taints.len()));
-    let budget_count = Memo::new(move |_| {
-        read_pool(studio, index, |pool| {
-            pool.spec
-                .disruption
-                .as_ref()
-                .map_or(0, |disruption| disruption.budgets.len())
-        })
-    });
-    let disruption_text = move |read: fn(&Disruption) -> Option<String>| {
-        Signal::derive(move || {
-            read_pool(studio, index, |pool| {
-                pool.spec.disruption.as_ref().and_then(read)
+    let disruption = pool.then(
+        |pool| pool.spec.disruption.as_ref(),
+        |pool| pool.spec.disruption.as_mut(),
+    );
+    // Writes the disruption block, creating it when needed and dropping it when empty.
+    let write_disruption = {
+        let pool = pool.clone();
+        move |change: Box<dyn FnOnce(&mut Disruption)>| {
+            pool.write(|pool| {
+                change(pool.spec.disruption.get_or_insert_with(Disruption::default));
+                if pool.spec.disruption.as_ref() == Some(&Disruption::default()) {
+                    pool.spec.disruption = None;
+                }
             })
-        })
+        }
     };
-    let write_disruption = move |change: Box<dyn FnOnce(&mut Disruption)>| {
-        write_pool(studio, index, |pool| {
-            change(pool.spec.disruption.get_or_insert_with(Disruption::default));
-            if pool.spec.disruption.as_ref() == Some(&Disruption::default()) {
-                pool.spec.disruption = None;
-            }
-        })
-    };
+    let set_policy = write_disruption.clone();
+    let set_after = write_disruption.clone();
+    let add_requirement = pool.clone();
+    let add_taint = pool.clone();
+    let title = pool.get(move |pool| format!("NodePool {}: {}", index + 1, pool.metadata.name));
     view! {
         <fieldset class="group" id=field_id(&base) tabindex="-1">
-            <legend>{move || format!("NodePool {}: {}", index + 1, read_pool(studio, index, |pool| pool.metadata.name.clone()))}</legend>
+            <legend>{title}</legend>
             <div class="grid">
                 <TextField
                     label="NodePool name"
                     path=format!("{base}.metadata.name")
-                    value=Signal::derive(move || read_pool(studio, index, |pool| pool.metadata.name.clone()))
-                    set=move |name| write_pool(studio, index, |pool| pool.metadata.name = name)
+                    value=pool.get(|pool| pool.metadata.name.clone())
+                    set=pool.set(|pool, name| pool.metadata.name = name)
                 />
                 <TextField
                     label="Node class"
                     path=format!("{claim}.nodeClassRef.name")
                     suggestions="node-class-names"
-                    value=Signal::derive(move || read_pool(studio, index, |pool| pool.spec.template.spec.node_class_ref.name.clone()))
-                    set=move |name| write_pool(studio, index, |pool| pool.spec.template.spec.node_class_ref.name = name)
+                    value=pool.get(|pool| pool.spec.template.spec.node_class_ref.name.clone())
+                    set=pool.set(|pool, name| pool.spec.template.spec.node_class_ref.name = name)
                 />
                 <NumberField
                     label="Weight"
                     path=format!("{base}.spec.weight")
-                    value=Signal::derive(move || read_pool(studio, index, |pool| pool.spec.weight))
-                    set=move |weight| write_pool(studio, index, |pool| pool.spec.weight = weight)
+                    value=pool.get(|pool| pool.spec.weight)
+                    set=pool.set(|pool, weight| pool.spec.weight = weight)
                 />
                 <OptionalTextField
                     label="Expire after"
                     path=format!("{claim}.expireAfter")
                     placeholder="720h or Never"
-                    value=Signal::derive(move || read_pool(studio, index, |pool| pool.spec.template.spec.expire_after.clone()))
-                    set=move |after| write_pool(studio, index, |pool| pool.spec.template.spec.expire_after = after)
+                    value=pool.get(|pool| pool.spec.template.spec.expire_after.clone())
+                    set=pool.set(|pool, after| pool.spec.template.spec.expire_after = after)
                 />
             </div>
             <ListField
                 label="Node labels"
                 path=format!("{base}.spec.template.metadata.labels")
                 placeholder="team=ml, workload=inference"
-                value=Signal::derive(move || {
-                    read_pool(studio, index, |pool| {
-                        pool.spec.template.metadata.as_ref().map(|meta| items::map_to_items(&meta.labels)).unwrap_or_default()
-                    })
+                value=pool.get(|pool| {
+                    pool.spec.template.metadata.as_ref().map(|meta| items::map_to_items(&meta.labels)).unwrap_or_default()
                 })
-                set=move |labels: Items| write_pool(studio, index, |pool| {
+                set=pool.set(|pool, labels: Items| {
                     let labels = items::items_to_map(&labels);
                     match &mut pool.spec.template.metadata {
                         Some(meta) => *meta.labels = labels,
@@ -394,32 +223,39 @@ fn PoolEditor(index: usize) -> impl IntoView {
             />
             <h4>"Requirements"</h4>
             <FieldFindings path=format!("{claim}.requirements") />
-            {move || (0..requirement_count.get()).map(|requirement| view! { <RequirementRow pool=index index=requirement /> }).collect_view()}
-            <button
-                type="button"
-                on:click=move |_| write_pool(studio, index, |pool| {
+            <Rows
+                list=field!(pool, spec.template.spec.requirements)
+                path=format!("{claim}.requirements")
+                noun="Requirement"
+                class="requirement"
+                row=requirement_row
+                add_label="Add requirement"
+                add=move || add_requirement.write(|pool| {
                     pool.spec.template.spec.requirements.push(Requirement::new("", "In", &[]));
                 })
-            >
-                "Add requirement"
-            </button>
+            />
             <h4>"Taints"</h4>
-            {move || (0..taint_count.get()).map(|taint| view! { <TaintRow pool=index index=taint /> }).collect_view()}
-            <button
-                type="button"
-                on:click=move |_| write_pool(studio, index, |pool| {
+            <Rows
+                list=pool.then(
+                    |pool| Some(&*pool.spec.template.spec.taints),
+                    |pool| Some(&mut *pool.spec.template.spec.taints),
+                )
+                path=format!("{claim}.taints")
+                noun="Taint"
+                class="taint"
+                row=taint_row
+                add_label="Add taint"
+                add=move || add_taint.write(|pool| {
                     pool.spec.template.spec.taints.push(Taint { effect: "NoSchedule".into(), ..Taint::default() });
                 })
-            >
-                "Add taint"
-            </button>
+            />
             <h4>"Limits and disruption"</h4>
             <ListField
                 label="Limits"
                 path=format!("{base}.spec.limits")
                 placeholder="cpu=1000, nvidia.com/gpu=64"
-                value=Signal::derive(move || read_pool(studio, index, |pool| items::limits_to_items(&pool.spec.limits)))
-                set=move |items| write_pool(studio, index, |pool| pool.spec.limits = items::items_to_limits(items).into())
+                value=pool.get(|pool| items::limits_to_items(&pool.spec.limits))
+                set=pool.set(|pool, items| pool.spec.limits = items::items_to_limits(items).into())
             />
             <div class="grid">
                 <SelectField
@@ -430,30 +266,35 @@ fn PoolEditor(index: usize) -> impl IntoView {
                         ("WhenEmpty", "WhenEmpty"),
                         ("WhenEmptyOrUnderutilized", "WhenEmptyOrUnderutilized"),
                     ])
-                    value=Signal::derive(move || disruption_text(|disruption| disruption.consolidation_policy.clone()).get().unwrap_or_default())
-                    set=move |policy: String| write_disruption(Box::new(move |disruption| {
-                        disruption.consolidation_policy = (!policy.is_empty()).then_some(policy);
+                    value=disruption.get(|disruption| disruption.consolidation_policy.clone().unwrap_or_default())
+                    set=move |policy: String| set_policy(Box::new(move |disruption| {
+                        disruption.consolidation_policy = optional(policy);
                     }))
                 />
                 <OptionalTextField
                     label="Consolidate after"
                     path=format!("{base}.spec.disruption.consolidateAfter")
                     placeholder="5m or Never"
-                    value=disruption_text(|disruption| disruption.consolidate_after.clone())
-                    set=move |after| write_disruption(Box::new(move |disruption| disruption.consolidate_after = after))
+                    value=disruption.get(|disruption| disruption.consolidate_after.clone())
+                    set=move |after| set_after(Box::new(move |disruption| disruption.consolidate_after = after))
                 />
             </div>
             <FieldFindings path=format!("{base}.spec.disruption") />
             <FieldFindings path=format!("{base}.spec.disruption.budgets") />
-            {move || (0..budget_count.get()).map(|budget| view! { <BudgetRow pool=index index=budget /> }).collect_view()}
-            <button
-                type="button"
-                on:click=move |_| write_disruption(Box::new(|disruption| {
+            <Rows
+                list=disruption.then(
+                    |disruption| Some(&*disruption.budgets),
+                    |disruption| Some(&mut *disruption.budgets),
+                )
+                path=format!("{base}.spec.disruption.budgets")
+                noun="Budget"
+                class="budget"
+                row=budget_row
+                add_label="Add disruption budget"
+                add=move || write_disruption(Box::new(|disruption| {
                     disruption.budgets.push(Budget { nodes: "10%".into(), ..Budget::default() });
                 }))
-            >
-                "Add disruption budget"
-            </button>
+            />
             <FieldFindings path=base.clone() />
             <button
                 type="button"
@@ -474,40 +315,39 @@ fn PoolEditor(index: usize) -> impl IntoView {
 #[component]
 fn ClassEditor(index: usize) -> impl IntoView {
     let studio = expect_context::<Studio>();
+    let class = bound_class(studio, index);
     let base = format!("karpenter.node_classes[{index}]");
+    let title =
+        class.get(move |class| format!("EC2NodeClass {}: {}", index + 1, class.metadata.name));
     view! {
         <fieldset class="group" id=field_id(&base) tabindex="-1">
-            <legend>{move || format!("EC2NodeClass {}: {}", index + 1, read_class(studio, index, |class| class.metadata.name.clone()))}</legend>
+            <legend>{title}</legend>
             <div class="grid">
                 <TextField
                     label="EC2NodeClass name"
                     path=format!("{base}.metadata.name")
-                    value=Signal::derive(move || read_class(studio, index, |class| class.metadata.name.clone()))
-                    set=move |name| write_class(studio, index, |class| class.metadata.name = name)
+                    value=class.get(|class| class.metadata.name.clone())
+                    set=class.set(|class, name| class.metadata.name = name)
                 />
                 <OptionalTextField
                     label="Node IAM role"
                     path=format!("{base}.spec.role")
                     placeholder="KarpenterNodeRole-my-cluster"
-                    value=Signal::derive(move || read_class(studio, index, |class| class.spec.role.clone()))
-                    set=move |role| write_class(studio, index, |class| class.spec.role = role)
+                    value=class.get(|class| class.spec.role.clone())
+                    set=class.set(|class, role| class.spec.role = role)
                 />
                 <TextField
                     label="AMI alias"
                     path=format!("{base}.spec.amiSelectorTerms[0].alias")
                     placeholder="al2023@latest"
-                    value=Signal::derive(move || {
-                        read_class(studio, index, |class| {
-                            class.spec.ami_selector_terms.first().and_then(|term| term.alias.clone()).unwrap_or_default()
-                        })
+                    value=class.get(|class| {
+                        class.spec.ami_selector_terms.first().and_then(|term| term.alias.clone()).unwrap_or_default()
                     })
-                    set=move |alias: String| write_class(studio, index, |class| {
+                    set=class.set(|class, alias: String| {
                         let terms = &mut class.spec.ami_selector_terms;
                         let only_one = terms.len() == 1;
                         match terms.first_mut() {
-                            Some(term) if term.alias.is_some() || only_one => {
-                                term.alias = (!alias.is_empty()).then_some(alias);
-                            }
+                            Some(term) if term.alias.is_some() || only_one => term.alias = optional(alias),
                             _ => terms.insert(0, SelectorTerm::alias(&alias)),
                         }
                         terms.retain(|term| *term != SelectorTerm::default());
@@ -516,29 +356,23 @@ fn ClassEditor(index: usize) -> impl IntoView {
                 <TextField
                     label="Subnet discovery tag (karpenter.sh/discovery)"
                     path=format!("{base}.spec.subnetSelectorTerms")
-                    value=Signal::derive(move || read_class(studio, index, |class| karpenter::discovery_value(&class.spec.subnet_selector_terms)))
-                    set=move |value| write_class(studio, index, |class| karpenter::set_discovery(&mut class.spec.subnet_selector_terms, value))
+                    value=class.get(|class| karpenter::discovery_value(&class.spec.subnet_selector_terms))
+                    set=class.set(|class, value| karpenter::set_discovery(&mut class.spec.subnet_selector_terms, value))
                 />
                 <TextField
                     label="Security group discovery tag (karpenter.sh/discovery)"
                     path=format!("{base}.spec.securityGroupSelectorTerms")
-                    value=Signal::derive(move || {
-                        read_class(studio, index, |class| karpenter::discovery_value(&class.spec.security_group_selector_terms))
-                    })
-                    set=move |value| {
-                        write_class(studio, index, |class| karpenter::set_discovery(&mut class.spec.security_group_selector_terms, value))
-                    }
+                    value=class.get(|class| karpenter::discovery_value(&class.spec.security_group_selector_terms))
+                    set=class.set(|class, value| karpenter::set_discovery(&mut class.spec.security_group_selector_terms, value))
                 />
                 <ListField
                     label="Capacity reservation IDs"
                     path=format!("{base}.spec.capacityReservationSelectorTerms")
                     placeholder="cr-0123456789abcdef0"
-                    value=Signal::derive(move || {
-                        read_class(studio, index, |class| {
-                            class.spec.capacity_reservation_selector_terms.iter().filter_map(|term| term.id.clone()).collect()
-                        })
+                    value=class.get(|class| {
+                        class.spec.capacity_reservation_selector_terms.iter().filter_map(|term| term.id.clone()).collect()
                     })
-                    set=move |ids: Items| write_class(studio, index, |class| {
+                    set=class.set(|class, ids: Items| {
                         let terms = &mut class.spec.capacity_reservation_selector_terms;
                         terms.retain(|term| term.id.is_none());
                         terms.extend(ids.iter().map(|id| SelectorTerm::id(id)));
@@ -548,15 +382,13 @@ fn ClassEditor(index: usize) -> impl IntoView {
                     label="Capacity reservation tags (one term each)"
                     path=format!("{base}.spec.capacityReservationSelectorTerms.tags")
                     placeholder="purpose=training"
-                    value=Signal::derive(move || {
-                        read_class(studio, index, |class| {
-                            class.spec.capacity_reservation_selector_terms.iter()
-                                .filter(|term| term.id.is_none())
-                                .flat_map(|term| items::map_to_items(&term.tags))
-                                .collect()
-                        })
+                    value=class.get(|class| {
+                        class.spec.capacity_reservation_selector_terms.iter()
+                            .filter(|term| term.id.is_none())
+                            .flat_map(|term| items::map_to_items(&term.tags))
+                            .collect()
                     })
-                    set=move |tags: Items| write_class(studio, index, |class| {
+                    set=class.set(|class, tags: Items| {
                         let terms = &mut class.spec.capacity_reservation_selector_terms;
                         // A term's owner (ownerID) goes with its tags; keep it across edits.
                         let owner = terms.iter().find_map(|term| term.owner_id.clone());
@@ -572,14 +404,12 @@ fn ClassEditor(index: usize) -> impl IntoView {
                     path=format!("{base}.spec.capacityReservationSelectorTerms.ownerID")
                     placeholder="123456789012"
                     hint="For reservations shared from another account; applies to the tag terms."
-                    value=Signal::derive(move || {
-                        read_class(studio, index, |class| {
-                            class.spec.capacity_reservation_selector_terms.iter()
-                                .find_map(|term| term.owner_id.clone())
-                                .unwrap_or_default()
-                        })
+                    value=class.get(|class| {
+                        class.spec.capacity_reservation_selector_terms.iter()
+                            .find_map(|term| term.owner_id.clone())
+                            .unwrap_or_default()
                     })
-                    set=move |owner: String| write_class(studio, index, |class| {
+                    set=class.set(|class, owner: String| {
                         karpenter::set_reservation_owner(&mut class.spec.capacity_reservation_selector_terms, &owner)
                     })
                 />
@@ -587,8 +417,8 @@ fn ClassEditor(index: usize) -> impl IntoView {
             <CheckboxField
                 label="Local NVMe as RAID0 (instanceStorePolicy)"
                 path=format!("{base}.spec.instanceStorePolicy")
-                checked=Signal::derive(move || read_class(studio, index, |class| class.spec.instance_store_policy.is_some()))
-                set=move |on: bool| write_class(studio, index, |class| class.spec.instance_store_policy = on.then(|| "RAID0".to_owned()))
+                checked=class.get(|class| class.spec.instance_store_policy.is_some())
+                set=class.set(|class, on: bool| class.spec.instance_store_policy = on.then(|| "RAID0".to_owned()))
             />
             <FieldFindings path=format!("{base}.spec.amiSelectorTerms") nested=true />
             <FieldFindings path=base.clone() />

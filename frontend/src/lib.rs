@@ -11,6 +11,8 @@
 mod addons_step;
 /// HTTP calls to the studio server: health, live checks, deploys.
 pub mod api;
+/// Inputs bound to one object of the spec in one line, and lists of rows.
+mod bind;
 /// The Capacity step: how each node group's instances are paid for and where they live.
 mod capacity_step;
 /// The Cluster step: name, region, Kubernetes version, OIDC.

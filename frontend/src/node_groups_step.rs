@@ -4,8 +4,9 @@
 use leptos::prelude::*;
 use shared::catalog::{self, CatalogFilter, InstanceType};
 use shared::items;
-use shared::spec::{AddonPolicies, NodeGroup, NodeTaint};
+use shared::spec::{NodeGroup, NodeTaint};
 
+use crate::bind::Bound;
 use crate::fields::{
     CheckboxField, FieldFindings, ListField, NumberField, OptionalTextField, TextField,
 };
@@ -243,27 +244,18 @@ fn NodeGroupEditor(index: usize) -> impl IntoView {
     let group_id = field_id(&base);
     let base_for_fields = base.clone();
     let path = move |field: &str| format!("{base_for_fields}.{field}");
-    let text =
-        move |read: fn(&NodeGroup) -> String| Signal::derive(move || studio.group(index, read));
-    let flag =
-        move |read: fn(&NodeGroup) -> bool| Signal::derive(move || studio.group(index, read));
-    let count = move |read: fn(&NodeGroup) -> Option<u32>| {
-        Signal::derive(move || studio.group(index, read))
-    };
-    let policy = move |read: fn(&AddonPolicies) -> bool| {
-        Signal::derive(move || studio.group(index, |group| read(&group.addon_policies)))
-    };
+    let group = Bound::new(
+        studio,
+        move |spec| spec.node_groups.get(index),
+        move |spec| spec.node_groups.get_mut(index),
+    );
     let show_picker = RwSignal::new(false);
     let instance_summary = Memo::new(move |_| {
         studio.group(index, |group| {
             catalog::lookup(group.instance_type.trim()).map(summary)
         })
     });
-    let title = move || {
-        studio.group(index, |group| {
-            format!("Node group {}: {}", index + 1, group.name)
-        })
-    };
+    let title = group.get(move |group| format!("Node group {}: {}", index + 1, group.name));
     view! {
         <fieldset class="group" id=group_id tabindex="-1">
             <legend>{title}</legend>
@@ -271,16 +263,16 @@ fn NodeGroupEditor(index: usize) -> impl IntoView {
                 <TextField
                     label="Node group name"
                     path=path("name")
-                    value=text(|group| group.name.clone())
-                    set=move |name| studio.update_group(index, |group| group.name = name)
+                    value=group.get(|group| group.name.clone())
+                    set=group.set(|group, name| group.name = name)
                 />
                 <div class="instance-type">
                     <TextField
                         label="Instance type"
                         path=path("instance_type")
                         placeholder="p5.48xlarge"
-                        value=text(|group| group.instance_type.clone())
-                        set=move |name| studio.update_group(index, |group| group.instance_type = name)
+                        value=group.get(|group| group.instance_type.clone())
+                        set=group.set(|group, name| group.instance_type = name)
                     />
                     <p class="hint instance-summary">
                         {move || instance_summary.get().unwrap_or_else(|| "not in the catalog".to_owned())}
@@ -301,61 +293,61 @@ fn NodeGroupEditor(index: usize) -> impl IntoView {
                 <NumberField
                     label="Minimum size"
                     path=path("min_size")
-                    value=count(|group| group.min_size)
-                    set=move |size| studio.update_group(index, |group| group.min_size = size)
+                    value=group.get(|group| group.min_size)
+                    set=group.set(|group, size| group.min_size = size)
                 />
                 <NumberField
                     label="Desired capacity"
                     path=path("desired_capacity")
-                    value=count(|group| group.desired_capacity)
-                    set=move |size| studio.update_group(index, |group| group.desired_capacity = size)
+                    value=group.get(|group| group.desired_capacity)
+                    set=group.set(|group, size| group.desired_capacity = size)
                 />
                 <NumberField
                     label="Maximum size"
                     path=path("max_size")
-                    value=count(|group| group.max_size)
-                    set=move |size| studio.update_group(index, |group| group.max_size = size)
+                    value=group.get(|group| group.max_size)
+                    set=group.set(|group, size| group.max_size = size)
                 />
             </div>
             <ListField
                 label="Instance types (several, instead of one)"
                 path=path("instance_types")
                 placeholder="g5.12xlarge, g6.12xlarge"
-                value=Signal::derive(move || studio.group(index, |group| group.instance_types.clone()))
-                set=move |types| studio.update_group(index, |group| group.instance_types = types)
+                value=group.get(|group| group.instance_types.clone())
+                set=group.set(|group, types| group.instance_types = types)
             />
             <OptionalTextField
                 label="AMI family"
                 path=path("ami_family")
                 placeholder="AmazonLinux2023 (eksctl default)"
                 suggestions="ami-families"
-                value=Signal::derive(move || studio.group(index, |group| group.ami_family.clone()))
-                set=move |family| studio.update_group(index, |group| group.ami_family = family)
+                value=group.get(|group| group.ami_family.clone())
+                set=group.set(|group, family| group.ami_family = family)
             />
             <div class="grid checks">
                 <CheckboxField
                     label="EFA (Elastic Fabric Adapter)"
                     path=path("efa_enabled")
-                    checked=flag(|group| group.efa_enabled)
-                    set=move |on| studio.update_group(index, |group| group.efa_enabled = on)
+                    checked=group.get(|group| group.efa_enabled)
+                    set=group.set(|group, on| group.efa_enabled = on)
                 />
                 <CheckboxField
                     label="Private networking"
                     path=path("private_networking")
-                    checked=flag(|group| group.private_networking)
-                    set=move |on| studio.update_group(index, |group| group.private_networking = on)
+                    checked=group.get(|group| group.private_networking)
+                    set=group.set(|group, on| group.private_networking = on)
                 />
                 <CheckboxField
                     label="Local NVMe as RAID0"
                     path=path("local_nvme_raid0")
-                    checked=flag(|group| group.local_nvme_raid0)
-                    set=move |on| studio.update_group(index, |group| group.local_nvme_raid0 = on)
+                    checked=group.get(|group| group.local_nvme_raid0)
+                    set=group.set(|group, on| group.local_nvme_raid0 = on)
                 />
                 <CheckboxField
                     label="Node auto-repair"
                     path=path("node_repair")
-                    checked=flag(|group| group.node_repair)
-                    set=move |on| studio.update_group(index, |group| group.node_repair = on)
+                    checked=group.get(|group| group.node_repair)
+                    set=group.set(|group, on| group.node_repair = on)
                 />
             </div>
             <div class="grid">
@@ -363,15 +355,15 @@ fn NodeGroupEditor(index: usize) -> impl IntoView {
                     label="Labels"
                     path=path("labels")
                     placeholder="team=ml, workload=training"
-                    value=Signal::derive(move || studio.group(index, |group| items::map_to_items(&group.labels)))
-                    set={move |labels: Vec<String>| studio.update_group(index, |group| group.labels = items::items_to_map(&labels))}
+                    value=group.get(|group| items::map_to_items(&group.labels))
+                    set=group.set(|group, labels: Vec<String>| group.labels = items::items_to_map(&labels))
                 />
                 <ListField
                     label="Taints"
                     path=path("taints")
                     placeholder="nvidia.com/gpu:NoSchedule"
-                    value=Signal::derive(move || studio.group(index, taint_items))
-                    set={move |taints: Vec<String>| studio.update_group(index, |group| group.taints = taints.iter().map(|item| taint_of(item)).collect())}
+                    value=group.get(taint_items)
+                    set=group.set(|group, taints: Vec<String>| group.taints = taints.iter().map(|item| taint_of(item)).collect())
                 />
             </div>
             <fieldset class="policies">
@@ -380,26 +372,26 @@ fn NodeGroupEditor(index: usize) -> impl IntoView {
                     <CheckboxField
                         label="Cluster Autoscaler"
                         path=path("addon_policies.auto_scaler")
-                        checked=policy(|policies| policies.auto_scaler)
-                        set=move |on| studio.update_group(index, |group| group.addon_policies.auto_scaler = on)
+                        checked=group.get(|group| group.addon_policies.auto_scaler)
+                        set=group.set(|group, on| group.addon_policies.auto_scaler = on)
                     />
                     <CheckboxField
                         label="CloudWatch"
                         path=path("addon_policies.cloud_watch")
-                        checked=policy(|policies| policies.cloud_watch)
-                        set=move |on| studio.update_group(index, |group| group.addon_policies.cloud_watch = on)
+                        checked=group.get(|group| group.addon_policies.cloud_watch)
+                        set=group.set(|group, on| group.addon_policies.cloud_watch = on)
                     />
                     <CheckboxField
                         label="EBS"
                         path=path("addon_policies.ebs")
-                        checked=policy(|policies| policies.ebs)
-                        set=move |on| studio.update_group(index, |group| group.addon_policies.ebs = on)
+                        checked=group.get(|group| group.addon_policies.ebs)
+                        set=group.set(|group, on| group.addon_policies.ebs = on)
                     />
                     <CheckboxField
                         label="FSx for Lustre"
                         path=path("addon_policies.fsx")
-                        checked=policy(|policies| policies.fsx)
-                        set=move |on| studio.update_group(index, |group| group.addon_policies.fsx = on)
+                        checked=group.get(|group| group.addon_policies.fsx)
+                        set=group.set(|group, on| group.addon_policies.fsx = on)
                     />
                 </div>
             </fieldset>

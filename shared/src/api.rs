@@ -57,6 +57,13 @@ pub struct LiveCheckKind {
     pub asks: &'static [&'static str],
     /// What it looks at, in a few words.
     pub looks_at: &'static str,
+    /// The rules whose findings decide its result (see `shared::rules::live`).
+    pub judged_by: &'static [&'static str],
+}
+
+/// The live check with this id.
+pub fn live_check(id: &str) -> Option<&'static LiveCheckKind> {
+    LIVE_CHECKS.iter().find(|kind| kind.id == id)
 }
 
 /// EKS offers the spec's Kubernetes version in the region.
@@ -82,16 +89,28 @@ pub const LIVE_CHECKS: &[LiveCheckKind] = &[
         id: KUBERNETES_VERSION,
         asks: &["eks:DescribeClusterVersions"],
         looks_at: "the Kubernetes version EKS offers in the region",
+        judged_by: &[
+            "kubernetes-version-unsupported",
+            "kubernetes-version-extended-support",
+            "kubernetes-version-newer-than-calendar",
+        ],
     },
     LiveCheckKind {
         id: VPC_EXISTS,
         asks: &["ec2:DescribeVpcs"],
         looks_at: "the existing VPC",
+        judged_by: &["vpc-not-found"],
     },
     LiveCheckKind {
         id: SUBNET,
         asks: &["ec2:DescribeSubnets"],
         looks_at: "subnets, their VPC, zones and free addresses",
+        judged_by: &[
+            "subnet-not-found",
+            "subnet-wrong-vpc",
+            "subnet-zone-mismatch",
+            "subnet-few-free-addresses",
+        ],
     },
     LiveCheckKind {
         id: INSTANCE_TYPE_OFFERED,
@@ -100,26 +119,42 @@ pub const LIVE_CHECKS: &[LiveCheckKind] = &[
             "ec2:DescribeInstanceTypeOfferings",
         ],
         looks_at: "instance types offered in the zones",
+        judged_by: &["instance-type-offered-nowhere", "instance-type-not-offered"],
     },
     LiveCheckKind {
         id: INSTANCE_TYPE_FACTS,
         asks: &["ec2:DescribeInstanceTypes"],
         looks_at: "instance type facts (GPUs, EFA)",
+        judged_by: &[
+            "instance-type-unknown-to-ec2",
+            "instance-type-catalog-disagrees",
+        ],
     },
     LiveCheckKind {
         id: CAPACITY_RESERVATION,
         asks: &["ec2:DescribeCapacityReservations"],
         looks_at: "capacity reservations (state, type, zone, size)",
+        judged_by: &[
+            "reservation-not-found",
+            "reservation-not-active",
+            "reservation-instance-type-mismatch",
+            "reservation-zone-mismatch",
+            "reservation-capacity-short",
+            "reservation-end-date",
+            "capacity-block-market-type-mismatch",
+        ],
     },
     LiveCheckKind {
         id: SPOT_PLACEMENT_SCORE,
         asks: &["ec2:GetSpotPlacementScores"],
         looks_at: "Spot placement scores",
+        judged_by: &["spot-placement-score-low"],
     },
     LiveCheckKind {
         id: SPOT_PRICE,
         asks: &["ec2:DescribeSpotPriceHistory"],
         looks_at: "Spot prices",
+        judged_by: &[],
     },
 ];
 

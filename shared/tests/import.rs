@@ -452,5 +452,8 @@ addons:
     assert!(!group.addon_policies.fsx);
     assert!(spec.addons[0].attach_policy_arns.is_empty());
     let rendered = render::cluster_document(&spec).unwrap();
-    assert_eq!(rendered, original[0], "every value is written back as it was");
+    assert_eq!(
+        rendered, original[0],
+        "every value is written back as it was"
+    );
 }

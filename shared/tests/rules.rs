@@ -1448,3 +1448,28 @@ fn errors_name_the_stage_that_refuses_and_opinions_are_advice() {
         assert!(!rule.reference.is_empty(), "{} cites no source", rule.id);
     }
 }
+
+#[test]
+fn every_live_check_is_judged_by_rules_of_the_catalog_and_every_live_rule_judges_one() {
+    let mut judging = std::collections::BTreeSet::new();
+    for kind in shared::api::LIVE_CHECKS {
+        for id in kind.judged_by {
+            assert!(
+                shared::rules::rule(id).is_some(),
+                "{} is judged by `{id}`, which is no rule",
+                kind.id
+            );
+            judging.insert(*id);
+        }
+    }
+    for rule in shared::rules::catalog()
+        .into_iter()
+        .filter(|rule| rule.live)
+    {
+        assert!(
+            judging.contains(rule.id),
+            "live rule `{}` judges no live check, so no check's result shows it",
+            rule.id
+        );
+    }
+}

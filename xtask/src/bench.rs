@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::error::{self, Error};
+
 use crate::{
     as_page_build, build_backend, build_frontend, cargo, dist_dir, root, status, target_dir, tools,
 };
@@ -23,7 +25,7 @@ fn gzip9(bytes: &[u8]) -> usize {
 
 /// What the page's files weigh as built and as the server sends them (the brotli copies
 /// `build_frontend` wrote, which browsers that accept `br` get).
-fn page_weight(rows: &mut Vec<Row>) -> Result<(), String> {
+fn page_weight(rows: &mut Vec<Row>) -> Result<(), Error> {
     let files = crate::compress::precompress(&dist_dir())?;
     let (mut raw_total, mut brotli_total, mut gzip_total) = (0, 0, 0);
     for file in &files {
@@ -60,7 +62,7 @@ fn page_weight(rows: &mut Vec<Row>) -> Result<(), String> {
 /// page computes, no view) and `page_floor_leptos` (the same behind one Leptos text field),
 /// each built, bound and optimised as trunk builds the page. What the studio's own views
 /// weigh is the page's total less the second.
-fn page_floor(rows: &mut Vec<Row>, build_tools: &tools::BuildTools) -> Result<(), String> {
+fn page_floor(rows: &mut Vec<Row>, build_tools: &tools::BuildTools) -> Result<(), Error> {
     const FLOORS: [(&str, &str); 2] = [
         (
             "page_floor",
@@ -117,9 +119,7 @@ fn page_floor(rows: &mut Vec<Row>, build_tools: &tools::BuildTools) -> Result<()
                 .arg("-o")
                 .arg(&optimised),
         )?;
-        let read = |path: &Path| {
-            std::fs::read(path).map_err(|error| format!("cannot read {}: {error}", path.display()))
-        };
+        let read = |path: &Path| std::fs::read(path).map_err(error::file(&path));
         let wasm = read(&optimised)?;
         let js = read(&out_dir.join(format!("{bin}.js")))?;
         rows.push(Row {
@@ -145,7 +145,7 @@ fn median(mut samples: Vec<Duration>) -> Duration {
 }
 
 /// Whole-process time of `eks-studio lint` on a seed manifest (release build).
-fn lint_process(rows: &mut Vec<Row>) -> Result<(), String> {
+fn lint_process(rows: &mut Vec<Row>) -> Result<(), Error> {
     status(cargo().args([
         "build",
         "--release",
@@ -156,7 +156,7 @@ fn lint_process(rows: &mut Vec<Row>) -> Result<(), String> {
     ]))?;
     let binary = target_dir().join("release/eks-studio");
     let seed = root().join("shared/tests/data/seeds/eks-p5-odcr-vpc.yaml");
-    let run = || -> Result<Duration, String> {
+    let run = || -> Result<Duration, Error> {
         let started = Instant::now();
         let output = Command::new(&binary)
             .arg("lint")
@@ -166,7 +166,10 @@ fn lint_process(rows: &mut Vec<Row>) -> Result<(), String> {
         let elapsed = started.elapsed();
         // The seed has placeholders: lint exits 1, which is what is measured.
         if output.status.code() != Some(1) {
-            return Err(format!("lint exited {:?}", output.status.code()));
+            return Err(Error::Task(format!(
+                "lint exited {:?}",
+                output.status.code()
+            )));
         }
         Ok(elapsed)
     };
@@ -184,7 +187,7 @@ fn lint_process(rows: &mut Vec<Row>) -> Result<(), String> {
 
 /// Lint time against input size: ClusterConfigs of 1, 2, 4 and 8 MB (thousands of node
 /// groups), so a rule that is quadratic in the groups shows as a ratio far above 8.
-fn lint_linearity(binary: &Path, rows: &mut Vec<Row>) -> Result<(), String> {
+fn lint_linearity(binary: &Path, rows: &mut Vec<Row>) -> Result<(), Error> {
     const MEGABYTE: usize = 1024 * 1024;
     let directory = target_dir().join("bench");
     std::fs::create_dir_all(&directory).map_err(|error| error.to_string())?;
@@ -202,7 +205,7 @@ fn lint_linearity(binary: &Path, rows: &mut Vec<Row>) -> Result<(), String> {
         }
         let file = directory.join(format!("lint-{megabytes}mb.yaml"));
         std::fs::write(&file, &text).map_err(|error| error.to_string())?;
-        let run = || -> Result<Duration, String> {
+        let run = || -> Result<Duration, Error> {
             let started = Instant::now();
             let output = Command::new(binary)
                 .arg("lint")
@@ -214,11 +217,11 @@ fn lint_linearity(binary: &Path, rows: &mut Vec<Row>) -> Result<(), String> {
                 .output()
                 .map_err(|error| format!("cannot run {}: {error}", binary.display()))?;
             if !matches!(output.status.code(), Some(0 | 1)) {
-                return Err(format!(
+                return Err(Error::Task(format!(
                     "lint of {} exited {:?}",
                     file.display(),
                     output.status.code()
-                ));
+                )));
             }
             Ok(started.elapsed())
         };
@@ -259,7 +262,7 @@ pub enum Part {
 }
 
 /// Runs the benchmarks (every part unless `only` names some) and prints the table.
-pub fn bench(only: &[Part], load_seconds: u64) -> Result<(), String> {
+pub fn bench(only: &[Part], load_seconds: u64) -> Result<(), Error> {
     let wanted = |part: Part| only.is_empty() || only.contains(&part);
     let mut rows = Vec::new();
     if wanted(Part::Criterion) {
@@ -364,15 +367,17 @@ struct Server {
 
 impl Server {
     /// Starts `command` and waits for the stdout line that says where it listens.
-    fn start(mut command: Command, log: &Path) -> Result<Server, String> {
+    fn start(mut command: Command, log: &Path) -> Result<Server, Error> {
         let shown = format!("{command:?}");
-        let log_file = std::fs::File::create(log)
-            .map_err(|error| format!("cannot create {}: {error}", log.display()))?;
+        let log_file = std::fs::File::create(log).map_err(error::file(&log))?;
         let mut child = command
             .stdout(Stdio::piped())
             .stderr(log_file)
             .spawn()
-            .map_err(|error| format!("cannot start {shown}: {error}"))?;
+            .map_err(|source| Error::Start {
+                command: shown.clone(),
+                source,
+            })?;
         let mut lines = BufReader::new(child.stdout.take().expect("stdout is piped")).lines();
         let base_url = lines.by_ref().map_while(Result::ok).find_map(|line| {
             line.split_once("listening on ")
@@ -385,10 +390,10 @@ impl Server {
         match base_url {
             Some(base_url) => server.base_url = base_url,
             None => {
-                return Err(format!(
+                return Err(Error::Task(format!(
                     "{shown} ended without saying where it listens; see {}",
                     log.display()
-                ));
+                )));
             }
         }
         // Keep reading stdout so the server never writes into a closed pipe.
@@ -411,7 +416,7 @@ fn wrk_run(
     body: &Path,
     url: &str,
     seconds: u64,
-) -> Result<LoadResult, String> {
+) -> Result<LoadResult, Error> {
     let output = Command::new(wrk)
         .args(["--threads", "1", "--connections"])
         .arg(LOAD_CONNECTIONS.to_string())
@@ -435,19 +440,19 @@ fn wrk_run(
                 String::from_utf8_lossy(&output.stderr)
             )
         })?;
-    let field = |name: &str| -> Result<u64, String> {
+    let field = |name: &str| -> Result<u64, Error> {
         result_line
             .split(' ')
             .find_map(|pair| pair.strip_prefix(name)?.strip_prefix('='))
             .and_then(|value| value.parse().ok())
-            .ok_or_else(|| format!("no {name} in wrk's result `{result_line}`"))
+            .ok_or_else(|| Error::Task(format!("no {name} in wrk's result `{result_line}`")))
     };
     let requests = field("requests")?;
     let failed = field("status_errors")? + field("socket_errors")?;
     if requests == 0 || failed > 0 {
-        return Err(format!(
+        return Err(Error::Task(format!(
             "{url}: {requests} requests, {failed} failed; the measurement is not valid"
-        ));
+        )));
     }
     Ok(LoadResult {
         requests,
@@ -464,7 +469,7 @@ fn measure(
     body: &Path,
     url: &str,
     seconds: u64,
-) -> Result<LoadResult, String> {
+) -> Result<LoadResult, Error> {
     wrk_run(wrk, script, body, url, 2)?;
     let result = wrk_run(wrk, script, body, url, seconds)?;
     println!(
@@ -484,7 +489,7 @@ fn millis(duration: Duration) -> f64 {
 
 /// `POST /api/validate` of the real server and a bare axum handler on the same stack,
 /// loaded one after the other with the same request (release builds, 127.0.0.1).
-fn api_load(rows: &mut Vec<Row>, seconds: u64) -> Result<(), String> {
+fn api_load(rows: &mut Vec<Row>, seconds: u64) -> Result<(), Error> {
     let wrk = tools::ensure_wrk()?;
     status(cargo().args([
         "build",
@@ -497,15 +502,12 @@ fn api_load(rows: &mut Vec<Row>, seconds: u64) -> Result<(), String> {
         "bare_axum",
     ]))?;
     let dir: PathBuf = target_dir().join("bench");
-    std::fs::create_dir_all(&dir)
-        .map_err(|error| format!("cannot create {}: {error}", dir.display()))?;
+    std::fs::create_dir_all(&dir).map_err(error::file(&dir))?;
     let template = largest_seed_template();
     let body = dir.join("validate-body.json");
     let script = dir.join("post_body.lua");
-    let write = |path: &Path, contents: &str| {
-        std::fs::write(path, contents)
-            .map_err(|error| format!("cannot write {}: {error}", path.display()))
-    };
+    let write =
+        |path: &Path, contents: &str| std::fs::write(path, contents).map_err(error::file(&path));
     let body_text = template.spec().to_json();
     write(&body, &body_text)?;
     write(&script, include_str!("post_body.lua"))?;
@@ -593,7 +595,7 @@ fn api_load(rows: &mut Vec<Row>, seconds: u64) -> Result<(), String> {
 }
 
 /// One HTTP/1.1 request on its own connection, read to the end of its body; the time it took.
-fn http_request(address: &str, request: &[u8]) -> Result<Duration, String> {
+fn http_request(address: &str, request: &[u8]) -> Result<Duration, Error> {
     use std::io::{Read, Write};
     let started = Instant::now();
     let mut stream = std::net::TcpStream::connect(address).map_err(|error| error.to_string())?;
@@ -609,7 +611,7 @@ fn http_request(address: &str, request: &[u8]) -> Result<Duration, String> {
         .map_err(|error| error.to_string())?;
     if !answer.starts_with(b"HTTP/1.1 200") {
         let head = String::from_utf8_lossy(&answer[..answer.len().min(120)]).into_owned();
-        return Err(format!("unexpected answer: {head}"));
+        return Err(Error::Task(format!("unexpected answer: {head}")));
     }
     Ok(started.elapsed())
 }
@@ -621,7 +623,7 @@ fn health_under_heavy_work(
     rows: &mut Vec<Row>,
     deploy_data: &Path,
     dir: &Path,
-) -> Result<(), String> {
+) -> Result<(), Error> {
     const RENDERERS: usize = 8;
     const RENDERS_EACH: usize = 4;
     let mut studio_command = Command::new(target_dir().join("release/eks-studio"));
@@ -640,7 +642,7 @@ fn health_under_heavy_work(
     let health =
         format!("GET /api/health HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n\r\n")
             .into_bytes();
-    let sample_health = |count: usize| -> Result<Vec<Duration>, String> {
+    let sample_health = |count: usize| -> Result<Vec<Duration>, Error> {
         let mut samples = Vec::new();
         for _ in 0..count {
             samples.push(http_request(&address, &health)?);
@@ -765,7 +767,7 @@ fn e2e_measurement(
     prefix: &str,
     shown: &str,
     budget: fn(&str) -> &'static str,
-) -> Result<(), String> {
+) -> Result<(), Error> {
     let test_tools = tools::ensure_test_tools()?;
     let output = cargo()
         .args([
@@ -789,7 +791,10 @@ fn e2e_measurement(
     let stdout = String::from_utf8_lossy(&output.stdout);
     print!("{stdout}");
     if !output.status.success() {
-        return Err(format!("the {test} measurement failed ({})", output.status));
+        return Err(Error::Task(format!(
+            "the {test} measurement failed ({})",
+            output.status
+        )));
     }
     for line in stdout.lines() {
         let Some((what, figure)) = line

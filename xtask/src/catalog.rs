@@ -10,6 +10,8 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
+use crate::error::{self, Error};
+
 /// The header of the generated file; `shared/src/catalog.rs` expects exactly this.
 const HEADER: &str = "name,family,gen,vcpu,mem_mib,gpus,gpu,gpu_mfr,gpu_mib,acc,accs,efa,net_mbps,arch,efa_ok,nvidia,neuron,cb,store";
 
@@ -18,7 +20,7 @@ const OUTPUT: &str = "shared/data/instance-catalog.csv";
 
 /// Writes `shared/data/instance-catalog.csv` from the reference tables in `reference`
 /// (by default `../shared/reference` next to the workspace root).
-pub fn catalog(root: &Path, reference: Option<PathBuf>) -> Result<(), String> {
+pub fn catalog(root: &Path, reference: Option<PathBuf>) -> Result<(), Error> {
     let reference = reference.unwrap_or_else(|| root.join("../shared/reference"));
     let types = Table::read(&reference.join("instance-types.csv"))?;
     let flags = Table::read(&reference.join("eksctl-instance-flags.csv"))?;
@@ -27,14 +29,18 @@ pub fn catalog(root: &Path, reference: Option<PathBuf>) -> Result<(), String> {
     for (row_idx, row) in types.rows.iter().enumerate() {
         let name = types.field(row, "instance_type")?;
         if joined.insert(name, (Some(row_idx), None)).is_some() {
-            return Err(format!("instance-types.csv lists {name} twice"));
+            return Err(Error::Task(format!(
+                "instance-types.csv lists {name} twice"
+            )));
         }
     }
     for (row_idx, row) in flags.rows.iter().enumerate() {
         let name = flags.field(row, "instance_type")?;
         let entry = joined.entry(name).or_default();
         if entry.1.replace(row_idx).is_some() {
-            return Err(format!("eksctl-instance-flags.csv lists {name} twice"));
+            return Err(Error::Task(format!(
+                "eksctl-instance-flags.csv lists {name} twice"
+            )));
         }
     }
 
@@ -72,11 +78,9 @@ pub fn catalog(root: &Path, reference: Option<PathBuf>) -> Result<(), String> {
 
     let output = root.join(OUTPUT);
     if let Some(parent) = output.parent() {
-        std::fs::create_dir_all(parent)
-            .map_err(|error| format!("cannot create {}: {error}", parent.display()))?;
+        std::fs::create_dir_all(parent).map_err(error::file(&parent))?;
     }
-    std::fs::write(&output, &text)
-        .map_err(|error| format!("cannot write {}: {error}", output.display()))?;
+    std::fs::write(&output, &text).map_err(error::file(&output))?;
     println!(
         "xtask: wrote {} instance types ({} bytes) to {}",
         joined.len(),
@@ -108,9 +112,8 @@ struct Table {
 }
 
 impl Table {
-    fn read(path: &Path) -> Result<Table, String> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|error| format!("cannot read {}: {error}", path.display()))?;
+    fn read(path: &Path) -> Result<Table, Error> {
+        let text = std::fs::read_to_string(path).map_err(error::file(&path))?;
         let file_name = path.file_name().map_or_else(
             || path.display().to_string(),
             |name| name.to_string_lossy().into_owned(),
@@ -131,21 +134,21 @@ impl Table {
                 continue;
             }
             if line.contains('"') {
-                return Err(format!(
+                return Err(Error::Task(format!(
                     "{file_name} line {}: quoted fields are not supported",
                     line_idx + 1
-                ));
+                )));
             }
             let fields: Vec<String> = line
                 .split(',')
                 .map(|field| field.trim().to_owned())
                 .collect();
             if fields.len() != n_columns {
-                return Err(format!(
+                return Err(Error::Task(format!(
                     "{file_name} line {}: {} fields, the header has {n_columns}",
                     line_idx + 1,
                     fields.len()
-                ));
+                )));
             }
             rows.push(fields);
         }
@@ -156,7 +159,7 @@ impl Table {
         })
     }
 
-    fn field<'a>(&self, row: &'a [String], column: &str) -> Result<&'a str, String> {
+    fn field<'a>(&self, row: &'a [String], column: &str) -> Result<&'a str, Error> {
         let column_idx = self
             .columns
             .get(column)
@@ -164,17 +167,17 @@ impl Table {
         Ok(&row[*column_idx])
     }
 
-    fn number(&self, row: &[String], column: &str) -> Result<u32, String> {
+    fn number(&self, row: &[String], column: &str) -> Result<u32, Error> {
         let text = self.field(row, column)?;
         text.parse().map_err(|_| {
-            format!(
+            Error::Task(format!(
                 "{}: {column} of {} is {text:?}, not a whole number",
                 self.file_name, row[0]
-            )
+            ))
         })
     }
 
-    fn optional_number(&self, row: &[String], column: &str) -> Result<Option<u32>, String> {
+    fn optional_number(&self, row: &[String], column: &str) -> Result<Option<u32>, Error> {
         if self.field(row, column)?.is_empty() {
             Ok(None)
         } else {
@@ -182,14 +185,14 @@ impl Table {
         }
     }
 
-    fn flag(&self, row: &[String], column: &str) -> Result<bool, String> {
+    fn flag(&self, row: &[String], column: &str) -> Result<bool, Error> {
         match self.field(row, column)? {
             "true" => Ok(true),
             "false" => Ok(false),
-            other => Err(format!(
+            other => Err(Error::Task(format!(
                 "{}: {column} of {} is {other:?}, not true or false",
                 self.file_name, row[0]
-            )),
+            ))),
         }
     }
 }
@@ -213,7 +216,7 @@ struct Facts {
 }
 
 impl Facts {
-    fn from_types(types: &Table, row: &[String]) -> Result<Facts, String> {
+    fn from_types(types: &Table, row: &[String]) -> Result<Facts, Error> {
         Ok(Facts {
             family: types.field(row, "family")?.to_owned(),
             generation: types.number(row, "generation")?,
@@ -239,7 +242,7 @@ impl Facts {
         flags: &Table,
         row: &[String],
         row_flags: &Flags,
-    ) -> Result<Facts, String> {
+    ) -> Result<Facts, Error> {
         let family = name.split('.').next().unwrap_or(name).to_owned();
         let generation = family
             .chars()
@@ -276,11 +279,13 @@ impl Facts {
 }
 
 /// Both tables' CPU architecture spellings, as Kubernetes' `kubernetes.io/arch` values.
-fn architecture(file_name: &str, name: &str, text: &str) -> Result<&'static str, String> {
+fn architecture(file_name: &str, name: &str, text: &str) -> Result<&'static str, Error> {
     match text {
         "amd64" | "x86-64" | "x86_64" => Ok("amd64"),
         "arm64" => Ok("arm64"),
-        other => Err(format!("{file_name}: arch of {name} is {other:?}")),
+        other => Err(Error::Task(format!(
+            "{file_name}: arch of {name} is {other:?}"
+        ))),
     }
 }
 
@@ -294,7 +299,7 @@ struct Flags {
 }
 
 impl Flags {
-    fn from_eksctl(flags: &Table, row: &[String]) -> Result<Flags, String> {
+    fn from_eksctl(flags: &Table, row: &[String]) -> Result<Flags, Error> {
         Ok(Flags {
             efa_supported: flags.flag(row, "efa_supported")?,
             nvidia_gpu: flags.flag(row, "nvidia_gpu_supported")?,
@@ -330,7 +335,7 @@ fn is_neuron(accelerator_name: &str) -> bool {
 
 /// Each family's instance-storage flag in eksctl's table, for families where every size
 /// agrees (all of them today).
-fn instance_storage_by_family(flags: &Table) -> Result<HashMap<String, bool>, String> {
+fn instance_storage_by_family(flags: &Table) -> Result<HashMap<String, bool>, Error> {
     let mut seen: HashMap<String, BTreeSet<bool>> = HashMap::new();
     for row in &flags.rows {
         let name = flags.field(row, "instance_type")?;

@@ -4,6 +4,8 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use crate::error::{self, Error};
+
 /// Brotli's densest setting: the page is compressed once per build and sent many times.
 const BROTLI_QUALITY: u32 = 11;
 /// Brotli's window, 2^24 bytes: larger than the page's largest file.
@@ -44,13 +46,10 @@ pub fn brotli11(bytes: &[u8]) -> Vec<u8> {
     out
 }
 
-fn files_under(dir: &Path, found: &mut Vec<PathBuf>) -> Result<(), String> {
-    let entries = std::fs::read_dir(dir)
-        .map_err(|error| format!("cannot read {}: {error}", dir.display()))?;
+fn files_under(dir: &Path, found: &mut Vec<PathBuf>) -> Result<(), Error> {
+    let entries = std::fs::read_dir(dir).map_err(error::file(&dir))?;
     for entry in entries {
-        let path = entry
-            .map_err(|error| format!("cannot read {}: {error}", dir.display()))?
-            .path();
+        let path = entry.map_err(error::file(&dir))?.path();
         if path.is_dir() {
             files_under(&path, found)?;
         } else {
@@ -69,7 +68,7 @@ fn is_copy(path: &Path) -> bool {
 
 /// Writes `FILE.br` and `FILE.gz` beside every file under `dist` (a copy only when it is
 /// smaller than the file) and removes copies left from an earlier build.
-pub fn precompress(dist: &Path) -> Result<Vec<Compressed>, String> {
+pub fn precompress(dist: &Path) -> Result<Vec<Compressed>, Error> {
     let mut files = Vec::new();
     files_under(dist, &mut files)?;
     files.sort();
@@ -78,9 +77,8 @@ pub fn precompress(dist: &Path) -> Result<Vec<Compressed>, String> {
         if is_copy(path) {
             continue;
         }
-        let bytes = std::fs::read(path)
-            .map_err(|error| format!("cannot read {}: {error}", path.display()))?;
-        let write_copy = |extension: &str, copy: Vec<u8>| -> Result<Option<usize>, String> {
+        let bytes = std::fs::read(path).map_err(error::file(&path))?;
+        let write_copy = |extension: &str, copy: Vec<u8>| -> Result<Option<usize>, Error> {
             let mut name = path.as_os_str().to_owned();
             name.push(".");
             name.push(extension);
@@ -89,8 +87,7 @@ pub fn precompress(dist: &Path) -> Result<Vec<Compressed>, String> {
                 let _ = std::fs::remove_file(&copy_path);
                 return Ok(None);
             }
-            std::fs::write(&copy_path, &copy)
-                .map_err(|error| format!("cannot write {}: {error}", copy_path.display()))?;
+            std::fs::write(&copy_path, &copy).map_err(error::file(&copy_path))?;
             Ok(Some(copy.len()))
         };
         let brotli = write_copy("br", brotli11(&bytes))?;

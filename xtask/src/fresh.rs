@@ -14,6 +14,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::error::{self, Error};
+
 use crate::{root, status};
 
 /// One part of the proof and how it went.
@@ -76,10 +78,9 @@ impl Fresh {
 }
 
 /// The stable toolchain `rust-toolchain.toml` names: a new machine has it already.
-fn pinned_stable() -> Result<String, String> {
+fn pinned_stable() -> Result<String, Error> {
     let path = root().join("rust-toolchain.toml");
-    let text = std::fs::read_to_string(&path)
-        .map_err(|error| format!("cannot read {}: {error}", path.display()))?;
+    let text = std::fs::read_to_string(&path).map_err(error::file(&path))?;
     text.lines()
         .find_map(|line| {
             let value = line
@@ -89,24 +90,23 @@ fn pinned_stable() -> Result<String, String> {
                 .strip_prefix('=')?;
             Some(value.trim().trim_matches('"').to_owned())
         })
-        .ok_or_else(|| format!("{} names no channel", path.display()))
+        .ok_or_else(|| Error::Task(format!("{} names no channel", path.display())))
 }
 
-fn rustup_binary() -> Result<PathBuf, String> {
+fn rustup_binary() -> Result<PathBuf, Error> {
     let path = std::env::var_os("PATH").unwrap_or_default();
     std::env::split_paths(&path)
         .map(|dir| dir.join("rustup"))
         .find(|candidate| candidate.is_file())
-        .ok_or_else(|| "rustup is not on PATH".to_owned())
+        .ok_or_else(|| Error::from("rustup is not on PATH"))
 }
 
 /// PATH with the fresh cargo home's `bin` and the rustup proxies first, and without the
 /// directories of the machine's own cargo home (whose hand-installed tools would hide a
 /// missing install step).
-fn fresh_path(dir: &Path, rustup: &Path) -> Result<std::ffi::OsString, String> {
+fn fresh_path(dir: &Path, rustup: &Path) -> Result<std::ffi::OsString, Error> {
     let proxies = dir.join("proxies");
-    std::fs::create_dir_all(&proxies)
-        .map_err(|error| format!("cannot create {}: {error}", proxies.display()))?;
+    std::fs::create_dir_all(&proxies).map_err(error::file(&proxies))?;
     for proxy in PROXIES {
         std::os::unix::fs::symlink(rustup, proxies.join(proxy))
             .map_err(|error| format!("cannot link {proxy} to rustup: {error}"))?;
@@ -119,7 +119,7 @@ fn fresh_path(dir: &Path, rustup: &Path) -> Result<std::ffi::OsString, String> {
     let dirs = [dir.join("cargo-home/bin"), proxies]
         .into_iter()
         .chain(kept);
-    std::env::join_paths(dirs).map_err(|error| format!("cannot build PATH: {error}"))
+    std::env::join_paths(dirs).map_err(|error| Error::Task(format!("cannot build PATH: {error}")))
 }
 
 /// Total bytes and files under `path`.
@@ -167,12 +167,15 @@ fn downloaded_crates(fresh: &Fresh) -> (usize, u64) {
 }
 
 /// Runs `command`, echoing its output and keeping the lines that say what was installed.
-fn run_logged(mut command: Command, installs: &mut Vec<String>) -> Result<(), String> {
+fn run_logged(mut command: Command, installs: &mut Vec<String>) -> Result<(), Error> {
     let shown = format!("{command:?}");
     let mut child = command
         .stdout(Stdio::piped())
         .spawn()
-        .map_err(|error| format!("cannot start {shown}: {error}"))?;
+        .map_err(|source| Error::Start {
+            command: shown.clone(),
+            source,
+        })?;
     let stdout = child.stdout.take().expect("stdout is piped");
     for line in BufReader::new(stdout).lines().map_while(Result::ok) {
         println!("{line}");
@@ -186,12 +189,15 @@ fn run_logged(mut command: Command, installs: &mut Vec<String>) -> Result<(), St
     if exit.success() {
         Ok(())
     } else {
-        Err(format!("{shown} failed ({exit})"))
+        Err(Error::Failed {
+            command: shown,
+            status: exit,
+        })
     }
 }
 
 /// One HTTP/1.1 GET on loopback: status line and headers, and the body.
-fn get(address: &str, path: &str, accept_encoding: &str) -> Result<(String, Vec<u8>), String> {
+fn get(address: &str, path: &str, accept_encoding: &str) -> Result<(String, Vec<u8>), Error> {
     let mut stream = TcpStream::connect(address)
         .map_err(|error| format!("cannot connect to {address}: {error}"))?;
     stream
@@ -227,7 +233,7 @@ fn check_served(
     child: &mut Child,
     started: Instant,
     installs: &mut Vec<String>,
-) -> Result<String, String> {
+) -> Result<String, Error> {
     let stdout = child.stdout.take().expect("stdout is piped");
     let mut lines = BufReader::new(stdout).lines();
     let mut address = None;
@@ -250,10 +256,10 @@ fn check_served(
     let serving_after = started.elapsed().as_secs_f64();
     let (index, page) = get(&address, "/", "identity")?;
     if !index.starts_with("HTTP/1.1 200") {
-        return Err(format!(
+        return Err(Error::Task(format!(
             "GET / answered `{}`",
             index.lines().next().unwrap_or_default()
-        ));
+        )));
     }
     let page = String::from_utf8_lossy(&page);
     let wasm = page
@@ -265,10 +271,10 @@ fn check_served(
     let encoding = header(&wasm_head, "content-encoding").unwrap_or("none");
     let cache = header(&wasm_head, "cache-control").unwrap_or("none");
     if !wasm_head.starts_with("HTTP/1.1 200") || encoding != "br" {
-        return Err(format!(
+        return Err(Error::Task(format!(
             "GET {wasm} with `Accept-Encoding: br, gzip` answered `{}` with content-encoding `{encoding}`",
             wasm_head.lines().next().unwrap_or_default()
-        ));
+        )));
     }
     Ok(format!(
         "served after {serving_after:.0} s; {wasm}: {} bytes brotli, cache-control `{cache}`",
@@ -294,14 +300,13 @@ fn stop_group(child: &mut Child) {
 }
 
 /// `cargo xtask fresh`.
-pub fn fresh(with_tests: bool, dir: Option<PathBuf>, keep: bool) -> Result<(), String> {
+pub fn fresh(with_tests: bool, dir: Option<PathBuf>, keep: bool) -> Result<(), Error> {
     let dir = dir.unwrap_or_else(|| std::env::temp_dir().join("eks-studio-fresh"));
     if dir.exists() {
         std::fs::remove_dir_all(&dir)
             .map_err(|error| format!("cannot empty {}: {error}", dir.display()))?;
     }
-    std::fs::create_dir_all(&dir)
-        .map_err(|error| format!("cannot create {}: {error}", dir.display()))?;
+    std::fs::create_dir_all(&dir).map_err(error::file(&dir))?;
     let rustup = rustup_binary()?;
     let fresh = Fresh {
         path: fresh_path(&dir, &rustup)?,
@@ -341,7 +346,7 @@ fn install_parts(installs: &mut Vec<String>, parts: &mut Vec<Part>) {
     }
 }
 
-fn prove(fresh: &Fresh, with_tests: bool, parts: &mut Vec<Part>) -> Result<(), String> {
+fn prove(fresh: &Fresh, with_tests: bool, parts: &mut Vec<Part>) -> Result<(), Error> {
     let stable = pinned_stable()?;
     let started = Instant::now();
     status(fresh.command("rustup").args([

@@ -9,6 +9,8 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+use crate::error::{self, Error};
+
 use crate::{root, status, tools};
 
 /// Every target in `fuzz/Cargo.toml`, with the seeds it starts from.
@@ -42,13 +44,13 @@ fn fuzz_dir() -> PathBuf {
 /// The seed YAML files: the reference manifests and the other test manifests, each
 /// template's rendered files, and each Karpenter template's files joined into one
 /// multi-document file after its ClusterConfig.
-fn yaml_seeds() -> Result<Vec<(String, String)>, String> {
+fn yaml_seeds() -> Result<Vec<(String, String)>, Error> {
     let mut seeds = Vec::new();
     // `fuzz/` holds inputs that once found a problem: good places to start from again.
     for folder in ["seeds", "manifests", "fuzz"] {
         let dir = root().join("shared/tests/data").join(folder);
         let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
-            .map_err(|error| format!("cannot read {}: {error}", dir.display()))?
+            .map_err(error::file(&dir))?
             .filter_map(Result::ok)
             .map(|entry| entry.path())
             .filter(|path| {
@@ -58,8 +60,7 @@ fn yaml_seeds() -> Result<Vec<(String, String)>, String> {
             .collect();
         paths.sort();
         for path in paths {
-            let text = std::fs::read_to_string(&path)
-                .map_err(|error| format!("cannot read {}: {error}", path.display()))?;
+            let text = std::fs::read_to_string(&path).map_err(error::file(&path))?;
             let name = path.file_name().unwrap_or_default().to_string_lossy();
             seeds.push((format!("{folder}-{name}"), text));
         }
@@ -115,14 +116,13 @@ fn spec_json_seeds() -> Vec<(String, String)> {
 }
 
 /// Writes a target's seeds afresh into `fuzz/seeds/<target>/`.
-fn write_seeds(target: &str, seeds: Seeds) -> Result<PathBuf, String> {
+fn write_seeds(target: &str, seeds: Seeds) -> Result<PathBuf, Error> {
     let dir = fuzz_dir().join("seeds").join(target);
     if dir.exists() {
         std::fs::remove_dir_all(&dir)
             .map_err(|error| format!("cannot clear {}: {error}", dir.display()))?;
     }
-    std::fs::create_dir_all(&dir)
-        .map_err(|error| format!("cannot create {}: {error}", dir.display()))?;
+    std::fs::create_dir_all(&dir).map_err(error::file(&dir))?;
     let files = match seeds {
         Seeds::Yaml => yaml_seeds()?,
         Seeds::SpecJson => spec_json_seeds(),
@@ -130,8 +130,7 @@ fn write_seeds(target: &str, seeds: Seeds) -> Result<PathBuf, String> {
     };
     for (name, text) in &files {
         let path = dir.join(name);
-        std::fs::write(&path, text)
-            .map_err(|error| format!("cannot write {}: {error}", path.display()))?;
+        std::fs::write(&path, text).map_err(error::file(&path))?;
     }
     println!(
         "xtask: {} seed file(s) for {target} in {}",
@@ -172,15 +171,13 @@ fn number_after(line: &str, label: &str) -> Option<u64> {
 }
 
 /// Runs one target for `seconds`, echoing what matters and keeping the full log.
-fn run_target(target: &'static str, seeds: &Path, seconds: u64) -> Result<Outcome, String> {
+fn run_target(target: &'static str, seeds: &Path, seconds: u64) -> Result<Outcome, Error> {
     let corpus = fuzz_dir().join("corpus").join(target);
-    std::fs::create_dir_all(&corpus)
-        .map_err(|error| format!("cannot create {}: {error}", corpus.display()))?;
+    std::fs::create_dir_all(&corpus).map_err(error::file(&corpus))?;
     let log_path = fuzz_dir().join("logs").join(format!("{target}.log"));
     std::fs::create_dir_all(log_path.parent().expect("the log is in a folder"))
         .map_err(|error| format!("cannot create the log folder: {error}"))?;
-    let mut log = std::fs::File::create(&log_path)
-        .map_err(|error| format!("cannot create {}: {error}", log_path.display()))?;
+    let mut log = std::fs::File::create(&log_path).map_err(error::file(&log_path))?;
     println!(
         "\n==> fuzz {target} for {seconds} s (log: {})",
         log_path.display()
@@ -280,14 +277,14 @@ fn run_target(target: &'static str, seeds: &Path, seconds: u64) -> Result<Outcom
 }
 
 /// Installs what is missing, writes the seeds and runs each target (or only `only`).
-pub fn fuzz(seconds: u64, only: &[String]) -> Result<(), String> {
+pub fn fuzz(seconds: u64, only: &[String]) -> Result<(), Error> {
     for name in only {
         if !TARGETS.iter().any(|(target, _)| target == name) {
             let known: Vec<&str> = TARGETS.iter().map(|(target, _)| *target).collect();
-            return Err(format!(
+            return Err(Error::Task(format!(
                 "no fuzz target `{name}` (known: {})",
                 known.join(", ")
-            ));
+            )));
         }
     }
     tools::ensure_fuzz_tools()?;
@@ -328,10 +325,10 @@ pub fn fuzz(seconds: u64, only: &[String]) -> Result<(), String> {
     if failed == 0 {
         Ok(())
     } else {
-        Err(format!(
+        Err(Error::Task(format!(
             "{failed} fuzz target(s) found a problem; reproduce with `cd fuzz && cargo +{} fuzz run --sanitizer none <target> <artifact>`",
             tools::NIGHTLY
-        ))
+        )))
     }
 }
 

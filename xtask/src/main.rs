@@ -9,6 +9,8 @@ mod bench;
 mod catalog;
 /// Brotli and gzip copies of the built page's files.
 mod compress;
+/// What stops a task, as a type.
+mod error;
 /// `cargo xtask fresh`: the README's commands proven from nothing.
 mod fresh;
 /// The fuzz targets behind `cargo xtask fuzz`.
@@ -22,6 +24,8 @@ use std::process::{Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
 
 use clap::{Parser, Subcommand};
+
+use crate::error::Error;
 
 /// EKS Training Studio project tasks.
 #[derive(Debug, Parser)]
@@ -152,20 +156,24 @@ fn cargo() -> Command {
 }
 
 /// Runs a command to completion, failing with its command line when it fails.
-fn status(command: &mut Command) -> Result<(), String> {
+fn status(command: &mut Command) -> Result<(), Error> {
     let shown = format!("{command:?}");
-    let exit = command
-        .status()
-        .map_err(|error| format!("cannot start {shown}: {error}"))?;
+    let exit = command.status().map_err(|source| Error::Start {
+        command: shown.clone(),
+        source,
+    })?;
     if exit.success() {
         Ok(())
     } else {
-        Err(format!("{shown} failed ({exit})"))
+        Err(Error::Failed {
+            command: shown,
+            status: exit,
+        })
     }
 }
 
 /// Builds the page into [`dist_dir`] and writes the brotli and gzip copies the server sends.
-fn build_frontend(tools: &tools::BuildTools) -> Result<(), String> {
+fn build_frontend(tools: &tools::BuildTools) -> Result<(), Error> {
     // Trunk runs cargo with --offline, so every crate must already be downloaded: the
     // workspace's, and those of the standard library the page's build compiles again.
     status(as_page_build(&mut cargo()).arg("fetch"))?;
@@ -207,7 +215,7 @@ fn as_page_build(command: &mut Command) -> &mut Command {
         )
 }
 
-fn build_backend() -> Result<(), String> {
+fn build_backend() -> Result<(), Error> {
     status(cargo().args(["build", "--package", "eks-studio", "--bin", "eks-studio"]))
 }
 
@@ -215,11 +223,11 @@ fn build_backend() -> Result<(), String> {
 /// integration tests run). `cargo test` unifies the features the workspace's
 /// dev-dependencies ask for, so a plain `cargo build` of the server would compile it, and
 /// aws-sdk-ec2 with it, a second time; this step compiles nothing new after them.
-fn build_backend_as_tested() -> Result<(), String> {
+fn build_backend_as_tested() -> Result<(), Error> {
     status(cargo().args(["test", "--workspace", "--exclude", "studio-e2e", "--no-run"]))
 }
 
-fn run(addr: &str) -> Result<(), String> {
+fn run(addr: &str) -> Result<(), Error> {
     let tools = tools::ensure_build_tools()?;
     build_frontend(&tools)?;
     build_backend()?;
@@ -278,7 +286,7 @@ fn count_before(text: &str, label: &str) -> u64 {
         .unwrap_or(0)
 }
 
-fn test() -> Result<(), String> {
+fn test() -> Result<(), Error> {
     let started = Instant::now();
     let tools = tools::ensure_build_tools()?;
     let test_tools = tools::ensure_test_tools()?;
@@ -431,7 +439,7 @@ fn test() -> Result<(), String> {
     if failed_steps == 0 {
         Ok(())
     } else {
-        Err(format!("{failed_steps} step(s) failed"))
+        Err(Error::Task(format!("{failed_steps} step(s) failed")))
     }
 }
 

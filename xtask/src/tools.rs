@@ -6,6 +6,8 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use crate::error::{self, Error};
+
 use crate::{root, status, target_dir};
 
 const TRUNK_VERSION: &str = "0.21.14";
@@ -66,7 +68,7 @@ fn tools_dir() -> PathBuf {
 
 /// Runs an install step and says how long it took: `cargo xtask fresh` reports these
 /// lines, the README quotes them.
-fn timed_install<T>(what: &str, install: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
+fn timed_install<T>(what: &str, install: impl FnOnce() -> Result<T, Error>) -> Result<T, Error> {
     let started = std::time::Instant::now();
     let result = install()?;
     println!(
@@ -93,7 +95,7 @@ fn find_on_path(program: &str) -> Option<PathBuf> {
 }
 
 /// The wasm-bindgen version Cargo.lock resolved; the CLI must match it exactly.
-pub fn locked_wasm_bindgen_version() -> Result<String, String> {
+pub fn locked_wasm_bindgen_version() -> Result<String, Error> {
     let lock = std::fs::read_to_string(root().join("Cargo.lock"))
         .map_err(|error| format!("cannot read Cargo.lock: {error}"))?;
     let mut lines = lock.lines();
@@ -111,7 +113,7 @@ pub fn locked_wasm_bindgen_version() -> Result<String, String> {
     Err("Cargo.lock has no wasm-bindgen entry".into())
 }
 
-fn ensure_wasm_target() -> Result<(), String> {
+fn ensure_wasm_target() -> Result<(), Error> {
     let installed = Command::new("rustup")
         .args(["target", "list", "--installed"])
         .output()
@@ -135,7 +137,7 @@ fn ensure_cargo_tool(
     krate: &str,
     version: &str,
     locked: bool,
-) -> Result<PathBuf, String> {
+) -> Result<PathBuf, Error> {
     let path = cargo_bin_dir().join(binary);
     let wanted = format!("{binary} {version}");
     if version_output(&path).trim() == wanted {
@@ -154,23 +156,22 @@ fn ensure_cargo_tool(
     if found.trim() == wanted {
         Ok(path)
     } else {
-        Err(format!(
+        Err(Error::Task(format!(
             "{} reports `{}` after installing, expected `{wanted}`",
             path.display(),
             found.trim()
-        ))
+        )))
     }
 }
 
-fn ensure_wasm_opt() -> Result<PathBuf, String> {
+fn ensure_wasm_opt() -> Result<PathBuf, Error> {
     let prefix = tools_dir().join("binaryen");
     let bin_dir = prefix.join("node_modules/.bin");
     if version_output(&bin_dir.join("wasm-opt")).contains(WASM_OPT_VERSION_LINE) {
         return Ok(bin_dir);
     }
     println!("xtask: installing wasm-opt (npm binaryen {BINARYEN_VERSION})");
-    std::fs::create_dir_all(&prefix)
-        .map_err(|error| format!("cannot create {}: {error}", prefix.display()))?;
+    std::fs::create_dir_all(&prefix).map_err(error::file(&prefix))?;
     timed_install(&format!("npm binaryen {BINARYEN_VERSION}"), || {
         status(
             Command::new("npm")
@@ -193,7 +194,7 @@ fn ensure_wasm_opt() -> Result<PathBuf, String> {
 }
 
 /// The wasm target, trunk, wasm-bindgen-cli and wasm-opt.
-pub fn ensure_build_tools() -> Result<BuildTools, String> {
+pub fn ensure_build_tools() -> Result<BuildTools, Error> {
     ensure_wasm_target()?;
     ensure_page_toolchain()?;
     let trunk = ensure_cargo_tool("trunk", "trunk", TRUNK_VERSION, true)?;
@@ -215,7 +216,7 @@ pub fn ensure_build_tools() -> Result<BuildTools, String> {
 }
 
 /// Installs Debian packages with apt-get (through sudo unless running as root).
-fn apt_install(packages: &[&str]) -> Result<(), String> {
+fn apt_install(packages: &[&str]) -> Result<(), Error> {
     let as_root = Command::new("id")
         .arg("-u")
         .output()
@@ -236,7 +237,7 @@ fn apt_install(packages: &[&str]) -> Result<(), String> {
     status(apt(&["install", "-y", "-q"]).args(packages))
 }
 
-fn ensure_chromium() -> Result<(PathBuf, PathBuf), String> {
+fn ensure_chromium() -> Result<(PathBuf, PathBuf), Error> {
     if let (Some(chromium), Some(chromedriver)) =
         (find_on_path("chromium"), find_on_path("chromedriver"))
     {
@@ -252,7 +253,7 @@ fn ensure_chromium() -> Result<(PathBuf, PathBuf), String> {
     }
 }
 
-fn ensure_emulator_venv() -> Result<PathBuf, String> {
+fn ensure_emulator_venv() -> Result<PathBuf, Error> {
     let venv = tools_dir().join("ec2-emulator-venv");
     let python = venv.join("bin/python");
     let ready = Command::new(&python)
@@ -284,7 +285,7 @@ fn ensure_emulator_venv() -> Result<PathBuf, String> {
 }
 
 /// Chromium, chromedriver and the EC2 emulator's Python environment.
-pub fn ensure_test_tools() -> Result<TestTools, String> {
+pub fn ensure_test_tools() -> Result<TestTools, Error> {
     let (chromium, chromedriver) = ensure_chromium()?;
     let emulator_python = ensure_emulator_venv()?;
     Ok(TestTools {
@@ -309,7 +310,7 @@ fn rustup_output(args: &[&str]) -> String {
 }
 
 /// [`NIGHTLY`] with `components` and `targets`, each installed through rustup when missing.
-fn ensure_nightly(components: &[&str], targets: &[&str]) -> Result<(), String> {
+fn ensure_nightly(components: &[&str], targets: &[&str]) -> Result<(), Error> {
     let toolchains = rustup_output(&["toolchain", "list"]);
     let installed = toolchains
         .lines()
@@ -357,38 +358,38 @@ fn ensure_nightly(components: &[&str], targets: &[&str]) -> Result<(), String> {
 }
 
 /// The nightly toolchain and cargo-fuzz.
-pub fn ensure_fuzz_tools() -> Result<PathBuf, String> {
+pub fn ensure_fuzz_tools() -> Result<PathBuf, Error> {
     ensure_nightly(&[], &[])?;
     ensure_cargo_tool("cargo-fuzz", "cargo-fuzz", CARGO_FUZZ_VERSION, true)
 }
 
 /// What the page's build needs from nightly: the standard library's source (rebuilt for
 /// the page) and the wasm target.
-fn ensure_page_toolchain() -> Result<(), String> {
+fn ensure_page_toolchain() -> Result<(), Error> {
     ensure_nightly(&["rust-src"], &["wasm32-unknown-unknown"])
 }
 
 /// Downloads the crates the standard library's own build depends on (its source carries
 /// a Cargo.lock of its own), so that the page's `-Zbuild-std` build works offline, as
 /// trunk runs cargo. `cargo fetch` of the workspace does not reach them.
-pub fn fetch_std_dependencies() -> Result<(), String> {
+pub fn fetch_std_dependencies() -> Result<(), Error> {
     let sysroot = Command::new("rustup")
         .args(["run", NIGHTLY, "rustc", "--print", "sysroot"])
         .output()
         .map_err(|error| format!("cannot run rustc of {NIGHTLY}: {error}"))?;
     if !sysroot.status.success() {
-        return Err(format!(
+        return Err(Error::Task(format!(
             "rustc of {NIGHTLY} cannot print its sysroot: {}",
             String::from_utf8_lossy(&sysroot.stderr).trim()
-        ));
+        )));
     }
     let sysroot = PathBuf::from(String::from_utf8_lossy(&sysroot.stdout).trim());
     let manifest = sysroot.join("lib/rustlib/src/rust/library/Cargo.toml");
     if !manifest.is_file() {
-        return Err(format!(
+        return Err(Error::Task(format!(
             "{} is missing: {NIGHTLY} has no rust-src component",
             manifest.display()
-        ));
+        )));
     }
     status(
         Command::new("cargo")
@@ -399,7 +400,7 @@ pub fn fetch_std_dependencies() -> Result<(), String> {
 }
 
 /// Debian's `wrk`, the HTTP load generator of `cargo xtask bench`.
-pub fn ensure_wrk() -> Result<PathBuf, String> {
+pub fn ensure_wrk() -> Result<PathBuf, Error> {
     if let Some(wrk) = find_on_path("wrk") {
         return Ok(wrk);
     }

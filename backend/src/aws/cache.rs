@@ -1,4 +1,5 @@
-//! One typed cache per EC2 or EKS call, keyed by (region, arguments). Answers live for the
+//! A typed cache for one EC2 or EKS call, keyed by (region, arguments); each call's own
+//! is declared beside it in `calls.rs` (`Caches`). Answers live for the
 //! configured lifetime; failures (a refusal, a timeout, an endpoint that cannot be reached)
 //! for a few seconds, so a burst of checks that fail pays for one call, not one each.
 //!
@@ -7,16 +8,9 @@
 
 use std::future::Future;
 use std::hash::Hash;
-use std::sync::Arc;
 use std::time::Duration;
 
-use shared::rules::ClusterVersionFact;
-
 use super::AwsError;
-use super::calls::{
-    CapacityBlockOffering, CapacityBlockQuery, InstanceTypeFacts, Reservation, SpotPrice,
-    SpotScore, Subnet, Vpc, Zone,
-};
 
 /// Longest time a failed call's answer is reused.
 pub(crate) const FAILURE_LIFETIME: Duration = Duration::from_secs(5);
@@ -55,7 +49,7 @@ where
     K: Hash + Eq + Send + Sync + 'static,
     V: Clone + Send + Sync + 'static,
 {
-    fn new(lifetime: Duration) -> AnswerCache<K, V> {
+    pub(crate) fn new(lifetime: Duration) -> AnswerCache<K, V> {
         AnswerCache {
             answers: moka::future::Cache::builder()
                 .max_capacity(10_000)
@@ -75,42 +69,5 @@ where
         fetch: impl Future<Output = Result<V, AwsError>>,
     ) -> Result<V, AwsError> {
         self.answers.get_with(key, fetch).await
-    }
-}
-
-/// (region, argument) keys.
-type Keyed<A> = (&'static str, A);
-/// Spot scores are asked for a set of types and a target capacity.
-type SpotScoreKey = Keyed<(Vec<String>, u32)>;
-
-/// Every call's cache.
-pub(crate) struct Caches {
-    pub(crate) zones: AnswerCache<&'static str, Arc<Vec<Zone>>>,
-    pub(crate) cluster_versions: AnswerCache<&'static str, Arc<Vec<ClusterVersionFact>>>,
-    pub(crate) offerings: AnswerCache<Keyed<String>, Arc<Vec<String>>>,
-    pub(crate) instance_types: AnswerCache<Keyed<String>, Option<InstanceTypeFacts>>,
-    pub(crate) reservations: AnswerCache<Keyed<String>, Option<Reservation>>,
-    pub(crate) vpcs: AnswerCache<Keyed<String>, Option<Vpc>>,
-    pub(crate) subnets: AnswerCache<Keyed<String>, Option<Subnet>>,
-    pub(crate) spot_scores: AnswerCache<SpotScoreKey, Arc<Vec<SpotScore>>>,
-    pub(crate) spot_prices: AnswerCache<Keyed<Vec<String>>, Arc<Vec<SpotPrice>>>,
-    pub(crate) block_offerings:
-        AnswerCache<Keyed<CapacityBlockQuery>, Arc<Vec<CapacityBlockOffering>>>,
-}
-
-impl Caches {
-    pub(crate) fn new(lifetime: Duration) -> Caches {
-        Caches {
-            zones: AnswerCache::new(lifetime),
-            cluster_versions: AnswerCache::new(lifetime),
-            offerings: AnswerCache::new(lifetime),
-            instance_types: AnswerCache::new(lifetime),
-            reservations: AnswerCache::new(lifetime),
-            vpcs: AnswerCache::new(lifetime),
-            subnets: AnswerCache::new(lifetime),
-            spot_scores: AnswerCache::new(lifetime),
-            spot_prices: AnswerCache::new(lifetime),
-            block_offerings: AnswerCache::new(lifetime),
-        }
     }
 }

@@ -14,6 +14,7 @@ use shared::ids::Region;
 use shared::rules::{ClusterVersionFact, ReservationFact, SubnetFact};
 use shared::versions::Date;
 
+use super::cache::AnswerCache;
 use super::{AwsError, LiveAws};
 
 /// An availability zone: name and id (`us-east-1a` ↔ `use1-az6`; the mapping differs per account).
@@ -734,5 +735,42 @@ impl LiveAws {
             .block_offerings
             .get_or_fetch((region.as_str(), query.clone()), fetch)
             .await
+    }
+}
+
+/// (region, argument) keys.
+type Keyed<A> = (&'static str, A);
+/// Spot scores are asked for a set of types and a target capacity.
+type SpotScoreKey = Keyed<(Vec<String>, u32)>;
+
+/// Every call's cache: a new call adds its own here.
+pub(crate) struct Caches {
+    pub(crate) zones: AnswerCache<&'static str, Arc<Vec<Zone>>>,
+    pub(crate) cluster_versions: AnswerCache<&'static str, Arc<Vec<ClusterVersionFact>>>,
+    pub(crate) offerings: AnswerCache<Keyed<String>, Arc<Vec<String>>>,
+    pub(crate) instance_types: AnswerCache<Keyed<String>, Option<InstanceTypeFacts>>,
+    pub(crate) reservations: AnswerCache<Keyed<String>, Option<Reservation>>,
+    pub(crate) vpcs: AnswerCache<Keyed<String>, Option<Vpc>>,
+    pub(crate) subnets: AnswerCache<Keyed<String>, Option<Subnet>>,
+    pub(crate) spot_scores: AnswerCache<SpotScoreKey, Arc<Vec<SpotScore>>>,
+    pub(crate) spot_prices: AnswerCache<Keyed<Vec<String>>, Arc<Vec<SpotPrice>>>,
+    pub(crate) block_offerings:
+        AnswerCache<Keyed<CapacityBlockQuery>, Arc<Vec<CapacityBlockOffering>>>,
+}
+
+impl Caches {
+    pub(crate) fn new(lifetime: Duration) -> Caches {
+        Caches {
+            zones: AnswerCache::new(lifetime),
+            cluster_versions: AnswerCache::new(lifetime),
+            offerings: AnswerCache::new(lifetime),
+            instance_types: AnswerCache::new(lifetime),
+            reservations: AnswerCache::new(lifetime),
+            vpcs: AnswerCache::new(lifetime),
+            subnets: AnswerCache::new(lifetime),
+            spot_scores: AnswerCache::new(lifetime),
+            spot_prices: AnswerCache::new(lifetime),
+            block_offerings: AnswerCache::new(lifetime),
+        }
     }
 }

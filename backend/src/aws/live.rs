@@ -41,27 +41,6 @@ pub use shared::api::{
     SPOT_PLACEMENT_SCORE, SPOT_PRICE, SUBNET, VPC_EXISTS,
 };
 
-const RESERVATION_RULES: &[&str] = &[
-    "reservation-not-found",
-    "reservation-not-active",
-    "reservation-instance-type-mismatch",
-    "reservation-zone-mismatch",
-    "reservation-capacity-short",
-    "reservation-end-date",
-    "capacity-block-market-type-mismatch",
-];
-const VERSION_RULES: &[&str] = &[
-    "kubernetes-version-unsupported",
-    "kubernetes-version-extended-support",
-    "kubernetes-version-newer-than-calendar",
-];
-const SUBNET_RULES: &[&str] = &[
-    "subnet-not-found",
-    "subnet-wrong-vpc",
-    "subnet-zone-mismatch",
-    "subnet-few-free-addresses",
-];
-
 /// What one check asks EC2.
 #[derive(Clone, Debug)]
 enum Question {
@@ -467,12 +446,9 @@ fn facts_from(answered: &[(&Planned, &Answer)]) -> LiveFacts {
     facts
 }
 
-/// The findings of `rules` at or under `path_prefix`.
-fn findings_for<'a>(
-    findings: &'a [Finding],
-    rules: &[&str],
-    path_prefix: &str,
-) -> Vec<&'a Finding> {
+/// The findings of the rules that judge check `check` at or under `path_prefix`.
+fn findings_for<'a>(findings: &'a [Finding], check: &str, path_prefix: &str) -> Vec<&'a Finding> {
+    let rules = shared::api::live_check(check).map_or(&[][..], |kind| kind.judged_by);
     findings
         .iter()
         .filter(|finding| rules.contains(&&*finding.rule))
@@ -567,7 +543,7 @@ fn group_prefix(path: &str) -> &str {
 fn judge(region: &Region, planned: &Planned, answer: &Answer, findings: &[Finding]) -> CheckResult {
     match answer {
         Answer::ClusterVersions(versions) => {
-            let fired = findings_for(findings, VERSION_RULES, &planned.path);
+            let fired = findings_for(findings, KUBERNETES_VERSION, &planned.path);
             let Question::ClusterVersions { version } = &planned.question else {
                 unreachable!("a versions answer comes from a versions question")
             };
@@ -609,11 +585,7 @@ fn judge(region: &Region, planned: &Planned, answer: &Answer, findings: &[Findin
                 })
                 .collect();
             let detail = json!({ "region": region.as_str(), "offerings": offered_detail });
-            let fired = findings_for(
-                findings,
-                &["instance-type-offered-nowhere", "instance-type-not-offered"],
-                &planned.path,
-            );
+            let fired = findings_for(findings, INSTANCE_TYPE_OFFERED, &planned.path);
             let ok_message = offered
                 .iter()
                 .map(|(instance_type, names)| {
@@ -627,7 +599,7 @@ fn judge(region: &Region, planned: &Planned, answer: &Answer, findings: &[Findin
             let Question::Facts { instance_type } = &planned.question else {
                 unreachable!("a facts answer comes from a facts question")
             };
-            let fired = findings_for(findings, &["instance-type-unknown-to-ec2"], &planned.path);
+            let fired = findings_for(findings, INSTANCE_TYPE_FACTS, &planned.path);
             judged(
                 planned,
                 &fired,
@@ -637,7 +609,7 @@ fn judge(region: &Region, planned: &Planned, answer: &Answer, findings: &[Findin
         }
         Answer::Facts(Some(live)) => judge_facts(planned, live, findings),
         Answer::Reservation(reservation) => {
-            let fired = findings_for(findings, RESERVATION_RULES, group_prefix(&planned.path));
+            let fired = findings_for(findings, CAPACITY_RESERVATION, group_prefix(&planned.path));
             let ok_message = match reservation {
                 Some(found) => {
                     let fact = &found.fact;
@@ -667,7 +639,7 @@ fn judge(region: &Region, planned: &Planned, answer: &Answer, findings: &[Findin
         }
         Answer::Vpc(None) => judged(
             planned,
-            &findings_for(findings, &["vpc-not-found"], &planned.path),
+            &findings_for(findings, VPC_EXISTS, &planned.path),
             "the VPC exists".to_owned(),
             json!({ "vpc": null }),
         ),
@@ -684,7 +656,7 @@ fn judge(region: &Region, planned: &Planned, answer: &Answer, findings: &[Findin
         ),
         Answer::Subnet(subnet) => {
             let prefix = planned.path.trim_end_matches(".id");
-            let fired = findings_for(findings, SUBNET_RULES, prefix);
+            let fired = findings_for(findings, SUBNET, prefix);
             let ok_message = match subnet {
                 Some(found) => format!(
                     "{} is in {} and {}{}, {} free addresses",
@@ -746,7 +718,7 @@ fn judge(region: &Region, planned: &Planned, answer: &Answer, findings: &[Findin
                 instance_types.join(" / "),
                 best.score
             );
-            let fired = findings_for(findings, &["spot-placement-score-low"], &planned.path);
+            let fired = findings_for(findings, SPOT_PLACEMENT_SCORE, &planned.path);
             judged(planned, &fired, ok_message, detail)
         }
         Answer::SpotPrice(prices) => {
@@ -818,11 +790,7 @@ fn judge_facts(planned: &Planned, live: &InstanceTypeFacts, findings: &[Finding]
             live.instance_type, live.gpu_count
         ),
     };
-    let fired = findings_for(
-        findings,
-        &["instance-type-catalog-disagrees"],
-        &planned.path,
-    );
+    let fired = findings_for(findings, INSTANCE_TYPE_FACTS, &planned.path);
     let detail = json!({ "live": live, "catalog": catalog, "differences": differences });
     judged(planned, &fired, ok_message, detail)
 }

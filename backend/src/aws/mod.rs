@@ -22,7 +22,7 @@ use aws_config::timeout::TimeoutConfig;
 use aws_sdk_ec2::config::{Credentials, ProvideCredentials, Region, SharedCredentialsProvider};
 use aws_smithy_http_client::tls::{Provider, rustls_provider::CryptoMode};
 
-use self::cache::Caches;
+use self::calls::Caches;
 
 /// What can go wrong asking EC2. Every variant reads as the reason a check could not run.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
