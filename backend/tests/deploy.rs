@@ -206,8 +206,24 @@ async fn a_valid_spec_deploys_end_to_end_with_every_line_stored_and_streamed() {
     .await;
 }
 
+/// The names of a job's steps and their states.
+fn steps_of(job: &Value) -> Vec<(String, String)> {
+    job["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|step| {
+            (
+                text(&step["name"]).to_owned(),
+                text(&step["state"]).to_owned(),
+            )
+        })
+        .collect()
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_karpenter_bundle_installs_the_chart_and_applies_the_nodepools() {
+async fn a_karpenter_bundle_creates_what_karpenter_needs_then_installs_it_and_applies_the_nodepools()
+ {
     bounded(async {
         let harness = Harness::new("karpenter");
         let job = harness.deploy(&karpenter_spec("eks-gpu-inference")).await;
@@ -219,8 +235,44 @@ async fn a_karpenter_bundle_installs_the_chart_and_applies_the_nodepools() {
         let path = |file: &str| job_dir.join(file).display().to_string();
         let calls = standin_calls(&job_dir);
         let tools = standin_tools();
+        let argv: Vec<Value> = calls.iter().map(|call| call["argv"].clone()).collect();
+        let aws = tools.aws.display().to_string();
         assert_eq!(
-            calls[2]["argv"],
+            argv[1],
+            json!([
+                aws,
+                "cloudformation",
+                "deploy",
+                "--region",
+                "us-east-2",
+                "--stack-name",
+                "Karpenter-eks-gpu-inference",
+                "--template-file",
+                path("karpenter/cloudformation.yaml"),
+                "--capabilities",
+                "CAPABILITY_NAMED_IAM"
+            ])
+        );
+        assert_eq!(
+            argv[2][1], "create",
+            "the cluster comes after the prerequisites"
+        );
+        assert_eq!(
+            argv[3],
+            json!([
+                aws,
+                "cloudformation",
+                "deploy",
+                "--region",
+                "us-east-2",
+                "--stack-name",
+                "Karpenter-eks-gpu-inference-access",
+                "--template-file",
+                path("karpenter/cluster-access.yaml")
+            ])
+        );
+        assert_eq!(
+            argv[4],
             json!([
                 tools.helm.display().to_string(),
                 "upgrade",
@@ -237,7 +289,7 @@ async fn a_karpenter_bundle_installs_the_chart_and_applies_the_nodepools() {
             ])
         );
         assert_eq!(
-            calls[3]["argv"],
+            argv[5],
             json!([
                 tools.kubectl.display().to_string(),
                 "apply",
@@ -245,24 +297,191 @@ async fn a_karpenter_bundle_installs_the_chart_and_applies_the_nodepools() {
                 path("karpenter/nodepools.yaml")
             ])
         );
+        assert_eq!(argv.len(), 6, "{argv:#?}");
         let lines = log_lines(&events);
-        assert!(lines.contains(&"STATUS: deployed".to_owned()), "{lines:#?}");
-        assert!(lines.contains(&"nodepool.karpenter.sh/gpu-inference-spot created".to_owned()));
+        for line in [
+            "Successfully created/updated stack - Karpenter-eks-gpu-inference",
+            "Successfully created/updated stack - Karpenter-eks-gpu-inference-access",
+            "STATUS: deployed",
+            "nodepool.karpenter.sh/gpu-inference-spot created",
+        ] {
+            assert!(lines.contains(&line.to_owned()), "{line}: {lines:#?}");
+        }
         let job = harness.job(&id).await;
-        let names: Vec<&str> = job["steps"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|step| text(&step["name"]))
-            .collect();
+        let names: Vec<String> = steps_of(&job).into_iter().map(|(name, _)| name).collect();
         assert_eq!(
             names,
             [
                 "plan",
+                "karpenter-prerequisites",
                 "create-cluster",
+                "karpenter-access",
                 "install-karpenter",
                 "apply-nodepools"
             ]
+        );
+        let deploy_sh = std::fs::read_to_string(job_dir.join("deploy.sh")).unwrap();
+        let mut at = 0;
+        for name in &names[1..] {
+            let title = text(&job["steps"][names.iter().position(|n| n == name).unwrap()]["title"]);
+            let found = deploy_sh[at..]
+                .find(&shared::sequence::shell_quote(title))
+                .unwrap_or_else(|| panic!("deploy.sh runs `{title}` in the same order"));
+            at += found;
+        }
+    })
+    .await;
+}
+
+/// A Karpenter design on an existing VPC, whose subnets the deploy tags.
+fn karpenter_on_existing_vpc(cluster: &str, discovery: &str) -> Value {
+    let mut spec = karpenter_spec(cluster);
+    spec["network"] = json!({
+        "mode": "existing-vpc",
+        "vpc_id": "vpc-0123456789abcdef0",
+        "private_subnets": [
+            {"name": "private-a", "id": "subnet-0aaaaaaaaaaaaaaa1", "availability_zone": "us-east-2a"},
+            {"name": "private-b", "id": "subnet-0bbbbbbbbbbbbbbb2", "availability_zone": "us-east-2b"}
+        ]
+    });
+    for terms in ["subnetSelectorTerms", "securityGroupSelectorTerms"] {
+        spec["karpenter"]["node_classes"][0]["spec"][terms] =
+            json!([{"tags": {"karpenter.sh/discovery": discovery}}]);
+    }
+    spec
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_existing_vpcs_subnets_are_tagged_for_discovery_after_the_cluster() {
+    bounded(async {
+        let harness = Harness::new("tags");
+        let job = harness
+            .deploy(&karpenter_on_existing_vpc("eks-existing", "eks-existing"))
+            .await;
+        let id = text(&job["id"]).to_owned();
+        let events = harness.all_events(&id).await;
+        assert_eq!(job_states(&events), ["running", "succeeded"], "{events:#?}");
+        let calls = standin_calls(&harness.job_dir(&id));
+        assert_eq!(
+            calls[3]["argv"],
+            json!([
+                standin_tools().aws.display().to_string(),
+                "ec2",
+                "create-tags",
+                "--region",
+                "us-east-2",
+                "--resources",
+                "subnet-0aaaaaaaaaaaaaaa1",
+                "subnet-0bbbbbbbbbbbbbbb2",
+                "--tags",
+                "Key=karpenter.sh/discovery,Value=eks-existing"
+            ])
+        );
+        let job = harness.job(&id).await;
+        assert_eq!(steps_of(&job)[3].0, "tag-subnets");
+    })
+    .await;
+}
+
+/// Deploys `spec`, which fails at step `failing`: the job fails there, every later step
+/// is skipped and never runs, and the tool's error is in the log.
+async fn fails_at(harness: &Harness, spec: &Value, failing: &str, error_line: &str) {
+    let job = harness.deploy(spec).await;
+    let id = text(&job["id"]).to_owned();
+    let events = harness.all_events(&id).await;
+    assert_eq!(job_states(&events), ["running", "failed"], "{events:#?}");
+    let lines = log_lines(&events);
+    assert!(
+        lines.iter().any(|line| line.contains(error_line)),
+        "{error_line}: {lines:#?}"
+    );
+    let job = harness.job(&id).await;
+    let steps = steps_of(&job);
+    let at = steps.iter().position(|(name, _)| name == failing).unwrap();
+    assert_eq!(steps[at].1, "failed", "{steps:?}");
+    assert!(
+        steps[..at].iter().all(|(_, state)| state == "succeeded"),
+        "{steps:?}"
+    );
+    assert!(
+        steps[at + 1..].iter().all(|(_, state)| state == "skipped"),
+        "{steps:?}"
+    );
+    assert!(text(&events.last().unwrap().data["text"]).contains(failing));
+    assert_eq!(
+        standin_calls(&harness.job_dir(&id))
+            .iter()
+            .filter(|call| call["argv"].is_array())
+            .count(),
+        at + 1,
+        "nothing after `{failing}` ran"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failure_in_each_karpenter_step_fails_the_job_there_and_skips_the_rest() {
+    bounded(async {
+        let harness = Harness::new("karpenter-failures");
+        let refused = "Failed to create/update the stack";
+        fails_at(
+            &harness,
+            &karpenter_spec("eks-fail-cloudformation"),
+            "karpenter-prerequisites",
+            refused,
+        )
+        .await;
+        fails_at(
+            &harness,
+            &karpenter_spec("eks-fail-cluster-access"),
+            "karpenter-access",
+            refused,
+        )
+        .await;
+        fails_at(
+            &harness,
+            &karpenter_on_existing_vpc("eks-tags", "fail-create-tags"),
+            "tag-subnets",
+            "when calling the CreateTags operation",
+        )
+        .await;
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancel_during_the_prerequisites_stops_the_aws_cli_and_creates_no_cluster() {
+    bounded(async {
+        let harness = Harness::new("cancel-aws");
+        let job = harness
+            .deploy(&karpenter_spec("eks-hang-cloudformation"))
+            .await;
+        let id = text(&job["id"]).to_owned();
+        let (standin, child) = wait_for_hanging("aws", &harness.job_dir(&id)).await;
+        let _stop_standin = KillOnDrop(vec![standin, child]);
+        let (status, cancelled) = harness
+            .call("POST", &format!("/api/deploys/{id}/cancel"), None)
+            .await;
+        assert_eq!(status, StatusCode::OK, "{cancelled}");
+        wait_until_gone(&[standin, child]).await;
+        let steps = steps_of(&cancelled);
+        assert_eq!(steps[0], ("plan".to_owned(), "succeeded".to_owned()));
+        assert_eq!(
+            steps[1],
+            ("karpenter-prerequisites".to_owned(), "cancelled".to_owned())
+        );
+        assert!(
+            steps[2..].iter().all(|(_, state)| state == "skipped"),
+            "{steps:?}"
+        );
+        let tools: Vec<Value> = standin_calls(&harness.job_dir(&id))
+            .iter()
+            .filter(|call| call["argv"].is_array())
+            .map(|call| call["tool"].clone())
+            .collect();
+        assert_eq!(
+            tools,
+            [json!("eksctl"), json!("aws")],
+            "eksctl never created the cluster"
         );
     })
     .await;
@@ -290,7 +509,7 @@ async fn a_failing_eksctl_fails_the_job_with_its_error_output_and_skips_the_rest
         let step_end = events
             .iter()
             .find(|event| {
-                event.event == "step" && event.data["step"] == 1 && event.data["state"] == "failed"
+                event.event == "step" && event.data["step"] == 2 && event.data["state"] == "failed"
             })
             .expect("the create step failed");
         assert_eq!(step_end.data["exit_code"], 1);
@@ -298,21 +517,26 @@ async fn a_failing_eksctl_fails_the_job_with_its_error_output_and_skips_the_rest
 
         let job = harness.job(&id).await;
         assert_eq!(job["state"], "failed");
-        let states: Vec<&str> = job["steps"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|step| text(&step["state"]))
-            .collect();
-        assert_eq!(states, ["succeeded", "failed", "skipped", "skipped"]);
-        assert_eq!(job["steps"][1]["exit_code"], 1);
+        let states: Vec<String> = steps_of(&job).into_iter().map(|(_, state)| state).collect();
+        assert_eq!(
+            states,
+            [
+                "succeeded",
+                "succeeded",
+                "failed",
+                "skipped",
+                "skipped",
+                "skipped"
+            ]
+        );
+        assert_eq!(job["steps"][2]["exit_code"], 1);
         let tools: Vec<Value> = standin_calls(&harness.job_dir(&id))
             .iter()
             .map(|call| call["tool"].clone())
             .collect();
         assert_eq!(
             tools,
-            [json!("eksctl"), json!("eksctl")],
+            [json!("eksctl"), json!("aws"), json!("eksctl")],
             "helm and kubectl never ran"
         );
     })

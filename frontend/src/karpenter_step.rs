@@ -7,8 +7,8 @@ use leptos::prelude::*;
 use shared::karpenter::{
     Budget, Disruption, Ec2NodeClass, NodePool, Requirement, SelectorTerm, Taint, TemplateMeta,
 };
-use shared::spec::KarpenterSettings;
-use shared::{items, karpenter};
+use shared::spec::{Addon, KarpenterSettings};
+use shared::{items, karpenter, karpenter_aws};
 
 use crate::bind::{Bound, Rows, field};
 use crate::fields::{
@@ -471,6 +471,17 @@ pub fn KarpenterStep() -> impl IntoView {
                     node_pools: vec![pool],
                     node_classes: vec![class],
                 });
+                // The controller gets its AWS role through EKS Pod Identity.
+                if !spec
+                    .addons
+                    .iter()
+                    .any(|addon| addon.name == karpenter_aws::POD_IDENTITY_AGENT)
+                {
+                    spec.addons.push(Addon {
+                        name: karpenter_aws::POD_IDENTITY_AGENT.into(),
+                        ..Addon::default()
+                    });
+                }
             }
         })
     };

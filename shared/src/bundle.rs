@@ -7,9 +7,9 @@ use std::io::Write;
 use crate::render::{self, KARPENTER_VALUES_PATH, NODEPOOLS_PATH, RenderError};
 use crate::rules::{Finding, Severity};
 use crate::spec::Spec;
+use crate::{karpenter_aws, sequence};
 
-/// Karpenter chart version `deploy.sh` installs unless `KARPENTER_VERSION` says otherwise.
-pub const KARPENTER_CHART_VERSION: &str = "1.14.1";
+pub use crate::sequence::KARPENTER_CHART_VERSION;
 
 /// One file of a bundle.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -59,6 +59,21 @@ pub fn bundle_files(
         files.push(file(NODEPOOLS_PATH, nodepools, false));
         files.push(file(KARPENTER_VALUES_PATH, values, false));
     }
+    let templates = [
+        (
+            karpenter_aws::PREREQUISITES_PATH,
+            karpenter_aws::prerequisites(spec),
+        ),
+        (
+            karpenter_aws::CLUSTER_ACCESS_PATH,
+            karpenter_aws::cluster_access(spec),
+        ),
+    ];
+    for (path, template) in templates {
+        if let Some(template) = template {
+            files.push(file(path, crate::yaml_text::to_string(&template)?, false));
+        }
+    }
     files.push(file("studio.json", spec.to_json() + "\n", false));
     files.push(file("deploy.sh", deploy_script(spec), true));
     files.push(file("teardown.sh", teardown_script(spec), true));
@@ -66,59 +81,18 @@ pub fn bundle_files(
     Ok(files)
 }
 
-/// Quotes a value for a POSIX shell, so names never become code.
-fn shell_quote(value: &str) -> String {
-    format!("'{}'", value.replace('\'', r"'\''"))
-}
-
 fn deploy_script(spec: &Spec) -> String {
-    let cluster = shell_quote(&spec.cluster.name);
-    let region = shell_quote(&spec.cluster.region);
-    let mut script = format!(
-        r#"#!/usr/bin/env bash
-# Creates the cluster designed in EKS Training Studio. Each step must succeed
-# before the next one starts.
-set -euo pipefail
-cd "$(dirname "$0")"
-CLUSTER={cluster}
-REGION={region}
-step() {{ printf '\n==> %s\n' "$*"; }}
-
-step "Creating cluster $CLUSTER in $REGION (CloudFormation: control plane, then node groups)"
-eksctl create cluster -f cluster.yaml
-"#
-    );
-    if spec.karpenter.is_some() {
-        script.push_str(&format!(
-            r#"
-step "Installing Karpenter ${{KARPENTER_VERSION:-{KARPENTER_CHART_VERSION}}}"
-aws eks update-kubeconfig --name "$CLUSTER" --region "$REGION"
-helm upgrade --install karpenter oci://public.ecr.aws/karpenter/karpenter \
-  --version "${{KARPENTER_VERSION:-{KARPENTER_CHART_VERSION}}}" \
-  --namespace kube-system \
-  --values {KARPENTER_VALUES_PATH} \
-  --wait
-
-step "Applying NodePools and EC2NodeClasses"
-kubectl apply -f {NODEPOOLS_PATH}
-"#
-        ));
-    }
-    script.push_str("\nstep \"Cluster $CLUSTER is ready\"\n");
-    script
+    sequence::script(
+        "Creates the cluster designed in EKS Training Studio.",
+        &sequence::deploy_steps(spec),
+    )
 }
 
 fn teardown_script(spec: &Spec) -> String {
-    let mut script = String::from(
-        "#!/usr/bin/env bash\n# Deletes the cluster and everything eksctl created for it.\nset -euo pipefail\ncd \"$(dirname \"$0\")\"\n",
-    );
-    if spec.karpenter.is_some() {
-        script.push_str(&format!(
-            "# Karpenter's nodes are not in CloudFormation: remove its pools first so it terminates them.\nkubectl delete -f {NODEPOOLS_PATH} --ignore-not-found --wait\n"
-        ));
-    }
-    script.push_str("eksctl delete cluster -f cluster.yaml --wait\n");
-    script
+    sequence::script(
+        "Deletes the cluster and everything the deploy created for it, in reverse order.",
+        &sequence::teardown_steps(spec),
+    )
 }
 
 fn readme(spec: &Spec, findings: &[Finding], checks: &[CheckLine]) -> String {

@@ -90,6 +90,13 @@ pub struct ClusterMeta {
         skip_serializing_if = "Option::is_none"
     )]
     pub version: Option<String>,
+    /// Tags on everything eksctl creates.
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub tags: Option<BTreeMap<String, String>>,
 }
 
 /// Cluster-level `iam`.

@@ -57,6 +57,7 @@ pub fn cluster_config(spec: &Spec) -> ClusterConfig {
             region: spec.cluster.region.clone(),
             version: (!spec.cluster.kubernetes_version.is_empty())
                 .then(|| spec.cluster.kubernetes_version.clone()),
+            tags: crate::karpenter_aws::cluster_tags(spec),
         },
         availability_zones,
         iam: spec.cluster.with_oidc.then_some(eksctl::ClusterIam {

@@ -268,6 +268,16 @@ fn top_level_leftover(document: &Value, spec: &Spec) -> Result<Mapping, ImportEr
     Ok(leftover_mapping(&original, &rendered))
 }
 
+/// Drops from the ClusterConfig's leftovers what the spec now writes itself. A ClusterConfig
+/// read before its Karpenter documents keeps the `metadata.tags` the design derives from
+/// them (see `karpenter_aws::cluster_tags`); once the documents are in, they are the
+/// spec's own again.
+pub fn settle_leftovers(spec: &mut Spec) {
+    let rendered =
+        serde_yaml::to_value(eksctl_map::cluster_config(spec)).expect("a ClusterConfig serialises");
+    spec.eksctl_extra = leftover_mapping(&Value::Mapping(spec.eksctl_extra.clone()), &rendered);
+}
+
 /// Karpenter objects read from a multi-document file, with the index of the document
 /// each came from.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -473,6 +483,7 @@ pub fn import_text(text: &str, current: &Spec) -> Result<(Spec, String), TextImp
             .get_or_insert_with(|| current.karpenter.clone().unwrap_or_default());
         settings.node_pools = pools;
         settings.node_classes = classes;
+        settle_leftovers(&mut spec);
     }
     Ok((spec, format!("Imported {}.", parts.join(" and "))))
 }

@@ -25,6 +25,9 @@ pub mod import;
 pub mod items;
 /// Typed mirror of Karpenter's `NodePool` and `EC2NodeClass` and its Helm values.
 pub mod karpenter;
+/// What Karpenter needs on AWS (roles, policies, interruption queue, cluster access), as
+/// CloudFormation templates.
+pub mod karpenter_aws;
 /// Linting files: every finding placed at its line and column.
 pub mod lint;
 /// Turns a [`Spec`] into the files of a bundle.
@@ -33,6 +36,8 @@ pub mod render;
 pub mod rules;
 /// Checks YAML documents against the upstream eksctl and Karpenter schemas, every problem with its path.
 pub mod schema_check;
+/// The deploy and teardown sequences, written as scripts and run by the one-click deploy.
+pub mod sequence;
 /// The studio's state: one serialisable value describing the whole cluster design.
 pub mod spec;
 /// Named starting points, the first seven reproducing the reference manifests.

@@ -225,6 +225,7 @@ fn import_documents(documents: Vec<SourceDocument>) -> Result<ParsedFile, LintFa
             .map(|index| karpenter_indices[*index])
             .collect();
         spec.karpenter = Some(imported.settings);
+        crate::import::settle_leftovers(&mut spec);
     }
     Ok(ParsedFile {
         documents,

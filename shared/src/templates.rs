@@ -352,6 +352,11 @@ fn karpenter_cluster(name: &str) -> Spec {
         },
         network: new_vpc(),
         node_groups: vec![system],
+        // Hands the Karpenter controller its role (EKS Pod Identity).
+        addons: vec![Addon {
+            name: crate::karpenter_aws::POD_IDENTITY_AGENT.into(),
+            ..Addon::default()
+        }],
         ..Spec::default()
     }
 }
@@ -533,6 +538,10 @@ pub fn sized_spec(node_groups: usize, pools: usize) -> Spec {
             ));
         }
         spec.karpenter = Some(karpenter);
+        spec.addons.push(Addon {
+            name: crate::karpenter_aws::POD_IDENTITY_AGENT.into(),
+            ..Addon::default()
+        });
     }
     spec
 }

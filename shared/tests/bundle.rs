@@ -59,8 +59,27 @@ fn an_eksctl_bundle_has_the_cluster_the_spec_and_scripts() {
     assert!(readme.contains("No live checks ran"), "{readme}");
 }
 
+fn file<'a>(files: &'a [bundle::BundleFile], path: &str) -> &'a str {
+    &files
+        .iter()
+        .find(|file| file.path == path)
+        .unwrap_or_else(|| panic!("the bundle has {path}"))
+        .contents
+}
+
+/// Positions of `needles` in `text`, which must come in that order.
+fn in_order(text: &str, needles: &[&str]) {
+    let mut at = 0;
+    for needle in needles {
+        let found = text[at..]
+            .find(needle)
+            .unwrap_or_else(|| panic!("`{needle}` after byte {at} of:\n{text}"));
+        at += found + needle.len();
+    }
+}
+
 #[test]
-fn a_karpenter_bundle_adds_its_files_and_steps() {
+fn a_karpenter_bundle_adds_what_karpenter_needs_and_its_steps() {
     let spec = shared::template("karpenter-reserved-training")
         .unwrap()
         .spec();
@@ -77,44 +96,213 @@ fn a_karpenter_bundle_adds_its_files_and_steps() {
             "cluster.yaml",
             "karpenter/nodepools.yaml",
             "karpenter/values.yaml",
+            "karpenter/cloudformation.yaml",
+            "karpenter/cluster-access.yaml",
             "studio.json",
             "deploy.sh",
             "teardown.sh",
             "README.md"
         ]
     );
-    let values: serde_yaml::Value = serde_yaml::from_str(&files[2].contents).unwrap();
+    let values: serde_yaml::Value =
+        serde_yaml::from_str(file(&files, "karpenter/values.yaml")).unwrap();
     assert_eq!(values["settings"]["clusterName"], "eks-p5-training");
     assert_eq!(values["settings"]["interruptionQueue"], "eks-p5-training");
     assert_eq!(values["settings"]["featureGates"]["reservedCapacity"], true);
-    let deploy = &files[4].contents;
-    let create = deploy.find("eksctl create cluster").unwrap();
-    let install = deploy.find("helm upgrade --install karpenter").unwrap();
-    let apply = deploy
-        .find("kubectl apply -f karpenter/nodepools.yaml")
-        .unwrap();
-    assert!(
-        create < install && install < apply,
-        "steps run in order:\n{deploy}"
+    let cluster: serde_yaml::Value = serde_yaml::from_str(file(&files, "cluster.yaml")).unwrap();
+    assert_eq!(
+        cluster["metadata"]["tags"]["karpenter.sh/discovery"], "eks-p5-training",
+        "eksctl tags its subnets and security groups for the node classes"
     );
-    let teardown = &files[5].contents;
-    assert!(teardown.find("kubectl delete").unwrap() < teardown.find("eksctl delete").unwrap());
     assert!(
-        files[6]
-            .contents
-            .contains("`reservation`: ok — cr-0123456789abcdef0 is active")
+        cluster["addons"]
+            .as_sequence()
+            .unwrap()
+            .iter()
+            .any(|addon| addon["name"] == "eks-pod-identity-agent")
+    );
+
+    let stack: serde_yaml::Value =
+        serde_yaml::from_str(file(&files, "karpenter/cloudformation.yaml")).unwrap();
+    let resources = stack["Resources"].as_mapping().unwrap();
+    let of_type = |kind: &str| {
+        resources
+            .iter()
+            .filter(|(_, resource)| resource["Type"] == kind)
+            .count()
+    };
+    assert_eq!(
+        of_type("AWS::IAM::Role"),
+        2,
+        "the node role and the controller's"
+    );
+    assert_eq!(of_type("AWS::IAM::ManagedPolicy"), 6);
+    assert_eq!(of_type("AWS::SQS::Queue"), 1);
+    assert_eq!(of_type("AWS::Events::Rule"), 5);
+    assert_eq!(
+        stack["Resources"]["KarpenterInterruptionQueue"]["Properties"]["QueueName"],
+        values["settings"]["interruptionQueue"],
+        "the chart reads the queue the stack creates"
+    );
+    assert_eq!(
+        stack["Resources"]["KarpenterNodeRole"]["Properties"]["RoleName"]["Fn::Sub"],
+        "KarpenterNodeRole-${ClusterName}"
+    );
+    assert_eq!(
+        stack["Parameters"]["ClusterName"]["Default"],
+        "eks-p5-training"
+    );
+    let nodepools = file(&files, "karpenter/nodepools.yaml");
+    assert!(
+        nodepools.contains("role: KarpenterNodeRole-eks-p5-training"),
+        "the node class uses the role the stack creates"
+    );
+    let controller = &stack["Resources"]["KarpenterControllerRole"]["Properties"];
+    assert_eq!(
+        controller["AssumeRolePolicyDocument"]["Statement"][0]["Principal"]["Service"],
+        "pods.eks.amazonaws.com"
+    );
+    assert_eq!(
+        controller["ManagedPolicyArns"].as_sequence().unwrap().len(),
+        6
+    );
+    let access: serde_yaml::Value =
+        serde_yaml::from_str(file(&files, "karpenter/cluster-access.yaml")).unwrap();
+    let entry = &access["Resources"]["NodeAccessEntry"]["Properties"];
+    assert_eq!(entry["Type"], "EC2_LINUX");
+    assert_eq!(
+        entry["PrincipalArn"]["Fn::ImportValue"],
+        "Karpenter-eks-p5-training-NodeRoleArn"
+    );
+    let identity = &access["Resources"]["ControllerPodIdentity"]["Properties"];
+    assert_eq!(identity["Namespace"], "kube-system");
+    assert_eq!(identity["ServiceAccount"], "karpenter");
+
+    in_order(
+        file(&files, "deploy.sh"),
+        &[
+            "eksctl create cluster -f cluster.yaml --dry-run",
+            "aws cloudformation deploy --region PLACEHOLDER_AWS_REGION --stack-name Karpenter-eks-p5-training --template-file karpenter/cloudformation.yaml --capabilities CAPABILITY_NAMED_IAM",
+            "eksctl create cluster -f cluster.yaml\n",
+            "--stack-name Karpenter-eks-p5-training-access --template-file karpenter/cluster-access.yaml",
+            "helm upgrade --install karpenter",
+            "kubectl apply -f karpenter/nodepools.yaml",
+        ],
+    );
+    in_order(
+        file(&files, "teardown.sh"),
+        &[
+            "kubectl delete -f karpenter/nodepools.yaml",
+            "helm uninstall karpenter",
+            "delete-stack --region PLACEHOLDER_AWS_REGION --stack-name Karpenter-eks-p5-training-access",
+            "eksctl delete cluster",
+            "delete-stack --region PLACEHOLDER_AWS_REGION --stack-name Karpenter-eks-p5-training\n",
+        ],
+    );
+    assert!(
+        file(&files, "README.md").contains("`reservation`: ok — cr-0123456789abcdef0 is active")
     );
 }
 
 #[test]
-fn names_are_quoted_for_the_shell() {
-    let mut spec = shared::template("g4dn").unwrap().spec();
-    spec.cluster.name = "x'; rm -rf / #".into();
+fn without_an_interruption_queue_the_stack_creates_none_and_the_chart_reads_none() {
+    let mut spec = shared::template("karpenter-spot-inference").unwrap().spec();
+    spec.karpenter.as_mut().unwrap().interruption_queue = None;
     let files = bundle::bundle_files(&spec, &[], &[]).unwrap();
-    let deploy = &files
-        .iter()
-        .find(|file| file.path == "deploy.sh")
+    let stack = file(&files, "karpenter/cloudformation.yaml");
+    for absent in ["AWS::SQS::Queue", "AWS::Events::Rule", "InterruptionPolicy"] {
+        assert!(!stack.contains(absent), "{absent}:\n{stack}");
+    }
+    assert!(!file(&files, "karpenter/values.yaml").contains("interruptionQueue"));
+}
+
+#[test]
+fn an_existing_vpcs_subnets_are_tagged_on_deploy_and_untagged_on_teardown() {
+    let mut spec = shared::template("p5-odcr-vpc").unwrap().spec();
+    spec.karpenter = shared::template("karpenter-reserved-training")
         .unwrap()
-        .contents;
-    assert!(deploy.contains(r"CLUSTER='x'\''; rm -rf / #'"), "{deploy}");
+        .spec()
+        .karpenter;
+    let files = bundle::bundle_files(&spec, &[], &[]).unwrap();
+    let tag = "--resources PLACEHOLDER_SUBNET_PRIVATE_1 PLACEHOLDER_SUBNET_PRIVATE_2 --tags Key=karpenter.sh/discovery,Value=eks-p5-training";
+    in_order(
+        file(&files, "deploy.sh"),
+        &[
+            "eksctl create cluster -f cluster.yaml\n",
+            &format!("aws ec2 create-tags --region PLACEHOLDER_AWS_REGION {tag}"),
+            "helm upgrade",
+        ],
+    );
+    in_order(
+        file(&files, "teardown.sh"),
+        &[
+            "helm uninstall",
+            &format!("aws ec2 delete-tags --region PLACEHOLDER_AWS_REGION {tag}"),
+            "eksctl delete cluster",
+        ],
+    );
+}
+
+/// `tests/fixtures/`, whose stand-ins record their arguments.
+fn fixtures() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures")
+}
+
+#[test]
+fn deploy_sh_runs_the_one_click_sequence_with_every_argument_as_written() {
+    let mut spec = shared::template("karpenter-spot-inference").unwrap().spec();
+    spec.cluster.name = "x'; touch pwned #".into();
+    spec.cluster.region = "us-east-2".into();
+    let files = bundle::bundle_files(&spec, &[], &[]).unwrap();
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("deploy-sh-{}", std::process::id()));
+    for file in &files {
+        let path = dir.join(&file.path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, &file.contents).unwrap();
+    }
+    let log = dir.join("calls.jsonl");
+    let path = format!(
+        "{}:{}",
+        fixtures().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let output = std::process::Command::new("bash")
+        .arg(dir.join("deploy.sh"))
+        .env("PATH", path)
+        .env("EKSCTL_STANDIN_ARGV_LOG", &log)
+        .env("EKSCTL_STANDIN_DELAY_MS", "0")
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(!dir.join("pwned").exists(), "a name never becomes code");
+    let calls: Vec<Vec<String>> = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str::<serde_json::Value>(line).unwrap())
+        .filter_map(|call| serde_json::from_value(call["argv"].clone()).ok())
+        .collect();
+    let expected: Vec<Vec<String>> = shared::sequence::deploy_steps(&spec)
+        .iter()
+        .map(|step| {
+            std::iter::once(step.tool.command().to_owned())
+                .chain(step.args.iter().map(|arg| match arg {
+                    shared::sequence::Arg::Text(text) => text.clone(),
+                    shared::sequence::Arg::File(path) => (*path).to_owned(),
+                }))
+                .collect()
+        })
+        .collect();
+    let ran: Vec<Vec<String>> = calls
+        .into_iter()
+        .map(|mut argv| {
+            argv[0] = argv[0].rsplit('/').next().unwrap().to_owned();
+            argv
+        })
+        .collect();
+    assert_eq!(ran, expected);
 }

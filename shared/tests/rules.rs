@@ -32,6 +32,14 @@ fn spot_pool() -> (Spec, LiveFacts) {
 fn reserved_pool() -> (Spec, LiveFacts) {
     (karpenter_reserved(), LiveFacts::default())
 }
+/// The reserved Karpenter pool on the Capacity Block design's existing VPC.
+fn karpenter_existing_vpc() -> (Spec, LiveFacts) {
+    let mut spec = capacity_block();
+    let karpenter = karpenter_reserved();
+    spec.karpenter = karpenter.karpenter;
+    spec.addons.extend(karpenter.addons);
+    (spec, LiveFacts::default())
+}
 
 /// EKS's DescribeClusterVersions answer for the region, as (version, versionStatus).
 fn eks_lists(live: &mut LiveFacts, versions: &[(&str, &str)]) {
@@ -85,6 +93,51 @@ fn class(spec: &mut Spec) -> &mut shared::karpenter::Ec2NodeClass {
 }
 
 const CASES: &[Case] = &[
+    Case {
+        rule: "karpenter-pod-identity-agent-missing",
+        base: spot_pool,
+        breaks: |spec, _| {
+            spec.addons
+                .retain(|addon| addon.name != "eks-pod-identity-agent")
+        },
+        path: "addons",
+    },
+    Case {
+        rule: "karpenter-controller-has-no-nodes",
+        base: spot_pool,
+        breaks: |spec, _| spec.node_groups.clear(),
+        path: "node_groups",
+    },
+    Case {
+        rule: "karpenter-node-role-not-created",
+        base: spot_pool,
+        breaks: |spec, _| {
+            spec.karpenter.as_mut().unwrap().node_classes[0].spec.role =
+                Some("MyTeamNodeRole".into())
+        },
+        path: "karpenter.node_classes[0].spec.role",
+    },
+    Case {
+        rule: "karpenter-discovery-tag-not-applied",
+        base: spot_pool,
+        breaks: |spec, _| {
+            let karpenter = spec.karpenter.as_mut().unwrap();
+            let mut second = karpenter.node_classes[0].clone();
+            second.metadata.name = "other".into();
+            shared::karpenter::set_discovery(
+                &mut second.spec.security_group_selector_terms,
+                "another-cluster".into(),
+            );
+            karpenter.node_classes.push(second);
+        },
+        path: "karpenter.node_classes[1].spec.securityGroupSelectorTerms",
+    },
+    Case {
+        rule: "karpenter-subnet-cannot-be-tagged",
+        base: karpenter_existing_vpc,
+        breaks: |spec, _| existing_subnets(spec).1[1].id.clear(),
+        path: "network.private_subnets[1].id",
+    },
     Case {
         rule: "placeholder-left",
         base: block,

@@ -15,7 +15,8 @@ use serde_json::Value;
 /// Region the fixtures are seeded in.
 pub const REGION: &str = "us-east-1";
 
-fn python() -> PathBuf {
+/// The Python of the emulator's environment (moto, and cfn-lint for the templates' tests).
+pub fn python() -> PathBuf {
     match std::env::var_os("EC2_EMULATOR_PYTHON") {
         Some(python) => PathBuf::from(python),
         None => panic!(

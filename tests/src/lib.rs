@@ -70,6 +70,8 @@ impl Studio {
             .arg(fixtures.join("helm"))
             .arg("--kubectl")
             .arg(fixtures.join("kubectl"))
+            .arg("--aws")
+            .arg(fixtures.join("aws"))
             .env_remove("AWS_ACCESS_KEY_ID")
             .env_remove("AWS_PROFILE")
             .env_remove("EKS_STUDIO_DEPLOY_TOKEN")

@@ -18,6 +18,8 @@ const BINARYEN_VERSION: &str = "132.0.0";
 const WASM_OPT_VERSION_LINE: &str = "version 132";
 /// The EC2 API emulator the backend's live checks are tested against.
 const MOTO_REQUIREMENT: &str = "moto[server]==5.2.5";
+/// CloudFormation's own linter, which the tests run on the bundle's templates.
+const CFN_LINT_REQUIREMENT: &str = "cfn-lint==1.58.0";
 
 /// Paths of the tools the frontend build needs.
 pub struct BuildTools {
@@ -257,7 +259,7 @@ fn ensure_emulator_venv() -> Result<PathBuf, Error> {
     let venv = tools_dir().join("ec2-emulator-venv");
     let python = venv.join("bin/python");
     let ready = Command::new(&python)
-        .args(["-c", "import moto.server, flask"])
+        .args(["-c", "import moto.server, flask, cfnlint.runner"])
         .output()
         .map(|output| output.status.success())
         .unwrap_or(false);
@@ -265,7 +267,7 @@ fn ensure_emulator_venv() -> Result<PathBuf, Error> {
         return Ok(python);
     }
     println!(
-        "xtask: creating a Python virtual environment with {MOTO_REQUIREMENT} (the EC2 emulator)"
+        "xtask: creating a Python virtual environment with {MOTO_REQUIREMENT} (the EC2 emulator) and {CFN_LINT_REQUIREMENT}"
     );
     timed_install(MOTO_REQUIREMENT, || {
         status(Command::new("python3").args(["-m", "venv"]).arg(&venv))?;
@@ -278,7 +280,7 @@ fn ensure_emulator_venv() -> Result<PathBuf, Error> {
                     "--quiet",
                     "--disable-pip-version-check",
                 ])
-                .arg(MOTO_REQUIREMENT),
+                .args([MOTO_REQUIREMENT, CFN_LINT_REQUIREMENT]),
         )
     })?;
     Ok(python)

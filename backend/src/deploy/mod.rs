@@ -28,7 +28,6 @@ use futures_util::Stream;
 use shared::Spec;
 use shared::bundle::BundleFile;
 use shared::ids::{Region, ResourceName};
-use shared::render::NODEPOOLS_PATH;
 use shared::rules::{Finding, Severity};
 use tokio::sync::{Semaphore, watch};
 
@@ -54,6 +53,21 @@ pub struct Tools {
     pub helm: PathBuf,
     /// `kubectl`, for the NodePools.
     pub kubectl: PathBuf,
+    /// `aws`, for what Karpenter needs on AWS.
+    pub aws: PathBuf,
+}
+
+impl Tools {
+    /// The path of one of the sequence's tools.
+    pub fn path(&self, tool: shared::sequence::Tool) -> &std::path::Path {
+        use shared::sequence::Tool;
+        match tool {
+            Tool::Eksctl => &self.eksctl,
+            Tool::Helm => &self.helm,
+            Tool::Kubectl => &self.kubectl,
+            Tool::Aws => &self.aws,
+        }
+    }
 }
 
 impl Default for Tools {
@@ -62,6 +76,7 @@ impl Default for Tools {
             eksctl: "eksctl".into(),
             helm: "helm".into(),
             kubectl: "kubectl".into(),
+            aws: "aws".into(),
         }
     }
 }
@@ -110,6 +125,9 @@ pub struct DeployArgs {
     /// The helm deploys run (Karpenter chart).
     #[arg(long, default_value = "helm")]
     pub helm: PathBuf,
+    /// The AWS CLI deploys run (what Karpenter needs on AWS).
+    #[arg(long, default_value = "aws")]
+    pub aws: PathBuf,
 }
 
 impl DeployArgs {
@@ -119,6 +137,7 @@ impl DeployArgs {
             eksctl: self.eksctl,
             helm: self.helm,
             kubectl: self.kubectl,
+            aws: self.aws,
         };
         let data_dir = self.data_dir.unwrap_or_else(default_data_dir);
         Deployer::open(DeployConfig::new(data_dir, tools, token))
@@ -472,8 +491,7 @@ impl Deployer {
 
         let id = new_job_id()?;
         let directory = self.inner.config.data_dir.join("jobs").join(&id);
-        let has_karpenter = files.iter().any(|file| file.path == NODEPOOLS_PATH);
-        let steps = runner::plan_steps(&self.inner.config.tools, &directory, has_karpenter);
+        let steps = runner::plan_steps(&self.inner.config.tools, &directory, spec);
         let new_job = NewJob {
             id: id.clone(),
             cluster: cluster.as_str().to_owned(),

@@ -12,8 +12,8 @@ use std::time::Duration;
 
 use nix::sys::signal::{Signal, kill, killpg};
 use nix::unistd::Pid;
-use shared::bundle::KARPENTER_CHART_VERSION;
-use shared::render::{KARPENTER_VALUES_PATH, NODEPOOLS_PATH};
+use shared::Spec;
+use shared::sequence::Arg;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, BufReader};
 use tokio::process::Command;
 use tokio::sync::watch;
@@ -28,9 +28,6 @@ pub const JOB_MARKER_VARIABLE: &str = "EKS_STUDIO_DEPLOY_JOB";
 /// The job's directory, also in every step's environment: with the job id it names one job
 /// of one data directory, so a server never takes another's processes for its own.
 pub const JOB_DIRECTORY_VARIABLE: &str = "EKS_STUDIO_DEPLOY_JOB_DIR";
-
-/// Where the Karpenter chart comes from (as in the bundle's `deploy.sh`).
-pub const KARPENTER_CHART: &str = "oci://public.ecr.aws/karpenter/karpenter";
 
 /// Longest line stored as one event; longer ones are split.
 const MAX_LINE_BYTES: u64 = 64 * 1024;
@@ -63,62 +60,26 @@ impl StepCommand {
     }
 }
 
-/// The steps for a bundle written to `directory`: the plan, the cluster, and the Karpenter
-/// install and NodePools when the bundle has them. The same commands as its `deploy.sh`,
-/// with absolute paths to the bundle's files.
-pub fn plan_steps(tools: &Tools, directory: &Path, has_karpenter: bool) -> Vec<StepCommand> {
-    let file = |path: &str| directory.join(path).into_os_string();
-    let args = |parts: &[&str]| parts.iter().map(OsString::from).collect::<Vec<_>>();
-    let mut create = args(&["create", "cluster", "-f"]);
-    create.push(file("cluster.yaml"));
-    let mut plan = create.clone();
-    plan.push("--dry-run".into());
-    let mut steps = vec![
-        StepCommand {
-            name: "plan",
-            title: "Plan: eksctl resolves the ClusterConfig without creating anything (--dry-run)"
-                .into(),
-            program: tools.eksctl.clone(),
-            args: plan,
-        },
-        StepCommand {
-            name: "create-cluster",
-            title: "Create the cluster: CloudFormation stacks for the control plane, then the node groups"
-                .into(),
-            program: tools.eksctl.clone(),
-            args: create,
-        },
-    ];
-    if has_karpenter {
-        let mut helm = args(&[
-            "upgrade",
-            "--install",
-            "karpenter",
-            KARPENTER_CHART,
-            "--version",
-            KARPENTER_CHART_VERSION,
-            "--namespace",
-            "kube-system",
-            "--values",
-        ]);
-        helm.push(file(KARPENTER_VALUES_PATH));
-        helm.push("--wait".into());
-        let mut kubectl = args(&["apply", "-f"]);
-        kubectl.push(file(NODEPOOLS_PATH));
-        steps.push(StepCommand {
-            name: "install-karpenter",
-            title: format!("Install Karpenter {KARPENTER_CHART_VERSION} with Helm"),
-            program: tools.helm.clone(),
-            args: helm,
-        });
-        steps.push(StepCommand {
-            name: "apply-nodepools",
-            title: "Apply the NodePools and EC2NodeClasses".into(),
-            program: tools.kubectl.clone(),
-            args: kubectl,
-        });
-    }
-    steps
+/// The steps of a deploy of `spec`, whose bundle is written to `directory`: the same
+/// sequence as its `deploy.sh` (`shared::sequence`), with this server's tools and
+/// absolute paths to the bundle's files.
+pub fn plan_steps(tools: &Tools, directory: &Path, spec: &Spec) -> Vec<StepCommand> {
+    shared::sequence::deploy_steps(spec)
+        .into_iter()
+        .map(|step| StepCommand {
+            name: step.name,
+            title: step.title,
+            program: tools.path(step.tool).to_path_buf(),
+            args: step
+                .args
+                .into_iter()
+                .map(|arg| match arg {
+                    Arg::Text(text) => OsString::from(text),
+                    Arg::File(path) => directory.join(path).into_os_string(),
+                })
+                .collect(),
+        })
+        .collect()
 }
 
 /// Why a running job is asked to stop.

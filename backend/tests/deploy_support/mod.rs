@@ -49,6 +49,7 @@ pub fn standin_tools() -> Tools {
         eksctl: fixtures().join("eksctl"),
         helm: fixtures().join("helm"),
         kubectl: fixtures().join("kubectl"),
+        aws: fixtures().join("aws"),
     }
 }
 
@@ -339,13 +340,18 @@ pub fn standin_calls(job_dir: &Path) -> Vec<Value> {
 /// Waits (up to 20 s) for the hanging stand-in to report its child; returns
 /// `(stand-in pid, child pid)`.
 pub async fn wait_for_hanging_standin(job_dir: &Path) -> (i32, i32) {
+    wait_for_hanging("eksctl", job_dir).await
+}
+
+/// Like [`wait_for_hanging_standin`], for the stand-in of `tool`.
+pub async fn wait_for_hanging(tool: &str, job_dir: &Path) -> (i32, i32) {
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
         let calls = standin_calls(job_dir);
         let child = calls.iter().find_map(|call| call["child_pid"].as_i64());
         let standin = calls
             .iter()
-            .rfind(|call| call["tool"] == "eksctl" && call["pid"].is_i64())
+            .rfind(|call| call["tool"] == tool && call["pid"].is_i64())
             .and_then(|call| call["pid"].as_i64());
         if let (Some(standin), Some(child)) = (standin, child) {
             return (standin as i32, child as i32);

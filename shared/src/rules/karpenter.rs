@@ -145,7 +145,7 @@ pub(super) static RULES: &[Rule] = &[
         id: "karpenter-spot-without-interruption-queue",
         severity: Severity::Warning,
         summary: "a NodePool allows Spot but Karpenter has no interruption queue",
-        help: "set the interruption queue (settings.interruptionQueue) so Karpenter drains nodes before Spot reclaims them",
+        help: "name the interruption queue: the bundle creates it with the EventBridge rules that feed it, and Karpenter drains nodes before Spot reclaims them",
         reference: "Karpenter docs: interruption handling",
         live: false,
         stage: Stage::Advice,

@@ -12,6 +12,8 @@ mod documents;
 mod eksctl_config;
 /// Rules on Karpenter node pools and node classes.
 mod karpenter;
+/// Rules on what a Karpenter design needs on AWS: identity, node role, discovery tags.
+mod karpenter_aws;
 /// Rules that need answers from AWS, fed in as [`LiveFacts`].
 mod live;
 /// Rules on managed node groups: sizes, EFA, capacity, GPUs, Spot.
@@ -298,6 +300,7 @@ fn spec_rules() -> impl Iterator<Item = &'static Rule> {
         .iter()
         .chain(node_groups::RULES)
         .chain(karpenter::RULES)
+        .chain(karpenter_aws::RULES)
         .chain(unknown_fields::RULES)
         .chain(live::RULES)
 }
