@@ -291,13 +291,34 @@ async fn a_karpenter_bundle_creates_what_karpenter_needs_then_installs_it_and_ap
         assert_eq!(
             argv[5],
             json!([
+                tools.helm.display().to_string(),
+                "upgrade",
+                "--install",
+                "nvidia-device-plugin",
+                "nvidia-device-plugin",
+                "--repo",
+                "https://nvidia.github.io/k8s-device-plugin",
+                "--version",
+                "0.20.0",
+                "--namespace",
+                "kube-system",
+                "--values",
+                path("plugins/nvidia-device-plugin.yaml"),
+                "--wait"
+            ]),
+            "the pool launches NVIDIA GPUs"
+        );
+        assert_eq!(argv[6][3], "aws-efa-k8s-device-plugin", "and EFA types");
+        assert_eq!(
+            argv[7],
+            json!([
                 tools.kubectl.display().to_string(),
                 "apply",
                 "-f",
                 path("karpenter/nodepools.yaml")
             ])
         );
-        assert_eq!(argv.len(), 6, "{argv:#?}");
+        assert_eq!(argv.len(), 8, "{argv:#?}");
         let lines = log_lines(&events);
         for line in [
             "Successfully created/updated stack - Karpenter-eks-gpu-inference",
@@ -317,6 +338,8 @@ async fn a_karpenter_bundle_creates_what_karpenter_needs_then_installs_it_and_ap
                 "create-cluster",
                 "karpenter-access",
                 "install-karpenter",
+                "install-nvidia-device-plugin",
+                "install-efa-device-plugin",
                 "apply-nodepools"
             ]
         );
@@ -444,6 +467,16 @@ async fn a_failure_in_each_karpenter_step_fails_the_job_there_and_skips_the_rest
             "when calling the CreateTags operation",
         )
         .await;
+        let mut plugin_fails = karpenter_spec("eks-plugin");
+        plugin_fails["karpenter"]["node_pools"][0]["metadata"]["name"] =
+            json!("fail-nvidia-device-plugin");
+        fails_at(
+            &harness,
+            &plugin_fails,
+            "install-nvidia-device-plugin",
+            "Error: UPGRADE FAILED",
+        )
+        .await;
     })
     .await;
 }
@@ -524,6 +557,8 @@ async fn a_failing_eksctl_fails_the_job_with_its_error_output_and_skips_the_rest
                 "succeeded",
                 "succeeded",
                 "failed",
+                "skipped",
+                "skipped",
                 "skipped",
                 "skipped",
                 "skipped"

@@ -7,7 +7,7 @@ use std::io::Write;
 use crate::render::{self, KARPENTER_VALUES_PATH, NODEPOOLS_PATH, RenderError};
 use crate::rules::{Finding, Severity};
 use crate::spec::Spec;
-use crate::{karpenter_aws, sequence};
+use crate::{device_plugins, karpenter_aws, sequence};
 
 pub use crate::sequence::KARPENTER_CHART_VERSION;
 
@@ -72,6 +72,16 @@ pub fn bundle_files(
     for (path, template) in templates {
         if let Some(template) = template {
             files.push(file(path, crate::yaml_text::to_string(&template)?, false));
+        }
+    }
+    if let Some(karpenter) = &spec.karpenter {
+        for (plugin, pools) in device_plugins::needed(karpenter) {
+            let values = device_plugins::values(plugin, &pools);
+            files.push(file(
+                plugin.chart().values_path,
+                crate::yaml_text::to_string(&values)?,
+                false,
+            ));
         }
     }
     files.push(file("studio.json", spec.to_json() + "\n", false));

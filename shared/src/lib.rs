@@ -13,6 +13,8 @@ pub mod catalog;
 /// The CRDs' CEL validation rules, evaluated on documents as the API server does.
 #[cfg(feature = "documents")]
 mod crd_cel;
+/// The device plugins Karpenter's nodes need (NVIDIA, EFA, Neuron), chosen from the pools.
+pub mod device_plugins;
 /// Typed mirror of eksctl's `ClusterConfig` (`eksctl.io/v1alpha5`), only the fields we emit.
 pub mod eksctl;
 /// The one mapping between spec fields and eksctl's keys: write, read back, position.

@@ -8,6 +8,7 @@
 //! controller → Karpenter → the NodePools. Teardown undoes it in reverse: the NodePools
 //! first, so Karpenter terminates its nodes while it still can, the prerequisites last.
 
+use crate::device_plugins::{self, ChartSource, Plugin};
 use crate::karpenter::DISCOVERY_TAG;
 use crate::karpenter_aws::{
     self, CLUSTER_ACCESS_PATH, NAMESPACE, PREREQUISITES_PATH, access_stack, prerequisites_stack,
@@ -100,6 +101,18 @@ fn deploy_stack(region: &str, stack: &str, template: &'static str, iam: bool) ->
         args.extend(texts(&["--capabilities", "CAPABILITY_NAMED_IAM"]));
     }
     args
+}
+
+/// The step name of installing or uninstalling a plugin (`install-nvidia-device-plugin`).
+fn plugin_step(plugin: Plugin, action: &str) -> &'static str {
+    match (plugin, action) {
+        (Plugin::Nvidia, "install") => "install-nvidia-device-plugin",
+        (Plugin::Efa, "install") => "install-efa-device-plugin",
+        (Plugin::Neuron, "install") => "install-neuron-device-plugin",
+        (Plugin::Nvidia, _) => "uninstall-nvidia-device-plugin",
+        (Plugin::Efa, _) => "uninstall-efa-device-plugin",
+        (Plugin::Neuron, _) => "uninstall-neuron-device-plugin",
+    }
 }
 
 /// The discovery tag as `aws ec2 create-tags` reads it.
@@ -195,6 +208,38 @@ pub fn deploy_steps(spec: &Spec) -> Vec<Step> {
         Tool::Helm,
         &helm,
     ));
+    for (plugin, pools) in device_plugins::needed(spec.karpenter.as_ref().expect("Karpenter is on"))
+    {
+        let chart = plugin.chart();
+        let mut args = texts(&["upgrade", "--install", chart.release, chart.chart]);
+        if let ChartSource::Repository(repository) = chart.source {
+            args.extend(texts(&["--repo", repository]));
+        }
+        args.extend(texts(&[
+            "--version",
+            chart.version,
+            "--namespace",
+            NAMESPACE,
+            "--values",
+        ]));
+        args.extend([Arg::File(chart.values_path), text("--wait")]);
+        let names: Vec<&str> = pools
+            .iter()
+            .map(|pool| pool.metadata.name.as_str())
+            .collect();
+        steps.push(step(
+            plugin_step(plugin, "install"),
+            format!(
+                "Install {} {} for NodePool(s) {} ({})",
+                plugin.title(),
+                chart.version,
+                names.join(", "),
+                chart.resource
+            ),
+            Tool::Helm,
+            &args,
+        ));
+    }
     steps.push(step(
         "apply-nodepools",
         "Apply the NodePools and EC2NodeClasses",
@@ -256,6 +301,23 @@ pub fn teardown_steps(spec: &Spec) -> Vec<Step> {
                 text("--wait"),
             ],
         ));
+        let karpenter_settings = spec.karpenter.as_ref().expect("Karpenter is on");
+        for (plugin, _) in device_plugins::needed(karpenter_settings).into_iter().rev() {
+            let chart = plugin.chart();
+            steps.push(step(
+                plugin_step(plugin, "uninstall"),
+                format!("Uninstall {}", plugin.title()),
+                Tool::Helm,
+                &texts(&[
+                    "uninstall",
+                    chart.release,
+                    "--namespace",
+                    NAMESPACE,
+                    "--wait",
+                    "--ignore-not-found",
+                ]),
+            ));
+        }
         steps.push(step(
             "uninstall-karpenter",
             "Uninstall Karpenter",

@@ -98,6 +98,8 @@ fn a_karpenter_bundle_adds_what_karpenter_needs_and_its_steps() {
             "karpenter/values.yaml",
             "karpenter/cloudformation.yaml",
             "karpenter/cluster-access.yaml",
+            "plugins/nvidia-device-plugin.yaml",
+            "plugins/aws-efa-k8s-device-plugin.yaml",
             "studio.json",
             "deploy.sh",
             "teardown.sh",
@@ -305,4 +307,125 @@ fn deploy_sh_runs_the_one_click_sequence_with_every_argument_as_written() {
         })
         .collect();
     assert_eq!(ran, expected);
+}
+
+/// The plugins a design with one pool of `requirements` installs, by values file.
+fn plugins_for(requirements: Vec<shared::karpenter::Requirement>, alias: &str) -> Vec<String> {
+    let mut spec = shared::template("karpenter-spot-inference").unwrap().spec();
+    let karpenter = spec.karpenter.as_mut().unwrap();
+    karpenter.node_pools[0].spec.template.spec.requirements = requirements;
+    karpenter.node_classes[0].spec.ami_selector_terms =
+        vec![shared::karpenter::SelectorTerm::alias(alias)];
+    bundle::bundle_files(&spec, &[], &[])
+        .unwrap()
+        .into_iter()
+        .filter(|file| file.path.starts_with("plugins/"))
+        .map(|file| file.path)
+        .collect()
+}
+
+#[test]
+fn device_plugins_follow_what_each_pool_can_launch() {
+    use shared::karpenter::Requirement;
+    let types = |names: &[&str]| {
+        vec![Requirement::new(
+            "node.kubernetes.io/instance-type",
+            "In",
+            names,
+        )]
+    };
+    assert_eq!(
+        plugins_for(types(&["g6.xlarge"]), "al2023@latest"),
+        ["plugins/nvidia-device-plugin.yaml"],
+        "an NVIDIA type without EFA"
+    );
+    assert_eq!(
+        plugins_for(types(&["p5.48xlarge"]), "al2023@latest"),
+        [
+            "plugins/nvidia-device-plugin.yaml",
+            "plugins/aws-efa-k8s-device-plugin.yaml"
+        ]
+    );
+    assert_eq!(
+        plugins_for(types(&["trn1.32xlarge"]), "al2023@latest"),
+        [
+            "plugins/aws-efa-k8s-device-plugin.yaml",
+            "plugins/neuron-helm-chart.yaml"
+        ]
+    );
+    assert!(plugins_for(types(&["m6i.large"]), "al2023@latest").is_empty());
+    assert_eq!(
+        plugins_for(types(&["p5.48xlarge"]), "bottlerocket@latest"),
+        ["plugins/aws-efa-k8s-device-plugin.yaml"],
+        "Bottlerocket's NVIDIA variant brings its own device plugin"
+    );
+}
+
+#[test]
+fn plugin_values_keep_to_the_pools_that_need_them_and_tolerate_their_taints() {
+    let mut spec = shared::template("karpenter-reserved-training")
+        .unwrap()
+        .spec();
+    let karpenter = spec.karpenter.as_mut().unwrap();
+    karpenter.node_pools[0]
+        .spec
+        .template
+        .spec
+        .taints
+        .push(shared::karpenter::Taint {
+            key: "dedicated".into(),
+            value: Some("training".into()),
+            effect: "NoExecute".into(),
+            ..Default::default()
+        });
+    let files = bundle::bundle_files(&spec, &[], &[]).unwrap();
+    let nvidia: serde_yaml::Value =
+        serde_yaml::from_str(file(&files, "plugins/nvidia-device-plugin.yaml")).unwrap();
+    let terms = &nvidia["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
+        ["nodeSelectorTerms"];
+    assert_eq!(
+        terms[0]["matchExpressions"][0]["key"],
+        "karpenter.sh/nodepool"
+    );
+    assert_eq!(
+        terms[0]["matchExpressions"][0]["values"][0],
+        "gpu-training-reserved"
+    );
+    let tolerations = nvidia["tolerations"].as_sequence().unwrap();
+    for (key, effect) in [("nvidia.com/gpu", "NoSchedule"), ("dedicated", "NoExecute")] {
+        assert!(
+            tolerations
+                .iter()
+                .any(|toleration| toleration["key"] == key && toleration["effect"] == effect),
+            "{key}:{effect} in {tolerations:?}"
+        );
+    }
+    let efa: serde_yaml::Value =
+        serde_yaml::from_str(file(&files, "plugins/aws-efa-k8s-device-plugin.yaml")).unwrap();
+    assert_eq!(
+        efa["supportedInstanceLabels"]["keys"][0],
+        "karpenter.sh/nodepool"
+    );
+    assert_eq!(
+        efa["supportedInstanceLabels"]["values"][0],
+        "gpu-training-reserved"
+    );
+    in_order(
+        file(&files, "deploy.sh"),
+        &[
+            "helm upgrade --install karpenter",
+            "helm upgrade --install nvidia-device-plugin nvidia-device-plugin --repo https://nvidia.github.io/k8s-device-plugin --version 0.20.0",
+            "helm upgrade --install aws-efa-k8s-device-plugin",
+            "kubectl apply",
+        ],
+    );
+    in_order(
+        file(&files, "teardown.sh"),
+        &[
+            "kubectl delete",
+            "helm uninstall aws-efa-k8s-device-plugin",
+            "helm uninstall nvidia-device-plugin",
+            "helm uninstall karpenter",
+        ],
+    );
 }

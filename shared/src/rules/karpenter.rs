@@ -790,7 +790,7 @@ fn satisfies(
 
 /// The catalog's instance types a pool's requirements allow, judged on the labels the
 /// studio knows (others, such as zone or capacity type, do not narrow the list).
-pub(crate) fn matching_instance_types(pool: &NodePool) -> Vec<&'static InstanceType> {
+pub fn matching_instance_types(pool: &NodePool) -> Vec<&'static InstanceType> {
     let evaluated: Vec<(&Requirement, Option<u64>)> = pool
         .spec
         .template
