@@ -22,6 +22,7 @@ pub fn router(aws: LiveAws) -> Router {
         .route("/api/templates/{id}", get(get_template))
         .route("/api/validate", post(validate))
         .route("/api/render", post(render_bundle))
+        .route("/api/resolve", post(resolve))
         .with_state(aws)
 }
 
@@ -150,6 +151,19 @@ async fn validate(JsonBody(spec): JsonBody<Spec>) -> Result<Response, ApiError> 
     sonic_rs::to_writer(&mut body, &validation)
         .map_err(|error| ApiError::Internal(Box::new(error)))?;
     Ok(([(header::CONTENT_TYPE, "application/json")], body).into_response())
+}
+
+/// `POST /api/resolve` answer.
+#[derive(Debug, Serialize)]
+pub struct Resolved {
+    /// Each NodePool with the instance types it can launch.
+    pub node_pools: Vec<shared::resolve::PoolTypes>,
+}
+
+/// `POST /api/resolve`: which instance types each NodePool of the spec can launch.
+async fn resolve(JsonBody(spec): JsonBody<Spec>) -> Result<Json<Resolved>, ApiError> {
+    let node_pools = off_the_workers(move || shared::resolve::resolve(&spec)).await?;
+    Ok(Json(Resolved { node_pools }))
 }
 
 /// `POST /api/render`: the bundle (SPEC §9) as a zip; its README lists the open findings.

@@ -86,6 +86,21 @@ pub enum Command {
         #[arg(long, value_enum, default_value = "human")]
         format: crate::checks::CheckFormat,
     },
+    /// List the instance types each NodePool can launch: exit 0, 2 unreadable.
+    Resolve {
+        /// eksctl / Karpenter YAML files whose NodePools to resolve.
+        #[arg(conflicts_with_all = ["template", "spec"], required_unless_present_any = ["template", "spec"])]
+        files: Vec<PathBuf>,
+        /// A template's NodePools.
+        #[arg(long, conflicts_with = "spec")]
+        template: Option<String>,
+        /// A spec's NodePools (`studio.json`).
+        #[arg(long)]
+        spec: Option<PathBuf>,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "human")]
+        format: crate::lint_cmd::Format,
+    },
     /// Write a bundle's files into a directory.
     Render {
         /// Start from this template id.
@@ -176,13 +191,23 @@ pub fn run(cli: Cli) -> ExitCode {
             spec,
             out,
         } => render(template.as_deref(), spec.as_deref(), &out),
+        Command::Resolve {
+            files,
+            template,
+            spec,
+            format,
+        } => crate::lint_cmd::resolve(&files, template.as_deref(), spec.as_deref(), format),
     }
 }
 
-fn render(template_id: Option<&str>, spec_path: Option<&Path>, out: &Path) -> ExitCode {
-    let spec = match (template_id, spec_path) {
+/// The design `--template ID` or `--spec FILE` names; the error is already printed.
+pub(crate) fn design(
+    template_id: Option<&str>,
+    spec_path: Option<&Path>,
+) -> Result<shared::Spec, ExitCode> {
+    match (template_id, spec_path) {
         (Some(id), _) => match shared::template(id) {
-            Some(template) => template.spec(),
+            Some(template) => Ok(template.spec()),
             None => {
                 let known: Vec<&str> = shared::TEMPLATES
                     .iter()
@@ -192,7 +217,7 @@ fn render(template_id: Option<&str>, spec_path: Option<&Path>, out: &Path) -> Ex
                     "error: no template with id `{id}` (known: {})",
                     known.join(", ")
                 );
-                return ExitCode::from(2);
+                Err(ExitCode::from(2))
             }
         },
         (None, Some(path)) => {
@@ -201,11 +226,11 @@ fn render(template_id: Option<&str>, spec_path: Option<&Path>, out: &Path) -> Ex
                 Ok(text) => text,
                 Err(failure) => {
                     eprintln!("error: cannot read {}: {}", path.display(), failure.message);
-                    return ExitCode::from(2);
+                    return Err(ExitCode::from(2));
                 }
             };
             match shared::Spec::from_json(&text) {
-                Ok(spec) => spec,
+                Ok(spec) => Ok(spec),
                 Err(error) => {
                     eprintln!(
                         "{}:{}:{}: error: {error}",
@@ -213,11 +238,18 @@ fn render(template_id: Option<&str>, spec_path: Option<&Path>, out: &Path) -> Ex
                         error.line(),
                         error.column()
                     );
-                    return ExitCode::from(2);
+                    Err(ExitCode::from(2))
                 }
             }
         }
         (None, None) => unreachable!("clap requires --template or --spec"),
+    }
+}
+
+fn render(template_id: Option<&str>, spec_path: Option<&Path>, out: &Path) -> ExitCode {
+    let spec = match design(template_id, spec_path) {
+        Ok(spec) => spec,
+        Err(code) => return code,
     };
     let findings = shared::rules::validate_with(&spec, &crate::todays_facts());
     let files = match shared::bundle::bundle_files(&spec, &findings, &[]) {

@@ -344,3 +344,83 @@ pub fn convert(files: &[PathBuf], out: &Path, max_bytes: u64) -> ExitCode {
     }
     ExitCode::SUCCESS
 }
+
+/// `eks-studio resolve`: each NodePool of the files, the template or the spec, with the
+/// instance types it can launch. Exit 0, or 2 when an input cannot be read.
+pub fn resolve(
+    files: &[PathBuf],
+    template: Option<&str>,
+    spec: Option<&Path>,
+    format: Format,
+) -> ExitCode {
+    let mut design = shared::Spec::default();
+    if files.is_empty() {
+        match crate::cli::design(template, spec) {
+            Ok(spec) => design = spec,
+            Err(code) => return code,
+        }
+    } else {
+        let settings = design.karpenter.get_or_insert_with(Default::default);
+        for path in files {
+            let shown = terminal_safe(&path.display().to_string()).into_owned();
+            let parsed = read_capped(path, DEFAULT_MAX_BYTES)
+                .map_err(|failure| vec![failure])
+                .and_then(|text| lint::import_yaml(&text));
+            match parsed {
+                Ok(file) => {
+                    if let Some(karpenter) = file.spec.karpenter {
+                        settings.node_pools.extend(karpenter.node_pools);
+                        settings.node_classes.extend(karpenter.node_classes);
+                    }
+                }
+                Err(failures) => {
+                    for failure in failures {
+                        eprintln!(
+                            "{shown}:{}:{}: error: {}",
+                            failure.line,
+                            failure.column,
+                            terminal_safe(&failure.message)
+                        );
+                    }
+                    return ExitCode::from(2);
+                }
+            }
+        }
+    }
+    let pools = shared::resolve::resolve(&design);
+    match format {
+        Format::Json => {
+            let json = serde_json::json!({ "node_pools": pools });
+            println!("{json}");
+        }
+        Format::Human => {
+            if pools.is_empty() {
+                println!("no NodePools");
+            }
+            for pool in &pools {
+                println!(
+                    "NodePool {} ({}): {} instance type(s)",
+                    terminal_safe(&pool.name),
+                    pool.path,
+                    pool.count
+                );
+                for instance in &pool.instance_types {
+                    println!(
+                        "  {:18} {:>4} vCPU {:>5} GiB  {:22} EFA {:>2}{}",
+                        instance.name,
+                        instance.vcpus,
+                        instance.memory_mib / 1024,
+                        shared::resolve::accelerators(instance),
+                        instance.efa_interfaces,
+                        if instance.capacity_block_eligible {
+                            "  Capacity Blocks"
+                        } else {
+                            ""
+                        }
+                    );
+                }
+            }
+        }
+    }
+    ExitCode::SUCCESS
+}

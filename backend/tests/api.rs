@@ -121,3 +121,22 @@ async fn render_answers_the_bundle_as_a_zip() {
         "{names:?}"
     );
 }
+
+#[tokio::test]
+async fn resolve_lists_each_nodepools_instance_types() {
+    let spec = shared::template("karpenter-reserved-training")
+        .unwrap()
+        .spec();
+    let response = post("/api/resolve", spec.to_json()).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let bytes = response.into_body().collect().await.unwrap().to_bytes();
+    let body: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+    let pool = &body["node_pools"][0];
+    assert_eq!(pool["name"], "gpu-training-reserved");
+    assert_eq!(pool["count"], 1);
+    assert_eq!(pool["instance_types"][0]["name"], "p5.48xlarge");
+    assert_eq!(pool["instance_types"][0]["gpu_count"], 8);
+    assert_eq!(pool["instance_types"][0]["efa_interfaces"], 32);
+    let refused = post("/api/resolve", "{\"cluster\": 5}".into()).await;
+    assert_eq!(refused.status(), StatusCode::UNPROCESSABLE_ENTITY);
+}

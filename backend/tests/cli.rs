@@ -428,3 +428,70 @@ fn convert_round_trips_eksctl_and_karpenter_manifests() {
         let _ = std::fs::remove_dir_all(out);
     }
 }
+
+#[test]
+fn resolve_lists_each_pools_types_from_a_template_a_spec_or_files() {
+    let output = eks_studio(&[
+        "resolve",
+        "--template",
+        "karpenter-spot-inference",
+        "--format",
+        "json",
+    ]);
+    assert!(output.status.success(), "{output:?}");
+    let json: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let pool = &json["node_pools"][0];
+    assert_eq!(pool["name"], "gpu-inference-spot");
+    let names: Vec<&str> = pool["instance_types"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|instance| instance["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names.len() as u64, pool["count"].as_u64().unwrap());
+    assert!(names.contains(&"g5.xlarge") && names.contains(&"g6.xlarge"));
+    assert!(
+        !names
+            .iter()
+            .any(|name| name.starts_with("g4dn") || name.starts_with("m"))
+    );
+
+    // The same pools, read back from the bundle's own file.
+    let dir = temp_dir("resolve");
+    assert!(
+        eks_studio(&[
+            "render",
+            "--template",
+            "karpenter-reserved-training",
+            "--out",
+            dir.to_str().unwrap()
+        ])
+        .status
+        .success()
+    );
+    let nodepools = dir.join("karpenter/nodepools.yaml");
+    let human = eks_studio(&["resolve", nodepools.to_str().unwrap()]);
+    assert!(human.status.success(), "{human:?}");
+    let text = stdout(&human);
+    assert!(
+        text.starts_with(
+            "NodePool gpu-training-reserved (karpenter.node_pools[0]): 1 instance type(s)"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("p5.48xlarge") && text.contains("8 × H100 80 GiB"),
+        "{text}"
+    );
+    let from_spec = eks_studio(&[
+        "resolve",
+        "--spec",
+        dir.join("studio.json").to_str().unwrap(),
+    ]);
+    assert_eq!(stdout(&from_spec), text);
+
+    let missing = eks_studio(&["resolve", dir.join("nope.yaml").to_str().unwrap()]);
+    assert_eq!(missing.status.code(), Some(2));
+    let unknown = eks_studio(&["resolve", "--template", "nope"]);
+    assert_eq!(unknown.status.code(), Some(2));
+}

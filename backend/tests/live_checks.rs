@@ -65,6 +65,10 @@ fn check<'a>(report: &'a Value, id: &str, path: &str) -> &'a Value {
     found[0]
 }
 
+fn text(value: &Value) -> &str {
+    value.as_str().unwrap_or_default()
+}
+
 fn fired(check: &Value) -> Vec<String> {
     check["detail"]["findings"]
         .as_array()
@@ -298,6 +302,63 @@ async fn seed_reservations(emulator: &Emulator) {
             }),
         )
         .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reservations_a_node_class_selects_are_looked_up_and_judged_against_its_pools() {
+    let emulator = Emulator::start();
+    seed_reservations(&emulator).await;
+    let router = router(emulator.live_aws().await);
+    let mut spec: Value = serde_json::from_str(
+        &shared::template("karpenter-reserved-training")
+            .unwrap()
+            .spec()
+            .to_json(),
+    )
+    .unwrap();
+    spec["cluster"]["region"] = json!(REGION);
+    spec["network"] = new_vpc();
+    spec["karpenter"]["node_classes"][0]["spec"]["capacityReservationSelectorTerms"] = json!([
+        {"id": GOOD}, {"id": WRONG_TYPE}, {"id": EXPIRED}, {"id": MISSING}
+    ]);
+    let report = checks(&router, &spec).await;
+    let term = |index: usize| {
+        check(
+            &report,
+            "capacity-reservation",
+            &format!("karpenter.node_classes[0].spec.capacityReservationSelectorTerms[{index}].id"),
+        )
+        .clone()
+    };
+    let good = term(0);
+    assert_eq!(good["status"], "ok", "{good:#}");
+    assert!(
+        text(&good["message"]).contains("for p5.48xlarge in us-east-1a"),
+        "{good:#}"
+    );
+    let wrong_type = term(1);
+    assert_eq!(wrong_type["status"], "failed", "{wrong_type:#}");
+    assert_eq!(
+        fired(&wrong_type),
+        ["karpenter-reservation-type-not-launched"]
+    );
+    assert!(
+        text(&wrong_type["message"]).contains("p4d.24xlarge, which no NodePool"),
+        "{wrong_type:#}"
+    );
+    let expired = term(2);
+    assert_eq!(
+        fired(&expired),
+        ["karpenter-reservation-not-active"],
+        "{expired:#}"
+    );
+    let missing = term(3);
+    assert_eq!(missing["status"], "failed");
+    assert_eq!(
+        fired(&missing),
+        ["karpenter-reservation-not-found"],
+        "{missing:#}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]

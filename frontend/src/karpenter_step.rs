@@ -144,6 +144,61 @@ fn budget_row(budget: Bound<Budget>, base: String) -> impl IntoView {
     }
 }
 
+/// The instance types pool `index` can launch, recomputed on every change of its
+/// requirements.
+#[component]
+fn PoolTypes(index: usize) -> impl IntoView {
+    let studio = expect_context::<Studio>();
+    let resolved = Memo::new(move |_| {
+        studio
+            .spec
+            .with(|spec| shared::resolve::resolve(spec).into_iter().nth(index))
+    });
+    let summary = move || {
+        resolved.with(|pool| match pool {
+            Some(pool) if pool.count > 0 => {
+                let mut families: Vec<&str> = pool
+                    .instance_types
+                    .iter()
+                    .map(|instance| instance.family)
+                    .collect();
+                families.dedup();
+                let noun = if pool.count == 1 {
+                    "instance type"
+                } else {
+                    "instance types"
+                };
+                format!("{} {noun} can launch: {}", pool.count, families.join(", "))
+            }
+            _ => "No instance type in the catalog matches these requirements".to_owned(),
+        })
+    };
+    let rows = move || {
+        resolved.with(|pool| {
+            pool.iter()
+                .flat_map(|pool| pool.instance_types.iter())
+                .map(|instance| {
+                    let line = format!(
+                        "{}: {}, {} vCPU, {} GiB, {} EFA",
+                        instance.name,
+                        shared::resolve::accelerators(instance),
+                        instance.vcpus,
+                        instance.memory_mib / 1024,
+                        instance.efa_interfaces
+                    );
+                    view! { <li>{line}</li> }
+                })
+                .collect_view()
+        })
+    };
+    view! {
+        <details class="pool-types">
+            <summary>{summary}</summary>
+            <ul>{rows}</ul>
+        </details>
+    }
+}
+
 /// One NodePool.
 #[component]
 fn PoolEditor(index: usize) -> impl IntoView {
@@ -223,6 +278,7 @@ fn PoolEditor(index: usize) -> impl IntoView {
             />
             <h4>"Requirements"</h4>
             <FieldFindings path=format!("{claim}.requirements") />
+            <PoolTypes index=index />
             <Rows
                 list=field!(pool, spec.template.spec.requirements)
                 path=format!("{claim}.requirements")

@@ -15,24 +15,7 @@ use crate::{Step, StepHeading, Studio, field_id};
 /// Most rows the picker lists at once; narrowing the filter shows the rest.
 const PICKER_ROWS: usize = 40;
 
-/// "8 × H100 80 GiB", "16 × trainium", or "no GPU".
-fn accelerators(instance_type: &InstanceType) -> String {
-    if let Some(gpu) = instance_type.gpu_name {
-        let memory = instance_type
-            .gpu_memory_mib
-            .map(|mib| format!(" {} GiB", mib / 1024))
-            .unwrap_or_default();
-        format!(
-            "{} × {}{memory}",
-            instance_type.gpu_count.max(1),
-            gpu.to_uppercase()
-        )
-    } else if let Some(accelerator) = instance_type.accelerator_name {
-        format!("{} × {accelerator}", instance_type.accelerator_count)
-    } else {
-        "no GPU".to_owned()
-    }
-}
+use shared::resolve::accelerators;
 
 fn bandwidth(instance_type: &InstanceType) -> String {
     instance_type

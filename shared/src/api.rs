@@ -142,6 +142,9 @@ pub const LIVE_CHECKS: &[LiveCheckKind] = &[
             "reservation-capacity-short",
             "reservation-end-date",
             "capacity-block-market-type-mismatch",
+            "karpenter-reservation-not-found",
+            "karpenter-reservation-not-active",
+            "karpenter-reservation-type-not-launched",
         ],
     },
     LiveCheckKind {

@@ -34,6 +34,8 @@ pub mod karpenter_aws;
 pub mod lint;
 /// Turns a [`Spec`] into the files of a bundle.
 pub mod render;
+/// Which instance types each NodePool can launch, by the rules' own matcher.
+pub mod resolve;
 /// The rule catalog: every check the studio runs on a spec.
 pub mod rules;
 /// Checks YAML documents against the upstream eksctl and Karpenter schemas, every problem with its path.

@@ -32,6 +32,12 @@ fn spot_pool() -> (Spec, LiveFacts) {
 fn reserved_pool() -> (Spec, LiveFacts) {
     (karpenter_reserved(), LiveFacts::default())
 }
+/// The reserved Karpenter pool, with EC2's answer for its reservation: an active p5 ODCR.
+fn reserved_pool_live() -> (Spec, LiveFacts) {
+    let mut facts = capacity_block_facts();
+    facts.reservations[0].reservation_type = "default".into();
+    (karpenter_reserved(), facts)
+}
 /// The reserved Karpenter pool on the Capacity Block design's existing VPC.
 fn karpenter_existing_vpc() -> (Spec, LiveFacts) {
     let mut spec = capacity_block();
@@ -93,6 +99,27 @@ fn class(spec: &mut Spec) -> &mut shared::karpenter::Ec2NodeClass {
 }
 
 const CASES: &[Case] = &[
+    Case {
+        rule: "karpenter-reservation-not-found",
+        base: reserved_pool_live,
+        breaks: |_, live| {
+            live.missing_reservations = vec![live.reservations[0].id.clone()];
+            live.reservations.clear();
+        },
+        path: "karpenter.node_classes[0].spec.capacityReservationSelectorTerms[0].id",
+    },
+    Case {
+        rule: "karpenter-reservation-not-active",
+        base: reserved_pool_live,
+        breaks: |_, live| live.reservations[0].state = "expired".into(),
+        path: "karpenter.node_classes[0].spec.capacityReservationSelectorTerms[0].id",
+    },
+    Case {
+        rule: "karpenter-reservation-type-not-launched",
+        base: reserved_pool_live,
+        breaks: |_, live| live.reservations[0].instance_type = "p4d.24xlarge".into(),
+        path: "karpenter.node_classes[0].spec.capacityReservationSelectorTerms[0].id",
+    },
     Case {
         rule: "karpenter-pod-identity-agent-missing",
         base: spot_pool,

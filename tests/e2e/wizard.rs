@@ -378,8 +378,12 @@ async fn download_bundle_saves_a_zip_with_every_file() {
             "README.md",
             "cluster.yaml",
             "deploy.sh",
+            "karpenter/cloudformation.yaml",
+            "karpenter/cluster-access.yaml",
             "karpenter/nodepools.yaml",
             "karpenter/values.yaml",
+            "plugins/aws-efa-k8s-device-plugin.yaml",
+            "plugins/nvidia-device-plugin.yaml",
             "studio.json",
             "teardown.sh"
         ]
@@ -804,5 +808,51 @@ async fn a_shared_reservations_owner_account_goes_on_its_tag_terms() {
         term.contains("ownerID: '123456789012'") && term.contains("purpose: training"),
         "{term}"
     );
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn each_nodepool_shows_the_instance_types_it_can_launch_as_its_requirements_change() {
+    let studio = Studio::start();
+    let browser = Browser::start().await;
+    browser.open(&studio).await;
+    browser.choose_template("karpenter-reserved-training").await;
+    browser.go_to_step(6).await;
+    let summary = Locator::Css(".pool-types summary");
+    browser
+        .wait_for_text(summary, |text| text == "1 instance type can launch: p5")
+        .await;
+    browser
+        .client
+        .find(summary)
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    browser
+        .wait_for_text(Locator::Css(".pool-types li"), |text| {
+            text == "p5.48xlarge: 8 × H100 80 GiB, 192 vCPU, 2048 GiB, 32 EFA"
+        })
+        .await;
+    browser.screenshot("karpenter-pool-types").await;
+    // The second requirement pins the instance type; widen it to a family, then to a typo.
+    let values = "f-karpenter-node-pools-0-spec-template-spec-requirements-1-values";
+    browser
+        .fill(
+            "f-karpenter-node-pools-0-spec-template-spec-requirements-1-key",
+            "karpenter.k8s.aws/instance-family",
+        )
+        .await;
+    browser.fill(values, "g5, g66").await;
+    browser
+        .wait_for_text(summary, |text| text == "8 instance types can launch: g5")
+        .await;
+    browser.fill(values, "g66").await;
+    browser
+        .wait_for_text(summary, |text| {
+            text == "No instance type in the catalog matches these requirements"
+        })
+        .await;
     browser.close().await;
 }

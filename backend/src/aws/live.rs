@@ -287,6 +287,28 @@ fn plan(spec: &Spec) -> Vec<Planned> {
             });
         }
     }
+    let classes = spec
+        .karpenter
+        .iter()
+        .flat_map(|karpenter| karpenter.node_classes.iter().enumerate());
+    for (class_index, class) in classes {
+        let terms = class
+            .spec
+            .capacity_reservation_selector_terms
+            .iter()
+            .enumerate();
+        for (term, id) in terms.filter_map(|(term, selector)| Some((term, selector.id.as_ref()?))) {
+            planned.push(Planned {
+                id: CAPACITY_RESERVATION,
+                path: format!(
+                    "karpenter.node_classes[{class_index}].spec.capacityReservationSelectorTerms[{term}].id"
+                ),
+                question: Question::Reservation { id: id.clone() },
+                blocked: unusable("capacity reservation id", id, ids::ReservationId::check),
+                over_budget: false,
+            });
+        }
+    }
     for (index, group) in spec.node_groups.iter().enumerate() {
         let instance_types = group_types(group);
         if group.capacity != Capacity::Spot || instance_types.is_empty() {
@@ -609,7 +631,14 @@ fn judge(region: &Region, planned: &Planned, answer: &Answer, findings: &[Findin
         }
         Answer::Facts(Some(live)) => judge_facts(planned, live, findings),
         Answer::Reservation(reservation) => {
-            let fired = findings_for(findings, CAPACITY_RESERVATION, group_prefix(&planned.path));
+            // A node group's reservation findings land on any of its fields; an
+            // EC2NodeClass term's on that term.
+            let prefix = if planned.path.starts_with("karpenter.") {
+                planned.path.as_str()
+            } else {
+                group_prefix(&planned.path)
+            };
+            let fired = findings_for(findings, CAPACITY_RESERVATION, prefix);
             let ok_message = match reservation {
                 Some(found) => {
                     let fact = &found.fact;

@@ -365,6 +365,36 @@ pub(super) static RULES: &[Rule] = &[
         stage: Stage::Advice,
         check: Check::Spec(spot_placement_score_low),
     },
+    Rule {
+        id: "karpenter-reservation-not-found",
+        severity: Severity::Error,
+        summary: "an EC2NodeClass selects a capacity reservation id that does not exist",
+        help: "check the id and the region; Karpenter finds no such reservation, so its reserved pools launch nothing into it",
+        reference: DESCRIBE_RESERVATIONS,
+        live: true,
+        stage: Stage::Runtime,
+        check: Check::Spec(karpenter_reservation_not_found),
+    },
+    Rule {
+        id: "karpenter-reservation-not-active",
+        severity: Severity::Error,
+        summary: "an EC2NodeClass selects a capacity reservation that is expired, cancelled or failed",
+        help: "select an active reservation (or a Capacity Block that is scheduled or active)",
+        reference: DESCRIBE_RESERVATIONS,
+        live: true,
+        stage: Stage::Runtime,
+        check: Check::Spec(karpenter_reservation_not_active),
+    },
+    Rule {
+        id: "karpenter-reservation-type-not-launched",
+        severity: Severity::Warning,
+        summary: "no NodePool on the EC2NodeClass can launch the instance type of a reservation it selects",
+        help: "allow the reservation's instance type in the pool's requirements, or select a reservation for a type the pool launches",
+        reference: DESCRIBE_RESERVATIONS,
+        live: true,
+        stage: Stage::Advice,
+        check: Check::Spec(karpenter_reservation_type_not_launched),
+    },
 ];
 
 fn reservation<'a>(
@@ -811,5 +841,93 @@ fn instance_type_catalog_disagrees(context: &Context<'_>, report: &mut Report<'_
                 "EC2 disagrees with the studio's catalog on {instance_type}: {listed}; EC2's answer wins"
             ),
         );
+    }
+}
+
+/// Every reservation id an EC2NodeClass selects, with its spec path and the class's index.
+fn class_reservation_ids<'a>(
+    context: &Context<'a>,
+) -> impl Iterator<Item = (usize, String, &'a str)> + use<'a> {
+    context
+        .spec
+        .karpenter
+        .iter()
+        .flat_map(|karpenter| karpenter.node_classes.iter().enumerate())
+        .flat_map(|(class_index, class)| {
+            class
+                .spec
+                .capacity_reservation_selector_terms
+                .iter()
+                .enumerate()
+                .filter_map(move |(term, selector)| {
+                    let id = selector.id.as_deref()?;
+                    Some((
+                        class_index,
+                        format!(
+                            "karpenter.node_classes[{class_index}].spec.capacityReservationSelectorTerms[{term}].id"
+                        ),
+                        id,
+                    ))
+                })
+        })
+}
+
+fn karpenter_reservation_not_found(context: &Context<'_>, report: &mut Report<'_>) {
+    for (_, path, id) in class_reservation_ids(context) {
+        if context
+            .live
+            .missing_reservations
+            .iter()
+            .any(|missing| missing == id)
+        {
+            report.fire(path, format!("capacity reservation {id} was not found"));
+        }
+    }
+}
+
+fn karpenter_reservation_not_active(context: &Context<'_>, report: &mut Report<'_>) {
+    for (_, path, id) in class_reservation_ids(context) {
+        let Some(fact) = context.live.reservations.iter().find(|fact| fact.id == id) else {
+            continue;
+        };
+        let block_scheduled =
+            fact.reservation_type == "capacity-block" && fact.state == "scheduled";
+        if fact.state != "active" && !block_scheduled {
+            report.fire(path, format!("capacity reservation {id} is {}", fact.state));
+        }
+    }
+}
+
+fn karpenter_reservation_type_not_launched(context: &Context<'_>, report: &mut Report<'_>) {
+    let Some(karpenter) = &context.spec.karpenter else {
+        return;
+    };
+    for (class_index, path, id) in class_reservation_ids(context) {
+        let Some(fact) = context.live.reservations.iter().find(|fact| fact.id == id) else {
+            continue;
+        };
+        let class_name = &karpenter.node_classes[class_index].metadata.name;
+        let pools: Vec<usize> = karpenter
+            .node_pools
+            .iter()
+            .enumerate()
+            .filter(|(_, pool)| &pool.spec.template.spec.node_class_ref.name == class_name)
+            .map(|(index, _)| index)
+            .collect();
+        let launched = pools.iter().any(|index| {
+            context
+                .pool_instance_types(*index)
+                .iter()
+                .any(|instance| instance.name == fact.instance_type)
+        });
+        if !pools.is_empty() && !launched {
+            report.fire(
+                path,
+                format!(
+                    "reservation {id} is for {}, which no NodePool on EC2NodeClass `{class_name}` can launch",
+                    fact.instance_type
+                ),
+            );
+        }
     }
 }

@@ -1,0 +1,61 @@
+//! Which instance types each NodePool can launch: the catalog's types its requirements
+//! allow, by the same matcher the rules use (`rules::matching_instance_types`), so the
+//! page, `eks-studio resolve` and `POST /api/resolve` list exactly what the rules judge.
+//! Requirements on labels the catalog does not hold (zone, capacity type) do not narrow
+//! the list; Karpenter narrows it further by what each zone offers.
+
+use serde::Serialize;
+
+use crate::catalog::InstanceType;
+use crate::rules::matching_instance_types;
+use crate::spec::Spec;
+
+/// One NodePool and the instance types it can launch.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PoolTypes {
+    /// The NodePool's name.
+    pub name: String,
+    /// Its spec path, e.g. `karpenter.node_pools[0]`.
+    pub path: String,
+    /// How many types it can launch.
+    pub count: usize,
+    /// Those types with their facts, by family then size.
+    pub instance_types: Vec<&'static InstanceType>,
+}
+
+/// Every NodePool of the spec with its instance types (none without Karpenter).
+pub fn resolve(spec: &Spec) -> Vec<PoolTypes> {
+    spec.karpenter
+        .iter()
+        .flat_map(|karpenter| karpenter.node_pools.iter().enumerate())
+        .map(|(index, pool)| {
+            let mut instance_types = matching_instance_types(pool);
+            instance_types.sort_by_key(|instance| (instance.family, instance.vcpus, instance.name));
+            PoolTypes {
+                name: pool.metadata.name.clone(),
+                path: format!("karpenter.node_pools[{index}]"),
+                count: instance_types.len(),
+                instance_types,
+            }
+        })
+        .collect()
+}
+
+/// "8 × H100 80 GiB", "16 × trainium", or "no GPU".
+pub fn accelerators(instance_type: &InstanceType) -> String {
+    if let Some(gpu) = instance_type.gpu_name {
+        let memory = instance_type
+            .gpu_memory_mib
+            .map(|mib| format!(" {} GiB", mib / 1024))
+            .unwrap_or_default();
+        format!(
+            "{} × {}{memory}",
+            instance_type.gpu_count.max(1),
+            gpu.to_uppercase()
+        )
+    } else if let Some(accelerator) = instance_type.accelerator_name {
+        format!("{} × {accelerator}", instance_type.accelerator_count)
+    } else {
+        "no GPU".to_owned()
+    }
+}

@@ -1,0 +1,101 @@
+//! Which instance types each NodePool can launch, checked against the pools' own
+//! requirements type by type, and kept in step with the rules' matcher.
+
+use shared::catalog::{self, Architecture};
+use shared::karpenter::Requirement;
+use shared::resolve::resolve;
+
+#[test]
+fn the_best_practice_spot_pool_resolves_to_the_recent_big_memory_gpu_types_and_nothing_else() {
+    let spec = shared::template("karpenter-spot-inference").unwrap().spec();
+    let pools = resolve(&spec);
+    assert_eq!(pools.len(), 1);
+    let pool = &pools[0];
+    assert_eq!(pool.name, "gpu-inference-spot");
+    assert_eq!(pool.path, "karpenter.node_pools[0]");
+    assert_eq!(pool.count, pool.instance_types.len());
+    // Every type the catalog holds that fits the requirements is listed, and no other.
+    // Karpenter's category is the family's letters before its generation (`gr6` is `gr`).
+    let category = |family: &str| {
+        family
+            .split(|c: char| c.is_ascii_digit())
+            .next()
+            .unwrap_or_default()
+            .to_owned()
+    };
+    let fits = |instance: &catalog::InstanceType| {
+        ["g", "p"].contains(&category(instance.family).as_str())
+            && instance.generation > 3
+            && instance.gpu_memory_mib.is_some_and(|mib| mib > 20480)
+            && instance.architecture == Architecture::Amd64
+    };
+    let expected: Vec<&str> = catalog::all()
+        .iter()
+        .filter(|instance| fits(instance))
+        .map(|instance| instance.name)
+        .collect();
+    let mut listed: Vec<&str> = pool
+        .instance_types
+        .iter()
+        .map(|instance| instance.name)
+        .collect();
+    listed.sort_unstable();
+    let mut expected_sorted = expected.clone();
+    expected_sorted.sort_unstable();
+    assert_eq!(listed, expected_sorted);
+    for name in ["g5.xlarge", "g6.xlarge", "g6e.48xlarge"] {
+        assert!(listed.contains(&name), "{name}");
+    }
+    for name in [
+        "g4dn.xlarge",
+        "g5g.xlarge",
+        "m6i.large",
+        "inf2.xlarge",
+        "trn1.32xlarge",
+    ] {
+        assert!(!listed.contains(&name), "{name}");
+    }
+}
+
+#[test]
+fn a_pool_pinned_to_one_type_resolves_to_it_and_changes_follow_its_requirements() {
+    let mut spec = shared::template("karpenter-reserved-training")
+        .unwrap()
+        .spec();
+    let names = |spec: &shared::Spec| -> Vec<&'static str> {
+        resolve(spec)[0]
+            .instance_types
+            .iter()
+            .map(|instance| instance.name)
+            .collect()
+    };
+    assert_eq!(names(&spec), ["p5.48xlarge"]);
+    let requirements = &mut spec.karpenter.as_mut().unwrap().node_pools[0]
+        .spec
+        .template
+        .spec
+        .requirements;
+    requirements[1] = Requirement::new("karpenter.k8s.aws/instance-family", "In", &["g5", "g66"]);
+    let listed = names(&spec);
+    assert!(
+        listed.iter().all(|name| name.starts_with("g5.")),
+        "{listed:?}"
+    );
+    assert_eq!(listed.len(), 8, "g66 is no family: {listed:?}");
+    requirements_of(&mut spec)[1] =
+        Requirement::new("karpenter.k8s.aws/instance-family", "In", &["g66"]);
+    assert!(names(&spec).is_empty());
+}
+
+fn requirements_of(spec: &mut shared::Spec) -> &mut Vec<Requirement> {
+    &mut spec.karpenter.as_mut().unwrap().node_pools[0]
+        .spec
+        .template
+        .spec
+        .requirements
+}
+
+#[test]
+fn a_design_without_karpenter_has_no_pools_to_resolve() {
+    assert!(resolve(&shared::template("g4dn").unwrap().spec()).is_empty());
+}
