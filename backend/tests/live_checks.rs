@@ -304,6 +304,83 @@ async fn seed_reservations(emulator: &Emulator) {
         .await;
 }
 
+/// The reserved Karpenter template in the emulator's region, its pool pinned to `types`,
+/// with a zone requirement when `zones` names any.
+fn karpenter_pool(types: &[&str], zones: &[&str]) -> Value {
+    let mut spec: Value = serde_json::from_str(
+        &shared::template("karpenter-reserved-training")
+            .unwrap()
+            .spec()
+            .to_json(),
+    )
+    .unwrap();
+    spec["cluster"]["region"] = json!(REGION);
+    spec["network"] = new_vpc();
+    spec["karpenter"]["node_classes"][0]["spec"]["capacityReservationSelectorTerms"] = json!([]);
+    let mut requirements =
+        vec![json!({"key": "node.kubernetes.io/instance-type", "operator": "In", "values": types})];
+    if !zones.is_empty() {
+        requirements
+            .push(json!({"key": "topology.kubernetes.io/zone", "operator": "In", "values": zones}));
+    }
+    spec["karpenter"]["node_pools"][0]["spec"]["template"]["spec"]["requirements"] =
+        json!(requirements);
+    spec
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_nodepools_types_are_looked_up_in_its_zones_in_one_call() {
+    let emulator = Emulator::start();
+    let router = router(emulator.live_aws().await);
+    // The emulator offers p4de.24xlarge in us-east-1b and us-east-1c only.
+    let pool_check =
+        |report: &Value| check(report, "instance-type-offered", "karpenter.node_pools[0]").clone();
+    let in_a = checks(
+        &router,
+        &karpenter_pool(&["p4de.24xlarge"], &["us-east-1a"]),
+    )
+    .await;
+    let nowhere = pool_check(&in_a);
+    assert_eq!(nowhere["status"], "failed", "{nowhere:#}");
+    assert_eq!(fired(&nowhere), ["karpenter-pool-offered-nowhere"]);
+    assert!(has_finding(
+        &in_a,
+        "karpenter-pool-offered-nowhere",
+        "karpenter.node_pools[0]"
+    ));
+
+    let in_b = checks(
+        &router,
+        &karpenter_pool(&["p4de.24xlarge"], &["us-east-1b"]),
+    )
+    .await;
+    let offered = pool_check(&in_b);
+    assert_eq!(offered["status"], "ok", "{offered:#}");
+    assert!(
+        text(&offered["message"])
+            .starts_with("1 of the 1 instance types the pool allows are offered"),
+        "{offered:#}"
+    );
+    assert_eq!(
+        offered["detail"]["offerings"][0]["zones"],
+        json!(["us-east-1b", "us-east-1c"])
+    );
+
+    // Many types, one DescribeInstanceTypeOfferings call (and one for the zones).
+    emulator.reset().await;
+    let many = [
+        "g5.xlarge",
+        "g5.2xlarge",
+        "g5.4xlarge",
+        "g5.8xlarge",
+        "g6.xlarge",
+        "g6.2xlarge",
+    ];
+    let report = checks(&router, &karpenter_pool(&many, &[])).await;
+    assert_eq!(pool_check(&report)["status"], "ok", "{report:#}");
+    assert_eq!(emulator.calls("DescribeInstanceTypeOfferings").await, 1);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn reservations_a_node_class_selects_are_looked_up_and_judged_against_its_pools() {
     let emulator = Emulator::start();

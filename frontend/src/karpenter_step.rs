@@ -173,18 +173,45 @@ fn PoolTypes(index: usize) -> impl IntoView {
             _ => "No instance type in the catalog matches these requirements".to_owned(),
         })
     };
+    // With live checks, where EC2 offers each type (zone names; the facts hold ids too).
+    let offered = move |name: &str| {
+        studio.live_facts.with(|facts| {
+            facts
+                .offerings
+                .iter()
+                .find(|fact| fact.instance_type == name)
+                .map(|fact| {
+                    let zones: Vec<&str> = fact
+                        .availability_zones
+                        .iter()
+                        .map(String::as_str)
+                        .filter(|zone| {
+                            zone.chars()
+                                .last()
+                                .is_some_and(|last| last.is_ascii_lowercase())
+                        })
+                        .collect();
+                    if zones.is_empty() {
+                        " (not offered in this region)".to_owned()
+                    } else {
+                        format!(" (offered in {})", zones.join(", "))
+                    }
+                })
+        })
+    };
     let rows = move || {
         resolved.with(|pool| {
             pool.iter()
                 .flat_map(|pool| pool.instance_types.iter())
                 .map(|instance| {
                     let line = format!(
-                        "{}: {}, {} vCPU, {} GiB, {} EFA",
+                        "{}: {}, {} vCPU, {} GiB, {} EFA{}",
                         instance.name,
                         shared::resolve::accelerators(instance),
                         instance.vcpus,
                         instance.memory_mib / 1024,
-                        instance.efa_interfaces
+                        instance.efa_interfaces,
+                        offered(instance.name).unwrap_or_default()
                     );
                     view! { <li>{line}</li> }
                 })

@@ -119,7 +119,11 @@ pub const LIVE_CHECKS: &[LiveCheckKind] = &[
             "ec2:DescribeInstanceTypeOfferings",
         ],
         looks_at: "instance types offered in the zones",
-        judged_by: &["instance-type-offered-nowhere", "instance-type-not-offered"],
+        judged_by: &[
+            "instance-type-offered-nowhere",
+            "instance-type-not-offered",
+            "karpenter-pool-offered-nowhere",
+        ],
     },
     LiveCheckKind {
         id: INSTANCE_TYPE_FACTS,

@@ -36,7 +36,12 @@ fn reserved_pool() -> (Spec, LiveFacts) {
 fn reserved_pool_live() -> (Spec, LiveFacts) {
     let mut facts = capacity_block_facts();
     facts.reservations[0].reservation_type = "default".into();
-    (karpenter_reserved(), facts)
+    let mut spec = karpenter_reserved();
+    spec.cluster.region = "us-east-1".into();
+    spec.network = Network::NewVpc {
+        availability_zones: vec!["us-east-1a".into(), "us-east-1b".into()],
+    };
+    (spec, facts)
 }
 /// The reserved Karpenter pool on the Capacity Block design's existing VPC.
 fn karpenter_existing_vpc() -> (Spec, LiveFacts) {
@@ -99,6 +104,14 @@ fn class(spec: &mut Spec) -> &mut shared::karpenter::Ec2NodeClass {
 }
 
 const CASES: &[Case] = &[
+    Case {
+        rule: "karpenter-pool-offered-nowhere",
+        base: reserved_pool_live,
+        breaks: |_, live| {
+            live.offerings[0].availability_zones = vec!["us-east-1c".into()];
+        },
+        path: "karpenter.node_pools[0]",
+    },
     Case {
         rule: "karpenter-reservation-not-found",
         base: reserved_pool_live,

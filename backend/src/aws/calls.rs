@@ -341,6 +341,59 @@ impl LiveAws {
             .await
     }
 
+    /// Where each of several types is offered, by zone name, in one paginated
+    /// DescribeInstanceTypeOfferings per hundred types (a NodePool may allow dozens).
+    /// Types offered nowhere have an empty list.
+    pub async fn offered_zones_of(
+        &self,
+        region: &Region,
+        instance_types: &[String],
+    ) -> Result<Arc<Vec<(String, Vec<String>)>>, AwsError> {
+        const CALL: &str = "DescribeInstanceTypeOfferings";
+        let client = self.client(region)?;
+        let fetch = async {
+            let mut by_type: std::collections::BTreeMap<String, Vec<String>> = instance_types
+                .iter()
+                .map(|instance_type| (instance_type.clone(), Vec::new()))
+                .collect();
+            for chunk in instance_types.chunks(100) {
+                let offerings = client
+                    .describe_instance_type_offerings()
+                    .location_type(LocationType::AvailabilityZone)
+                    .filters(
+                        Filter::builder()
+                            .name("instance-type")
+                            .set_values(Some(chunk.to_vec()))
+                            .build(),
+                    )
+                    .into_paginator()
+                    .items()
+                    .send()
+                    .collect::<Result<Vec<_>, _>>()
+                    .await
+                    .map_err(|error| self.call_error(CALL, region, error))?;
+                for offering in &offerings {
+                    if let (Some(instance_type), Some(zone)) =
+                        (offering.instance_type(), offering.location())
+                        && let Some(zones) = by_type.get_mut(instance_type.as_str())
+                    {
+                        zones.push(zone.to_owned());
+                    }
+                }
+            }
+            for zones in by_type.values_mut() {
+                zones.sort();
+                zones.dedup();
+            }
+            Ok(Arc::new(by_type.into_iter().collect()))
+        };
+        self.inner
+            .caches
+            .offerings_of
+            .get_or_fetch((region.as_str(), instance_types.to_vec()), fetch)
+            .await
+    }
+
     /// The type's facts, or `None` when EC2 does not know the type (DescribeInstanceTypes).
     pub async fn instance_type_facts(
         &self,
@@ -748,6 +801,7 @@ pub(crate) struct Caches {
     pub(crate) zones: AnswerCache<&'static str, Arc<Vec<Zone>>>,
     pub(crate) cluster_versions: AnswerCache<&'static str, Arc<Vec<ClusterVersionFact>>>,
     pub(crate) offerings: AnswerCache<Keyed<String>, Arc<Vec<String>>>,
+    pub(crate) offerings_of: AnswerCache<Keyed<Vec<String>>, Arc<Vec<(String, Vec<String>)>>>,
     pub(crate) instance_types: AnswerCache<Keyed<String>, Option<InstanceTypeFacts>>,
     pub(crate) reservations: AnswerCache<Keyed<String>, Option<Reservation>>,
     pub(crate) vpcs: AnswerCache<Keyed<String>, Option<Vpc>>,
@@ -764,6 +818,7 @@ impl Caches {
             zones: AnswerCache::new(lifetime),
             cluster_versions: AnswerCache::new(lifetime),
             offerings: AnswerCache::new(lifetime),
+            offerings_of: AnswerCache::new(lifetime),
             instance_types: AnswerCache::new(lifetime),
             reservations: AnswerCache::new(lifetime),
             vpcs: AnswerCache::new(lifetime),

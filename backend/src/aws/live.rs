@@ -51,6 +51,10 @@ enum Question {
     Offered {
         instance_types: Vec<String>,
     },
+    /// Where the types a NodePool allows are offered, in one call per hundred types.
+    PoolOffered {
+        instance_types: Vec<String>,
+    },
     Facts {
         instance_type: String,
     },
@@ -83,6 +87,13 @@ impl Question {
                     instance_types
                         .iter()
                         .map(|name| format!("offerings {name}")),
+                )
+                .collect(),
+            Question::PoolOffered { instance_types } => std::iter::once("zones".to_owned())
+                .chain(
+                    instance_types
+                        .chunks(100)
+                        .map(|chunk| format!("offerings of {}", chunk.join(","))),
                 )
                 .collect(),
             Question::Facts { instance_type } => vec![format!("types {instance_type}")],
@@ -148,6 +159,10 @@ enum Answer {
     Offered {
         zones: Arc<Vec<Zone>>,
         offered: Vec<(String, Arc<Vec<String>>)>,
+    },
+    PoolOffered {
+        zones: Arc<Vec<Zone>>,
+        offered: Arc<Vec<(String, Vec<String>)>>,
     },
     Facts(Option<InstanceTypeFacts>),
     Reservation(Option<Reservation>),
@@ -268,6 +283,26 @@ fn plan(spec: &Spec) -> Vec<Planned> {
             }
         }
     }
+    let pools = spec
+        .karpenter
+        .iter()
+        .flat_map(|karpenter| karpenter.node_pools.iter().enumerate());
+    for (index, pool) in pools {
+        let instance_types: Vec<String> = shared::rules::matching_instance_types(pool)
+            .iter()
+            .map(|instance| instance.name.to_owned())
+            .collect();
+        if instance_types.is_empty() {
+            continue;
+        }
+        planned.push(Planned {
+            id: INSTANCE_TYPE_OFFERED,
+            path: format!("karpenter.node_pools[{index}]"),
+            question: Question::PoolOffered { instance_types },
+            blocked: None,
+            over_budget: false,
+        });
+    }
     for (index, group) in spec.node_groups.iter().enumerate() {
         if let Capacity::Reservation { reservation_id }
         | Capacity::CapacityBlock { reservation_id } = &group.capacity
@@ -354,6 +389,14 @@ async fn ask(aws: &LiveAws, region: &Region, question: &Question) -> Result<Answ
             let (zones, offered) = try_join(aws.zones(region), offered).await?;
             Ok(Answer::Offered { zones, offered })
         }
+        Question::PoolOffered { instance_types } => {
+            let (zones, offered) = try_join(
+                aws.zones(region),
+                aws.offered_zones_of(region, instance_types),
+            )
+            .await?;
+            Ok(Answer::PoolOffered { zones, offered })
+        }
         Question::Facts { instance_type } => aws
             .instance_type_facts(region, instance_type)
             .await
@@ -393,6 +436,29 @@ fn push_new<T: PartialEq>(list: &mut Vec<T>, item: T) {
     }
 }
 
+/// Where one type is offered, by zone name and id (the spec may name a zone either way),
+/// once per type.
+fn add_offering(facts: &mut LiveFacts, zones: &[Zone], instance_type: &str, names: &[String]) {
+    if facts
+        .offerings
+        .iter()
+        .any(|fact| fact.instance_type == instance_type)
+    {
+        return;
+    }
+    let mut availability_zones: Vec<String> = Vec::new();
+    for name in names {
+        availability_zones.push(name.clone());
+        if let Some(zone) = zones.iter().find(|zone| &zone.name == name) {
+            availability_zones.push(zone.id.clone());
+        }
+    }
+    facts.offerings.push(OfferingFact {
+        instance_type: instance_type.to_owned(),
+        availability_zones,
+    });
+}
+
 /// The answers as the shared rules read them.
 fn facts_from(answered: &[(&Planned, &Answer)]) -> LiveFacts {
     let mut facts = crate::todays_facts();
@@ -401,27 +467,14 @@ fn facts_from(answered: &[(&Planned, &Answer)]) -> LiveFacts {
             (Answer::ClusterVersions(versions), _) => {
                 facts.cluster_versions = Some(versions.as_ref().clone());
             }
+            (Answer::PoolOffered { zones, offered }, _) => {
+                for (instance_type, names) in offered.iter() {
+                    add_offering(&mut facts, zones, instance_type, names);
+                }
+            }
             (Answer::Offered { zones, offered }, _) => {
                 for (instance_type, names) in offered {
-                    if facts
-                        .offerings
-                        .iter()
-                        .any(|fact| &fact.instance_type == instance_type)
-                    {
-                        continue;
-                    }
-                    // Names and ids both: the spec may name a zone either way.
-                    let mut availability_zones: Vec<String> = Vec::new();
-                    for name in names.iter() {
-                        availability_zones.push(name.clone());
-                        if let Some(zone) = zones.iter().find(|zone| &zone.name == name) {
-                            availability_zones.push(zone.id.clone());
-                        }
-                    }
-                    facts.offerings.push(OfferingFact {
-                        instance_type: instance_type.clone(),
-                        availability_zones,
-                    });
+                    add_offering(&mut facts, zones, instance_type, names);
                 }
             }
             (Answer::Reservation(Some(reservation)), _) => {
@@ -615,6 +668,35 @@ fn judge(region: &Region, planned: &Planned, answer: &Answer, findings: &[Findin
                 })
                 .collect::<Vec<_>>()
                 .join("; ");
+            judged(planned, &fired, ok_message, detail)
+        }
+        Answer::PoolOffered { offered, .. } => {
+            let detail = json!({
+                "region": region.as_str(),
+                "offerings": offered.iter().map(|(instance_type, names)| json!({
+                    "instance_type": instance_type,
+                    "zones": names,
+                })).collect::<Vec<_>>(),
+            });
+            let fired = findings_for(findings, INSTANCE_TYPE_OFFERED, &planned.path);
+            let somewhere: Vec<&str> = offered
+                .iter()
+                .filter(|(_, names)| !names.is_empty())
+                .map(|(instance_type, _)| instance_type.as_str())
+                .collect();
+            let shown = somewhere
+                .iter()
+                .take(8)
+                .copied()
+                .collect::<Vec<_>>()
+                .join(", ");
+            let more = if somewhere.len() > 8 { ", …" } else { "" };
+            let ok_message = format!(
+                "{} of the {} instance types the pool allows are offered in {}: {shown}{more}",
+                somewhere.len(),
+                offered.len(),
+                region.as_str()
+            );
             judged(planned, &fired, ok_message, detail)
         }
         Answer::Facts(None) => {

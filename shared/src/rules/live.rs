@@ -366,6 +366,16 @@ pub(super) static RULES: &[Rule] = &[
         check: Check::Spec(spot_placement_score_low),
     },
     Rule {
+        id: "karpenter-pool-offered-nowhere",
+        severity: Severity::Error,
+        summary: "none of the instance types a NodePool allows is offered in the zones it may use",
+        help: "allow other types or zones: Karpenter finds nothing to launch for this pool",
+        reference: "EC2 DescribeInstanceTypeOfferings",
+        live: true,
+        stage: Stage::Runtime,
+        check: Check::Spec(karpenter_pool_offered_nowhere),
+    },
+    Rule {
         id: "karpenter-reservation-not-found",
         severity: Severity::Error,
         summary: "an EC2NodeClass selects a capacity reservation id that does not exist",
@@ -926,6 +936,89 @@ fn karpenter_reservation_type_not_launched(context: &Context<'_>, report: &mut R
                 format!(
                     "reservation {id} is for {}, which no NodePool on EC2NodeClass `{class_name}` can launch",
                     fact.instance_type
+                ),
+            );
+        }
+    }
+}
+
+/// The zones pool `pool` may use: its `topology.kubernetes.io/zone In` values, else the
+/// cluster's (a new VPC's zones, an existing VPC's subnets'); empty means any.
+fn pool_zones(context: &Context<'_>, pool: &crate::karpenter::NodePool) -> Vec<String> {
+    let required = pool
+        .spec
+        .template
+        .spec
+        .requirements
+        .iter()
+        .find(|requirement| {
+            requirement.key == "topology.kubernetes.io/zone" && requirement.operator == "In"
+        });
+    if let Some(requirement) = required {
+        return requirement.values.to_vec();
+    }
+    match &context.spec.network {
+        Network::NewVpc { availability_zones } => availability_zones.clone(),
+        Network::ExistingVpc {
+            public_subnets,
+            private_subnets,
+            ..
+        } => {
+            let mut zones: Vec<String> = private_subnets
+                .iter()
+                .chain(public_subnets)
+                .filter_map(|subnet| subnet.availability_zone.clone())
+                .collect();
+            zones.sort();
+            zones.dedup();
+            zones
+        }
+    }
+}
+
+fn karpenter_pool_offered_nowhere(context: &Context<'_>, report: &mut Report<'_>) {
+    let pools = context
+        .spec
+        .karpenter
+        .iter()
+        .flat_map(|karpenter| karpenter.node_pools.iter().enumerate());
+    for (index, pool) in pools {
+        let allowed = context.pool_instance_types(index);
+        let facts: Vec<&OfferingFact> = allowed
+            .iter()
+            .filter_map(|instance| {
+                context
+                    .live
+                    .offerings
+                    .iter()
+                    .find(|fact| fact.instance_type == instance.name)
+            })
+            .collect();
+        // Judged only when EC2 answered for every type the pool allows.
+        if allowed.is_empty() || facts.len() < allowed.len() {
+            continue;
+        }
+        let zones = pool_zones(context, pool);
+        let offered = facts.iter().any(|fact| {
+            !fact.availability_zones.is_empty()
+                && (zones.is_empty()
+                    || fact
+                        .availability_zones
+                        .iter()
+                        .any(|zone| zones.contains(zone)))
+        });
+        if !offered {
+            let place = if zones.is_empty() {
+                format!("any zone of {}", context.spec.cluster.region)
+            } else {
+                zones.join(", ")
+            };
+            report.fire(
+                format!("karpenter.node_pools[{index}]"),
+                format!(
+                    "none of the {} instance type(s) NodePool `{}` allows is offered in {place}: Karpenter can launch nothing for it",
+                    allowed.len(),
+                    pool.metadata.name
                 ),
             );
         }
