@@ -348,7 +348,7 @@ impl LiveAws {
         &self,
         region: &Region,
         instance_types: &[String],
-    ) -> Result<Arc<Vec<(String, Vec<String>)>>, AwsError> {
+    ) -> Result<Arc<Vec<TypeZones>>, AwsError> {
         const CALL: &str = "DescribeInstanceTypeOfferings";
         let client = self.client(region)?;
         let fetch = async {
@@ -796,12 +796,15 @@ type Keyed<A> = (&'static str, A);
 /// Spot scores are asked for a set of types and a target capacity.
 type SpotScoreKey = Keyed<(Vec<String>, u32)>;
 
+/// An instance type and the names of the zones it is offered in.
+pub type TypeZones = (String, Vec<String>);
+
 /// Every call's cache: a new call adds its own here.
 pub(crate) struct Caches {
     pub(crate) zones: AnswerCache<&'static str, Arc<Vec<Zone>>>,
     pub(crate) cluster_versions: AnswerCache<&'static str, Arc<Vec<ClusterVersionFact>>>,
     pub(crate) offerings: AnswerCache<Keyed<String>, Arc<Vec<String>>>,
-    pub(crate) offerings_of: AnswerCache<Keyed<Vec<String>>, Arc<Vec<(String, Vec<String>)>>>,
+    pub(crate) offerings_of: AnswerCache<Keyed<Vec<String>>, Arc<Vec<TypeZones>>>,
     pub(crate) instance_types: AnswerCache<Keyed<String>, Option<InstanceTypeFacts>>,
     pub(crate) reservations: AnswerCache<Keyed<String>, Option<Reservation>>,
     pub(crate) vpcs: AnswerCache<Keyed<String>, Option<Vpc>>,

@@ -162,7 +162,7 @@ enum Answer {
     },
     PoolOffered {
         zones: Arc<Vec<Zone>>,
-        offered: Arc<Vec<(String, Vec<String>)>>,
+        offered: Arc<Vec<super::calls::TypeZones>>,
     },
     Facts(Option<InstanceTypeFacts>),
     Reservation(Option<Reservation>),
