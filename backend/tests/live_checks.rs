@@ -382,6 +382,57 @@ async fn a_nodepools_types_are_looked_up_in_its_zones_in_one_call() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_spot_nodepool_gets_the_placement_score_of_the_types_it_allows() {
+    let emulator = Emulator::start();
+    emulator
+        .seed(
+            "spot-placement-scores",
+            json!({ "scores": [
+                { "region": REGION, "availability_zone_id": null, "instance_types": ["g5.8xlarge"], "score": 2 },
+                { "region": REGION, "availability_zone_id": null, "instance_types": ["g6e.12xlarge"], "score": 9 },
+            ]}),
+        )
+        .await;
+    let router = router(emulator.live_aws().await);
+    let spot_pool = |types: &[&str]| {
+        let mut spec = karpenter_pool(types, &[]);
+        spec["karpenter"]["node_pools"][0]["spec"]["template"]["spec"]["requirements"]
+            .as_array_mut()
+            .unwrap()
+            .push(
+                json!({"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["spot"]}),
+            );
+        spec
+    };
+    let low_report = checks(&router, &spot_pool(&["g5.8xlarge"])).await;
+    let low = check(
+        &low_report,
+        "spot-placement-score",
+        "karpenter.node_pools[0]",
+    );
+    assert_eq!(low["status"], "failed", "{low:#}");
+    assert_eq!(fired(low), ["karpenter-spot-placement-score-low"]);
+    let high_report = checks(&router, &spot_pool(&["g5.8xlarge", "g6e.12xlarge"])).await;
+    let high = check(
+        &high_report,
+        "spot-placement-score",
+        "karpenter.node_pools[0]",
+    );
+    assert_eq!(high["status"], "ok", "{high:#}");
+    assert!(text(&high["message"]).contains("9 of 10"), "{high:#}");
+    // An On-Demand pool is not scored.
+    let on_demand = checks(&router, &karpenter_pool(&["g5.8xlarge"], &[])).await;
+    assert!(
+        !on_demand["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|check| check["id"] == "spot-placement-score"),
+        "{on_demand:#}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn reservations_a_node_class_selects_are_looked_up_and_judged_against_its_pools() {
     let emulator = Emulator::start();
     seed_reservations(&emulator).await;

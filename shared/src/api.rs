@@ -155,7 +155,10 @@ pub const LIVE_CHECKS: &[LiveCheckKind] = &[
         id: SPOT_PLACEMENT_SCORE,
         asks: &["ec2:GetSpotPlacementScores"],
         looks_at: "Spot placement scores",
-        judged_by: &["spot-placement-score-low"],
+        judged_by: &[
+            "spot-placement-score-low",
+            "karpenter-spot-placement-score-low",
+        ],
     },
     LiveCheckKind {
         id: SPOT_PRICE,

@@ -113,6 +113,18 @@ const CASES: &[Case] = &[
         path: "karpenter.node_pools[0]",
     },
     Case {
+        rule: "karpenter-spot-placement-score-low",
+        base: spot_pool,
+        breaks: |_, live| {
+            live.spot_scores = vec![shared::rules::SpotScoreFact {
+                instance_type: "g5.xlarge".into(),
+                availability_zone: None,
+                score: 2,
+            }]
+        },
+        path: "karpenter.node_pools[0]",
+    },
+    Case {
         rule: "karpenter-reservation-not-found",
         base: reserved_pool_live,
         breaks: |_, live| {

@@ -298,10 +298,24 @@ fn plan(spec: &Spec) -> Vec<Planned> {
         planned.push(Planned {
             id: INSTANCE_TYPE_OFFERED,
             path: format!("karpenter.node_pools[{index}]"),
-            question: Question::PoolOffered { instance_types },
+            question: Question::PoolOffered {
+                instance_types: instance_types.clone(),
+            },
             blocked: None,
             over_budget: false,
         });
+        if shared::rules::capacity_types(pool).contains("spot") {
+            planned.push(Planned {
+                id: SPOT_PLACEMENT_SCORE,
+                path: format!("karpenter.node_pools[{index}]"),
+                question: Question::SpotScore {
+                    instance_types,
+                    target_capacity: 1,
+                },
+                blocked: None,
+                over_budget: false,
+            });
+        }
     }
     for (index, group) in spec.node_groups.iter().enumerate() {
         if let Capacity::Reservation { reservation_id }

@@ -818,7 +818,7 @@ pub fn matching_instance_types(pool: &NodePool) -> Vec<&'static InstanceType> {
 }
 
 /// The capacity types a pool allows (Karpenter's default is on-demand only).
-fn capacity_types(pool: &NodePool) -> BTreeSet<&str> {
+pub fn capacity_types(pool: &NodePool) -> BTreeSet<&str> {
     const ALL: [&str; 3] = ["on-demand", "spot", "reserved"];
     let requirement = pool
         .spec

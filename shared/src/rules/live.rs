@@ -376,6 +376,16 @@ pub(super) static RULES: &[Rule] = &[
         check: Check::Spec(karpenter_pool_offered_nowhere),
     },
     Rule {
+        id: "karpenter-spot-placement-score-low",
+        severity: Severity::Warning,
+        summary: "a NodePool allows Spot, but EC2 scores Spot capacity for its types low",
+        help: "allow more instance types or zones, or On-Demand as a fallback",
+        reference: "EC2 GetSpotPlacementScores",
+        live: true,
+        stage: Stage::Advice,
+        check: Check::Spec(karpenter_spot_placement_score_low),
+    },
+    Rule {
         id: "karpenter-reservation-not-found",
         severity: Severity::Error,
         summary: "an EC2NodeClass selects a capacity reservation id that does not exist",
@@ -1017,6 +1027,43 @@ fn karpenter_pool_offered_nowhere(context: &Context<'_>, report: &mut Report<'_>
                 format!("karpenter.node_pools[{index}]"),
                 format!(
                     "none of the {} instance type(s) NodePool `{}` allows is offered in {place}: Karpenter can launch nothing for it",
+                    allowed.len(),
+                    pool.metadata.name
+                ),
+            );
+        }
+    }
+}
+
+fn karpenter_spot_placement_score_low(context: &Context<'_>, report: &mut Report<'_>) {
+    let pools = context
+        .spec
+        .karpenter
+        .iter()
+        .flat_map(|karpenter| karpenter.node_pools.iter().enumerate());
+    for (index, pool) in pools {
+        if !super::capacity_types(pool).contains("spot") {
+            continue;
+        }
+        let allowed = context.pool_instance_types(index);
+        let best = context
+            .live
+            .spot_scores
+            .iter()
+            .filter(|score| {
+                allowed
+                    .iter()
+                    .any(|instance| instance.name == score.instance_type)
+            })
+            .map(|score| score.score)
+            .max();
+        if let Some(best) = best
+            && best <= LOW_SPOT_SCORE
+        {
+            report.fire(
+                format!("karpenter.node_pools[{index}]"),
+                format!(
+                    "best Spot placement score for the {} instance type(s) NodePool `{}` allows is {best} of 10",
                     allowed.len(),
                     pool.metadata.name
                 ),

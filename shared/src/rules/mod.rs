@@ -33,7 +33,7 @@ use crate::catalog::{self, InstanceType};
 use crate::ids::Region;
 use crate::spec::{Network, Spec, Subnet};
 
-pub use karpenter::matching_instance_types;
+pub use karpenter::{capacity_types, matching_instance_types};
 pub use live::{
     ClusterVersionFact, InstanceTypeFact, LiveFacts, OfferingFact, ReservationFact, SpotScoreFact,
     SubnetFact,
