@@ -40,22 +40,7 @@ fn subnets_mut(spec: &mut Spec, private: bool) -> Option<&mut Vec<Subnet>> {
 
 /// Switches between a new and an existing VPC, carrying the zones across.
 fn set_mode(spec: &mut Spec, mode: &str) {
-    let zones: Vec<String> = match &spec.network {
-        Network::NewVpc { availability_zones } => availability_zones.clone(),
-        Network::ExistingVpc {
-            public_subnets,
-            private_subnets,
-            ..
-        } => {
-            let mut zones: Vec<String> = private_subnets
-                .iter()
-                .chain(public_subnets)
-                .filter_map(|subnet| subnet.availability_zone.clone())
-                .collect();
-            zones.dedup();
-            zones
-        }
-    };
+    let zones = spec.network.zones();
     spec.network = match mode {
         "existing-vpc" => Network::ExistingVpc {
             vpc_id: String::new(),

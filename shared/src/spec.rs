@@ -257,6 +257,33 @@ pub struct Addon {
     pub extra: Mapping,
 }
 
+impl Network {
+    /// The cluster's zones: a new VPC's, or an existing VPC's subnets' (private first), each
+    /// once, in the order they appear.
+    pub fn zones(&self) -> Vec<String> {
+        match self {
+            Network::NewVpc { availability_zones } => availability_zones.clone(),
+            Network::ExistingVpc {
+                public_subnets,
+                private_subnets,
+                ..
+            } => {
+                let mut zones: Vec<String> = Vec::new();
+                let named = private_subnets
+                    .iter()
+                    .chain(public_subnets)
+                    .filter_map(|subnet| subnet.availability_zone.clone());
+                for zone in named {
+                    if !zones.contains(&zone) {
+                        zones.push(zone);
+                    }
+                }
+                zones
+            }
+        }
+    }
+}
+
 impl Default for Network {
     fn default() -> Network {
         Network::NewVpc {

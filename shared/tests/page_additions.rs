@@ -135,3 +135,18 @@ fn the_bundle_is_named_alike_in_the_page_and_the_server() {
     assert_eq!(bundle::file_name(".hidden"), "hidden.zip");
     assert_eq!(bundle::file_name(&"a".repeat(300)).len(), 104);
 }
+
+#[test]
+fn an_existing_vpcs_zones_are_listed_once_each_in_the_order_they_appear() {
+    use shared::spec::{Network, Subnet};
+    let subnet = |zone: &str| Subnet {
+        availability_zone: Some(zone.into()),
+        ..Subnet::default()
+    };
+    let network = Network::ExistingVpc {
+        vpc_id: String::new(),
+        public_subnets: vec![subnet("us-east-1a"), subnet("us-east-1b")],
+        private_subnets: vec![subnet("us-east-1b"), subnet("us-east-1a")],
+    };
+    assert_eq!(network.zones(), ["us-east-1b", "us-east-1a"]);
+}

@@ -967,23 +967,7 @@ fn pool_zones(context: &Context<'_>, pool: &crate::karpenter::NodePool) -> Vec<S
     if let Some(requirement) = required {
         return requirement.values.to_vec();
     }
-    match &context.spec.network {
-        Network::NewVpc { availability_zones } => availability_zones.clone(),
-        Network::ExistingVpc {
-            public_subnets,
-            private_subnets,
-            ..
-        } => {
-            let mut zones: Vec<String> = private_subnets
-                .iter()
-                .chain(public_subnets)
-                .filter_map(|subnet| subnet.availability_zone.clone())
-                .collect();
-            zones.sort();
-            zones.dedup();
-            zones
-        }
-    }
+    context.spec.network.zones()
 }
 
 fn karpenter_pool_offered_nowhere(context: &Context<'_>, report: &mut Report<'_>) {
