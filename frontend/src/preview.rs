@@ -13,6 +13,10 @@ enum Tab {
     ClusterYaml,
     NodePools,
     KarpenterValues,
+    /// What Karpenter needs on AWS (its CloudFormation stack).
+    KarpenterStack,
+    /// Karpenter's access to the cluster (its second stack).
+    KarpenterAccess,
     StudioJson,
 }
 
@@ -22,6 +26,8 @@ impl Tab {
             Tab::ClusterYaml => "cluster.yaml",
             Tab::NodePools => shared::render::NODEPOOLS_PATH,
             Tab::KarpenterValues => shared::render::KARPENTER_VALUES_PATH,
+            Tab::KarpenterStack => shared::karpenter_aws::PREREQUISITES_PATH,
+            Tab::KarpenterAccess => shared::karpenter_aws::CLUSTER_ACCESS_PATH,
             Tab::StudioJson => "studio.json",
         }
     }
@@ -32,6 +38,8 @@ impl Tab {
             Tab::ClusterYaml => "preview-cluster-yaml",
             Tab::NodePools => "preview-nodepools-yaml",
             Tab::KarpenterValues => "preview-values-yaml",
+            Tab::KarpenterStack => "preview-karpenter-stack-yaml",
+            Tab::KarpenterAccess => "preview-karpenter-access-yaml",
             Tab::StudioJson => "preview-studio-json",
         }
     }
@@ -114,7 +122,10 @@ pub fn Preview() -> impl IntoView {
     let uses_karpenter = Memo::new(move |_| studio.spec.with(|spec| spec.karpenter.is_some()));
     Effect::new(move |_| {
         if !uses_karpenter.get()
-            && matches!(tab.get_untracked(), Tab::NodePools | Tab::KarpenterValues)
+            && matches!(
+                tab.get_untracked(),
+                Tab::NodePools | Tab::KarpenterValues | Tab::KarpenterStack | Tab::KarpenterAccess
+            )
         {
             tab.set(Tab::ClusterYaml);
         }
@@ -126,6 +137,14 @@ pub fn Preview() -> impl IntoView {
                 Tab::ClusterYaml => shared::render_cluster_yaml(spec).map(Some),
                 Tab::NodePools => shared::render::render_karpenter_yaml(spec),
                 Tab::KarpenterValues => shared::render::render_karpenter_values(spec),
+                Tab::KarpenterStack => shared::karpenter_aws::prerequisites(spec)
+                    .map(|template| shared::yaml_text::to_string(&template))
+                    .transpose()
+                    .map_err(shared::RenderError::from),
+                Tab::KarpenterAccess => shared::karpenter_aws::cluster_access(spec)
+                    .map(|template| shared::yaml_text::to_string(&template))
+                    .transpose()
+                    .map_err(shared::RenderError::from),
                 Tab::StudioJson => Ok(Some(spec.to_json())),
             };
             match rendered {
@@ -164,6 +183,8 @@ pub fn Preview() -> impl IntoView {
                 <Show when=move || uses_karpenter.get()>
                     {tab_button(Tab::NodePools)}
                     {tab_button(Tab::KarpenterValues)}
+                    {tab_button(Tab::KarpenterStack)}
+                    {tab_button(Tab::KarpenterAccess)}
                 </Show>
                 {tab_button(Tab::StudioJson)}
             </div>

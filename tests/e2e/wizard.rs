@@ -836,6 +836,18 @@ async fn each_nodepool_shows_the_instance_types_it_can_launch_as_its_requirement
         })
         .await;
     browser.screenshot("karpenter-pool-types").await;
+    // What Karpenter needs on AWS is reviewable before download.
+    browser
+        .by_id("tab-preview-karpenter-stack-yaml")
+        .await
+        .click()
+        .await
+        .unwrap();
+    browser
+        .wait_for_text(Locator::Id("preview-karpenter-stack-yaml"), |text| {
+            text.contains("RoleName:") && text.contains("KarpenterNodeRole-${ClusterName}")
+        })
+        .await;
     // The second requirement pins the instance type; widen it to a family, then to a typo.
     let values = "f-karpenter-node-pools-0-spec-template-spec-requirements-1-values";
     browser

@@ -436,6 +436,17 @@ async fn ask(aws: &LiveAws, region: &Region, question: &Question) -> Result<Answ
     }
 }
 
+/// The first eight items joined, and how many more there are (a NodePool may allow dozens
+/// of types).
+fn listed(items: &[String], separator: &str) -> String {
+    const SHOWN: usize = 8;
+    let shown = items[..items.len().min(SHOWN)].join(separator);
+    match items.len().checked_sub(SHOWN) {
+        Some(more) if more > 0 => format!("{shown} and {more} more"),
+        _ => shown,
+    }
+}
+
 fn zone_name(zones: &[Zone], zone_id: &str) -> Option<String> {
     zones
         .iter()
@@ -693,23 +704,17 @@ fn judge(region: &Region, planned: &Planned, answer: &Answer, findings: &[Findin
                 })).collect::<Vec<_>>(),
             });
             let fired = findings_for(findings, INSTANCE_TYPE_OFFERED, &planned.path);
-            let somewhere: Vec<&str> = offered
+            let somewhere: Vec<String> = offered
                 .iter()
                 .filter(|(_, names)| !names.is_empty())
-                .map(|(instance_type, _)| instance_type.as_str())
+                .map(|(instance_type, _)| instance_type.clone())
                 .collect();
-            let shown = somewhere
-                .iter()
-                .take(8)
-                .copied()
-                .collect::<Vec<_>>()
-                .join(", ");
-            let more = if somewhere.len() > 8 { ", …" } else { "" };
             let ok_message = format!(
-                "{} of the {} instance types the pool allows are offered in {}: {shown}{more}",
+                "{} of the {} instance types the pool allows are offered in {}: {}",
                 somewhere.len(),
                 offered.len(),
-                region.as_str()
+                region.as_str(),
+                listed(&somewhere, ", ")
             );
             judged(planned, &fired, ok_message, detail)
         }
@@ -840,7 +845,7 @@ fn judge(region: &Region, planned: &Planned, answer: &Answer, findings: &[Findin
                 .unwrap_or_else(|| region.as_str().to_owned());
             let ok_message = format!(
                 "best Spot placement score for {target_capacity} × {} is {} of 10 ({where_best})",
-                instance_types.join(" / "),
+                listed(instance_types, " / "),
                 best.score
             );
             let fired = findings_for(findings, SPOT_PLACEMENT_SCORE, &planned.path);
