@@ -257,6 +257,25 @@ fn exit_code(reports: &[FileReport]) -> ExitCode {
     }
 }
 
+/// Reads and imports one YAML file; on failure every problem is printed at its line and
+/// column (as `shown`) and the exit code is 2.
+fn import_file(path: &Path, shown: &str, max_bytes: u64) -> Result<lint::ParsedFile, ExitCode> {
+    read_capped(path, max_bytes)
+        .map_err(|failure| vec![failure])
+        .and_then(|text| lint::import_yaml(&text))
+        .map_err(|failures| {
+            for failure in failures {
+                eprintln!(
+                    "{shown}:{}:{}: error: {}",
+                    failure.line,
+                    failure.column,
+                    terminal_safe(&failure.message)
+                );
+            }
+            ExitCode::from(2)
+        })
+}
+
 /// Imports each file and renders it again into `out`: eksctl input to `cluster.yaml`,
 /// Karpenter input to `karpenter/nodepools.yaml`.
 pub fn convert(files: &[PathBuf], out: &Path, max_bytes: u64) -> ExitCode {
@@ -265,22 +284,9 @@ pub fn convert(files: &[PathBuf], out: &Path, max_bytes: u64) -> ExitCode {
     let mut karpenter_documents: Vec<serde_yaml::Value> = Vec::new();
     for path in files {
         let shown = terminal_safe(&path.display().to_string()).into_owned();
-        let parsed = read_capped(path, max_bytes)
-            .map_err(|failure| vec![failure])
-            .and_then(|text| lint::import_yaml(&text));
-        let file = match parsed {
+        let file = match import_file(path, &shown, max_bytes) {
             Ok(file) => file,
-            Err(failures) => {
-                for failure in failures {
-                    eprintln!(
-                        "{shown}:{}:{}: error: {}",
-                        failure.line,
-                        failure.column,
-                        terminal_safe(&failure.message)
-                    );
-                }
-                return ExitCode::from(2);
-            }
+            Err(code) => return code,
         };
         if file.cluster_document.is_some() {
             if let Some((first, _)) = &cluster {
@@ -363,27 +369,14 @@ pub fn resolve(
         let settings = design.karpenter.get_or_insert_with(Default::default);
         for path in files {
             let shown = terminal_safe(&path.display().to_string()).into_owned();
-            let parsed = read_capped(path, DEFAULT_MAX_BYTES)
-                .map_err(|failure| vec![failure])
-                .and_then(|text| lint::import_yaml(&text));
-            match parsed {
+            match import_file(path, &shown, DEFAULT_MAX_BYTES) {
                 Ok(file) => {
                     if let Some(karpenter) = file.spec.karpenter {
                         settings.node_pools.extend(karpenter.node_pools);
                         settings.node_classes.extend(karpenter.node_classes);
                     }
                 }
-                Err(failures) => {
-                    for failure in failures {
-                        eprintln!(
-                            "{shown}:{}:{}: error: {}",
-                            failure.line,
-                            failure.column,
-                            terminal_safe(&failure.message)
-                        );
-                    }
-                    return ExitCode::from(2);
-                }
+                Err(code) => return code,
             }
         }
     }

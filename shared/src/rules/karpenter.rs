@@ -266,7 +266,9 @@ const AWS_ALLOWED_LABELS: &[&str] = &[
     "placement-group-partition",
 ];
 
-fn pools<'a>(context: &Context<'a>) -> impl Iterator<Item = (usize, &'a NodePool)> + use<'a> {
+pub(super) fn pools<'a>(
+    context: &Context<'a>,
+) -> impl Iterator<Item = (usize, &'a NodePool)> + use<'a> {
     context
         .spec
         .karpenter

@@ -971,12 +971,7 @@ fn pool_zones(context: &Context<'_>, pool: &crate::karpenter::NodePool) -> Vec<S
 }
 
 fn karpenter_pool_offered_nowhere(context: &Context<'_>, report: &mut Report<'_>) {
-    let pools = context
-        .spec
-        .karpenter
-        .iter()
-        .flat_map(|karpenter| karpenter.node_pools.iter().enumerate());
-    for (index, pool) in pools {
+    for (index, pool) in super::karpenter::pools(context) {
         let allowed = context.pool_instance_types(index);
         let facts: Vec<&OfferingFact> = allowed
             .iter()
@@ -1020,12 +1015,7 @@ fn karpenter_pool_offered_nowhere(context: &Context<'_>, report: &mut Report<'_>
 }
 
 fn karpenter_spot_placement_score_low(context: &Context<'_>, report: &mut Report<'_>) {
-    let pools = context
-        .spec
-        .karpenter
-        .iter()
-        .flat_map(|karpenter| karpenter.node_pools.iter().enumerate());
-    for (index, pool) in pools {
+    for (index, pool) in super::karpenter::pools(context) {
         if !super::capacity_types(pool).contains("spot") {
             continue;
         }
