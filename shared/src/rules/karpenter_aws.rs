@@ -97,7 +97,11 @@ fn controller_has_no_nodes(context: &Context<'_>, report: &mut Report<'_>) {
 }
 
 fn node_role_not_created(context: &Context<'_>, report: &mut Report<'_>) {
-    let Some(karpenter) = &context.spec.karpenter else {
+    // Without a cluster (Karpenter files linted alone) there is no role the bundle makes.
+    let (Some(karpenter), false) = (
+        &context.spec.karpenter,
+        context.spec.cluster.name.trim().is_empty(),
+    ) else {
         return;
     };
     let created = karpenter_aws::node_role(&context.spec.cluster.name);
