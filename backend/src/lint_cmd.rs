@@ -398,13 +398,25 @@ pub fn resolve(
                     pool.count
                 );
                 for instance in &pool.instance_types {
+                    let price = instance
+                        .on_demand
+                        .map(|price| {
+                            let place = if price.region == design.cluster.region.trim() {
+                                String::new()
+                            } else {
+                                format!(" in {}", price.region)
+                            };
+                            format!("{}{place}", shared::prices::per_hour(&price))
+                        })
+                        .unwrap_or_else(|| "price unknown".to_owned());
                     println!(
-                        "  {:18} {:>4} vCPU {:>5} GiB  {:22} EFA {:>2}{}",
+                        "  {:18} {:>4} vCPU {:>5} GiB  {:22} EFA {:>2}  {}{}",
                         instance.name,
                         instance.vcpus,
                         instance.memory_mib / 1024,
                         shared::resolve::accelerators(instance),
                         instance.efa_interfaces,
+                        price,
                         if instance.capacity_block_eligible {
                             "  Capacity Blocks"
                         } else {

@@ -483,6 +483,8 @@ fn resolve_lists_each_pools_types_from_a_template_a_spec_or_files() {
         text.contains("p5.48xlarge") && text.contains("8 × H100 80 GiB"),
         "{text}"
     );
+    // The template's region is a placeholder: the price shown is us-east-1's, named so.
+    assert!(text.contains("$55.04/h in us-east-1"), "{text}");
     let from_spec = eks_studio(&[
         "resolve",
         "--spec",

@@ -26,7 +26,7 @@ fn cfn_lint(files: &[&Path]) -> (bool, String) {
 }
 
 /// The Karpenter designs whose templates differ: each template, one without an
-/// interruption queue, one on an existing VPC.
+/// interruption queue, one on an existing VPC, and IRSA with and without a queue.
 fn karpenter_designs() -> Vec<(String, Spec)> {
     let mut designs: Vec<(String, Spec)> =
         ["karpenter-spot-inference", "karpenter-reserved-training"]
@@ -39,6 +39,13 @@ fn karpenter_designs() -> Vec<(String, Spec)> {
     let mut existing = shared::template("p5-odcr-vpc").unwrap().spec();
     existing.karpenter = designs[1].1.karpenter.clone();
     designs.push(("existing VPC".into(), existing));
+    for (index, queue) in [(0, "with a queue"), (2, "without a queue")] {
+        let mut irsa = designs[index].1.clone();
+        irsa.cluster.with_oidc = true;
+        irsa.karpenter.as_mut().unwrap().controller_identity =
+            shared::spec::ControllerIdentity::Irsa;
+        designs.push((format!("IRSA {queue}"), irsa));
+    }
     designs
 }
 

@@ -1225,3 +1225,87 @@ async fn a_design_that_makes_eksctl_read_a_server_file_is_not_deployed() {
     let (status, body) = harness.call("POST", "/api/deploys", Some(&spec)).await;
     assert_eq!(status, StatusCode::ACCEPTED, "{body}");
 }
+
+/// The Karpenter design with its controller's role given through IRSA.
+fn irsa_spec(cluster: &str) -> Value {
+    let mut spec = karpenter_spec(cluster);
+    spec["cluster"]["with_oidc"] = json!(true);
+    spec["karpenter"]["controller_identity"] = json!("irsa");
+    spec
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_irsa_the_deploy_reads_the_issuer_and_the_role_and_hands_them_on() {
+    bounded(async {
+        let harness = Harness::new("irsa");
+        let job = harness.deploy(&irsa_spec("eks-irsa")).await;
+        let id = text(&job["id"]).to_owned();
+        let events = harness.all_events(&id).await;
+        assert_eq!(job_states(&events), ["running", "succeeded"], "{events:#?}");
+        let job = harness.job(&id).await;
+        let names: Vec<String> = steps_of(&job).into_iter().map(|(name, _)| name).collect();
+        assert_eq!(
+            names[2..6],
+            [
+                "create-cluster",
+                "read-oidc-issuer",
+                "karpenter-access",
+                "read-controller-role"
+            ]
+        );
+        let job_dir = harness.job_dir(&id);
+        let argv: Vec<Vec<String>> = standin_calls(&job_dir)
+            .iter()
+            .filter_map(|call| serde_json::from_value(call["argv"].clone()).ok())
+            .collect();
+        let access = &argv[4];
+        let at = access
+            .iter()
+            .position(|arg| arg == "--parameter-overrides")
+            .expect("the access stack is given the issuer");
+        assert!(
+            access[at + 1].starts_with("OidcIssuer=https://oidc.eks.us-east-2.amazonaws.com/id/"),
+            "{access:?}"
+        );
+        assert!(access.contains(&"CAPABILITY_NAMED_IAM".to_owned()), "the stack creates a role");
+        let helm = &argv[6];
+        assert_eq!(helm[3], "karpenter");
+        assert_eq!(
+            helm[helm.len() - 2..],
+            [
+                "--set".to_owned(),
+                r"serviceAccount.annotations.eks\.amazonaws\.com/role-arn=arn:aws:iam::123456789012:role/eks-irsa-karpenter".to_owned()
+            ]
+        );
+        // The job's record shows where a value came from, not a value of one run.
+        let recorded: Vec<String> =
+            serde_json::from_value(job["steps"][4]["command"].clone()).unwrap_or_default();
+        assert!(
+            recorded.iter().any(|arg| arg == "OidcIssuer=${OIDC_ISSUER}"),
+            "{recorded:?}"
+        );
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_irsa_an_empty_issuer_fails_its_step_before_anything_reads_it() {
+    bounded(async {
+        let harness = Harness::new("irsa-empty");
+        fails_at(
+            &harness,
+            &irsa_spec("eks-quiet-describe-cluster"),
+            "read-oidc-issuer",
+            "",
+        )
+        .await;
+        fails_at(
+            &harness,
+            &irsa_spec("eks-fail-get-role"),
+            "read-controller-role",
+            "when calling the GetRole operation",
+        )
+        .await;
+    })
+    .await;
+}

@@ -7,7 +7,7 @@ use leptos::prelude::*;
 use shared::karpenter::{
     Budget, Disruption, Ec2NodeClass, NodePool, Requirement, SelectorTerm, Taint, TemplateMeta,
 };
-use shared::spec::{Addon, KarpenterSettings};
+use shared::spec::{Addon, ControllerIdentity, KarpenterSettings};
 use shared::{items, karpenter, karpenter_aws};
 
 use crate::bind::{Bound, Rows, field};
@@ -204,8 +204,22 @@ fn PoolTypes(index: usize) -> impl IntoView {
             pool.iter()
                 .flat_map(|pool| pool.instance_types.iter())
                 .map(|instance| {
+                    let region = studio
+                        .spec
+                        .with_untracked(|spec| spec.cluster.region.trim().to_owned());
+                    let price = instance
+                        .on_demand
+                        .map(|price| {
+                            let place = if price.region == region {
+                                String::new()
+                            } else {
+                                format!(" in {}", price.region)
+                            };
+                            format!(", {} on-demand{place}", shared::prices::per_hour(&price))
+                        })
+                        .unwrap_or_default();
                     let line = format!(
-                        "{}: {}, {} vCPU, {} GiB, {} EFA{}",
+                        "{}: {}, {} vCPU, {} GiB, {} EFA{price}{}",
                         instance.name,
                         shared::resolve::accelerators(instance),
                         instance.vcpus,
@@ -553,6 +567,7 @@ pub fn KarpenterStep() -> impl IntoView {
                     spot_to_spot_consolidation: false,
                     node_pools: vec![pool],
                     node_classes: vec![class],
+                    ..KarpenterSettings::default()
                 });
                 // The controller gets its AWS role through EKS Pod Identity.
                 if !spec
@@ -597,6 +612,25 @@ pub fn KarpenterStep() -> impl IntoView {
                         path="karpenter.interruption_queue"
                         value=Signal::derive(move || studio.karpenter(|karpenter| karpenter.interruption_queue.clone()))
                         set=move |queue| studio.update_karpenter(|karpenter| karpenter.interruption_queue = queue)
+                    />
+                    <SelectField
+                        label="Controller's AWS role"
+                        path="karpenter.controller_identity"
+                        options=options(&[
+                            ("pod-identity", "EKS Pod Identity"),
+                            ("irsa", "IAM roles for service accounts (IRSA)"),
+                        ])
+                        value=Signal::derive(move || studio.karpenter(|karpenter| match karpenter.controller_identity {
+                            ControllerIdentity::PodIdentity => "pod-identity".to_owned(),
+                            ControllerIdentity::Irsa => "irsa".to_owned(),
+                        }))
+                        set=move |choice: String| studio.update_karpenter(|karpenter| {
+                            karpenter.controller_identity = if choice == "irsa" {
+                                ControllerIdentity::Irsa
+                            } else {
+                                ControllerIdentity::PodIdentity
+                            };
+                        })
                     />
                 </div>
                 <CheckboxField

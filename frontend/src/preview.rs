@@ -17,6 +17,8 @@ enum Tab {
     KarpenterStack,
     /// Karpenter's access to the cluster (its second stack).
     KarpenterAccess,
+    /// The device plugins' Helm values, one document per plugin the pools need.
+    DevicePlugins,
     StudioJson,
 }
 
@@ -28,6 +30,7 @@ impl Tab {
             Tab::KarpenterValues => shared::render::KARPENTER_VALUES_PATH,
             Tab::KarpenterStack => shared::karpenter_aws::PREREQUISITES_PATH,
             Tab::KarpenterAccess => shared::karpenter_aws::CLUSTER_ACCESS_PATH,
+            Tab::DevicePlugins => "plugins/*.yaml",
             Tab::StudioJson => "studio.json",
         }
     }
@@ -40,6 +43,7 @@ impl Tab {
             Tab::KarpenterValues => "preview-values-yaml",
             Tab::KarpenterStack => "preview-karpenter-stack-yaml",
             Tab::KarpenterAccess => "preview-karpenter-access-yaml",
+            Tab::DevicePlugins => "preview-device-plugins-yaml",
             Tab::StudioJson => "preview-studio-json",
         }
     }
@@ -114,18 +118,41 @@ pub fn highlight(text: &str) -> String {
     html
 }
 
+/// Every device plugin values file the pools need, each headed by its path.
+fn device_plugin_values(spec: &shared::Spec) -> Result<Option<String>, shared::RenderError> {
+    let Some(karpenter) = &spec.karpenter else {
+        return Ok(None);
+    };
+    let mut documents = Vec::new();
+    for (plugin, pools) in shared::device_plugins::needed(karpenter) {
+        let values = shared::device_plugins::values(plugin, &pools);
+        let text = shared::yaml_text::to_string(&values).map_err(shared::RenderError::from)?;
+        documents.push(format!("# {}\n{text}", plugin.chart().values_path));
+    }
+    Ok((!documents.is_empty()).then(|| documents.join("---\n")))
+}
+
 /// The live preview pane with one tab per file.
 #[component]
 pub fn Preview() -> impl IntoView {
     let studio = expect_context::<Studio>();
     let tab = RwSignal::new(Tab::ClusterYaml);
     let uses_karpenter = Memo::new(move |_| studio.spec.with(|spec| spec.karpenter.is_some()));
+    let needs_plugins = Memo::new(move |_| {
+        studio.spec.with(|spec| {
+            spec.karpenter
+                .as_ref()
+                .is_some_and(|karpenter| !shared::device_plugins::needed(karpenter).is_empty())
+        })
+    });
     Effect::new(move |_| {
-        if !uses_karpenter.get()
-            && matches!(
-                tab.get_untracked(),
-                Tab::NodePools | Tab::KarpenterValues | Tab::KarpenterStack | Tab::KarpenterAccess
-            )
+        let current = tab.get_untracked();
+        let karpenter_file = matches!(
+            current,
+            Tab::NodePools | Tab::KarpenterValues | Tab::KarpenterStack | Tab::KarpenterAccess
+        );
+        if (!uses_karpenter.get() && karpenter_file)
+            || (!needs_plugins.get() && current == Tab::DevicePlugins)
         {
             tab.set(Tab::ClusterYaml);
         }
@@ -145,6 +172,7 @@ pub fn Preview() -> impl IntoView {
                     .map(|template| shared::yaml_text::to_string(&template))
                     .transpose()
                     .map_err(shared::RenderError::from),
+                Tab::DevicePlugins => device_plugin_values(spec),
                 Tab::StudioJson => Ok(Some(spec.to_json())),
             };
             match rendered {
@@ -185,6 +213,9 @@ pub fn Preview() -> impl IntoView {
                     {tab_button(Tab::KarpenterValues)}
                     {tab_button(Tab::KarpenterStack)}
                     {tab_button(Tab::KarpenterAccess)}
+                </Show>
+                <Show when=move || needs_plugins.get()>
+                    {tab_button(Tab::DevicePlugins)}
                 </Show>
                 {tab_button(Tab::StudioJson)}
             </div>

@@ -12,6 +12,11 @@
 //!   exists: the node role's access entry (`EC2_LINUX`, so nodes can join) and the
 //!   controller's Pod Identity association (so it can call AWS at all).
 //!
+//! With IRSA ([`ControllerIdentity::Irsa`]) the controller's role trusts the cluster's OIDC
+//! provider, which exists only with the cluster: the access stack creates that role, from
+//! the issuer the deploy reads (parameter [`OIDC_ISSUER_PARAMETER`]) and the policies the
+//! first stack exports, and there is no Pod Identity association.
+//!
 //! The guide has eksctl create the controller's role and map the node role, which needs the
 //! account id written into the ClusterConfig; as CloudFormation resources they need none,
 //! so every file of the bundle is deployed as it was reviewed.
@@ -22,7 +27,7 @@ use std::sync::OnceLock;
 use serde::{Deserialize, Serialize, Serializer};
 
 use crate::karpenter::{DISCOVERY_TAG, discovery_value};
-use crate::spec::{KarpenterSettings, Network, Spec};
+use crate::spec::{ControllerIdentity, KarpenterSettings, Network, Spec};
 
 /// The stack of what Karpenter needs before the cluster.
 pub const PREREQUISITES_PATH: &str = "karpenter/cloudformation.yaml";
@@ -34,6 +39,8 @@ pub const NAMESPACE: &str = "kube-system";
 pub const SERVICE_ACCOUNT: &str = "karpenter";
 /// The add-on that hands Pod Identity credentials to pods.
 pub const POD_IDENTITY_AGENT: &str = "eks-pod-identity-agent";
+/// The access stack's parameter for the cluster's OIDC issuer URL (IRSA only).
+pub const OIDC_ISSUER_PARAMETER: &str = "OidcIssuer";
 
 /// `Karpenter-<cluster>`, as the guide names it.
 pub fn prerequisites_stack(cluster: &str) -> String {
@@ -68,6 +75,8 @@ pub enum CfnValue {
     GetAtt(String, &'static str),
     /// `Fn::ImportValue` of another stack's export.
     ImportValue(String),
+    /// `Fn::Sub` with its own variables, each a JSON value (which may be a function).
+    SubWith(String, BTreeMap<String, serde_json::Value>),
 }
 
 impl Serialize for CfnValue {
@@ -81,6 +90,7 @@ impl Serialize for CfnValue {
                 ("Fn::GetAtt", serde_json::json!([resource, attribute]))
             }
             CfnValue::ImportValue(export) => ("Fn::ImportValue", export.as_str().into()),
+            CfnValue::SubWith(text, variables) => ("Fn::Sub", serde_json::json!([text, variables])),
         };
         let mut map = serializer.serialize_map(Some(1))?;
         map.serialize_entry(function, &argument)?;
@@ -120,8 +130,9 @@ pub struct Parameter {
     pub kind: String,
     /// What it is.
     pub description: String,
-    /// Its value unless the deploy gives another.
-    pub default: String,
+    /// Its value unless the deploy gives another; without one, the deploy must give it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub default: Option<String>,
 }
 
 /// A template output, exported for the other stack.
@@ -180,7 +191,7 @@ pub struct Role {
     /// IAM path.
     pub path: String,
     /// Who may assume it.
-    pub assume_role_policy_document: PolicyDocument,
+    pub assume_role_policy_document: PolicyText,
     /// Policies attached to it.
     pub managed_policy_arns: Vec<CfnValue>,
 }
@@ -277,6 +288,17 @@ pub struct PodIdentityAssociation {
     pub role_arn: CfnValue,
 }
 
+/// A policy as a document, or as JSON text under `Fn::Sub` when one of its keys must be
+/// substituted (CloudFormation substitutes only in text).
+#[derive(Clone, Debug, Serialize)]
+#[serde(untagged)]
+pub enum PolicyText {
+    /// The document itself.
+    Document(PolicyDocument),
+    /// Its JSON text, substituted.
+    Substituted(CfnValue),
+}
+
 /// An IAM policy document.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(rename_all = "PascalCase")]
@@ -370,8 +392,8 @@ const NODE_ROLE: &str = "KarpenterNodeRole";
 const CONTROLLER_ROLE: &str = "KarpenterControllerRole";
 
 /// Who may assume a role: one service principal.
-fn trusted_service(service: serde_json::Value, actions: &[&str]) -> PolicyDocument {
-    PolicyDocument {
+fn trusted_service(service: serde_json::Value, actions: &[&str]) -> PolicyText {
+    PolicyText::Document(PolicyDocument {
         version: Some("2012-10-17".into()),
         id: None,
         statement: vec![Statement {
@@ -382,6 +404,76 @@ fn trusted_service(service: serde_json::Value, actions: &[&str]) -> PolicyDocume
             resource: None,
             condition: None,
         }],
+    })
+}
+
+/// Who may assume the controller's role with IRSA: the service account, through the
+/// cluster's OIDC provider (`${Provider}`, the issuer URL without its scheme).
+fn trusted_service_account() -> PolicyText {
+    let document = PolicyDocument {
+        version: Some("2012-10-17".into()),
+        id: None,
+        statement: vec![Statement {
+            sid: None,
+            effect: "Allow".into(),
+            principal: Some(serde_json::json!({
+                "Federated": "arn:${AWS::Partition}:iam::${AWS::AccountId}:oidc-provider/${Provider}"
+            })),
+            action: "sts:AssumeRoleWithWebIdentity".into(),
+            resource: None,
+            condition: Some(serde_json::json!({
+                "StringEquals": {
+                    "${Provider}:aud": "sts.amazonaws.com",
+                    "${Provider}:sub": format!("system:serviceaccount:{NAMESPACE}:{SERVICE_ACCOUNT}"),
+                }
+            })),
+        }],
+    };
+    let provider = serde_json::json!({
+        "Fn::Select": [1, { "Fn::Split": ["//", { "Ref": OIDC_ISSUER_PARAMETER }] }]
+    });
+    PolicyText::Substituted(CfnValue::SubWith(
+        serde_json::to_string_pretty(&document).expect("a policy serialises"),
+        BTreeMap::from([("Provider".to_owned(), provider)]),
+    ))
+}
+
+/// The controller's role: `<cluster>-karpenter` with the managed policies.
+fn controller_role_resource(identity: ControllerIdentity, policies: Vec<CfnValue>) -> Resource {
+    Resource::Role(Role {
+        role_name: sub("${ClusterName}-karpenter"),
+        path: "/".into(),
+        assume_role_policy_document: match identity {
+            ControllerIdentity::PodIdentity => trusted_service(
+                serde_json::json!("pods.eks.amazonaws.com"),
+                &["sts:AssumeRole", "sts:TagSession"],
+            ),
+            ControllerIdentity::Irsa => trusted_service_account(),
+        },
+        managed_policy_arns: policies,
+    })
+}
+
+/// The cluster name parameter both stacks take.
+fn cluster_parameter(cluster: &str) -> (String, Parameter) {
+    (
+        "ClusterName".to_owned(),
+        Parameter {
+            kind: "String".into(),
+            description: "EKS cluster name".into(),
+            default: Some(cluster.to_owned()),
+        },
+    )
+}
+
+/// An output exported as `<stack>-<name>`.
+fn exported(description: &str, value: CfnValue, name: &str) -> Output {
+    Output {
+        description: description.into(),
+        value,
+        export: Export {
+            name: CfnValue::Sub(format!("${{AWS::StackName}}-{name}")),
+        },
     }
 }
 
@@ -412,11 +504,10 @@ pub fn prerequisites(spec: &Spec) -> Option<Template> {
             .collect(),
         }),
     );
-    let queue = karpenter
-        .interruption_queue
-        .as_deref()
-        .filter(|name| !name.is_empty());
+    let queue = interruption_queue(karpenter);
+    let identity = karpenter.controller_identity;
     let mut attached = Vec::new();
+    let mut outputs = BTreeMap::new();
     for policy in controller_policies() {
         if policy.name == INTERRUPTION_POLICY && queue.is_none() {
             continue;
@@ -440,67 +531,63 @@ pub fn prerequisites(spec: &Spec) -> Option<Template> {
                 ),
             }),
         );
+        if identity == ControllerIdentity::Irsa {
+            // The access stack's role attaches it once the cluster's OIDC provider exists.
+            outputs.insert(
+                logical_id.clone(),
+                exported(
+                    &format!("The controller's {} policy", policy.name),
+                    CfnValue::Ref(logical_id.clone()),
+                    &logical_id,
+                ),
+            );
+        }
         attached.push(CfnValue::Ref(logical_id));
     }
-    resources.insert(
-        CONTROLLER_ROLE.to_owned(),
-        Resource::Role(Role {
-            role_name: sub("${ClusterName}-karpenter"),
-            path: "/".into(),
-            assume_role_policy_document: trusted_service(
-                serde_json::json!("pods.eks.amazonaws.com"),
-                &["sts:AssumeRole", "sts:TagSession"],
+    if identity == ControllerIdentity::PodIdentity {
+        resources.insert(
+            CONTROLLER_ROLE.to_owned(),
+            controller_role_resource(identity, attached),
+        );
+        outputs.insert(
+            "ControllerRoleArn".to_owned(),
+            exported(
+                "The role the Karpenter controller gets through EKS Pod Identity",
+                CfnValue::GetAtt(CONTROLLER_ROLE.into(), "Arn"),
+                "ControllerRoleArn",
             ),
-            managed_policy_arns: attached,
-        }),
-    );
+        );
+    }
     if let Some(queue) = queue {
         add_interruption_queue(&mut resources, queue);
     }
-    let output = |description: &str, resource: &str, export: &str| Output {
-        description: description.into(),
-        value: CfnValue::GetAtt(resource.into(), "Arn"),
-        export: Export {
-            name: CfnValue::Sub(format!("${{AWS::StackName}}-{export}")),
-        },
-    };
+    outputs.insert(
+        "NodeRoleArn".to_owned(),
+        exported(
+            "The role of the nodes Karpenter launches",
+            CfnValue::GetAtt(NODE_ROLE.into(), "Arn"),
+            "NodeRoleArn",
+        ),
+    );
     Some(Template {
         format_version: "2010-09-09".into(),
         description: format!(
-            "What Karpenter needs on AWS for cluster {cluster}: its node role, its controller's policies and role (EKS Pod Identity){}",
+            "What Karpenter needs on AWS for cluster {cluster}: its node role, its controller's policies{}{}",
+            match identity {
+                ControllerIdentity::PodIdentity => " and role (EKS Pod Identity)",
+                ControllerIdentity::Irsa => {
+                    " (its role, for IRSA, is made with the cluster's OIDC provider by the access stack)"
+                }
+            },
             if queue.is_some() {
                 ", its interruption queue and the rules that feed it"
             } else {
                 ""
             }
         ),
-        parameters: BTreeMap::from([(
-            "ClusterName".to_owned(),
-            Parameter {
-                kind: "String".into(),
-                description: "EKS cluster name".into(),
-                default: cluster.clone(),
-            },
-        )]),
+        parameters: BTreeMap::from([cluster_parameter(cluster)]),
         resources,
-        outputs: BTreeMap::from([
-            (
-                "NodeRoleArn".to_owned(),
-                output(
-                    "The role of the nodes Karpenter launches",
-                    NODE_ROLE,
-                    "NodeRoleArn",
-                ),
-            ),
-            (
-                "ControllerRoleArn".to_owned(),
-                output(
-                    "The role the Karpenter controller gets through EKS Pod Identity",
-                    CONTROLLER_ROLE,
-                    "ControllerRoleArn",
-                ),
-            ),
-        ]),
+        outputs,
     })
 }
 
@@ -567,38 +654,87 @@ fn add_interruption_queue(resources: &mut BTreeMap<String, Resource>, queue: &st
 /// The stack that lets Karpenter's nodes join and its controller call AWS, once the
 /// cluster exists; `None` without Karpenter.
 pub fn cluster_access(spec: &Spec) -> Option<Template> {
-    spec.karpenter.as_ref()?;
+    let karpenter = spec.karpenter.as_ref()?;
     let cluster = &spec.cluster.name;
     let imported =
         |export: &str| CfnValue::ImportValue(format!("{}-{export}", prerequisites_stack(cluster)));
-    let resources = BTreeMap::from([
-        (
-            "NodeAccessEntry".to_owned(),
-            Resource::AccessEntry(AccessEntry {
-                cluster_name: cluster.clone(),
-                principal_arn: imported("NodeRoleArn"),
-                kind: "EC2_LINUX".into(),
-            }),
-        ),
-        (
-            "ControllerPodIdentity".to_owned(),
-            Resource::PodIdentityAssociation(PodIdentityAssociation {
-                cluster_name: cluster.clone(),
-                namespace: NAMESPACE.into(),
-                service_account: SERVICE_ACCOUNT.into(),
-                role_arn: imported("ControllerRoleArn"),
-            }),
-        ),
-    ]);
+    let mut resources = BTreeMap::from([(
+        "NodeAccessEntry".to_owned(),
+        Resource::AccessEntry(AccessEntry {
+            cluster_name: cluster.clone(),
+            principal_arn: imported("NodeRoleArn"),
+            kind: "EC2_LINUX".into(),
+        }),
+    )]);
+    let mut parameters = BTreeMap::new();
+    let mut outputs = BTreeMap::new();
+    let identity = karpenter.controller_identity;
+    match identity {
+        ControllerIdentity::PodIdentity => {
+            resources.insert(
+                "ControllerPodIdentity".to_owned(),
+                Resource::PodIdentityAssociation(PodIdentityAssociation {
+                    cluster_name: cluster.clone(),
+                    namespace: NAMESPACE.into(),
+                    service_account: SERVICE_ACCOUNT.into(),
+                    role_arn: imported("ControllerRoleArn"),
+                }),
+            );
+        }
+        ControllerIdentity::Irsa => {
+            let policies = controller_policies()
+                .iter()
+                .filter(|policy| {
+                    policy.name != INTERRUPTION_POLICY || interruption_queue(karpenter).is_some()
+                })
+                .map(|policy| imported(&format!("{}Policy", policy.name)))
+                .collect();
+            resources.insert(
+                CONTROLLER_ROLE.to_owned(),
+                controller_role_resource(identity, policies),
+            );
+            parameters.extend([
+                cluster_parameter(cluster),
+                (
+                    OIDC_ISSUER_PARAMETER.to_owned(),
+                    Parameter {
+                        kind: "String".into(),
+                        description: "The cluster's OIDC issuer URL (aws eks describe-cluster: cluster.identity.oidc.issuer)".into(),
+                        default: None,
+                    },
+                ),
+            ]);
+            outputs.insert(
+                "ControllerRoleArn".to_owned(),
+                exported(
+                    "The role the Karpenter controller's service account is annotated with (IRSA)",
+                    CfnValue::GetAtt(CONTROLLER_ROLE.into(), "Arn"),
+                    "ControllerRoleArn",
+                ),
+            );
+        }
+    }
     Some(Template {
         format_version: "2010-09-09".into(),
         description: format!(
-            "Access to cluster {cluster} for Karpenter: its nodes join (access entry), its controller gets its role (EKS Pod Identity)"
+            "Access to cluster {cluster} for Karpenter: its nodes join (access entry), its controller gets its role ({})",
+            match identity {
+                ControllerIdentity::PodIdentity => "EKS Pod Identity",
+                ControllerIdentity::Irsa => "IRSA, through the cluster's OIDC provider",
+            }
         ),
-        parameters: BTreeMap::new(),
+        parameters,
         resources,
-        outputs: BTreeMap::new(),
+        outputs,
     })
+}
+
+/// The interruption queue the design names, if any.
+pub fn interruption_queue(karpenter: &KarpenterSettings) -> Option<&str> {
+    karpenter
+        .interruption_queue
+        .as_deref()
+        .filter(|name| !name.trim().is_empty())
 }
 
 /// The value the node classes discover subnets and security groups by, which the cluster

@@ -32,6 +32,8 @@ pub mod karpenter;
 pub mod karpenter_aws;
 /// Linting files: every finding placed at its line and column.
 pub mod lint;
+/// On-demand prices per hour, from Karpenter's initial price table.
+pub mod prices;
 /// Turns a [`Spec`] into the files of a bundle.
 pub mod render;
 /// Which instance types each NodePool can launch, by the rules' own matcher.

@@ -2,11 +2,13 @@
 //! allow, by the same matcher the rules use (`rules::matching_instance_types`), so the
 //! page, `eks-studio resolve` and `POST /api/resolve` list exactly what the rules judge.
 //! Requirements on labels the catalog does not hold (zone, capacity type) do not narrow
-//! the list; Karpenter narrows it further by what each zone offers.
+//! the list; Karpenter narrows it further by what each zone offers. Each type carries its
+//! on-demand price per hour where the price table knows it (`crate::prices`).
 
 use serde::Serialize;
 
 use crate::catalog::InstanceType;
+use crate::prices::{self, Price};
 use crate::rules::matching_instance_types;
 use crate::spec::Spec;
 
@@ -20,7 +22,26 @@ pub struct PoolTypes {
     /// How many types it can launch.
     pub count: usize,
     /// Those types with their facts, by family then size.
-    pub instance_types: Vec<&'static InstanceType>,
+    pub instance_types: Vec<Launchable>,
+}
+
+/// An instance type a NodePool can launch, with its price in the design's region.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Launchable {
+    /// The catalog's facts.
+    #[serde(flatten)]
+    pub instance: &'static InstanceType,
+    /// On-demand price per hour, when known (see [`prices::on_demand`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub on_demand: Option<Price>,
+}
+
+impl std::ops::Deref for Launchable {
+    type Target = InstanceType;
+
+    fn deref(&self) -> &InstanceType {
+        self.instance
+    }
 }
 
 /// Every NodePool of the spec with its instance types (none without Karpenter).
@@ -35,7 +56,13 @@ pub fn resolve(spec: &Spec) -> Vec<PoolTypes> {
                 name: pool.metadata.name.clone(),
                 path: format!("karpenter.node_pools[{index}]"),
                 count: instance_types.len(),
-                instance_types,
+                instance_types: instance_types
+                    .into_iter()
+                    .map(|instance| Launchable {
+                        instance,
+                        on_demand: prices::on_demand(&spec.cluster.region, instance.name),
+                    })
+                    .collect(),
             }
         })
         .collect()

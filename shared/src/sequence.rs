@@ -1,7 +1,9 @@
 //! The deploy and teardown sequences, as one list of steps each: the bundle writes them as
 //! `deploy.sh` and `teardown.sh`, and the one-click deploy runs the same steps with the
 //! server's tools and the bundle's files. A step is one program with its arguments, so
-//! the server never goes through a shell.
+//! the server never goes through a shell. A step may print a value a later step needs (the
+//! cluster's OIDC issuer, a role's ARN): its output, trimmed, is kept under a name
+//! ([`Step::output_into`]) that later arguments read ([`Arg::Read`]).
 //!
 //! Deploy: plan (eksctl `--dry-run`) → what Karpenter needs on AWS → the cluster → the
 //! discovery tags on an existing VPC's subnets → the access of Karpenter's nodes and
@@ -14,7 +16,7 @@ use crate::karpenter_aws::{
     self, CLUSTER_ACCESS_PATH, NAMESPACE, PREREQUISITES_PATH, access_stack, prerequisites_stack,
 };
 use crate::render::{KARPENTER_VALUES_PATH, NODEPOOLS_PATH};
-use crate::spec::Spec;
+use crate::spec::{ControllerIdentity, Spec};
 
 /// Karpenter chart version the bundle installs.
 pub const KARPENTER_CHART_VERSION: &str = "1.14.1";
@@ -54,7 +56,19 @@ pub enum Arg {
     Text(String),
     /// A path inside the bundle.
     File(&'static str),
+    /// `prefix` followed by what an earlier step printed into `name`.
+    Read {
+        /// Text before the value.
+        prefix: String,
+        /// The name the earlier step's output is kept under.
+        name: &'static str,
+    },
 }
+
+/// The cluster's OIDC issuer URL, read after the cluster is created (IRSA).
+pub const OIDC_ISSUER: &str = "OIDC_ISSUER";
+/// The controller role's ARN, read after the access stack is created (IRSA).
+pub const CONTROLLER_ROLE_ARN: &str = "CONTROLLER_ROLE_ARN";
 
 /// One step of a sequence.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -67,6 +81,8 @@ pub struct Step {
     pub tool: Tool,
     /// Its arguments.
     pub args: Vec<Arg>,
+    /// The name its output (trimmed, which must not be empty) is kept under for later steps.
+    pub output_into: Option<&'static str>,
 }
 
 fn step(name: &'static str, title: impl Into<String>, tool: Tool, args: &[Arg]) -> Step {
@@ -75,6 +91,14 @@ fn step(name: &'static str, title: impl Into<String>, tool: Tool, args: &[Arg]) 
         title: title.into(),
         tool,
         args: args.to_vec(),
+        output_into: None,
+    }
+}
+
+fn read(prefix: &str, name: &'static str) -> Arg {
+    Arg::Read {
+        prefix: prefix.to_owned(),
+        name,
     }
 }
 
@@ -181,14 +205,53 @@ pub fn deploy_steps(spec: &Spec) -> Vec<Step> {
             &args,
         ));
     }
+    let irsa = spec
+        .karpenter
+        .as_ref()
+        .is_some_and(|karpenter| karpenter.controller_identity == ControllerIdentity::Irsa);
+    let mut access = deploy_stack(region, &access_stack(cluster), CLUSTER_ACCESS_PATH, irsa);
+    if irsa {
+        steps.push(Step {
+            output_into: Some(OIDC_ISSUER),
+            ..step(
+                "read-oidc-issuer",
+                "Read the cluster's OIDC issuer, which the controller's IRSA role trusts",
+                Tool::Aws,
+                &texts(&[
+                    "eks",
+                    "describe-cluster",
+                    "--region",
+                    region,
+                    "--name",
+                    cluster,
+                    "--query",
+                    "cluster.identity.oidc.issuer",
+                    "--output",
+                    "text",
+                ]),
+            )
+        });
+        access.extend([
+            text("--parameter-overrides"),
+            read(
+                &format!("{}=", karpenter_aws::OIDC_ISSUER_PARAMETER),
+                OIDC_ISSUER,
+            ),
+        ]);
+    }
     steps.push(step(
         "karpenter-access",
         format!(
-            "Let Karpenter's nodes join and its controller call AWS: stack {} (access entry, Pod Identity)",
-            access_stack(cluster)
+            "Let Karpenter's nodes join and its controller call AWS: stack {} (access entry, {})",
+            access_stack(cluster),
+            if irsa {
+                "the controller's IRSA role"
+            } else {
+                "Pod Identity"
+            }
         ),
         Tool::Aws,
-        &deploy_stack(region, &access_stack(cluster), CLUSTER_ACCESS_PATH, false),
+        &access,
     ));
     let mut helm = texts(&[
         "upgrade",
@@ -202,6 +265,34 @@ pub fn deploy_steps(spec: &Spec) -> Vec<Step> {
         "--values",
     ]);
     helm.extend([Arg::File(KARPENTER_VALUES_PATH), text("--wait")]);
+    if irsa {
+        let role = karpenter_aws::controller_role(cluster);
+        steps.push(Step {
+            output_into: Some(CONTROLLER_ROLE_ARN),
+            ..step(
+                "read-controller-role",
+                format!("Read the ARN of the controller's role {role}, for its service account"),
+                Tool::Aws,
+                &texts(&[
+                    "iam",
+                    "get-role",
+                    "--role-name",
+                    &role,
+                    "--query",
+                    "Role.Arn",
+                    "--output",
+                    "text",
+                ]),
+            )
+        });
+        helm.extend([
+            text("--set"),
+            read(
+                r"serviceAccount.annotations.eks\.amazonaws\.com/role-arn=",
+                CONTROLLER_ROLE_ARN,
+            ),
+        ]);
+    }
     steps.push(step(
         "install-karpenter",
         format!("Install Karpenter {KARPENTER_CHART_VERSION} with Helm"),
@@ -390,18 +481,26 @@ pub fn script(purpose: &str, steps: &[Step]) -> String {
         "#!/usr/bin/env bash\n# {purpose}\n# Each step must succeed before the next one starts; the one-click deploy runs\n# the same steps.\nset -euo pipefail\ncd \"$(dirname \"$0\")\"\nstep() {{ printf '\\n==> %s\\n' \"$*\"; }}\n"
     );
     for step in steps {
-        script.push_str(&format!(
-            "\nstep {}\n{}",
-            shell_quote(&step.title),
-            step.tool.command()
-        ));
+        script.push_str(&format!("\nstep {}\n", shell_quote(&step.title)));
+        if let Some(name) = step.output_into {
+            script.push_str(&format!("{name}=$("));
+        }
+        script.push_str(step.tool.command());
         for arg in &step.args {
             let shown = match arg {
                 Arg::Text(value) => shell_quote(value),
                 Arg::File(path) => shell_quote(path),
+                Arg::Read { prefix, name } if prefix.is_empty() => format!("\"${name}\""),
+                Arg::Read { prefix, name } => format!("{}\"${name}\"", shell_quote(prefix)),
             };
             script.push(' ');
             script.push_str(&shown);
+        }
+        if let Some(name) = step.output_into {
+            script.push_str(&format!(
+                ")\n[ -n \"${name}\" ] || {{ echo {} >&2; exit 1; }}\necho \"{name}=${name}\"",
+                shell_quote(&format!("{}: printed nothing", step.name))
+            ));
         }
         script.push('\n');
     }

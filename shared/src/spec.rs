@@ -43,12 +43,34 @@ pub struct KarpenterSettings {
     /// Turn on the `SpotToSpotConsolidation` feature gate.
     #[serde(default)]
     pub spot_to_spot_consolidation: bool,
+    /// How the controller gets its AWS role.
+    #[serde(default, skip_serializing_if = "ControllerIdentity::is_default")]
+    pub controller_identity: ControllerIdentity,
     /// `NodePool` objects.
     #[serde(default)]
     pub node_pools: Vec<NodePool>,
     /// `EC2NodeClass` objects.
     #[serde(default)]
     pub node_classes: Vec<Ec2NodeClass>,
+}
+
+/// How the Karpenter controller gets its AWS role.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ControllerIdentity {
+    /// EKS Pod Identity: the role trusts `pods.eks.amazonaws.com`, an association names the
+    /// service account (Karpenter's getting-started default).
+    #[default]
+    PodIdentity,
+    /// IAM roles for service accounts: the role trusts the cluster's OIDC provider, the
+    /// service account is annotated with the role.
+    Irsa,
+}
+
+impl ControllerIdentity {
+    fn is_default(&self) -> bool {
+        *self == ControllerIdentity::default()
+    }
 }
 
 /// Name, region, Kubernetes version and IAM settings of the cluster.

@@ -413,6 +413,7 @@ fn karpenter_spot_inference() -> Spec {
             spot_to_spot_consolidation: true,
             node_pools: vec![pool],
             node_classes: vec![discovered_node_class("gpu-inference", cluster_name)],
+            ..KarpenterSettings::default()
         }),
         ..karpenter_cluster(cluster_name)
     }
@@ -454,6 +455,7 @@ fn karpenter_reserved_training() -> Spec {
             spot_to_spot_consolidation: false,
             node_pools: vec![pool],
             node_classes: vec![class],
+            ..KarpenterSettings::default()
         }),
         ..karpenter_cluster(cluster_name)
     }

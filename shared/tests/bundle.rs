@@ -250,14 +250,13 @@ fn fixtures() -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures")
 }
 
-#[test]
-fn deploy_sh_runs_the_one_click_sequence_with_every_argument_as_written() {
-    let mut spec = shared::template("karpenter-spot-inference").unwrap().spec();
-    spec.cluster.name = "x'; touch pwned #".into();
-    spec.cluster.region = "us-east-2".into();
-    let files = bundle::bundle_files(&spec, &[], &[]).unwrap();
+/// Runs the bundle's own `deploy.sh` for `spec` with the stand-ins; returns the argument
+/// vectors it ran (program by name) and those of the sequence, a value read from an earlier
+/// step shown as `<NAME>`.
+fn run_deploy_sh(spec: &shared::Spec, case: &str) -> (Vec<Vec<String>>, Vec<Vec<String>>) {
+    let files = bundle::bundle_files(spec, &[], &[]).unwrap();
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("deploy-sh-{}", std::process::id()));
+        .join(format!("deploy-sh-{case}-{}", std::process::id()));
     for file in &files {
         let path = dir.join(&file.path);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -288,13 +287,14 @@ fn deploy_sh_runs_the_one_click_sequence_with_every_argument_as_written() {
         .map(|line| serde_json::from_str::<serde_json::Value>(line).unwrap())
         .filter_map(|call| serde_json::from_value(call["argv"].clone()).ok())
         .collect();
-    let expected: Vec<Vec<String>> = shared::sequence::deploy_steps(&spec)
+    let expected: Vec<Vec<String>> = shared::sequence::deploy_steps(spec)
         .iter()
         .map(|step| {
             std::iter::once(step.tool.command().to_owned())
                 .chain(step.args.iter().map(|arg| match arg {
                     shared::sequence::Arg::Text(text) => text.clone(),
                     shared::sequence::Arg::File(path) => (*path).to_owned(),
+                    shared::sequence::Arg::Read { prefix, name } => format!("{prefix}<{name}>"),
                 }))
                 .collect()
         })
@@ -306,7 +306,56 @@ fn deploy_sh_runs_the_one_click_sequence_with_every_argument_as_written() {
             argv
         })
         .collect();
+    (ran, expected)
+}
+
+#[test]
+fn deploy_sh_runs_the_one_click_sequence_with_every_argument_as_written() {
+    let mut spec = shared::template("karpenter-spot-inference").unwrap().spec();
+    spec.cluster.name = "x'; touch pwned #".into();
+    spec.cluster.region = "us-east-2".into();
+    let (ran, expected) = run_deploy_sh(&spec, "pod-identity");
     assert_eq!(ran, expected);
+}
+
+#[test]
+fn with_irsa_deploy_sh_hands_the_issuer_and_the_role_it_reads_to_the_steps_after() {
+    let mut spec = shared::template("karpenter-spot-inference").unwrap().spec();
+    spec.cluster.name = "x'; touch pwned #".into();
+    spec.cluster.region = "us-east-2".into();
+    spec.cluster.with_oidc = true;
+    spec.karpenter.as_mut().unwrap().controller_identity = shared::spec::ControllerIdentity::Irsa;
+    let (ran, expected) = run_deploy_sh(&spec, "irsa");
+    assert_eq!(ran.len(), expected.len());
+    let issuer = "https://oidc.eks.us-east-2.amazonaws.com/id/";
+    let role = "arn:aws:iam::123456789012:role/x'; touch pwned #-karpenter";
+    for (ran, expected) in ran.iter().zip(&expected) {
+        let shown: Vec<String> = ran
+            .iter()
+            .map(|arg| {
+                if let Some(read) = arg.strip_prefix("OidcIssuer=") {
+                    assert!(read.starts_with(issuer), "{read}");
+                    "OidcIssuer=<OIDC_ISSUER>".to_owned()
+                } else {
+                    arg.replace(role, "<CONTROLLER_ROLE_ARN>")
+                }
+            })
+            .collect();
+        assert_eq!(&shown, expected);
+    }
+    assert!(
+        expected
+            .iter()
+            .any(|argv| argv.contains(&"OidcIssuer=<OIDC_ISSUER>".to_owned())),
+        "{expected:?}"
+    );
+    assert!(
+        expected.iter().any(|argv| argv.contains(
+            &r"serviceAccount.annotations.eks\.amazonaws\.com/role-arn=<CONTROLLER_ROLE_ARN>"
+                .to_owned()
+        )),
+        "{expected:?}"
+    );
 }
 
 /// The plugins a design with one pool of `requirements` installs, by values file.

@@ -99,3 +99,39 @@ fn requirements_of(spec: &mut shared::Spec) -> &mut Vec<Requirement> {
 fn a_design_without_karpenter_has_no_pools_to_resolve() {
     assert!(resolve(&shared::template("g4dn").unwrap().spec()).is_empty());
 }
+
+#[test]
+fn each_type_carries_its_on_demand_price_for_the_designs_region_or_says_whose_it_is() {
+    use shared::prices::{REFERENCE_REGION, on_demand};
+    // Figures of Karpenter's generated table (pkg/providers/pricing), as embedded.
+    let p5 = on_demand("us-east-1", "p5.48xlarge").unwrap();
+    assert_eq!((p5.usd_per_hour, p5.region), (55.04, "us-east-1"));
+    let gov = on_demand("us-gov-west-1", "p5.48xlarge").unwrap();
+    assert_eq!((gov.usd_per_hour, gov.region), (66.048, "us-gov-west-1"));
+    // A region the table does not hold gets us-east-1's price, named as such.
+    let elsewhere = on_demand("eu-west-1", "p5.48xlarge").unwrap();
+    assert_eq!(elsewhere.region, REFERENCE_REGION);
+    // China is priced in yuan, a GovCloud type the table lacks has no price, nor a typo.
+    assert_eq!(on_demand("cn-north-1", "p5.48xlarge"), None);
+    assert_eq!(on_demand("us-east-1", "p5.48xlargee"), None);
+    assert!(!shared::prices::generated_at().is_empty());
+
+    let mut spec = shared::template("karpenter-reserved-training")
+        .unwrap()
+        .spec();
+    spec.cluster.region = "us-east-1".into();
+    let pool = &resolve(&spec)[0];
+    let price = pool.instance_types[0].on_demand.unwrap();
+    assert_eq!(pool.instance_types[0].name, "p5.48xlarge");
+    assert_eq!(shared::prices::per_hour(&price), "$55.04/h");
+    let json = serde_json::to_value(pool).unwrap();
+    assert_eq!(json["instance_types"][0]["name"], "p5.48xlarge");
+    assert_eq!(
+        json["instance_types"][0]["on_demand"]["usd_per_hour"],
+        55.04
+    );
+    assert_eq!(
+        json["instance_types"][0]["on_demand"]["region"],
+        "us-east-1"
+    );
+}

@@ -29,6 +29,15 @@ fn new_vpc_base() -> (Spec, LiveFacts) {
 fn spot_pool() -> (Spec, LiveFacts) {
     (karpenter_spot(), LiveFacts::default())
 }
+/// The Spot pool with its controller's role given through IRSA.
+fn irsa_pool() -> (Spec, LiveFacts) {
+    let mut spec = karpenter_spot();
+    spec.cluster.with_oidc = true;
+    spec.karpenter.as_mut().unwrap().controller_identity = shared::spec::ControllerIdentity::Irsa;
+    // IRSA needs no Pod Identity agent.
+    spec.addons.clear();
+    (spec, LiveFacts::default())
+}
 fn reserved_pool() -> (Spec, LiveFacts) {
     (karpenter_reserved(), LiveFacts::default())
 }
@@ -159,6 +168,35 @@ const CASES: &[Case] = &[
         base: spot_pool,
         breaks: |spec, _| spec.node_groups.clear(),
         path: "node_groups",
+    },
+    Case {
+        rule: "karpenter-controller-cannot-schedule",
+        base: spot_pool,
+        breaks: |spec, _| {
+            for group in &mut spec.node_groups {
+                group.taints.push(shared::spec::NodeTaint {
+                    key: "dedicated".into(),
+                    value: Some("batch".into()),
+                    effect: "NoSchedule".into(),
+                });
+            }
+        },
+        path: "node_groups",
+    },
+    Case {
+        rule: "karpenter-controller-one-node",
+        base: spot_pool,
+        breaks: |spec, _| {
+            let group = &mut spec.node_groups[0];
+            (group.min_size, group.desired_capacity, group.max_size) = (Some(1), Some(1), Some(1));
+        },
+        path: "node_groups",
+    },
+    Case {
+        rule: "karpenter-irsa-without-oidc",
+        base: irsa_pool,
+        breaks: |spec, _| spec.cluster.with_oidc = false,
+        path: "cluster.with_oidc",
     },
     Case {
         rule: "karpenter-node-role-not-created",

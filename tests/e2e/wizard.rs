@@ -832,7 +832,8 @@ async fn each_nodepool_shows_the_instance_types_it_can_launch_as_its_requirement
         .unwrap();
     browser
         .wait_for_text(Locator::Css(".pool-types li"), |text| {
-            text == "p5.48xlarge: 8 × H100 80 GiB, 192 vCPU, 2048 GiB, 32 EFA"
+            // The template's region is still a placeholder: the price is us-east-1's.
+            text == "p5.48xlarge: 8 × H100 80 GiB, 192 vCPU, 2048 GiB, 32 EFA, $55.04/h on-demand in us-east-1"
         })
         .await;
     browser.screenshot("karpenter-pool-types").await;
@@ -846,6 +847,33 @@ async fn each_nodepool_shows_the_instance_types_it_can_launch_as_its_requirement
     browser
         .wait_for_text(Locator::Id("preview-karpenter-stack-yaml"), |text| {
             text.contains("RoleName:") && text.contains("KarpenterNodeRole-${ClusterName}")
+        })
+        .await;
+    // With IRSA, the access stack makes the controller's role from the cluster's issuer.
+    select(&browser, "f-karpenter-controller-identity", "irsa").await;
+    browser
+        .by_id("tab-preview-karpenter-access-yaml")
+        .await
+        .click()
+        .await
+        .unwrap();
+    browser
+        .wait_for_text(Locator::Id("preview-karpenter-access-yaml"), |text| {
+            text.contains("OidcIssuer:") && text.contains("sts:AssumeRoleWithWebIdentity")
+        })
+        .await;
+    // The p5 pool gets the NVIDIA and EFA device plugins, whose values are reviewable too.
+    browser
+        .by_id("tab-preview-device-plugins-yaml")
+        .await
+        .click()
+        .await
+        .unwrap();
+    browser
+        .wait_for_text(Locator::Id("preview-device-plugins-yaml"), |text| {
+            text.contains("# plugins/nvidia-device-plugin.yaml")
+                && text.contains("# plugins/aws-efa-k8s-device-plugin.yaml")
+                && text.contains("karpenter.sh/nodepool")
         })
         .await;
     // The second requirement pins the instance type; widen it to a family, then to a typo.

@@ -15,6 +15,8 @@ mod error;
 mod fresh;
 /// The fuzz targets behind `cargo xtask fuzz`.
 mod fuzz;
+/// `cargo xtask prices`: the on-demand price table `shared` embeds.
+mod prices;
 /// Installing the tools the build and the tests need.
 mod tools;
 
@@ -89,6 +91,11 @@ enum Task {
         #[arg(long)]
         reference: Option<PathBuf>,
     },
+    /// Write shared/data/on-demand-prices.csv from Karpenter's generated price tables.
+    Prices {
+        /// A checkout's pkg/providers/pricing directory (aws/karpenter-provider-aws).
+        pricing: PathBuf,
+    },
 }
 
 fn main() -> ExitCode {
@@ -114,6 +121,7 @@ fn main() -> ExitCode {
                 .env("UPDATE_EXPECT", "1"),
         ),
         Task::Catalog { reference } => catalog::catalog(&root(), reference),
+        Task::Prices { pricing } => prices::prices(&root(), &pricing),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

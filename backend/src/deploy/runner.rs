@@ -2,6 +2,7 @@
 //! string. Each step leads its own process group, so cancel (and shutdown) stop everything
 //! it started, and whatever it leaves behind is killed when it ends.
 
+use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -32,10 +33,27 @@ pub const JOB_DIRECTORY_VARIABLE: &str = "EKS_STUDIO_DEPLOY_JOB_DIR";
 /// Longest line stored as one event; longer ones are split.
 const MAX_LINE_BYTES: u64 = 64 * 1024;
 
+/// Most output of a step kept for later steps (an ARN, a URL).
+const MAX_KEPT_BYTES: usize = 16 * 1024;
+
 /// How long a step's output may go without a new line once its process group is gone
 /// before it is no longer read (something outside the group holds it open). Lines already
 /// in the pipe are always stored, however long a busy store takes.
 const DRAIN_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// One argument of a step: as it is, or with what an earlier step printed.
+#[derive(Clone, Debug)]
+pub enum StepArg {
+    /// Passed as it is.
+    Plain(OsString),
+    /// `prefix` and the output an earlier step kept under `name`.
+    Read {
+        /// Text before the value.
+        prefix: String,
+        /// The earlier step's [`StepCommand::output_into`].
+        name: &'static str,
+    },
+}
 
 /// One step: what to run, with which arguments.
 #[derive(Clone, Debug)]
@@ -46,16 +64,39 @@ pub struct StepCommand {
     pub title: String,
     /// The program (a path, or a name looked up on `PATH`).
     pub program: PathBuf,
-    /// Its arguments, passed as they are.
-    pub args: Vec<OsString>,
+    /// Its arguments.
+    pub args: Vec<StepArg>,
+    /// The name its standard output, trimmed, is kept under for later steps.
+    pub output_into: Option<&'static str>,
 }
 
 impl StepCommand {
-    /// The argument vector as text, program first, for the job's record.
+    /// The argument vector as text, program first, for the job's record; a value read from
+    /// an earlier step shows as `${NAME}`.
     pub fn display(&self) -> Vec<String> {
-        std::iter::once(self.program.as_os_str())
-            .chain(self.args.iter().map(OsString::as_os_str))
-            .map(|part| part.to_string_lossy().into_owned())
+        std::iter::once(self.program.to_string_lossy().into_owned())
+            .chain(self.args.iter().map(|arg| match arg {
+                StepArg::Plain(text) => text.to_string_lossy().into_owned(),
+                StepArg::Read { prefix, name } => format!("{prefix}${{{name}}}"),
+            }))
+            .collect()
+    }
+
+    /// The arguments with the values earlier steps printed; the name of a value no earlier
+    /// step printed.
+    fn resolved_args(
+        &self,
+        values: &BTreeMap<&'static str, String>,
+    ) -> Result<Vec<OsString>, &'static str> {
+        self.args
+            .iter()
+            .map(|arg| match arg {
+                StepArg::Plain(text) => Ok(text.clone()),
+                StepArg::Read { prefix, name } => values
+                    .get(name)
+                    .map(|value| OsString::from(format!("{prefix}{value}")))
+                    .ok_or(*name),
+            })
             .collect()
     }
 }
@@ -74,10 +115,12 @@ pub fn plan_steps(tools: &Tools, directory: &Path, spec: &Spec) -> Vec<StepComma
                 .args
                 .into_iter()
                 .map(|arg| match arg {
-                    Arg::Text(text) => OsString::from(text),
-                    Arg::File(path) => directory.join(path).into_os_string(),
+                    Arg::Text(text) => StepArg::Plain(OsString::from(text)),
+                    Arg::File(path) => StepArg::Plain(directory.join(path).into_os_string()),
+                    Arg::Read { prefix, name } => StepArg::Read { prefix, name },
                 })
                 .collect(),
+            output_into: step.output_into,
         })
         .collect()
 }
@@ -119,6 +162,10 @@ enum StepEnd {
     Stopped(StopReason),
     NotStarted(io::Error),
     Lost(io::Error),
+    /// It succeeded but printed nothing, though a later step needs its output.
+    PrintedNothing,
+    /// It needs a value no earlier step printed.
+    Unread(&'static str),
 }
 
 /// Runs a job's steps in order, stopping at the first that does not succeed or when `stop`
@@ -139,6 +186,7 @@ pub async fn run_job(
         )
         .await?;
     let mut outcome = (JobState::Succeeded, "every step succeeded".to_owned());
+    let mut values = BTreeMap::new();
     for (position, step) in steps.iter().enumerate() {
         let requested = *stop.borrow();
         if let Some(reason) = requested {
@@ -154,7 +202,25 @@ pub async fn run_job(
                 step.title.clone(),
             )
             .await?;
-        let end = run_step(store, job_id, position, directory, step, stop, grace).await?;
+        let end = match step.resolved_args(&values) {
+            Ok(args) => {
+                let (end, output) =
+                    run_step(store, job_id, position, directory, step, &args, stop, grace).await?;
+                match (step.output_into, end) {
+                    (Some(name), StepEnd::Exited(status)) if status.success() => {
+                        let value = output.trim();
+                        if value.is_empty() {
+                            StepEnd::PrintedNothing
+                        } else {
+                            values.insert(name, value.to_owned());
+                            StepEnd::Exited(status)
+                        }
+                    }
+                    (_, end) => end,
+                }
+            }
+            Err(name) => StepEnd::Unread(name),
+        };
         let (state, exit_code, text) = match end {
             StepEnd::Exited(status) if status.success() => {
                 (StepState::Succeeded, Some(0), "exited 0".to_owned())
@@ -178,6 +244,16 @@ pub async fn run_job(
                 None,
                 format!("lost its process: {error}"),
             ),
+            StepEnd::PrintedNothing => (
+                StepState::Failed,
+                Some(0),
+                "exited 0 but printed nothing, and a later step needs what it prints".to_owned(),
+            ),
+            StepEnd::Unread(name) => (
+                StepState::Failed,
+                None,
+                format!("needs {name}, which no earlier step printed"),
+            ),
         };
         store
             .set_step(job_id, position, state, exit_code, text.clone())
@@ -196,18 +272,21 @@ pub async fn run_job(
     Ok(outcome.0)
 }
 
+/// Runs one step; with its end, its standard output when a later step needs it.
+#[allow(clippy::too_many_arguments)]
 async fn run_step(
     store: &Store,
     job_id: &str,
     position: usize,
     directory: &Path,
     step: &StepCommand,
+    args: &[OsString],
     stop: &mut watch::Receiver<Option<StopReason>>,
     grace: Duration,
-) -> Result<StepEnd, StoreError> {
+) -> Result<(StepEnd, String), StoreError> {
     let mut command = Command::new(&step.program);
     command
-        .args(&step.args)
+        .args(args)
         .current_dir(directory)
         // Each job gets its own kubeconfig: eksctl writes it, helm and kubectl read it, and
         // two deploys never race on ~/.kube/config's current context.
@@ -236,7 +315,7 @@ async fn run_step(
                     ),
                 )
                 .await?;
-            return Ok(StepEnd::NotStarted(error));
+            return Ok((StepEnd::NotStarted(error), String::new()));
         }
     };
     let group = child
@@ -252,6 +331,7 @@ async fn run_step(
         OutputStream::Stdout,
         child.stdout.take(),
         stdout_lines.clone(),
+        step.output_into.is_some(),
     ));
     let stderr = tokio::spawn(pump(
         store.clone(),
@@ -260,6 +340,7 @@ async fn run_step(
         OutputStream::Stderr,
         child.stderr.take(),
         stderr_lines.clone(),
+        false,
     ));
 
     let end = tokio::select! {
@@ -284,12 +365,13 @@ async fn run_step(
     };
     // Whatever the step started and left behind goes with it, which also closes its pipes.
     signal_group(group, Signal::SIGKILL);
+    let mut output = String::new();
     for (mut pump, lines_read) in [(stdout, stdout_lines), (stderr, stderr_lines)] {
         loop {
             let before = lines_read.load(Ordering::SeqCst);
             match tokio::time::timeout(DRAIN_TIMEOUT, &mut pump).await {
                 Ok(Ok(result)) => {
-                    result?;
+                    output.push_str(&result?);
                     break;
                 }
                 Ok(Err(join_error)) => return Err(join_error.into()),
@@ -315,7 +397,7 @@ async fn run_step(
             }
         }
     }
-    Ok(end)
+    Ok((end, output))
 }
 
 async fn stop_requested(stop: &mut watch::Receiver<Option<StopReason>>) -> StopReason {
@@ -344,6 +426,7 @@ fn signal_group(group: Option<Pid>, signal: Signal) {
 /// When the store refuses a line (a full or read-only data directory), the output is still
 /// read to its end, so the tool is not killed by a broken pipe halfway through creating a
 /// cluster; the first error is returned once the output ends, with how many lines were lost.
+/// With `keep`, the output is also returned (up to [`MAX_KEPT_BYTES`]).
 async fn pump(
     store: Store,
     job_id: String,
@@ -351,8 +434,12 @@ async fn pump(
     stream: OutputStream,
     output: Option<impl AsyncRead + Unpin>,
     lines_read: Arc<AtomicUsize>,
-) -> Result<(), StoreError> {
-    let Some(output) = output else { return Ok(()) };
+    keep: bool,
+) -> Result<String, StoreError> {
+    let mut kept = String::new();
+    let Some(output) = output else {
+        return Ok(kept);
+    };
     let mut reader = BufReader::new(output);
     let mut line = Vec::new();
     let mut refused: Option<(StoreError, usize)> = None;
@@ -372,6 +459,9 @@ async fn pump(
             continue;
         }
         let text = String::from_utf8_lossy(&line);
+        if keep && kept.len() + text.len() <= MAX_KEPT_BYTES {
+            kept.push_str(&text);
+        }
         let text = text.trim_end_matches(['\n', '\r']);
         let stored = match store
             .append(&job_id, EventBody::log(position, stream, text))
@@ -399,7 +489,7 @@ async fn pump(
         }
     }
     match refused {
-        None => Ok(()),
+        None => Ok(kept),
         Some((error, lost)) => Err(StoreError::LinesLost {
             lost,
             cause: Box::new(error),

@@ -5,7 +5,7 @@
 use super::{Check, Context, Report, Rule, Severity, Stage};
 use crate::karpenter::discovery_value;
 use crate::karpenter_aws::{self, POD_IDENTITY_AGENT};
-use crate::spec::Network;
+use crate::spec::{ControllerIdentity, Network, NodeGroup, Spec};
 
 const GETTING_STARTED: &str =
     "Karpenter v1.14 getting started: cloudformation.yaml, step02-create-cluster.sh";
@@ -30,6 +30,36 @@ pub(super) static RULES: &[Rule] = &[
         live: false,
         stage: Stage::Runtime,
         check: Check::Spec(controller_has_no_nodes),
+    },
+    Rule {
+        id: "karpenter-controller-cannot-schedule",
+        severity: Severity::Error,
+        summary: "every node group is tainted against the Karpenter controller, which tolerates only CriticalAddonsOnly",
+        help: "add an untainted CPU node group, or give one group only the CriticalAddonsOnly taint, for the controller and other cluster add-ons",
+        reference: "Karpenter chart values.yaml: tolerations CriticalAddonsOnly Exists, nodeSelector kubernetes.io/os linux",
+        live: false,
+        stage: Stage::Runtime,
+        check: Check::Spec(controller_cannot_schedule),
+    },
+    Rule {
+        id: "karpenter-controller-one-node",
+        severity: Severity::Warning,
+        summary: "the node groups the Karpenter controller can run on have room for one node; the chart runs two replicas on different nodes",
+        help: "let the controller's node group grow to two nodes (maxSize 2), so a node's loss or upgrade does not stop Karpenter",
+        reference: "Karpenter chart values.yaml: replicas 2, podAntiAffinity on kubernetes.io/hostname",
+        live: false,
+        stage: Stage::Advice,
+        check: Check::Spec(controller_one_node),
+    },
+    Rule {
+        id: "karpenter-irsa-without-oidc",
+        severity: Severity::Error,
+        summary: "the Karpenter controller gets its role through IRSA, but the cluster has no IAM OIDC provider",
+        help: "turn on the cluster's OIDC provider (iam.withOIDC), or give the controller its role through EKS Pod Identity",
+        reference: "EKS user guide: Create an IAM OIDC provider for your cluster; eksctl iam.withOIDC",
+        live: false,
+        stage: Stage::Runtime,
+        check: Check::Spec(irsa_without_oidc),
     },
     Rule {
         id: "karpenter-node-role-not-created",
@@ -65,7 +95,10 @@ pub(super) static RULES: &[Rule] = &[
 
 fn pod_identity_agent_missing(context: &Context<'_>, report: &mut Report<'_>) {
     let spec = context.spec;
-    if spec.karpenter.is_none()
+    let Some(karpenter) = &spec.karpenter else {
+        return;
+    };
+    if karpenter.controller_identity != ControllerIdentity::PodIdentity
         || spec
             .addons
             .iter()
@@ -94,6 +127,89 @@ fn controller_has_no_nodes(context: &Context<'_>, report: &mut Report<'_>) {
         "node_groups",
         "Karpenter is on, but there is no node group: its controller may not run on the nodes it launches, so it stays Pending and no NodePool launches anything",
     );
+}
+
+/// The taint the Karpenter chart's controller tolerates.
+const TOLERATED_TAINT: &str = "CriticalAddonsOnly";
+
+/// The node groups the Karpenter controller can be scheduled on: Linux, and tainted only by
+/// what it tolerates (or by `PreferNoSchedule`, which only discourages).
+fn controller_groups(spec: &Spec) -> impl Iterator<Item = &NodeGroup> {
+    spec.node_groups.iter().filter(|group| {
+        let linux = !group
+            .ami_family
+            .as_deref()
+            .is_some_and(|family| family.starts_with("Windows"));
+        let tolerated = group.taints.iter().all(|taint| {
+            taint.key.trim() == TOLERATED_TAINT || taint.effect.trim() == "PreferNoSchedule"
+        });
+        linux && tolerated
+    })
+}
+
+fn controller_cannot_schedule(context: &Context<'_>, report: &mut Report<'_>) {
+    let spec = context.spec;
+    if spec.karpenter.is_none()
+        || spec.node_groups.is_empty()
+        || spec.eksctl_extra.contains_key("fargateProfiles")
+        || controller_groups(spec).next().is_some()
+    {
+        return;
+    }
+    let tainted: Vec<String> = spec
+        .node_groups
+        .iter()
+        .map(|group| format!("`{}`", group.name))
+        .collect();
+    report.fire(
+        "node_groups",
+        format!(
+            "Karpenter is on, but its controller tolerates only the {TOLERATED_TAINT} taint and runs on Linux: node group(s) {} are tainted against it (or run Windows), so it stays Pending and no NodePool launches anything",
+            tainted.join(", ")
+        ),
+    );
+}
+
+fn controller_one_node(context: &Context<'_>, report: &mut Report<'_>) {
+    let spec = context.spec;
+    if spec.karpenter.is_none() || spec.eksctl_extra.contains_key("fargateProfiles") {
+        return;
+    }
+    let groups: Vec<&NodeGroup> = controller_groups(spec).collect();
+    // eksctl gives a group with no sizes two nodes.
+    let room: u32 = groups
+        .iter()
+        .map(|group| group.max_size.or(group.desired_capacity).unwrap_or(2))
+        .sum();
+    if groups.is_empty() || room >= 2 {
+        return;
+    }
+    let names: Vec<String> = groups
+        .iter()
+        .map(|group| format!("`{}`", group.name))
+        .collect();
+    report.fire(
+        "node_groups",
+        format!(
+            "the Karpenter controller can run only on node group(s) {}, with room for {room} node: the chart runs two replicas that must be on different nodes, so one stays Pending and Karpenter stops with that node",
+            names.join(", ")
+        ),
+    );
+}
+
+fn irsa_without_oidc(context: &Context<'_>, report: &mut Report<'_>) {
+    let spec = context.spec;
+    if spec
+        .karpenter
+        .as_ref()
+        .is_some_and(|karpenter| karpenter.controller_identity == ControllerIdentity::Irsa)
+        && !spec.cluster.with_oidc
+    {
+        report.fire(
+            "cluster.with_oidc",
+            "the Karpenter controller's role is given through IRSA, which trusts the cluster's IAM OIDC provider, but the cluster has none (iam.withOIDC is off): the controller gets no AWS credentials and launches no node",
+        );
+    }
 }
 
 fn node_role_not_created(context: &Context<'_>, report: &mut Report<'_>) {
