@@ -403,9 +403,8 @@ pub fn NodeGroupsStep() -> impl IntoView {
     let count = Memo::new(move |_| studio.spec.with(|spec| spec.node_groups.len()));
     let add = move |gpu: bool| {
         studio.spec.update(|spec| {
-            let number = spec.node_groups.len() + 1;
-            spec.node_groups
-                .push(shared::templates::added_group(gpu, number));
+            let group = shared::templates::added_group(spec, gpu);
+            spec.node_groups.push(group);
         })
     };
     view! {

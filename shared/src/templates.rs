@@ -185,18 +185,53 @@ fn gpu_group(name: &str, instance_type: &str, desired_capacity: u32) -> NodeGrou
     }
 }
 
-/// The group the page's "Add GPU group" / "Add CPU system group" adds as group `number`:
-/// a private EFA p5.48xlarge tainted for GPUs, or a small CPU system group.
-pub fn added_group(gpu: bool, number: usize) -> NodeGroup {
+/// The group the page's "Add GPU group" / "Add CPU system group" adds to `spec`, valid as
+/// added: a private EFA p5.48xlarge tainted for GPUs, pinned to the cluster's first zone
+/// (eksctl keeps an EFA group in one zone) or first private subnet; or a small CPU system
+/// group, private when the cluster has private subnets. Named `gpu-N` / `system-N` by the
+/// first number no group uses.
+pub fn added_group(spec: &Spec, gpu: bool) -> NodeGroup {
+    let prefix = if gpu { "gpu" } else { "system" };
+    let name = (spec.node_groups.len() + 1..)
+        .map(|number| format!("{prefix}-{number}"))
+        .find(|name| spec.node_groups.iter().all(|group| &group.name != name))
+        .expect("some number is free");
+    let private = match &spec.network {
+        Network::NewVpc { .. } => true,
+        Network::ExistingVpc {
+            private_subnets, ..
+        } => !private_subnets.is_empty(),
+    };
     if gpu {
+        let placement = match &spec.network {
+            Network::NewVpc { availability_zones } => availability_zones
+                .first()
+                .map_or(GroupPlacement::Cluster, |zone| in_zone(zone)),
+            Network::ExistingVpc {
+                private_subnets,
+                public_subnets,
+                ..
+            } => private_subnets
+                .first()
+                .or(public_subnets.first())
+                .map(|subnet| {
+                    if subnet.name.trim().is_empty() {
+                        &subnet.id
+                    } else {
+                        &subnet.name
+                    }
+                })
+                .map_or(GroupPlacement::Cluster, |subnet| in_subnet(subnet)),
+        };
         NodeGroup {
-            name: format!("gpu-{number}"),
+            name,
             instance_type: "p5.48xlarge".into(),
             efa_enabled: true,
-            private_networking: true,
+            private_networking: private,
             min_size: Some(0),
             desired_capacity: Some(1),
             max_size: Some(2),
+            placement,
             taints: vec![crate::spec::NodeTaint {
                 key: "nvidia.com/gpu".into(),
                 value: None,
@@ -206,8 +241,9 @@ pub fn added_group(gpu: bool, number: usize) -> NodeGroup {
         }
     } else {
         NodeGroup {
-            name: format!("system-{number}"),
+            name,
             instance_type: "m6i.xlarge".into(),
+            private_networking: private,
             min_size: Some(2),
             desired_capacity: Some(2),
             max_size: Some(3),

@@ -65,12 +65,16 @@ fn every_operator_the_page_offers_is_one_the_crd_allows() {
 #[test]
 fn added_groups_are_named_by_their_number_and_pass_eksctl() {
     let mut spec = new_vpc();
-    let gpu = templates::added_group(true, 3);
-    assert_eq!(gpu.name, "gpu-3");
+    let gpu = templates::added_group(&spec, true);
+    assert_eq!(gpu.name, format!("gpu-{}", spec.node_groups.len() + 1));
     assert!(gpu.efa_enabled && gpu.private_networking);
-    let system = templates::added_group(false, 4);
-    assert_eq!(system.name, "system-4");
     spec.node_groups.push(gpu);
+    let system = templates::added_group(&spec, false);
+    assert_eq!(
+        system.name,
+        format!("system-{}", spec.node_groups.len() + 1)
+    );
+    assert!(system.private_networking, "a new VPC has private subnets");
     spec.node_groups.push(system);
     let yaml = shared::render_cluster_yaml(&spec).expect("renders");
     let eksctl_errors: Vec<String> = shared::lint::lint_text("cluster.yaml", &yaml)
@@ -86,6 +90,39 @@ fn added_groups_are_named_by_their_number_and_pass_eksctl() {
         .map(|finding| format!("{}: {}", finding.path, finding.message))
         .collect();
     assert_eq!(eksctl_errors, Vec::<String>::new());
+}
+
+#[test]
+fn a_group_added_to_any_template_brings_no_error_of_its_own() {
+    for template in shared::TEMPLATES {
+        let mut spec = template.spec();
+        let errors = |spec: &shared::Spec| -> Vec<(String, String)> {
+            shared::rules::validate(spec)
+                .into_iter()
+                .filter(|finding| finding.severity == Severity::Error)
+                .map(|finding| (finding.rule.into_owned(), finding.path))
+                .collect()
+        };
+        let before = errors(&spec);
+        for gpu in [true, false, true] {
+            let group = templates::added_group(&spec, gpu);
+            assert!(
+                spec.node_groups
+                    .iter()
+                    .all(|other| other.name != group.name),
+                "{}: `{}` is taken",
+                template.id,
+                group.name
+            );
+            spec.node_groups.push(group);
+            // A zone still a placeholder is copied as that placeholder: one value to fill.
+            let added: Vec<(String, String)> = errors(&spec)
+                .into_iter()
+                .filter(|error| !before.contains(error) && error.0 != "placeholder-left")
+                .collect();
+            assert_eq!(added, [], "{}: an added group errs", template.id);
+        }
+    }
 }
 
 #[test]
