@@ -139,7 +139,9 @@ pub fn gpu_models() -> Vec<&'static str> {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct CatalogFilter {
-    /// Part of the name, any case (`p5`, `48xl`). Empty matches every type.
+    /// Words, any case, each of which must match (see [`search_word_matches`]): part of
+    /// the name (`p5`, `48xl`), the family, the GPU or accelerator model (`h100`,
+    /// `trainium`) or one GPU's memory (`80`, `80gb`, `80gib`). Empty matches every type.
     pub text: String,
     /// GPU or accelerator model, whole and in any case (`H100`, `trainium`). Empty
     /// matches every type.
@@ -161,11 +163,13 @@ pub struct CatalogFilter {
 impl CatalogFilter {
     /// Whether `instance_type` passes every part of the filter.
     pub fn matches(&self, instance_type: &InstanceType) -> bool {
-        let text = self.text.trim().to_ascii_lowercase();
+        let text = self.text.to_ascii_lowercase();
         let gpu_model = self.gpu_model.trim();
         let model_matches =
             |model: Option<&str>| model.is_some_and(|model| model.eq_ignore_ascii_case(gpu_model));
-        (text.is_empty() || instance_type.name.contains(&text))
+        text.split(|character: char| character.is_whitespace() || character == ',')
+            .filter(|word| !word.is_empty())
+            .all(|word| search_word_matches(word, instance_type))
             && (gpu_model.is_empty()
                 || model_matches(instance_type.gpu_name)
                 || model_matches(instance_type.accelerator_name))
@@ -179,6 +183,29 @@ impl CatalogFilter {
             && (!self.capacity_block_only || instance_type.capacity_block_eligible)
             && (!self.accelerated_only || instance_type.is_accelerated())
     }
+}
+
+/// Whether one lowercase search word names something of `instance_type`: part of its name,
+/// its family, part of its GPU or accelerator model, or one GPU's memory in GiB.
+pub fn search_word_matches(word: &str, instance_type: &InstanceType) -> bool {
+    let contains =
+        |text: Option<&str>| text.is_some_and(|text| text.to_ascii_lowercase().contains(word));
+    let memory = word
+        .strip_suffix("gib")
+        .or_else(|| word.strip_suffix("gb"))
+        .or_else(|| word.strip_suffix('g'))
+        .unwrap_or(word)
+        .parse::<u32>()
+        .ok();
+    instance_type.name.contains(word)
+        || instance_type.family == word
+        || contains(instance_type.gpu_name)
+        || contains(instance_type.accelerator_name)
+        || memory.is_some_and(|gib| {
+            instance_type
+                .gpu_memory_mib
+                .is_some_and(|mib| (mib + 512) / 1024 == gib)
+        })
 }
 
 /// The instance types that pass `filter`, sorted by name.

@@ -185,6 +185,64 @@ pub const REGIONS: &[&str] = &[
     "us-gov-west-1",
 ];
 
+/// The name the AWS console gives each of [`REGIONS`].
+pub const REGION_NAMES: &[(&str, &str)] = &[
+    ("us-east-1", "US East (N. Virginia)"),
+    ("us-east-2", "US East (Ohio)"),
+    ("us-west-1", "US West (N. California)"),
+    ("us-west-2", "US West (Oregon)"),
+    ("af-south-1", "Africa (Cape Town)"),
+    ("ap-east-1", "Asia Pacific (Hong Kong)"),
+    ("ap-east-2", "Asia Pacific (Taipei)"),
+    ("ap-south-1", "Asia Pacific (Mumbai)"),
+    ("ap-south-2", "Asia Pacific (Hyderabad)"),
+    ("ap-southeast-1", "Asia Pacific (Singapore)"),
+    ("ap-southeast-2", "Asia Pacific (Sydney)"),
+    ("ap-southeast-3", "Asia Pacific (Jakarta)"),
+    ("ap-southeast-4", "Asia Pacific (Melbourne)"),
+    ("ap-southeast-5", "Asia Pacific (Malaysia)"),
+    ("ap-southeast-7", "Asia Pacific (Thailand)"),
+    ("ap-northeast-1", "Asia Pacific (Tokyo)"),
+    ("ap-northeast-2", "Asia Pacific (Seoul)"),
+    ("ap-northeast-3", "Asia Pacific (Osaka)"),
+    ("ca-central-1", "Canada (Central)"),
+    ("ca-west-1", "Canada West (Calgary)"),
+    ("eu-central-1", "Europe (Frankfurt)"),
+    ("eu-central-2", "Europe (Zurich)"),
+    ("eu-west-1", "Europe (Ireland)"),
+    ("eu-west-2", "Europe (London)"),
+    ("eu-west-3", "Europe (Paris)"),
+    ("eu-south-1", "Europe (Milan)"),
+    ("eu-south-2", "Europe (Spain)"),
+    ("eu-north-1", "Europe (Stockholm)"),
+    ("il-central-1", "Israel (Tel Aviv)"),
+    ("me-south-1", "Middle East (Bahrain)"),
+    ("me-central-1", "Middle East (UAE)"),
+    ("mx-central-1", "Mexico (Central)"),
+    ("sa-east-1", "South America (São Paulo)"),
+    ("us-gov-east-1", "AWS GovCloud (US-East)"),
+    ("us-gov-west-1", "AWS GovCloud (US-West)"),
+];
+
+/// The console's name of a region (`US West (Oregon)`), when it is a known one.
+pub fn region_name(region: &str) -> Option<&'static str> {
+    REGION_NAMES
+        .iter()
+        .find(|(code, _)| *code == region.trim())
+        .map(|(_, name)| *name)
+}
+
+/// Example zone names of `region` for input hints (`us-west-2a, us-west-2b`), or of
+/// us-east-1 while the region is not a known one.
+pub fn example_zones(region: &str, count: usize) -> String {
+    let region = Region::parse(region.trim()).map_or("us-east-1", |region| region.0);
+    (b'a'..)
+        .take(count)
+        .map(|letter| format!("{region}{}", letter as char))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// A known AWS region.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Region(&'static str);

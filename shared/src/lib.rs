@@ -30,8 +30,14 @@ pub mod karpenter;
 /// What Karpenter needs on AWS (roles, policies, interruption queue, cluster access), as
 /// CloudFormation templates.
 pub mod karpenter_aws;
+/// Where a finding is, in the page's words ("Node group `gpu` › Max size").
+pub mod labels;
 /// Linting files: every finding placed at its line and column.
 pub mod lint;
+/// The placeholders a design still holds, as one checklist; filling one fills every use.
+pub mod placeholders;
+/// What a deploy will create, for the user to approve.
+pub mod plan;
 /// On-demand prices per hour, from Karpenter's initial price table.
 pub mod prices;
 /// Turns a [`Spec`] into the files of a bundle.

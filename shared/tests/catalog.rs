@@ -330,3 +330,40 @@ fn architecture_is_spelled_as_the_kubernetes_label() {
     assert_eq!(Architecture::Amd64.as_str(), "amd64");
     assert_eq!(Architecture::Arm64.as_str(), "arm64");
 }
+
+#[test]
+fn search_words_find_a_type_by_name_family_gpu_model_or_gpu_memory() {
+    let names = |text: &str| -> Vec<&'static str> {
+        catalog::search(&CatalogFilter {
+            text: text.into(),
+            ..CatalogFilter::default()
+        })
+        .into_iter()
+        .map(|instance| instance.name)
+        .collect()
+    };
+    // The column says H100, so searching H100 finds them, in any case.
+    let h100 = names("H100");
+    assert!(h100.contains(&"p5.48xlarge"), "{h100:?}");
+    assert!(
+        h100.iter()
+            .all(|name| { catalog::lookup(name).unwrap().gpu_name == Some("h100") })
+    );
+    // Words narrow each other: a model and a size.
+    assert_eq!(names("h100 48xlarge"), ["p5.48xlarge"]);
+    assert_eq!(names("h100, 48xlarge"), ["p5.48xlarge"]);
+    // One GPU's memory, with or without its unit.
+    let big = names("141gb");
+    assert!(
+        !big.is_empty()
+            && big
+                .iter()
+                .all(|name| name.starts_with("p5e") || name.starts_with("p5en")),
+        "{big:?}"
+    );
+    // Neuron accelerators by name, a family whole.
+    assert!(names("trainium").iter().all(|name| name.starts_with("trn")));
+    assert!(names("trainium").contains(&"trn1.32xlarge"));
+    assert!(names("g6e").iter().all(|name| name.starts_with("g6e.")));
+    assert_eq!(names("nothing-like-this"), Vec::<&str>::new());
+}

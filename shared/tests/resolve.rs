@@ -135,3 +135,55 @@ fn each_type_carries_its_on_demand_price_for_the_designs_region_or_says_whose_it
         "us-east-1"
     );
 }
+
+#[test]
+fn the_plan_says_where_what_and_how_much_before_anything_is_created() {
+    let mut spec = shared::template("karpenter-reserved-training")
+        .unwrap()
+        .spec();
+    spec.cluster.region = "us-east-1".into();
+    let plan = shared::plan::summary(&spec);
+    let cluster = &spec.cluster.name;
+    assert_eq!(plan.region, "us-east-1");
+    assert_eq!(plan.stacks.first(), Some(&format!("Karpenter-{cluster}")));
+    assert!(plan.stacks.contains(&format!("eksctl-{cluster}-cluster")));
+    assert_eq!(
+        plan.stacks.last(),
+        Some(&format!("Karpenter-{cluster}-access"))
+    );
+    let system = &plan.node_groups[0];
+    assert_eq!(
+        system.desired,
+        spec.node_groups[0].desired_capacity.unwrap()
+    );
+    let price = shared::prices::on_demand("us-east-1", &spec.node_groups[0].instance_type)
+        .unwrap()
+        .usd_per_hour;
+    let (total, region) = plan.hourly.unwrap();
+    assert_eq!(region, "us-east-1");
+    assert!((total - price * f64::from(system.desired)).abs() < 1e-9);
+    assert_eq!(
+        plan.node_pools,
+        [(
+            spec.karpenter.as_ref().unwrap().node_pools[0]
+                .metadata
+                .name
+                .clone(),
+            1
+        )]
+    );
+    let lines = shared::plan::lines(&plan);
+    assert!(
+        lines[0].starts_with("Region us-east-1, zones "),
+        "{lines:?}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|line| line.contains("an hour at on-demand rates")),
+        "{lines:?}"
+    );
+    // A type the table does not price leaves the total out rather than guessing.
+    spec.node_groups[0].instance_type = "p5.48xlargee".into();
+    assert_eq!(shared::plan::summary(&spec).hourly, None);
+}

@@ -189,6 +189,7 @@ fn cluster_name_invalid(context: &Context<'_>, report: &mut Report<'_>) {
     let name = &context.spec.cluster.name;
     match ResourceName::check(name) {
         Ok(_) | Err(IdError::Placeholder) => {}
+        Err(IdError::Empty) => report.fire("cluster.name", "the cluster name is empty"),
         Err(error) => report.fire("cluster.name", format!("cluster name `{name}` {error}")),
     }
 }
@@ -197,6 +198,7 @@ fn region_unknown(context: &Context<'_>, report: &mut Report<'_>) {
     let region = &context.spec.cluster.region;
     match crate::ids::Region::parse(region) {
         Ok(_) | Err(IdError::Placeholder) => {}
+        Err(IdError::Empty) => report.fire("cluster.region", "the region is empty"),
         Err(error) => report.fire("cluster.region", format!("region `{region}` {error}")),
     }
 }
@@ -467,7 +469,11 @@ fn subnet_duplicate(context: &Context<'_>, report: &mut Report<'_>) {
         if let (Some((path, subnet)), Some((first, _))) = (at(index), at(first)) {
             report.fire(
                 format!("{path}.id"),
-                format!("subnet `{}` is already listed at {first}", subnet.id),
+                format!(
+                    "subnet `{}` is listed twice: it is also {}",
+                    subnet.id,
+                    super::item_in_words(&first.to_string())
+                ),
             );
         }
     });
@@ -524,8 +530,9 @@ fn addon_duplicate(context: &Context<'_>, report: &mut Report<'_>) {
         report.fire(
             format!("addons[{index}].name"),
             format!(
-                "add-on `{}` is already listed at addons[{first}]",
-                addons[index].name
+                "add-on `{}` is listed twice: it is also add-on {}",
+                addons[index].name,
+                first + 1
             ),
         );
     });

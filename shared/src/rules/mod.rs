@@ -19,7 +19,7 @@ mod live;
 /// Rules on managed node groups: sizes, EFA, capacity, GPUs, Spot.
 mod node_groups;
 /// Every string of the spec with its path, for the placeholder rule.
-mod strings;
+pub(crate) mod strings;
 /// Imported keys eksctl does not know, checked against a table of its schema's keys.
 mod unknown_fields;
 
@@ -404,6 +404,32 @@ where
                 }
             }
         }
+    }
+}
+
+/// A list item's path in words: `network.private_subnets[0]` is "private subnet 1",
+/// `addons[2]` "add-on 3", `node_groups[1]` "node group 2"; any other path as it is.
+pub fn item_in_words(path: &str) -> String {
+    const ITEMS: &[(&str, &str)] = &[
+        ("network.private_subnets", "private subnet"),
+        ("network.public_subnets", "public subnet"),
+        ("node_groups", "node group"),
+        ("addons", "add-on"),
+        ("karpenter.node_pools", "NodePool"),
+        ("karpenter.node_classes", "EC2NodeClass"),
+    ];
+    let item = path
+        .strip_suffix(']')
+        .and_then(|inner| inner.rsplit_once('['))
+        .and_then(|(list, index)| Some((list, index.parse::<usize>().ok()?)));
+    match item.and_then(|(list, index)| {
+        ITEMS
+            .iter()
+            .find(|(known, _)| *known == list)
+            .map(|(_, noun)| (noun, index))
+    }) {
+        Some((noun, index)) => format!("{noun} {}", index + 1),
+        None => path.to_owned(),
     }
 }
 
