@@ -315,7 +315,9 @@ fn serve(
         };
         // A data directory that cannot be written turns deploys off, not the whole studio:
         // everything else still serves, and the deploy routes say why they cannot.
-        let (deployer, deploy_unavailable) = match deploy.open(token.clone()) {
+        let aws = crate::checks::server_aws(ec2_endpoint, eks_endpoint).await;
+        let missing_credentials = aws.status().reason.filter(|_| !aws.status().credentials);
+        let (deployer, deploy_unavailable) = match deploy.open(token.clone(), missing_credentials) {
             Ok(deployer) => (Some(deployer), None),
             // Two servers on one data directory would each take the other's running
             // deploys for leftovers: the second one does not start.
@@ -334,7 +336,7 @@ fn serve(
         };
         let mut state = AppState {
             static_dir,
-            aws: crate::checks::server_aws(ec2_endpoint, eks_endpoint).await,
+            aws,
             deploys: match (&deployer, deploy_unavailable) {
                 (Some(deployer), _) => crate::deploy::Deploys::Enabled(deployer.clone()),
                 (None, Some(unavailable)) => crate::deploy::Deploys::Unavailable(unavailable),

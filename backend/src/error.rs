@@ -103,10 +103,12 @@ impl From<DeployError> for ApiError {
                 message,
                 detail: detail("job", json!(job)),
             },
-            DeployError::NotActive { state, .. } => ApiError::Conflict {
-                message,
-                detail: detail("state", json!(state)),
-            },
+            DeployError::NotActive { state, .. } | DeployError::NotWaiting { state, .. } => {
+                ApiError::Conflict {
+                    message,
+                    detail: detail("state", json!(state)),
+                }
+            }
             DeployError::Busy(_) => ApiError::TooManyRequests(message),
             DeployError::Unavailable(_) | DeployError::DataDirInUse(_) => {
                 ApiError::Unavailable(message)

@@ -579,19 +579,56 @@ async fn a_failing_eksctl_fails_the_job_with_its_error_output_and_skips_the_rest
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_tool_that_cannot_start_fails_the_job_with_the_reason() {
+async fn a_deploy_is_refused_up_front_when_a_tool_it_needs_is_missing_or_aws_has_no_credentials() {
     bounded(async {
         let harness = Harness::with("missing-tool", |config| {
             config.tools.eksctl = "/nonexistent/eksctl".into();
         });
-        let job = harness.deploy(&g5_spec("eks-g5-missing")).await;
-        let events = harness.all_events(text(&job["id"])).await;
-        assert_eq!(job_states(&events), ["running", "failed"]);
-        let lines = log_lines(&events);
+        let (status, body) = harness
+            .call("POST", "/api/deploys", Some(&g5_spec("eks-g5-missing")))
+            .await;
+        assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{body}");
+        let error = text(&body["error"]);
         assert!(
-            lines[0].starts_with("could not start /nonexistent/eksctl: "),
-            "{lines:?}"
+            error.contains("eksctl (`/nonexistent/eksctl` is not an executable file)"),
+            "{error}"
         );
+        // Only the tools the design's steps run are needed: helm for Karpenter designs.
+        let harness = Harness::with("missing-helm", |config| {
+            config.tools.helm = "no-such-helm-anywhere".into();
+        });
+        harness.deploy(&g5_spec("eks-g5-no-helm")).await;
+        let (status, body) = harness
+            .call(
+                "POST",
+                "/api/deploys",
+                Some(&karpenter_spec("eks-karpenter-no-helm")),
+            )
+            .await;
+        assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{body}");
+        assert!(
+            text(&body["error"])
+                .contains("helm (`no-such-helm-anywhere` is not on the server's PATH)"),
+            "{body}"
+        );
+        let harness = Harness::with("no-credentials", |config| {
+            config.missing_credentials = Some("no credentials in the environment".into());
+        });
+        let (status, body) = harness
+            .call(
+                "POST",
+                "/api/deploys",
+                Some(&g5_spec("eks-g5-no-credentials")),
+            )
+            .await;
+        assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{body}");
+        assert!(
+            text(&body["error"]).contains("no AWS credentials (no credentials in the environment)"),
+            "{body}"
+        );
+        let (status, jobs) = harness.call("GET", "/api/deploys", None).await;
+        assert_eq!(status, StatusCode::OK);
+        assert_eq!(jobs, json!([]), "no job was created");
     })
     .await;
 }
@@ -969,7 +1006,7 @@ async fn a_server_restarted_during_a_run_marks_the_job_interrupted_and_keeps_its
         let scratch = scratch_dir("restart");
         let data_dir = scratch.join("data");
         let args = standin_server_args(&data_dir);
-        let mut server = Server::start(&args, &[]);
+        let mut server = Server::start(&args, &DEPLOY_ENV[1..]);
         let token = server
             .printed_token
             .clone()
@@ -994,7 +1031,7 @@ async fn a_server_restarted_during_a_run_marks_the_job_interrupted_and_keeps_its
         server.crash();
         assert!(!process_is_gone(standin), "the stand-in outlived the crash");
 
-        let restarted = Server::start(&args, &[("EKS_STUDIO_DEPLOY_TOKEN", TOKEN)]);
+        let restarted = Server::start(&args, DEPLOY_ENV);
         assert_eq!(
             restarted.printed_token, None,
             "a token from the environment is not printed"
@@ -1049,7 +1086,7 @@ async fn sigterm_stops_running_deploys_and_records_them_interrupted() {
         let scratch = scratch_dir("sigterm");
         let data_dir = scratch.join("data");
         let args = standin_server_args(&data_dir);
-        let mut server = Server::start(&args, &[("EKS_STUDIO_DEPLOY_TOKEN", TOKEN)]);
+        let mut server = Server::start(&args, DEPLOY_ENV);
         let (status, job) =
             server.call("POST", "/api/deploys", TOKEN, Some(&g5_spec("eks-g5-hang")));
         assert_eq!(status, 202, "{job}");
@@ -1114,7 +1151,7 @@ async fn a_second_server_on_the_same_data_directory_refuses_to_start_and_leaves_
         let scratch = scratch_dir("second-server");
         let data_dir = scratch.join("data");
         let args = standin_server_args(&data_dir);
-        let first = Server::start(&args, &[("EKS_STUDIO_DEPLOY_TOKEN", TOKEN)]);
+        let first = Server::start(&args, DEPLOY_ENV);
         let (status, job) =
             first.call("POST", "/api/deploys", TOKEN, Some(&g5_spec("eks-g5-hang")));
         assert_eq!(status, 202, "{job}");
@@ -1306,6 +1343,114 @@ async fn with_irsa_an_empty_issuer_fails_its_step_before_anything_reads_it() {
             "when calling the GetRole operation",
         )
         .await;
+    })
+    .await;
+}
+
+/// Polls the job until its approval step waits; its steps then.
+async fn wait_for_approval_step(harness: &Harness, id: &str) -> Vec<(String, String)> {
+    for _ in 0..500 {
+        let steps = steps_of(&harness.job(id).await);
+        if steps
+            .iter()
+            .any(|(name, state)| name == "approve" && state == "running")
+        {
+            return steps;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    panic!("the job never waited for approval");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reviewed_deploy_plans_then_waits_for_approval_before_it_creates_anything() {
+    bounded(async {
+        let harness = Harness::new("review");
+        let (status, job) = harness
+            .call(
+                "POST",
+                "/api/deploys?review=true",
+                Some(&karpenter_spec("eks-reviewed")),
+            )
+            .await;
+        assert_eq!(status, StatusCode::ACCEPTED, "{job}");
+        let id = text(&job["id"]).to_owned();
+        let approve_step = &job["steps"][1];
+        assert_eq!(approve_step["name"], "approve");
+        let title = text(&approve_step["title"]);
+        for said in [
+            "Region us-east-2, zones us-east-2a, us-east-2b",
+            "Stacks: Karpenter-eks-reviewed, eksctl-eks-reviewed-cluster",
+            "NodePool gpu-inference-spot",
+        ] {
+            assert!(title.contains(said), "{said}: {title}");
+        }
+        let steps = wait_for_approval_step(&harness, &id).await;
+        assert_eq!(steps[0], ("plan".to_owned(), "succeeded".to_owned()));
+        assert!(
+            steps[2..].iter().all(|(_, state)| state == "pending"),
+            "{steps:?}"
+        );
+        let tools: Vec<Value> = standin_calls(&harness.job_dir(&id))
+            .iter()
+            .filter(|call| call["argv"].is_array())
+            .map(|call| call["tool"].clone())
+            .collect();
+        assert_eq!(tools, [json!("eksctl")], "only the plan ran");
+
+        let (status, approved) = harness
+            .call("POST", &format!("/api/deploys/{id}/approve"), None)
+            .await;
+        assert_eq!(status, StatusCode::OK, "{approved}");
+        let events = harness.all_events(&id).await;
+        assert_eq!(job_states(&events), ["running", "succeeded"], "{events:#?}");
+        let job = harness.job(&id).await;
+        assert_eq!(
+            steps_of(&job)[1],
+            ("approve".to_owned(), "succeeded".to_owned())
+        );
+        let (status, again) = harness
+            .call("POST", &format!("/api/deploys/{id}/approve"), None)
+            .await;
+        assert_eq!(status, StatusCode::CONFLICT, "{again}");
+        assert!(
+            text(&again["error"]).contains("not waiting for approval"),
+            "{again}"
+        );
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancelling_a_deploy_that_waits_for_approval_creates_nothing() {
+    bounded(async {
+        let harness = Harness::new("review-cancel");
+        let (status, job) = harness
+            .call(
+                "POST",
+                "/api/deploys?review=true",
+                Some(&g5_spec("eks-not-approved")),
+            )
+            .await;
+        assert_eq!(status, StatusCode::ACCEPTED, "{job}");
+        let id = text(&job["id"]).to_owned();
+        wait_for_approval_step(&harness, &id).await;
+        let (status, cancelled) = harness
+            .call("POST", &format!("/api/deploys/{id}/cancel"), None)
+            .await;
+        assert_eq!(status, StatusCode::OK, "{cancelled}");
+        assert_eq!(cancelled["state"], "cancelled");
+        let steps = steps_of(&cancelled);
+        assert_eq!(steps[1], ("approve".to_owned(), "cancelled".to_owned()));
+        assert!(
+            steps[2..].iter().all(|(_, state)| state == "skipped"),
+            "{steps:?}"
+        );
+        let calls = standin_calls(&harness.job_dir(&id))
+            .iter()
+            .filter(|call| call["argv"].is_array())
+            .count();
+        assert_eq!(calls, 1, "only the plan ran");
     })
     .await;
 }

@@ -78,7 +78,7 @@ fn a_read_only_data_directory_turns_deploys_off_and_the_rest_keeps_serving() {
     ]
     .concat();
     let args = [os(&["--data-dir"]), vec![data_dir.clone().into_os_string()]].concat();
-    let server = Server::start_wrapped(&wrapper, &args, &[("EKS_STUDIO_DEPLOY_TOKEN", TOKEN)]);
+    let server = Server::start_wrapped(&wrapper, &args, DEPLOY_ENV);
 
     let (status, body) = server.call("POST", "/api/deploys", TOKEN, Some(&g5_spec("eks-ro")));
     assert_eq!(status, 503, "{body}");
@@ -144,11 +144,7 @@ async fn a_data_directory_that_fills_during_a_deploy_loses_nothing_it_accepted()
             "trap '' XFSZ; ulimit -f 512 && exec \"$@\"",
             "bash",
         ]);
-        let mut server = Server::start_wrapped(
-            &full_at_512_kib,
-            &args,
-            &[("EKS_STUDIO_DEPLOY_TOKEN", TOKEN)],
-        );
+        let mut server = Server::start_wrapped(&full_at_512_kib, &args, DEPLOY_ENV);
         let (status, job) = server.call("POST", "/api/deploys", TOKEN, Some(&g5_spec("eks-full")));
         assert_eq!(status, 202, "{job}");
         let id = job["id"].as_str().unwrap().to_owned();
@@ -193,7 +189,7 @@ async fn a_data_directory_that_fills_during_a_deploy_loses_nothing_it_accepted()
 
         // With room again, every event that was accepted is still there, in order, and the
         // job ends `interrupted` instead of staying active.
-        let server = Server::start(&args, &[("EKS_STUDIO_DEPLOY_TOKEN", TOKEN)]);
+        let server = Server::start(&args, DEPLOY_ENV);
         let mut reader = open_events(
             &client,
             &format!("http://{}/api/deploys/{id}/events", server.addr),

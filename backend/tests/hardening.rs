@@ -291,7 +291,7 @@ fn hundreds_of_event_stream_followers_cost_few_threads() {
     let scratch = scratch_dir("followers");
     let data_dir = scratch.join("data");
     let args = standin_server_args(&data_dir);
-    let server = Server::start(&args, &[("EKS_STUDIO_DEPLOY_TOKEN", TOKEN)]);
+    let server = Server::start(&args, DEPLOY_ENV);
     let (status, job) = server.call("POST", "/api/deploys", TOKEN, Some(&g5_spec("eks-g5-hang")));
     assert_eq!(status, 202, "{job}");
     let id = job["id"].as_str().unwrap().to_owned();

@@ -36,7 +36,7 @@ pub use routes::router;
 pub use store::{Event, Job, JobState};
 
 use runner::StopReason;
-use store::{Created, NewJob, NewStep, Store, StoreError};
+use store::{Created, NewJob, NewStep, StepState, Store, StoreError};
 
 /// How many deploys may run at once unless configured otherwise.
 pub const DEFAULT_MAX_ACTIVE_DEPLOYS: usize = 4;
@@ -94,6 +94,9 @@ pub struct DeployConfig {
     pub max_active_deploys: usize,
     /// Time between SIGTERM and SIGKILL when a step is stopped.
     pub stop_grace: Duration,
+    /// Why the server's environment has no AWS credentials for the tools, when it has none:
+    /// deploys are then refused up front.
+    pub missing_credentials: Option<String>,
 }
 
 impl DeployConfig {
@@ -105,6 +108,7 @@ impl DeployConfig {
             token,
             max_active_deploys: DEFAULT_MAX_ACTIVE_DEPLOYS,
             stop_grace: DEFAULT_STOP_GRACE,
+            missing_credentials: None,
         }
     }
 }
@@ -132,7 +136,13 @@ pub struct DeployArgs {
 
 impl DeployArgs {
     /// Opens the deployer these flags describe, with this token.
-    pub fn open(self, token: DeployToken) -> Result<Deployer, DeployError> {
+    /// Opens the deployer; `missing_credentials` is why the server's environment has no
+    /// AWS credentials, when it has none.
+    pub fn open(
+        self,
+        token: DeployToken,
+        missing_credentials: Option<String>,
+    ) -> Result<Deployer, DeployError> {
         let tools = Tools {
             eksctl: self.eksctl,
             helm: self.helm,
@@ -140,8 +150,27 @@ impl DeployArgs {
             aws: self.aws,
         };
         let data_dir = self.data_dir.unwrap_or_else(default_data_dir);
-        Deployer::open(DeployConfig::new(data_dir, tools, token))
+        Deployer::open(DeployConfig {
+            missing_credentials,
+            ..DeployConfig::new(data_dir, tools, token)
+        })
     }
+}
+
+/// Where `program` runs from: itself when it names a path (an executable file), else the
+/// first executable of that name on `PATH`.
+pub fn find_program(program: &Path) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let executable = |path: &Path| {
+        std::fs::metadata(path)
+            .is_ok_and(|metadata| metadata.is_file() && metadata.permissions().mode() & 0o111 != 0)
+    };
+    if program.components().count() > 1 {
+        return executable(program).then(|| program.to_path_buf());
+    }
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|dir| dir.join(program))
+        .find(|candidate| executable(candidate))
 }
 
 /// `$XDG_DATA_HOME/eks-studio`, else `~/.local/share/eks-studio`, else `./eks-studio-data`.
@@ -188,6 +217,14 @@ pub enum DeployError {
     /// The job has already ended (409).
     #[error("job `{id}` is not active: it is {}", .state.as_str())]
     NotActive {
+        /// The job's id.
+        id: String,
+        /// Its state.
+        state: JobState,
+    },
+    /// The job is not waiting for approval (409).
+    #[error("job `{id}` is not waiting for approval of its plan: it is {}", .state.as_str())]
+    NotWaiting {
         /// The job's id.
         id: String,
         /// Its state.
@@ -264,6 +301,7 @@ struct Inner {
 
 struct ActiveJob {
     stop: watch::Sender<Option<StopReason>>,
+    approve: watch::Sender<bool>,
     done: watch::Receiver<bool>,
 }
 
@@ -438,18 +476,63 @@ impl Deployer {
             .unwrap_or_else(PoisonError::into_inner)
     }
 
+    /// Refuses a deploy that could not get past its first step here: a tool its steps run
+    /// that is not installed, or no AWS credentials for them.
+    fn check_prerequisites(&self, spec: &Spec) -> Result<(), DeployError> {
+        let config = &self.inner.config;
+        let mut missing: Vec<String> = Vec::new();
+        let mut seen = Vec::new();
+        for step in shared::sequence::deploy_steps(spec) {
+            if seen.contains(&step.tool) {
+                continue;
+            }
+            seen.push(step.tool);
+            let path = config.tools.path(step.tool);
+            if find_program(path).is_none() {
+                missing.push(format!(
+                    "{} (`{}` is not {})",
+                    step.tool.command(),
+                    path.display(),
+                    if path.components().count() > 1 {
+                        "an executable file"
+                    } else {
+                        "on the server's PATH"
+                    }
+                ));
+            }
+        }
+        if !missing.is_empty() {
+            return Err(DeployError::Unavailable(format!(
+                "this server cannot deploy the design: it needs {} installed (or named with --{})",
+                missing.join(", "),
+                seen.iter()
+                    .map(|tool| tool.command())
+                    .collect::<Vec<_>>()
+                    .join(", --")
+            )));
+        }
+        if let Some(reason) = &config.missing_credentials {
+            return Err(DeployError::Unavailable(format!(
+                "this server cannot deploy: the tools would find no AWS credentials ({reason}); start it with AWS_PROFILE or access keys in its environment"
+            )));
+        }
+        Ok(())
+    }
+
     /// Checks `spec` with the shared rules, writes its bundle and starts running it.
     /// Answers the new job, still `pending`.
     pub async fn start(&self, spec: &Spec) -> Result<Job, DeployError> {
-        self.start_with(spec, false).await
+        self.start_with(spec, false, false).await
     }
 
     /// Starts a deploy; `server_files_confirmed` is the user's yes to eksctl reading files
-    /// of the server's that the design names (refused otherwise).
+    /// of the server's that the design names (refused otherwise); with `review` the job
+    /// waits after the plan until [`Deployer::approve`].
     pub async fn start_with(
         &self,
         spec: &Spec,
         server_files_confirmed: bool,
+        review: bool,
     ) -> Result<Job, DeployError> {
         if self.inner.stopping.load(Ordering::SeqCst) {
             return Err(DeployError::Unavailable("the server is stopping".into()));
@@ -464,6 +547,7 @@ impl Deployer {
         let region = Region::parse(&spec.cluster.region).map_err(|error| {
             DeployError::Unprocessable(format!("region `{}`: {error}", spec.cluster.region))
         })?;
+        self.check_prerequisites(spec)?;
         let files = shared::bundle::bundle_files(spec, &findings, &[])
             .map_err(|error| DeployError::Unprocessable(error.to_string()))?;
         let server_files = server_files(&files);
@@ -491,7 +575,7 @@ impl Deployer {
 
         let id = new_job_id()?;
         let directory = self.inner.config.data_dir.join("jobs").join(&id);
-        let steps = runner::plan_steps(&self.inner.config.tools, &directory, spec);
+        let steps = runner::plan_steps(&self.inner.config.tools, &directory, spec, review);
         let new_job = NewJob {
             id: id.clone(),
             cluster: cluster.as_str().to_owned(),
@@ -529,7 +613,15 @@ impl Deployer {
         let accepted = self.job(&id).await;
         let (stop, mut stop_requests) = watch::channel(None);
         let (done_sender, done) = watch::channel(false);
-        self.active().insert(id.clone(), ActiveJob { stop, done });
+        let (approve, mut approvals) = watch::channel(false);
+        self.active().insert(
+            id.clone(),
+            ActiveJob {
+                stop,
+                approve,
+                done,
+            },
+        );
         let deployer = self.clone();
         let job_id = id.clone();
         tokio::spawn(async move {
@@ -542,6 +634,7 @@ impl Deployer {
                 &directory,
                 &steps,
                 &mut stop_requests,
+                &mut approvals,
                 grace,
             )
             .await;
@@ -599,6 +692,36 @@ impl Deployer {
     /// Every job, newest first.
     pub async fn jobs(&self) -> Result<Vec<Job>, DeployError> {
         Ok(self.inner.store.jobs().await?)
+    }
+
+    /// Approves the plan of a job waiting at its approval step: it goes on to create.
+    pub async fn approve(&self, id: &str) -> Result<Job, DeployError> {
+        let job = self.job(id).await?;
+        let waiting = job
+            .steps
+            .iter()
+            .any(|step| step.name == runner::APPROVAL_STEP && step.state == StepState::Running);
+        let sender = self.active().get(id).map(|job| job.approve.clone());
+        match (waiting, sender) {
+            (true, Some(approve)) => {
+                approve.send_replace(true);
+                // The job moves on at once; answer once the approval is recorded.
+                for _ in 0..50 {
+                    let job = self.job(id).await?;
+                    if job.steps.iter().any(|step| {
+                        step.name == runner::APPROVAL_STEP && step.state != StepState::Running
+                    }) {
+                        return Ok(job);
+                    }
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                }
+                self.job(id).await
+            }
+            _ => Err(DeployError::NotWaiting {
+                id: id.to_owned(),
+                state: job.state,
+            }),
+        }
     }
 
     /// Stops an active job's processes (SIGTERM to the step's process group, SIGKILL after

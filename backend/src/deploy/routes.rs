@@ -59,6 +59,7 @@ pub fn router(deploys: super::Deploys) -> Router {
         .route("/api/deploys/{id}", get(show))
         .route("/api/deploys/{id}/events", get(events))
         .route("/api/deploys/{id}/cancel", post(cancel))
+        .route("/api/deploys/{id}/approve", post(approve))
         .route_layer(RequestBodyLimitLayer::new(MAX_REQUEST_BYTES))
         .route_layer(middleware::map_response(payload_too_large_as_json))
         .route_layer(middleware::from_fn_with_state(
@@ -87,10 +88,14 @@ async fn payload_too_large_as_json(response: Response) -> Response {
 
 /// `POST /api/deploys?confirm_server_files=true`: the user has seen which files of the
 /// server's the design makes eksctl read (the 422's `server_files`) and allows it.
+/// `POST /api/deploys?review=true`: the job waits after the plan until
+/// `POST /api/deploys/{id}/approve`.
 #[derive(serde::Deserialize)]
 struct CreateQuery {
     #[serde(default)]
     confirm_server_files: bool,
+    #[serde(default)]
+    review: bool,
 }
 
 async fn create(
@@ -100,7 +105,7 @@ async fn create(
 ) -> Result<(StatusCode, [(axum::http::HeaderName, String); 1], Json<Job>), ApiError> {
     let axum::extract::Query(query) = query?;
     let job = deployer
-        .start_with(&spec, query.confirm_server_files)
+        .start_with(&spec, query.confirm_server_files, query.review)
         .await?;
     let location = format!("/api/deploys/{}", job.id);
     Ok((StatusCode::ACCEPTED, [(LOCATION, location)], Json(job)))
@@ -115,6 +120,13 @@ async fn show(
     Path(id): Path<String>,
 ) -> Result<Json<Job>, ApiError> {
     Ok(Json(deployer.job(&id).await?))
+}
+
+async fn approve(
+    State(deployer): State<Deployer>,
+    Path(id): Path<String>,
+) -> Result<Json<Job>, ApiError> {
+    Ok(Json(deployer.approve(&id).await?))
 }
 
 async fn cancel(

@@ -68,12 +68,20 @@ pub struct StepCommand {
     pub args: Vec<StepArg>,
     /// The name its standard output, trimmed, is kept under for later steps.
     pub output_into: Option<&'static str>,
+    /// Not a program: the job waits here until the deploy is approved.
+    pub approval: bool,
 }
+
+/// The name of the step that waits for the user's approval of the plan.
+pub const APPROVAL_STEP: &str = "approve";
 
 impl StepCommand {
     /// The argument vector as text, program first, for the job's record; a value read from
     /// an earlier step shows as `${NAME}`.
     pub fn display(&self) -> Vec<String> {
+        if self.approval {
+            return Vec::new();
+        }
         std::iter::once(self.program.to_string_lossy().into_owned())
             .chain(self.args.iter().map(|arg| match arg {
                 StepArg::Plain(text) => text.to_string_lossy().into_owned(),
@@ -103,9 +111,10 @@ impl StepCommand {
 
 /// The steps of a deploy of `spec`, whose bundle is written to `directory`: the same
 /// sequence as its `deploy.sh` (`shared::sequence`), with this server's tools and
-/// absolute paths to the bundle's files.
-pub fn plan_steps(tools: &Tools, directory: &Path, spec: &Spec) -> Vec<StepCommand> {
-    shared::sequence::deploy_steps(spec)
+/// absolute paths to the bundle's files. With `review`, the job waits after the plan
+/// until it is approved ([`APPROVAL_STEP`]), its title saying what will be created.
+pub fn plan_steps(tools: &Tools, directory: &Path, spec: &Spec, review: bool) -> Vec<StepCommand> {
+    let mut steps: Vec<StepCommand> = shared::sequence::deploy_steps(spec)
         .into_iter()
         .map(|step| StepCommand {
             name: step.name,
@@ -121,8 +130,24 @@ pub fn plan_steps(tools: &Tools, directory: &Path, spec: &Spec) -> Vec<StepComma
                 })
                 .collect(),
             output_into: step.output_into,
+            approval: false,
         })
-        .collect()
+        .collect();
+    if review {
+        let plan = shared::plan::lines(&shared::plan::summary(spec));
+        steps.insert(
+            1,
+            StepCommand {
+                name: APPROVAL_STEP,
+                title: format!("Wait for approval of the plan. {}", plan.join(". ")),
+                program: PathBuf::new(),
+                args: Vec::new(),
+                output_into: None,
+                approval: true,
+            },
+        );
+    }
+    steps
 }
 
 /// Why a running job is asked to stop.
@@ -170,12 +195,14 @@ enum StepEnd {
 
 /// Runs a job's steps in order, stopping at the first that does not succeed or when `stop`
 /// says so, and records every line, step and state change. Returns the job's final state.
+#[allow(clippy::too_many_arguments)]
 pub async fn run_job(
     store: &Store,
     job_id: &str,
     directory: &Path,
     steps: &[StepCommand],
     stop: &mut watch::Receiver<Option<StopReason>>,
+    approved: &mut watch::Receiver<bool>,
     grace: Duration,
 ) -> Result<JobState, StoreError> {
     store
@@ -192,6 +219,31 @@ pub async fn run_job(
         if let Some(reason) = requested {
             outcome = (reason.job_state(), reason.words().to_owned());
             break;
+        }
+        if step.approval {
+            store
+                .set_step(
+                    job_id,
+                    position,
+                    StepState::Running,
+                    None,
+                    "waiting for approval of the plan".to_owned(),
+                )
+                .await?;
+            let approval = tokio::select! {
+                answer = approved.wait_for(|approved| *approved) => answer.is_ok().then_some(()).ok_or(StopReason::Shutdown),
+                reason = stop_requested(stop) => Err(reason),
+            };
+            let (state, text) = match approval {
+                Ok(()) => (StepState::Succeeded, "approved".to_owned()),
+                Err(reason) => (reason.step_state(), reason.words().to_owned()),
+            };
+            store.set_step(job_id, position, state, None, text).await?;
+            if let Err(reason) = approval {
+                outcome = (reason.job_state(), reason.words().to_owned());
+                break;
+            }
+            continue;
         }
         store
             .set_step(

@@ -23,6 +23,15 @@ use tower::ServiceExt;
 /// The token every harness uses.
 pub const TOKEN: &str = "test-token-0123456789abcdef";
 
+/// The environment of a server that deploys with the stand-ins: the token, and AWS
+/// credentials for the tools (the stand-ins call no AWS), without which deploys are
+/// refused up front.
+pub const DEPLOY_ENV: &[(&str, &str)] = &[
+    ("EKS_STUDIO_DEPLOY_TOKEN", TOKEN),
+    ("AWS_ACCESS_KEY_ID", "testing"),
+    ("AWS_SECRET_ACCESS_KEY", "testing"),
+];
+
 /// `tests/fixtures/` at the workspace root.
 pub fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
