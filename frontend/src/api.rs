@@ -132,17 +132,18 @@ pub enum DeployRefusal {
     Other(String),
 }
 
-/// `POST /api/deploys` with the spec: the new job. `confirm_server_files` is the user's yes
-/// to eksctl reading the files of the server's an earlier answer listed.
+/// `POST /api/deploys?review=true` with the spec: the new job, which waits after its plan
+/// for [`approve_deploy`]. `confirm_server_files` is the user's yes to eksctl reading the
+/// files of the server's an earlier answer listed.
 pub async fn start_deploy(
     token: &str,
     spec: &Spec,
     confirm_server_files: bool,
 ) -> Result<Job, DeployRefusal> {
     let url = if confirm_server_files {
-        "/api/deploys?confirm_server_files=true"
+        "/api/deploys?review=true&confirm_server_files=true"
     } else {
-        "/api/deploys"
+        "/api/deploys?review=true"
     };
     let request = with_token(Request::post(url), token)
         .header("content-type", "application/json")
@@ -184,6 +185,12 @@ pub async fn start_deploy(
 /// `GET /api/deploys`: every job, newest first.
 pub async fn deploy_history(token: &str) -> Result<Vec<Job>, String> {
     job_answer(with_token(Request::get("/api/deploys"), token).send().await).await
+}
+
+/// `POST /api/deploys/{id}/approve`: the job, going on to create what its plan showed.
+pub async fn approve_deploy(token: &str, job_id: &str) -> Result<Job, String> {
+    let url = format!("/api/deploys/{job_id}/approve");
+    job_answer(with_token(Request::post(&url), token).send().await).await
 }
 
 /// `POST /api/deploys/{id}/cancel`: the stopped job.

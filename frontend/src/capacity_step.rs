@@ -183,7 +183,7 @@ fn GroupCapacity(index: usize) -> impl IntoView {
                         <ListField
                             label="Availability zone"
                             path=zones_path.clone()
-                            placeholder="us-east-1a"
+                            placeholder=Signal::derive(move || studio.spec.with(|spec| shared::ids::example_zones(&spec.cluster.region, 1)))
                             value=Signal::derive(move || studio.group(index, |group| match &group.placement {
                                 GroupPlacement::AvailabilityZones { availability_zones } => availability_zones.clone(),
                                 _ => Vec::new(),

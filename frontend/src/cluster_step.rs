@@ -11,9 +11,9 @@ use crate::{Step, StepHeading, Studio};
 pub fn ClusterStep() -> impl IntoView {
     let studio = expect_context::<Studio>();
     let spec = studio.spec;
-    let regions = shared::ids::REGIONS
+    let regions = shared::ids::REGION_NAMES
         .iter()
-        .map(|region| view! { <option value=*region></option> })
+        .map(|(code, name)| view! { <option value=*code>{*name}</option> })
         .collect_view();
     let versions = shared::ids::KUBERNETES_VERSIONS
         .iter()
@@ -34,6 +34,7 @@ pub fn ClusterStep() -> impl IntoView {
                 label="Region"
                 path="cluster.region"
                 placeholder="us-east-1"
+                hint=Signal::derive(move || spec.with(|spec| shared::ids::region_name(&spec.cluster.region).unwrap_or_default().to_owned()))
                 suggestions="regions"
                 value=Signal::derive(move || spec.with(|spec| spec.cluster.region.clone()))
                 set=move |region| spec.update(|spec| spec.cluster.region = region)

@@ -12,6 +12,7 @@ use shared::rules::Severity;
 
 use crate::Studio;
 use crate::api::{self, DeployEvent, EventBody, Job, JobState, StageKind};
+use shared::api::StepState;
 
 /// sessionStorage key of the deploy token: kept for this tab, gone when it closes.
 const TOKEN_KEY: &str = "eks-studio.deploy-token";
@@ -257,6 +258,39 @@ impl Deploys {
         }
     }
 
+    /// Approves the followed job's plan: it goes on to create.
+    fn approve(self) {
+        let Some(job_id) = self
+            .job
+            .with_untracked(|job| job.as_ref().map(|job| job.id.clone()))
+        else {
+            return;
+        };
+        let token = self.token.get_untracked();
+        self.message.set("Approving the plan…".into());
+        leptos::task::spawn_local(async move {
+            let said = match api::approve_deploy(&token, &job_id).await {
+                Ok(job) => {
+                    self.job.try_set(Some(job));
+                    "Approved: the deploy goes on to create the cluster.".to_owned()
+                }
+                Err(reason) => format!("Approval failed: {reason}"),
+            };
+            self.message.try_set(said);
+        });
+    }
+
+    /// Whether the followed job waits for approval of its plan.
+    fn awaits_approval(self) -> bool {
+        self.job.with(|job| {
+            job.as_ref().is_some_and(|job| {
+                job.steps
+                    .iter()
+                    .any(|step| step.name == "approve" && step.state == StepState::Running)
+            })
+        })
+    }
+
     fn cancel(self) {
         let Some(job_id) = self
             .job
@@ -290,6 +324,17 @@ impl Deploys {
                     } else {
                         String::new()
                     });
+                    // The followed job's steps as the API has them (a step the job never
+                    // reached is `skipped` once it ends).
+                    let followed = self
+                        .job
+                        .with_untracked(|job| job.as_ref().map(|job| job.id.clone()));
+                    if let Some(listed) = followed
+                        .and_then(|id| jobs.iter().find(|job| job.id == id))
+                        .cloned()
+                    {
+                        self.job.try_set(Some(listed));
+                    }
                     self.history.try_set(jobs);
                 }
                 Err(reason) => {
@@ -368,6 +413,12 @@ fn FollowedJob(deploys: Deploys) -> impl IntoView {
         }
     });
     let running = move || !deploys.state.get().is_some_and(JobState::is_finished);
+    // The plan is the next thing to read and approve: the keyboard lands on its button.
+    Effect::new(move |_| {
+        if deploys.awaits_approval() {
+            request_animation_frame(|| crate::focus_id("approve-deploy"));
+        }
+    });
     let steps = move || {
         deploys.job.with(|job| {
             job.iter()
@@ -401,11 +452,21 @@ fn FollowedJob(deploys: Deploys) -> impl IntoView {
                     <button type="button" class="remove" id="cancel-deploy" on:click=move |_| deploys.cancel()>"Cancel deploy"</button>
                 </Show>
             </p>
+            <Show when=move || deploys.awaits_approval()>
+                <section class="approval" aria-labelledby="approval-title">
+                    <h4 id="approval-title">"Review the plan, then approve it"</h4>
+                    <p class="hint">"Nothing has been created yet. Approving creates:"</p>
+                    <ul id="approval-summary">{move || approval_lines(deploys)}</ul>
+                    <button type="button" class="primary" id="approve-deploy" on:click=move |_| deploys.approve()>
+                        "Approve and create"
+                    </button>
+                </section>
+            </Show>
             <ol class="deploy-steps" id="deploy-steps" aria-label="Steps">{steps}</ol>
             <ul class="deploy-stages" id="deploy-stages" aria-label="CloudFormation stacks">{stages}</ul>
             <details class="deploy-plan" id="deploy-plan">
                 <summary>"Plan: what eksctl create cluster --dry-run resolved"</summary>
-                <pre class="deploy-log" tabindex="0">{move || { let plan = deploys.plan.get(); if plan.is_empty() { "(the plan has not run yet)".to_owned() } else { plan } }}</pre>
+                <pre class="deploy-log" tabindex="0">{move || plan_text(deploys)}</pre>
             </details>
             <h4 id="deploy-log-title">
                 {move || match deploys.log_total.get() {
@@ -417,6 +478,47 @@ fn FollowedJob(deploys: Deploys) -> impl IntoView {
                 {move || deploys.log.with(|lines| lines.iter().map(String::as_str).collect::<Vec<_>>().join("\n"))}
             </pre>
         </div>
+    }
+}
+
+/// What the approval step says will be created, one item per line: the server wrote it
+/// from the design it deploys.
+fn approval_lines(deploys: Deploys) -> impl IntoView {
+    let title = deploys.job.with(|job| {
+        job.as_ref()
+            .and_then(|job| job.steps.iter().find(|step| step.name == "approve"))
+            .map(|step| step.title.clone())
+            .unwrap_or_default()
+    });
+    title
+        .trim_start_matches("Wait for approval of the plan. ")
+        .split(". ")
+        .filter(|line| !line.trim().is_empty())
+        .map(|line| view! { <li>{line.trim_end_matches('.').to_owned()}</li> })
+        .collect_view()
+}
+
+/// The plan eksctl printed, or what became of the plan step when it printed none.
+fn plan_text(deploys: Deploys) -> String {
+    let plan = deploys.plan.get();
+    if !plan.is_empty() {
+        return plan;
+    }
+    let state = deploys.job.with(|job| {
+        job.as_ref()
+            .and_then(|job| job.steps.first())
+            .map(|step| step.state)
+    });
+    match state {
+        Some(StepState::Running) => "(eksctl is planning…)".to_owned(),
+        Some(StepState::Failed) => {
+            "(the plan failed: eksctl's error is in the log below)".to_owned()
+        }
+        Some(StepState::Succeeded) => "(eksctl printed no plan)".to_owned(),
+        Some(StepState::Cancelled | StepState::Interrupted) => {
+            "(the plan was stopped before eksctl printed it)".to_owned()
+        }
+        _ => "(the plan has not run yet)".to_owned(),
     }
 }
 

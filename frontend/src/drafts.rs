@@ -15,6 +15,10 @@ use crate::Studio;
 pub const AUTOSAVE_KEY: &str = "eks-studio.autosave";
 /// localStorage key of the named drafts (a JSON object, name → spec).
 pub const DRAFTS_KEY: &str = "eks-studio.drafts";
+/// localStorage key of when each named draft was saved (name → ISO 8601 time).
+pub const DRAFTS_SAVED_KEY: &str = "eks-studio.drafts-saved";
+/// localStorage key of the step the work was on (its number).
+pub const STEP_KEY: &str = "eks-studio.step";
 /// The URL fragment prefix of a share link.
 pub const SHARE_PREFIX: &str = "#spec=";
 
@@ -137,6 +141,22 @@ mod browser_deflate {
     }
 }
 
+/// The step the saved work was on, when there is saved work.
+pub fn saved_step() -> Option<crate::Step> {
+    let number: usize = storage()?.get_item(STEP_KEY).ok().flatten()?.parse().ok()?;
+    crate::Step::ALL.get(number.checked_sub(1)?).copied()
+}
+
+/// Keeps the step on screen in localStorage, so a reload opens where the work was.
+pub fn remember_step(step: RwSignal<crate::Step>) {
+    Effect::new(move |_| {
+        let number = step.get().number();
+        if let Some(storage) = storage() {
+            let _ = storage.set_item(STEP_KEY, &number.to_string());
+        }
+    });
+}
+
 /// Saves the spec to localStorage a moment after it last changed.
 pub fn autosave(spec: RwSignal<Spec>) {
     let pending = StoredValue::new(None::<TimeoutHandle>);
@@ -178,18 +198,59 @@ fn store_drafts(drafts: &BTreeMap<String, String>) -> Result<(), String> {
         .map_err(|_| "the browser refused to store the draft (storage full?)".to_owned())
 }
 
+/// When each named draft was saved, name → ISO 8601 time.
+fn saved_times() -> BTreeMap<String, String> {
+    storage()
+        .and_then(|storage| storage.get_item(DRAFTS_SAVED_KEY).ok().flatten())
+        .and_then(|text| crate::json::from_str(&text).ok())
+        .unwrap_or_default()
+}
+
+fn store_saved_times(times: &BTreeMap<String, String>) {
+    if let Some(storage) = storage() {
+        let text = serde_json::to_string(times).expect("a map of strings serialises");
+        let _ = storage.set_item(DRAFTS_SAVED_KEY, &text);
+    }
+}
+
 /// Saves `spec` as the draft `name`, replacing one of the same name.
 pub fn save_draft(name: &str, spec: &Spec) -> Result<(), String> {
     let mut all = drafts();
     all.insert(name.to_owned(), spec.to_json());
-    store_drafts(&all)
+    store_drafts(&all)?;
+    let mut times = saved_times();
+    times.insert(
+        name.to_owned(),
+        String::from(js_sys::Date::new_0().to_iso_string()),
+    );
+    store_saved_times(&times);
+    Ok(())
 }
 
 /// Deletes the draft `name`.
 pub fn delete_draft(name: &str) -> Result<(), String> {
     let mut all = drafts();
     all.remove(name);
-    store_drafts(&all)
+    store_drafts(&all)?;
+    let mut times = saved_times();
+    times.remove(name);
+    store_saved_times(&times);
+    Ok(())
+}
+
+/// What a draft is: "cluster `x` in us-west-2, saved 2026-12-01 19:40 UTC".
+fn draft_summary(json: &str, saved: Option<&String>) -> String {
+    let (cluster, region) = match crate::json::from_str::<Spec>(json) {
+        Ok(spec) => (spec.cluster.name, spec.cluster.region),
+        Err(_) => return "cannot be read".to_owned(),
+    };
+    let saved = saved
+        .map(|time| {
+            let shown = time.get(..16).unwrap_or(time).replace('T', " ");
+            format!(", saved {shown} UTC")
+        })
+        .unwrap_or_default();
+    format!("cluster `{cluster}` in {region}{saved}")
 }
 
 /// Save-as, open and delete of named drafts.
@@ -214,21 +275,26 @@ pub fn DraftsPanel() -> impl IntoView {
         list.set(drafts());
     };
     let rows = move || {
+        let times = saved_times();
         list.get()
             .into_iter()
             .map(|(draft_name, json)| {
                 let open_name = draft_name.clone();
                 let delete_name = draft_name.clone();
+                let summary = draft_summary(&json, times.get(&draft_name));
                 view! {
                     <li>
                         <span class="draft-name">{draft_name.clone()}</span>
+                        <span class="draft-summary">{summary}</span>
                         <button
                             type="button"
                             aria-label=format!("Open draft {draft_name}")
                             on:click=move |_| match crate::json::from_str(&json) {
                                 Ok(spec) => {
-                                    studio.replace_spec(spec);
-                                    status.set(format!("Opened draft “{open_name}”."));
+                                    studio.replace_spec(spec, format!("the draft “{open_name}”"));
+                                    if studio.pending_replacement.with_untracked(Option::is_none) {
+                                        status.set(format!("Opened draft “{open_name}”."));
+                                    }
                                 }
                                 Err(error) => status.set(format!("Draft “{open_name}” is damaged: {error}")),
                             }
@@ -298,8 +364,10 @@ fn open_share_link(studio: Studio, status: RwSignal<String>) {
     leptos::task::spawn_local(async move {
         match read_share(&encoded).await {
             Ok(spec) => {
-                studio.replace_spec(spec);
-                status.set("Opened the design from the share link.".to_owned());
+                studio.replace_spec(spec, "the design in the share link");
+                if studio.pending_replacement.with_untracked(Option::is_none) {
+                    status.set("Opened the design from the share link.".to_owned());
+                }
             }
             Err(error) => status.set(format!("The share link cannot be read: {error}")),
         }

@@ -120,12 +120,12 @@ pub fn TextField(
     /// Writes a new value.
     #[prop(into)]
     set: Callback<String>,
-    /// Shown when empty.
-    #[prop(optional)]
-    placeholder: &'static str,
-    /// One line of help under the label.
+    /// Shown when empty (may follow the design, e.g. zones of its region).
     #[prop(optional, into)]
-    hint: Option<String>,
+    placeholder: MaybeProp<String>,
+    /// One line of help under the label (none when empty).
+    #[prop(optional, into)]
+    hint: MaybeProp<String>,
     /// Id of a `<datalist>` with suggestions.
     #[prop(optional)]
     suggestions: Option<&'static str>,
@@ -137,13 +137,17 @@ pub fn TextField(
     view! {
         <div class="field">
             <label for=id.clone()>{label}</label>
-            {hint.map(|hint| view! { <span class="hint">{hint}</span> })}
+            {move || {
+                hint.get()
+                    .filter(|hint| !hint.is_empty())
+                    .map(|hint| view! { <span class="hint">{hint}</span> })
+            }}
             <input
                 id=id
                 type="text"
                 spellcheck="false"
                 autocomplete="off"
-                placeholder=placeholder
+                placeholder=move || placeholder.get()
                 list=suggestions
                 aria-describedby=described_by
                 aria-invalid=move || has_error(studio, &invalid_path).then_some("true")
@@ -170,9 +174,9 @@ pub fn OptionalTextField(
     /// Writes a new value.
     #[prop(into)]
     set: Callback<Option<String>>,
-    /// Shown when empty.
-    #[prop(optional)]
-    placeholder: &'static str,
+    /// Shown when empty (may follow the design, e.g. zones of its region).
+    #[prop(optional, into)]
+    placeholder: MaybeProp<String>,
     /// Id of a `<datalist>` with suggestions.
     #[prop(optional)]
     suggestions: Option<&'static str>,
@@ -348,9 +352,9 @@ pub fn ListField(
     /// Writes new items.
     #[prop(into)]
     set: Callback<Vec<String>>,
-    /// Shown when empty.
-    #[prop(optional)]
-    placeholder: &'static str,
+    /// Shown when empty (may follow the design, e.g. zones of its region).
+    #[prop(optional, into)]
+    placeholder: MaybeProp<String>,
     /// Id of a `<datalist>` with suggestions.
     #[prop(optional)]
     suggestions: Option<&'static str>,
@@ -381,7 +385,7 @@ pub fn ListField(
                 type="text"
                 spellcheck="false"
                 autocomplete="off"
-                placeholder=placeholder
+                placeholder=move || placeholder.get()
                 list=suggestions
                 aria-describedby=format!("{id}-findings")
                 prop:value=shown

@@ -1,7 +1,8 @@
-//! Every finding, grouped by severity; each one is a button that goes to its field.
+//! Every finding, grouped by severity and said once; each field it is about is a button
+//! that goes to that field.
 
 use leptos::prelude::*;
-use shared::rules::Severity;
+use shared::rules::{Finding, Severity};
 
 use crate::{Studio, step_of_path};
 
@@ -13,19 +14,26 @@ pub fn FindingsList() -> impl IntoView {
     let group = move |severity: Severity, title: &'static str| {
         let items = move || {
             studio.findings.with(|findings| {
-                findings
-                    .iter()
-                    .filter(|finding| finding.severity == severity)
-                    .map(|finding| {
-                        let path = finding.path.clone();
-                        let step = step_of_path(&path);
-                        let target = path.clone();
+                said_once(findings, severity)
+                    .into_iter()
+                    .map(|(finding, paths)| {
+                        let links = paths
+                            .into_iter()
+                            .map(|path| {
+                                let step = step_of_path(&path);
+                                let target = path.clone();
+                                let place = studio.spec.with_untracked(|spec| shared::labels::place(spec, &path));
+                                view! {
+                                    <button type="button" class="finding-link" title=path.clone() data-path=path.clone() on:click=move |_| studio.go_to_path(&target)>
+                                        <span class="where">{format!("{} · {place}", step.title())}</span>
+                                    </button>
+                                }
+                            })
+                            .collect_view();
                         view! {
                             <li class=format!("finding {}", severity.as_str())>
-                                <button type="button" class="finding-link" on:click=move |_| studio.go_to_path(&target)>
-                                    <span class="message">{finding.message.clone()}</span>
-                                    <span class="where">{format!("{} · {path}", step.title())}</span>
-                                </button>
+                                <span class="message">{finding.message.clone()}</span>
+                                {links}
                             </li>
                         }
                     })
@@ -33,12 +41,9 @@ pub fn FindingsList() -> impl IntoView {
             })
         };
         let count = move || {
-            studio.findings.with(|findings| {
-                findings
-                    .iter()
-                    .filter(|finding| finding.severity == severity)
-                    .count()
-            })
+            studio
+                .findings
+                .with(|findings| said_once(findings, severity).len())
         };
         view! {
             <Show when=move || { count() > 0 }>
@@ -57,4 +62,28 @@ pub fn FindingsList() -> impl IntoView {
             </Show>
         </div>
     }
+}
+
+/// The findings of `severity`, each said once: findings of one rule with the same message
+/// (one placeholder in two fields, one reason for several checks) become one item with
+/// every path it is about.
+pub fn said_once(findings: &[Finding], severity: Severity) -> Vec<(&Finding, Vec<String>)> {
+    let mut items: Vec<(&Finding, Vec<String>)> = Vec::new();
+    for finding in findings
+        .iter()
+        .filter(|finding| finding.severity == severity)
+    {
+        match items
+            .iter_mut()
+            .find(|(first, _)| first.rule == finding.rule && first.message == finding.message)
+        {
+            Some((_, paths)) => {
+                if !paths.contains(&finding.path) {
+                    paths.push(finding.path.clone());
+                }
+            }
+            None => items.push((finding, vec![finding.path.clone()])),
+        }
+    }
+    items
 }

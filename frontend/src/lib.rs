@@ -15,6 +15,8 @@ pub mod api;
 mod bind;
 /// The Capacity step: how each node group's instances are paid for and where they live.
 mod capacity_step;
+/// The placeholders still to fill in, as one checklist.
+mod checklist;
 /// The Cluster step: name, region, Kubernetes version, OIDC.
 mod cluster_step;
 /// The deploy panel: token, plan, progress by CloudFormation stack, live log, history.
@@ -25,6 +27,8 @@ pub mod drafts;
 mod fields;
 /// The findings list grouped by severity.
 mod findings;
+/// Undo, redo, and asking before the design is replaced.
+mod history;
 /// Reading JSON with the reader imports use.
 pub mod json;
 /// The Karpenter step: NodePools, EC2NodeClasses and controller settings.
@@ -53,8 +57,9 @@ pub use findings::FindingsList;
 pub use preview::Preview;
 pub use start_step::StartStep;
 
-/// The template a first visit opens with, so the preview is never empty.
-pub const FIRST_TEMPLATE: &str = "p5-capacity-block";
+/// The template a first visit opens with, so the preview is never empty: one whose only
+/// errors are the placeholders the checklist asks for (p5 in an ODCR, through Karpenter).
+pub const FIRST_TEMPLATE: &str = "karpenter-reserved-training";
 
 /// The eight steps of the wizard, in order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -205,6 +210,10 @@ pub struct Studio {
     pub live_checks: RwSignal<LiveChecks>,
     /// What EC2 answered in the last live checks, which the rules take into account.
     pub live_facts: RwSignal<LiveFacts>,
+    /// Undo and redo of the spec.
+    pub history: history::History,
+    /// A replacement of the design waiting for the user's yes.
+    pub pending_replacement: RwSignal<Option<history::Replacement>>,
 }
 
 impl Studio {
@@ -245,29 +254,88 @@ impl Studio {
             findings_by_path,
             live_checks: RwSignal::new(LiveChecks::NotRun),
             live_facts,
+            history: history::History::follow(spec),
+            pending_replacement: RwSignal::new(None),
         }
     }
 
-    /// Replaces the spec with a fresh copy of a template.
+    /// Replaces the spec with a fresh copy of a template, asking first when that would drop
+    /// edits.
     pub fn choose_template(&self, template_id: &str) {
         if let Some(template) = shared::template(template_id) {
-            self.spec.set(template.spec());
-            self.template_id.set(template.id.to_owned());
-            self.forget_live_checks();
+            self.request_replacement(history::Replacement {
+                spec: template.spec(),
+                template_id: template.id.to_owned(),
+                what: format!("the template “{}”", template.name),
+            });
         }
     }
 
-    /// Replaces the spec (import, draft).
-    pub fn replace_spec(&self, spec: Spec) {
-        self.spec.set(spec);
-        self.template_id.set(String::new());
+    /// Replaces the spec (import, draft), asking first when that would drop edits.
+    pub fn replace_spec(&self, spec: Spec, what: impl Into<String>) {
+        self.request_replacement(history::Replacement {
+            spec,
+            template_id: String::new(),
+            what: what.into(),
+        });
+    }
+
+    /// Whether the design holds nothing the user made: it is still one of the templates as
+    /// it comes (also after a reload, which keeps the spec but not where it came from).
+    fn untouched(&self) -> bool {
+        self.spec.with_untracked(|spec| {
+            shared::TEMPLATES
+                .iter()
+                .any(|template| *spec == template.spec())
+        })
+    }
+
+    fn request_replacement(&self, replacement: history::Replacement) {
+        if self.untouched() || self.spec.with_untracked(|spec| *spec == replacement.spec) {
+            self.apply_replacement(replacement);
+        } else {
+            self.pending_replacement.set(Some(replacement));
+        }
+    }
+
+    fn apply_replacement(&self, replacement: history::Replacement) {
+        self.history.break_here();
+        self.spec.set(replacement.spec);
+        self.template_id.set(replacement.template_id);
         self.forget_live_checks();
+    }
+
+    /// The user said yes to the waiting replacement.
+    pub fn confirm_replacement(&self) {
+        if let Some(replacement) = self.pending_replacement.get_untracked() {
+            self.pending_replacement.set(None);
+            self.apply_replacement(replacement);
+        }
+    }
+
+    /// The user keeps the current design; a template card clicked shows the old one again.
+    pub fn keep_design(&self) {
+        self.pending_replacement.set(None);
+        self.template_id.update(|_| {});
     }
 
     /// Drops live results that were about another design.
     fn forget_live_checks(&self) {
         self.live_checks.set(LiveChecks::NotRun);
         self.live_facts.set(todays_facts());
+    }
+
+    /// Opens `step` at its top, with focus on its heading, as Next does.
+    pub fn open_step(&self, step: Step) {
+        self.step.set(step);
+        request_animation_frame(move || {
+            focus_path("", step);
+            if let Some(heading) =
+                document().get_element_by_id(&format!("step-title-{}", step.number()))
+            {
+                heading.scroll_into_view();
+            }
+        });
     }
 
     /// Goes to the step holding `path` and focuses its field (or the nearest enclosing
@@ -322,6 +390,15 @@ impl Studio {
     }
 }
 
+/// "1 error", "2 errors": a count with its noun in the right number (nouns that take -s).
+pub fn counted(count: usize, noun: &str) -> String {
+    if count == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{count} {noun}s")
+    }
+}
+
 /// Focuses the element with this DOM id, when there is one.
 pub fn focus_id(id: &str) {
     use wasm_bindgen::JsCast;
@@ -365,12 +442,13 @@ fn StepList() -> impl IntoView {
             let warnings = Memo::new(move |_| studio.count_on_step(step, Severity::Warning));
             let current = move || studio.step.get() == step;
             let label = move || {
-                let errors = errors.get();
-                match errors {
-                    0 => format!("{}. {}", step.number(), step.title()),
-                    1 => format!("{}. {}, 1 error", step.number(), step.title()),
-                    n => format!("{}. {}, {n} errors", step.number(), step.title()),
+                let mut label = format!("{}. {}", step.number(), step.title());
+                for (count, noun) in [(errors.get(), "error"), (warnings.get(), "warning")] {
+                    if count > 0 {
+                        label.push_str(&format!(", {}", counted(count, noun)));
+                    }
                 }
+                label
             };
             view! {
                 <li>
@@ -381,7 +459,7 @@ fn StepList() -> impl IntoView {
                         class:current=current
                         aria-current=move || current().then_some("step")
                         aria-label=label
-                        on:click=move |_| studio.step.set(step)
+                        on:click=move |_| studio.open_step(step)
                     >
                         <span class="step-number">{step.number()}</span>
                         <span class="step-title">{step.title()}</span>
@@ -422,8 +500,7 @@ fn StepNavigation() -> impl IntoView {
     let studio = expect_context::<Studio>();
     let go = move |step: Option<Step>| {
         if let Some(step) = step {
-            studio.step.set(step);
-            request_animation_frame(move || focus_path("", step));
+            studio.open_step(step);
         }
     };
     view! {
@@ -473,35 +550,46 @@ fn todays_facts() -> LiveFacts {
 #[component]
 pub fn App() -> impl IntoView {
     let studio = match drafts::initial_spec() {
-        Some(spec) => Studio::with_spec(spec),
+        Some(spec) => {
+            let studio = Studio::with_spec(spec);
+            // The saved work opens on the step it was on.
+            if let Some(step) = drafts::saved_step() {
+                studio.step.set(step);
+            }
+            studio
+        }
         None => Studio::new(FIRST_TEMPLATE),
     };
     provide_context(studio);
+    drafts::remember_step(studio.step);
     // Deploys outlive the Review step, so a running one is still followed after a detour.
     provide_context(deploy_panel::Deploys::new());
     drafts::autosave(studio.spec);
     view! {
+        <a class="skip-link" href="#wizard">"Skip to the form"</a>
         <header class="topbar">
             <h1>"EKS Training Studio"</h1>
             <p class="tagline">"Design a GPU training cluster; see the eksctl YAML as you type."</p>
+            <history::UndoRedo />
             <drafts::ShareLink />
         </header>
         <main class="studio">
             <StepList />
-            <div class="wizard">
+            <div class="wizard" id="wizard" tabindex="-1">
+                <history::ReplaceQuestion />
+                <checklist::PlaceholderChecklist />
                 <CurrentStep />
                 <StepNavigation />
                 <Show when=move || studio.step.get() != Step::Review>
                     <details class="findings-panel" open>
                         <summary>
                             {move || {
-                                let total = studio.findings.with(Vec::len);
-                                let errors = studio
-                                    .findings
-                                    .with(|findings| {
-                                        findings.iter().filter(|f| f.severity == Severity::Error).count()
-                                    });
-                                format!("Findings: {errors} errors, {total} in all")
+                                let (errors, total) = studio.findings.with(|findings| {
+                                    let said = |severity| findings::said_once(findings, severity).len();
+                                    let errors = said(Severity::Error);
+                                    (errors, errors + said(Severity::Warning) + said(Severity::Info))
+                                });
+                                format!("Findings: {}, {total} in all", counted(errors, "error"))
                             }}
                         </summary>
                         <FindingsList />

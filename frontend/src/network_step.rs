@@ -105,7 +105,7 @@ fn SubnetRow(private: bool, index: usize) -> impl IntoView {
             <OptionalTextField
                 label="Subnet availability zone"
                 path=format!("{base}.availability_zone")
-                placeholder="us-east-1a"
+                placeholder=Signal::derive(move || spec.with(|spec| shared::ids::example_zones(&spec.cluster.region, 1)))
                 value=Signal::derive(move || {
                     spec.with(|spec| {
                         subnets(spec, private)
@@ -188,7 +188,7 @@ pub fn NetworkStep() -> impl IntoView {
                     <ListField
                         label="Availability zones"
                         path="network.availability_zones"
-                        placeholder="us-east-1a, us-east-1b"
+                        placeholder=Signal::derive(move || spec.with(|spec| shared::ids::example_zones(&spec.cluster.region, 2)))
                         value=Signal::derive(move || spec.with(|spec| match &spec.network {
                             Network::NewVpc { availability_zones } => availability_zones.clone(),
                             Network::ExistingVpc { .. } => Vec::new(),

@@ -44,15 +44,93 @@ pub fn summary(instance_type: &InstanceType) -> String {
     )
 }
 
-/// Search and filters over the catalog; choosing a row sets the group's instance type.
+/// What the picker's table is sorted by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum SortBy {
+    Name,
+    Gpus,
+    Vcpus,
+    Memory,
+    Efa,
+    Network,
+    Price,
+}
+
+impl SortBy {
+    const ALL: [(SortBy, &'static str); 7] = [
+        (SortBy::Name, "Type"),
+        (SortBy::Gpus, "GPUs"),
+        (SortBy::Vcpus, "vCPU"),
+        (SortBy::Memory, "GiB"),
+        (SortBy::Efa, "EFA"),
+        (SortBy::Network, "Gbps"),
+        (SortBy::Price, "$/h"),
+    ];
+
+    /// The order of two types by this column, ascending; unknown prices go last.
+    fn compare(self, a: &Row, b: &Row) -> std::cmp::Ordering {
+        let total_gpu_memory = |row: &Row| {
+            u64::from(row.instance.gpu_count) * u64::from(row.instance.gpu_memory_mib.unwrap_or(0))
+                + u64::from(row.instance.accelerator_count)
+        };
+        match self {
+            SortBy::Name => a.instance.name.cmp(b.instance.name),
+            SortBy::Gpus => total_gpu_memory(a).cmp(&total_gpu_memory(b)),
+            SortBy::Vcpus => a.instance.vcpus.cmp(&b.instance.vcpus),
+            SortBy::Memory => a.instance.memory_mib.cmp(&b.instance.memory_mib),
+            SortBy::Efa => a.instance.efa_interfaces.cmp(&b.instance.efa_interfaces),
+            SortBy::Network => a
+                .instance
+                .network_bandwidth_mbps
+                .cmp(&b.instance.network_bandwidth_mbps),
+            SortBy::Price => {
+                let price = |row: &Row| row.price.map(|price| price.usd_per_hour);
+                match (price(a), price(b)) {
+                    (Some(a), Some(b)) => a.total_cmp(&b),
+                    (Some(_), None) => std::cmp::Ordering::Less,
+                    (None, Some(_)) => std::cmp::Ordering::Greater,
+                    (None, None) => std::cmp::Ordering::Equal,
+                }
+            }
+        }
+        .then_with(|| a.instance.name.cmp(b.instance.name))
+    }
+}
+
+/// One row of the picker: a type and its price in the design's region.
+#[derive(Clone, Copy, PartialEq)]
+struct Row {
+    instance: &'static InstanceType,
+    price: Option<shared::prices::Price>,
+}
+
+/// Search and filters over the catalog, opening on GPU and Neuron types; choosing a row
+/// sets the group's instance type.
 #[component]
 fn InstancePicker(index: usize) -> impl IntoView {
     let studio = expect_context::<Studio>();
     let filter = RwSignal::new(CatalogFilter {
-        accelerated_only: false,
+        accelerated_only: true,
         ..CatalogFilter::default()
     });
-    let results = Memo::new(move |_| filter.with(catalog::search));
+    let sort = RwSignal::new((SortBy::Name, true));
+    let results = Memo::new(move |_| {
+        let region = studio.spec.with(|spec| spec.cluster.region.clone());
+        let mut rows: Vec<Row> = filter
+            .with(catalog::search)
+            .into_iter()
+            .map(|instance| Row {
+                instance,
+                price: shared::prices::on_demand(&region, instance.name),
+            })
+            .collect();
+        let (by, ascending) = sort.get();
+        rows.sort_by(|a, b| {
+            let order = by.compare(a, b);
+            if ascending { order } else { order.reverse() }
+        });
+        rows
+    });
     let id = move |name: &str| format!("picker-{index}-{name}");
     let number = move |text: String| text.trim().parse::<u32>().unwrap_or(0);
     let models = catalog::gpu_models()
@@ -64,8 +142,21 @@ fn InstancePicker(index: usize) -> impl IntoView {
             results
                 .iter()
                 .take(PICKER_ROWS)
-                .map(|instance_type| {
+                .map(|row| {
+                    let instance_type = row.instance;
                     let name = instance_type.name;
+                    let price = row
+                        .price
+                        .map(|price| {
+                            let mut shown = shared::prices::per_hour(&price).trim_end_matches("/h").to_owned();
+                            if price.region == shared::prices::REFERENCE_REGION
+                                && studio.spec.with_untracked(|spec| spec.cluster.region.trim() != price.region)
+                            {
+                                shown.push('*');
+                            }
+                            shown
+                        })
+                        .unwrap_or_else(|| "—".to_owned());
                     view! {
                         <tr>
                             <th scope="row">
@@ -82,12 +173,15 @@ fn InstancePicker(index: usize) -> impl IntoView {
                                     {name}
                                 </button>
                             </th>
+                            <td class="wrap">
+                                {accelerators(instance_type)}
+                                {instance_type.capacity_block_eligible.then_some(view! { <span class="tag" title="Sold as Capacity Blocks for ML">"CB"</span> })}
+                            </td>
                             <td>{instance_type.vcpus}</td>
                             <td>{instance_type.memory_mib / 1024}</td>
-                            <td>{accelerators(instance_type)}</td>
                             <td>{instance_type.efa_interfaces}</td>
-                            <td>{bandwidth(instance_type)}</td>
-                            <td>{if instance_type.capacity_block_eligible { "yes" } else { "" }}</td>
+                            <td>{instance_type.network_bandwidth_mbps.map(|mbps| format!("{}", f64::from(mbps) / 1000.0)).unwrap_or_else(|| "—".to_owned())}</td>
+                            <td>{price}</td>
                         </tr>
                     }
                 })
@@ -102,7 +196,7 @@ fn InstancePicker(index: usize) -> impl IntoView {
                     <input
                         id=id("text")
                         type="search"
-                        placeholder="p5, 48xlarge"
+                        placeholder="h100, 80gb, trn2, 48xlarge"
                         prop:value=move || filter.with(|filter| filter.text.clone())
                         on:input=move |event| filter.update(|filter| filter.text = event_target_value(&event))
                     />
@@ -168,6 +262,7 @@ fn InstancePicker(index: usize) -> impl IntoView {
                     <input
                         id=id("accelerated")
                         type="checkbox"
+                        prop:checked=move || filter.with(|filter| filter.accelerated_only)
                         on:change=move |event| {
                             filter.update(|filter| filter.accelerated_only = event_target_checked(&event))
                         }
@@ -178,10 +273,20 @@ fn InstancePicker(index: usize) -> impl IntoView {
             <p class="hint" aria-live="polite">
                 {move || {
                     let total = results.with(Vec::len);
+                    let matching = crate::counted(total, "type");
+                    let verb = if total == 1 { "matches" } else { "match" };
+                    let priced = studio.spec.with(|spec| {
+                        let region = spec.cluster.region.trim();
+                        if shared::prices::on_demand(region, "m5.large").is_some_and(|price| price.region != region) {
+                            format!("; * prices are {}'s", shared::prices::REFERENCE_REGION)
+                        } else {
+                            String::new()
+                        }
+                    });
                     if total > PICKER_ROWS {
-                        format!("{total} types match; the first {PICKER_ROWS} are listed")
+                        format!("{matching} {verb}; the first {PICKER_ROWS} are listed{priced}")
                     } else {
-                        format!("{total} types match")
+                        format!("{matching} {verb}{priced}")
                     }
                 }}
             </p>
@@ -189,13 +294,45 @@ fn InstancePicker(index: usize) -> impl IntoView {
                 <table>
                     <thead>
                         <tr>
-                            <th scope="col">"Type"</th>
-                            <th scope="col">"vCPU"</th>
-                            <th scope="col">"GiB"</th>
-                            <th scope="col">"GPUs / accelerator"</th>
-                            <th scope="col">"EFA"</th>
-                            <th scope="col">"Network"</th>
-                            <th scope="col">"CB"</th>
+                            {SortBy::ALL
+                                .into_iter()
+                                .map(|(column, title)| {
+                                    let order = move || {
+                                        let (by, ascending) = sort.get();
+                                        match (by == column, ascending) {
+                                            (false, _) => "none",
+                                            (true, true) => "ascending",
+                                            (true, false) => "descending",
+                                        }
+                                    };
+                                    view! {
+                                        <th scope="col" aria-sort=order>
+                                            <button
+                                                type="button"
+                                                class="sort"
+                                                on:click=move |_| sort.update(|(by, ascending)| {
+                                                    if *by == column {
+                                                        *ascending = !*ascending;
+                                                    } else {
+                                                        // Bigger first for amounts, A to Z and cheapest first otherwise.
+                                                        *ascending = matches!(column, SortBy::Name | SortBy::Price);
+                                                        *by = column;
+                                                    }
+                                                })
+                                            >
+                                                {title}
+                                                <span aria-hidden="true">
+                                                    {move || match order() {
+                                                        "ascending" => " ▲",
+                                                        "descending" => " ▼",
+                                                        _ => "",
+                                                    }}
+                                                </span>
+                                            </button>
+                                        </th>
+                                    }
+                                })
+                                .collect_view()}
                         </tr>
                     </thead>
                     <tbody>{rows}</tbody>

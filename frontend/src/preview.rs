@@ -132,6 +132,46 @@ fn device_plugin_values(spec: &shared::Spec) -> Result<Option<String>, shared::R
     Ok((!documents.is_empty()).then(|| documents.join("---\n")))
 }
 
+/// Arrow keys, Home and End move between the tabs shown, as the ARIA tabs pattern has it:
+/// the tab moved to is chosen and focused.
+fn move_between_tabs(event: leptos::ev::KeyboardEvent) {
+    use wasm_bindgen::JsCast;
+    let key = event.key();
+    if !matches!(key.as_str(), "ArrowRight" | "ArrowLeft" | "Home" | "End") {
+        return;
+    }
+    let Some(list) = event
+        .current_target()
+        .and_then(|target| target.dyn_into::<web_sys::Element>().ok())
+    else {
+        return;
+    };
+    let Ok(tabs) = list.query_selector_all("[role=tab]") else {
+        return;
+    };
+    let tabs: Vec<web_sys::HtmlElement> = (0..tabs.length())
+        .filter_map(|index| tabs.item(index))
+        .filter_map(|node| node.dyn_into::<web_sys::HtmlElement>().ok())
+        .collect();
+    if tabs.is_empty() {
+        return;
+    }
+    let current = tabs
+        .iter()
+        .position(|tab| tab.get_attribute("aria-selected").as_deref() == Some("true"))
+        .unwrap_or(0);
+    let last = tabs.len() - 1;
+    let next = match key.as_str() {
+        "ArrowRight" => (current + 1) % tabs.len(),
+        "ArrowLeft" => current.checked_sub(1).unwrap_or(last),
+        "Home" => 0,
+        _ => last,
+    };
+    event.prevent_default();
+    tabs[next].click();
+    let _ = tabs[next].focus();
+}
+
 /// The live preview pane with one tab per file.
 #[component]
 pub fn Preview() -> impl IntoView {
@@ -194,19 +234,21 @@ pub fn Preview() -> impl IntoView {
                 role="tab"
                 id=format!("tab-{}", this.panel_id())
                 aria-selected=move || (tab.get() == this).to_string()
+                tabindex=move || if tab.get() == this { "0" } else { "-1" }
                 aria-controls="preview-panel"
                 class="tab"
+                title=this.title()
                 class:current=move || tab.get() == this
                 on:click=move |_| tab.set(this)
             >
-                {this.title()}
+                {this.title().rsplit_once('/').filter(|(folder, _)| *folder == "karpenter").map_or(this.title(), |(_, file)| file)}
             </button>
         }
     };
     view! {
         <aside class="preview" aria-labelledby="preview-title">
             <h2 id="preview-title" class="visually-hidden">"Preview"</h2>
-            <div class="tabs" role="tablist" aria-label="Files">
+            <div class="tabs" role="tablist" aria-label="Files" on:keydown=move_between_tabs>
                 {tab_button(Tab::ClusterYaml)}
                 <Show when=move || uses_karpenter.get()>
                     {tab_button(Tab::NodePools)}

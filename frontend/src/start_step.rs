@@ -22,7 +22,7 @@ fn ImportPanel() -> impl IntoView {
         });
         result.set(Some(match outcome {
             Ok((spec, summary)) => {
-                studio.replace_spec(spec);
+                studio.replace_spec(spec, "the imported YAML");
                 Ok(summary)
             }
             Err(error) => Err(error.to_string()),

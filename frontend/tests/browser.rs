@@ -70,11 +70,11 @@ async fn settle() {
 async fn editing_the_cluster_name_updates_the_preview() {
     let mounted = mount_app().await;
     assert!(preview_text().contains("apiVersion: eksctl.io/v1alpha5"));
-    assert!(preview_text().contains("name: eks-p5-cbr-vpc"));
+    assert!(preview_text().contains("name: eks-p5-training"));
 
     go_to_step(2).await;
     let name_input = element_by_id::<HtmlInputElement>("f-cluster-name");
-    assert_eq!(name_input.value(), "eks-p5-cbr-vpc");
+    assert_eq!(name_input.value(), "eks-p5-training");
     type_into(&name_input, "team-a-training");
     settle().await;
 
@@ -83,7 +83,7 @@ async fn editing_the_cluster_name_updates_the_preview() {
         preview.contains("name: team-a-training"),
         "preview was:\n{preview}"
     );
-    assert!(!preview.contains("eks-p5-cbr-vpc"));
+    assert!(!preview.contains("name: eks-p5-training"));
     drop(mounted);
 }
 
@@ -155,7 +155,7 @@ async fn an_import_error_shows_its_line_and_column() {
         "import said: {result}"
     );
     assert!(
-        preview_text().contains("name: eks-p5-cbr-vpc"),
+        preview_text().contains("name: eks-p5-training"),
         "the spec is unchanged"
     );
     drop(mounted);

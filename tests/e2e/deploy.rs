@@ -5,6 +5,13 @@
 use fantoccini::Locator;
 use studio_e2e::{Browser, Studio};
 
+/// AWS credentials for the tools the server runs (the stand-ins call no AWS): without
+/// them the server refuses a deploy up front.
+const CREDENTIALS: &[(&str, &str)] = &[
+    ("AWS_ACCESS_KEY_ID", "testing"),
+    ("AWS_SECRET_ACCESS_KEY", "testing"),
+];
+
 const FINDINGS: Locator<'static> = Locator::Id("findings-list");
 const LOG: Locator<'static> = Locator::Id("deploy-log");
 const STATE: Locator<'static> = Locator::Id("deploy-state");
@@ -74,6 +81,43 @@ async fn click_button(browser: &Browser, name: &str) {
         .unwrap();
 }
 
+/// Waits for the plan to be ready for approval and approves it from the keyboard: the
+/// approve button has the focus, Enter presses it. Returns the summary it showed.
+async fn approve_by_keyboard(browser: &Browser) -> String {
+    let summary = browser
+        .wait_for_text(Locator::Id("approval-summary"), |text| !text.is_empty())
+        .await;
+    let mut focused = String::new();
+    for _ in 0..100 {
+        focused = browser
+            .eval(
+                "return document.activeElement && document.activeElement.id;",
+                vec![],
+            )
+            .await
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        if focused == "approve-deploy" {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert_eq!(
+        focused, "approve-deploy",
+        "the approve button has the focus"
+    );
+    browser
+        .client
+        .active_element()
+        .await
+        .unwrap()
+        .send_keys("\u{E007}")
+        .await
+        .unwrap();
+    summary
+}
+
 async fn screenshot_of(browser: &Browser, id: &str, name: &str) {
     browser
         .eval(
@@ -86,7 +130,11 @@ async fn screenshot_of(browser: &Browser, id: &str, name: &str) {
 
 #[tokio::test]
 async fn a_deploy_streams_eksctl_stages_and_log_and_lands_in_the_history() {
-    let studio = Studio::start_with_env(&[("EKSCTL_STANDIN_DELAY_MS", "60")]);
+    let studio = Studio::start_with_env(&[
+        ("EKSCTL_STANDIN_DELAY_MS", "60"),
+        CREDENTIALS[0],
+        CREDENTIALS[1],
+    ]);
     let token = studio
         .deploy_token
         .clone()
@@ -96,6 +144,22 @@ async fn a_deploy_streams_eksctl_stages_and_log_and_lands_in_the_history() {
     assert!(!cluster.is_empty());
     browser.fill_by_label("Deploy token", &token).await;
     click_button(&browser, "Deploy").await;
+
+    // The plan runs, then the job waits: nothing is created before the user approves.
+    let summary = browser
+        .wait_for_text(Locator::Id("approval-summary"), |text| !text.is_empty())
+        .await;
+    for said in [
+        "Region us-east-1".to_owned(),
+        format!("eksctl-{cluster}-cluster"),
+        "× p5.48xlarge".to_owned(),
+    ] {
+        assert!(summary.contains(&said), "{said}: {summary}");
+    }
+    let waiting = browser.by_id("deploy-log").await.text().await.unwrap();
+    assert!(!waiting.contains("deploying stack"), "{waiting}");
+    screenshot_of(&browser, "approval-summary", "deploy-approval").await;
+    approve_by_keyboard(&browser).await;
 
     // Lines arrive while eksctl runs: the cluster stack shows before the cluster is ready.
     let early = browser
@@ -178,7 +242,7 @@ async fn a_deploy_streams_eksctl_stages_and_log_and_lands_in_the_history() {
 
 #[tokio::test]
 async fn deploy_waits_for_a_clean_design_and_a_wrong_token_gets_the_401_message() {
-    let studio = Studio::start();
+    let studio = Studio::start_with_env(CREDENTIALS);
     let browser = Browser::start().await;
     browser.client.goto(&studio.base_url).await.unwrap();
     browser.go_to_step(8).await;
@@ -209,7 +273,11 @@ async fn deploy_waits_for_a_clean_design_and_a_wrong_token_gets_the_401_message(
 
 #[tokio::test]
 async fn cancelling_a_hanging_deploy_records_it_cancelled() {
-    let studio = Studio::start_with_env(&[("EKSCTL_STANDIN_MODE", "hang")]);
+    let studio = Studio::start_with_env(&[
+        ("EKSCTL_STANDIN_MODE", "hang"),
+        CREDENTIALS[0],
+        CREDENTIALS[1],
+    ]);
     let token = studio
         .deploy_token
         .clone()
@@ -218,6 +286,7 @@ async fn cancelling_a_hanging_deploy_records_it_cancelled() {
     open_a_deployable_design(&browser, &studio).await;
     browser.fill_by_label("Deploy token", &token).await;
     click_button(&browser, "Deploy").await;
+    approve_by_keyboard(&browser).await;
     browser
         .wait_for_text(LOG, |text| {
             text.contains("waiting for CloudFormation stack")
@@ -258,7 +327,7 @@ managedNodeGroups:
       allow: true
       publicKeyPath: /etc/eks-studio-test/id.pub
 ";
-    let studio = Studio::start();
+    let studio = Studio::start_with_env(CREDENTIALS);
     let token = studio
         .deploy_token
         .clone()
@@ -298,6 +367,7 @@ managedNodeGroups:
         .wait_for_text(RESULT, |text| text.contains("accepted"))
         .await;
     assert!(accepted.contains("ssh-path"), "{accepted}");
+    approve_by_keyboard(&browser).await;
     browser
         .wait_for_text(STATE, |text| text == "succeeded")
         .await;

@@ -34,9 +34,9 @@ async fn step_errors(browser: &Browser, number: usize) -> usize {
         .unwrap()
         .unwrap_or_default();
     label
-        .rsplit(", ")
-        .next()
-        .and_then(|tail| tail.split(' ').next())
+        .split(", ")
+        .find(|part| part.ends_with(" error") || part.ends_with(" errors"))
+        .and_then(|part| part.split(' ').next())
         .and_then(|count| count.parse().ok())
         .unwrap_or(0)
 }
@@ -159,6 +159,7 @@ async fn an_instance_type_without_efa_is_flagged_next_to_the_field() {
     let studio = Studio::start();
     let browser = Browser::start().await;
     browser.open(&studio).await;
+    browser.choose_template("p5-capacity-block").await;
     browser.go_to_step(4).await;
     assert_eq!(
         text_of(&browser, "f-node-groups-0-instance-type-findings").await,
@@ -246,7 +247,7 @@ async fn a_capacity_block_without_a_reservation_id_is_an_error() {
     browser
         .client
         .find(Locator::XPath(
-            "//div[@id='findings-list']//button[.//span[contains(., 'node_groups[0].capacity.reservation_id')]]",
+            "//div[@id='findings-list']//button[.//span[contains(., 'Capacity reservation ID')]][@data-path='node_groups[0].capacity.reservation_id']",
         ))
         .await
         .unwrap()
@@ -426,6 +427,7 @@ async fn the_work_survives_a_reload_and_named_drafts_are_kept() {
         .click()
         .await
         .unwrap();
+    browser.go_to_step(3).await;
     // Autosave waits for a pause in typing.
     tokio::time::sleep(Duration::from_millis(600)).await;
 
@@ -433,14 +435,38 @@ async fn the_work_survives_a_reload_and_named_drafts_are_kept() {
     browser
         .wait_for_text(PREVIEW, |text| text.contains("name: reloaded-cluster"))
         .await;
+    // The work comes back on the step it was on.
+    browser.wait_for_element("step-title-3").await;
+    browser.go_to_step(1).await;
     let drafts = browser
         .wait_for_text(Locator::Id("draft-list"), |text| {
             text.contains("my first draft")
         })
         .await;
-    assert!(drafts.contains("my first draft"));
+    assert!(
+        drafts.contains("cluster `reloaded-cluster` in PLACEHOLDER_AWS_REGION, saved 20"),
+        "a draft says what it is: {drafts}"
+    );
 
+    // Replacing edited work asks first, and Undo brings it back.
     browser.choose_template("g4dn").await;
+    let question = browser
+        .wait_for_text(Locator::Id("replace-text"), |text| !text.is_empty())
+        .await;
+    assert!(
+        question.starts_with("Replace your design (cluster `reloaded-cluster`")
+            && question.contains("with the template"),
+        "{question}"
+    );
+    browser.by_id("replace-yes").await.click().await.unwrap();
+    browser
+        .wait_for_text(PREVIEW, |text| text.contains("name: eks-g4dn"))
+        .await;
+    browser.by_id("undo").await.click().await.unwrap();
+    browser
+        .wait_for_text(PREVIEW, |text| text.contains("name: reloaded-cluster"))
+        .await;
+    browser.by_id("redo").await.click().await.unwrap();
     browser
         .wait_for_text(PREVIEW, |text| text.contains("name: eks-g4dn"))
         .await;

@@ -1,0 +1,297 @@
+//! The page as people use it, in headless Chromium by accessible names: the first visit's
+//! checklist of values to fill in, moving between steps, the preview's tabs by keyboard,
+//! the instance picker, groups added as valid, and the layout at 1280, 1024 and 390 px.
+
+use fantoccini::Locator;
+use studio_e2e::{Browser, Studio};
+
+const FINDINGS_SUMMARY: Locator<'static> = Locator::Css(".findings-panel summary");
+
+async fn click_button(browser: &Browser, name: &str) {
+    browser
+        .client
+        .find(Locator::XPath(&format!(
+            "//button[normalize-space()='{name}']"
+        )))
+        .await
+        .unwrap_or_else(|error| panic!("no button `{name}`: {error}"))
+        .click()
+        .await
+        .unwrap();
+}
+
+/// The error count the findings panel's summary gives.
+async fn errors(browser: &Browser) -> usize {
+    let summary = browser
+        .wait_for_text(FINDINGS_SUMMARY, |text| text.starts_with("Findings: "))
+        .await;
+    summary
+        .trim_start_matches("Findings: ")
+        .split(' ')
+        .next()
+        .and_then(|count| count.parse().ok())
+        .unwrap_or_else(|| panic!("no count in `{summary}`"))
+}
+
+/// Fills in a placeholder by the checklist, whose labels say they fill in.
+async fn fill_in(browser: &Browser, label: &str, value: &str) {
+    let label = format!("{label} (to fill in)");
+    let label = label.as_str();
+    browser.fill_by_label(label, value).await;
+    browser
+        .client
+        .find(Locator::XPath(&format!(
+            "//label[normalize-space()='{label}']/following-sibling::button[normalize-space()='Fill in']"
+        )))
+        .await
+        .unwrap_or_else(|error| panic!("no `Fill in` for `{label}`: {error}"))
+        .click()
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn a_first_visit_asks_only_for_its_placeholders_and_each_is_filled_in_once() {
+    let studio = Studio::start();
+    let browser = Browser::start().await;
+    browser.open(&studio).await;
+    let checklist = Locator::Css(".checklist summary");
+    browser
+        .wait_for_text(checklist, |text| text == "4 values to fill in")
+        .await;
+    browser.screenshot("first-visit-checklist").await;
+    // The first template's errors are its placeholders: filling them in clears them all.
+    assert!(
+        errors(&browser).await >= 4,
+        "region, two zones, the reservation"
+    );
+    fill_in(&browser, "AWS region", "us-west-2").await;
+    browser
+        .wait_for_text(checklist, |text| text == "3 values to fill in")
+        .await;
+    // Zone hints follow the region now.
+    let zone = browser
+        .field_by_label("Availability zone 1 (to fill in)")
+        .await;
+    assert_eq!(
+        zone.attr("placeholder").await.unwrap().as_deref(),
+        Some("us-west-2a")
+    );
+    fill_in(&browser, "Availability zone 1", "us-west-2a").await;
+    fill_in(&browser, "Availability zone 2", "us-west-2b").await;
+    fill_in(&browser, "Capacity reservation ID", "cr-0123456789abcdef0").await;
+    browser
+        .wait_for_text(FINDINGS_SUMMARY, |text| {
+            text.starts_with("Findings: 0 errors")
+        })
+        .await;
+    assert!(
+        browser.client.find(checklist).await.is_err(),
+        "nothing is left to fill in"
+    );
+    browser
+        .wait_for_text(Locator::Id("preview-cluster-yaml"), |text| {
+            text.contains("region: us-west-2") && text.contains("- us-west-2b")
+        })
+        .await;
+    // Both uses of the reservation got the one value.
+    browser
+        .by_id("tab-preview-nodepools-yaml")
+        .await
+        .click()
+        .await
+        .unwrap();
+    browser
+        .wait_for_text(Locator::Id("preview-nodepools-yaml"), |text| {
+            text.contains("cr-0123456789abcdef0") && !text.contains("PLACEHOLDER")
+        })
+        .await;
+    // The region list has names people know.
+    browser.go_to_step(2).await;
+    let hint = browser
+        .wait_for_text(Locator::Css(".field .hint"), |text| !text.is_empty())
+        .await;
+    assert_eq!(hint, "US West (Oregon)");
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn the_step_list_opens_a_step_at_its_heading_and_the_tabs_follow_the_arrow_keys() {
+    let studio = Studio::start();
+    let browser = Browser::start().await;
+    browser.client.set_window_size(1280, 800).await.unwrap();
+    browser.open(&studio).await;
+    // Scroll down the long Karpenter step, then pick another step from the list.
+    browser.go_to_step(6).await;
+    browser
+        .eval(
+            "window.scrollTo(0, document.body.scrollHeight); return 0;",
+            vec![],
+        )
+        .await;
+    browser.by_id("step-button-4").await.click().await.unwrap();
+    browser.wait_for_element("step-title-4").await;
+    let (focused, top) = {
+        let value = browser
+            .eval(
+                "const heading = document.getElementById('step-title-4'); return [document.activeElement === heading, heading.getBoundingClientRect().top];",
+                vec![],
+            )
+            .await;
+        (value[0].as_bool().unwrap(), value[1].as_f64().unwrap())
+    };
+    assert!(focused, "focus moves to the step's heading");
+    assert!(
+        (-1.0..200.0).contains(&top),
+        "the heading is at the top: {top}"
+    );
+    // A step's warnings are in its accessible name, not only in its badge.
+    let labels = browser
+        .eval(
+            "return [...document.querySelectorAll('.step-button')].map(b => b.getAttribute('aria-label'));",
+            vec![],
+        )
+        .await;
+    let labels: Vec<String> = serde_json::from_value(labels).unwrap();
+    assert!(
+        labels
+            .iter()
+            .all(|label| !label.contains(" 1 errors") && !label.contains(" 1 warnings")),
+        "{labels:?}"
+    );
+    // The preview's tabs: arrow keys move between them, as the tabs pattern has it.
+    let first = browser.by_id("tab-preview-cluster-yaml").await;
+    first.click().await.unwrap();
+    first.send_keys("\u{E014}").await.unwrap();
+    let selected = browser
+        .eval(
+            "return [document.activeElement.id, document.activeElement.getAttribute('aria-selected')];",
+            vec![],
+        )
+        .await;
+    assert_eq!(
+        selected,
+        serde_json::json!(["tab-preview-nodepools-yaml", "true"])
+    );
+    browser
+        .by_id("tab-preview-nodepools-yaml")
+        .await
+        .send_keys("\u{E010}")
+        .await
+        .unwrap();
+    let last = browser
+        .eval("return document.activeElement.id;", vec![])
+        .await;
+    assert_eq!(last, "tab-preview-studio-json");
+    // A skip link leads past the header to the form.
+    let skip = browser
+        .eval(
+            "const link = document.querySelector('a.skip-link'); return [link.textContent, link.getAttribute('href')];",
+            vec![],
+        )
+        .await;
+    assert_eq!(skip, serde_json::json!(["Skip to the form", "#wizard"]));
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn the_picker_opens_on_accelerated_types_finds_a_gpu_model_and_sorts_by_price() {
+    let studio = Studio::start();
+    let browser = Browser::start().await;
+    browser.client.set_window_size(1280, 800).await.unwrap();
+    browser.open(&studio).await;
+    browser.go_to_step(4).await;
+    let before = errors(&browser).await;
+    click_button(&browser, "Add GPU group").await;
+    click_button(&browser, "Add CPU system group").await;
+    // Groups as added bring no error of their own.
+    assert_eq!(errors(&browser).await, before);
+    click_button(&browser, "Choose from the catalog").await;
+    let accelerated = browser.field_by_label("GPU or Neuron only").await;
+    assert_eq!(
+        accelerated.prop("checked").await.unwrap().as_deref(),
+        Some("true")
+    );
+    let first_row = Locator::Css(".picker tbody tr");
+    let row = browser
+        .wait_for_text(first_row, |text| !text.is_empty())
+        .await;
+    assert!(!row.starts_with("a1."), "{row}");
+    browser.fill_by_label("Search instance types", "H100").await;
+    browser
+        .wait_for_text(Locator::Css(".picker .hint"), |text| {
+            text.starts_with("2 types match")
+        })
+        .await;
+    click_button(&browser, "$/h").await;
+    let rows = browser
+        .eval(
+            "return [...document.querySelectorAll('.picker tbody th')].map(th => th.textContent);",
+            vec![],
+        )
+        .await;
+    assert_eq!(
+        rows,
+        serde_json::json!(["p5.4xlarge", "p5.48xlarge"]),
+        "cheapest first"
+    );
+    let sorted = browser
+        .eval(
+            "return [...document.querySelectorAll('.picker thead th')].map(th => th.getAttribute('aria-sort'));",
+            vec![],
+        )
+        .await;
+    assert_eq!(sorted[6], "ascending");
+    // The table fits the form's column at 1280 px: no sideways scroll inside it.
+    let overflow = browser
+        .eval(
+            "const box = document.querySelector('.table-scroll'); return box.scrollWidth - box.clientWidth;",
+            vec![],
+        )
+        .await;
+    assert_eq!(overflow, 0, "the picker scrolls sideways at 1280 px");
+    browser.screenshot("picker-1280").await;
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn the_preview_stays_beside_the_form_from_1024_px_and_the_steps_stay_usable_at_390() {
+    let studio = Studio::start();
+    let browser = Browser::start().await;
+    let beside = "const form = document.querySelector('.wizard').getBoundingClientRect(); const preview = document.querySelector('.preview').getBoundingClientRect(); return [preview.left >= form.right - 1, Math.abs(preview.top - form.top) < 40, preview.top];";
+    for (width, height) in [(1280, 800), (1024, 768)] {
+        browser.client.set_window_size(width, height).await.unwrap();
+        browser.open(&studio).await;
+        browser.go_to_step(4).await;
+        browser
+            .eval("window.scrollTo(0, 0); return 0;", vec![])
+            .await;
+        let placed = browser.eval(beside, vec![]).await;
+        assert_eq!(
+            [placed[0].as_bool(), placed[1].as_bool()],
+            [Some(true), Some(true)],
+            "at {width} px the preview is not beside the form: {placed}"
+        );
+        browser.screenshot(&format!("layout-{width}")).await;
+    }
+    browser.client.set_window_size(390, 844).await.unwrap();
+    browser.open(&studio).await;
+    // Every step's title is readable, not only its number.
+    let hidden = browser
+        .eval(
+            "return [...document.querySelectorAll('.step-title')].filter(t => t.getBoundingClientRect().width === 0).length;",
+            vec![],
+        )
+        .await;
+    assert_eq!(hidden, 0, "step titles are hidden at 390 px");
+    browser.go_to_step(6).await;
+    browser.screenshot("layout-390-karpenter").await;
+    let overflow = browser
+        .eval(
+            "return document.documentElement.scrollWidth - document.documentElement.clientWidth;",
+            vec![],
+        )
+        .await;
+    assert_eq!(overflow, 0, "the page scrolls sideways at 390 px");
+    browser.close().await;
+}
