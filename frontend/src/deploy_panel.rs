@@ -424,7 +424,13 @@ fn FollowedJob(deploys: Deploys) -> impl IntoView {
             job.iter()
                 .flat_map(|job| job.steps.iter())
                 .map(|step| {
-                    view! { <li class=format!("job-state {}", step.state)>{format!("{} — {}", step.title, step.state)}</li> }
+                    // The approval step's title holds the whole plan, shown above it.
+                    let title = if step.name == "approve" {
+                        "Wait for approval of the plan"
+                    } else {
+                        step.title.as_str()
+                    };
+                    view! { <li class=format!("job-state {}", step.state)>{format!("{title} — {}", step.state)}</li> }
                 })
                 .collect_view()
         })

@@ -96,26 +96,49 @@ fn LiveChecksPanel() -> impl IntoView {
         }
         .into_any(),
         LiveChecks::Done(checks) => {
-            let rows = checks
+            // Checks that end the same way for the same reason are said once, with each
+            // check's id and field.
+            let mut said: Vec<(shared::api::LiveCheck, Vec<String>, Vec<String>)> = Vec::new();
+            for check in checks {
+                match said.iter_mut().find(|(first, _, _)| {
+                    first.status == check.status && first.message == check.message
+                }) {
+                    Some((_, ids, paths)) => {
+                        ids.push(check.id.clone());
+                        if !check.path.is_empty() && !paths.contains(&check.path) {
+                            paths.push(check.path.clone());
+                        }
+                    }
+                    None => {
+                        let paths = (!check.path.is_empty()).then(|| check.path.clone()).into_iter().collect();
+                        said.push((check.clone(), vec![check.id.clone()], paths));
+                    }
+                }
+            }
+            let rows = said
                 .into_iter()
-                .map(|check| {
-                    let path = (!check.path.is_empty()).then(|| check.path.clone());
+                .map(|(check, ids, paths)| {
+                    let links = paths
+                        .into_iter()
+                        .map(|path| {
+                            let target = path.clone();
+                            let place = studio.spec.with_untracked(|spec| shared::labels::place(spec, &path));
+                            view! {
+                                " "
+                                <button type="button" class="link" title=path.clone() on:click=move |_| studio.go_to_path(&target)>
+                                    {format!("go to {place}")}
+                                </button>
+                            }
+                        })
+                        .collect_view();
                     view! {
                         <li class=format!("check {}", check.status)>
                             <span class="severity">{check.status.as_str()}</span>
                             " "
-                            <code>{check.id.clone()}</code>
+                            <code>{ids.join(", ")}</code>
                             " — "
                             {check.message.clone()}
-                            {path.map(|path| {
-                                let target = path.clone();
-                                view! {
-                                    " "
-                                    <button type="button" class="link" on:click=move |_| studio.go_to_path(&target)>
-                                        {format!("go to {path}")}
-                                    </button>
-                                }
-                            })}
+                            {links}
                         </li>
                     }
                 })

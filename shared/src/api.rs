@@ -144,6 +144,7 @@ pub const LIVE_CHECKS: &[LiveCheckKind] = &[
             "reservation-instance-type-mismatch",
             "reservation-zone-mismatch",
             "reservation-capacity-short",
+            "reservation-smaller-than-max-size",
             "reservation-end-date",
             "capacity-block-market-type-mismatch",
             "karpenter-reservation-not-found",

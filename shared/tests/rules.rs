@@ -937,6 +937,17 @@ const CASES: &[Case] = &[
         path: "node_groups[1].desired_capacity",
     },
     Case {
+        rule: "reservation-smaller-than-max-size",
+        base: block,
+        breaks: |spec, live| {
+            live.reservations[0].total_instances = 1;
+            live.reservations[0].available_instances = 1;
+            spec.node_groups[1].desired_capacity = Some(1);
+            spec.node_groups[1].max_size = Some(4);
+        },
+        path: "node_groups[1].max_size",
+    },
+    Case {
         rule: "reservation-end-date",
         base: block,
         breaks: |_, live| live.reservations[0].end_date = Some("2026-12-14T11:30:00Z".into()),

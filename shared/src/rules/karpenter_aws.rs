@@ -147,6 +147,14 @@ fn controller_groups(spec: &Spec) -> impl Iterator<Item = &NodeGroup> {
     })
 }
 
+/// "`sys`, `gpu`".
+fn group_names<'a>(groups: impl Iterator<Item = &'a NodeGroup>) -> String {
+    groups
+        .map(|group| format!("`{}`", group.name))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 fn controller_cannot_schedule(context: &Context<'_>, report: &mut Report<'_>) {
     let spec = context.spec;
     if spec.karpenter.is_none()
@@ -156,16 +164,11 @@ fn controller_cannot_schedule(context: &Context<'_>, report: &mut Report<'_>) {
     {
         return;
     }
-    let tainted: Vec<String> = spec
-        .node_groups
-        .iter()
-        .map(|group| format!("`{}`", group.name))
-        .collect();
     report.fire(
         "node_groups",
         format!(
             "Karpenter is on, but its controller tolerates only the {TOLERATED_TAINT} taint and runs on Linux: node group(s) {} are tainted against it (or run Windows), so it stays Pending and no NodePool launches anything",
-            tainted.join(", ")
+            group_names(spec.node_groups.iter())
         ),
     );
 }
@@ -184,15 +187,11 @@ fn controller_one_node(context: &Context<'_>, report: &mut Report<'_>) {
     if groups.is_empty() || room >= 2 {
         return;
     }
-    let names: Vec<String> = groups
-        .iter()
-        .map(|group| format!("`{}`", group.name))
-        .collect();
     report.fire(
         "node_groups",
         format!(
             "the Karpenter controller can run only on node group(s) {}, with room for {room} node: the chart runs two replicas that must be on different nodes, so one stays Pending and Karpenter stops with that node",
-            names.join(", ")
+            group_names(groups.into_iter())
         ),
     );
 }

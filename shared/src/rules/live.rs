@@ -296,6 +296,16 @@ pub(super) static RULES: &[Rule] = &[
         check: Check::Spec(reservation_capacity_short),
     },
     Rule {
+        id: "reservation-smaller-than-max-size",
+        severity: Severity::Warning,
+        summary: "the node group may grow past the reservation it launches into",
+        help: "keep maxSize at or below the reservation's instance count, or grow the reservation first",
+        reference: DESCRIBE_RESERVATIONS,
+        live: true,
+        stage: Stage::Advice,
+        check: Check::Spec(reservation_smaller_than_max_size),
+    },
+    Rule {
         id: "reservation-end-date",
         severity: Severity::Info,
         summary: "the capacity reservation ends on a fixed date",
@@ -619,14 +629,38 @@ fn reservation_capacity_short(context: &Context<'_>, report: &mut Report<'_>) {
     }
 }
 
+fn reservation_smaller_than_max_size(context: &Context<'_>, report: &mut Report<'_>) {
+    for (index, group, fact) in reserved_groups(context) {
+        if let Some(max) = group.max_size.filter(|max| *max > fact.total_instances) {
+            let what = if fact.reservation_type == "capacity-block" {
+                "Capacity Block"
+            } else {
+                "reservation"
+            };
+            report.fire(
+                format!("node_groups[{index}].max_size"),
+                format!(
+                    "node group `{}` may grow to {max} nodes, but {what} {} holds {}: nodes past that do not launch into it (a Capacity Block sells no more; an ODCR's extra nodes fail or run outside it)",
+                    group.name, fact.id, fact.total_instances
+                ),
+            );
+        }
+    }
+}
+
 fn reservation_end_date(context: &Context<'_>, report: &mut Report<'_>) {
     for (index, _, fact) in reserved_groups(context) {
         if let Some(end) = &fact.end_date {
             report.fire(
                 format!("node_groups[{index}].capacity.reservation_id"),
                 format!(
-                    "reservation {} ({}) ends {end}",
-                    fact.id, fact.reservation_type
+                    "reservation {} ({}): {} × {} in {}, {} free, ends {end}",
+                    fact.id,
+                    fact.reservation_type,
+                    fact.total_instances,
+                    fact.instance_type,
+                    fact.availability_zone,
+                    fact.available_instances
                 ),
             );
         }

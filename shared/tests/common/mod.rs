@@ -60,6 +60,8 @@ pub fn capacity_block() -> Spec {
         subnets: vec![PRIVATE_ONE.into()],
     };
     gpu.taints = vec![gpu_taint()];
+    // The block holds two instances: the group grows no further.
+    gpu.max_size = Some(2);
     let system = shared::template("g4dn-vpc").unwrap().spec().node_groups[0].clone();
     spec.node_groups.insert(0, system);
     spec
