@@ -164,6 +164,7 @@ fn InstancePicker(index: usize) -> impl IntoView {
                                     type="button"
                                     class="link"
                                     aria-label=format!("Use {name}")
+                                    title=summary(instance_type)
                                     on:click=move |_| {
                                         studio.update_group(index, |group| group.instance_type = name.to_owned());
                                         let input_id = field_id(&format!("node_groups[{index}].instance_type"));

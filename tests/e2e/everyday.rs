@@ -284,6 +284,20 @@ async fn the_preview_stays_beside_the_form_from_1024_px_and_the_steps_stay_usabl
         )
         .await;
     assert_eq!(hidden, 0, "step titles are hidden at 390 px");
+    // The picker fits too: its details are on the type's title and in the field's summary.
+    browser.go_to_step(4).await;
+    click_button(&browser, "Choose from the catalog").await;
+    browser
+        .wait_for_text(Locator::Css(".picker tbody tr"), |text| !text.is_empty())
+        .await;
+    let picker_overflow = browser
+        .eval(
+            "const box = document.querySelector('.table-scroll'); return box.scrollWidth - box.clientWidth;",
+            vec![],
+        )
+        .await;
+    assert_eq!(picker_overflow, 0, "the picker scrolls sideways at 390 px");
+    browser.screenshot("layout-390-picker").await;
     browser.go_to_step(6).await;
     browser.screenshot("layout-390-karpenter").await;
     let overflow = browser
