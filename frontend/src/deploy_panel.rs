@@ -13,6 +13,7 @@ use shared::rules::Severity;
 use crate::Studio;
 use crate::api::{self, DeployEvent, EventBody, Job, JobState, StageKind};
 use shared::api::StepState;
+use shared::plan::APPROVAL_STEP;
 
 /// sessionStorage key of the deploy token: kept for this tab, gone when it closes.
 const TOKEN_KEY: &str = "eks-studio.deploy-token";
@@ -258,12 +259,15 @@ impl Deploys {
         }
     }
 
+    /// The id of the job on screen.
+    fn followed_id(self) -> Option<String> {
+        self.job
+            .with_untracked(|job| job.as_ref().map(|job| job.id.clone()))
+    }
+
     /// Approves the followed job's plan: it goes on to create.
     fn approve(self) {
-        let Some(job_id) = self
-            .job
-            .with_untracked(|job| job.as_ref().map(|job| job.id.clone()))
-        else {
+        let Some(job_id) = self.followed_id() else {
             return;
         };
         let token = self.token.get_untracked();
@@ -286,16 +290,13 @@ impl Deploys {
             job.as_ref().is_some_and(|job| {
                 job.steps
                     .iter()
-                    .any(|step| step.name == "approve" && step.state == StepState::Running)
+                    .any(|step| step.name == APPROVAL_STEP && step.state == StepState::Running)
             })
         })
     }
 
     fn cancel(self) {
-        let Some(job_id) = self
-            .job
-            .with_untracked(|job| job.as_ref().map(|job| job.id.clone()))
-        else {
+        let Some(job_id) = self.followed_id() else {
             return;
         };
         let token = self.token.get_untracked();
@@ -425,8 +426,8 @@ fn FollowedJob(deploys: Deploys) -> impl IntoView {
                 .flat_map(|job| job.steps.iter())
                 .map(|step| {
                     // The approval step's title holds the whole plan, shown above it.
-                    let title = if step.name == "approve" {
-                        "Wait for approval of the plan"
+                    let title = if step.name == APPROVAL_STEP {
+                        shared::plan::APPROVAL_TITLE
                     } else {
                         step.title.as_str()
                     };
@@ -492,15 +493,13 @@ fn FollowedJob(deploys: Deploys) -> impl IntoView {
 fn approval_lines(deploys: Deploys) -> impl IntoView {
     let title = deploys.job.with(|job| {
         job.as_ref()
-            .and_then(|job| job.steps.iter().find(|step| step.name == "approve"))
+            .and_then(|job| job.steps.iter().find(|step| step.name == APPROVAL_STEP))
             .map(|step| step.title.clone())
             .unwrap_or_default()
     });
-    title
-        .trim_start_matches("Wait for approval of the plan. ")
-        .split(". ")
-        .filter(|line| !line.trim().is_empty())
-        .map(|line| view! { <li>{line.trim_end_matches('.').to_owned()}</li> })
+    shared::plan::lines_of_approval_title(&title)
+        .into_iter()
+        .map(|line| view! { <li>{line.to_owned()}</li> })
         .collect_view()
 }
 

@@ -278,7 +278,7 @@ fn InstancePicker(index: usize) -> impl IntoView {
                     let verb = if total == 1 { "matches" } else { "match" };
                     let priced = studio.spec.with(|spec| {
                         let region = spec.cluster.region.trim();
-                        if shared::prices::on_demand(region, "m5.large").is_some_and(|price| price.region != region) {
+                        if shared::prices::price_region(region).is_some_and(|priced| priced != region) {
                             format!("; * prices are {}'s", shared::prices::REFERENCE_REGION)
                         } else {
                             String::new()

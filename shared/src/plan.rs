@@ -116,6 +116,28 @@ pub fn summary(spec: &Spec) -> PlanSummary {
     }
 }
 
+/// The name of the one-click deploy's step that waits for approval of the plan.
+pub const APPROVAL_STEP: &str = "approve";
+/// What the approval step is, in the step list.
+pub const APPROVAL_TITLE: &str = "Wait for approval of the plan";
+
+/// The approval step's title: [`APPROVAL_TITLE`] and the plan's lines, as one text.
+pub fn approval_title(plan: &PlanSummary) -> String {
+    format!("{APPROVAL_TITLE}. {}", lines(plan).join(". "))
+}
+
+/// The plan's lines back out of an approval step's title.
+pub fn lines_of_approval_title(title: &str) -> Vec<&str> {
+    title
+        .strip_prefix(APPROVAL_TITLE)
+        .unwrap_or(title)
+        .trim_start_matches(". ")
+        .split(". ")
+        .map(|line| line.trim_end_matches('.'))
+        .filter(|line| !line.trim().is_empty())
+        .collect()
+}
+
 /// The plan in lines of text.
 pub fn lines(plan: &PlanSummary) -> Vec<String> {
     let mut lines = vec![if plan.zones.is_empty() {

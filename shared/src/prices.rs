@@ -60,18 +60,26 @@ fn table() -> &'static Table {
 /// The on-demand price of `instance_type` in `region`, or in [`REFERENCE_REGION`] for a
 /// region of the `aws` partition the table does not hold; `None` when unknown.
 pub fn on_demand(region: &str, instance_type: &str) -> Option<Price> {
-    let table = table();
+    let region = price_region(region)?;
+    table()
+        .regions
+        .get(region)?
+        .get(instance_type)
+        .map(|price| Price {
+            usd_per_hour: *price,
+            region,
+        })
+}
+
+/// The region whose prices apply to `region`: itself when the table holds it, else
+/// [`REFERENCE_REGION`] for the `aws` partition; `None` for China and unknown GovCloud.
+pub fn price_region(region: &str) -> Option<&'static str> {
     let region = region.trim();
-    let other_partition = region.starts_with("cn-") || region.starts_with("us-gov-");
-    let (region, prices) = match table.regions.get_key_value(region) {
-        Some((region, prices)) => (*region, prices),
-        None if !other_partition => (REFERENCE_REGION, table.regions.get(REFERENCE_REGION)?),
-        None => return None,
-    };
-    prices.get(instance_type).map(|price| Price {
-        usd_per_hour: *price,
-        region,
-    })
+    match table().regions.get_key_value(region) {
+        Some((known, _)) => Some(known),
+        None if region.starts_with("cn-") || region.starts_with("us-gov-") => None,
+        None => Some(REFERENCE_REGION),
+    }
 }
 
 /// When the table's sources were generated (one timestamp per source file).

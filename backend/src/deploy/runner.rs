@@ -72,8 +72,7 @@ pub struct StepCommand {
     pub approval: bool,
 }
 
-/// The name of the step that waits for the user's approval of the plan.
-pub const APPROVAL_STEP: &str = "approve";
+pub use shared::plan::APPROVAL_STEP;
 
 impl StepCommand {
     /// The argument vector as text, program first, for the job's record; a value read from
@@ -134,12 +133,11 @@ pub fn plan_steps(tools: &Tools, directory: &Path, spec: &Spec, review: bool) ->
         })
         .collect();
     if review {
-        let plan = shared::plan::lines(&shared::plan::summary(spec));
         steps.insert(
             1,
             StepCommand {
                 name: APPROVAL_STEP,
-                title: format!("Wait for approval of the plan. {}", plan.join(". ")),
+                title: shared::plan::approval_title(&shared::plan::summary(spec)),
                 program: PathBuf::new(),
                 args: Vec::new(),
                 output_into: None,
