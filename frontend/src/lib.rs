@@ -23,6 +23,8 @@ mod cluster_step;
 mod deploy_panel;
 /// Drafts in localStorage and share links in the URL fragment.
 pub mod drafts;
+/// Text with line numbers and findings marked on its lines.
+mod editor;
 /// Labelled inputs bound to the spec, each with its findings beside it.
 mod fields;
 /// The findings list grouped by severity.
@@ -37,7 +39,7 @@ mod karpenter_step;
 mod network_step;
 /// The Node groups step, with the instance-type picker.
 mod node_groups_step;
-/// The live preview pane: tabs, line numbers, highlighting.
+/// The live preview pane: tabs, line numbers, highlighting, editing a file in place.
 mod preview;
 /// The Review and ship step: all findings, live checks, bundle, deploy.
 mod review_step;

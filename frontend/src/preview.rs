@@ -4,8 +4,14 @@
 //! only the YAML).
 
 use leptos::prelude::*;
+use shared::Spec;
+use shared::editable::EditableFile;
+use shared::import::TextImportError;
+use shared::rules::{Finding, Severity};
+use shared::yaml_source::Position;
 
 use crate::Studio;
+use crate::editor::{LineMarks, NumberedText, mark};
 
 /// The files the preview can show.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -32,6 +38,15 @@ impl Tab {
             Tab::KarpenterAccess => shared::karpenter_aws::CLUSTER_ACCESS_PATH,
             Tab::DevicePlugins => "plugins/*.yaml",
             Tab::StudioJson => "studio.json",
+        }
+    }
+
+    /// The file this tab shows, when it can be edited.
+    fn editable(self) -> Option<EditableFile> {
+        match self {
+            Tab::ClusterYaml => Some(EditableFile::ClusterConfig),
+            Tab::NodePools => Some(EditableFile::NodePools),
+            _ => None,
         }
     }
 
@@ -87,11 +102,19 @@ fn key_end(line: &str) -> Option<usize> {
     (!key.is_empty() && !key.contains(['{', '[', '#'])).then_some(colon)
 }
 
-/// YAML or JSON text as HTML: one `<span class="l">` per line, keys and values marked.
-pub fn highlight(text: &str) -> String {
+/// YAML or JSON text as HTML: one `<span class="l">` per line, keys and values marked;
+/// a line in `marks` carries its severity (`flag-error`) and its number (`data-line`).
+pub fn highlight(text: &str, marks: &[(usize, Severity)]) -> String {
     let mut html = String::with_capacity(text.len() * 2);
-    for line in text.lines() {
-        html.push_str("<span class=\"l\">");
+    let mut marks = marks.iter().peekable();
+    for (index, line) in text.lines().enumerate() {
+        match marks.next_if(|(marked, _)| *marked == index + 1) {
+            Some((number, severity)) => html.push_str(&format!(
+                "<span class=\"l flag-{}\" data-line=\"{number}\">",
+                severity.as_str()
+            )),
+            None => html.push_str("<span class=\"l\">"),
+        }
         let body = line.trim_start();
         let indent = &line[..line.len() - body.len()];
         html.push_str(indent);
@@ -172,11 +195,103 @@ fn move_between_tabs(event: leptos::ev::KeyboardEvent) {
     let _ = tabs[next].focus();
 }
 
-/// The live preview pane with one tab per file.
+/// A file being edited as text in the preview.
+#[derive(Clone, Debug, PartialEq)]
+struct Edit {
+    file: EditableFile,
+    /// The text as typed.
+    text: String,
+    /// Why the text does not read (the design keeps its last state that did).
+    problem: Option<TextImportError>,
+    /// The design as the text last gave it; a design that differs was changed elsewhere
+    /// (a field of the form, Undo), and the text is written anew from it.
+    read: Spec,
+}
+
+/// DOM id of the textarea of the file being edited.
+const EDITOR_ID: &str = "preview-editor";
+
+/// The findings placed in the file on screen, sorted by line, each with its finding.
+#[derive(Clone, Debug, PartialEq, Default)]
+struct InFile {
+    placed: Vec<(Position, Finding)>,
+    marks: LineMarks,
+}
+
+/// One line of the file's findings: "12:5" and what is wrong, which goes to that line.
+fn file_finding_item(
+    number: usize,
+    position: Position,
+    severity: Severity,
+    message: String,
+    go: Callback<Position>,
+) -> impl IntoView {
+    view! {
+        <li class=format!("file-finding {}", severity.as_str())>
+            <button
+                type="button"
+                id=format!("file-finding-{number}")
+                class="link"
+                data-line=position.line
+                on:click=move |_| go.run(position)
+            >
+                <span class="at">{format!("{}:{}", position.line, position.column)}</span>
+                " "
+                <span class="severity">{severity.as_str()}</span>
+                " "
+                {message}
+            </button>
+        </li>
+    }
+}
+
+/// Focuses the first finding listed for `line`, when there is one.
+fn go_to_finding_of_line(line: usize) {
+    use wasm_bindgen::JsCast;
+    let selector = format!(".file-findings button[data-line=\"{line}\"]");
+    if let Ok(Some(button)) = document().query_selector(&selector)
+        && let Ok(button) = button.dyn_into::<web_sys::HtmlElement>()
+    {
+        let _ = button.focus();
+    }
+}
+
+/// A click on a marked line of the read-only text goes to its finding.
+fn clicked_text(event: leptos::ev::MouseEvent) {
+    use wasm_bindgen::JsCast;
+    let line = event
+        .target()
+        .and_then(|target| target.dyn_into::<web_sys::Element>().ok())
+        .and_then(|element| element.closest("[data-line]").ok().flatten())
+        .and_then(|element| element.get_attribute("data-line"))
+        .and_then(|line| line.parse().ok());
+    if let Some(line) = line {
+        go_to_finding_of_line(line);
+    }
+}
+
+/// Shows `line` of the read-only text, marked as the one gone to.
+fn show_line(line: usize) {
+    use wasm_bindgen::JsCast;
+    let document = document();
+    if let Ok(Some(previous)) = document.query_selector(".yaml .l.gone-to") {
+        let _ = previous.class_list().remove_1("gone-to");
+    }
+    if let Ok(Some(element)) = document.query_selector(&format!(".yaml [data-line=\"{line}\"]")) {
+        let _ = element.class_list().add_1("gone-to");
+        if let Ok(element) = element.dyn_into::<web_sys::HtmlElement>() {
+            element.scroll_into_view();
+        }
+    }
+}
+
+/// The live preview pane with one tab per file; `cluster.yaml` and the NodePools can be
+/// edited in place, and the findings about a file are marked on its lines.
 #[component]
 pub fn Preview() -> impl IntoView {
     let studio = expect_context::<Studio>();
     let tab = RwSignal::new(Tab::ClusterYaml);
+    let edit = RwSignal::new(None::<Edit>);
     let uses_karpenter = Memo::new(move |_| studio.spec.with(|spec| spec.karpenter.is_some()));
     let needs_plugins = Memo::new(move |_| {
         studio.spec.with(|spec| {
@@ -197,10 +312,40 @@ pub fn Preview() -> impl IntoView {
             tab.set(Tab::ClusterYaml);
         }
     });
-    let text = Memo::new(move |_| {
+    // A design changed elsewhere is written into the text being edited.
+    Effect::new(move |_| {
+        studio.spec.with(|spec| {
+            let stale =
+                edit.with_untracked(|edit| edit.as_ref().is_some_and(|edit| edit.read != *spec));
+            if stale {
+                edit.update(|edit| {
+                    if let Some(edit) = edit {
+                        match edit.file.render(spec) {
+                            Ok(Some(text)) => {
+                                edit.text = text;
+                                edit.problem = None;
+                                edit.read = spec.clone();
+                            }
+                            _ => {
+                                *edit = Edit {
+                                    read: spec.clone(),
+                                    ..edit.clone()
+                                }
+                            }
+                        }
+                    }
+                });
+            }
+        });
+    });
+    let editing = Memo::new(move |_| {
+        let file = tab.get().editable();
+        edit.with(|edit| edit.as_ref().is_some_and(|edit| Some(edit.file) == file))
+    });
+    let rendered = Memo::new(move |_| {
         let current = tab.get();
         studio.spec.with(|spec| {
-            let rendered = match current {
+            match current {
                 Tab::ClusterYaml => shared::render_cluster_yaml(spec).map(Some),
                 Tab::NodePools => shared::render::render_karpenter_yaml(spec),
                 Tab::KarpenterValues => shared::render::render_karpenter_values(spec),
@@ -214,17 +359,116 @@ pub fn Preview() -> impl IntoView {
                     .map_err(shared::RenderError::from),
                 Tab::DevicePlugins => device_plugin_values(spec),
                 Tab::StudioJson => Ok(Some(spec.to_json())),
-            };
-            match rendered {
-                Ok(Some(text)) => highlight(&text),
-                Ok(None) => "<span class=\"l\"># Karpenter is not used</span>".to_owned(),
-                Err(error) => {
-                    let mut html = "<span class=\"l error\">".to_owned();
-                    escape(&format!("cannot render: {error}"), &mut html);
-                    html.push_str("</span>");
-                    html
+            }
+            .map_err(|error| error.to_string())
+        })
+    });
+    let in_file = Memo::new(move |_| {
+        let Some(file) = tab.get().editable() else {
+            return InFile::default();
+        };
+        let place = |text: &str| {
+            studio.spec.with(|spec| {
+                studio.findings.with(|findings| {
+                    let mut in_file = InFile::default();
+                    for placed in file.place(text, spec, findings) {
+                        let finding = &findings[placed.finding];
+                        mark(&mut in_file.marks, placed.position.line, finding.severity);
+                        in_file.placed.push((placed.position, finding.clone()));
+                    }
+                    in_file.placed.sort_by_key(|(position, finding)| {
+                        (position.line, position.column, finding.severity)
+                    });
+                    in_file
+                })
+            })
+        };
+        if editing.get() {
+            edit.with(|edit| place(edit.as_ref().map_or("", |edit| edit.text.as_str())))
+        } else {
+            rendered.with(|text| match text {
+                Ok(Some(text)) => place(text),
+                _ => InFile::default(),
+            })
+        }
+    });
+    let html = Memo::new(move |_| {
+        rendered.with(|rendered| match rendered {
+            Ok(Some(text)) => in_file.with(|in_file| highlight(text, &in_file.marks)),
+            Ok(None) => "<span class=\"l\"># Karpenter is not used</span>".to_owned(),
+            Err(error) => {
+                let mut html = "<span class=\"l error\">".to_owned();
+                escape(&format!("cannot render: {error}"), &mut html);
+                html.push_str("</span>");
+                html
+            }
+        })
+    });
+    let start_editing = move |_| {
+        let Some(file) = tab.get_untracked().editable() else {
+            return;
+        };
+        if editing.get_untracked() {
+            edit.set(None);
+            return;
+        }
+        let text = rendered.with_untracked(|rendered| rendered.clone().ok().flatten());
+        if let Some(text) = text {
+            edit.set(Some(Edit {
+                file,
+                text,
+                problem: None,
+                read: studio.spec.get_untracked(),
+            }));
+            request_animation_frame(|| crate::focus_id(EDITOR_ID));
+        }
+    };
+    let typed = Callback::new(move |text: String| {
+        let Some(file) = edit.with_untracked(|edit| edit.as_ref().map(|edit| edit.file)) else {
+            return;
+        };
+        let read = studio
+            .spec
+            .with_untracked(|current| file.read(&text, current));
+        edit.update(|edit| {
+            if let Some(edit) = edit {
+                edit.text = text;
+                match &read {
+                    Ok(spec) => {
+                        edit.problem = None;
+                        edit.read = spec.clone();
+                    }
+                    Err(problem) => edit.problem = Some(problem.clone()),
                 }
             }
+        });
+        if let Ok(spec) = read
+            && studio.spec.with_untracked(|current| *current != spec)
+        {
+            studio.spec.set(spec);
+        }
+    });
+    let go_to = Callback::new(move |position: Position| {
+        if editing.get_untracked() {
+            crate::editor::go_to_line(EDITOR_ID, position.line, position.column);
+        } else {
+            show_line(position.line);
+        }
+    });
+    let editor_marks = Signal::derive(move || {
+        let mut marks = in_file.get().marks;
+        if let Some(problem) = edit.with(|edit| edit.as_ref().and_then(|edit| edit.problem.clone()))
+            && problem.line > 0
+        {
+            mark(&mut marks, problem.line, Severity::Error);
+        }
+        marks
+    });
+    let editor_text = Signal::derive(move || {
+        edit.with(|edit| {
+            edit.as_ref()
+                .map(|edit| edit.text.clone())
+                .unwrap_or_default()
         })
     });
     let tab_button = move |this: Tab| {
@@ -245,6 +489,50 @@ pub fn Preview() -> impl IntoView {
             </button>
         }
     };
+    let findings_list = move || {
+        let problem = editing
+            .get()
+            .then(|| edit.with(|edit| edit.as_ref().and_then(|edit| edit.problem.clone())))
+            .flatten();
+        let placed = in_file.get().placed;
+        let title = tab.get().title();
+        let count = placed.len() + usize::from(problem.is_some());
+        let mut items = Vec::new();
+        if let Some(problem) = problem {
+            let position = Position {
+                line: problem.line.max(1),
+                column: problem.column.max(1),
+            };
+            items.push(
+                file_finding_item(
+                    0,
+                    position,
+                    Severity::Error,
+                    format!(
+                        "{}; the design keeps what the text last said",
+                        problem.message
+                    ),
+                    go_to,
+                )
+                .into_any(),
+            );
+        }
+        for (position, finding) in placed {
+            let number = items.len();
+            items.push(
+                file_finding_item(number, position, finding.severity, finding.message, go_to)
+                    .into_any(),
+            );
+        }
+        (count > 0).then(|| {
+            view! {
+                <div class="file-findings">
+                    <h3 id="file-findings-title">{format!("In {title}: {}", crate::counted(count, "finding"))}</h3>
+                    <ol aria-labelledby="file-findings-title">{items}</ol>
+                </div>
+            }
+        })
+    };
     view! {
         <aside class="preview" aria-labelledby="preview-title">
             <h2 id="preview-title" class="visually-hidden">"Preview"</h2>
@@ -262,13 +550,52 @@ pub fn Preview() -> impl IntoView {
                 {tab_button(Tab::StudioJson)}
             </div>
             <div id="preview-panel" role="tabpanel">
-                <pre
-                    id=move || tab.get().panel_id()
-                    class="yaml"
-                    tabindex="0"
-                    aria-label=move || format!("{} preview", tab.get().title())
-                    inner_html=move || text.get()
-                ></pre>
+                <Show when=move || tab.get().editable().is_some()>
+                    <div class="edit-bar">
+                        <button
+                            type="button"
+                            id="edit-file"
+                            aria-pressed=move || editing.get().to_string()
+                            on:click=start_editing
+                        >
+                            {move || if editing.get() { "Stop editing".to_owned() } else { format!("Edit {}", tab.get().title()) }}
+                        </button>
+                        <span id="edit-status" class="hint" role="status">
+                            {move || editing.get().then(|| {
+                                if edit.with(|edit| edit.as_ref().is_some_and(|edit| edit.problem.is_some())) {
+                                    "The text does not read yet; the design keeps what it last said."
+                                } else {
+                                    "Edits go into the design as you type. Alt+Enter goes to the finding on the line."
+                                }
+                            })}
+                        </span>
+                    </div>
+                </Show>
+                <Show
+                    when=move || editing.get()
+                    fallback=move || view! {
+                        <pre
+                            id=move || tab.get().panel_id()
+                            class="yaml"
+                            tabindex="0"
+                            aria-label=move || format!("{} preview", tab.get().title())
+                            on:click=clicked_text
+                            inner_html=move || html.get()
+                        ></pre>
+                    }
+                >
+                    <NumberedText
+                        id=EDITOR_ID
+                        text=editor_text
+                        on_input=typed
+                        marks=editor_marks
+                        on_line=Callback::new(go_to_finding_of_line)
+                        label=Signal::derive(move || format!("{}, editable", tab.get().title()))
+                        described_by="edit-status"
+                        class="code"
+                    />
+                </Show>
+                {findings_list}
             </div>
         </aside>
     }

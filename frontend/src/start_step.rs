@@ -5,7 +5,10 @@
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
+use shared::rules::Severity;
+
 use crate::drafts::DraftsPanel;
+use crate::editor::{NumberedText, go_to_line};
 use crate::{Step, StepHeading, Studio};
 
 /// Paste or choose a file, then import.
@@ -13,7 +16,7 @@ use crate::{Step, StepHeading, Studio};
 fn ImportPanel() -> impl IntoView {
     let studio = expect_context::<Studio>();
     let text = RwSignal::new(String::new());
-    let result = RwSignal::new(None::<Result<String, String>>);
+    let result = RwSignal::new(None::<Result<String, shared::import::TextImportError>>);
     let run_import = move || {
         let outcome = text.with_untracked(|text| {
             studio
@@ -25,9 +28,13 @@ fn ImportPanel() -> impl IntoView {
                 studio.replace_spec(spec, "the imported YAML");
                 Ok(summary)
             }
-            Err(error) => Err(error.to_string()),
+            Err(error) => Err(error),
         }));
     };
+    let marks = Signal::derive(move || match result.get() {
+        Some(Err(error)) if error.line > 0 => vec![(error.line, Severity::Error)],
+        _ => Vec::new(),
+    });
     let choose_file = move |event: leptos::ev::Event| {
         let Some(input) = event
             .target()
@@ -44,7 +51,13 @@ fn ImportPanel() -> impl IntoView {
                     text.set(contents.as_string().unwrap_or_default());
                     run_import();
                 }
-                Err(_) => result.set(Some(Err(format!("Cannot read {}.", file.name())))),
+                Err(_) => result.set(Some(Err(shared::import::TextImportError {
+                    document: None,
+                    line: 0,
+                    column: 0,
+                    syntax: false,
+                    message: format!("Cannot read {}.", file.name()),
+                }))),
             }
         });
     };
@@ -53,14 +66,13 @@ fn ImportPanel() -> impl IntoView {
             <div class="field">
                 <label for="import-text">"YAML to import"</label>
                 <span class="hint">"An eksctl ClusterConfig, Karpenter NodePools and EC2NodeClasses, or both (separated by ---)."</span>
-                <textarea
+                <NumberedText
                     id="import-text"
-                    rows="8"
-                    spellcheck="false"
-                    aria-describedby="import-result"
-                    prop:value=move || text.get()
-                    on:input=move |event| text.set(event_target_value(&event))
-                ></textarea>
+                    text=text.into()
+                    on_input=Callback::new(move |typed| text.set(typed))
+                    marks=marks
+                    described_by="import-result"
+                />
             </div>
             <div class="inline-form">
                 <button type="button" id="import-button" on:click=move |_| run_import()>"Import"</button>
@@ -78,9 +90,24 @@ fn ImportPanel() -> impl IntoView {
                 }
             >
                 {move || match result.get() {
-                    Some(Ok(summary)) => summary,
-                    Some(Err(error)) => error,
-                    None => String::new(),
+                    Some(Ok(summary)) => summary.into_any(),
+                    Some(Err(error)) if error.line > 0 => {
+                        let (line, column) = (error.line, error.column);
+                        view! {
+                            {error.to_string()}
+                            " "
+                            <button
+                                type="button"
+                                class="link"
+                                on:click=move |_| go_to_line("import-text", line, column)
+                            >
+                                {format!("Go to line {line}")}
+                            </button>
+                        }
+                        .into_any()
+                    }
+                    Some(Err(error)) => error.to_string().into_any(),
+                    None => ().into_any(),
                 }}
             </p>
         </div>

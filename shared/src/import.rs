@@ -382,7 +382,7 @@ impl std::fmt::Display for TextImportError {
 impl std::error::Error for TextImportError {}
 
 /// The text as a whole is refused (no document, two clusters).
-fn whole_text(message: impl Into<String>) -> TextImportError {
+pub(crate) fn whole_text(message: impl Into<String>) -> TextImportError {
     TextImportError {
         document: None,
         line: 0,
@@ -393,7 +393,7 @@ fn whole_text(message: impl Into<String>) -> TextImportError {
 }
 
 /// An import problem at a path of document `index` (of `count`), placed in the text.
-fn placed(
+pub(crate) fn placed(
     document: &crate::yaml_source::SourceDocument,
     index: usize,
     count: usize,

@@ -352,9 +352,18 @@ struct ControllerPolicies {
 fn controller_policies() -> &'static [ControllerPolicy] {
     static POLICIES: OnceLock<Vec<ControllerPolicy>> = OnceLock::new();
     POLICIES.get_or_init(|| {
+        // Read as YAML (JSON is YAML 1.2) by the reader the page already carries, so the
+        // page holds no JSON reader for this one file.
+        let documents = crate::yaml_source::parse_documents(include_str!(
+            "../data/karpenter-controller-policies.json"
+        ))
+        .expect("the embedded controller policies are JSON");
+        let document = documents
+            .into_iter()
+            .next()
+            .expect("the embedded controller policies are one document");
         let data: ControllerPolicies =
-            serde_json::from_str(include_str!("../data/karpenter-controller-policies.json"))
-                .expect("the embedded controller policies parse");
+            serde_yaml::from_value(document.value).expect("the embedded controller policies parse");
         data.policies
     })
 }

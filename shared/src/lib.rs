@@ -15,6 +15,8 @@ pub mod catalog;
 mod crd_cel;
 /// The device plugins Karpenter's nodes need (NVIDIA, EFA, Neuron), chosen from the pools.
 pub mod device_plugins;
+/// The files the page edits as text: read back into the design, findings on their lines.
+pub mod editable;
 /// Typed mirror of eksctl's `ClusterConfig` (`eksctl.io/v1alpha5`), only the fields we emit.
 pub mod eksctl;
 /// The one mapping between spec fields and eksctl's keys: write, read back, position.

@@ -444,43 +444,67 @@ fn path_of(segments: Vec<PathSegment>) -> YamlPath {
 
 /// Where a spec field path lives in the file: which document, and the path inside it.
 pub fn file_path(file: &ParsedFile, spec_path: &str) -> (usize, YamlPath) {
-    let segments = YamlPath::from_str(spec_path)
-        .map(|path| path.segments().to_vec())
-        .unwrap_or_default();
-    let cluster_document = file.cluster_document.unwrap_or(0);
-    let keys: Vec<Option<&str>> = segments
-        .iter()
-        .map(|segment| match segment {
-            PathSegment::Key(name) => Some(name.as_str()),
-            PathSegment::Index(_) => None,
-        })
-        .collect();
-    let index_at = |position: usize| match segments.get(position) {
-        Some(PathSegment::Index(index)) => Some(*index),
-        _ => None,
+    let layout = DocumentLayout {
+        cluster_document: file.cluster_document,
+        node_pool_documents: &file.node_pool_documents,
+        node_class_documents: &file.node_class_documents,
     };
-    match keys.first().copied().flatten() {
-        Some("karpenter") => {
-            let (documents, kind) = match keys.get(1).copied().flatten() {
-                Some("node_pools") => (&file.node_pool_documents, true),
-                Some("node_classes") => (&file.node_class_documents, true),
-                _ => (&file.node_pool_documents, false),
-            };
-            let document = index_at(2)
-                .filter(|_| kind)
-                .and_then(|index| documents.get(index).copied())
-                .or_else(|| file.node_pool_documents.first().copied())
-                .unwrap_or(cluster_document);
-            let rest = if kind {
-                segments.get(3..).unwrap_or_default().to_vec()
-            } else {
-                Vec::new()
-            };
-            (document, path_of(rest))
+    layout.path(&file.spec, spec_path)
+}
+
+/// Which document of a file holds which part of a design.
+#[derive(Clone, Copy, Debug)]
+pub struct DocumentLayout<'a> {
+    /// Index of the `ClusterConfig` document, if any.
+    pub cluster_document: Option<usize>,
+    /// Document index of each Karpenter node pool of the design.
+    pub node_pool_documents: &'a [usize],
+    /// Document index of each Karpenter node class of the design.
+    pub node_class_documents: &'a [usize],
+}
+
+impl DocumentLayout<'_> {
+    /// Where a field of `spec` (`node_groups[0].capacity.reservation_id`) is written:
+    /// which document, and the path inside it.
+    pub fn path(&self, spec: &Spec, spec_path: &str) -> (usize, YamlPath) {
+        let segments = YamlPath::from_str(spec_path)
+            .map(|path| path.segments().to_vec())
+            .unwrap_or_default();
+        let cluster_document = self.cluster_document.unwrap_or(0);
+        let keys: Vec<Option<&str>> = segments
+            .iter()
+            .map(|segment| match segment {
+                PathSegment::Key(name) => Some(name.as_str()),
+                PathSegment::Index(_) => None,
+            })
+            .collect();
+        let index_at = |position: usize| match segments.get(position) {
+            Some(PathSegment::Index(index)) => Some(*index),
+            _ => None,
+        };
+        match keys.first().copied().flatten() {
+            Some("karpenter") => {
+                let (documents, kind) = match keys.get(1).copied().flatten() {
+                    Some("node_pools") => (&self.node_pool_documents, true),
+                    Some("node_classes") => (&self.node_class_documents, true),
+                    _ => (&self.node_pool_documents, false),
+                };
+                let document = index_at(2)
+                    .filter(|_| kind)
+                    .and_then(|index| documents.get(index).copied())
+                    .or_else(|| self.node_pool_documents.first().copied())
+                    .unwrap_or(cluster_document);
+                let rest = if kind {
+                    segments.get(3..).unwrap_or_default().to_vec()
+                } else {
+                    Vec::new()
+                };
+                (document, path_of(rest))
+            }
+            _ => (
+                cluster_document,
+                path_of(crate::eksctl_map::yaml_path(spec, &segments)),
+            ),
         }
-        _ => (
-            cluster_document,
-            path_of(crate::eksctl_map::yaml_path(&file.spec, &segments)),
-        ),
     }
 }

@@ -26,6 +26,8 @@ impl From<serde_yaml::Error> for RenderError {
     }
 }
 
+/// Where the eksctl `ClusterConfig` lives inside a bundle.
+pub const CLUSTER_YAML_PATH: &str = "cluster.yaml";
 /// Where the rendered Karpenter files live inside a bundle.
 pub const NODEPOOLS_PATH: &str = "karpenter/nodepools.yaml";
 /// Where the Karpenter Helm values live inside a bundle.

@@ -309,3 +309,270 @@ async fn the_preview_stays_beside_the_form_from_1024_px_and_the_steps_stay_usabl
     assert_eq!(overflow, 0, "the page scrolls sideways at 390 px");
     browser.close().await;
 }
+
+/// The line the caret of the textarea `id` is on, from 1.
+async fn caret_line(browser: &Browser, id: &str) -> u64 {
+    browser
+        .eval(
+            "const area = document.getElementById(arguments[0]);
+             return area.value.slice(0, area.selectionStart).split('\\n').length;",
+            vec![id.into()],
+        )
+        .await
+        .as_u64()
+        .expect("a line")
+}
+
+/// The id of the focused element.
+async fn focused_id(browser: &Browser) -> String {
+    browser
+        .eval("return document.activeElement.id;", vec![])
+        .await
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// The number of the line a finding listed under the file is on ("12:5 error …" → 12).
+fn line_of(item: &str) -> u64 {
+    item.split(':')
+        .next()
+        .and_then(|line| line.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no line in `{item}`"))
+}
+
+#[tokio::test]
+async fn the_yaml_is_edited_in_place_with_its_findings_on_their_lines() {
+    let studio = Studio::start();
+    let browser = Browser::start().await;
+    browser.client.set_window_size(1280, 800).await.unwrap();
+    browser.open(&studio).await;
+
+    // The placeholders' findings are marked on the lines of cluster.yaml and listed with
+    // line:column under it.
+    let heading = browser
+        .wait_for_text(Locator::Id("file-findings-title"), |text| {
+            text.starts_with("In cluster.yaml: ")
+        })
+        .await;
+    assert!(heading.ends_with("findings"), "{heading}");
+    let marked = browser
+        .client
+        .find_all(Locator::Css("#preview-cluster-yaml .flag-error"))
+        .await
+        .unwrap();
+    assert!(marked.len() >= 3, "region, zones, reservation are marked");
+    for line in &marked {
+        let text = line.text().await.unwrap();
+        assert!(
+            text.contains("PLACEHOLDER_") || text.contains("cr-"),
+            "{text}"
+        );
+    }
+
+    browser.screenshot("file-findings-1280").await;
+
+    // A finding listed goes to its line; a marked line goes to its finding.
+    let first = browser.by_id("file-finding-0").await;
+    let first_text = first.text().await.unwrap();
+    first.click().await.unwrap();
+    let gone_to = browser
+        .client
+        .find(Locator::Css("#preview-cluster-yaml .gone-to"))
+        .await
+        .expect("the line gone to is marked");
+    assert_eq!(
+        gone_to.attr("data-line").await.unwrap().as_deref(),
+        Some(line_of(&first_text).to_string().as_str())
+    );
+    marked.last().unwrap().click().await.unwrap();
+    let focused = focused_id(&browser).await;
+    assert!(
+        focused.starts_with("file-finding-"),
+        "focus is on {focused:?}"
+    );
+    let focused_text = browser.by_id(&focused).await.text().await.unwrap();
+    assert_eq!(
+        marked.last().unwrap().attr("data-line").await.unwrap(),
+        Some(line_of(&focused_text).to_string())
+    );
+
+    // Editing the text changes the design as it is typed.
+    click_button(&browser, "Edit cluster.yaml").await;
+    assert_eq!(focused_id(&browser).await, "preview-editor");
+    let editor = browser.by_id("preview-editor").await;
+    assert_eq!(
+        editor.attr("aria-label").await.unwrap().as_deref(),
+        Some("cluster.yaml, editable")
+    );
+    browser
+        .eval(
+            "const area = document.getElementById('preview-editor');
+             const end = area.value.indexOf('name: eks-p5-training') + 'name: eks-p5-training'.length;
+             area.setSelectionRange(end, end);",
+            vec![],
+        )
+        .await;
+    editor.send_keys("-x").await.unwrap();
+    browser.go_to_step(2).await;
+    let name = browser.field_by_label("Cluster name").await;
+    assert_eq!(
+        name.prop("value").await.unwrap().as_deref(),
+        Some("eks-p5-training-x")
+    );
+    // Findings in the edited text are on its lines: each listed one takes the caret there.
+    let item = browser.by_id("file-finding-1").await;
+    let item_line = line_of(&item.text().await.unwrap());
+    item.click().await.unwrap();
+    assert_eq!(focused_id(&browser).await, "preview-editor");
+    assert_eq!(caret_line(&browser, "preview-editor").await, item_line);
+    let gutter_marks = browser
+        .client
+        .find_all(Locator::Css(".numbered .gutter .flag-error"))
+        .await
+        .unwrap();
+    assert!(
+        gutter_marks.len() >= 3,
+        "the gutter marks the findings' lines"
+    );
+    browser.screenshot("editing-cluster-yaml-1280").await;
+
+    // Text that does not read says where, and the design keeps what it last said.
+    browser
+        .eval(
+            "const area = document.getElementById('preview-editor');
+             const end = area.value.indexOf('metadata:') + 'metadata:'.length;
+             area.setSelectionRange(end, end);",
+            vec![],
+        )
+        .await;
+    editor.send_keys(" [").await.unwrap();
+    browser
+        .wait_for_text(Locator::Id("edit-status"), |text| {
+            text.starts_with("The text does not read yet")
+        })
+        .await;
+    let problem = browser.by_id("file-finding-0").await.text().await.unwrap();
+    assert!(problem.to_lowercase().contains("error"), "{problem}");
+    assert!(line_of(&problem) >= 3, "{problem}");
+    assert_eq!(
+        name.prop("value").await.unwrap().as_deref(),
+        Some("eks-p5-training-x")
+    );
+
+    // Undo brings back the design before the edit, and the text follows it.
+    click_button(&browser, "Undo").await;
+    browser
+        .wait_for_text(Locator::Id("edit-status"), |text| {
+            text.starts_with("Edits go into the design")
+        })
+        .await;
+    let text = editor.prop("value").await.unwrap().unwrap_or_default();
+    assert!(text.contains("name: eks-p5-training\n"), "{text}");
+    assert!(!text.contains("metadata: ["), "{text}");
+
+    // A change in the form is written into the text being edited.
+    browser.fill_by_label("Cluster name", "from-the-form").await;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let text = editor.prop("value").await.unwrap().unwrap_or_default();
+        if text.contains("name: from-the-form\n") {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the text never followed the form"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+
+    browser.client.set_window_size(390, 844).await.unwrap();
+    let overflow = browser
+        .eval(
+            "return document.documentElement.scrollWidth - document.documentElement.clientWidth;",
+            vec![],
+        )
+        .await;
+    assert_eq!(
+        overflow, 0,
+        "the page scrolls sideways at 390 px while editing"
+    );
+    browser
+        .eval(
+            "document.getElementById('preview-editor').scrollIntoView();",
+            vec![],
+        )
+        .await;
+    browser.screenshot("editing-cluster-yaml-390").await;
+    browser.client.set_window_size(1024, 768).await.unwrap();
+    browser.screenshot("editing-cluster-yaml-1024").await;
+
+    // Stopping shows the file as the design renders it again.
+    click_button(&browser, "Stop editing").await;
+    browser
+        .wait_for_text(Locator::Id("preview-cluster-yaml"), |text| {
+            text.contains("name: from-the-form")
+        })
+        .await;
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn the_nodepools_file_is_edited_in_place_and_keeps_the_cluster() {
+    let studio = Studio::start();
+    let browser = Browser::start().await;
+    browser.open(&studio).await;
+    browser
+        .by_id("tab-preview-nodepools-yaml")
+        .await
+        .click()
+        .await
+        .unwrap();
+    click_button(&browser, "Edit karpenter/nodepools.yaml").await;
+    let editor = browser.by_id("preview-editor").await;
+    let text = editor.prop("value").await.unwrap().unwrap_or_default();
+    assert!(text.contains("kind: NodePool"), "{text}");
+    // A pool's limit edited in the text shows in the Karpenter step.
+    browser
+        .eval(
+            "const area = document.getElementById('preview-editor');
+             const at = area.value.indexOf('kind: NodePool');
+             const name = area.value.indexOf('name: ', at) + 'name: '.length;
+             const end = area.value.indexOf('\\n', name);
+             area.setSelectionRange(name, end);",
+            vec![],
+        )
+        .await;
+    editor.send_keys("renamed-pool").await.unwrap();
+    browser.go_to_step(6).await;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let names = browser
+            .eval(
+                "return [...document.querySelectorAll('input')].map(i => i.value).filter(v => v === 'renamed-pool').length;",
+                vec![],
+            )
+            .await;
+        if names.as_u64() == Some(1) {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the pool was never renamed in the form"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    // The cluster is as it was.
+    browser
+        .by_id("tab-preview-cluster-yaml")
+        .await
+        .click()
+        .await
+        .unwrap();
+    browser
+        .wait_for_text(Locator::Id("preview-cluster-yaml"), |text| {
+            text.contains("name: eks-p5-training")
+        })
+        .await;
+    browser.close().await;
+}

@@ -323,6 +323,29 @@ async fn pasting_a_seed_manifest_fills_the_wizard() {
         result.starts_with("YAML error at line 4, column "),
         "{result}"
     );
+    // The import box numbers its lines and marks the one in error; the result goes there.
+    let marked = browser
+        .client
+        .find(Locator::Css(".import .gutter .flag-error"))
+        .await
+        .expect("the error's line is marked");
+    assert_eq!(marked.text().await.unwrap(), "4");
+    browser
+        .client
+        .find(Locator::XPath("//button[normalize-space()='Go to line 4']"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let caret = browser
+        .eval(
+            "const area = document.activeElement;
+             return [area.id, area.value.slice(0, area.selectionStart).split('\\n').length];",
+            vec![],
+        )
+        .await;
+    assert_eq!(caret, serde_json::json!(["import-text", 4]));
     browser.close().await;
 }
 
