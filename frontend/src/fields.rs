@@ -327,17 +327,36 @@ pub fn SelectField(
     }
 }
 
-/// Splits a comma-separated list, dropping empty items.
+/// Splits a list separated by commas or line breaks, dropping empty items.
 pub fn split_list(text: &str) -> Vec<String> {
-    text.split(',')
+    text.split([',', '\n'])
         .map(str::trim)
         .filter(|item| !item.is_empty())
         .map(str::to_owned)
         .collect()
 }
 
-/// A text input bound to a list of strings, comma-separated. Findings of the items
-/// (`path[2]`) show under it too.
+/// The text of the input or textarea with this DOM id, and whether it has the focus.
+fn typed_text(id: &str) -> Option<(String, bool)> {
+    use wasm_bindgen::JsCast;
+    let element = document().get_element_by_id(id)?;
+    let focused = document()
+        .active_element()
+        .is_some_and(|active| active == element);
+    let text = match element.dyn_into::<web_sys::HtmlInputElement>() {
+        Ok(input) => input.value(),
+        Err(element) => element
+            .dyn_into::<web_sys::HtmlTextAreaElement>()
+            .ok()?
+            .value(),
+    };
+    Some((text, focused))
+}
+
+/// A text field bound to a list of strings, comma-separated. Findings of the items
+/// (`path[2]`) show under it too. Without suggestions it is a textarea that wraps and
+/// grows with its items, so a long list of labels or taints stays readable on a phone;
+/// with suggestions (a `<datalist>`, which only inputs take) it is one line.
 #[component]
 pub fn ListField(
     /// Visible label.
@@ -360,27 +379,24 @@ pub fn ListField(
     suggestions: Option<&'static str>,
 ) -> impl IntoView {
     let id = field_id(&path);
-    let input = NodeRef::<html::Input>::new();
     // While someone types here, or while the typed text still means the same items (a
     // trailing comma, extra spaces, `key=` half typed), leave it alone so typing is not
     // interrupted; a change from elsewhere (a template, an import) shows the new items.
-    let shown = move || {
-        let items = value.get();
-        if let Some(input) = input.get_untracked() {
-            let typing = document()
-                .active_element()
-                .is_some_and(|active| active == **input);
-            if typing || split_list(&input.value()) == items {
-                return input.value();
+    let shown = {
+        let id = id.clone();
+        move || {
+            let items = value.get();
+            if let Some((text, typing)) = typed_text(&id)
+                && (typing || split_list(&text) == items)
+            {
+                return text;
             }
+            items.join(", ")
         }
-        items.join(", ")
     };
-    view! {
-        <div class="field">
-            <label for=id.clone()>{label}</label>
+    let control = match suggestions {
+        Some(suggestions) => view! {
             <input
-                node_ref=input
                 id=id.clone()
                 type="text"
                 spellcheck="false"
@@ -391,6 +407,27 @@ pub fn ListField(
                 prop:value=shown
                 on:input=move |event| set.run(split_list(&event_target_value(&event)))
             />
+        }
+        .into_any(),
+        None => view! {
+            <textarea
+                id=id.clone()
+                class="list"
+                rows="1"
+                spellcheck="false"
+                autocomplete="off"
+                placeholder=move || placeholder.get()
+                aria-describedby=format!("{id}-findings")
+                prop:value=shown
+                on:input=move |event| set.run(split_list(&event_target_value(&event)))
+            ></textarea>
+        }
+        .into_any(),
+    };
+    view! {
+        <div class="field">
+            <label for=id.clone()>{label}</label>
+            {control}
             <FieldFindings path=path nested=true />
         </div>
     }

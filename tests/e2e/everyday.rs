@@ -298,6 +298,30 @@ async fn the_preview_stays_beside_the_form_from_1024_px_and_the_steps_stay_usabl
         .await;
     assert_eq!(picker_overflow, 0, "the picker scrolls sideways at 390 px");
     browser.screenshot("layout-390-picker").await;
+    // A long list of labels wraps in its field instead of running out of it.
+    let labels = "team=ml-platform, workload=distributed-training, cost-center=research-42, \
+                  accelerator=nvidia-h100";
+    browser.fill("f-node-groups-0-labels", labels).await;
+    let labels_box = browser
+        .eval(
+            "const area = document.getElementById('f-node-groups-0-labels');
+             const line = parseFloat(getComputedStyle(area).lineHeight) || 20;
+             return [area.scrollWidth - area.clientWidth, area.scrollHeight - area.clientHeight, area.clientHeight > 2 * line];",
+            vec![],
+        )
+        .await;
+    assert_eq!(
+        labels_box,
+        serde_json::json!([0, 0, true]),
+        "the labels' field hides part of `{labels}`"
+    );
+    browser
+        .eval(
+            "document.getElementById('f-node-groups-0-labels').scrollIntoView(); return 0;",
+            vec![],
+        )
+        .await;
+    browser.screenshot("layout-390-labels").await;
     browser.go_to_step(6).await;
     browser.screenshot("layout-390-karpenter").await;
     let overflow = browser
