@@ -88,6 +88,13 @@ async fn keystroke_to_validated_preview_latency() {
     // n node groups and n/4 NodePools, built from the studio.json of a template, for
     // n = 16, 32, 64: the largest is the budgeted case, the others show how cost grows.
     browser.choose_template("karpenter-reserved-training").await;
+    // The keystrokes above edited the design, so the page asks before replacing it.
+    browser
+        .wait_for_element("replace-yes")
+        .await
+        .click()
+        .await
+        .unwrap();
     browser
         .by_id("tab-preview-studio-json")
         .await
