@@ -347,6 +347,18 @@ async fn caret_line(browser: &Browser, id: &str) -> u64 {
         .expect("a line")
 }
 
+/// Puts the caret of the preview's editor just after the first `text` in it.
+async fn caret_after(browser: &Browser, text: &str) {
+    browser
+        .eval(
+            "const area = document.getElementById('preview-editor');
+             const end = area.value.indexOf(arguments[0]) + arguments[0].length;
+             area.setSelectionRange(end, end);",
+            vec![text.into()],
+        )
+        .await;
+}
+
 /// The id of the focused element.
 async fn focused_id(browser: &Browser) -> String {
     browser
@@ -429,14 +441,7 @@ async fn the_yaml_is_edited_in_place_with_its_findings_on_their_lines() {
         editor.attr("aria-label").await.unwrap().as_deref(),
         Some("cluster.yaml, editable")
     );
-    browser
-        .eval(
-            "const area = document.getElementById('preview-editor');
-             const end = area.value.indexOf('name: eks-p5-training') + 'name: eks-p5-training'.length;
-             area.setSelectionRange(end, end);",
-            vec![],
-        )
-        .await;
+    caret_after(&browser, "name: eks-p5-training").await;
     editor.send_keys("-x").await.unwrap();
     browser.go_to_step(2).await;
     let name = browser.field_by_label("Cluster name").await;
@@ -462,14 +467,7 @@ async fn the_yaml_is_edited_in_place_with_its_findings_on_their_lines() {
     browser.screenshot("editing-cluster-yaml-1280").await;
 
     // Text that does not read says where, and the design keeps what it last said.
-    browser
-        .eval(
-            "const area = document.getElementById('preview-editor');
-             const end = area.value.indexOf('metadata:') + 'metadata:'.length;
-             area.setSelectionRange(end, end);",
-            vec![],
-        )
-        .await;
+    caret_after(&browser, "metadata:").await;
     editor.send_keys(" [").await.unwrap();
     browser
         .wait_for_text(Locator::Id("edit-status"), |text| {
