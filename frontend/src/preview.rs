@@ -320,19 +320,11 @@ pub fn Preview() -> impl IntoView {
             if stale {
                 edit.update(|edit| {
                     if let Some(edit) = edit {
-                        match edit.file.render(spec) {
-                            Ok(Some(text)) => {
-                                edit.text = text;
-                                edit.problem = None;
-                                edit.read = spec.clone();
-                            }
-                            _ => {
-                                *edit = Edit {
-                                    read: spec.clone(),
-                                    ..edit.clone()
-                                }
-                            }
+                        if let Ok(Some(text)) = edit.file.render(spec) {
+                            edit.text = text;
+                            edit.problem = None;
                         }
+                        edit.read = spec.clone();
                     }
                 });
             }

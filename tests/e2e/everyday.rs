@@ -243,12 +243,7 @@ async fn the_picker_opens_on_accelerated_types_finds_a_gpu_model_and_sorts_by_pr
         .await;
     assert_eq!(sorted[6], "ascending");
     // The table fits the form's column at 1280 px: no sideways scroll inside it.
-    let overflow = browser
-        .eval(
-            "const box = document.querySelector('.table-scroll'); return box.scrollWidth - box.clientWidth;",
-            vec![],
-        )
-        .await;
+    let overflow = sideways_scroll(&browser, ".table-scroll").await;
     assert_eq!(overflow, 0, "the picker scrolls sideways at 1280 px");
     browser.screenshot("picker-1280").await;
     browser.close().await;
@@ -290,12 +285,7 @@ async fn the_preview_stays_beside_the_form_from_1024_px_and_the_steps_stay_usabl
     browser
         .wait_for_text(Locator::Css(".picker tbody tr"), |text| !text.is_empty())
         .await;
-    let picker_overflow = browser
-        .eval(
-            "const box = document.querySelector('.table-scroll'); return box.scrollWidth - box.clientWidth;",
-            vec![],
-        )
-        .await;
+    let picker_overflow = sideways_scroll(&browser, ".table-scroll").await;
     assert_eq!(picker_overflow, 0, "the picker scrolls sideways at 390 px");
     browser.screenshot("layout-390-picker").await;
     // A long list of labels wraps in its field instead of running out of it.
@@ -324,14 +314,19 @@ async fn the_preview_stays_beside_the_form_from_1024_px_and_the_steps_stay_usabl
     browser.screenshot("layout-390-labels").await;
     browser.go_to_step(6).await;
     browser.screenshot("layout-390-karpenter").await;
-    let overflow = browser
-        .eval(
-            "return document.documentElement.scrollWidth - document.documentElement.clientWidth;",
-            vec![],
-        )
-        .await;
+    let overflow = sideways_scroll(&browser, ":root").await;
     assert_eq!(overflow, 0, "the page scrolls sideways at 390 px");
     browser.close().await;
+}
+
+/// How far the first element matching `selector` scrolls sideways (0 when it fits).
+async fn sideways_scroll(browser: &Browser, selector: &str) -> serde_json::Value {
+    browser
+        .eval(
+            "const box = document.querySelector(arguments[0]); return box.scrollWidth - box.clientWidth;",
+            vec![selector.into()],
+        )
+        .await
 }
 
 /// The line the caret of the textarea `id` is on, from 1.
@@ -509,12 +504,7 @@ async fn the_yaml_is_edited_in_place_with_its_findings_on_their_lines() {
     }
 
     browser.client.set_window_size(390, 844).await.unwrap();
-    let overflow = browser
-        .eval(
-            "return document.documentElement.scrollWidth - document.documentElement.clientWidth;",
-            vec![],
-        )
-        .await;
+    let overflow = sideways_scroll(&browser, ":root").await;
     assert_eq!(
         overflow, 0,
         "the page scrolls sideways at 390 px while editing"
