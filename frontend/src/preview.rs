@@ -102,12 +102,14 @@ fn key_end(line: &str) -> Option<usize> {
     (!key.is_empty() && !key.contains(['{', '[', '#'])).then_some(colon)
 }
 
-/// YAML or JSON text as HTML: one `<span class="l">` per line, keys and values marked;
-/// a line in `marks` carries its severity (`flag-error`) and its number (`data-line`).
-pub fn highlight(text: &str, marks: &[(usize, Severity)]) -> String {
-    let mut html = String::with_capacity(text.len() * 2);
+/// YAML or JSON text as HTML, one `<span class="l">` per line (its line break inside it),
+/// keys and values marked; a line in `marks` carries its severity (`flag-error`) and its
+/// number (`data-line`).
+pub fn highlight(text: &str, marks: &[(usize, Severity)]) -> Vec<String> {
     let mut marks = marks.iter().peekable();
+    let mut lines = Vec::new();
     for (index, line) in text.lines().enumerate() {
+        let mut html = String::with_capacity(line.len() * 2 + 40);
         match marks.next_if(|(marked, _)| *marked == index + 1) {
             Some((number, severity)) => html.push_str(&format!(
                 "<span class=\"l flag-{}\" data-line=\"{number}\">",
@@ -136,9 +138,52 @@ pub fn highlight(text: &str, marks: &[(usize, Severity)]) -> String {
         } else {
             span("v", rest, &mut html);
         }
-        html.push_str("</span>\n");
+        html.push_str("\n</span>");
+        lines.push(html);
     }
-    html
+    lines
+}
+
+/// Makes `pre`, whose children are the lines `shown`, hold `lines`, touching only the
+/// lines between the first and the last that differ: a keystroke changes a few lines of a
+/// file thousands long, and parsing all of them again was most of a keystroke's cost.
+fn patch_lines(pre: &web_sys::Element, shown: &[String], lines: &[String]) {
+    let prefix = shown
+        .iter()
+        .zip(lines)
+        .take_while(|(was, now)| was == now)
+        .count();
+    let room = shown.len().min(lines.len()) - prefix;
+    let suffix = shown
+        .iter()
+        .rev()
+        .zip(lines.iter().rev())
+        .take(room)
+        .take_while(|(was, now)| was == now)
+        .count();
+    let old = &shown[prefix..shown.len() - suffix];
+    let new = &lines[prefix..lines.len() - suffix];
+    let children = pre.children();
+    if old.len() == new.len() {
+        for (offset, (was, now)) in old.iter().zip(new).enumerate() {
+            if was != now
+                && let Some(child) = children.item((prefix + offset) as u32)
+            {
+                child.set_outer_html(now);
+            }
+        }
+        return;
+    }
+    for _ in old {
+        if let Some(child) = children.item(prefix as u32) {
+            child.remove();
+        }
+    }
+    let html = new.concat();
+    match children.item(prefix as u32) {
+        Some(next) => next.insert_adjacent_html("beforebegin", &html).ok(),
+        None => pre.insert_adjacent_html("beforeend", &html).ok(),
+    };
 }
 
 /// Every device plugin values file the pools need, each headed by its path.
@@ -387,14 +432,34 @@ pub fn Preview() -> impl IntoView {
     let html = Memo::new(move |_| {
         rendered.with(|rendered| match rendered {
             Ok(Some(text)) => in_file.with(|in_file| highlight(text, &in_file.marks)),
-            Ok(None) => "<span class=\"l\"># Karpenter is not used</span>".to_owned(),
+            Ok(None) => vec!["<span class=\"l\"># Karpenter is not used\n</span>".to_owned()],
             Err(error) => {
                 let mut html = "<span class=\"l error\">".to_owned();
                 escape(&format!("cannot render: {error}"), &mut html);
-                html.push_str("</span>");
-                html
+                html.push_str("\n</span>");
+                vec![html]
             }
         })
+    });
+    // The read-only view is updated line by line: `shown` is what its element holds.
+    let pre_ref = NodeRef::<leptos::html::Pre>::new();
+    let shown = StoredValue::new_local((None::<web_sys::Element>, Vec::<String>::new()));
+    Effect::new(move |_| {
+        let Some(pre) = pre_ref.get() else {
+            return;
+        };
+        let pre: web_sys::Element = pre.into();
+        html.with(|lines| {
+            shown.update_value(|(element, shown)| {
+                if element.as_ref() == Some(&pre) {
+                    patch_lines(&pre, shown, lines);
+                } else {
+                    pre.set_inner_html(&lines.concat());
+                    *element = Some(pre.clone());
+                }
+                shown.clone_from(lines);
+            });
+        });
     });
     let start_editing = move |_| {
         let Some(file) = tab.get_untracked().editable() else {
@@ -572,7 +637,7 @@ pub fn Preview() -> impl IntoView {
                             tabindex="0"
                             aria-label=move || format!("{} preview", tab.get().title())
                             on:click=clicked_text
-                            inner_html=move || html.get()
+                            node_ref=pre_ref
                         ></pre>
                     }
                 >

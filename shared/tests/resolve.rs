@@ -187,3 +187,48 @@ fn the_plan_says_where_what_and_how_much_before_anything_is_created() {
     spec.node_groups[0].instance_type = "p5.48xlargee".into();
     assert_eq!(shared::plan::summary(&spec).hourly, None);
 }
+
+/// The matcher keeps its last answers; a pool whose requirements change gets the answer
+/// for its new requirements, and going back gives the first answer again.
+#[test]
+fn a_changed_requirement_is_answered_afresh_and_a_restored_one_as_before() {
+    let spec = shared::template("karpenter-spot-inference").unwrap().spec();
+    let mut pool = spec.karpenter.as_ref().unwrap().node_pools[0].clone();
+    let names = |pool: &shared::karpenter::NodePool| -> Vec<&'static str> {
+        shared::rules::matching_instance_types(pool)
+            .iter()
+            .map(|instance| instance.name)
+            .collect()
+    };
+    let first = names(&pool);
+    assert!(first.contains(&"g6e.48xlarge"));
+    let requirements = &mut pool.spec.template.spec.requirements;
+    requirements.push(Requirement {
+        key: "karpenter.k8s.aws/instance-family".into(),
+        operator: "In".into(),
+        values: vec!["g6e".into()].into(),
+        ..Requirement::default()
+    });
+    let narrowed = names(&pool);
+    assert!(!narrowed.is_empty());
+    assert!(
+        narrowed.iter().all(|name| name.starts_with("g6e.")),
+        "{narrowed:?}"
+    );
+    // One value changed in place, the list's length the same.
+    pool.spec
+        .template
+        .spec
+        .requirements
+        .last_mut()
+        .unwrap()
+        .values = vec!["g5".into()].into();
+    let other = names(&pool);
+    assert!(
+        other.iter().all(|name| name.starts_with("g5.")),
+        "{other:?}"
+    );
+    assert!(!other.is_empty());
+    pool.spec.template.spec.requirements.pop();
+    assert_eq!(names(&pool), first);
+}

@@ -588,3 +588,56 @@ async fn the_nodepools_file_is_edited_in_place_and_keeps_the_cluster() {
         .await;
     browser.close().await;
 }
+
+/// The preview's text and its lines: one `.l` element per line, nothing between them.
+async fn preview_lines(browser: &Browser) -> (String, usize, usize) {
+    let answer = browser
+        .eval(
+            "const pre = document.getElementById('preview-cluster-yaml');
+             return [pre.textContent, pre.children.length,
+                     pre.querySelectorAll(':scope > span.l').length];",
+            vec![],
+        )
+        .await;
+    (
+        answer[0].as_str().unwrap().to_owned(),
+        answer[1].as_u64().unwrap() as usize,
+        answer[2].as_u64().unwrap() as usize,
+    )
+}
+
+#[tokio::test]
+async fn the_preview_changed_line_by_line_is_the_file_a_fresh_page_shows() {
+    let studio = Studio::start();
+    let browser = Browser::start().await;
+    browser.open(&studio).await;
+    browser.choose_template("karpenter-reserved-training").await;
+    browser.go_to_step(2).await;
+    let name = browser.field_by_label("Cluster name").await;
+    // Lines change in place (the name is on several lines), then lines come and go in
+    // the middle and at the end of the file.
+    name.clear().await.unwrap();
+    name.send_keys("line-by-line").await.unwrap();
+    browser.go_to_step(4).await;
+    click_button(&browser, "Add GPU group").await;
+    click_button(&browser, "Add CPU system group").await;
+    click_button(&browser, "Remove node group 1").await;
+    let (text, children, lines) = preview_lines(&browser).await;
+    assert!(text.contains("name: line-by-line"), "{text}");
+    assert_eq!(children, text.lines().count(), "one element per line");
+    assert_eq!(lines, children, "every child is a line");
+    // The design is saved 200 ms after the last change; a reload renders it whole.
+    tokio::time::sleep(std::time::Duration::from_millis(600)).await;
+    browser.client.refresh().await.unwrap();
+    browser
+        .wait_for_text(Locator::Id("preview-cluster-yaml"), |text| {
+            text.contains("name: line-by-line")
+        })
+        .await;
+    let (reloaded, _, _) = preview_lines(&browser).await;
+    assert_eq!(
+        text, reloaded,
+        "the patched preview is the file rendered whole"
+    );
+    browser.close().await;
+}

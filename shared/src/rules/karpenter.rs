@@ -792,12 +792,33 @@ fn satisfies(
 
 /// The catalog's instance types a pool's requirements allow, judged on the labels the
 /// studio knows (others, such as zone or capacity type, do not narrow the list).
+///
+/// The rules, the preview and the resolved-types view each ask for every pool on every
+/// keystroke, and a keystroke seldom changes a pool's requirements: the answers for the
+/// last few requirement lists are kept, so the catalog is scanned once per change.
 pub fn matching_instance_types(pool: &NodePool) -> Vec<&'static InstanceType> {
-    let evaluated: Vec<(&Requirement, Option<u64>)> = pool
-        .spec
-        .template
-        .spec
-        .requirements
+    const KEPT: usize = 32;
+    thread_local! {
+        static ANSWERS: std::cell::RefCell<Vec<(Vec<Requirement>, Vec<&'static InstanceType>)>> =
+            const { std::cell::RefCell::new(Vec::new()) };
+    }
+    let requirements = &pool.spec.template.spec.requirements;
+    ANSWERS.with(|answers| {
+        let mut answers = answers.borrow_mut();
+        if let Some((_, found)) = answers.iter().find(|(asked, _)| asked == requirements) {
+            return found.clone();
+        }
+        let found = scan_catalog(requirements);
+        if answers.len() >= KEPT {
+            answers.remove(0);
+        }
+        answers.push((requirements.clone(), found.clone()));
+        found
+    })
+}
+
+fn scan_catalog(requirements: &[Requirement]) -> Vec<&'static InstanceType> {
+    let evaluated: Vec<(&Requirement, Option<u64>)> = requirements
         .iter()
         .filter(|requirement| EVALUATED_KEYS.contains(&requirement.key.as_str()))
         .filter(|requirement| OPERATORS.contains(&requirement.operator.as_str()))
