@@ -22,6 +22,8 @@ pub fn router(aws: LiveAws) -> Router {
         .route("/api/templates/{id}", get(get_template))
         .route("/api/validate", post(validate))
         .route("/api/render", post(render_bundle))
+        .route("/api/bundle", post(page_bundle))
+        .route("/api/bundle/files", post(page_bundle_files))
         .route("/api/resolve", post(resolve))
         .with_state(aws)
 }
@@ -164,6 +166,72 @@ pub struct Resolved {
 async fn resolve(JsonBody(spec): JsonBody<Spec>) -> Result<Json<Resolved>, ApiError> {
     let node_pools = off_the_workers(move || shared::resolve::resolve(&spec)).await?;
     Ok(Json(Resolved { node_pools }))
+}
+
+/// What the page asks a bundle for: its design, with the live checks it ran and what EC2
+/// told them, so the README lists the same findings and checks the page shows.
+#[derive(Debug, serde::Deserialize)]
+struct BundleRequest {
+    spec: Spec,
+    #[serde(default)]
+    checks: Vec<shared::bundle::CheckLine>,
+    #[serde(default)]
+    facts: Option<shared::rules::LiveFacts>,
+}
+
+impl BundleRequest {
+    fn files(self) -> Result<Vec<shared::bundle::BundleFile>, shared::RenderError> {
+        let mut facts = self.facts.unwrap_or_default();
+        // The date that decides which Kubernetes versions are supported is the server's.
+        facts.today = crate::todays_facts().today;
+        let findings = shared::rules::validate_with(&self.spec, &facts);
+        shared::bundle::bundle_files(&self.spec, &findings, &self.checks)
+    }
+}
+
+/// `POST /api/bundle`: the page's "Download bundle", a zip like `POST /api/render`'s with
+/// the page's live checks in its README; `x-bundle-files` says how many files it holds.
+async fn page_bundle(JsonBody(request): JsonBody<BundleRequest>) -> Result<Response, ApiError> {
+    let name = shared::bundle::file_name(&request.spec.cluster.name);
+    let (zip, count) = off_the_workers(move || {
+        request
+            .files()
+            .map(|files| (shared::bundle::zip_bundle(&files), files.len()))
+    })
+    .await?
+    .map_err(|error| ApiError::Internal(Box::new(error)))?;
+    Ok((
+        [
+            (header::CONTENT_TYPE, "application/zip".to_owned()),
+            (
+                header::CONTENT_DISPOSITION,
+                format!("attachment; filename=\"{name}\""),
+            ),
+            (
+                header::HeaderName::from_static("x-bundle-files"),
+                count.to_string(),
+            ),
+        ],
+        zip,
+    )
+        .into_response())
+}
+
+/// `POST /api/bundle/files`'s answer.
+#[derive(Debug, Serialize)]
+struct BundleFiles {
+    files: Vec<shared::bundle::BundleFile>,
+}
+
+/// `POST /api/bundle/files`: the bundle's files as text, for the preview's tabs of the
+/// files the page does not render itself (the CloudFormation stacks, device plugin values).
+async fn page_bundle_files(
+    JsonBody(request): JsonBody<BundleRequest>,
+) -> Result<Json<BundleFiles>, ApiError> {
+    let files = off_the_workers(move || request.files())
+        .await?
+        .map_err(|error| ApiError::Internal(Box::new(error)))?;
+    Ok(Json(BundleFiles { files }))
 }
 
 /// `POST /api/render`: the bundle (SPEC §9) as a zip; its README lists the open findings.

@@ -140,3 +140,93 @@ async fn resolve_lists_each_nodepools_instance_types() {
     let refused = post("/api/resolve", "{\"cluster\": 5}".into()).await;
     assert_eq!(refused.status(), StatusCode::UNPROCESSABLE_ENTITY);
 }
+
+/// The page's "Download bundle": the zip's README lists the live checks the page ran and
+/// the findings what EC2 told them lead to.
+#[tokio::test]
+async fn the_pages_bundle_lists_its_live_checks_and_the_findings_they_lead_to() {
+    let mut spec = shared::template("p5-odcr-vpc").unwrap().spec();
+    let id = "cr-0123456789abcdef0";
+    let group = spec
+        .node_groups
+        .iter_mut()
+        .find_map(|group| match &mut group.capacity {
+            shared::spec::Capacity::Reservation { reservation_id } => Some(reservation_id),
+            _ => None,
+        })
+        .expect("the template reserves capacity");
+    *group = id.to_owned();
+    let readme = |body: String| async move {
+        let response = post("/api/bundle", body).await;
+        assert_eq!(response.status(), StatusCode::OK);
+        assert_eq!(response.headers()["content-type"], "application/zip");
+        let count: usize = response.headers()["x-bundle-files"]
+            .to_str()
+            .unwrap()
+            .parse()
+            .unwrap();
+        let bytes = response.into_body().collect().await.unwrap().to_bytes();
+        let mut archive = zip::ZipArchive::new(std::io::Cursor::new(bytes.to_vec())).unwrap();
+        assert_eq!(archive.len(), count);
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut archive.by_name("README.md").unwrap(), &mut text)
+            .unwrap();
+        text
+    };
+    let spec_json = spec.to_json();
+    let bare = readme(format!("{{\"spec\": {spec_json}}}")).await;
+    assert!(
+        !bare.contains(&format!("capacity reservation {id} was not found")),
+        "{bare}"
+    );
+    let told = readme(format!(
+        r#"{{"spec": {spec_json},
+            "checks": [{{"id": "capacity-reservations", "status": "failed",
+                         "message": "EC2 knows no reservation {id}"}}],
+            "facts": {{"missing_reservations": ["{id}"]}}}}"#
+    ))
+    .await;
+    assert!(
+        told.contains(&format!("EC2 knows no reservation {id}")),
+        "{told}"
+    );
+    assert!(
+        told.contains(&format!("capacity reservation {id} was not found")),
+        "{told}"
+    );
+}
+
+/// `POST /api/bundle/files`: the same bundle as text, each file with its path.
+#[tokio::test]
+async fn the_bundles_files_come_as_text_with_their_paths() {
+    let spec = shared::template("karpenter-reserved-training")
+        .unwrap()
+        .spec();
+    let response = post(
+        "/api/bundle/files",
+        format!("{{\"spec\": {}}}", spec.to_json()),
+    )
+    .await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let bytes = response.into_body().collect().await.unwrap().to_bytes();
+    let body: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+    let files = body["files"].as_array().unwrap();
+    let file = |path: &str| {
+        files
+            .iter()
+            .find(|file| file["path"] == path)
+            .unwrap_or_else(|| panic!("no {path} in {files:?}"))
+    };
+    let stack = file("karpenter/cloudformation.yaml")["contents"]
+        .as_str()
+        .unwrap();
+    assert!(stack.contains("AWSTemplateFormatVersion"), "{stack}");
+    assert_eq!(file("deploy.sh")["executable"], true);
+    assert_eq!(
+        file("cluster.yaml")["contents"].as_str().unwrap(),
+        shared::render_cluster_yaml(&spec).unwrap()
+    );
+    // A body that is not a design is refused with the field named.
+    let refused = post("/api/bundle/files", "{\"spec\": {\"cluster\": 5}}".into()).await;
+    assert!(refused.status().is_client_error(), "{}", refused.status());
+}

@@ -1,11 +1,13 @@
-//! Every HTTP call the page makes, to its own server. Nothing here is needed to design,
-//! validate or download: these are the parts that need AWS (live checks, deploys), and
-//! each failure comes back as a sentence the page can show as it is.
+//! Every HTTP call the page makes, to its own server. Nothing here is needed to design or
+//! validate: these are the parts that need AWS (live checks, deploys) and the bundle,
+//! which the server builds so the page does not carry its writers; each failure comes
+//! back as a sentence the page can show as it is.
 
 use gloo_net::http::{Request, RequestBuilder, Response};
 use js_sys::Uint8Array;
 use serde::Deserialize;
 use shared::Spec;
+use shared::bundle::{BundleFile, CheckLine};
 use shared::rules::LiveFacts;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
@@ -79,6 +81,66 @@ async fn post_spec(url: &str, spec: &Spec) -> Result<Response, String> {
         .send()
         .await
         .map_err(unreachable)
+}
+
+/// The body of `POST /api/bundle` and `POST /api/bundle/files`.
+fn bundle_request(spec: &Spec, checks: &[CheckLine], facts: &LiveFacts) -> Result<String, String> {
+    let text = |error: serde_json::Error| error.to_string();
+    Ok(format!(
+        "{{\"spec\":{},\"checks\":{},\"facts\":{}}}",
+        spec.to_json(),
+        serde_json::to_string(checks).map_err(text)?,
+        serde_json::to_string(facts).map_err(text)?
+    ))
+}
+
+async fn post_bundle_request(url: &str, body: String) -> Result<Response, String> {
+    let response = Request::post(url)
+        .header("content-type", "application/json")
+        .body(body)
+        .map_err(|error| error.to_string())?
+        .send()
+        .await
+        .map_err(unreachable)?;
+    if !response.ok() {
+        return Err(failure(response).await);
+    }
+    Ok(response)
+}
+
+/// `POST /api/bundle`: the zip of the design's bundle, whose README lists `checks` and
+/// the findings `facts` lead to, and how many files it holds.
+pub async fn bundle(
+    spec: &Spec,
+    checks: &[CheckLine],
+    facts: &LiveFacts,
+) -> Result<(Vec<u8>, usize), String> {
+    let response = post_bundle_request("/api/bundle", bundle_request(spec, checks, facts)?).await?;
+    let count = response
+        .headers()
+        .get("x-bundle-files")
+        .and_then(|count| count.parse().ok())
+        .unwrap_or_default();
+    let bytes = response
+        .binary()
+        .await
+        .map_err(|error| format!("the bundle did not arrive whole ({error})"))?;
+    Ok((bytes, count))
+}
+
+#[derive(Deserialize)]
+struct BundleFilesAnswer {
+    files: Vec<BundleFile>,
+}
+
+/// `POST /api/bundle/files`: the design's bundle as text files.
+pub async fn bundle_files(spec: &Spec) -> Result<Vec<BundleFile>, String> {
+    let body = bundle_request(spec, &[], &LiveFacts::default())?;
+    let response = post_bundle_request("/api/bundle/files", body).await?;
+    answer::<BundleFilesAnswer>(response)
+        .await
+        .map(|answer| answer.files)
+        .map_err(|error| format!("unexpected answer for the bundle's files: {error}"))
 }
 
 /// `GET /api/health`.

@@ -5,6 +5,7 @@
 
 use leptos::prelude::*;
 use shared::Spec;
+use shared::bundle::BundleFile;
 use shared::editable::EditableFile;
 use shared::import::TextImportError;
 use shared::rules::{Finding, Severity};
@@ -46,6 +47,41 @@ impl Tab {
         match self {
             Tab::ClusterYaml => Some(EditableFile::ClusterConfig),
             Tab::NodePools => Some(EditableFile::NodePools),
+            _ => None,
+        }
+    }
+
+    /// Whether the server renders the tab's file: the files only the bundle holds (the
+    /// page carries no writer for them).
+    fn rendered_by_server(self) -> bool {
+        matches!(
+            self,
+            Tab::KarpenterStack | Tab::KarpenterAccess | Tab::DevicePlugins
+        )
+    }
+
+    /// The tab's text out of the bundle's files; `None` when the bundle has no such file.
+    fn text_in(self, files: &[BundleFile]) -> Option<String> {
+        let file = |path: &str| {
+            files
+                .iter()
+                .find(|file| file.path == path)
+                .map(|file| file.contents.clone())
+        };
+        match self {
+            Tab::KarpenterStack => file(shared::karpenter_aws::PREREQUISITES_PATH),
+            Tab::KarpenterAccess => file(shared::karpenter_aws::CLUSTER_ACCESS_PATH),
+            Tab::DevicePlugins => {
+                // Each plugin's values, headed by its path, in the order the bundle has them.
+                let documents: Vec<String> = shared::device_plugins::Plugin::ALL
+                    .iter()
+                    .filter_map(|plugin| {
+                        let path = plugin.chart().values_path;
+                        file(path).map(|text| format!("# {path}\n{text}"))
+                    })
+                    .collect();
+                (!documents.is_empty()).then(|| documents.join("---\n"))
+            }
             _ => None,
         }
     }
@@ -186,18 +222,39 @@ fn patch_lines(pre: &web_sys::Element, shown: &[String], lines: &[String]) {
     };
 }
 
-/// Every device plugin values file the pools need, each headed by its path.
-fn device_plugin_values(spec: &shared::Spec) -> Result<Option<String>, shared::RenderError> {
-    let Some(karpenter) = &spec.karpenter else {
-        return Ok(None);
-    };
-    let mut documents = Vec::new();
-    for (plugin, pools) in shared::device_plugins::needed(karpenter) {
-        let values = shared::device_plugins::values(plugin, &pools);
-        let text = shared::yaml_text::to_string(&values).map_err(shared::RenderError::from)?;
-        documents.push(format!("# {}\n{text}", plugin.chart().values_path));
-    }
-    Ok((!documents.is_empty()).then(|| documents.join("---\n")))
+/// The bundle's files as the server renders them, asked for while a tab that shows one
+/// of them is open: again 150 ms after the design last changed, the answer to an older
+/// design dropped. Until the first answer it is `None`; later ones replace it, so the
+/// text on screen stays while the next is on its way.
+fn bundle_from_server(
+    tab: RwSignal<Tab>,
+    spec: RwSignal<Spec>,
+) -> RwSignal<Option<Result<Vec<BundleFile>, String>>> {
+    let answer = RwSignal::new(None);
+    let asked = StoredValue::new(0u64);
+    Effect::new(move |_| {
+        if !tab.get().rendered_by_server() {
+            return;
+        }
+        let design = spec.get();
+        asked.update_value(|count| *count += 1);
+        let ticket = asked.get_value();
+        set_timeout(
+            move || {
+                if asked.try_get_value() != Some(ticket) {
+                    return;
+                }
+                leptos::task::spawn_local(async move {
+                    let files = crate::api::bundle_files(&design).await;
+                    if asked.try_get_value() == Some(ticket) {
+                        answer.try_set(Some(files));
+                    }
+                });
+            },
+            std::time::Duration::from_millis(150),
+        );
+    });
+    answer
 }
 
 /// Arrow keys, Home and End move between the tabs shown, as the ARIA tabs pattern has it:
@@ -379,6 +436,7 @@ pub fn Preview() -> impl IntoView {
         let file = tab.get().editable();
         edit.with(|edit| edit.as_ref().is_some_and(|edit| Some(edit.file) == file))
     });
+    let from_server = bundle_from_server(tab, studio.spec);
     let rendered = Memo::new(move |_| {
         let current = tab.get();
         studio.spec.with(|spec| {
@@ -386,15 +444,15 @@ pub fn Preview() -> impl IntoView {
                 Tab::ClusterYaml => shared::render_cluster_yaml(spec).map(Some),
                 Tab::NodePools => shared::render::render_karpenter_yaml(spec),
                 Tab::KarpenterValues => shared::render::render_karpenter_values(spec),
-                Tab::KarpenterStack => shared::karpenter_aws::prerequisites(spec)
-                    .map(|template| shared::yaml_text::to_string(&template))
-                    .transpose()
-                    .map_err(shared::RenderError::from),
-                Tab::KarpenterAccess => shared::karpenter_aws::cluster_access(spec)
-                    .map(|template| shared::yaml_text::to_string(&template))
-                    .transpose()
-                    .map_err(shared::RenderError::from),
-                Tab::DevicePlugins => device_plugin_values(spec),
+                Tab::KarpenterStack | Tab::KarpenterAccess | Tab::DevicePlugins => {
+                    return from_server.with(|answer| match answer {
+                        None => Ok(Some(
+                            "# Asking the studio's server for this file…".to_owned(),
+                        )),
+                        Some(Ok(files)) => Ok(current.text_in(files)),
+                        Some(Err(error)) => Err(error.clone()),
+                    });
+                }
                 Tab::StudioJson => Ok(Some(spec.to_json())),
             }
             .map_err(|error| error.to_string())

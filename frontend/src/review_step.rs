@@ -1,6 +1,6 @@
-//! The last step: every finding, the live AWS checks, the bundle and the deploy. Only the
-//! live checks and the deploy need the server; when it is missing or has no AWS
-//! credentials the page says which checks could not run, and the rest works as before.
+//! The last step: every finding, the live AWS checks, the bundle and the deploy. The live
+//! checks, the bundle and the deploy ask the server; when it has no AWS credentials the
+//! page says which checks could not run, and the rest works as before.
 
 use leptos::prelude::*;
 use shared::bundle::{self, CheckLine};
@@ -163,7 +163,8 @@ fn LiveChecksPanel() -> impl IntoView {
     }
 }
 
-/// "Download bundle": the zip of every file, built in the page.
+/// "Download bundle": the zip of every file, built by the server from the design, the
+/// live checks and what EC2 told them.
 #[component]
 fn DownloadPanel() -> impl IntoView {
     let studio = expect_context::<Studio>();
@@ -180,26 +181,25 @@ fn DownloadPanel() -> impl IntoView {
                 .collect(),
             _ => Vec::new(),
         };
-        let outcome = studio.spec.with_untracked(|spec| {
-            studio.findings.with_untracked(|findings| {
-                bundle::bundle_files(spec, findings, &checks)
-                    .map_err(|error| error.to_string())
-                    .and_then(|files| {
-                        let name = shared::bundle::file_name(&spec.cluster.name);
-                        download(&bundle::zip_bundle(&files), &name).map(|()| (name, files.len()))
-                    })
-            })
-        });
-        status.set(match outcome {
-            Ok((name, count)) => format!("Downloaded {name} ({count} files)."),
-            Err(error) => format!("Cannot build the bundle: {error}"),
+        let spec = studio.spec.get_untracked();
+        let facts = studio.live_facts.get_untracked();
+        status.set("Building the bundle…".to_owned());
+        leptos::task::spawn_local(async move {
+            let name = bundle::file_name(&spec.cluster.name);
+            let outcome = api::bundle(&spec, &checks, &facts)
+                .await
+                .and_then(|(zip, count)| download(&zip, &name).map(|()| count));
+            status.try_set(match outcome {
+                Ok(count) => format!("Downloaded {name} ({count} files)."),
+                Err(error) => format!("Cannot build the bundle: {error}"),
+            });
         });
     };
     view! {
         <section class="panel" aria-labelledby="download-title">
             <h3 id="download-title">"Bundle"</h3>
             <p class="hint">
-                "cluster.yaml, the Karpenter files when used, studio.json, deploy.sh, teardown.sh and a README listing open findings. Built in this page; no server needed."
+                "cluster.yaml, the Karpenter files when used, studio.json, deploy.sh, teardown.sh and a README listing open findings and the live checks run here. Built by the studio's server."
             </p>
             <button type="button" class="primary" id="download-button" on:click=run>"Download bundle"</button>
             <p role="status" id="download-status">{move || status.get()}</p>

@@ -1,6 +1,8 @@
 //! A bundle is what download and deploy share: the rendered files, the spec, scripts
 //! that run each step and stop at the first failure, and a README that says what is
-//! still open. It is built in memory so the browser can zip it without a server.
+//! still open. It is built in memory; the server builds it for the page (`POST
+//! /api/bundle`), which then carries neither the zip writer nor the files only the
+//! bundle holds.
 
 use std::io::Write;
 
@@ -12,18 +14,19 @@ use crate::{device_plugins, karpenter_aws, sequence};
 pub use crate::sequence::KARPENTER_CHART_VERSION;
 
 /// One file of a bundle.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct BundleFile {
     /// Path inside the bundle, `/`-separated.
     pub path: String,
     /// File contents.
     pub contents: String,
     /// Whether the file is a script to run.
+    #[serde(default)]
     pub executable: bool,
 }
 
 /// The outcome of one live check, as the bundle README lists it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct CheckLine {
     /// Check id.
     pub id: String,

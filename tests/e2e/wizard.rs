@@ -370,11 +370,14 @@ async fn download_bundle_saves_a_zip_with_every_file() {
         .click()
         .await
         .unwrap();
+    // The server builds the bundle; the status says so until it has arrived.
     let status = browser
-        .wait_for_text(Locator::Id("download-status"), |text| !text.is_empty())
+        .wait_for_text(Locator::Id("download-status"), |text| {
+            !text.is_empty() && !text.starts_with("Building")
+        })
         .await;
     assert!(
-        status.starts_with("Downloaded eks-p5-training.zip"),
+        status.starts_with("Downloaded eks-p5-training.zip (11 files)"),
         "{status}"
     );
     let zip_path = download_dir.join("eks-p5-training.zip");
