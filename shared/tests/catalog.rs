@@ -18,9 +18,10 @@ fn names(found: &[&InstanceType]) -> Vec<&'static str> {
 #[test]
 fn the_catalog_holds_every_type_of_both_reference_tables_sorted_by_name() {
     // 1363 types in instance-types.csv, 1220 in eksctl-instance-flags.csv, all of which are
-    // among the 1363; the 143 others are mostly `.metal` sizes eksctl does not list.
+    // among the 1363; the 143 others are mostly `.metal` sizes eksctl does not list. The two
+    // UltraServer types come from the additions table (`cargo xtask catalog`).
     let all = catalog::all();
-    assert_eq!(all.len(), 1363);
+    assert_eq!(all.len(), 1365);
     assert!(all.windows(2).all(|pair| pair[0].name < pair[1].name));
     assert_eq!(all.first().map(|first| first.name), Some("a1.2xlarge"));
 }
@@ -148,7 +149,7 @@ fn lookup_of_an_unknown_or_misspelled_type_is_none() {
 
 #[test]
 fn the_default_filter_finds_every_type() {
-    assert_eq!(catalog::search(&CatalogFilter::default()).len(), 1363);
+    assert_eq!(catalog::search(&CatalogFilter::default()).len(), 1365);
 }
 
 #[test]
@@ -200,7 +201,8 @@ fn text_matches_part_of_the_name_in_any_case() {
             "trn1.2xlarge",
             "trn1.32xlarge",
             "trn1n.32xlarge",
-            "trn2.48xlarge"
+            "trn2.48xlarge",
+            "trn2u.48xlarge"
         ]
     );
 }
@@ -264,7 +266,7 @@ fn accelerated_only_keeps_nvidia_and_neuron_types() {
         ..CatalogFilter::default()
     };
     let found = catalog::search(&filter);
-    assert_eq!(found.len(), 77);
+    assert_eq!(found.len(), 79);
     assert!(
         found
             .iter()
@@ -275,7 +277,7 @@ fn accelerated_only_keeps_nvidia_and_neuron_types() {
 }
 
 #[test]
-fn capacity_block_only_lists_the_ten_eligible_types() {
+fn capacity_block_only_lists_the_twelve_eligible_types() {
     let filter = CatalogFilter {
         capacity_block_only: true,
         ..CatalogFilter::default()
@@ -291,8 +293,10 @@ fn capacity_block_only_lists_the_ten_eligible_types() {
             "p5en.48xlarge",
             "p6-b200.48xlarge",
             "p6-b300.48xlarge",
+            "p6e-gb200.36xlarge",
             "trn1.32xlarge",
             "trn2.48xlarge",
+            "trn2u.48xlarge",
         ]
     );
 }
@@ -306,6 +310,7 @@ fn gpu_models_lists_each_gpu_and_accelerator_once() {
             "a10g",
             "b200",
             "b300",
+            "gb200",
             "h100",
             "h200",
             "inferentia",
@@ -366,4 +371,37 @@ fn search_words_find_a_type_by_name_family_gpu_model_or_gpu_memory() {
     assert!(names("trainium").contains(&"trn1.32xlarge"));
     assert!(names("g6e").iter().all(|name| name.starts_with("g6e.")));
     assert_eq!(names("nothing-like-this"), Vec::<&str>::new());
+}
+
+/// The UltraServer types, newer than both reference tables, with the facts their sources
+/// give and nothing guessed: p6e-gb200's memory is not known here and stays 0.
+#[test]
+fn the_ultraserver_types_are_known_with_their_sourced_facts() {
+    let gb200 = instance("p6e-gb200.36xlarge");
+    assert_eq!(gb200.family, "p6e-gb200");
+    assert_eq!(gb200.generation, 6);
+    assert_eq!(gb200.gpu_count, 4);
+    assert_eq!(gb200.gpu_name, Some("gb200"));
+    assert_eq!(gb200.architecture, Architecture::Arm64);
+    assert_eq!(gb200.network_bandwidth_mbps, Some(3_200_000));
+    assert!(gb200.nvidia_gpu && gb200.efa_supported && gb200.capacity_block_eligible);
+    assert_eq!(gb200.memory_mib, 0);
+    assert_eq!(gb200.gpu_memory_mib, None);
+    let trn2u = instance("trn2u.48xlarge");
+    let trn2 = instance("trn2.48xlarge");
+    assert!(trn2u.neuron && trn2u.capacity_block_eligible);
+    assert_eq!(trn2u.accelerator_name, trn2.accelerator_name);
+    assert_eq!(
+        (trn2u.accelerator_count, trn2u.efa_interfaces, trn2u.vcpus),
+        (trn2.accelerator_count, trn2.efa_interfaces, trn2.vcpus)
+    );
+    // Every added fact is listed with its source beside the catalog.
+    let sources = include_str!("../data/instance-catalog-sources.md");
+    for name in ["p6e-gb200.36xlarge", "trn2u.48xlarge"] {
+        assert!(
+            sources.contains(&format!("| `{name}` | `gpus` |"))
+                || sources.contains(&format!("| `{name}` | `accs` |")),
+            "{name}"
+        );
+    }
 }

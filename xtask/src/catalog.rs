@@ -6,6 +6,12 @@
 //! table: EFA, NVIDIA, Neuron, Capacity-Block and instance-storage flags). Neither has
 //! quoted fields, so a line is split on commas; a quote anywhere is refused rather than
 //! misread.
+//!
+//! Types newer than both tables (the UltraServer types) come from
+//! `xtask/data/instance-type-additions.csv`: one fact per line with the public source it
+//! was read from. An addition fills a type or a value the tables do not have; one that
+//! contradicts them is refused. `shared/data/instance-catalog-sources.md` is written beside
+//! the catalog: where each column comes from, and every added fact with its source.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -17,6 +23,89 @@ const HEADER: &str = "name,family,gen,vcpu,mem_mib,gpus,gpu,gpu_mfr,gpu_mib,acc,
 
 /// Where the generated file goes, relative to the workspace root.
 const OUTPUT: &str = "shared/data/instance-catalog.csv";
+
+/// Facts about types the reference tables lack, each with its source.
+const ADDITIONS: &str = "xtask/data/instance-type-additions.csv";
+
+/// Where each column's values come from, and the added facts, written beside the catalog.
+const SOURCES_OUTPUT: &str = "shared/data/instance-catalog-sources.md";
+
+/// Where the reference tables' columns come from, by generated column.
+const COLUMN_SOURCES: [(&str, &str); 19] = [
+    ("name", "both tables' `instance_type`"),
+    (
+        "family",
+        "instance-types.csv `family` (Karpenter's `karpenter.k8s.aws/instance-family`)",
+    ),
+    (
+        "gen",
+        "instance-types.csv `generation` (`karpenter.k8s.aws/instance-generation`)",
+    ),
+    (
+        "vcpu",
+        "instance-types.csv `vcpu` (`karpenter.k8s.aws/instance-cpu`)",
+    ),
+    (
+        "mem_mib",
+        "instance-types.csv `memory_mib` (`karpenter.k8s.aws/instance-memory`)",
+    ),
+    (
+        "gpus",
+        "instance-types.csv `gpu_count` (`karpenter.k8s.aws/instance-gpu-count`)",
+    ),
+    (
+        "gpu",
+        "instance-types.csv `gpu_name` (`karpenter.k8s.aws/instance-gpu-name`)",
+    ),
+    (
+        "gpu_mfr",
+        "instance-types.csv `gpu_manufacturer` (`karpenter.k8s.aws/instance-gpu-manufacturer`)",
+    ),
+    (
+        "gpu_mib",
+        "instance-types.csv `gpu_memory_mib` (`karpenter.k8s.aws/instance-gpu-memory`)",
+    ),
+    (
+        "acc",
+        "instance-types.csv `accelerator_name` (`karpenter.k8s.aws/instance-accelerator-name`)",
+    ),
+    (
+        "accs",
+        "instance-types.csv `accelerator_count` (`karpenter.k8s.aws/instance-accelerator-count`)",
+    ),
+    (
+        "efa",
+        "instance-types.csv `efa_count` (the `vpc.amazonaws.com/efa` resource)",
+    ),
+    (
+        "net_mbps",
+        "instance-types.csv `network_bandwidth_mbps` (`karpenter.k8s.aws/instance-network-bandwidth`)",
+    ),
+    (
+        "arch",
+        "instance-types.csv `arch` (`kubernetes.io/arch`); eksctl's `cpu_arch` for types only eksctl lists",
+    ),
+    (
+        "efa_ok",
+        "eksctl-instance-flags.csv `efa_supported`; derived from `efa` for types eksctl lacks",
+    ),
+    (
+        "nvidia",
+        "eksctl-instance-flags.csv `nvidia_gpu_supported`; derived from `gpu_mfr` for types eksctl lacks",
+    ),
+    (
+        "neuron",
+        "eksctl-instance-flags.csv `neuron_supported`; derived from `acc` for types eksctl lacks",
+    ),
+    (
+        "cb",
+        "eksctl-instance-flags.csv `cbr_supported`; 0 for types eksctl lacks",
+    ),
+    (
+        "store",
+        "eksctl-instance-flags.csv `instance_storage_supported`; the family's value for types eksctl lacks",
+    ),
+];
 
 /// Writes `shared/data/instance-catalog.csv` from the reference tables in `reference`
 /// (by default `../shared/reference` next to the workspace root).
@@ -45,9 +134,7 @@ pub fn catalog(root: &Path, reference: Option<PathBuf>) -> Result<(), Error> {
     }
 
     let storage_by_family = instance_storage_by_family(&flags)?;
-    let mut text = String::with_capacity(joined.len() * 80);
-    text.push_str(HEADER);
-    text.push('\n');
+    let mut rows: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let (mut only_types, mut only_flags) = (Vec::new(), Vec::new());
     for (name, (type_idx, flag_idx)) in &joined {
         let type_row = type_idx.map(|row_idx| &types.rows[row_idx]);
@@ -73,7 +160,16 @@ pub fn catalog(root: &Path, reference: Option<PathBuf>) -> Result<(), Error> {
             }
             (None, None) => unreachable!("every joined name came from one of the tables"),
         };
-        push_row(&mut text, name, &facts, &row_flags);
+        rows.insert((*name).to_owned(), row(name, &facts, &row_flags));
+    }
+    let additions = Table::read(&root.join(ADDITIONS))?;
+    let added = add_facts(&mut rows, &additions)?;
+    let mut text = String::with_capacity(rows.len() * 80);
+    text.push_str(HEADER);
+    text.push('\n');
+    for fields in rows.values() {
+        text.push_str(&fields.join(","));
+        text.push('\n');
     }
 
     let output = root.join(OUTPUT);
@@ -83,9 +179,17 @@ pub fn catalog(root: &Path, reference: Option<PathBuf>) -> Result<(), Error> {
     std::fs::write(&output, &text).map_err(error::file(&output))?;
     println!(
         "xtask: wrote {} instance types ({} bytes) to {}",
-        joined.len(),
+        rows.len(),
         text.len(),
         output.display()
+    );
+    let sources = sources_text(&added);
+    let sources_output = root.join(SOURCES_OUTPUT);
+    std::fs::write(&sources_output, sources).map_err(error::file(&sources_output))?;
+    println!(
+        "xtask: {} facts added from {ADDITIONS}; sources in {}",
+        added.len(),
+        sources_output.display()
     );
     if !only_types.is_empty() {
         println!(
@@ -374,7 +478,7 @@ fn warn_on_disagreement(name: &str, facts: &Facts, flags: &Flags) {
     }
 }
 
-fn push_row(text: &mut String, name: &str, facts: &Facts, flags: &Flags) {
+fn row(name: &str, facts: &Facts, flags: &Flags) -> Vec<String> {
     let bit = |value: bool| if value { "1" } else { "0" };
     let optional = |value: Option<u32>| value.map(|number| number.to_string()).unwrap_or_default();
     let fields: [&str; 19] = [
@@ -398,6 +502,116 @@ fn push_row(text: &mut String, name: &str, facts: &Facts, flags: &Flags) {
         bit(flags.capacity_block_eligible),
         bit(flags.instance_storage),
     ];
-    text.push_str(&fields.join(","));
-    text.push('\n');
+    fields.iter().map(|field| (*field).to_owned()).collect()
+}
+
+/// One fact of the additions table, as applied.
+struct Added {
+    name: String,
+    column: String,
+    value: String,
+    source: String,
+}
+
+/// A row for a type neither table lists: family and generation from its name, every
+/// count 0 and every name empty (unknown), no flag set, until facts fill it.
+fn unknown_row(name: &str) -> Vec<String> {
+    let family = name.split('.').next().unwrap_or(name);
+    let generation: String = family
+        .chars()
+        .skip_while(|character| !character.is_ascii_digit())
+        .take_while(char::is_ascii_digit)
+        .collect();
+    let generation = if generation.is_empty() {
+        "0".to_owned()
+    } else {
+        generation
+    };
+    HEADER
+        .split(',')
+        .map(|column| match column {
+            "name" => name.to_owned(),
+            "family" => family.to_owned(),
+            "gen" => generation.clone(),
+            "gpu" | "gpu_mfr" | "gpu_mib" | "acc" | "net_mbps" => String::new(),
+            "arch" => "amd64".to_owned(),
+            _ => "0".to_owned(),
+        })
+        .collect()
+}
+
+/// Applies the additions: a fact may fill a type the tables lack, or a value they leave
+/// unknown (empty or 0); a fact that contradicts them, or a column the catalog does not
+/// have, is an error naming its line.
+fn add_facts(
+    rows: &mut BTreeMap<String, Vec<String>>,
+    additions: &Table,
+) -> Result<Vec<Added>, Error> {
+    let columns: Vec<&str> = HEADER.split(',').collect();
+    let mut new_types = BTreeSet::new();
+    let mut added = Vec::new();
+    for (line_idx, fields) in additions.rows.iter().enumerate() {
+        let at = || format!("{ADDITIONS} line {}", line_idx + 2);
+        let name = additions.field(fields, "instance_type")?;
+        let column = additions.field(fields, "column")?;
+        let value = additions.field(fields, "value")?;
+        let source = additions.field(fields, "source")?;
+        if source.is_empty() {
+            return Err(Error::Task(format!(
+                "{}: {name} {column} has no source",
+                at()
+            )));
+        }
+        let column_idx = columns
+            .iter()
+            .position(|known| *known == column)
+            .filter(|idx| *idx > 0)
+            .ok_or_else(|| Error::Task(format!("{}: no catalog column {column:?}", at())))?;
+        if !rows.contains_key(name) {
+            rows.insert(name.to_owned(), unknown_row(name));
+            new_types.insert(name.to_owned());
+        }
+        let row = rows.get_mut(name).expect("inserted above");
+        let current = &row[column_idx];
+        let unknown = current.is_empty() || current == "0" || new_types.contains(name);
+        if current != value && !unknown {
+            return Err(Error::Task(format!(
+                "{}: {name} {column} is {current:?} in the reference tables, not {value:?}",
+                at()
+            )));
+        }
+        row[column_idx] = value.to_owned();
+        added.push(Added {
+            name: name.to_owned(),
+            column: column.to_owned(),
+            value: value.to_owned(),
+            source: source.to_owned(),
+        });
+    }
+    Ok(added)
+}
+
+/// `instance-catalog-sources.md`: each column's source, then every added fact's.
+fn sources_text(added: &[Added]) -> String {
+    let mut text = String::from(
+        "# Where the instance catalog's values come from\n\n\
+         Written by `cargo xtask catalog` with `instance-catalog.csv`; the reference tables and \
+         their upstream commits are listed in the reference directory's `SOURCES.md`.\n\n\
+         | column | source |\n|---|---|\n",
+    );
+    for (column, source) in COLUMN_SOURCES {
+        text.push_str(&format!("| `{column}` | {source} |\n"));
+    }
+    text.push_str(&format!(
+        "\n## Facts added from `{ADDITIONS}`\n\n\
+         Types and values newer than both tables. A value left out is unknown (0 or empty), \
+         not guessed.\n\n| type | column | value | source |\n|---|---|---|---|\n"
+    ));
+    for fact in added {
+        text.push_str(&format!(
+            "| `{}` | `{}` | {} | {} |\n",
+            fact.name, fact.column, fact.value, fact.source
+        ));
+    }
+    text
 }
