@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 const CATALOG_CSV: &str = include_str!("../data/instance-catalog.csv");
 
 /// The header the parser expects; `cargo xtask catalog` writes exactly this.
-const HEADER: &str = "name,family,gen,vcpu,mem_mib,gpus,gpu,gpu_mfr,gpu_mib,acc,accs,efa,net_mbps,arch,efa_ok,nvidia,neuron,cb,store";
+const HEADER: &str = "name,family,gen,vcpu,mem_mib,gpus,gpu,gpu_mfr,gpu_mib,acc,accs,efa,net_mbps,arch,efa_ok,nvidia,neuron,cb,store,cb_only";
 
 /// A CPU architecture, spelled as Kubernetes' `kubernetes.io/arch` label spells it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -79,6 +79,9 @@ pub struct InstanceType {
     pub neuron: bool,
     /// Whether it has local instance-store volumes (NVMe or disk).
     pub instance_storage: bool,
+    /// Whether EC2 sells it only through Capacity Blocks for ML (the UltraServer types):
+    /// no On-Demand or Spot capacity to launch into.
+    pub capacity_blocks_only: bool,
 }
 
 impl InstanceType {
@@ -266,10 +269,11 @@ fn parse_row(line: &'static str) -> Result<InstanceType, String> {
             neuron,
             capacity_block_eligible,
             instance_storage,
+            capacity_blocks_only,
         ],
-    ) = <[&'static str; 19]>::try_from(fields)
+    ) = <[&'static str; 20]>::try_from(fields)
     else {
-        return Err(format!("{n_fields} fields, expected 19"));
+        return Err(format!("{n_fields} fields, expected 20"));
     };
     if name.is_empty() || family.is_empty() {
         return Err("name and family must not be empty".to_owned());
@@ -298,6 +302,7 @@ fn parse_row(line: &'static str) -> Result<InstanceType, String> {
         neuron: bit("neuron", neuron)?,
         capacity_block_eligible: bit("cb", capacity_block_eligible)?,
         instance_storage: bit("store", instance_storage)?,
+        capacity_blocks_only: bit("cb_only", capacity_blocks_only)?,
     })
 }
 
@@ -333,9 +338,9 @@ mod tests {
 
     #[test]
     fn a_malformed_row_is_reported_with_its_line_number() {
-        let text = "name,family,gen,vcpu,mem_mib,gpus,gpu,gpu_mfr,gpu_mib,acc,accs,efa,net_mbps,arch,efa_ok,nvidia,neuron,cb,store
-a1.large,a1,1,2,4096,0,,,,,0,0,750,arm64,0,0,0,0,0
-a1.medium,a1,1,one,2048,0,,,,,0,0,500,arm64,0,0,0,0,0
+        let text = "name,family,gen,vcpu,mem_mib,gpus,gpu,gpu_mfr,gpu_mib,acc,accs,efa,net_mbps,arch,efa_ok,nvidia,neuron,cb,store,cb_only
+a1.large,a1,1,2,4096,0,,,,,0,0,750,arm64,0,0,0,0,0,0
+a1.medium,a1,1,one,2048,0,,,,,0,0,500,arm64,0,0,0,0,0,0
 ";
         let error = parse(text).unwrap_err();
         assert!(
@@ -346,9 +351,9 @@ a1.medium,a1,1,one,2048,0,,,,,0,0,500,arm64,0,0,0,0,0
 
     #[test]
     fn rows_out_of_order_are_refused() {
-        let text = "name,family,gen,vcpu,mem_mib,gpus,gpu,gpu_mfr,gpu_mib,acc,accs,efa,net_mbps,arch,efa_ok,nvidia,neuron,cb,store
-a1.medium,a1,1,1,2048,0,,,,,0,0,500,arm64,0,0,0,0,0
-a1.large,a1,1,2,4096,0,,,,,0,0,750,arm64,0,0,0,0,0
+        let text = "name,family,gen,vcpu,mem_mib,gpus,gpu,gpu_mfr,gpu_mib,acc,accs,efa,net_mbps,arch,efa_ok,nvidia,neuron,cb,store,cb_only
+a1.medium,a1,1,1,2048,0,,,,,0,0,500,arm64,0,0,0,0,0,0
+a1.large,a1,1,2,4096,0,,,,,0,0,750,arm64,0,0,0,0,0,0
 ";
         let error = parse(text).unwrap_err();
         assert!(

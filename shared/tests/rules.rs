@@ -523,6 +523,12 @@ const CASES: &[Case] = &[
         path: "node_groups[1].instance_type",
     },
     Case {
+        rule: "capacity-blocks-only-instance-type",
+        base: new_vpc_base,
+        breaks: |spec, _| gpu(spec).instance_type = "p6e-gb200.36xlarge".into(),
+        path: "node_groups[1].instance_type",
+    },
+    Case {
         rule: "capacity-block-single-instance-type",
         base: block,
         breaks: |spec, _| {
@@ -764,6 +770,22 @@ const CASES: &[Case] = &[
         base: spot_pool,
         breaks: |spec, _| pool(spec).spec.weight = Some(200),
         path: "karpenter.node_pools[0].spec.weight",
+    },
+    Case {
+        rule: "karpenter-capacity-blocks-only-without-reserved",
+        base: spot_pool,
+        breaks: |spec, _| {
+            // A Spot pool narrowed to the Trn2 UltraServer type alone.
+            let requirements = &mut pool(spec).spec.template.spec.requirements;
+            requirements.retain(|requirement| requirement.key == "karpenter.sh/capacity-type");
+            requirements.push(shared::karpenter::Requirement {
+                key: "node.kubernetes.io/instance-type".into(),
+                operator: "In".into(),
+                values: vec!["trn2u.48xlarge".into()].into(),
+                ..Default::default()
+            })
+        },
+        path: "karpenter.node_pools[0].spec.template.spec.requirements",
     },
     Case {
         rule: "karpenter-requirements-match-nothing",
@@ -1626,4 +1648,18 @@ fn every_live_check_is_judged_by_rules_of_the_catalog_and_every_live_rule_judges
             rule.id
         );
     }
+}
+
+/// The UltraServer types launch from a Capacity Block: a group on one is not flagged, the
+/// same group On-Demand is.
+#[test]
+fn an_ultraserver_group_on_its_capacity_block_is_not_flagged_and_on_demand_it_is() {
+    let (mut spec, live) = block();
+    gpu(&mut spec).instance_type = "p6e-gb200.36xlarge".into();
+    assert!(fired_paths(&spec, &live, "capacity-blocks-only-instance-type").is_empty());
+    gpu(&mut spec).capacity = shared::spec::Capacity::OnDemand;
+    assert_eq!(
+        fired_paths(&spec, &live, "capacity-blocks-only-instance-type"),
+        ["node_groups[1].instance_type"]
+    );
 }

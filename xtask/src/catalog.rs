@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use crate::error::{self, Error};
 
 /// The header of the generated file; `shared/src/catalog.rs` expects exactly this.
-const HEADER: &str = "name,family,gen,vcpu,mem_mib,gpus,gpu,gpu_mfr,gpu_mib,acc,accs,efa,net_mbps,arch,efa_ok,nvidia,neuron,cb,store";
+const HEADER: &str = "name,family,gen,vcpu,mem_mib,gpus,gpu,gpu_mfr,gpu_mib,acc,accs,efa,net_mbps,arch,efa_ok,nvidia,neuron,cb,store,cb_only";
 
 /// Where the generated file goes, relative to the workspace root.
 const OUTPUT: &str = "shared/data/instance-catalog.csv";
@@ -31,7 +31,7 @@ const ADDITIONS: &str = "xtask/data/instance-type-additions.csv";
 const SOURCES_OUTPUT: &str = "shared/data/instance-catalog-sources.md";
 
 /// Where the reference tables' columns come from, by generated column.
-const COLUMN_SOURCES: [(&str, &str); 19] = [
+const COLUMN_SOURCES: [(&str, &str); 20] = [
     ("name", "both tables' `instance_type`"),
     (
         "family",
@@ -104,6 +104,10 @@ const COLUMN_SOURCES: [(&str, &str); 19] = [
     (
         "store",
         "eksctl-instance-flags.csv `instance_storage_supported`; the family's value for types eksctl lacks",
+    ),
+    (
+        "cb_only",
+        "neither table says; 0 unless the additions table gives the type's purchase constraint",
     ),
 ];
 
@@ -481,7 +485,7 @@ fn warn_on_disagreement(name: &str, facts: &Facts, flags: &Flags) {
 fn row(name: &str, facts: &Facts, flags: &Flags) -> Vec<String> {
     let bit = |value: bool| if value { "1" } else { "0" };
     let optional = |value: Option<u32>| value.map(|number| number.to_string()).unwrap_or_default();
-    let fields: [&str; 19] = [
+    let fields: [&str; 20] = [
         name,
         &facts.family,
         &facts.generation.to_string(),
@@ -501,6 +505,8 @@ fn row(name: &str, facts: &Facts, flags: &Flags) -> Vec<String> {
         bit(flags.neuron),
         bit(flags.capacity_block_eligible),
         bit(flags.instance_storage),
+        // Sold only as Capacity Blocks: neither table says; the additions table does.
+        "0",
     ];
     fields.iter().map(|field| (*field).to_owned()).collect()
 }
@@ -614,4 +620,15 @@ fn sources_text(added: &[Added]) -> String {
         ));
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_column_of_the_catalog_has_its_source_said() {
+        let said: Vec<&str> = COLUMN_SOURCES.iter().map(|(column, _)| *column).collect();
+        assert_eq!(said, HEADER.split(',').collect::<Vec<_>>());
+    }
 }

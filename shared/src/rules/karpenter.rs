@@ -122,6 +122,16 @@ pub(super) static RULES: &[Rule] = &[
         check: Check::Spec(karpenter_weight_range),
     },
     Rule {
+        id: "karpenter-capacity-blocks-only-without-reserved",
+        severity: Severity::Error,
+        summary: "every type the NodePool allows is sold only as Capacity Blocks, but the pool does not take reserved capacity",
+        help: "add `reserved` to karpenter.sh/capacity-type and select the Capacity Block in the EC2NodeClass's capacityReservationSelectorTerms",
+        reference: "AWS EC2 User Guide, Capacity Blocks for ML (UltraServers); Karpenter docs, Capacity Reservations (capacity type `reserved`); catalog column cb_only",
+        live: false,
+        stage: Stage::Runtime,
+        check: Check::Spec(karpenter_capacity_blocks_only_without_reserved),
+    },
+    Rule {
         id: "karpenter-requirements-match-nothing",
         severity: Severity::Error,
         summary: "a NodePool's requirements leave no instance type to launch",
@@ -865,6 +875,32 @@ pub fn capacity_types(pool: &NodePool) -> BTreeSet<&str> {
         _ => types.extend(["on-demand"]),
     }
     types
+}
+
+fn karpenter_capacity_blocks_only_without_reserved(context: &Context<'_>, report: &mut Report<'_>) {
+    for (pool_index, pool) in pools(context) {
+        let types = context.pool_instance_types(pool_index);
+        if types.is_empty()
+            || !types
+                .iter()
+                .all(|instance_type| instance_type.capacity_blocks_only)
+            || capacity_types(pool).contains("reserved")
+        {
+            continue;
+        }
+        let names: Vec<&str> = types
+            .iter()
+            .map(|instance_type| instance_type.name)
+            .collect();
+        report.fire(
+            format!("{}.spec.template.spec.requirements", pool_path(pool_index)),
+            format!(
+                "NodePool `{}` can only launch {}, sold only as Capacity Blocks, but its capacity types leave out `reserved`: it cannot launch a node",
+                pool.metadata.name,
+                names.join(", ")
+            ),
+        );
+    }
 }
 
 fn karpenter_requirements_match_nothing(context: &Context<'_>, report: &mut Report<'_>) {

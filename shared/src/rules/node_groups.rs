@@ -177,6 +177,16 @@ pub(super) static RULES: &[Rule] = &[
         check: Check::Spec(capacity_block_ineligible_instance_type),
     },
     Rule {
+        id: "capacity-blocks-only-instance-type",
+        severity: Severity::Error,
+        summary: "the instance type is sold only as Capacity Blocks for ML, and the group asks for other capacity",
+        help: "reserve a Capacity Block of the UltraServer and set the group's capacity to Capacity Block with its reservation id",
+        reference: "AWS EC2 User Guide, Capacity Blocks for ML (UltraServers: P6e-GB200, Trn2); a launch into a Capacity Block needs marketType capacity-block (eksctl instanceMarketOptions); catalog column cb_only",
+        live: false,
+        stage: Stage::AwsCreate,
+        check: Check::Spec(capacity_blocks_only_instance_type),
+    },
+    Rule {
         id: "capacity-block-single-instance-type",
         severity: Severity::Error,
         summary: "a Capacity Block node group must have exactly one instance type",
@@ -718,6 +728,28 @@ fn capacity_block_ineligible_instance_type(context: &Context<'_>, report: &mut R
                     format!(
                         "Capacity Blocks for ML are not offered for {}",
                         instance_type.name
+                    ),
+                );
+            }
+        }
+    }
+}
+
+fn capacity_blocks_only_instance_type(context: &Context<'_>, report: &mut Report<'_>) {
+    for (index, group) in groups(context) {
+        let asked = match group.capacity {
+            Capacity::CapacityBlock { .. } => continue,
+            Capacity::OnDemand => "On-Demand capacity",
+            Capacity::Spot => "Spot capacity",
+            Capacity::Reservation { .. } => "an On-Demand Capacity Reservation",
+        };
+        for instance_type in context.group_instance_types(index) {
+            if instance_type.capacity_blocks_only {
+                report.fire(
+                    instance_type_path(index, group),
+                    format!(
+                        "{} is sold only as Capacity Blocks for ML (an UltraServer type), but `{}` asks for {asked}",
+                        instance_type.name, group.name
                     ),
                 );
             }
