@@ -197,6 +197,16 @@ fn GroupCapacity(index: usize) -> impl IntoView {
                     _ => ().into_any(),
                 }
             }
+            <TextField
+                label="Placement group"
+                path=format!("{base}.placement_group")
+                placeholder="empty: eksctl's choice"
+                value=Signal::derive(move || studio.group(index, |group| group.placement_group.clone()))
+                set=move |name: String| studio.update_group(index, |group| group.placement_group = name)
+            />
+            <p class="hint">
+                "An existing EC2 placement group (eksctl placement.groupName). Left empty, eksctl makes a cluster placement group for an EFA group that uses no reservation; a reservation must have been made in the group named here."
+            </p>
         </fieldset>
     }
 }

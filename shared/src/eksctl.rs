@@ -271,6 +271,13 @@ pub struct ManagedNodeGroup {
         skip_serializing_if = "Option::is_none"
     )]
     pub capacity_reservation: Option<CapacityReservation>,
+    /// The placement group the group's instances launch into.
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub placement: Option<Placement>,
     /// Market options (Capacity Blocks).
     #[serde(
         default,
@@ -411,6 +418,19 @@ pub struct AddonPolicies {
         skip_serializing_if = "Option::is_none"
     )]
     pub fsx: Option<bool>,
+}
+
+/// `placement` of a node group (eksctl's `Placement`; `spreadLevel` is for Outposts).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Placement {
+    /// Name of an existing EC2 placement group.
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub group_name: Option<String>,
 }
 
 /// `nodeRepairConfig`.

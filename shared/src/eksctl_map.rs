@@ -121,6 +121,9 @@ pub fn managed_node_group(group: &NodeGroup) -> ManagedNodeGroup {
         subnets,
         availability_zones,
         capacity_reservation,
+        placement: (!group.placement_group.is_empty()).then(|| eksctl::Placement {
+            group_name: Some(group.placement_group.clone()),
+        }),
         instance_market_options,
         override_bootstrap_command: group.local_nvme_raid0.then(|| {
             crate::yaml_text::to_string(&eksctl::NodeConfig::local_nvme_raid0())
@@ -224,6 +227,11 @@ pub fn node_group(written: &ManagedNodeGroup) -> NodeGroup {
         max_size: written.max_size,
         placement,
         capacity,
+        placement_group: written
+            .placement
+            .as_ref()
+            .and_then(|placement| placement.group_name.clone())
+            .unwrap_or_default(),
         local_nvme_raid0: written.override_bootstrap_command.as_deref()
             == Some(raid0_bootstrap.as_str()),
         addon_policies: AddonPolicies {
@@ -301,6 +309,11 @@ const NODE_GROUP_KEYS: &[(&str, &[&str], Below)] = &[
     ("min_size", &["minSize"], Below::AsGiven),
     ("desired_capacity", &["desiredCapacity"], Below::AsGiven),
     ("max_size", &["maxSize"], Below::AsGiven),
+    (
+        "placement_group",
+        &["placement", "groupName"],
+        Below::AsGiven,
+    ),
     (
         "local_nvme_raid0",
         &["overrideBootstrapCommand"],

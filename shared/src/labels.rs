@@ -52,6 +52,7 @@ const FIELDS: &[(&str, &str)] = &[
     ),
     ("node_groups[].placement.subnets", "Subnets"),
     ("node_groups[].placement.subnets[]", "Subnets"),
+    ("node_groups[].placement_group", "Placement group"),
     ("node_groups[].labels", "Labels"),
     ("node_groups[].taints", "Taints"),
     ("node_groups[].node_repair", "Node auto-repair"),

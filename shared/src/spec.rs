@@ -166,6 +166,11 @@ pub struct NodeGroup {
     /// How the group's instances are paid for.
     #[serde(default)]
     pub capacity: Capacity,
+    /// An existing EC2 placement group the instances launch into (eksctl
+    /// `placement.groupName`); empty leaves it to eksctl, which makes a cluster placement
+    /// group for an EFA group that uses no reservation.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub placement_group: String,
     /// Stripe the local NVMe instance store into one RAID0 volume (AL2023 `NodeConfig`).
     #[serde(default)]
     pub local_nvme_raid0: bool,

@@ -455,3 +455,44 @@ addons:
         "every value is written back as it was"
     );
 }
+
+/// `placement.groupName` is a field of the design: read, edited and written back, with
+/// any other key eksctl's `placement` has kept as written.
+#[test]
+fn a_node_groups_placement_group_is_read_edited_and_written_back() {
+    let original = documents(
+        "apiVersion: eksctl.io/v1alpha5
+kind: ClusterConfig
+metadata:
+  name: research
+  region: us-west-2
+managedNodeGroups:
+  - name: gpu
+    instanceType: p5.48xlarge
+    efaEnabled: true
+    placement:
+      groupName: p5-training
+      spreadLevel: rack
+",
+    );
+    let mut spec = import::import_cluster_config(&original[0]).unwrap();
+    assert_eq!(spec.node_groups[0].placement_group, "p5-training");
+    let rendered = render::cluster_document(&spec).unwrap();
+    assert_eq!(sorted(vec![rendered]), sorted(original.clone()));
+    spec.node_groups[0].placement_group = "p5-training-2".into();
+    let rendered = render::cluster_document(&spec).unwrap();
+    let placement = &rendered["managedNodeGroups"][0]["placement"];
+    assert_eq!(placement["groupName"], "p5-training-2");
+    assert_eq!(placement["spreadLevel"], "rack");
+    spec.node_groups[0].placement_group.clear();
+    let rendered = render::cluster_document(&spec).unwrap();
+    assert_eq!(
+        rendered["managedNodeGroups"][0]["placement"]["spreadLevel"],
+        "rack"
+    );
+    assert!(
+        rendered["managedNodeGroups"][0]["placement"]
+            .get("groupName")
+            .is_none()
+    );
+}

@@ -523,6 +523,12 @@ const CASES: &[Case] = &[
         path: "node_groups[1].instance_type",
     },
     Case {
+        rule: "placement-group-with-reservation",
+        base: block,
+        breaks: |spec, _| gpu(spec).placement_group = "p5-training".into(),
+        path: "node_groups[1].placement_group",
+    },
+    Case {
         rule: "capacity-blocks-only-instance-type",
         base: new_vpc_base,
         breaks: |spec, _| gpu(spec).instance_type = "p6e-gb200.36xlarge".into(),

@@ -948,3 +948,61 @@ async fn each_nodepool_shows_the_instance_types_it_can_launch_as_its_requirement
         .await;
     browser.close().await;
 }
+
+#[tokio::test]
+async fn a_node_groups_placement_group_is_written_and_judged_beside_its_reservation() {
+    let studio = Studio::start();
+    let browser = Browser::start().await;
+    browser.open(&studio).await;
+    browser.choose_template("p5-capacity-block").await;
+    browser.go_to_step(5).await;
+    // The template has one group, the GPU group; its field is found by its spec path's id.
+    browser
+        .fill("f-node-groups-0-placement-group", "p5-training")
+        .await;
+    browser
+        .wait_for_text(Locator::Id("preview-cluster-yaml"), |text| {
+            text.contains("placement:\n    groupName: p5-training")
+        })
+        .await;
+    let findings = browser
+        .wait_for_text(
+            Locator::Id("f-node-groups-0-placement-group-findings"),
+            |text| !text.is_empty(),
+        )
+        .await;
+    assert!(
+        findings.contains("only if it was made in that placement group"),
+        "{findings}"
+    );
+    browser
+        .by_id("f-node-groups-0-placement-group")
+        .await
+        .click()
+        .await
+        .unwrap();
+    browser.screenshot("capacity-placement-group").await;
+    // Emptied by backspacing it away, as a person would, the key leaves the file and the
+    // warning goes.
+    let field = browser.by_id("f-node-groups-0-placement-group").await;
+    field
+        .send_keys(&format!(
+            "\u{E010}{}",
+            "\u{E003}".repeat("p5-training".len())
+        ))
+        .await
+        .unwrap();
+    browser
+        .wait_for_text(
+            Locator::Id("f-node-groups-0-placement-group-findings"),
+            str::is_empty,
+        )
+        .await;
+    let yaml = browser
+        .wait_for_text(Locator::Id("preview-cluster-yaml"), |text| {
+            !text.contains("groupName")
+        })
+        .await;
+    assert!(!yaml.contains("placement:"), "{yaml}");
+    browser.close().await;
+}

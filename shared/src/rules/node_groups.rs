@@ -137,6 +137,16 @@ pub(super) static RULES: &[Rule] = &[
         check: Check::Spec(efa_reservation_placement_group),
     },
     Rule {
+        id: "placement-group-with-reservation",
+        severity: Severity::Warning,
+        summary: "a group on reserved capacity is pinned to a placement group",
+        help: "use the placement group the reservation was made in, or leave the placement group empty",
+        reference: "AWS EC2 User Guide, Capacity Reservations in cluster placement groups (an instance uses a reservation in a placement group only when it launches into that group); eksctl pkg/cfn/builder/managed_launch_template.go: a reservation should already be made with its placement group",
+        live: false,
+        stage: Stage::Advice,
+        check: Check::Spec(placement_group_with_reservation),
+    },
+    Rule {
         id: "reservation-id-missing",
         severity: Severity::Error,
         summary: "a reservation or Capacity Block is chosen without its id",
@@ -659,12 +669,30 @@ fn efa_group_not_pinned(context: &Context<'_>, report: &mut Report<'_>) {
 
 fn efa_reservation_placement_group(context: &Context<'_>, report: &mut Report<'_>) {
     for (index, group) in groups(context) {
-        if group.efa_enabled && reservation_id(group).is_some() {
+        // A group that names its placement group is judged by placement-group-with-reservation.
+        if group.efa_enabled && reservation_id(group).is_some() && group.placement_group.is_empty()
+        {
             report.fire(
                 format!("node_groups[{index}].capacity"),
                 format!(
                     "`{}` uses a reservation, so eksctl creates no cluster placement group for its EFA nodes",
                     group.name
+                ),
+            );
+        }
+    }
+}
+
+fn placement_group_with_reservation(context: &Context<'_>, report: &mut Report<'_>) {
+    for (index, group) in groups(context) {
+        if let Some(id) = reservation_id(group)
+            && !group.placement_group.trim().is_empty()
+        {
+            report.fire(
+                format!("node_groups[{index}].placement_group"),
+                format!(
+                    "`{}` launches into placement group `{}` on reservation {id}: EC2 uses the reservation only if it was made in that placement group, and finds no capacity otherwise",
+                    group.name, group.placement_group
                 ),
             );
         }
