@@ -4,11 +4,12 @@
 use leptos::prelude::*;
 use shared::catalog::{self, CatalogFilter, InstanceType};
 use shared::items;
-use shared::spec::{NodeGroup, NodeTaint};
+use shared::spec::{NodeGroup, NodeTaint, RepairOverride};
 
-use crate::bind::Bound;
+use crate::bind::{Bound, Rows, field};
 use crate::fields::{
-    CheckboxField, FieldFindings, ListField, NumberField, OptionalTextField, TextField,
+    CheckboxField, FieldFindings, ListField, NumberField, OptionalTextField, SelectField,
+    TextField, options,
 };
 use crate::{Step, StepHeading, Studio, field_id};
 
@@ -377,6 +378,9 @@ fn NodeGroupEditor(index: usize) -> impl IntoView {
         })
     });
     let title = group.get(move |group| format!("Node group {}: {}", index + 1, group.name));
+    let repair_shown = group.get(|group| group.node_repair || !group.node_repair_config.is_empty());
+    let repair_group = group.clone();
+    let repair_base = path("node_repair_config");
     view! {
         <fieldset class="group" id=group_id tabindex="-1">
             <legend>{title}</legend>
@@ -471,6 +475,9 @@ fn NodeGroupEditor(index: usize) -> impl IntoView {
                     set=group.set(|group, on| group.node_repair = on)
                 />
             </div>
+            <Show when=move || repair_shown.get()>
+                <RepairSettings group=repair_group.clone() base=repair_base.clone() />
+            </Show>
             <div class="grid">
                 <ListField
                     label="Labels"
@@ -562,5 +569,101 @@ pub fn NodeGroupsStep() -> impl IntoView {
                 <button type="button" on:click=move |_| add(true)>"Add GPU group"</button>
             </div>
         </section>
+    }
+}
+
+/// Auto-repair's limits (each a count or a percentage; EKS takes one of each pair) and
+/// its per-condition overrides, shown while auto-repair is on or a limit is set.
+#[component]
+fn RepairSettings(group: Bound<NodeGroup>, base: String) -> impl IntoView {
+    let settings = field!(group, node_repair_config);
+    let number = |label: &'static str,
+                  name: &str,
+                  read: fn(&shared::spec::NodeRepairSettings) -> Option<u32>,
+                  write: fn(&mut shared::spec::NodeRepairSettings, Option<u32>)| {
+        view! {
+            <NumberField
+                label=label
+                path=format!("{base}.{name}")
+                value=settings.get(read)
+                set=settings.set(write)
+            />
+        }
+    };
+    let add = field!(group, node_repair_config);
+    view! {
+        <div class="grid">
+            {number(
+                "Stop repairs above unhealthy nodes (count)",
+                "max_unhealthy_node_threshold_count",
+                |s| s.max_unhealthy_node_threshold_count,
+                |s, v| s.max_unhealthy_node_threshold_count = v,
+            )}
+            {number(
+                "Stop repairs above unhealthy nodes (%)",
+                "max_unhealthy_node_threshold_percentage",
+                |s| s.max_unhealthy_node_threshold_percentage,
+                |s, v| s.max_unhealthy_node_threshold_percentage = v,
+            )}
+            {number(
+                "Nodes repaired at once (count)",
+                "max_parallel_nodes_repaired_count",
+                |s| s.max_parallel_nodes_repaired_count,
+                |s, v| s.max_parallel_nodes_repaired_count = v,
+            )}
+            {number(
+                "Nodes repaired at once (%)",
+                "max_parallel_nodes_repaired_percentage",
+                |s| s.max_parallel_nodes_repaired_percentage,
+                |s, v| s.max_parallel_nodes_repaired_percentage = v,
+            )}
+        </div>
+        <Rows
+            list=field!(settings, node_repair_config_overrides)
+            path=format!("{base}.node_repair_config_overrides")
+            noun="Repair override"
+            class="repair-override"
+            row=repair_override_row
+            add_label="Add repair override"
+            add=move || add.write(|settings| {
+                settings.node_repair_config_overrides.push(RepairOverride {
+                    min_repair_wait_time_mins: 10,
+                    repair_action: "Reboot".into(),
+                    ..RepairOverride::default()
+                });
+            })
+        />
+    }
+}
+
+fn repair_override_row(entry: Bound<RepairOverride>, base: String) -> impl IntoView {
+    view! {
+        <TextField
+            label="Condition"
+            path=format!("{base}.node_monitoring_condition")
+            placeholder="AcceleratedHardwareReady"
+            value=entry.get(|entry| entry.node_monitoring_condition.clone())
+            set=entry.set(|entry, condition| entry.node_monitoring_condition = condition)
+        />
+        <TextField
+            label="Reason"
+            path=format!("{base}.node_unhealthy_reason")
+            placeholder="NvidiaXID13Error"
+            value=entry.get(|entry| entry.node_unhealthy_reason.clone())
+            set=entry.set(|entry, reason| entry.node_unhealthy_reason = reason)
+        />
+        <NumberField
+            label="Wait (minutes)"
+            path=format!("{base}.min_repair_wait_time_mins")
+            value=entry.get(|entry| Some(entry.min_repair_wait_time_mins))
+            set=entry.set(|entry, minutes: Option<u32>| entry.min_repair_wait_time_mins = minutes.unwrap_or(0))
+        />
+        <SelectField
+            label="Action"
+            path=format!("{base}.repair_action")
+            options=options(&[("Replace", "Replace"), ("Reboot", "Reboot"), ("NoAction", "No action")])
+            value=entry.get(|entry| entry.repair_action.clone())
+            set=entry.set(|entry, action: String| entry.repair_action = action)
+        />
     }
 }

@@ -444,6 +444,59 @@ pub struct NodeRepairConfig {
         skip_serializing_if = "Option::is_none"
     )]
     pub enabled: Option<bool>,
+    /// Unhealthy nodes, in percent, above which repairs stop.
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub max_unhealthy_node_threshold_percentage: Option<u32>,
+    /// Unhealthy nodes, as a count, above which repairs stop.
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub max_unhealthy_node_threshold_count: Option<u32>,
+    /// Most nodes repaired at once, in percent of the unhealthy ones.
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub max_parallel_nodes_repaired_percentage: Option<u32>,
+    /// Most nodes repaired at once, as a count.
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub max_parallel_nodes_repaired_count: Option<u32>,
+    /// Per-condition repair actions and waits.
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub node_repair_config_overrides: Option<Vec<NodeRepairConfigOverride>>,
+}
+
+/// One entry of `nodeRepairConfig.nodeRepairConfigOverrides`; eksctl writes every key.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeRepairConfigOverride {
+    /// The node monitoring agent's condition, e.g. `AcceleratedHardwareReady`.
+    #[serde(default, deserialize_with = "lenient")]
+    pub node_monitoring_condition: String,
+    /// The reason it reports, e.g. `NvidiaXID13Error`.
+    #[serde(default, deserialize_with = "lenient")]
+    pub node_unhealthy_reason: String,
+    /// Minutes to wait before repairing.
+    #[serde(default, deserialize_with = "lenient")]
+    pub min_repair_wait_time_mins: u32,
+    /// `Replace`, `Reboot` or `NoAction`.
+    #[serde(default, deserialize_with = "lenient")]
+    pub repair_action: String,
 }
 
 /// One entry of `addons`.

@@ -10,8 +10,8 @@
 
 use crate::eksctl::{self, ClusterConfig, ManagedNodeGroup, NodeConfig};
 use crate::spec::{
-    Addon, AddonPolicies, Capacity, ClusterSettings, GroupPlacement, Network, NodeGroup, NodeTaint,
-    Spec, Subnet,
+    Addon, AddonPolicies, Capacity, ClusterSettings, GroupPlacement, Network, NodeGroup,
+    NodeRepairSettings, NodeTaint, RepairOverride, Spec, Subnet,
 };
 use crate::yaml_source::PathSegment;
 
@@ -130,9 +130,7 @@ pub fn managed_node_group(group: &NodeGroup) -> ManagedNodeGroup {
                 .expect("NodeConfig always serialises")
         }),
         iam,
-        node_repair_config: group.node_repair.then_some(eksctl::NodeRepairConfig {
-            enabled: Some(true),
-        }),
+        node_repair_config: node_repair_config(group),
         labels: (!group.labels.is_empty()).then(|| group.labels.clone()),
         taints: (!group.taints.is_empty()).then(|| {
             group
@@ -245,6 +243,11 @@ pub fn node_group(written: &ManagedNodeGroup) -> NodeGroup {
             .as_ref()
             .and_then(|repair| repair.enabled)
             == Some(true),
+        node_repair_config: written
+            .node_repair_config
+            .as_ref()
+            .map(node_repair_settings)
+            .unwrap_or_default(),
         labels: written.labels.clone().unwrap_or_default(),
         taints: written
             .taints
@@ -257,6 +260,53 @@ pub fn node_group(written: &ManagedNodeGroup) -> NodeGroup {
             })
             .collect(),
         extra: serde_yaml::Mapping::new(),
+    }
+}
+
+/// How the spec writes `nodeRepairConfig`: when auto-repair is on or any limit is set.
+fn node_repair_config(group: &NodeGroup) -> Option<eksctl::NodeRepairConfig> {
+    let settings = &group.node_repair_config;
+    (group.node_repair || !settings.is_empty()).then(|| eksctl::NodeRepairConfig {
+        enabled: group.node_repair.then_some(true),
+        max_unhealthy_node_threshold_percentage: settings.max_unhealthy_node_threshold_percentage,
+        max_unhealthy_node_threshold_count: settings.max_unhealthy_node_threshold_count,
+        max_parallel_nodes_repaired_percentage: settings.max_parallel_nodes_repaired_percentage,
+        max_parallel_nodes_repaired_count: settings.max_parallel_nodes_repaired_count,
+        node_repair_config_overrides: (!settings.node_repair_config_overrides.is_empty()).then(
+            || {
+                settings
+                    .node_repair_config_overrides
+                    .iter()
+                    .map(|entry| eksctl::NodeRepairConfigOverride {
+                        node_monitoring_condition: entry.node_monitoring_condition.clone(),
+                        node_unhealthy_reason: entry.node_unhealthy_reason.clone(),
+                        min_repair_wait_time_mins: entry.min_repair_wait_time_mins,
+                        repair_action: entry.repair_action.clone(),
+                    })
+                    .collect()
+            },
+        ),
+    })
+}
+
+/// `nodeRepairConfig`'s limits as the spec models them.
+fn node_repair_settings(written: &eksctl::NodeRepairConfig) -> NodeRepairSettings {
+    NodeRepairSettings {
+        max_unhealthy_node_threshold_percentage: written.max_unhealthy_node_threshold_percentage,
+        max_unhealthy_node_threshold_count: written.max_unhealthy_node_threshold_count,
+        max_parallel_nodes_repaired_percentage: written.max_parallel_nodes_repaired_percentage,
+        max_parallel_nodes_repaired_count: written.max_parallel_nodes_repaired_count,
+        node_repair_config_overrides: written
+            .node_repair_config_overrides
+            .iter()
+            .flatten()
+            .map(|entry| RepairOverride {
+                node_monitoring_condition: entry.node_monitoring_condition.clone(),
+                node_unhealthy_reason: entry.node_unhealthy_reason.clone(),
+                min_repair_wait_time_mins: entry.min_repair_wait_time_mins,
+                repair_action: entry.repair_action.clone(),
+            })
+            .collect(),
     }
 }
 
@@ -324,7 +374,16 @@ const NODE_GROUP_KEYS: &[(&str, &[&str], Below)] = &[
         &["iam", "withAddonPolicies"],
         Below::CamelCase,
     ),
-    ("node_repair", &["nodeRepairConfig"], Below::AsGiven),
+    (
+        "node_repair",
+        &["nodeRepairConfig", "enabled"],
+        Below::AsGiven,
+    ),
+    (
+        "node_repair_config",
+        &["nodeRepairConfig"],
+        Below::CamelCase,
+    ),
     ("labels", &["labels"], Below::AsGiven),
     ("taints", &["taints"], Below::AsGiven),
 ];

@@ -56,6 +56,30 @@ const FIELDS: &[(&str, &str)] = &[
     ("node_groups[].labels", "Labels"),
     ("node_groups[].taints", "Taints"),
     ("node_groups[].node_repair", "Node auto-repair"),
+    (
+        "node_groups[].node_repair_config.max_unhealthy_node_threshold_count",
+        "Stop repairs above unhealthy nodes (count)",
+    ),
+    (
+        "node_groups[].node_repair_config.max_unhealthy_node_threshold_percentage",
+        "Stop repairs above unhealthy nodes (%)",
+    ),
+    (
+        "node_groups[].node_repair_config.max_parallel_nodes_repaired_count",
+        "Nodes repaired at once (count)",
+    ),
+    (
+        "node_groups[].node_repair_config.max_parallel_nodes_repaired_percentage",
+        "Nodes repaired at once (%)",
+    ),
+    (
+        "node_groups[].node_repair_config.node_repair_config_overrides[]",
+        "Repair override",
+    ),
+    (
+        "node_groups[].node_repair_config.node_repair_config_overrides[].repair_action",
+        "Action",
+    ),
     ("node_groups[].local_nvme_raid0", "Local NVMe as RAID0"),
     ("addons[].name", "Add-on name"),
     ("addons[].version", "Version"),

@@ -180,6 +180,9 @@ pub struct NodeGroup {
     /// Let EKS replace unhealthy nodes.
     #[serde(default)]
     pub node_repair: bool,
+    /// Auto-repair's limits and per-condition actions (eksctl `nodeRepairConfig`).
+    #[serde(default, skip_serializing_if = "NodeRepairSettings::is_empty")]
+    pub node_repair_config: NodeRepairSettings,
     /// Kubernetes labels on the nodes.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub labels: BTreeMap<String, String>,
@@ -249,6 +252,52 @@ pub enum Capacity {
     },
     /// Spot instances.
     Spot,
+}
+
+/// How far node auto-repair goes: EKS stops repairing above the unhealthy threshold
+/// (a count or a percentage, not both), repairs at most so many nodes at once (likewise),
+/// and acts per condition as the overrides say. Unset values are EKS's defaults.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct NodeRepairSettings {
+    /// Unhealthy nodes, in percent, above which repairs stop.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_unhealthy_node_threshold_percentage: Option<u32>,
+    /// Unhealthy nodes, as a count, above which repairs stop.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_unhealthy_node_threshold_count: Option<u32>,
+    /// Most nodes repaired at once, in percent of the unhealthy ones.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_parallel_nodes_repaired_percentage: Option<u32>,
+    /// Most nodes repaired at once, as a count.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_parallel_nodes_repaired_count: Option<u32>,
+    /// Per-condition repair actions.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub node_repair_config_overrides: Vec<RepairOverride>,
+}
+
+impl NodeRepairSettings {
+    /// Whether nothing is set (EKS's defaults throughout).
+    pub fn is_empty(&self) -> bool {
+        *self == NodeRepairSettings::default()
+    }
+}
+
+/// What auto-repair does for one condition the node monitoring agent reports.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RepairOverride {
+    /// The condition, e.g. `AcceleratedHardwareReady`.
+    #[serde(default)]
+    pub node_monitoring_condition: String,
+    /// The reason, e.g. `NvidiaXID13Error`.
+    #[serde(default)]
+    pub node_unhealthy_reason: String,
+    /// Minutes to wait before repairing.
+    #[serde(default)]
+    pub min_repair_wait_time_mins: u32,
+    /// `Replace`, `Reboot` or `NoAction`.
+    #[serde(default)]
+    pub repair_action: String,
 }
 
 /// IAM add-on policies eksctl attaches to a node group's role.

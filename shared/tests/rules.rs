@@ -523,6 +523,88 @@ const CASES: &[Case] = &[
         path: "node_groups[1].instance_type",
     },
     Case {
+        rule: "node-repair-threshold-count-and-percentage",
+        base: new_vpc_base,
+        breaks: |spec, _| {
+            let group = gpu(spec);
+            group.node_repair = true;
+            group.node_repair_config.max_unhealthy_node_threshold_count = Some(2);
+            group
+                .node_repair_config
+                .max_unhealthy_node_threshold_percentage = Some(20);
+        },
+        path: "node_groups[1].node_repair_config.max_unhealthy_node_threshold_count",
+    },
+    Case {
+        rule: "node-repair-parallel-count-and-percentage",
+        base: new_vpc_base,
+        breaks: |spec, _| {
+            let group = gpu(spec);
+            group.node_repair = true;
+            group.node_repair_config.max_parallel_nodes_repaired_count = Some(1);
+            group
+                .node_repair_config
+                .max_parallel_nodes_repaired_percentage = Some(50);
+        },
+        path: "node_groups[1].node_repair_config.max_parallel_nodes_repaired_count",
+    },
+    Case {
+        rule: "node-repair-percentage-out-of-range",
+        base: new_vpc_base,
+        breaks: |spec, _| {
+            let group = gpu(spec);
+            group.node_repair = true;
+            group
+                .node_repair_config
+                .max_parallel_nodes_repaired_percentage = Some(150);
+        },
+        path: "node_groups[1].node_repair_config.max_parallel_nodes_repaired_percentage",
+    },
+    Case {
+        rule: "node-repair-override-incomplete",
+        base: new_vpc_base,
+        breaks: |spec, _| {
+            let group = gpu(spec);
+            group.node_repair = true;
+            group.node_repair_config.node_repair_config_overrides =
+                vec![shared::spec::RepairOverride {
+                    node_monitoring_condition: "AcceleratedHardwareReady".into(),
+                    min_repair_wait_time_mins: 10,
+                    repair_action: "Reboot".into(),
+                    ..Default::default()
+                }];
+        },
+        path: "node_groups[1].node_repair_config.node_repair_config_overrides[0]",
+    },
+    Case {
+        rule: "node-repair-override-action-unknown",
+        base: new_vpc_base,
+        breaks: |spec, _| {
+            let group = gpu(spec);
+            group.node_repair = true;
+            group.node_repair_config.node_repair_config_overrides =
+                vec![shared::spec::RepairOverride {
+                    node_monitoring_condition: "AcceleratedHardwareReady".into(),
+                    node_unhealthy_reason: "NvidiaXID13Error".into(),
+                    min_repair_wait_time_mins: 10,
+                    repair_action: "reboot".into(),
+                }];
+        },
+        path: "node_groups[1].node_repair_config.node_repair_config_overrides[0].repair_action",
+    },
+    Case {
+        rule: "node-repair-settings-while-off",
+        base: new_vpc_base,
+        breaks: |spec, _| {
+            let group = gpu(spec);
+            group.node_repair = false;
+            group
+                .node_repair_config
+                .max_unhealthy_node_threshold_percentage = Some(20);
+        },
+        path: "node_groups[1].node_repair",
+    },
+    Case {
         rule: "placement-group-with-reservation",
         base: block,
         breaks: |spec, _| gpu(spec).placement_group = "p5-training".into(),

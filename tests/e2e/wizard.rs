@@ -1006,3 +1006,94 @@ async fn a_node_groups_placement_group_is_written_and_judged_beside_its_reservat
     assert!(!yaml.contains("placement:"), "{yaml}");
     browser.close().await;
 }
+
+#[tokio::test]
+async fn node_auto_repair_takes_its_limits_and_overrides_and_says_which_eks_refuses() {
+    let studio = Studio::start();
+    let browser = Browser::start().await;
+    browser.open(&studio).await;
+    browser.choose_template("p5-capacity-block").await;
+    browser.go_to_step(4).await;
+    let base = "f-node-groups-0-node-repair-config";
+    browser
+        .by_id("f-node-groups-0-node-repair")
+        .await
+        .click()
+        .await
+        .unwrap();
+    browser
+        .fill(&format!("{base}-max-unhealthy-node-threshold-count"), "2")
+        .await;
+    browser
+        .fill(
+            &format!("{base}-max-unhealthy-node-threshold-percentage"),
+            "20",
+        )
+        .await;
+    let findings = browser
+        .wait_for_text(
+            Locator::Id(&format!(
+                "{base}-max-unhealthy-node-threshold-count-findings"
+            )),
+            |text| !text.is_empty(),
+        )
+        .await;
+    assert!(
+        findings.contains("both as a count and as a percentage"),
+        "{findings}"
+    );
+    browser
+        .wait_for_text(Locator::Id("preview-cluster-yaml"), |text| {
+            text.contains("maxUnhealthyNodeThresholdCount: 2")
+                && text.contains("maxUnhealthyNodeThresholdPercentage: 20")
+        })
+        .await;
+    // An override added says what it still needs; filled in, it is written whole.
+    browser
+        .client
+        .find(Locator::XPath(
+            "//button[normalize-space()='Add repair override']",
+        ))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let row = format!("{base}-node-repair-config-overrides-0");
+    let incomplete = browser
+        .wait_for_text(Locator::Id(&format!("{row}-findings")), |text| {
+            !text.is_empty()
+        })
+        .await;
+    assert!(
+        incomplete.contains("leaves out the condition and the reason"),
+        "{incomplete}"
+    );
+    browser
+        .fill(
+            &format!("{row}-node-monitoring-condition"),
+            "AcceleratedHardwareReady",
+        )
+        .await;
+    browser
+        .fill(&format!("{row}-node-unhealthy-reason"), "NvidiaXID13Error")
+        .await;
+    browser
+        .wait_for_text(Locator::Id(&format!("{row}-findings")), str::is_empty)
+        .await;
+    let yaml = browser
+        .wait_for_text(Locator::Id("preview-cluster-yaml"), |text| {
+            text.contains("nodeUnhealthyReason: NvidiaXID13Error")
+        })
+        .await;
+    for line in [
+        "nodeMonitoringCondition: AcceleratedHardwareReady",
+        "minRepairWaitTimeMins: 10",
+        "repairAction: Reboot",
+        "enabled: true",
+    ] {
+        assert!(yaml.contains(line), "{line} in {yaml}");
+    }
+    browser.screenshot("node-repair-settings").await;
+    browser.close().await;
+}

@@ -137,6 +137,66 @@ pub(super) static RULES: &[Rule] = &[
         check: Check::Spec(efa_reservation_placement_group),
     },
     Rule {
+        id: "node-repair-threshold-count-and-percentage",
+        severity: Severity::Error,
+        summary: "auto-repair's unhealthy threshold is given both as a count and as a percentage",
+        help: "keep one of Stop repairs above unhealthy nodes (count) and (%)",
+        reference: "eksctl pkg/apis/eksctl.io/v1alpha5/types.go NodeGroupNodeRepairConfig (passed to CloudFormation's AWS::EKS::Nodegroup NodeRepairConfig by pkg/cfn/builder/managed_nodegroup.go); EKS API NodeRepairConfig: \"you cannot also set MaxUnhealthyNodeThresholdCount at the same time\"",
+        live: false,
+        stage: Stage::AwsCreate,
+        check: Check::Spec(node_repair_threshold_count_and_percentage),
+    },
+    Rule {
+        id: "node-repair-parallel-count-and-percentage",
+        severity: Severity::Error,
+        summary: "auto-repair's parallel repairs are limited both by a count and by a percentage",
+        help: "keep one of Nodes repaired at once (count) and (%)",
+        reference: "eksctl pkg/apis/eksctl.io/v1alpha5/types.go NodeGroupNodeRepairConfig (passed to CloudFormation's AWS::EKS::Nodegroup NodeRepairConfig by pkg/cfn/builder/managed_nodegroup.go); EKS API NodeRepairConfig: \"you cannot also set MaxParallelNodesRepairedPercentage at the same time\"",
+        live: false,
+        stage: Stage::AwsCreate,
+        check: Check::Spec(node_repair_parallel_count_and_percentage),
+    },
+    Rule {
+        id: "node-repair-percentage-out-of-range",
+        severity: Severity::Error,
+        summary: "an auto-repair percentage is above 100",
+        help: "give a percentage from 1 to 100",
+        reference: "eksctl pkg/apis/eksctl.io/v1alpha5/types.go NodeGroupNodeRepairConfig (passed to CloudFormation's AWS::EKS::Nodegroup NodeRepairConfig by pkg/cfn/builder/managed_nodegroup.go); EKS API NodeRepairConfig (percentages of the node group's nodes, 1-100)",
+        live: false,
+        stage: Stage::AwsCreate,
+        check: Check::Spec(node_repair_percentage_out_of_range),
+    },
+    Rule {
+        id: "node-repair-override-incomplete",
+        severity: Severity::Error,
+        summary: "an auto-repair override leaves out its condition, reason, wait or action",
+        help: "give the node monitoring condition, the unhealthy reason, the wait and the action of every override",
+        reference: "eksctl pkg/apis/eksctl.io/v1alpha5/types.go NodeGroupNodeRepairConfig (passed to CloudFormation's AWS::EKS::Nodegroup NodeRepairConfig by pkg/cfn/builder/managed_nodegroup.go); EKS API NodeRepairConfig: NodeRepairConfigOverrides, \"If you use this, you must specify all the values\"; EKS API NodeRepairConfigOverrides: minRepairWaitTimeMins minimum 1",
+        live: false,
+        stage: Stage::AwsCreate,
+        check: Check::Spec(node_repair_override_incomplete),
+    },
+    Rule {
+        id: "node-repair-override-action-unknown",
+        severity: Severity::Error,
+        summary: "an auto-repair override's action is not Replace, Reboot or NoAction",
+        help: "use Replace, Reboot or NoAction (spelled so)",
+        reference: "EKS API reference, NodeRepairConfigOverrides.repairAction: Valid Values Replace | Reboot | NoAction (eksctl passes the value through unchecked)",
+        live: false,
+        stage: Stage::AwsCreate,
+        check: Check::Spec(node_repair_override_action_unknown),
+    },
+    Rule {
+        id: "node-repair-settings-while-off",
+        severity: Severity::Warning,
+        summary: "auto-repair limits are set while auto-repair is off",
+        help: "turn Node auto-repair on, or clear its limits",
+        reference: "eksctl pkg/apis/eksctl.io/v1alpha5/types.go NodeGroupNodeRepairConfig (passed to CloudFormation's AWS::EKS::Nodegroup NodeRepairConfig by pkg/cfn/builder/managed_nodegroup.go); EKS API NodeRepairConfig: the limits apply to repairs, which run only with enabled: true",
+        live: false,
+        stage: Stage::Advice,
+        check: Check::Spec(node_repair_settings_while_off),
+    },
+    Rule {
         id: "placement-group-with-reservation",
         severity: Severity::Warning,
         summary: "a group on reserved capacity is pinned to a placement group",
@@ -676,6 +736,139 @@ fn efa_reservation_placement_group(context: &Context<'_>, report: &mut Report<'_
                 format!("node_groups[{index}].capacity"),
                 format!(
                     "`{}` uses a reservation, so eksctl creates no cluster placement group for its EFA nodes",
+                    group.name
+                ),
+            );
+        }
+    }
+}
+
+fn node_repair_threshold_count_and_percentage(context: &Context<'_>, report: &mut Report<'_>) {
+    for (index, group) in groups(context) {
+        let settings = &group.node_repair_config;
+        if settings.max_unhealthy_node_threshold_count.is_some()
+            && settings.max_unhealthy_node_threshold_percentage.is_some()
+        {
+            report.fire(
+                format!("node_groups[{index}].node_repair_config.max_unhealthy_node_threshold_count"),
+                format!(
+                    "`{}` gives auto-repair's unhealthy threshold both as a count and as a percentage; EKS takes one",
+                    group.name
+                ),
+            );
+        }
+    }
+}
+
+fn node_repair_parallel_count_and_percentage(context: &Context<'_>, report: &mut Report<'_>) {
+    for (index, group) in groups(context) {
+        let settings = &group.node_repair_config;
+        if settings.max_parallel_nodes_repaired_count.is_some()
+            && settings.max_parallel_nodes_repaired_percentage.is_some()
+        {
+            report.fire(
+                format!("node_groups[{index}].node_repair_config.max_parallel_nodes_repaired_count"),
+                format!(
+                    "`{}` limits parallel repairs both by a count and by a percentage; EKS takes one",
+                    group.name
+                ),
+            );
+        }
+    }
+}
+
+fn node_repair_percentage_out_of_range(context: &Context<'_>, report: &mut Report<'_>) {
+    for (index, group) in groups(context) {
+        let settings = &group.node_repair_config;
+        let percentages = [
+            (
+                "max_unhealthy_node_threshold_percentage",
+                settings.max_unhealthy_node_threshold_percentage,
+            ),
+            (
+                "max_parallel_nodes_repaired_percentage",
+                settings.max_parallel_nodes_repaired_percentage,
+            ),
+        ];
+        for (field, value) in percentages {
+            if let Some(percent) = value.filter(|percent| *percent > 100) {
+                report.fire(
+                    format!("node_groups[{index}].node_repair_config.{field}"),
+                    format!("`{}`: {percent}% is more than every node", group.name),
+                );
+            }
+        }
+    }
+}
+
+fn node_repair_override_incomplete(context: &Context<'_>, report: &mut Report<'_>) {
+    for (index, group) in groups(context) {
+        for (position, entry) in group
+            .node_repair_config
+            .node_repair_config_overrides
+            .iter()
+            .enumerate()
+        {
+            let mut missing: Vec<&str> = [
+                ("the condition", &entry.node_monitoring_condition),
+                ("the reason", &entry.node_unhealthy_reason),
+                ("the action", &entry.repair_action),
+            ]
+            .into_iter()
+            .filter(|(_, value)| value.trim().is_empty())
+            .map(|(what, _)| what)
+            .collect();
+            // eksctl writes the wait even when it is not given (0); EKS's minimum is 1.
+            if entry.min_repair_wait_time_mins == 0 {
+                missing.push("the wait (at least 1 minute)");
+            }
+            if !missing.is_empty() {
+                report.fire(
+                    format!("node_groups[{index}].node_repair_config.node_repair_config_overrides[{position}]"),
+                    format!(
+                        "auto-repair override {} of `{}` leaves out {}",
+                        position + 1,
+                        group.name,
+                        missing.join(" and ")
+                    ),
+                );
+            }
+        }
+    }
+}
+
+fn node_repair_override_action_unknown(context: &Context<'_>, report: &mut Report<'_>) {
+    const ACTIONS: [&str; 3] = ["Replace", "Reboot", "NoAction"];
+    for (index, group) in groups(context) {
+        for (position, entry) in group
+            .node_repair_config
+            .node_repair_config_overrides
+            .iter()
+            .enumerate()
+        {
+            let action = entry.repair_action.as_str();
+            if !action.trim().is_empty() && !ACTIONS.contains(&action) {
+                report.fire(
+                    format!(
+                        "node_groups[{index}].node_repair_config.node_repair_config_overrides[{position}].repair_action"
+                    ),
+                    format!(
+                        "auto-repair action `{action}` of `{}` is not Replace, Reboot or NoAction",
+                        group.name
+                    ),
+                );
+            }
+        }
+    }
+}
+
+fn node_repair_settings_while_off(context: &Context<'_>, report: &mut Report<'_>) {
+    for (index, group) in groups(context) {
+        if !group.node_repair && !group.node_repair_config.is_empty() {
+            report.fire(
+                format!("node_groups[{index}].node_repair"),
+                format!(
+                    "`{}` sets auto-repair limits, but auto-repair is off: they do nothing",
                     group.name
                 ),
             );
