@@ -10,7 +10,7 @@ use crate::karpenter::{
 };
 use crate::spec::{
     Addon, AddonPolicies, Capacity, ClusterSettings, GroupPlacement, KarpenterSettings, Network,
-    NodeGroup, Spec, Subnet,
+    NodeGroup, NodeTaint, Spec, Subnet,
 };
 
 /// A named starting point for a design.
@@ -87,6 +87,18 @@ pub static TEMPLATES: &[Template] = &[
         name: "Karpenter training on reserved capacity",
         summary: "Karpenter NodePool on an ODCR or Capacity Block for p5 training; never evicts running jobs",
         build: karpenter_reserved_training,
+    },
+    Template {
+        id: "p5-placement-group",
+        name: "p5 in a cluster placement group",
+        summary: "New VPC, 2 × p5.48xlarge with EFA on every network card, in a cluster placement group you name, one AZ",
+        build: p5_placement_group,
+    },
+    Template {
+        id: "g6-bottlerocket",
+        name: "Bottlerocket GPU node group",
+        summary: "New VPC, g6.12xlarge on Bottlerocket (eksctl picks its NVIDIA variant), tainted for GPUs",
+        build: g6_bottlerocket,
     },
 ];
 
@@ -342,6 +354,58 @@ fn p5_capacity_block() -> Spec {
         network: existing_vpc(),
         node_groups: vec![gpu],
         ..Spec::default()
+    }
+}
+
+/// EFA groups want their nodes close: a cluster placement group the team made (eksctl's
+/// `placement.groupName`; without one eksctl makes its own for an EFA group). eksctl gives
+/// every network card of p5.48xlarge an EFA interface.
+fn p5_placement_group() -> Spec {
+    let mut gpu = gpu_group("p5", "p5.48xlarge", 2);
+    gpu.instance_prefix = None;
+    gpu.placement = in_zone("PLACEHOLDER_AZ_1");
+    gpu.placement_group = "PLACEHOLDER_PLACEMENT_GROUP".into();
+    gpu.taints = vec![gpu_taint()];
+    Spec {
+        cluster: ClusterSettings {
+            // Not a seed manifest: the newest version in standard support.
+            kubernetes_version: NEWEST_STANDARD_VERSION.into(),
+            ..cluster("eks-p5-placement-group")
+        },
+        network: new_vpc(),
+        node_groups: vec![system_group(), gpu],
+        ..Spec::default()
+    }
+}
+
+/// Bottlerocket for GPU nodes: eksctl chooses the NVIDIA variant for a GPU type, and
+/// Bottlerocket takes its settings in TOML, not a bootstrap command, so the local NVMe is
+/// left to Bottlerocket's own ephemeral-storage setting.
+fn g6_bottlerocket() -> Spec {
+    let mut gpu = gpu_group("g6", "g6.12xlarge", 1);
+    gpu.instance_prefix = None;
+    gpu.ami_family = Some("Bottlerocket".into());
+    gpu.local_nvme_raid0 = false;
+    gpu.efa_enabled = false;
+    gpu.placement = in_zone("PLACEHOLDER_AZ_1");
+    gpu.taints = vec![gpu_taint()];
+    Spec {
+        cluster: ClusterSettings {
+            // Not a seed manifest: the newest version in standard support.
+            kubernetes_version: NEWEST_STANDARD_VERSION.into(),
+            ..cluster("eks-g6-bottlerocket")
+        },
+        network: new_vpc(),
+        node_groups: vec![system_group(), gpu],
+        ..Spec::default()
+    }
+}
+
+fn gpu_taint() -> NodeTaint {
+    NodeTaint {
+        key: "nvidia.com/gpu".into(),
+        value: None,
+        effect: "NoSchedule".into(),
     }
 }
 
