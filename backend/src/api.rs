@@ -190,8 +190,13 @@ impl BundleRequest {
 }
 
 /// `POST /api/bundle`: the page's "Download bundle", a zip like `POST /api/render`'s with
-/// the page's live checks in its README; `x-bundle-files` says how many files it holds.
+/// the page's live checks in its README.
 async fn page_bundle(JsonBody(request): JsonBody<BundleRequest>) -> Result<Response, ApiError> {
+    bundle_zip(request).await
+}
+
+/// The bundle as a zip download; `x-bundle-files` says how many files it holds.
+async fn bundle_zip(request: BundleRequest) -> Result<Response, ApiError> {
     let name = shared::bundle::file_name(&request.spec.cluster.name);
     let (zip, count) = off_the_workers(move || {
         request
@@ -236,23 +241,10 @@ async fn page_bundle_files(
 
 /// `POST /api/render`: the bundle (SPEC §9) as a zip; its README lists the open findings.
 async fn render_bundle(JsonBody(spec): JsonBody<Spec>) -> Result<Response, ApiError> {
-    let name = shared::bundle::file_name(&spec.cluster.name);
-    let zip = off_the_workers(move || {
-        let findings = shared::rules::validate_with(&spec, &crate::todays_facts());
-        shared::bundle::bundle_files(&spec, &findings, &[])
-            .map(|files| shared::bundle::zip_bundle(&files))
+    bundle_zip(BundleRequest {
+        spec,
+        checks: Vec::new(),
+        facts: None,
     })
-    .await?
-    .map_err(|error| ApiError::Internal(Box::new(error)))?;
-    Ok((
-        [
-            (header::CONTENT_TYPE, "application/zip".to_owned()),
-            (
-                header::CONTENT_DISPOSITION,
-                format!("attachment; filename=\"{name}\""),
-            ),
-        ],
-        zip,
-    )
-        .into_response())
+    .await
 }

@@ -744,34 +744,45 @@ fn efa_reservation_placement_group(context: &Context<'_>, report: &mut Report<'_
 }
 
 fn node_repair_threshold_count_and_percentage(context: &Context<'_>, report: &mut Report<'_>) {
-    for (index, group) in groups(context) {
-        let settings = &group.node_repair_config;
-        if settings.max_unhealthy_node_threshold_count.is_some()
-            && settings.max_unhealthy_node_threshold_percentage.is_some()
-        {
-            report.fire(
-                format!("node_groups[{index}].node_repair_config.max_unhealthy_node_threshold_count"),
-                format!(
-                    "`{}` gives auto-repair's unhealthy threshold both as a count and as a percentage; EKS takes one",
-                    group.name
-                ),
-            );
-        }
-    }
+    count_and_percentage(
+        context,
+        report,
+        "max_unhealthy_node_threshold_count",
+        "gives auto-repair's unhealthy threshold both as a count and as a percentage",
+        |settings| {
+            settings.max_unhealthy_node_threshold_count.is_some()
+                && settings.max_unhealthy_node_threshold_percentage.is_some()
+        },
+    );
 }
 
 fn node_repair_parallel_count_and_percentage(context: &Context<'_>, report: &mut Report<'_>) {
+    count_and_percentage(
+        context,
+        report,
+        "max_parallel_nodes_repaired_count",
+        "limits parallel repairs both by a count and by a percentage",
+        |settings| {
+            settings.max_parallel_nodes_repaired_count.is_some()
+                && settings.max_parallel_nodes_repaired_percentage.is_some()
+        },
+    );
+}
+
+/// Fires at `field` of every group whose auto-repair settings give `both` a count and a
+/// percentage of one limit, which EKS takes only one way.
+fn count_and_percentage(
+    context: &Context<'_>,
+    report: &mut Report<'_>,
+    field: &str,
+    what: &str,
+    both: fn(&crate::spec::NodeRepairSettings) -> bool,
+) {
     for (index, group) in groups(context) {
-        let settings = &group.node_repair_config;
-        if settings.max_parallel_nodes_repaired_count.is_some()
-            && settings.max_parallel_nodes_repaired_percentage.is_some()
-        {
+        if both(&group.node_repair_config) {
             report.fire(
-                format!("node_groups[{index}].node_repair_config.max_parallel_nodes_repaired_count"),
-                format!(
-                    "`{}` limits parallel repairs both by a count and by a percentage; EKS takes one",
-                    group.name
-                ),
+                format!("node_groups[{index}].node_repair_config.{field}"),
+                format!("`{}` {what}; EKS takes one", group.name),
             );
         }
     }
