@@ -315,10 +315,38 @@ pub fn bench(only: &[Part], load_seconds: u64) -> Result<(), Error> {
     for row in &rows {
         println!("{:width$}  {:32}  {}", row.what, row.figure, row.budget);
     }
+    let written = write_results(&rows)?;
+    println!("the figures are in {}", written.display());
     if wanted(Part::Criterion) {
         println!("criterion's figures for validate + render are above (and in target/criterion/).");
     }
     Ok(())
+}
+
+/// Writes the run's figures as a Markdown table to `target/bench/results.md` (the day,
+/// the machine, each figure with its budget), for the README and `BENCHMARKS.md`.
+fn write_results(rows: &[Row]) -> Result<std::path::PathBuf, Error> {
+    let days = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |elapsed| elapsed.as_secs() / 86_400);
+    let day = shared::versions::Date::from_days_since_epoch(days as i64);
+    let mut text = format!(
+        "# cargo xtask bench, {day} ({})\n\n| what | measured | budget |\n|---|---|---|\n",
+        machine()
+    );
+    for row in rows {
+        text.push_str(&format!(
+            "| {} | {} | {} |\n",
+            row.what,
+            row.figure.replace('|', "/"),
+            row.budget
+        ));
+    }
+    let directory = crate::target_dir().join("bench");
+    std::fs::create_dir_all(&directory).map_err(error::file(&directory))?;
+    let file = directory.join("results.md");
+    std::fs::write(&file, text).map_err(error::file(&file))?;
+    Ok(file)
 }
 
 /// The largest of the seven seed templates (by its cluster.yaml), as the criterion
