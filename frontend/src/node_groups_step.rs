@@ -590,7 +590,7 @@ fn RepairSettings(group: Bound<NodeGroup>, base: String) -> impl IntoView {
             />
         }
     };
-    let add = field!(group, node_repair_config);
+    let add = settings.clone();
     view! {
         <div class="grid">
             {number(

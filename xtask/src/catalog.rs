@@ -520,7 +520,9 @@ struct Added {
 }
 
 /// A row for a type neither table lists: family and generation from its name, every
-/// count 0 and every name empty (unknown), no flag set, until facts fill it.
+/// count 0 and every name empty (unknown), no flag set, until facts fill it. The
+/// architecture has no unknown value in the catalog, so [`add_facts`] requires a fact
+/// for it.
 fn unknown_row(name: &str) -> Vec<String> {
     let family = name.split('.').next().unwrap_or(name);
     let generation: String = family
@@ -540,7 +542,7 @@ fn unknown_row(name: &str) -> Vec<String> {
             "family" => family.to_owned(),
             "gen" => generation.clone(),
             "gpu" | "gpu_mfr" | "gpu_mib" | "acc" | "net_mbps" => String::new(),
-            "arch" => "amd64".to_owned(),
+            "arch" => String::new(),
             _ => "0".to_owned(),
         })
         .collect()
@@ -593,6 +595,15 @@ fn add_facts(
             value: value.to_owned(),
             source: source.to_owned(),
         });
+    }
+    let arch_idx = columns.iter().position(|column| *column == "arch");
+    if let Some(name) = new_types
+        .iter()
+        .find(|name| arch_idx.is_some_and(|idx| rows[*name][idx].is_empty()))
+    {
+        return Err(Error::Task(format!(
+            "{ADDITIONS}: {name} is in neither reference table and has no `arch` fact"
+        )));
     }
     Ok(added)
 }

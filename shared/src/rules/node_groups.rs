@@ -730,7 +730,9 @@ fn efa_group_not_pinned(context: &Context<'_>, report: &mut Report<'_>) {
 fn efa_reservation_placement_group(context: &Context<'_>, report: &mut Report<'_>) {
     for (index, group) in groups(context) {
         // A group that names its placement group is judged by placement-group-with-reservation.
-        if group.efa_enabled && reservation_id(group).is_some() && group.placement_group.is_empty()
+        if group.efa_enabled
+            && reservation_id(group).is_some()
+            && group.placement_group.trim().is_empty()
         {
             report.fire(
                 format!("node_groups[{index}].capacity"),
