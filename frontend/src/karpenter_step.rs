@@ -286,6 +286,12 @@ fn PoolEditor(index: usize) -> impl IntoView {
                     set=pool.set(|pool, name| pool.spec.template.spec.node_class_ref.name = name)
                 />
                 <NumberField
+                    label="Static node count"
+                    path=format!("{base}.spec.replicas")
+                    value=pool.get(|pool| pool.spec.replicas.map(|count| u32::try_from(count).unwrap_or(u32::MAX)))
+                    set=pool.set(|pool, count: Option<u32>| pool.spec.replicas = count.map(u64::from))
+                />
+                <NumberField
                     label="Weight"
                     path=format!("{base}.spec.weight")
                     value=pool.get(|pool| pool.spec.weight)
@@ -362,6 +368,7 @@ fn PoolEditor(index: usize) -> impl IntoView {
                         ("", "not set (WhenEmptyOrUnderutilized)"),
                         ("WhenEmpty", "WhenEmpty"),
                         ("WhenEmptyOrUnderutilized", "WhenEmptyOrUnderutilized"),
+                        ("Balanced", "Balanced"),
                     ])
                     value=disruption.get(|disruption| disruption.consolidation_policy.clone().unwrap_or_default())
                     set=move |policy: String| set_policy(Box::new(move |disruption| {
@@ -510,7 +517,26 @@ fn ClassEditor(index: usize) -> impl IntoView {
                         karpenter::set_reservation_owner(&mut class.spec.capacity_reservation_selector_terms, &owner)
                     })
                 />
+                <OptionalTextField
+                    label="Placement group name"
+                    path=format!("{base}.spec.placementGroupSelector.name")
+                    placeholder="training-cluster-pg"
+                    value=class.get(|class| class.spec.placement_group_selector.as_ref().and_then(|selector| selector.name.clone()))
+                    set=class.set(|class, name| {
+                        karpenter::edit_placement_group(&mut class.spec.placement_group_selector, |selector| selector.name = name)
+                    })
+                />
+                <OptionalTextField
+                    label="Placement group ID"
+                    path=format!("{base}.spec.placementGroupSelector.id")
+                    placeholder="pg-0123456789abcdef0"
+                    value=class.get(|class| class.spec.placement_group_selector.as_ref().and_then(|selector| selector.id.clone()))
+                    set=class.set(|class, id| {
+                        karpenter::edit_placement_group(&mut class.spec.placement_group_selector, |selector| selector.id = id)
+                    })
+                />
             </div>
+            <FieldFindings path=format!("{base}.spec.placementGroupSelector") />
             <CheckboxField
                 label="Local NVMe as RAID0 (instanceStorePolicy)"
                 path=format!("{base}.spec.instanceStorePolicy")
@@ -638,6 +664,12 @@ pub fn KarpenterStep() -> impl IntoView {
                     path="karpenter.spot_to_spot_consolidation"
                     checked=Signal::derive(move || studio.karpenter(|karpenter| karpenter.spot_to_spot_consolidation))
                     set=move |on| studio.update_karpenter(|karpenter| karpenter.spot_to_spot_consolidation = on)
+                />
+                <CheckboxField
+                    label="Node repair (Karpenter)"
+                    path="karpenter.node_repair"
+                    checked=Signal::derive(move || studio.karpenter(|karpenter| karpenter.node_repair))
+                    set=move |on| studio.update_karpenter(|karpenter| karpenter.node_repair = on)
                 />
                 <h3>"NodePools"</h3>
                 <FieldFindings path="karpenter.node_pools" />

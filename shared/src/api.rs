@@ -150,6 +150,7 @@ pub const LIVE_CHECKS: &[LiveCheckKind] = &[
             "karpenter-reservation-not-found",
             "karpenter-reservation-not-active",
             "karpenter-reservation-type-not-launched",
+            "karpenter-static-pool-exceeds-reservations",
         ],
     },
     LiveCheckKind {

@@ -154,6 +154,10 @@ pub struct NodePoolSpec {
     /// Resource ceilings for the whole pool (e.g. `nvidia.com/gpu: 64`).
     #[serde(default, skip_serializing_if = "Explicit::is_absent")]
     pub limits: Explicit<BTreeMap<String, serde_yaml::Value>>,
+    /// A static pool's fixed node count: Karpenter keeps this many nodes whatever the pods
+    /// ask for (the `StaticCapacity` feature gate; only `limits.nodes`, no weight).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replicas: Option<u64>,
     /// Priority among pools, 1–100.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub weight: Option<u32>,
@@ -418,6 +422,23 @@ pub struct Ec2NodeClassSpec {
     /// `RAID0` to stripe local NVMe into ephemeral storage.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instance_store_policy: Option<String>,
+    /// The one placement group every node of the class goes into.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub placement_group_selector: Option<PlacementGroupSelector>,
+    /// Unmodelled keys, kept as given.
+    #[serde(flatten, skip_serializing_if = "is_empty_mapping")]
+    pub extra: Mapping,
+}
+
+/// `EC2NodeClass.spec.placementGroupSelector`: a placement group by name or by id, not both.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct PlacementGroupSelector {
+    /// The group's name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The group's id, `pg-…`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
     /// Unmodelled keys, kept as given.
     #[serde(flatten, skip_serializing_if = "is_empty_mapping")]
     pub extra: Mapping,
@@ -588,6 +609,24 @@ pub struct FeatureGates {
     /// Launch into ODCRs and Capacity Blocks selected by the node classes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reserved_capacity: Option<bool>,
+    /// Replace nodes whose status conditions stay unhealthy (alpha, off by default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node_repair: Option<bool>,
+    /// Keep static NodePools (`spec.replicas`) at their node count (alpha, off by default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub static_capacity: Option<bool>,
+}
+
+/// Changes a class's placement group selector, creating it when needed and dropping it
+/// when the change leaves it empty.
+pub fn edit_placement_group(
+    selector: &mut Option<PlacementGroupSelector>,
+    change: impl FnOnce(&mut PlacementGroupSelector),
+) {
+    change(selector.get_or_insert_with(PlacementGroupSelector::default));
+    if selector.as_ref() == Some(&PlacementGroupSelector::default()) {
+        *selector = None;
+    }
 }
 
 /// The value of the [`DISCOVERY_TAG`] of the first term that has it (empty if none).

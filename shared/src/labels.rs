@@ -106,6 +106,8 @@ const FIELDS: &[(&str, &str)] = &[
     ),
     ("karpenter.node_pools[].spec.template.spec.taints", "Taints"),
     ("karpenter.node_pools[].spec.limits", "Limits"),
+    ("karpenter.node_pools[].spec.replicas", "Static node count"),
+    ("karpenter.node_repair", "Node repair (Karpenter)"),
     ("karpenter.node_pools[].spec.disruption", "Disruption"),
     ("karpenter.node_classes[].spec.role", "Node role"),
     (

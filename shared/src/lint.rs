@@ -343,6 +343,23 @@ fn lint_parsed(
         }
         findings.push((document_index, placed));
     }
+    // A spec rule that quotes a CEL rule's message says the same thing at the field it is
+    // about (`spec.weight` rather than `spec`); the CEL finding goes.
+    let (document_rules, spec_rules) = findings.split_at(document_findings);
+    let repeated: Vec<bool> = document_rules
+        .iter()
+        .map(|(index, placed)| {
+            placed.rule == "karpenter-crd-rule"
+                && spec_rules.iter().any(|(spec_index, spec_placed)| {
+                    spec_index == index && spec_placed.message.contains(&placed.message)
+                })
+        })
+        .collect();
+    let mut position = 0;
+    findings.retain(|_| {
+        position += 1;
+        !repeated.get(position - 1).copied().unwrap_or(false)
+    });
     findings
 }
 

@@ -159,6 +159,12 @@ pub fn karpenter_values(spec: &Spec) -> Option<HelmValues> {
     let feature_gates = FeatureGates {
         spot_to_spot_consolidation: karpenter.spot_to_spot_consolidation.then_some(true),
         reserved_capacity: uses_reserved_capacity(karpenter).then_some(true),
+        node_repair: karpenter.node_repair.then_some(true),
+        static_capacity: karpenter
+            .node_pools
+            .iter()
+            .any(|pool| pool.spec.replicas.is_some())
+            .then_some(true),
     };
     Some(HelmValues {
         settings: HelmSettings {

@@ -12,6 +12,10 @@ fn is_empty_mapping(mapping: &Mapping) -> bool {
     mapping.is_empty()
 }
 
+fn is_false(value: &bool) -> bool {
+    !value
+}
+
 /// The whole cluster design. Round-trips through JSON (`studio.json`, drafts, share links).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Spec {
@@ -43,6 +47,10 @@ pub struct KarpenterSettings {
     /// Turn on the `SpotToSpotConsolidation` feature gate.
     #[serde(default)]
     pub spot_to_spot_consolidation: bool,
+    /// Turn on the `NodeRepair` feature gate: Karpenter replaces nodes whose health
+    /// conditions (set by the node monitoring agent) stay bad.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub node_repair: bool,
     /// How the controller gets its AWS role.
     #[serde(default, skip_serializing_if = "ControllerIdentity::is_default")]
     pub controller_identity: ControllerIdentity,

@@ -100,6 +100,12 @@ pub static TEMPLATES: &[Template] = &[
         summary: "New VPC, g6.12xlarge on Bottlerocket (eksctl picks its NVIDIA variant), tainted for GPUs",
         build: g6_bottlerocket,
     },
+    Template {
+        id: "karpenter-static-capacity-block",
+        name: "Static Karpenter pool on a Capacity Block",
+        summary: "Karpenter keeps 2 × p5.48xlarge running on a Capacity Block (static NodePool), with node repair",
+        build: karpenter_static_capacity_block,
+    },
 ];
 
 /// The template with this id.
@@ -558,6 +564,57 @@ fn karpenter_reserved_training() -> Spec {
             ..KarpenterSettings::default()
         }),
         ..karpenter_cluster(cluster_name)
+    }
+}
+
+/// A fixed number of training nodes on a Capacity Block: a static NodePool keeps them
+/// running whether or not pods are pending (no consolidation), only `limits.nodes` caps it,
+/// and drift never replaces a node mid-job (the block has no spare instance for it).
+/// Karpenter's node repair replaces a node whose GPUs or network the monitoring agent
+/// reports unhealthy.
+fn karpenter_static_capacity_block() -> Spec {
+    let cluster_name = "eks-p5-static";
+    let mut pool = NodePool::tainted_for_gpus(
+        "gpu-training-static",
+        "gpu-training",
+        vec![
+            Requirement::new("karpenter.sh/capacity-type", "In", &["reserved"]),
+            Requirement::new("node.kubernetes.io/instance-type", "In", &["p5.48xlarge"]),
+            Requirement::new("topology.kubernetes.io/zone", "In", &["PLACEHOLDER_AZ_1"]),
+        ],
+    );
+    pool.spec.replicas = Some(2);
+    pool.spec.template.spec.expire_after = Some("Never".into());
+    pool.spec.limits = BTreeMap::from([("nodes".to_owned(), 2.into())]).into();
+    pool.spec.disruption = Some(Disruption {
+        // Required in the block; a static pool does not consolidate, so it only says so.
+        consolidate_after: Some("Never".into()),
+        budgets: vec![Budget {
+            nodes: "0".into(),
+            reasons: vec!["Drifted".into()].into(),
+            ..Budget::default()
+        }]
+        .into(),
+        ..Disruption::default()
+    });
+    let mut class = discovered_node_class("gpu-training", cluster_name);
+    class.spec.capacity_reservation_selector_terms =
+        vec![SelectorTerm::id(EXAMPLE_RESERVATION)].into();
+    class.spec.instance_store_policy = Some("RAID0".into());
+    let mut spec = karpenter_cluster(cluster_name);
+    spec.addons.push(Addon {
+        name: "eks-node-monitoring-agent".into(),
+        ..Addon::default()
+    });
+    Spec {
+        karpenter: Some(KarpenterSettings {
+            interruption_queue: Some(cluster_name.into()),
+            node_repair: true,
+            node_pools: vec![pool],
+            node_classes: vec![class],
+            ..KarpenterSettings::default()
+        }),
+        ..spec
     }
 }
 

@@ -75,3 +75,53 @@ fn files_linted_together_resolve_references_across_them() {
         "{pools_alone:#?}"
     );
 }
+
+/// A static NodePool with a weight and a CPU limit breaks two of the CRD's CEL rules; each
+/// is said once, at the field it is about, not again at `spec` where the CEL rule sits.
+#[test]
+fn a_static_pools_cel_refusals_are_said_once_at_their_fields() {
+    let text = "\
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: static
+spec:
+  replicas: 2
+  weight: 10
+  limits:
+    cpu: 100
+  template:
+    spec:
+      nodeClassRef:
+        group: karpenter.k8s.aws
+        kind: EC2NodeClass
+        name: default
+      requirements:
+        - key: karpenter.sh/capacity-type
+          operator: In
+          values: [on-demand]
+";
+    let findings = shared::lint::lint_text("static.yaml", text).unwrap();
+    let static_findings: Vec<_> = findings
+        .iter()
+        .filter(|finding| finding.message.contains("static NodePools"))
+        .map(|finding| (finding.rule.as_ref(), finding.line))
+        .collect();
+    assert_eq!(
+        static_findings,
+        vec![
+            ("karpenter-static-pool-weight", 7),
+            ("karpenter-static-pool-limits", 8),
+        ],
+        "{findings:#?}"
+    );
+    // Without the spec rules' words the CEL rule would still say it: the rule is evaluated.
+    let cel = shared::schema_check::check_karpenter(&serde_yaml::from_str(text).unwrap());
+    assert_eq!(
+        cel.iter()
+            .filter(|issue| issue.message.contains("static NodePools"))
+            .count(),
+        2,
+        "{cel:#?}"
+    );
+}

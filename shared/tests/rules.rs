@@ -52,6 +52,14 @@ fn reserved_pool_live() -> (Spec, LiveFacts) {
     };
     (spec, facts)
 }
+/// The reserved pool made static at the two nodes its ODCR holds.
+fn static_reserved_pool_live() -> (Spec, LiveFacts) {
+    let (mut spec, live) = reserved_pool_live();
+    let pool = pool(&mut spec);
+    pool.spec.replicas = Some(2);
+    pool.spec.limits = std::collections::BTreeMap::from([("nodes".to_owned(), 3.into())]).into();
+    (spec, live)
+}
 /// The reserved Karpenter pool on the Capacity Block design's existing VPC.
 fn karpenter_existing_vpc() -> (Spec, LiveFacts) {
     let mut spec = capacity_block();
@@ -852,6 +860,86 @@ const CASES: &[Case] = &[
                 .insert("memory".into(), "lots".into());
         },
         path: "karpenter.node_pools[0].spec.limits.memory",
+    },
+    Case {
+        rule: "karpenter-static-pool-limits",
+        base: static_reserved_pool_live,
+        breaks: |spec, _| {
+            pool(spec)
+                .spec
+                .limits
+                .insert("nvidia.com/gpu".into(), 16.into());
+        },
+        path: "karpenter.node_pools[0].spec.limits",
+    },
+    Case {
+        rule: "karpenter-static-pool-weight",
+        base: static_reserved_pool_live,
+        breaks: |spec, _| pool(spec).spec.weight = Some(10),
+        path: "karpenter.node_pools[0].spec.weight",
+    },
+    Case {
+        rule: "karpenter-static-pool-above-node-limit",
+        base: static_reserved_pool_live,
+        breaks: |spec, _| {
+            pool(spec).spec.limits.insert("nodes".into(), "1".into());
+        },
+        path: "karpenter.node_pools[0].spec.replicas",
+    },
+    Case {
+        rule: "karpenter-static-pool-exceeds-reservations",
+        base: static_reserved_pool_live,
+        breaks: |spec, _| {
+            let pool = pool(spec);
+            pool.spec.replicas = Some(3);
+        },
+        path: "karpenter.node_pools[0].spec.replicas",
+    },
+    Case {
+        rule: "karpenter-node-repair-without-monitoring-agent",
+        base: || {
+            let mut spec = karpenter_spot();
+            spec.karpenter.as_mut().unwrap().node_repair = true;
+            spec.addons.push(Addon {
+                name: "eks-node-monitoring-agent".into(),
+                ..Addon::default()
+            });
+            (spec, LiveFacts::default())
+        },
+        breaks: |spec, _| {
+            spec.addons
+                .retain(|addon| addon.name != "eks-node-monitoring-agent")
+        },
+        path: "karpenter.node_repair",
+    },
+    Case {
+        rule: "karpenter-placement-group-selector-invalid",
+        base: || {
+            let mut spec = karpenter_spot();
+            class(&mut spec).spec.placement_group_selector =
+                Some(shared::karpenter::PlacementGroupSelector {
+                    id: Some("pg-0123456789abcdef0".into()),
+                    ..Default::default()
+                });
+            (spec, LiveFacts::default())
+        },
+        breaks: |spec, _| {
+            let selector = class(spec).spec.placement_group_selector.as_mut().unwrap();
+            selector.name = Some("training".into());
+        },
+        path: "karpenter.node_classes[0].spec.placementGroupSelector",
+    },
+    Case {
+        rule: "karpenter-placement-group-with-reservation",
+        base: reserved_pool,
+        breaks: |spec, _| {
+            class(spec).spec.placement_group_selector =
+                Some(shared::karpenter::PlacementGroupSelector {
+                    name: Some("training".into()),
+                    ..Default::default()
+                });
+        },
+        path: "karpenter.node_classes[0].spec.placementGroupSelector",
     },
     Case {
         rule: "karpenter-weight-range",
@@ -1750,4 +1838,46 @@ fn an_ultraserver_group_on_its_capacity_block_is_not_flagged_and_on_demand_it_is
         fired_paths(&spec, &live, "capacity-blocks-only-instance-type"),
         ["node_groups[1].instance_type"]
     );
+}
+
+#[test]
+fn a_disruption_block_without_consolidate_after_is_refused_as_the_aws_crd_requires() {
+    let mut spec = karpenter_spot();
+    let disruption = pool(&mut spec).spec.disruption.as_mut().unwrap();
+    disruption.consolidate_after = None;
+    assert_eq!(
+        fired_paths(&spec, &LiveFacts::default(), "karpenter-disruption-invalid"),
+        vec!["karpenter.node_pools[0].spec.disruption"]
+    );
+    // No block at all is the CRD's default (`consolidateAfter: 0s`), accepted.
+    pool(&mut spec).spec.disruption = None;
+    assert!(fired_paths(&spec, &LiveFacts::default(), "karpenter-disruption-invalid").is_empty());
+}
+
+#[test]
+fn a_placement_group_selector_takes_one_of_a_name_or_a_pg_id() {
+    use shared::karpenter::PlacementGroupSelector;
+    let fired = |selector: PlacementGroupSelector| {
+        let mut spec = karpenter_spot();
+        class(&mut spec).spec.placement_group_selector = Some(selector);
+        fired_paths(
+            &spec,
+            &LiveFacts::default(),
+            "karpenter-placement-group-selector-invalid",
+        )
+    };
+    let base = "karpenter.node_classes[0].spec.placementGroupSelector";
+    assert_eq!(fired(PlacementGroupSelector::default()), vec![base]);
+    let id = |id: &str| PlacementGroupSelector {
+        id: Some(id.into()),
+        ..PlacementGroupSelector::default()
+    };
+    assert_eq!(fired(id("pg-0A1b")), vec![format!("{base}.id")]);
+    assert_eq!(fired(id("pg-")), vec![format!("{base}.id")]);
+    assert!(fired(id("pg-0a1b2c3d4e5f67890")).is_empty());
+    let name = PlacementGroupSelector {
+        name: Some("training-cluster".into()),
+        ..PlacementGroupSelector::default()
+    };
+    assert!(fired(name).is_empty());
 }

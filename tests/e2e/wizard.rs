@@ -1097,3 +1097,85 @@ async fn node_auto_repair_takes_its_limits_and_overrides_and_says_which_eks_refu
     browser.screenshot("node-repair-settings").await;
     browser.close().await;
 }
+
+#[tokio::test]
+async fn a_static_pool_and_a_placement_group_are_edited_with_the_crds_refusals_beside_them() {
+    let studio = Studio::start();
+    let browser = Browser::start().await;
+    browser.open(&studio).await;
+    browser.choose_template("karpenter-reserved-training").await;
+    browser.go_to_step(6).await;
+    browser.fill_by_label("Static node count", "2").await;
+    browser
+        .by_id("tab-preview-nodepools-yaml")
+        .await
+        .click()
+        .await
+        .unwrap();
+    browser
+        .wait_for_text(Locator::Id("preview-nodepools-yaml"), |text| {
+            text.contains("\n  replicas: 2\n")
+        })
+        .await;
+    // The template limits GPUs; a static pool may limit only nodes.
+    let limits = "f-karpenter-node-pools-0-spec-limits-findings";
+    let findings = browser
+        .wait_for_text(Locator::Id(limits), |text| !text.is_empty())
+        .await;
+    assert!(
+        findings.contains("only 'limits.nodes' is supported on static NodePools"),
+        "{findings}"
+    );
+    browser.fill_by_label("Limits", "nodes=2").await;
+    browser
+        .wait_for_text(Locator::Id(limits), str::is_empty)
+        .await;
+    // The controller's values turn the static-capacity gate on by themselves.
+    browser
+        .by_id("tab-preview-values-yaml")
+        .await
+        .click()
+        .await
+        .unwrap();
+    browser
+        .wait_for_text(Locator::Id("preview-values-yaml"), |text| {
+            text.contains("staticCapacity: true")
+        })
+        .await;
+    // A placement group by name, beside the class's reservation: a warning.
+    browser
+        .fill_by_label("Placement group name", "training-pg")
+        .await;
+    let selector = "f-karpenter-node-classes-0-spec-placementgroupselector-findings";
+    let findings = browser
+        .wait_for_text(Locator::Id(selector), |text| !text.is_empty())
+        .await;
+    assert!(
+        findings.contains("only if it was made in that placement group"),
+        "{findings}"
+    );
+    // Both a name and an id: the CRD refuses it.
+    browser
+        .fill_by_label("Placement group ID", "pg-0123456789abcdef0")
+        .await;
+    browser
+        .wait_for_text(Locator::Id(selector), |text| {
+            text.contains("'name' and 'id' are mutually exclusive")
+        })
+        .await;
+    browser
+        .by_id("tab-preview-nodepools-yaml")
+        .await
+        .click()
+        .await
+        .unwrap();
+    browser
+        .wait_for_text(Locator::Id("preview-nodepools-yaml"), |text| {
+            text.contains(
+                "placementGroupSelector:\n    name: training-pg\n    id: pg-0123456789abcdef0",
+            )
+        })
+        .await;
+    browser.screenshot("karpenter-static-pool").await;
+    browser.close().await;
+}

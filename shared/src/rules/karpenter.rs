@@ -85,7 +85,7 @@ pub(super) static RULES: &[Rule] = &[
         id: "karpenter-disruption-invalid",
         severity: Severity::Error,
         summary: "disruption settings are malformed (policy, consolidateAfter, budgets)",
-        help: "policy WhenEmpty/WhenEmptyOrUnderutilized/Balanced; consolidateAfter like `5m` or `Never`; budget nodes `N` or `N%`, schedule and duration together",
+        help: "policy WhenEmpty/WhenEmptyOrUnderutilized/Balanced; consolidateAfter (required in a disruption block) like `5m` or `Never`; budget nodes `N` or `N%`, schedule and duration together",
         reference: "Karpenter NodePool CRD .spec.disruption (B1.7)",
         live: false,
         stage: Stage::ApiServer,
@@ -120,6 +120,46 @@ pub(super) static RULES: &[Rule] = &[
         live: false,
         stage: Stage::ApiServer,
         check: Check::Spec(karpenter_weight_range),
+    },
+    Rule {
+        id: "karpenter-static-pool-limits",
+        severity: Severity::Error,
+        summary: "a static NodePool (replicas set) may limit only `nodes`",
+        help: "remove the cpu, memory and GPU limits; `limits.nodes` caps the pool during scaling and drift",
+        reference: "Karpenter NodePool CRD .spec (CEL: only 'limits.nodes' is supported on static NodePools); Karpenter docs, NodePools, spec.replicas",
+        live: false,
+        stage: Stage::ApiServer,
+        check: Check::Spec(karpenter_static_pool_limits),
+    },
+    Rule {
+        id: "karpenter-static-pool-weight",
+        severity: Severity::Error,
+        summary: "a static NodePool (replicas set) may not have a weight",
+        help: "remove the weight: a static pool keeps its node count and is not chosen among pools for pending pods",
+        reference: "Karpenter NodePool CRD .spec (CEL: 'weight' is not supported on static NodePools)",
+        live: false,
+        stage: Stage::ApiServer,
+        check: Check::Spec(karpenter_static_pool_weight),
+    },
+    Rule {
+        id: "karpenter-static-pool-above-node-limit",
+        severity: Severity::Warning,
+        summary: "a static NodePool asks for more nodes than its `limits.nodes` allows",
+        help: "raise limits.nodes to at least the replicas (one more leaves room for a drift replacement), or lower the replicas",
+        reference: "kubernetes-sigs/karpenter pkg/controllers/static/provisioning/controller.go (provisions at most limits.nodes, logs `nodepool node limit reached`)",
+        live: false,
+        stage: Stage::Advice,
+        check: Check::Spec(karpenter_static_pool_above_node_limit),
+    },
+    Rule {
+        id: "karpenter-node-repair-without-monitoring-agent",
+        severity: Severity::Warning,
+        summary: "Karpenter's node repair is on, but no agent reports the node conditions it acts on",
+        help: "add the `eks-node-monitoring-agent` add-on (or run Node Problem Detector) so unhealthy GPUs and networks show as node conditions",
+        reference: "Karpenter docs, Disruption, Node Auto Repair (needs a node monitoring agent and NodeRepair=true)",
+        live: false,
+        stage: Stage::Advice,
+        check: Check::Spec(karpenter_node_repair_without_monitoring_agent),
     },
     Rule {
         id: "karpenter-capacity-blocks-only-without-reserved",
@@ -230,6 +270,26 @@ pub(super) static RULES: &[Rule] = &[
         live: false,
         stage: Stage::ApiServer,
         check: Check::Spec(karpenter_selector_terms_invalid),
+    },
+    Rule {
+        id: "karpenter-placement-group-selector-invalid",
+        severity: Severity::Error,
+        summary: "placementGroupSelector must name a placement group by name or by `pg-` id, one of the two",
+        help: "give the group's name, or its id (`pg-` and lowercase letters and digits), not both",
+        reference: "EC2NodeClass CRD .spec.placementGroupSelector (CEL: name or id, mutually exclusive; id pattern ^pg-[0-9a-z]+$)",
+        live: false,
+        stage: Stage::ApiServer,
+        check: Check::Spec(karpenter_placement_group_selector_invalid),
+    },
+    Rule {
+        id: "karpenter-placement-group-with-reservation",
+        severity: Severity::Warning,
+        summary: "an EC2NodeClass puts its nodes in a placement group and selects capacity reservations",
+        help: "select reservations made in that placement group, or drop the placement group",
+        reference: "AWS EC2 User Guide, Capacity Reservations in cluster placement groups (an instance uses a reservation in a placement group only when it launches into that group); Karpenter docs, NodeClasses, spec.placementGroupSelector",
+        live: false,
+        stage: Stage::Advice,
+        check: Check::Spec(karpenter_placement_group_with_reservation),
     },
     Rule {
         id: "karpenter-instance-store-policy",
@@ -614,6 +674,14 @@ fn karpenter_disruption_invalid(context: &Context<'_>, report: &mut Report<'_>) 
                 format!("consolidation policy `{policy}` is not WhenEmpty, WhenEmptyOrUnderutilized or Balanced"),
             );
         }
+        if disruption.consolidate_after.is_none() {
+            // The CRD defaults the whole block to `consolidateAfter: 0s`, but a block that
+            // is given must say it.
+            report.fire(
+                path.clone(),
+                "disruption is set without consolidateAfter, which the NodePool CRD requires in it (e.g. `0s`, `5m` or `Never`)",
+            );
+        }
         if let Some(after) = &disruption.consolidate_after
             && after != "Never"
             && !is_duration(after)
@@ -708,6 +776,89 @@ fn karpenter_weight_range(context: &Context<'_>, report: &mut Report<'_>) {
                 format!("weight {weight} is outside 1-100"),
             );
         }
+    }
+}
+
+/// Pools with `spec.replicas` set, and their replica count.
+pub(super) fn static_pools<'a>(
+    context: &Context<'a>,
+) -> impl Iterator<Item = (usize, &'a NodePool, u64)> + use<'a> {
+    pools(context).filter_map(|(index, pool)| Some((index, pool, pool.spec.replicas?)))
+}
+
+fn karpenter_static_pool_limits(context: &Context<'_>, report: &mut Report<'_>) {
+    for (pool_index, pool, _) in static_pools(context) {
+        let others: Vec<&str> = pool
+            .spec
+            .limits
+            .keys()
+            .map(String::as_str)
+            .filter(|resource| *resource != "nodes")
+            .collect();
+        if !others.is_empty() {
+            report.fire(
+                format!("{}.spec.limits", pool_path(pool_index)),
+                format!(
+                    "NodePool `{}` is static (replicas set) and limits {}: only 'limits.nodes' is supported on static NodePools",
+                    pool.metadata.name,
+                    others.join(", ")
+                ),
+            );
+        }
+    }
+}
+
+fn karpenter_static_pool_weight(context: &Context<'_>, report: &mut Report<'_>) {
+    for (pool_index, pool, _) in static_pools(context) {
+        if pool.spec.weight.is_some() {
+            report.fire(
+                format!("{}.spec.weight", pool_path(pool_index)),
+                format!(
+                    "NodePool `{}` is static (replicas set): 'weight' is not supported on static NodePools",
+                    pool.metadata.name
+                ),
+            );
+        }
+    }
+}
+
+/// A `limits.nodes` written as a whole number (`"4"` or `4`).
+fn node_limit(pool: &NodePool) -> Option<u64> {
+    match pool.spec.limits.get("nodes")? {
+        serde_yaml::Value::Number(number) => number.as_u64(),
+        serde_yaml::Value::String(text) => text.trim().parse().ok(),
+        _ => None,
+    }
+}
+
+fn karpenter_static_pool_above_node_limit(context: &Context<'_>, report: &mut Report<'_>) {
+    for (pool_index, pool, replicas) in static_pools(context) {
+        if let Some(limit) = node_limit(pool).filter(|limit| *limit < replicas) {
+            report.fire(
+                format!("{}.spec.replicas", pool_path(pool_index)),
+                format!(
+                    "NodePool `{}` keeps {replicas} nodes, but limits.nodes is {limit}: Karpenter launches {limit} and stops there",
+                    pool.metadata.name
+                ),
+            );
+        }
+    }
+}
+
+fn karpenter_node_repair_without_monitoring_agent(context: &Context<'_>, report: &mut Report<'_>) {
+    let Some(karpenter) = &context.spec.karpenter else {
+        return;
+    };
+    let has_agent = context
+        .spec
+        .addons
+        .iter()
+        .any(|addon| addon.name == "eks-node-monitoring-agent");
+    if karpenter.node_repair && !has_agent {
+        report.fire(
+            "karpenter.node_repair",
+            "Karpenter's node repair acts on node conditions that nothing in this design reports: add the eks-node-monitoring-agent add-on",
+        );
     }
 }
 
@@ -983,6 +1134,8 @@ fn karpenter_consolidation_evicts_training(context: &Context<'_>, report: &mut R
             continue;
         }
         let disruption = pool.spec.disruption.as_ref();
+        // A static pool's nodes are never consolidated (its policy is ignored).
+        let is_static = pool.spec.replicas.is_some();
         let budget_blocks = |reason: &str| {
             disruption.is_some_and(|disruption| {
                 disruption.budgets.iter().any(|budget| {
@@ -996,7 +1149,7 @@ fn karpenter_consolidation_evicts_training(context: &Context<'_>, report: &mut R
         let policy = disruption
             .and_then(|disruption| disruption.consolidation_policy.as_deref())
             .unwrap_or("WhenEmptyOrUnderutilized");
-        if policy != "WhenEmpty" && !budget_blocks("Underutilized") {
+        if !is_static && policy != "WhenEmpty" && !budget_blocks("Underutilized") {
             report.fire(
                 format!("{}.spec.disruption.consolidationPolicy", pool_path(pool_index)),
                 format!(
@@ -1276,5 +1429,74 @@ fn karpenter_instance_store_policy(context: &Context<'_>, report: &mut Report<'_
                 format!("instanceStorePolicy `{policy}` is not RAID0"),
             );
         }
+    }
+}
+
+fn karpenter_placement_group_selector_invalid(context: &Context<'_>, report: &mut Report<'_>) {
+    for (class_index, class) in classes(context) {
+        let Some(selector) = &class.spec.placement_group_selector else {
+            continue;
+        };
+        let path = format!("{}.spec.placementGroupSelector", class_path(class_index));
+        match (&selector.name, &selector.id) {
+            (Some(_), Some(_)) => report.fire(
+                path,
+                format!(
+                    "EC2NodeClass `{}`: 'name' and 'id' are mutually exclusive",
+                    class.metadata.name
+                ),
+            ),
+            (None, None) => report.fire(
+                path,
+                format!(
+                    "EC2NodeClass `{}`: expected at least one, got none, ['name', 'id']",
+                    class.metadata.name
+                ),
+            ),
+            (Some(name), None) if name.is_empty() => report.fire(
+                format!("{path}.name"),
+                "the placement group's name is empty",
+            ),
+            (None, Some(id)) if !is_placement_group_id(id) => report.fire(
+                format!("{path}.id"),
+                format!(
+                    "`{id}` is not a placement group id (`pg-` then lowercase letters and digits)"
+                ),
+            ),
+            _ => {}
+        }
+    }
+}
+
+/// `^pg-[0-9a-z]+$`, the CRD's pattern for a placement group id.
+fn is_placement_group_id(id: &str) -> bool {
+    id.strip_prefix("pg-").is_some_and(|rest| {
+        !rest.is_empty()
+            && rest
+                .bytes()
+                .all(|byte| byte.is_ascii_digit() || byte.is_ascii_lowercase())
+    })
+}
+
+fn karpenter_placement_group_with_reservation(context: &Context<'_>, report: &mut Report<'_>) {
+    for (class_index, class) in classes(context) {
+        let Some(selector) = &class.spec.placement_group_selector else {
+            continue;
+        };
+        if class.spec.capacity_reservation_selector_terms.is_empty() {
+            continue;
+        }
+        let group = selector
+            .name
+            .as_deref()
+            .or(selector.id.as_deref())
+            .unwrap_or_default();
+        report.fire(
+            format!("{}.spec.placementGroupSelector", class_path(class_index)),
+            format!(
+                "EC2NodeClass `{}` launches into placement group `{group}` and selects capacity reservations: EC2 uses a reservation there only if it was made in that placement group",
+                class.metadata.name
+            ),
+        );
     }
 }

@@ -425,6 +425,16 @@ pub(super) static RULES: &[Rule] = &[
         stage: Stage::Advice,
         check: Check::Spec(karpenter_reservation_type_not_launched),
     },
+    Rule {
+        id: "karpenter-static-pool-exceeds-reservations",
+        severity: Severity::Warning,
+        summary: "a static NodePool that launches only into reservations keeps more nodes than its reservations hold",
+        help: "lower the replicas to the reservations' instance count, or select another reservation (a Capacity Block sells no more instances)",
+        reference: DESCRIBE_RESERVATIONS,
+        live: true,
+        stage: Stage::Advice,
+        check: Check::Spec(karpenter_static_pool_exceeds_reservations),
+    },
 ];
 
 fn reservation<'a>(
@@ -980,6 +990,63 @@ fn karpenter_reservation_type_not_launched(context: &Context<'_>, report: &mut R
                 format!(
                     "reservation {id} is for {}, which no NodePool on EC2NodeClass `{class_name}` can launch",
                     fact.instance_type
+                ),
+            );
+        }
+    }
+}
+
+fn karpenter_static_pool_exceeds_reservations(context: &Context<'_>, report: &mut Report<'_>) {
+    let Some(karpenter) = &context.spec.karpenter else {
+        return;
+    };
+    for (pool_index, pool, replicas) in super::karpenter::static_pools(context) {
+        let capacity_types = super::karpenter::capacity_types(pool);
+        if capacity_types.len() != 1 || !capacity_types.contains("reserved") {
+            continue;
+        }
+        let class_name = &pool.spec.template.spec.node_class_ref.name;
+        let Some(class_index) = karpenter
+            .node_classes
+            .iter()
+            .position(|class| &class.metadata.name == class_name)
+        else {
+            continue;
+        };
+        let terms = &karpenter.node_classes[class_index]
+            .spec
+            .capacity_reservation_selector_terms;
+        // Only reservations named by id can be counted; a tag term may select more.
+        if terms.is_empty() || terms.iter().any(|term| term.id.is_none()) {
+            continue;
+        }
+        let launched = context.pool_instance_types(pool_index);
+        // An unknown reservation is its own finding; a sum without it would mislead.
+        let held: Option<u64> = class_reservation_ids(context)
+            .filter(|(index, ..)| *index == class_index)
+            .map(|(_, _, id)| {
+                let fact = context
+                    .live
+                    .reservations
+                    .iter()
+                    .find(|fact| fact.id == id)?;
+                let usable = launched
+                    .iter()
+                    .any(|instance| instance.name == fact.instance_type);
+                Some(if usable {
+                    u64::from(fact.total_instances)
+                } else {
+                    0
+                })
+            })
+            .sum();
+        if let Some(held) = held.filter(|held| *held < replicas) {
+            report.fire(
+                format!("karpenter.node_pools[{pool_index}].spec.replicas"),
+                format!(
+                    "static NodePool `{}` keeps {replicas} nodes on reserved capacity only, but the reservations it can launch into hold {held}: {} stay pending",
+                    pool.metadata.name,
+                    replicas - held
                 ),
             );
         }
