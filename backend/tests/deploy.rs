@@ -1454,3 +1454,97 @@ async fn cancelling_a_deploy_that_waits_for_approval_creates_nothing() {
     })
     .await;
 }
+
+/// What a user would type for each of the templates' placeholders, by what it asks for.
+fn filled_in(label: &str) -> String {
+    let numbered = |prefix: &str| {
+        label
+            .strip_prefix(prefix)
+            .and_then(|rest| rest.split_whitespace().next())
+            .and_then(|number| number.parse::<usize>().ok())
+    };
+    if let Some(number) = numbered("Availability zone ") {
+        return format!("us-east-2{}", ["a", "b", "c"][number - 1]);
+    }
+    if let Some(number) = numbered("Private subnet ") {
+        return format!("subnet-0{number:016x}");
+    }
+    if let Some(number) = numbered("Public subnet ") {
+        return format!("subnet-1{number:016x}");
+    }
+    match label {
+        "AWS region" => "us-east-2".into(),
+        "VPC ID" => "vpc-0123456789abcdef0".into(),
+        "Capacity reservation ID" => "cr-0123456789abcdef0".into(),
+        "AWS account ID" => "123456789012".into(),
+        "Placement group" => "training-pg".into(),
+        other => panic!("no value to fill in for the placeholder `{other}`"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_template_with_its_placeholders_filled_deploys_with_the_tools() {
+    bounded(async {
+        for template in shared::TEMPLATES {
+            let mut spec = template.spec();
+            for placeholder in shared::placeholders::list(&template.spec()) {
+                spec = shared::placeholders::fill(
+                    &spec,
+                    &placeholder.token,
+                    &filled_in(&placeholder.label),
+                );
+            }
+            assert!(
+                shared::placeholders::list(&spec).is_empty(),
+                "{}: {:?}",
+                template.id,
+                shared::placeholders::list(&spec)
+            );
+            // The p5 ODCR seed leaves its EFA group on both private subnets; a user pins it
+            // to the reservation's, as the finding asks.
+            for finding in shared::rules::validate(&spec) {
+                if finding.rule == "efa-group-not-pinned"
+                    && let shared::spec::Network::ExistingVpc {
+                        private_subnets, ..
+                    } = &spec.network
+                {
+                    let first = private_subnets[0].name.clone();
+                    let index: usize = finding.path["node_groups[".len()..]
+                        .split(']')
+                        .next()
+                        .unwrap()
+                        .parse()
+                        .unwrap();
+                    spec.node_groups[index].placement = shared::spec::GroupPlacement::Subnets {
+                        subnets: vec![first],
+                    };
+                }
+            }
+            let errors: Vec<_> = shared::rules::validate(&spec)
+                .into_iter()
+                .filter(|finding| finding.severity == shared::rules::Severity::Error)
+                .collect();
+            assert!(errors.is_empty(), "{}: {errors:#?}", template.id);
+            let harness = Harness::new(template.id);
+            let job = harness
+                .deploy(&serde_json::from_str(&spec.to_json()).unwrap())
+                .await;
+            let id = text(&job["id"]).to_owned();
+            let events = harness.all_events(&id).await;
+            assert_eq!(
+                job_states(&events),
+                ["running", "succeeded"],
+                "{}: {events:#?}",
+                template.id
+            );
+            let lines = log_lines(&events);
+            if let Some(karpenter) = &spec.karpenter {
+                for pool in &karpenter.node_pools {
+                    let created = format!("nodepool.karpenter.sh/{} created", pool.metadata.name);
+                    assert!(lines.contains(&created), "{}: {lines:#?}", template.id);
+                }
+            }
+        }
+    })
+    .await;
+}
