@@ -4,8 +4,11 @@
 use leptos::prelude::*;
 use shared::spec::Addon;
 
-use crate::fields::FieldFindings;
+use crate::fields::{FieldFindings, ListField};
 use crate::{Step, StepHeading, Studio, field_id};
+
+/// Items of a list field (a plain name, as `view!` attribute closures need).
+type Items = Vec<String>;
 
 /// The add-ons offered, with one line on what each is for.
 const OFFERED: &[(&str, &str)] = &[
@@ -32,10 +35,16 @@ fn new_addon(name: &str) -> Addon {
     Addon {
         name: name.to_owned(),
         resolve_conflicts: Some("overwrite".into()),
-        attach_policy_arns: if name == "amazon-cloudwatch-observability" {
-            vec!["arn:aws:iam::aws:policy/CloudWatchFullAccess".into()]
-        } else {
-            Vec::new()
+        // The policies AWS's guides give each add-on's service account role (eksctl
+        // creates the role through the cluster's OIDC provider); Mountpoint's is a policy
+        // on the user's own bucket, so it starts as a placeholder to fill in.
+        attach_policy_arns: match name {
+            "amazon-cloudwatch-observability" => {
+                vec!["arn:aws:iam::aws:policy/CloudWatchFullAccess".into()]
+            }
+            "aws-fsx-csi-driver" => vec!["arn:aws:iam::aws:policy/AmazonFSxFullAccess".into()],
+            "aws-mountpoint-s3-csi-driver" => vec!["PLACEHOLDER_S3_POLICY_ARN".into()],
+            _ => Vec::new(),
         },
         ..Addon::default()
     }
@@ -50,6 +59,27 @@ pub fn AddonsStep() -> impl IntoView {
         .iter()
         .map(|&(name, description)| {
             let id = field_id(&format!("addons.{name}"));
+            // A memo, so the field is made again only when the add-on moves, not as it is typed in.
+            let index = Memo::new(move |_| spec.with(|spec| spec.addons.iter().position(|addon| addon.name == name)));
+            let policies = move || {
+                index.get().map(|index| {
+                    view! {
+                        <ListField
+                            label=format!("IAM policy ARNs for {name}")
+                            path=format!("addons[{index}].attach_policy_arns")
+                            placeholder="arn:aws:iam::123456789012:policy/training-bucket"
+                            value=Signal::derive(move || spec.with(|spec| {
+                                spec.addons.get(index).map(|addon| addon.attach_policy_arns.clone()).unwrap_or_default()
+                            }))
+                            set=move |arns: Items| spec.update(|spec| {
+                                if let Some(addon) = spec.addons.get_mut(index) {
+                                    addon.attach_policy_arns = arns;
+                                }
+                            })
+                        />
+                    }
+                })
+            };
             view! {
                 <div class="field checkbox">
                     <input
@@ -72,6 +102,7 @@ pub fn AddonsStep() -> impl IntoView {
                         {description}
                     </label>
                 </div>
+                {policies}
             }
         })
         .collect_view();
@@ -84,6 +115,17 @@ pub fn AddonsStep() -> impl IntoView {
                 .collect::<Vec<_>>()
         })
     };
+    // The policy fields above show their own findings.
+    let shown_beside = Signal::derive(move || {
+        spec.with(|spec| {
+            spec.addons
+                .iter()
+                .enumerate()
+                .filter(|(_, addon)| OFFERED.iter().any(|(name, _)| *name == addon.name))
+                .map(|(index, _)| format!("addons[{index}].attach_policy_arns"))
+                .collect::<Vec<String>>()
+        })
+    });
     view! {
         <section class="step" aria-labelledby="step-title-7">
             <StepHeading step=Step::Addons />
@@ -96,9 +138,9 @@ pub fn AddonsStep() -> impl IntoView {
             </Show>
             <p class="hint">
                 "eksctl installs the NVIDIA device plugin on node groups with NVIDIA GPUs and the EFA device plugin on groups with EFA enabled; nothing to choose here. "
-                "Storage drivers also need their IAM policies: FSx for Lustre is an IAM add-on policy of each node group."
+                "Add-ons with IAM policies get a role for their service account through the cluster's OIDC provider (Cluster step)."
             </p>
-            <FieldFindings path="addons" nested=true />
+            <FieldFindings path="addons" nested=true except=shown_beside />
         </section>
     }
 }

@@ -17,6 +17,9 @@ pub fn FieldFindings(
     /// Also show findings at paths inside this one (`path[0]`, `path.key`).
     #[prop(optional)]
     nested: bool,
+    /// Paths whose findings another field already shows (left out here).
+    #[prop(optional, into)]
+    except: Signal<Vec<String>>,
 ) -> impl IntoView {
     let studio = expect_context::<Studio>();
     let list_id = format!("{}-findings", field_id(&path));
@@ -45,6 +48,7 @@ pub fn FieldFindings(
                 findings
                     .iter()
                     .filter(|finding| is_at_or_under(&finding.path, &path))
+                    .filter(|finding| except.with(|except| !except.contains(&finding.path)))
                     .cloned()
                     .collect::<Vec<Finding>>()
             })

@@ -83,6 +83,7 @@ const FIELDS: &[(&str, &str)] = &[
     ("node_groups[].local_nvme_raid0", "Local NVMe as RAID0"),
     ("addons[].name", "Add-on name"),
     ("addons[].version", "Version"),
+    ("addons[].attach_policy_arns", "IAM policy ARNs"),
     (
         "karpenter.interruption_queue",
         "Spot interruption queue (SQS)",

@@ -71,6 +71,7 @@ pub fn label(token: &str) -> String {
         "VPC_ID" => "VPC ID".to_owned(),
         "CAPACITY_RESERVATION_ID" | "RESERVATION" => "Capacity reservation ID".to_owned(),
         "ACCOUNT_ID" => "AWS account ID".to_owned(),
+        "S3_POLICY_ARN" => "S3 bucket policy ARN".to_owned(),
         other => {
             let words = other.replace('_', " ").to_lowercase();
             let mut characters = words.chars();

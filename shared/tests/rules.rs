@@ -942,6 +942,38 @@ const CASES: &[Case] = &[
         path: "karpenter.node_classes[0].spec.placementGroupSelector",
     },
     Case {
+        rule: "addon-irsa-without-oidc",
+        base: || {
+            let mut spec = new_vpc();
+            spec.cluster.with_oidc = true;
+            spec.addons.clear();
+            spec.addons.push(Addon {
+                name: "aws-fsx-csi-driver".into(),
+                attach_policy_arns: vec!["arn:aws:iam::aws:policy/AmazonFSxFullAccess".into()],
+                ..Addon::default()
+            });
+            (spec, LiveFacts::default())
+        },
+        breaks: |spec, _| spec.cluster.with_oidc = false,
+        path: "addons[0].attach_policy_arns",
+    },
+    Case {
+        rule: "storage-addon-without-iam",
+        base: || {
+            let mut spec = new_vpc();
+            spec.cluster.with_oidc = true;
+            spec.addons.clear();
+            spec.addons.push(Addon {
+                name: "aws-mountpoint-s3-csi-driver".into(),
+                attach_policy_arns: vec!["arn:aws:iam::123456789012:policy/training-bucket".into()],
+                ..Addon::default()
+            });
+            (spec, LiveFacts::default())
+        },
+        breaks: |spec, _| spec.addons[0].attach_policy_arns.clear(),
+        path: "addons[0].attach_policy_arns",
+    },
+    Case {
         rule: "karpenter-weight-range",
         base: spot_pool,
         breaks: |spec, _| pool(spec).spec.weight = Some(200),
@@ -1880,4 +1912,28 @@ fn a_placement_group_selector_takes_one_of_a_name_or_a_pg_id() {
         ..PlacementGroupSelector::default()
     };
     assert!(fired(name).is_empty());
+}
+
+#[test]
+fn an_fsx_add_on_is_covered_by_the_node_groups_fsx_policy_or_a_kept_role() {
+    let mut spec = new_vpc();
+    spec.addons.clear();
+    for group in &mut spec.node_groups {
+        group.addon_policies.fsx = false;
+    }
+    spec.addons.push(Addon {
+        name: "aws-fsx-csi-driver".into(),
+        ..Addon::default()
+    });
+    let fired = |spec: &Spec| fired_paths(spec, &LiveFacts::default(), "storage-addon-without-iam");
+    assert_eq!(fired(&spec), vec!["addons[0].attach_policy_arns"]);
+    let mut with_node_policy = spec.clone();
+    with_node_policy.node_groups[0].addon_policies.fsx = true;
+    assert!(fired(&with_node_policy).is_empty());
+    let mut with_role = spec.clone();
+    with_role.addons[0].extra.insert(
+        "serviceAccountRoleARN".into(),
+        "arn:aws:iam::123456789012:role/fsx".into(),
+    );
+    assert!(fired(&with_role).is_empty());
 }

@@ -1179,3 +1179,97 @@ async fn a_static_pool_and_a_placement_group_are_edited_with_the_crds_refusals_b
     browser.screenshot("karpenter-static-pool").await;
     browser.close().await;
 }
+
+#[tokio::test]
+async fn a_storage_add_on_gets_its_iam_policy_and_needs_the_oidc_provider() {
+    let studio = Studio::start();
+    let browser = Browser::start().await;
+    browser.open(&studio).await;
+    browser.choose_template("p5-placement-group").await;
+    browser.go_to_step(7).await;
+    browser
+        .by_id("f-addons-aws-fsx-csi-driver")
+        .await
+        .click()
+        .await
+        .unwrap();
+    let policies = browser
+        .field_by_label("IAM policy ARNs for aws-fsx-csi-driver")
+        .await;
+    assert_eq!(
+        policies.prop("value").await.unwrap().as_deref(),
+        Some("arn:aws:iam::aws:policy/AmazonFSxFullAccess")
+    );
+    browser
+        .wait_for_text(Locator::Id("preview-cluster-yaml"), |text| {
+            text.contains(
+                "- name: aws-fsx-csi-driver\n  resolveConflicts: overwrite\n  attachPolicyARNs:\n  - arn:aws:iam::aws:policy/AmazonFSxFullAccess",
+            )
+        })
+        .await;
+    // Mountpoint's policy is one on the user's bucket: a placeholder to fill in.
+    browser
+        .by_id("f-addons-aws-mountpoint-s3-csi-driver")
+        .await
+        .click()
+        .await
+        .unwrap();
+    let findings = browser
+        .wait_for_text(
+            Locator::Id("f-addons-1-attach-policy-arns-findings"),
+            |text| !text.is_empty(),
+        )
+        .await;
+    assert!(findings.contains("PLACEHOLDER_S3_POLICY_ARN"), "{findings}");
+    browser
+        .fill_by_label(
+            "IAM policy ARNs for aws-mountpoint-s3-csi-driver",
+            "arn:aws:iam::123456789012:policy/training-bucket",
+        )
+        .await;
+    browser
+        .wait_for_text(
+            Locator::Id("f-addons-1-attach-policy-arns-findings"),
+            str::is_empty,
+        )
+        .await;
+    browser
+        .wait_for_text(Locator::Id("preview-cluster-yaml"), |text| {
+            text.contains("  - arn:aws:iam::123456789012:policy/training-bucket")
+        })
+        .await;
+    let typed = browser
+        .field_by_label("IAM policy ARNs for aws-mountpoint-s3-csi-driver")
+        .await;
+    assert_eq!(
+        typed.prop("value").await.unwrap().as_deref(),
+        Some("arn:aws:iam::123456789012:policy/training-bucket"),
+        "the field keeps what was typed"
+    );
+    // Without the cluster's OIDC provider eksctl makes no role for them.
+    browser.go_to_step(2).await;
+    browser
+        .field_by_label("IAM OIDC provider (roles for service accounts)")
+        .await
+        .click()
+        .await
+        .unwrap();
+    browser.go_to_step(7).await;
+    let findings = browser
+        .wait_for_text(
+            Locator::Id("f-addons-0-attach-policy-arns-findings"),
+            |text| !text.is_empty(),
+        )
+        .await;
+    assert!(findings.contains("OIDC provider is off"), "{findings}");
+    // Said beside the field, not again in the step's own list.
+    let step_list = browser
+        .by_id("f-addons-findings")
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(!step_list.contains("OIDC provider is off"), "{step_list}");
+    browser.screenshot("addons-storage-iam").await;
+    browser.close().await;
+}

@@ -147,6 +147,26 @@ pub(super) static RULES: &[Rule] = &[
         check: Check::Spec(existing_vpc_single_zone),
     },
     Rule {
+        id: "addon-irsa-without-oidc",
+        severity: Severity::Error,
+        summary: "an add-on's IAM policies need the cluster's OIDC provider, which is off",
+        help: "turn on the cluster's OIDC provider (iam.withOIDC): without it eksctl only warns and creates no role, and the add-on runs without AWS credentials",
+        reference: "eksctl pkg/actions/addon/create.go (IRSA set and withOIDC off: OIDCDisabledWarning, no role is created)",
+        live: false,
+        stage: Stage::Runtime,
+        check: Check::Spec(addon_irsa_without_oidc),
+    },
+    Rule {
+        id: "storage-addon-without-iam",
+        severity: Severity::Warning,
+        summary: "a storage CSI add-on has no IAM policy, so its driver cannot call FSx or S3",
+        help: "give the add-on its policy: AmazonFSxFullAccess for FSx for Lustre; a policy on your bucket (s3:ListBucket, s3:GetObject, s3:PutObject, s3:AbortMultipartUpload, s3:DeleteObject) for Mountpoint",
+        reference: "EKS user guide: Deploy the FSx for Lustre driver (AmazonFSxFullAccess for fsx-csi-controller-sa); Deploy the Mountpoint for Amazon S3 driver (IAM policy and role for s3-csi-driver-sa)",
+        live: false,
+        stage: Stage::Advice,
+        check: Check::Spec(storage_addon_without_iam),
+    },
+    Rule {
         id: "addon-duplicate",
         severity: Severity::Error,
         summary: "the same EKS add-on is listed twice",
@@ -536,4 +556,59 @@ fn addon_duplicate(context: &Context<'_>, report: &mut Report<'_>) {
             ),
         );
     });
+}
+
+fn addon_irsa_without_oidc(context: &Context<'_>, report: &mut Report<'_>) {
+    if context.spec.cluster.with_oidc {
+        return;
+    }
+    for (index, addon) in context.spec.addons.iter().enumerate() {
+        if !addon.attach_policy_arns.is_empty() {
+            report.fire(
+                format!("addons[{index}].attach_policy_arns"),
+                format!(
+                    "add-on `{}` attaches IAM policies through its service account's role, but the cluster's OIDC provider is off: eksctl creates no role and the add-on gets no AWS credentials",
+                    addon.name
+                ),
+            );
+        }
+    }
+}
+
+/// The storage CSI add-ons whose drivers call AWS for the user's data.
+const STORAGE_ADDONS: &[&str] = &["aws-fsx-csi-driver", "aws-mountpoint-s3-csi-driver"];
+
+fn storage_addon_without_iam(context: &Context<'_>, report: &mut Report<'_>) {
+    for (index, addon) in context.spec.addons.iter().enumerate() {
+        if !STORAGE_ADDONS.contains(&addon.name.as_str()) {
+            continue;
+        }
+        // A role given by ARN, an inline policy or pod identity associations (kept from an
+        // import) are IAM too.
+        let has_other_iam = [
+            "serviceAccountRoleARN",
+            "attachPolicy",
+            "wellKnownPolicies",
+            "podIdentityAssociations",
+            "useDefaultPodIdentityAssociations",
+        ]
+        .iter()
+        .any(|key| addon.extra.contains_key(*key));
+        // eksctl's `fsx` add-on policy on a node group gives the nodes' role FSx access.
+        let nodes_have_fsx = addon.name == "aws-fsx-csi-driver"
+            && context
+                .spec
+                .node_groups
+                .iter()
+                .any(|group| group.addon_policies.fsx);
+        if addon.attach_policy_arns.is_empty() && !has_other_iam && !nodes_have_fsx {
+            report.fire(
+                format!("addons[{index}].attach_policy_arns"),
+                format!(
+                    "add-on `{}` has no IAM policy: its driver cannot create or mount file systems",
+                    addon.name
+                ),
+            );
+        }
+    }
 }
