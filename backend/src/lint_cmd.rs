@@ -314,6 +314,7 @@ pub fn convert(files: &[PathBuf], out: &Path, max_bytes: u64) -> ExitCode {
                 .node_pool_documents
                 .iter()
                 .chain(&file.node_class_documents)
+                .chain(&file.node_overlay_documents)
                 .copied()
                 .zip(rendered)
                 .collect();

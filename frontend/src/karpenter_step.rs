@@ -415,6 +415,63 @@ fn PoolEditor(index: usize) -> impl IntoView {
     }
 }
 
+/// The NodeOverlays an import brought: listed with what each changes, written back as
+/// they came (with the `NodeOverlay` feature gate on in the chart values).
+#[component]
+fn NodeOverlays() -> impl IntoView {
+    let studio = expect_context::<Studio>();
+    let lines = Memo::new(move |_| {
+        studio.karpenter(|karpenter| {
+            karpenter
+                .node_overlays
+                .iter()
+                .map(|overlay| {
+                    let spec = &overlay.spec;
+                    let mut changes = Vec::new();
+                    if let Some(price) = &spec.price {
+                        changes.push(format!("price {price}"));
+                    }
+                    if let Some(adjustment) = &spec.price_adjustment {
+                        changes.push(format!("price {adjustment}"));
+                    }
+                    if !spec.capacity.is_empty() {
+                        changes.push(format!(
+                            "capacity {}",
+                            items::limits_to_items(&spec.capacity).join(", ")
+                        ));
+                    }
+                    if let Some(weight) = spec.weight {
+                        changes.push(format!("weight {weight}"));
+                    }
+                    let requirements = spec.requirements.len();
+                    format!(
+                        "{}: {} ({requirements} requirement{})",
+                        overlay.metadata.name,
+                        if changes.is_empty() {
+                            "changes nothing".to_owned()
+                        } else {
+                            changes.join("; ")
+                        },
+                        if requirements == 1 { "" } else { "s" },
+                    )
+                })
+                .collect::<Vec<String>>()
+        })
+    });
+    view! {
+        <Show when=move || !lines.get().is_empty()>
+            <h3>"NodeOverlays"</h3>
+            <p class="hint">
+                "Kept from the imported file and written back to nodepools.yaml; the chart values turn on the NodeOverlay feature gate that makes Karpenter read them."
+            </p>
+            <ul class="overlays">
+                {move || lines.get().into_iter().map(|line| view! { <li>{line}</li> }).collect_view()}
+            </ul>
+            <FieldFindings path="karpenter.node_overlays" nested=true />
+        </Show>
+    }
+}
+
 /// One EC2NodeClass.
 #[component]
 fn ClassEditor(index: usize) -> impl IntoView {
@@ -699,6 +756,7 @@ pub fn KarpenterStep() -> impl IntoView {
                 >
                     "Add EC2NodeClass"
                 </button>
+                <NodeOverlays />
             </Show>
         </section>
     }

@@ -140,11 +140,13 @@ impl EditableFile {
         let mut cluster_document = None;
         let mut node_pool_documents = Vec::new();
         let mut node_class_documents = Vec::new();
+        let mut node_overlay_documents = Vec::new();
         for (index, document) in documents.iter().enumerate() {
             match DocumentKind::of(&document.value) {
                 DocumentKind::ClusterConfig => cluster_document = cluster_document.or(Some(index)),
                 DocumentKind::NodePool => node_pool_documents.push(index),
                 DocumentKind::Ec2NodeClass => node_class_documents.push(index),
+                DocumentKind::NodeOverlay => node_overlay_documents.push(index),
                 DocumentKind::Unknown { .. } => {}
             }
         }
@@ -152,6 +154,7 @@ impl EditableFile {
             cluster_document,
             node_pool_documents: &node_pool_documents,
             node_class_documents: &node_class_documents,
+            node_overlay_documents: &node_overlay_documents,
         };
         findings
             .iter()

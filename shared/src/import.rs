@@ -12,7 +12,7 @@ use serde_yaml::{Mapping, Value};
 
 use crate::eksctl;
 use crate::eksctl_map;
-use crate::karpenter::{Ec2NodeClass, NodePool};
+use crate::karpenter::{Ec2NodeClass, NodeOverlay, NodePool};
 use crate::render;
 use crate::spec::{Addon, KarpenterSettings, Network, NodeGroup, Spec, Subnet};
 use crate::yaml_source::{YamlPath, mapping_key_text};
@@ -62,7 +62,7 @@ pub fn document_kind(document: &Value) -> Result<DocumentKind, ImportError> {
             (Some(api_version), Some(kind)) => Err(error(
                 "kind",
                 format!(
-                    "`{kind}` in `{api_version}` is not an eksctl ClusterConfig (eksctl.io/v1alpha5), a Karpenter NodePool (karpenter.sh/v1) or an EC2NodeClass (karpenter.k8s.aws/v1)"
+                    "`{kind}` in `{api_version}` is not an eksctl ClusterConfig (eksctl.io/v1alpha5), a Karpenter NodePool (karpenter.sh/v1), an EC2NodeClass (karpenter.k8s.aws/v1) or a NodeOverlay (karpenter.sh/v1alpha1)"
                 ),
             )),
         },
@@ -288,6 +288,8 @@ pub struct ImportedKarpenter {
     pub node_pool_documents: Vec<usize>,
     /// Document index of each node class.
     pub node_class_documents: Vec<usize>,
+    /// Document index of each node overlay.
+    pub node_overlay_documents: Vec<usize>,
 }
 
 /// The body of a Kubernetes object (everything but `apiVersion` and `kind`).
@@ -328,10 +330,16 @@ pub fn import_karpenter(documents: &[Value]) -> Result<ImportedKarpenter, Import
                 imported.settings.node_classes.push(class);
                 imported.node_class_documents.push(index);
             }
+            DocumentKind::NodeOverlay => {
+                let overlay: NodeOverlay = serde_yaml::from_value(object_body(document))
+                    .map_err(|serde_error| located(error("spec", serde_error.to_string())))?;
+                imported.settings.node_overlays.push(overlay);
+                imported.node_overlay_documents.push(index);
+            }
             DocumentKind::ClusterConfig | DocumentKind::Unknown { .. } => {
                 return Err(located(error(
                     "kind",
-                    "expected a Karpenter NodePool or EC2NodeClass",
+                    "expected a Karpenter NodePool, EC2NodeClass or NodeOverlay",
                 )));
             }
         }
@@ -439,6 +447,7 @@ pub fn import_text(text: &str, current: &Spec) -> Result<(Spec, String), TextImp
     let mut cluster: Option<Spec> = None;
     let mut pools = Vec::new();
     let mut classes = Vec::new();
+    let mut overlays = Vec::new();
     for (index, document) in documents.iter().enumerate() {
         let kind = document_kind(&document.value)
             .map_err(|error| placed(document, index, count, &error))?;
@@ -459,6 +468,7 @@ pub fn import_text(text: &str, current: &Spec) -> Result<(Spec, String), TextImp
                     .map_err(|error| placed(document, index, count, &error))?;
                 pools.extend(imported.settings.node_pools);
                 classes.extend(imported.settings.node_classes);
+                overlays.extend(imported.settings.node_overlays);
             }
         }
     }
@@ -472,17 +482,27 @@ pub fn import_text(text: &str, current: &Spec) -> Result<(Spec, String), TextImp
             spec.node_groups.len()
         ));
     }
-    if !pools.is_empty() || !classes.is_empty() {
-        parts.push(format!(
+    if !pools.is_empty() || !classes.is_empty() || !overlays.is_empty() {
+        let mut karpenter = format!(
             "{} NodePool(s) and {} EC2NodeClass(es)",
             pools.len(),
             classes.len()
-        ));
+        );
+        if !overlays.is_empty() {
+            karpenter = format!(
+                "{} NodePool(s), {} EC2NodeClass(es) and {} NodeOverlay(s)",
+                pools.len(),
+                classes.len(),
+                overlays.len()
+            );
+        }
+        parts.push(karpenter);
         let settings = spec
             .karpenter
             .get_or_insert_with(|| current.karpenter.clone().unwrap_or_default());
         settings.node_pools = pools;
         settings.node_classes = classes;
+        settings.node_overlays = overlays;
         settle_leftovers(&mut spec);
     }
     Ok((spec, format!("Imported {}.", parts.join(" and "))))

@@ -11,6 +11,8 @@ use serde_yaml::Mapping;
 pub const NODE_POOL_API_VERSION: &str = "karpenter.sh/v1";
 /// `apiVersion` of `EC2NodeClass`.
 pub const NODE_CLASS_API_VERSION: &str = "karpenter.k8s.aws/v1";
+/// API version of `NodeOverlay` objects (alpha, behind the `NodeOverlay` feature gate).
+pub const NODE_OVERLAY_API_VERSION: &str = "karpenter.sh/v1alpha1";
 /// The tag Karpenter's getting-started guide uses to discover subnets and security groups.
 pub const DISCOVERY_TAG: &str = "karpenter.sh/discovery";
 /// The operators a NodePool requirement may use (the CRD's enum).
@@ -430,6 +432,44 @@ pub struct Ec2NodeClassSpec {
     pub extra: Mapping,
 }
 
+/// A `karpenter.sh/v1alpha1` `NodeOverlay`: changes the price or the extended resources
+/// Karpenter assumes for the instance types its requirements select, when it chooses what
+/// to launch.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct NodeOverlay {
+    /// Name and other metadata.
+    pub metadata: ObjectMeta,
+    /// The overlay's settings.
+    pub spec: NodeOverlaySpec,
+    /// Unmodelled top-level keys (e.g. `status`), kept as given.
+    #[serde(flatten, skip_serializing_if = "is_empty_mapping")]
+    pub extra: Mapping,
+}
+
+/// `NodeOverlay.spec`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeOverlaySpec {
+    /// Which instance types (and pools) the overlay applies to.
+    #[serde(default)]
+    pub requirements: Vec<Requirement>,
+    /// A change to the price: `-0.5`, `+1.2`, `+10%`, `-15%`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price_adjustment: Option<String>,
+    /// A price that replaces the instance type's (exclusive with `price_adjustment`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price: Option<String>,
+    /// Extended resources the nodes are assumed to have (e.g. `smarter-devices/fuse: 1`).
+    #[serde(default, skip_serializing_if = "Explicit::is_absent")]
+    pub capacity: Explicit<BTreeMap<String, serde_yaml::Value>>,
+    /// Order among overlays that select the same types, 1–10000.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weight: Option<u32>,
+    /// Unmodelled keys, kept as given.
+    #[serde(flatten, skip_serializing_if = "is_empty_mapping")]
+    pub extra: Mapping,
+}
+
 /// `EC2NodeClass.spec.placementGroupSelector`: a placement group by name or by id, not both.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct PlacementGroupSelector {
@@ -615,6 +655,9 @@ pub struct FeatureGates {
     /// Keep static NodePools (`spec.replicas`) at their node count (alpha, off by default).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub static_capacity: Option<bool>,
+    /// Read NodeOverlays when choosing instance types (alpha, off by default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node_overlay: Option<bool>,
 }
 
 /// Changes a class's placement group selector, creating it when needed and dropping it

@@ -139,6 +139,8 @@ pub struct ParsedFile {
     pub node_pool_documents: Vec<usize>,
     /// Document index of each Karpenter node class in the spec.
     pub node_class_documents: Vec<usize>,
+    /// Document index of each Karpenter node overlay in the spec.
+    pub node_overlay_documents: Vec<usize>,
 }
 
 /// The non-empty documents of a YAML file, or why it cannot be read.
@@ -205,6 +207,7 @@ fn import_documents(documents: Vec<SourceDocument>) -> Result<ParsedFile, LintFa
     };
     let mut node_pool_documents = Vec::new();
     let mut node_class_documents = Vec::new();
+    let mut node_overlay_documents = Vec::new();
     if !karpenter_indices.is_empty() {
         let values: Vec<Value> = karpenter_indices
             .iter()
@@ -224,6 +227,11 @@ fn import_documents(documents: Vec<SourceDocument>) -> Result<ParsedFile, LintFa
             .iter()
             .map(|index| karpenter_indices[*index])
             .collect();
+        node_overlay_documents = imported
+            .node_overlay_documents
+            .iter()
+            .map(|index| karpenter_indices[*index])
+            .collect();
         spec.karpenter = Some(imported.settings);
         crate::import::settle_leftovers(&mut spec);
     }
@@ -233,6 +241,7 @@ fn import_documents(documents: Vec<SourceDocument>) -> Result<ParsedFile, LintFa
         cluster_document,
         node_pool_documents,
         node_class_documents,
+        node_overlay_documents,
     })
 }
 
@@ -465,6 +474,7 @@ pub fn file_path(file: &ParsedFile, spec_path: &str) -> (usize, YamlPath) {
         cluster_document: file.cluster_document,
         node_pool_documents: &file.node_pool_documents,
         node_class_documents: &file.node_class_documents,
+        node_overlay_documents: &file.node_overlay_documents,
     };
     layout.path(&file.spec, spec_path)
 }
@@ -478,6 +488,8 @@ pub struct DocumentLayout<'a> {
     pub node_pool_documents: &'a [usize],
     /// Document index of each Karpenter node class of the design.
     pub node_class_documents: &'a [usize],
+    /// Document index of each Karpenter node overlay of the design.
+    pub node_overlay_documents: &'a [usize],
 }
 
 impl DocumentLayout<'_> {
@@ -504,6 +516,7 @@ impl DocumentLayout<'_> {
                 let (documents, kind) = match keys.get(1).copied().flatten() {
                     Some("node_pools") => (&self.node_pool_documents, true),
                     Some("node_classes") => (&self.node_class_documents, true),
+                    Some("node_overlays") => (&self.node_overlay_documents, true),
                     _ => (&self.node_pool_documents, false),
                 };
                 let document = index_at(2)

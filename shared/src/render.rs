@@ -115,7 +115,17 @@ pub fn karpenter_documents(karpenter: &KarpenterSettings) -> Result<Vec<Value>, 
             body: class,
         })
     });
-    Ok(pools.chain(classes).collect::<Result<_, _>>()?)
+    let overlays = karpenter.node_overlays.iter().map(|overlay| {
+        serde_yaml::to_value(Document {
+            api_version: karpenter::NODE_OVERLAY_API_VERSION,
+            kind: "NodeOverlay",
+            body: overlay,
+        })
+    });
+    Ok(pools
+        .chain(classes)
+        .chain(overlays)
+        .collect::<Result<_, _>>()?)
 }
 
 /// Renders Karpenter's `NodePool` and `EC2NodeClass` objects as one multi-document YAML
@@ -165,6 +175,7 @@ pub fn karpenter_values(spec: &Spec) -> Option<HelmValues> {
             .iter()
             .any(|pool| pool.spec.replicas.is_some())
             .then_some(true),
+        node_overlay: (!karpenter.node_overlays.is_empty()).then_some(true),
     };
     Some(HelmValues {
         settings: HelmSettings {

@@ -34,6 +34,8 @@ const CLUSTER_CONFIG_SCHEMA: &str =
 const NODE_POOL_SCHEMA: &str = include_str!("../data/schemas/karpenter-nodepool-v1.min.json");
 const EC2_NODE_CLASS_SCHEMA: &str =
     include_str!("../data/schemas/karpenter-ec2nodeclass-v1.min.json");
+const NODE_OVERLAY_SCHEMA: &str =
+    include_str!("../data/schemas/karpenter-nodeoverlay-v1alpha1.min.json");
 
 /// The Kubernetes `ObjectMeta` fields a manifest may set at the top-level `metadata`; the
 /// CRD schemas only say `type: object` there because the API server checks it itself.
@@ -52,6 +54,7 @@ const OBJECT_META_SCHEMA: &str = r#"{"type":"object","properties":{
 const CLUSTER_CONFIG_TYPE: (&str, &str) = ("eksctl.io/v1alpha5", "ClusterConfig");
 const NODE_POOL_TYPE: (&str, &str) = ("karpenter.sh/v1", "NodePool");
 const EC2_NODE_CLASS_TYPE: (&str, &str) = ("karpenter.k8s.aws/v1", "EC2NodeClass");
+const NODE_OVERLAY_TYPE: (&str, &str) = ("karpenter.sh/v1alpha1", "NodeOverlay");
 
 /// A chain of `$ref`s longer than this is a loop in the schema, not a deeper definition.
 const MAX_REFERENCE_CHAIN: usize = 32;
@@ -65,6 +68,8 @@ pub enum DocumentKind {
     NodePool,
     /// Karpenter's AWS `EC2NodeClass`, `karpenter.k8s.aws/v1`.
     Ec2NodeClass,
+    /// Karpenter's `NodeOverlay`, `karpenter.sh/v1alpha1`.
+    NodeOverlay,
     /// Anything else, with what the document says (`None` when absent or not a string).
     Unknown {
         /// The document's `apiVersion`.
@@ -94,6 +99,9 @@ impl DocumentKind {
             }
             _ if type_pair == (Some(EC2_NODE_CLASS_TYPE.0), Some(EC2_NODE_CLASS_TYPE.1)) => {
                 DocumentKind::Ec2NodeClass
+            }
+            _ if type_pair == (Some(NODE_OVERLAY_TYPE.0), Some(NODE_OVERLAY_TYPE.1)) => {
+                DocumentKind::NodeOverlay
             }
             _ => DocumentKind::Unknown { api_version, kind },
         }
@@ -185,10 +193,17 @@ impl fmt::Display for SchemaIssue {
 pub fn check_document(document: &Value) -> Vec<SchemaIssue> {
     match DocumentKind::of(document) {
         DocumentKind::ClusterConfig => check_cluster_config(document),
-        DocumentKind::NodePool | DocumentKind::Ec2NodeClass => check_karpenter(document),
+        DocumentKind::NodePool | DocumentKind::Ec2NodeClass | DocumentKind::NodeOverlay => {
+            check_karpenter(document)
+        }
         DocumentKind::Unknown { .. } => unknown_type_issues(
             document,
-            &[CLUSTER_CONFIG_TYPE, NODE_POOL_TYPE, EC2_NODE_CLASS_TYPE],
+            &[
+                CLUSTER_CONFIG_TYPE,
+                NODE_POOL_TYPE,
+                EC2_NODE_CLASS_TYPE,
+                NODE_OVERLAY_TYPE,
+            ],
         ),
     }
 }
@@ -206,6 +221,7 @@ pub fn check_cluster_config(document: &Value) -> Vec<SchemaIssue> {
 pub fn check_karpenter(document: &Value) -> Vec<SchemaIssue> {
     static NODE_POOL: OnceLock<Json> = OnceLock::new();
     static EC2_NODE_CLASS: OnceLock<Json> = OnceLock::new();
+    static NODE_OVERLAY: OnceLock<Json> = OnceLock::new();
     let (schema, kind) = match DocumentKind::of(document) {
         DocumentKind::NodePool => (
             embedded_schema(&NODE_POOL, NODE_POOL_SCHEMA),
@@ -215,7 +231,16 @@ pub fn check_karpenter(document: &Value) -> Vec<SchemaIssue> {
             embedded_schema(&EC2_NODE_CLASS, EC2_NODE_CLASS_SCHEMA),
             EC2_NODE_CLASS_TYPE.1,
         ),
-        _ => return unknown_type_issues(document, &[NODE_POOL_TYPE, EC2_NODE_CLASS_TYPE]),
+        DocumentKind::NodeOverlay => (
+            embedded_schema(&NODE_OVERLAY, NODE_OVERLAY_SCHEMA),
+            NODE_OVERLAY_TYPE.1,
+        ),
+        _ => {
+            return unknown_type_issues(
+                document,
+                &[NODE_POOL_TYPE, EC2_NODE_CLASS_TYPE, NODE_OVERLAY_TYPE],
+            );
+        }
     };
     Walker::new(schema, Dialect::Kubernetes { kind }).run(document)
 }

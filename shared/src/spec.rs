@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_yaml::Mapping;
 
-use crate::karpenter::{Ec2NodeClass, NodePool};
+use crate::karpenter::{Ec2NodeClass, NodeOverlay, NodePool};
 
 fn is_empty_mapping(mapping: &Mapping) -> bool {
     mapping.is_empty()
@@ -60,6 +60,9 @@ pub struct KarpenterSettings {
     /// `EC2NodeClass` objects.
     #[serde(default)]
     pub node_classes: Vec<Ec2NodeClass>,
+    /// `NodeOverlay` objects, kept from an import (the page lists them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub node_overlays: Vec<NodeOverlay>,
 }
 
 /// How the Karpenter controller gets its AWS role.

@@ -70,7 +70,10 @@ fn check_round_trip(path: &Path) {
                 path.display()
             );
         }
-        DocumentKind::NodePool | DocumentKind::Ec2NodeClass | DocumentKind::Unknown { .. } => {
+        DocumentKind::NodePool
+        | DocumentKind::Ec2NodeClass
+        | DocumentKind::NodeOverlay
+        | DocumentKind::Unknown { .. } => {
             let imported = import::import_karpenter(&originals).unwrap();
             let rendered = render::karpenter_documents(&imported.settings).unwrap();
             assert_eq!(

@@ -125,3 +125,55 @@ spec:
         "{cel:#?}"
     );
 }
+
+/// NodeOverlays are read with their pools, judged by their CRD, written back as they came,
+/// and turn on the controller's NodeOverlay feature gate.
+#[test]
+fn node_overlays_are_imported_checked_and_written_back() {
+    let text = include_str!("data/manifests/karpenter-node-overlays.yaml");
+    let findings = shared::lint::lint_text("overlays.yaml", text).unwrap();
+    assert!(
+        findings
+            .iter()
+            .all(|finding| finding.severity != shared::rules::Severity::Error),
+        "{findings:#?}"
+    );
+    let file = shared::lint::parse_yaml_file(text).unwrap();
+    let karpenter = file.spec.karpenter.as_ref().unwrap();
+    let names: Vec<&str> = karpenter
+        .node_overlays
+        .iter()
+        .map(|overlay| overlay.metadata.name.as_str())
+        .collect();
+    assert_eq!(names, ["g6e-savings-plan", "fuse-devices"]);
+    assert_eq!(file.node_overlay_documents, [2, 3]);
+    let values = shared::render::render_karpenter_values(&file.spec)
+        .unwrap()
+        .unwrap();
+    assert!(values.contains("nodeOverlay: true"), "{values}");
+    // Both a price and an adjustment: the CEL rule's refusal, said once, on the overlay.
+    let both = text.replace(
+        "  priceAdjustment: \"-15%\"",
+        "  priceAdjustment: \"-15%\"\n  price: \"1.50\"",
+    );
+    let findings = shared::lint::lint_text("overlays.yaml", &both).unwrap();
+    let refusals: Vec<_> = findings
+        .iter()
+        .filter(|finding| {
+            finding
+                .message
+                .contains("cannot set both 'price' and 'priceAdjustment'")
+        })
+        .map(|finding| (finding.severity, finding.line))
+        .collect();
+    let spec_line = both
+        .lines()
+        .position(|line| line == "  name: g6e-savings-plan")
+        .unwrap()
+        + 2;
+    assert_eq!(
+        refusals,
+        [(shared::rules::Severity::Error, spec_line)],
+        "{findings:#?}"
+    );
+}

@@ -52,6 +52,25 @@ fn reserved_pool_live() -> (Spec, LiveFacts) {
     };
     (spec, facts)
 }
+/// A NodeOverlay on g6e instances with this price adjustment.
+fn overlay(adjustment: &str) -> shared::karpenter::NodeOverlay {
+    shared::karpenter::NodeOverlay {
+        metadata: shared::karpenter::ObjectMeta {
+            name: "g6e-savings".into(),
+            ..Default::default()
+        },
+        spec: shared::karpenter::NodeOverlaySpec {
+            requirements: vec![Requirement::new(
+                "karpenter.k8s.aws/instance-family",
+                "In",
+                &["g6e"],
+            )],
+            price_adjustment: Some(adjustment.into()),
+            ..Default::default()
+        },
+        ..Default::default()
+    }
+}
 /// The reserved pool made static at the two nodes its ODCR holds.
 fn static_reserved_pool_live() -> (Spec, LiveFacts) {
     let (mut spec, live) = reserved_pool_live();
@@ -972,6 +991,22 @@ const CASES: &[Case] = &[
         },
         breaks: |spec, _| spec.addons[0].attach_policy_arns.clear(),
         path: "addons[0].attach_policy_arns",
+    },
+    Case {
+        rule: "karpenter-node-overlay-invalid",
+        base: || {
+            let mut spec = karpenter_spot();
+            spec.karpenter
+                .as_mut()
+                .unwrap()
+                .node_overlays
+                .push(overlay("-15%"));
+            (spec, LiveFacts::default())
+        },
+        breaks: |spec, _| {
+            spec.karpenter.as_mut().unwrap().node_overlays[0].spec.price = Some("1.50".into());
+        },
+        path: "karpenter.node_overlays[0].spec",
     },
     Case {
         rule: "karpenter-weight-range",
@@ -1936,4 +1971,61 @@ fn an_fsx_add_on_is_covered_by_the_node_groups_fsx_policy_or_a_kept_role() {
         "arn:aws:iam::123456789012:role/fsx".into(),
     );
     assert!(fired(&with_role).is_empty());
+}
+
+/// The page's reading of the CRD's priceAdjustment and price patterns agrees with the
+/// patterns themselves, as the schema check (a regex engine) applies them.
+#[test]
+fn node_overlay_price_patterns_agree_with_the_crd() {
+    let adjustments = [
+        "-0.5", "+1.2", "+10%", "-15%", "-100%", "-99.5%", "+.5%", "-.5", "10%", "-150%",
+        "-100.0%", "+5.%", "+", "-5", "5", "+1.2.3", "-5%", "-05%", "+250%",
+    ];
+    for adjustment in adjustments {
+        let mut spec = karpenter_spot();
+        spec.karpenter
+            .as_mut()
+            .unwrap()
+            .node_overlays
+            .push(overlay(adjustment));
+        let fired = !fired_paths(
+            &spec,
+            &LiveFacts::default(),
+            "karpenter-node-overlay-invalid",
+        )
+        .is_empty();
+        let document: serde_yaml::Value = serde_yaml::from_str(&format!(
+            "apiVersion: karpenter.sh/v1alpha1\nkind: NodeOverlay\nmetadata:\n  name: o\nspec:\n  requirements: []\n  priceAdjustment: {adjustment:?}\n"
+        ))
+        .unwrap();
+        let refused = shared::schema_check::check_karpenter(&document)
+            .iter()
+            .any(|issue| issue.path.to_string() == "spec.priceAdjustment");
+        assert_eq!(fired, refused, "priceAdjustment {adjustment:?}");
+    }
+    for price in ["5.00", "5", "0.125", ".5", "5.", "-1", "1e3", "five"] {
+        let mut spec = karpenter_spot();
+        let mut with_price = overlay("+1");
+        with_price.spec.price_adjustment = None;
+        with_price.spec.price = Some(price.into());
+        spec.karpenter
+            .as_mut()
+            .unwrap()
+            .node_overlays
+            .push(with_price);
+        let fired = !fired_paths(
+            &spec,
+            &LiveFacts::default(),
+            "karpenter-node-overlay-invalid",
+        )
+        .is_empty();
+        let document: serde_yaml::Value = serde_yaml::from_str(&format!(
+            "apiVersion: karpenter.sh/v1alpha1\nkind: NodeOverlay\nmetadata:\n  name: o\nspec:\n  requirements: []\n  price: {price:?}\n"
+        ))
+        .unwrap();
+        let refused = shared::schema_check::check_karpenter(&document)
+            .iter()
+            .any(|issue| issue.path.to_string() == "spec.price");
+        assert_eq!(fired, refused, "price {price:?}");
+    }
 }

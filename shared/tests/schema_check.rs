@@ -589,15 +589,16 @@ fn reduce_schema(schema: &Json) -> Json {
     Json::Object(reduced)
 }
 
-/// The `v1` OpenAPI schema of a CRD file.
+/// The OpenAPI schema of a CRD file's served storage version (`v1`, or `v1alpha1` for
+/// NodeOverlay).
 fn crd_schema(text: &str) -> Json {
     let crd: Json = serde_yaml::from_str(text).unwrap();
     let versions = crd["spec"]["versions"].as_array().unwrap();
-    let v1 = versions
+    let stored = versions
         .iter()
-        .find(|version| version["name"] == "v1")
+        .find(|version| version["storage"] == true)
         .unwrap();
-    v1["schema"]["openAPIV3Schema"].clone()
+    stored["schema"]["openAPIV3Schema"].clone()
 }
 
 #[test]
@@ -620,6 +621,10 @@ fn embedded_schemas_are_the_upstream_schemas_reduced() {
         (
             "karpenter-ec2nodeclass-v1.min.json",
             crd_schema(&upstream("karpenter.k8s.aws_ec2nodeclasses.yaml")),
+        ),
+        (
+            "karpenter-nodeoverlay-v1alpha1.min.json",
+            crd_schema(&upstream("karpenter.sh_nodeoverlays.yaml")),
         ),
     ];
     for (embedded_file, upstream_schema) in cases {

@@ -1273,3 +1273,59 @@ async fn a_storage_add_on_gets_its_iam_policy_and_needs_the_oidc_provider() {
     browser.screenshot("addons-storage-iam").await;
     browser.close().await;
 }
+
+#[tokio::test]
+async fn imported_node_overlays_are_listed_and_written_back_with_their_feature_gate() {
+    let studio = Studio::start();
+    let browser = Browser::start().await;
+    browser.open(&studio).await;
+    let manifest = include_str!("../../shared/tests/data/manifests/karpenter-node-overlays.yaml");
+    let text = browser.field_by_label("YAML to import").await;
+    text.send_keys(manifest).await.unwrap();
+    browser.by_id("import-button").await.click().await.unwrap();
+    let result = browser
+        .wait_for_text(Locator::Id("import-result"), |text| !text.is_empty())
+        .await;
+    assert!(
+        result.contains("1 NodePool(s), 1 EC2NodeClass(es) and 2 NodeOverlay(s)"),
+        "{result}"
+    );
+    browser.go_to_step(6).await;
+    let listed = browser
+        .wait_for_text(Locator::Css("ul.overlays"), |text| !text.is_empty())
+        .await;
+    assert_eq!(
+        listed,
+        "g6e-savings-plan: price -15%; weight 10 (2 requirements)\nfuse-devices: capacity smarter-devices/fuse=1 (1 requirement)"
+    );
+    browser
+        .by_id("tab-preview-nodepools-yaml")
+        .await
+        .click()
+        .await
+        .unwrap();
+    let nodepools = browser
+        .wait_for_text(Locator::Id("preview-nodepools-yaml"), |text| {
+            text.contains("kind: NodeOverlay")
+        })
+        .await;
+    assert_eq!(
+        nodepools.matches("kind: NodeOverlay").count(),
+        2,
+        "{nodepools}"
+    );
+    assert!(nodepools.contains("priceAdjustment: -15%"), "{nodepools}");
+    browser
+        .by_id("tab-preview-values-yaml")
+        .await
+        .click()
+        .await
+        .unwrap();
+    browser
+        .wait_for_text(Locator::Id("preview-values-yaml"), |text| {
+            text.contains("nodeOverlay: true")
+        })
+        .await;
+    browser.screenshot("karpenter-node-overlays").await;
+    browser.close().await;
+}

@@ -170,7 +170,7 @@ fn eksctl_schema(document: &Value, report: &mut Report<'_>) {
 fn karpenter_schema(document: &Value, report: &mut Report<'_>) {
     if matches!(
         DocumentKind::of(document),
-        DocumentKind::NodePool | DocumentKind::Ec2NodeClass
+        DocumentKind::NodePool | DocumentKind::Ec2NodeClass | DocumentKind::NodeOverlay
     ) {
         for issue in schema_check::check_karpenter(document) {
             if !matches!(issue.kind, SchemaIssueKind::RuleBroken { .. }) {
@@ -183,7 +183,7 @@ fn karpenter_schema(document: &Value, report: &mut Report<'_>) {
 fn karpenter_crd_rule(document: &Value, report: &mut Report<'_>) {
     if matches!(
         DocumentKind::of(document),
-        DocumentKind::NodePool | DocumentKind::Ec2NodeClass
+        DocumentKind::NodePool | DocumentKind::Ec2NodeClass | DocumentKind::NodeOverlay
     ) {
         for issue in schema_check::check_karpenter(document) {
             if matches!(issue.kind, SchemaIssueKind::RuleBroken { .. }) {

@@ -292,6 +292,16 @@ pub(super) static RULES: &[Rule] = &[
         check: Check::Spec(karpenter_placement_group_with_reservation),
     },
     Rule {
+        id: "karpenter-node-overlay-invalid",
+        severity: Severity::Error,
+        summary: "a NodeOverlay's price, price adjustment or weight is malformed, or it sets both a price and an adjustment",
+        help: "give either price (`5.00`) or priceAdjustment (`-0.5`, `+1.2`, `+10%`, `-15%`), not both; weight 1-10000",
+        reference: "Karpenter NodeOverlay CRD karpenter.sh_nodeoverlays.yaml .spec (CEL: cannot set both 'price' and 'priceAdjustment'; patterns of price and priceAdjustment; weight 1-10000)",
+        live: false,
+        stage: Stage::ApiServer,
+        check: Check::Spec(karpenter_node_overlay_invalid),
+    },
+    Rule {
         id: "karpenter-instance-store-policy",
         severity: Severity::Error,
         summary: "instanceStorePolicy must be RAID0",
@@ -1498,5 +1508,81 @@ fn karpenter_placement_group_with_reservation(context: &Context<'_>, report: &mu
                 class.metadata.name
             ),
         );
+    }
+}
+
+/// `\d*\.?\d+`: digits with at most one point, ending in a digit.
+fn is_unsigned_decimal(text: &str) -> bool {
+    text.ends_with(|character: char| character.is_ascii_digit())
+        && text
+            .bytes()
+            .all(|byte| byte.is_ascii_digit() || byte == b'.')
+        && text.bytes().filter(|byte| *byte == b'.').count() <= 1
+}
+
+/// The CRD's `priceAdjustment` pattern: `+1.2` or `-0.5`, `+N%`, `-N%` below 100, `-100%`.
+fn is_price_adjustment(text: &str) -> bool {
+    if text == "-100%" {
+        return true;
+    }
+    if let Some(percent) = text.strip_suffix('%') {
+        return match percent.split_at_checked(1) {
+            Some(("+", number)) => is_unsigned_decimal(number),
+            Some(("-", number)) => {
+                let whole = number.split('.').next().unwrap_or_default();
+                (1..=2).contains(&whole.len())
+                    && whole.bytes().all(|byte| byte.is_ascii_digit())
+                    && number.split_once('.').is_none_or(|(_, fraction)| {
+                        !fraction.is_empty() && fraction.bytes().all(|byte| byte.is_ascii_digit())
+                    })
+            }
+            _ => false,
+        };
+    }
+    matches!(text.split_at_checked(1), Some(("+" | "-", number)) if is_unsigned_decimal(number))
+}
+
+fn karpenter_node_overlay_invalid(context: &Context<'_>, report: &mut Report<'_>) {
+    let overlays = context
+        .spec
+        .karpenter
+        .iter()
+        .flat_map(|karpenter| karpenter.node_overlays.iter().enumerate());
+    for (index, overlay) in overlays {
+        let path = format!("karpenter.node_overlays[{index}].spec");
+        let name = &overlay.metadata.name;
+        if overlay.spec.price.is_some() && overlay.spec.price_adjustment.is_some() {
+            report.fire(
+                path.clone(),
+                format!("NodeOverlay `{name}`: cannot set both 'price' and 'priceAdjustment'"),
+            );
+        }
+        if let Some(price) = &overlay.spec.price {
+            let (whole, fraction) = price.split_once('.').unwrap_or((price, "0"));
+            let digits =
+                |part: &str| !part.is_empty() && part.bytes().all(|byte| byte.is_ascii_digit());
+            if !(digits(whole) && digits(fraction)) {
+                report.fire(
+                    format!("{path}.price"),
+                    format!("NodeOverlay `{name}`: price `{price}` is not a number such as `5.00`"),
+                );
+            }
+        }
+        if let Some(adjustment) = &overlay.spec.price_adjustment
+            && !is_price_adjustment(adjustment)
+        {
+            report.fire(
+                format!("{path}.priceAdjustment"),
+                format!("NodeOverlay `{name}`: priceAdjustment `{adjustment}` is not like `-0.5`, `+1.2`, `+10%` or `-15%`"),
+            );
+        }
+        if let Some(weight) = overlay.spec.weight
+            && !(1..=10_000).contains(&weight)
+        {
+            report.fire(
+                format!("{path}.weight"),
+                format!("NodeOverlay `{name}`: weight {weight} is outside 1-10000"),
+            );
+        }
     }
 }
