@@ -488,6 +488,16 @@ fn discovered_node_class(name: &str, cluster_name: &str) -> Ec2NodeClass {
     }
 }
 
+/// The training node class on reserved capacity: discovered subnets and security groups,
+/// the example reservation, local NVMe striped as RAID0.
+fn reserved_node_class(cluster_name: &str) -> Ec2NodeClass {
+    let mut class = discovered_node_class("gpu-training", cluster_name);
+    class.spec.capacity_reservation_selector_terms =
+        vec![SelectorTerm::id(EXAMPLE_RESERVATION)].into();
+    class.spec.instance_store_policy = Some("RAID0".into());
+    class
+}
+
 /// The EKS best-practice GPU inference pool: Spot first, recent g/p types with more than
 /// 20 GiB of GPU memory, nodes consolidated after five minutes, replaced after 30 days.
 fn karpenter_spot_inference() -> Spec {
@@ -551,10 +561,7 @@ fn karpenter_reserved_training() -> Spec {
         .into(),
         ..Disruption::default()
     });
-    let mut class = discovered_node_class("gpu-training", cluster_name);
-    class.spec.capacity_reservation_selector_terms =
-        vec![SelectorTerm::id(EXAMPLE_RESERVATION)].into();
-    class.spec.instance_store_policy = Some("RAID0".into());
+    let class = reserved_node_class(cluster_name);
     Spec {
         karpenter: Some(KarpenterSettings {
             interruption_queue: Some(cluster_name.into()),
@@ -597,10 +604,7 @@ fn karpenter_static_capacity_block() -> Spec {
         .into(),
         ..Disruption::default()
     });
-    let mut class = discovered_node_class("gpu-training", cluster_name);
-    class.spec.capacity_reservation_selector_terms =
-        vec![SelectorTerm::id(EXAMPLE_RESERVATION)].into();
-    class.spec.instance_store_policy = Some("RAID0".into());
+    let class = reserved_node_class(cluster_name);
     let mut spec = karpenter_cluster(cluster_name);
     spec.addons.push(Addon {
         name: "eks-node-monitoring-agent".into(),

@@ -261,7 +261,11 @@ metadata: {name: x}
                 "kind",
                 "2:1",
                 SchemaIssueKind::NotInEnum {
-                    allowed: vec!["NodePool".to_owned(), "EC2NodeClass".to_owned()],
+                    allowed: vec![
+                        "NodePool".to_owned(),
+                        "EC2NodeClass".to_owned(),
+                        "NodeOverlay".to_owned(),
+                    ],
                 },
             ),
             (
@@ -290,6 +294,7 @@ metadata: {name: x}
                     "ClusterConfig".to_owned(),
                     "NodePool".to_owned(),
                     "EC2NodeClass".to_owned(),
+                    "NodeOverlay".to_owned(),
                 ],
             },
         )],
