@@ -1097,6 +1097,7 @@ async fn offline_mode_says_so_in_health_and_every_check_could_not_run_with_the_r
         json!({
             "offerings": [], "reservations": [], "missing_reservations": [],
             "subnets": [], "missing_subnets": [], "missing_vpcs": [],
+            "placement_groups": [], "missing_placement_groups": [],
             "instance_types": [], "unknown_instance_types": [], "spot_scores": [],
             "today": backend::today().to_string(),
         })
@@ -1527,4 +1528,70 @@ fn the_readme_lists_every_live_check_and_every_permission_it_needs() {
             );
         }
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn placement_groups_are_looked_up_by_name_or_id_and_judged_by_strategy() {
+    let emulator = Emulator::start();
+    emulator
+        .seed(
+            "placement-groups",
+            json!({
+                "region": REGION,
+                "placement_groups": [
+                    {"GroupName": "training", "GroupId": "pg-0aaaaaaaaaaaaaaa1", "Strategy": "cluster"},
+                    {"GroupName": "spread-out", "GroupId": "pg-0aaaaaaaaaaaaaaa2", "Strategy": "spread"},
+                ],
+            }),
+        )
+        .await;
+    let router = router(emulator.live_aws().await);
+    let mut efa = group("efa", "p5.48xlarge", &["us-east-1a"], on_demand(), 2);
+    efa["efa_enabled"] = json!(true);
+    efa["placement_group"] = json!("training");
+    let mut spread = group("spread", "g5.8xlarge", &["us-east-1a"], on_demand(), 8);
+    spread["placement_group"] = json!("spread-out");
+    let mut missing = group("missing", "g5.8xlarge", &["us-east-1a"], on_demand(), 1);
+    missing["placement_group"] = json!("no-such-group");
+    let mut design = spec(new_vpc(), json!([efa, spread, missing]));
+    let mut karpenter: Value = serde_json::from_str(
+        &shared::template("karpenter-spot-inference")
+            .unwrap()
+            .spec()
+            .to_json(),
+    )
+    .unwrap();
+    karpenter["karpenter"]["node_classes"][0]["spec"]["placementGroupSelector"] =
+        json!({"id": "pg-0aaaaaaaaaaaaaaa1"});
+    design["karpenter"] = karpenter["karpenter"].clone();
+    let report = checks(&router, &design).await;
+
+    let found = check(&report, "placement-group", "node_groups[0].placement_group");
+    assert_eq!(found["status"], "ok", "{found:#}");
+    assert!(
+        text(&found["message"])
+            .contains("training (pg-0aaaaaaaaaaaaaaa1) exists: cluster strategy"),
+        "{found:#}"
+    );
+    let too_many = check(&report, "placement-group", "node_groups[1].placement_group");
+    assert_eq!(too_many["status"], "failed", "{too_many:#}");
+    assert_eq!(fired(too_many), ["placement-group-spread-too-small"]);
+    let unknown = check(&report, "placement-group", "node_groups[2].placement_group");
+    assert_eq!(unknown["status"], "failed", "{unknown:#}");
+    assert_eq!(fired(unknown), ["placement-group-not-found"]);
+    assert!(has_finding(
+        &report,
+        "placement-group-not-found",
+        "node_groups[2].placement_group"
+    ));
+    let by_id = check(
+        &report,
+        "placement-group",
+        "karpenter.node_classes[0].spec.placementGroupSelector.id",
+    );
+    assert_eq!(by_id["status"], "ok", "{by_id:#}");
+    assert!(
+        text(&by_id["message"]).contains("training (pg-0aaaaaaaaaaaaaaa1)"),
+        "{by_id:#}"
+    );
 }

@@ -70,6 +70,8 @@ pub fn live_check(id: &str) -> Option<&'static LiveCheckKind> {
 pub const KUBERNETES_VERSION: &str = "kubernetes-version";
 /// An existing VPC exists.
 pub const VPC_EXISTS: &str = "vpc-exists";
+/// Live check kind: a placement group a node group or EC2NodeClass names (DescribePlacementGroups).
+pub const PLACEMENT_GROUP: &str = "placement-group";
 /// A subnet exists, is in the VPC and the stated zone, and has free addresses.
 pub const SUBNET: &str = "subnet";
 /// The instance type is offered in each zone a node group may use.
@@ -100,6 +102,16 @@ pub const LIVE_CHECKS: &[LiveCheckKind] = &[
         asks: &["ec2:DescribeVpcs"],
         looks_at: "the existing VPC",
         judged_by: &["vpc-not-found"],
+    },
+    LiveCheckKind {
+        id: PLACEMENT_GROUP,
+        asks: &["ec2:DescribePlacementGroups"],
+        looks_at: "placement groups the node groups and node classes name (strategy, state)",
+        judged_by: &[
+            "placement-group-not-found",
+            "placement-group-spread-too-small",
+            "placement-group-efa-not-cluster",
+        ],
     },
     LiveCheckKind {
         id: SUBNET,

@@ -660,6 +660,16 @@ pub struct FeatureGates {
     pub node_overlay: Option<bool>,
 }
 
+/// `^pg-[0-9a-z]+$`, the CRD's pattern for a placement group id.
+pub fn is_placement_group_id(id: &str) -> bool {
+    id.strip_prefix("pg-").is_some_and(|rest| {
+        !rest.is_empty()
+            && rest
+                .bytes()
+                .all(|byte| byte.is_ascii_digit() || byte.is_ascii_lowercase())
+    })
+}
+
 /// Changes a class's placement group selector, creating it when needed and dropping it
 /// when the change leaves it empty.
 pub fn edit_placement_group(

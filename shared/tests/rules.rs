@@ -52,6 +52,24 @@ fn reserved_pool_live() -> (Spec, LiveFacts) {
     };
     (spec, facts)
 }
+/// The g5 design with its GPU group in EC2's cluster placement group `training`.
+fn in_placement_group() -> (Spec, LiveFacts) {
+    let mut spec = new_vpc();
+    let group = gpu(&mut spec);
+    group.placement_group = "training".into();
+    group.efa_enabled = true;
+    group.max_size = Some(4);
+    let live = LiveFacts {
+        placement_groups: vec![shared::rules::PlacementGroupFact {
+            name: "training".into(),
+            id: "pg-0123456789abcdef0".into(),
+            strategy: "cluster".into(),
+            state: "available".into(),
+        }],
+        ..LiveFacts::default()
+    };
+    (spec, live)
+}
 /// A NodeOverlay on g6e instances with this price adjustment.
 fn overlay(adjustment: &str) -> shared::karpenter::NodeOverlay {
     shared::karpenter::NodeOverlay {
@@ -1007,6 +1025,30 @@ const CASES: &[Case] = &[
             spec.karpenter.as_mut().unwrap().node_overlays[0].spec.price = Some("1.50".into());
         },
         path: "karpenter.node_overlays[0].spec",
+    },
+    Case {
+        rule: "placement-group-not-found",
+        base: in_placement_group,
+        breaks: |_, live| {
+            live.placement_groups.clear();
+            live.missing_placement_groups.push("training".into());
+        },
+        path: "node_groups[1].placement_group",
+    },
+    Case {
+        rule: "placement-group-spread-too-small",
+        base: in_placement_group,
+        breaks: |spec, live| {
+            live.placement_groups[0].strategy = "spread".into();
+            gpu(spec).max_size = Some(8);
+        },
+        path: "node_groups[1].placement_group",
+    },
+    Case {
+        rule: "placement-group-efa-not-cluster",
+        base: in_placement_group,
+        breaks: |_, live| live.placement_groups[0].strategy = "partition".into(),
+        path: "node_groups[1].placement_group",
     },
     Case {
         rule: "karpenter-weight-range",

@@ -11,7 +11,7 @@ use aws_sdk_ec2::primitives::{DateTime, DateTimeFormat};
 use aws_sdk_ec2::types::{Filter, InstanceType, LocationType};
 use serde::{Deserialize, Serialize};
 use shared::ids::Region;
-use shared::rules::{ClusterVersionFact, ReservationFact, SubnetFact};
+use shared::rules::{ClusterVersionFact, PlacementGroupFact, ReservationFact, SubnetFact};
 use shared::versions::Date;
 
 use super::cache::AnswerCache;
@@ -589,6 +589,61 @@ impl LiveAws {
             .await
     }
 
+    /// The placement group with this name (or `pg-` id), or `None` when there is none
+    /// (DescribePlacementGroups).
+    pub async fn placement_group(
+        &self,
+        region: &Region,
+        name_or_id: &str,
+    ) -> Result<Option<PlacementGroupFact>, AwsError> {
+        const CALL: &str = "DescribePlacementGroups";
+        let client = self.client(region)?;
+        let by_id = shared::karpenter::is_placement_group_id(name_or_id);
+        let fetch = async {
+            let request = client.describe_placement_groups();
+            let request = if by_id {
+                request.group_ids(name_or_id)
+            } else {
+                request.group_names(name_or_id)
+            };
+            let output = match request.send().await {
+                Ok(output) => output,
+                // An unknown name is `InvalidPlacementGroup.Unknown`; an unknown id, a
+                // `.NotFound` or `.Malformed` code.
+                Err(error)
+                    if means_missing(error.code())
+                        || error.code().is_some_and(|code| code.ends_with(".Unknown")) =>
+                {
+                    return Ok(None);
+                }
+                Err(error) => return Err(self.call_error(CALL, region, error)),
+            };
+            Ok(output
+                .placement_groups()
+                .iter()
+                .find(|group| {
+                    group.group_name() == Some(name_or_id) || group.group_id() == Some(name_or_id)
+                })
+                .map(|group| PlacementGroupFact {
+                    name: group.group_name().unwrap_or_default().to_owned(),
+                    id: group.group_id().unwrap_or_default().to_owned(),
+                    strategy: group
+                        .strategy()
+                        .map(|strategy| strategy.as_str().to_owned())
+                        .unwrap_or_default(),
+                    state: group
+                        .state()
+                        .map(|state| state.as_str().to_owned())
+                        .unwrap_or_default(),
+                }))
+        };
+        self.inner
+            .caches
+            .placement_groups
+            .get_or_fetch((region.as_str(), name_or_id.to_owned()), fetch)
+            .await
+    }
+
     /// The subnet, or `None` when it does not exist (DescribeSubnets).
     pub async fn subnet(
         &self,
@@ -808,6 +863,7 @@ pub(crate) struct Caches {
     pub(crate) instance_types: AnswerCache<Keyed<String>, Option<InstanceTypeFacts>>,
     pub(crate) reservations: AnswerCache<Keyed<String>, Option<Reservation>>,
     pub(crate) vpcs: AnswerCache<Keyed<String>, Option<Vpc>>,
+    pub(crate) placement_groups: AnswerCache<Keyed<String>, Option<PlacementGroupFact>>,
     pub(crate) subnets: AnswerCache<Keyed<String>, Option<Subnet>>,
     pub(crate) spot_scores: AnswerCache<SpotScoreKey, Arc<Vec<SpotScore>>>,
     pub(crate) spot_prices: AnswerCache<Keyed<Vec<String>>, Arc<Vec<SpotPrice>>>,
@@ -825,6 +881,7 @@ impl Caches {
             instance_types: AnswerCache::new(lifetime),
             reservations: AnswerCache::new(lifetime),
             vpcs: AnswerCache::new(lifetime),
+            placement_groups: AnswerCache::new(lifetime),
             subnets: AnswerCache::new(lifetime),
             spot_scores: AnswerCache::new(lifetime),
             spot_prices: AnswerCache::new(lifetime),

@@ -38,7 +38,7 @@ pub struct LiveReport {
 
 pub use shared::api::{
     CAPACITY_RESERVATION, INSTANCE_TYPE_FACTS, INSTANCE_TYPE_OFFERED, KUBERNETES_VERSION,
-    SPOT_PLACEMENT_SCORE, SPOT_PRICE, SUBNET, VPC_EXISTS,
+    PLACEMENT_GROUP, SPOT_PLACEMENT_SCORE, SPOT_PRICE, SUBNET, VPC_EXISTS,
 };
 
 /// What one check asks EC2.
@@ -63,6 +63,10 @@ enum Question {
     },
     Vpc {
         id: String,
+    },
+    /// A placement group by name or `pg-` id.
+    PlacementGroup {
+        name: String,
     },
     Subnet {
         id: String,
@@ -99,6 +103,7 @@ impl Question {
             Question::Facts { instance_type } => vec![format!("types {instance_type}")],
             Question::Reservation { id } => vec![format!("reservation {id}")],
             Question::Vpc { id } => vec![format!("vpc {id}")],
+            Question::PlacementGroup { name } => vec![format!("placement-group {name}")],
             Question::Subnet { id } => vec![format!("subnet {id}")],
             Question::SpotScore {
                 instance_types,
@@ -167,6 +172,7 @@ enum Answer {
     Facts(Option<InstanceTypeFacts>),
     Reservation(Option<Reservation>),
     Vpc(Option<Vpc>),
+    PlacementGroup(Option<shared::rules::PlacementGroupFact>),
     Subnet(Option<Subnet>),
     SpotScore {
         zones: Arc<Vec<Zone>>,
@@ -336,10 +342,48 @@ fn plan(spec: &Spec) -> Vec<Planned> {
             });
         }
     }
+    for (index, group) in spec.node_groups.iter().enumerate() {
+        let name = group.placement_group.trim();
+        // A placeholder is the placeholder rule's finding; nothing to ask EC2.
+        if !name.is_empty() && !ids::is_placeholder(name) {
+            planned.push(Planned {
+                id: PLACEMENT_GROUP,
+                path: format!("node_groups[{index}].placement_group"),
+                question: Question::PlacementGroup {
+                    name: name.to_owned(),
+                },
+                blocked: None,
+                over_budget: false,
+            });
+        }
+    }
     let classes = spec
         .karpenter
         .iter()
         .flat_map(|karpenter| karpenter.node_classes.iter().enumerate());
+    for (class_index, class) in classes.clone() {
+        let Some(selector) = &class.spec.placement_group_selector else {
+            continue;
+        };
+        let path = format!("karpenter.node_classes[{class_index}].spec.placementGroupSelector");
+        let named = match (&selector.name, &selector.id) {
+            (Some(name), None) if !name.is_empty() => Some((format!("{path}.name"), name)),
+            (None, Some(id)) => Some((format!("{path}.id"), id)),
+            _ => None,
+        };
+        if let Some((path, name)) = named.filter(|(_, name)| !ids::is_placeholder(name)) {
+            let id_like = name.starts_with("pg-");
+            planned.push(Planned {
+                id: PLACEMENT_GROUP,
+                path,
+                question: Question::PlacementGroup { name: name.clone() },
+                blocked: (id_like && !shared::karpenter::is_placement_group_id(name)).then(|| {
+                    format!("`{name}` is not a placement group id: fix it before looking it up")
+                }),
+                over_budget: false,
+            });
+        }
+    }
     for (class_index, class) in classes {
         let terms = class
             .spec
@@ -417,6 +461,10 @@ async fn ask(aws: &LiveAws, region: &Region, question: &Question) -> Result<Answ
             .map(Answer::Facts),
         Question::Reservation { id } => aws.reservation(region, id).await.map(Answer::Reservation),
         Question::Vpc { id } => aws.vpc(region, id).await.map(Answer::Vpc),
+        Question::PlacementGroup { name } => aws
+            .placement_group(region, name)
+            .await
+            .map(Answer::PlacementGroup),
         Question::Subnet { id } => aws.subnet(region, id).await.map(Answer::Subnet),
         Question::SpotScore {
             instance_types,
@@ -510,6 +558,12 @@ fn facts_from(answered: &[(&Planned, &Answer)]) -> LiveFacts {
             }
             (Answer::Vpc(None), Question::Vpc { id }) => {
                 push_new(&mut facts.missing_vpcs, id.clone());
+            }
+            (Answer::PlacementGroup(Some(group)), _) => {
+                push_new(&mut facts.placement_groups, group.clone());
+            }
+            (Answer::PlacementGroup(None), Question::PlacementGroup { name }) => {
+                push_new(&mut facts.missing_placement_groups, name.clone());
             }
             (Answer::Facts(Some(live)), _) => {
                 push_new(&mut facts.instance_types, live.fact());
@@ -765,6 +819,22 @@ fn judge(region: &Region, planned: &Planned, answer: &Answer, findings: &[Findin
                 &fired,
                 ok_message,
                 json!({ "reservation": reservation }),
+            )
+        }
+        Answer::PlacementGroup(group) => {
+            let fired = findings_for(findings, PLACEMENT_GROUP, &planned.path);
+            let ok_message = match group {
+                Some(found) => format!(
+                    "placement group {} ({}) exists: {} strategy, {}",
+                    found.name, found.id, found.strategy, found.state
+                ),
+                None => "the placement group was not found".to_owned(),
+            };
+            judged(
+                planned,
+                &fired,
+                ok_message,
+                json!({ "placement_group": group }),
             )
         }
         Answer::Vpc(None) => judged(

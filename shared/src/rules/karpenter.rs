@@ -1467,7 +1467,7 @@ fn karpenter_placement_group_selector_invalid(context: &Context<'_>, report: &mu
                 format!("{path}.name"),
                 "the placement group's name is empty",
             ),
-            (None, Some(id)) if !is_placement_group_id(id) => report.fire(
+            (None, Some(id)) if !crate::karpenter::is_placement_group_id(id) => report.fire(
                 format!("{path}.id"),
                 format!(
                     "`{id}` is not a placement group id (`pg-` then lowercase letters and digits)"
@@ -1476,16 +1476,6 @@ fn karpenter_placement_group_selector_invalid(context: &Context<'_>, report: &mu
             _ => {}
         }
     }
-}
-
-/// `^pg-[0-9a-z]+$`, the CRD's pattern for a placement group id.
-fn is_placement_group_id(id: &str) -> bool {
-    id.strip_prefix("pg-").is_some_and(|rest| {
-        !rest.is_empty()
-            && rest
-                .bytes()
-                .all(|byte| byte.is_ascii_digit() || byte.is_ascii_lowercase())
-    })
 }
 
 fn karpenter_placement_group_with_reservation(context: &Context<'_>, report: &mut Report<'_>) {

@@ -28,6 +28,12 @@ pub struct LiveFacts {
     /// VPC ids that were asked for and do not exist (DescribeVpcs).
     #[serde(default)]
     pub missing_vpcs: Vec<String>,
+    /// Placement groups that were looked up (DescribePlacementGroups).
+    #[serde(default)]
+    pub placement_groups: Vec<PlacementGroupFact>,
+    /// Placement group names or ids that were asked for and do not exist.
+    #[serde(default)]
+    pub missing_placement_groups: Vec<String>,
     /// What EC2 says about the instance types it was asked about (DescribeInstanceTypes).
     #[serde(default)]
     pub instance_types: Vec<InstanceTypeFact>,
@@ -55,6 +61,19 @@ impl LiveFacts {
             ..LiveFacts::default()
         }
     }
+}
+
+/// One placement group as EC2 describes it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PlacementGroupFact {
+    /// Its name.
+    pub name: String,
+    /// `pg-…`.
+    pub id: String,
+    /// `cluster`, `spread` or `partition`.
+    pub strategy: String,
+    /// `available`, `pending`, `deleting` or `deleted`.
+    pub state: String,
 }
 
 /// The zones where an instance type is offered.
@@ -193,6 +212,7 @@ pub struct SpotScoreFact {
 }
 
 const DESCRIBE_RESERVATIONS: &str = "EC2 DescribeCapacityReservations";
+const DESCRIBE_PLACEMENT_GROUPS: &str = "EC2 DescribePlacementGroups; AWS EC2 User Guide, Placement strategies (a spread group holds at most seven running instances per zone)";
 
 pub(super) static RULES: &[Rule] = &[
     Rule {
@@ -424,6 +444,36 @@ pub(super) static RULES: &[Rule] = &[
         live: true,
         stage: Stage::Advice,
         check: Check::Spec(karpenter_reservation_type_not_launched),
+    },
+    Rule {
+        id: "placement-group-not-found",
+        severity: Severity::Error,
+        summary: "a node group or EC2NodeClass names a placement group that does not exist",
+        help: "create the placement group in the cluster's region first (aws ec2 create-placement-group --strategy cluster), or fix its name",
+        reference: DESCRIBE_PLACEMENT_GROUPS,
+        live: true,
+        stage: Stage::AwsCreate,
+        check: Check::Spec(placement_group_not_found),
+    },
+    Rule {
+        id: "placement-group-spread-too-small",
+        severity: Severity::Error,
+        summary: "a node group may grow past the seven instances per zone a spread placement group holds",
+        help: "use a cluster placement group (the one for EFA training), or keep the group at seven nodes per zone",
+        reference: DESCRIBE_PLACEMENT_GROUPS,
+        live: true,
+        stage: Stage::Runtime,
+        check: Check::Spec(placement_group_spread_too_small),
+    },
+    Rule {
+        id: "placement-group-efa-not-cluster",
+        severity: Severity::Warning,
+        summary: "an EFA node group or node class uses a placement group whose strategy is not `cluster`",
+        help: "EFA's low latency needs the nodes close together: use a cluster placement group",
+        reference: DESCRIBE_PLACEMENT_GROUPS,
+        live: true,
+        stage: Stage::Advice,
+        check: Check::Spec(placement_group_efa_not_cluster),
     },
     Rule {
         id: "karpenter-static-pool-exceeds-reservations",
@@ -1048,6 +1098,92 @@ fn karpenter_static_pool_exceeds_reservations(context: &Context<'_>, report: &mu
                     pool.metadata.name,
                     replicas - held
                 ),
+            );
+        }
+    }
+}
+
+/// Every placement group the design names: where, by what (a name or a `pg-` id), and
+/// whether the nodes there use EFA and how many a node group may grow to.
+fn named_placement_groups(context: &Context<'_>) -> Vec<(String, String, bool, Option<u32>)> {
+    let mut named = Vec::new();
+    for (index, group) in context.spec.node_groups.iter().enumerate() {
+        let name = group.placement_group.trim();
+        if !name.is_empty() {
+            named.push((
+                format!("node_groups[{index}].placement_group"),
+                name.to_owned(),
+                group.efa_enabled,
+                group.max_size.or(group.desired_capacity),
+            ));
+        }
+    }
+    let classes = context
+        .spec
+        .karpenter
+        .iter()
+        .flat_map(|karpenter| karpenter.node_classes.iter().enumerate());
+    for (index, class) in classes {
+        let Some(selector) = &class.spec.placement_group_selector else {
+            continue;
+        };
+        let path = format!("karpenter.node_classes[{index}].spec.placementGroupSelector");
+        // Karpenter's EFA comes from the pools' pods asking for it; a class cannot say.
+        if let Some(name) = &selector.name {
+            named.push((format!("{path}.name"), name.clone(), false, None));
+        } else if let Some(id) = &selector.id {
+            named.push((format!("{path}.id"), id.clone(), false, None));
+        }
+    }
+    named
+}
+
+/// The fact about a placement group named `name` or with id `name`.
+fn placement_group<'a>(context: &Context<'a>, name: &str) -> Option<&'a PlacementGroupFact> {
+    context
+        .live
+        .placement_groups
+        .iter()
+        .find(|fact| fact.name == name || fact.id == name)
+}
+
+fn placement_group_not_found(context: &Context<'_>, report: &mut Report<'_>) {
+    for (path, name, ..) in named_placement_groups(context) {
+        if context.live.missing_placement_groups.contains(&name) {
+            report.fire(
+                path,
+                format!(
+                    "placement group `{name}` does not exist in {}",
+                    context.spec.cluster.region
+                ),
+            );
+        }
+    }
+}
+
+fn placement_group_spread_too_small(context: &Context<'_>, report: &mut Report<'_>) {
+    for (path, name, _, size) in named_placement_groups(context) {
+        if let (Some(fact), Some(size)) = (placement_group(context, &name), size)
+            && fact.strategy == "spread"
+            && size > 7
+        {
+            report.fire(
+                path,
+                format!("placement group `{name}` spreads its instances, at most seven per zone, but the group may grow to {size}: the rest fail to launch"),
+            );
+        }
+    }
+}
+
+fn placement_group_efa_not_cluster(context: &Context<'_>, report: &mut Report<'_>) {
+    for (path, name, efa, _) in named_placement_groups(context) {
+        if let Some(fact) = placement_group(context, &name)
+            && efa
+            && fact.strategy != "cluster"
+        {
+            report.fire(
+                path,
+                format!("EFA nodes go into placement group `{name}`, whose strategy is {}: EFA's low latency needs a cluster placement group", fact.strategy),
             );
         }
     }

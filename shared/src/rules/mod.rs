@@ -35,8 +35,8 @@ use crate::spec::{Network, Spec, Subnet};
 
 pub use karpenter::{capacity_types, matching_instance_types};
 pub use live::{
-    ClusterVersionFact, InstanceTypeFact, LiveFacts, OfferingFact, ReservationFact, SpotScoreFact,
-    SubnetFact,
+    ClusterVersionFact, InstanceTypeFact, LiveFacts, OfferingFact, PlacementGroupFact,
+    ReservationFact, SpotScoreFact, SubnetFact,
 };
 
 /// How serious a finding is.
