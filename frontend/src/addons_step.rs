@@ -30,6 +30,19 @@ const OFFERED: &[(&str, &str)] = &[
     ),
 ];
 
+/// The offered add-ons whose service account takes IAM policies (the others show a policy
+/// field only when a file gave them one).
+const TAKES_IAM: &[&str] = &[
+    "amazon-cloudwatch-observability",
+    "aws-mountpoint-s3-csi-driver",
+    "aws-fsx-csi-driver",
+];
+
+/// Whether the add-on's policy field is shown.
+fn shows_policies(addon: &Addon) -> bool {
+    TAKES_IAM.contains(&addon.name.as_str()) || !addon.attach_policy_arns.is_empty()
+}
+
 /// What a newly ticked add-on looks like.
 fn new_addon(name: &str) -> Addon {
     Addon {
@@ -60,7 +73,9 @@ pub fn AddonsStep() -> impl IntoView {
         .map(|&(name, description)| {
             let id = field_id(&format!("addons.{name}"));
             // A memo, so the field is made again only when the add-on moves, not as it is typed in.
-            let index = Memo::new(move |_| spec.with(|spec| spec.addons.iter().position(|addon| addon.name == name)));
+            let index = Memo::new(move |_| {
+                spec.with(|spec| spec.addons.iter().position(|addon| addon.name == name && shows_policies(addon)))
+            });
             let policies = move || {
                 index.get().map(|index| {
                     view! {
@@ -121,7 +136,9 @@ pub fn AddonsStep() -> impl IntoView {
             spec.addons
                 .iter()
                 .enumerate()
-                .filter(|(_, addon)| OFFERED.iter().any(|(name, _)| *name == addon.name))
+                .filter(|(_, addon)| {
+                    OFFERED.iter().any(|(name, _)| *name == addon.name) && shows_policies(addon)
+                })
                 .map(|(index, _)| format!("addons[{index}].attach_policy_arns"))
                 .collect::<Vec<String>>()
         })

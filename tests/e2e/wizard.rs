@@ -806,6 +806,33 @@ async fn the_page_holds_at_a_phone_width() {
         )
         .await;
     assert_eq!(overflow, 0, "the page scrolls sideways");
+    // The Karpenter step with a static pool and node repair, and the add-ons with a
+    // storage driver's policy field, hold the width too.
+    browser
+        .choose_template("karpenter-static-capacity-block")
+        .await;
+    for (step, name) in [(6, "narrow-karpenter"), (7, "narrow-addons")] {
+        browser.go_to_step(step).await;
+        if step == 7 {
+            browser
+                .by_id("f-addons-aws-fsx-csi-driver")
+                .await
+                .click()
+                .await
+                .unwrap();
+            browser
+                .field_by_label("IAM policy ARNs for aws-fsx-csi-driver")
+                .await;
+        }
+        browser.screenshot(name).await;
+        let overflow = browser
+            .eval(
+                "return document.documentElement.scrollWidth - document.documentElement.clientWidth;",
+                vec![],
+            )
+            .await;
+        assert_eq!(overflow, 0, "step {step} scrolls sideways");
+    }
     browser.close().await;
 }
 
