@@ -30,17 +30,10 @@ const OFFERED: &[(&str, &str)] = &[
     ),
 ];
 
-/// The offered add-ons whose service account takes IAM policies (the others show a policy
-/// field only when a file gave them one).
-const TAKES_IAM: &[&str] = &[
-    "amazon-cloudwatch-observability",
-    "aws-mountpoint-s3-csi-driver",
-    "aws-fsx-csi-driver",
-];
-
-/// Whether the add-on's policy field is shown.
+/// Whether the add-on's policy field is shown: for the add-ons that start with a policy,
+/// and for any a file gave one.
 fn shows_policies(addon: &Addon) -> bool {
-    TAKES_IAM.contains(&addon.name.as_str()) || !addon.attach_policy_arns.is_empty()
+    !addon.attach_policy_arns.is_empty() || !new_addon(&addon.name).attach_policy_arns.is_empty()
 }
 
 /// What a newly ticked add-on looks like.

@@ -364,12 +364,12 @@ fn lint_parsed(
                 })
         })
         .collect();
-    let mut position = 0;
-    findings.retain(|_| {
-        position += 1;
-        !repeated.get(position - 1).copied().unwrap_or(false)
-    });
     findings
+        .into_iter()
+        .enumerate()
+        .filter(|(index, _)| !repeated.get(*index).copied().unwrap_or(false))
+        .map(|(_, finding)| finding)
+        .collect()
 }
 
 /// The findings of one file of a set linted together.

@@ -52,6 +52,29 @@ fn reserved_pool_live() -> (Spec, LiveFacts) {
     };
     (spec, facts)
 }
+/// The g5 design (OIDC on) whose only add-on is `name` with IAM policy `policy`.
+fn only_addon(name: &str, policy: &str) -> (Spec, LiveFacts) {
+    let mut spec = new_vpc();
+    spec.cluster.with_oidc = true;
+    spec.addons = vec![Addon {
+        name: name.into(),
+        attach_policy_arns: vec![policy.into()],
+        ..Addon::default()
+    }];
+    (spec, LiveFacts::default())
+}
+fn fsx_with_its_policy() -> (Spec, LiveFacts) {
+    only_addon(
+        "aws-fsx-csi-driver",
+        "arn:aws:iam::aws:policy/AmazonFSxFullAccess",
+    )
+}
+fn mountpoint_with_its_policy() -> (Spec, LiveFacts) {
+    only_addon(
+        "aws-mountpoint-s3-csi-driver",
+        "arn:aws:iam::123456789012:policy/training-bucket",
+    )
+}
 /// The g5 design with its GPU group in EC2's cluster placement group `training`.
 fn in_placement_group() -> (Spec, LiveFacts) {
     let mut spec = new_vpc();
@@ -980,33 +1003,13 @@ const CASES: &[Case] = &[
     },
     Case {
         rule: "addon-irsa-without-oidc",
-        base: || {
-            let mut spec = new_vpc();
-            spec.cluster.with_oidc = true;
-            spec.addons.clear();
-            spec.addons.push(Addon {
-                name: "aws-fsx-csi-driver".into(),
-                attach_policy_arns: vec!["arn:aws:iam::aws:policy/AmazonFSxFullAccess".into()],
-                ..Addon::default()
-            });
-            (spec, LiveFacts::default())
-        },
+        base: fsx_with_its_policy,
         breaks: |spec, _| spec.cluster.with_oidc = false,
         path: "addons[0].attach_policy_arns",
     },
     Case {
         rule: "storage-addon-without-iam",
-        base: || {
-            let mut spec = new_vpc();
-            spec.cluster.with_oidc = true;
-            spec.addons.clear();
-            spec.addons.push(Addon {
-                name: "aws-mountpoint-s3-csi-driver".into(),
-                attach_policy_arns: vec!["arn:aws:iam::123456789012:policy/training-bucket".into()],
-                ..Addon::default()
-            });
-            (spec, LiveFacts::default())
-        },
+        base: mountpoint_with_its_policy,
         breaks: |spec, _| spec.addons[0].attach_policy_arns.clear(),
         path: "addons[0].attach_policy_arns",
     },

@@ -277,12 +277,7 @@ async fn pasting_a_seed_manifest_fills_the_wizard() {
     let browser = Browser::start().await;
     browser.open(&studio).await;
     let seed = include_str!("../../shared/tests/data/seeds/eks-g4dn-vpc.yaml");
-    let text = browser.field_by_label("YAML to import").await;
-    text.send_keys(seed).await.unwrap();
-    browser.by_id("import-button").await.click().await.unwrap();
-    let result = browser
-        .wait_for_text(Locator::Id("import-result"), |text| !text.is_empty())
-        .await;
+    let result = browser.import_yaml(seed).await;
     assert!(result.starts_with("Imported cluster"), "{result}");
     browser.go_to_step(2).await;
     let name = browser.field_by_label("Cluster name").await;
@@ -1307,12 +1302,7 @@ async fn imported_node_overlays_are_listed_and_written_back_with_their_feature_g
     let browser = Browser::start().await;
     browser.open(&studio).await;
     let manifest = include_str!("../../shared/tests/data/manifests/karpenter-node-overlays.yaml");
-    let text = browser.field_by_label("YAML to import").await;
-    text.send_keys(manifest).await.unwrap();
-    browser.by_id("import-button").await.click().await.unwrap();
-    let result = browser
-        .wait_for_text(Locator::Id("import-result"), |text| !text.is_empty())
-        .await;
+    let result = browser.import_yaml(manifest).await;
     assert!(
         result.contains("1 NodePool(s), 1 EC2NodeClass(es) and 2 NodeOverlay(s)"),
         "{result}"

@@ -449,6 +449,16 @@ impl Browser {
         input.send_keys(text).await.unwrap();
     }
 
+    /// Pastes `text` into the Start step's empty import box, imports it, and returns the
+    /// result line once it shows.
+    pub async fn import_yaml(&self, text: &str) -> String {
+        let area = self.field_by_label("YAML to import").await;
+        area.send_keys(text).await.unwrap();
+        self.by_id("import-button").await.click().await.unwrap();
+        self.wait_for_text(Locator::Id("import-result"), |result| !result.is_empty())
+            .await
+    }
+
     /// Replaces the text of the input a visible label names.
     pub async fn fill_by_label(&self, label: &str, text: &str) {
         let input = self.field_by_label(label).await;

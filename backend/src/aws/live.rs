@@ -342,48 +342,30 @@ fn plan(spec: &Spec) -> Vec<Planned> {
             });
         }
     }
-    for (index, group) in spec.node_groups.iter().enumerate() {
-        let name = group.placement_group.trim();
-        // A placeholder is the placeholder rule's finding; nothing to ask EC2.
-        if !name.is_empty() && !ids::is_placeholder(name) {
-            planned.push(Planned {
-                id: PLACEMENT_GROUP,
-                path: format!("node_groups[{index}].placement_group"),
-                question: Question::PlacementGroup {
-                    name: name.to_owned(),
-                },
-                blocked: None,
-                over_budget: false,
-            });
-        }
+    // A placeholder is the placeholder rule's finding; nothing to ask EC2.
+    for named in shared::rules::named_placement_groups(spec)
+        .into_iter()
+        .filter(|named| !ids::is_placeholder(&named.name))
+    {
+        let malformed_id =
+            named.name.starts_with("pg-") && !shared::karpenter::is_placement_group_id(&named.name);
+        planned.push(Planned {
+            id: PLACEMENT_GROUP,
+            blocked: malformed_id.then(|| {
+                format!(
+                    "`{}` is not a placement group id: fix it before looking it up",
+                    named.name
+                )
+            }),
+            path: named.path,
+            question: Question::PlacementGroup { name: named.name },
+            over_budget: false,
+        });
     }
     let classes = spec
         .karpenter
         .iter()
         .flat_map(|karpenter| karpenter.node_classes.iter().enumerate());
-    for (class_index, class) in classes.clone() {
-        let Some(selector) = &class.spec.placement_group_selector else {
-            continue;
-        };
-        let path = format!("karpenter.node_classes[{class_index}].spec.placementGroupSelector");
-        let named = match (&selector.name, &selector.id) {
-            (Some(name), None) if !name.is_empty() => Some((format!("{path}.name"), name)),
-            (None, Some(id)) => Some((format!("{path}.id"), id)),
-            _ => None,
-        };
-        if let Some((path, name)) = named.filter(|(_, name)| !ids::is_placeholder(name)) {
-            let id_like = name.starts_with("pg-");
-            planned.push(Planned {
-                id: PLACEMENT_GROUP,
-                path,
-                question: Question::PlacementGroup { name: name.clone() },
-                blocked: (id_like && !shared::karpenter::is_placement_group_id(name)).then(|| {
-                    format!("`{name}` is not a placement group id: fix it before looking it up")
-                }),
-                over_budget: false,
-            });
-        }
-    }
     for (class_index, class) in classes {
         let terms = class
             .spec

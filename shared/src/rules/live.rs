@@ -1103,23 +1103,33 @@ fn karpenter_static_pool_exceeds_reservations(context: &Context<'_>, report: &mu
     }
 }
 
-/// Every placement group the design names: where, by what (a name or a `pg-` id), and
-/// whether the nodes there use EFA and how many a node group may grow to.
-fn named_placement_groups(context: &Context<'_>) -> Vec<(String, String, bool, Option<u32>)> {
+/// A placement group the design names, and what its rules need to know.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NamedPlacementGroup {
+    /// The spec path of the field that names it.
+    pub path: String,
+    /// Its name or `pg-` id, as written.
+    pub name: String,
+    /// Whether the nodes going into it use EFA (known for node groups only: Karpenter's
+    /// EFA comes from the pods of its pools, which a class cannot say).
+    pub efa: bool,
+    /// How many nodes a node group may grow to.
+    pub size: Option<u32>,
+}
+
+/// Every placement group a node group (`placement_group`) or an EC2NodeClass
+/// (`placementGroupSelector`, its name or else its id) names, blank ones left out.
+pub fn named_placement_groups(spec: &crate::spec::Spec) -> Vec<NamedPlacementGroup> {
     let mut named = Vec::new();
-    for (index, group) in context.spec.node_groups.iter().enumerate() {
-        let name = group.placement_group.trim();
-        if !name.is_empty() {
-            named.push((
-                format!("node_groups[{index}].placement_group"),
-                name.to_owned(),
-                group.efa_enabled,
-                group.max_size.or(group.desired_capacity),
-            ));
-        }
+    for (index, group) in spec.node_groups.iter().enumerate() {
+        named.push(NamedPlacementGroup {
+            path: format!("node_groups[{index}].placement_group"),
+            name: group.placement_group.trim().to_owned(),
+            efa: group.efa_enabled,
+            size: group.max_size.or(group.desired_capacity),
+        });
     }
-    let classes = context
-        .spec
+    let classes = spec
         .karpenter
         .iter()
         .flat_map(|karpenter| karpenter.node_classes.iter().enumerate());
@@ -1128,13 +1138,19 @@ fn named_placement_groups(context: &Context<'_>) -> Vec<(String, String, bool, O
             continue;
         };
         let path = format!("karpenter.node_classes[{index}].spec.placementGroupSelector");
-        // Karpenter's EFA comes from the pools' pods asking for it; a class cannot say.
-        if let Some(name) = &selector.name {
-            named.push((format!("{path}.name"), name.clone(), false, None));
-        } else if let Some(id) = &selector.id {
-            named.push((format!("{path}.id"), id.clone(), false, None));
-        }
+        let (field, name) = match (&selector.name, &selector.id) {
+            (Some(name), _) => ("name", name),
+            (None, Some(id)) => ("id", id),
+            (None, None) => continue,
+        };
+        named.push(NamedPlacementGroup {
+            path: format!("{path}.{field}"),
+            name: name.trim().to_owned(),
+            efa: false,
+            size: None,
+        });
     }
+    named.retain(|group| !group.name.is_empty());
     named
 }
 
@@ -1148,7 +1164,7 @@ fn placement_group<'a>(context: &Context<'a>, name: &str) -> Option<&'a Placemen
 }
 
 fn placement_group_not_found(context: &Context<'_>, report: &mut Report<'_>) {
-    for (path, name, ..) in named_placement_groups(context) {
+    for NamedPlacementGroup { path, name, .. } in named_placement_groups(context.spec) {
         if context.live.missing_placement_groups.contains(&name) {
             report.fire(
                 path,
@@ -1162,7 +1178,10 @@ fn placement_group_not_found(context: &Context<'_>, report: &mut Report<'_>) {
 }
 
 fn placement_group_spread_too_small(context: &Context<'_>, report: &mut Report<'_>) {
-    for (path, name, _, size) in named_placement_groups(context) {
+    for NamedPlacementGroup {
+        path, name, size, ..
+    } in named_placement_groups(context.spec)
+    {
         if let (Some(fact), Some(size)) = (placement_group(context, &name), size)
             && fact.strategy == "spread"
             && size > 7
@@ -1176,7 +1195,10 @@ fn placement_group_spread_too_small(context: &Context<'_>, report: &mut Report<'
 }
 
 fn placement_group_efa_not_cluster(context: &Context<'_>, report: &mut Report<'_>) {
-    for (path, name, efa, _) in named_placement_groups(context) {
+    for NamedPlacementGroup {
+        path, name, efa, ..
+    } in named_placement_groups(context.spec)
+    {
         if let Some(fact) = placement_group(context, &name)
             && efa
             && fact.strategy != "cluster"

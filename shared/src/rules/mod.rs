@@ -35,8 +35,8 @@ use crate::spec::{Network, Spec, Subnet};
 
 pub use karpenter::{capacity_types, matching_instance_types};
 pub use live::{
-    ClusterVersionFact, InstanceTypeFact, LiveFacts, OfferingFact, PlacementGroupFact,
-    ReservationFact, SpotScoreFact, SubnetFact,
+    ClusterVersionFact, InstanceTypeFact, LiveFacts, NamedPlacementGroup, OfferingFact,
+    PlacementGroupFact, ReservationFact, SpotScoreFact, SubnetFact, named_placement_groups,
 };
 
 /// How serious a finding is.
