@@ -15,6 +15,8 @@ use serde::{Deserialize, Serialize};
 use shared::Spec;
 use tokio::sync::Semaphore;
 
+use shared::api::{BlockRegion, RegionOfferings, TypeRegions, WhereSold};
+
 use crate::aws::calls::{CapacityBlockOffering, CapacityBlockQuery};
 use crate::aws::live::{self, CheckStatus, LiveReport};
 use crate::aws::{AwsOptions, LiveAws};
@@ -37,6 +39,8 @@ pub fn router(aws: LiveAws) -> Router {
             "/api/capacity-block-offerings",
             post(capacity_block_offerings),
         )
+        .route("/api/offerings", post(region_offerings))
+        .route("/api/where-sold", post(where_sold))
         .route_layer(middleware::from_fn_with_state(running, one_of_few))
         .with_state(aws)
 }
@@ -191,6 +195,196 @@ async fn capacity_block_offerings(
         },
     };
     Ok(Json(answer))
+}
+
+/// `POST /api/offerings` input.
+#[derive(Debug, Deserialize)]
+pub struct OfferingsRequest {
+    /// Region, e.g. `us-west-2`.
+    pub region: String,
+}
+
+fn known_region(name: &str) -> Result<shared::ids::Region, ApiError> {
+    shared::ids::Region::parse(name)
+        .map_err(|error| ApiError::unprocessable(format!("region `{name}` {error}")))
+}
+
+/// `POST /api/offerings`: every instance type offered in the region, with its zones.
+async fn region_offerings(
+    State(aws): State<LiveAws>,
+    JsonBody(request): JsonBody<OfferingsRequest>,
+) -> Result<Json<RegionOfferings>, ApiError> {
+    let region = known_region(&request.region)?;
+    let answer = match tokio::try_join!(aws.zones(&region), aws.offerings_in_region(&region)) {
+        Ok((zones, offered)) => RegionOfferings {
+            status: CheckStatus::Ok,
+            message: format!(
+                "{} instance types offered in {}'s {} zones",
+                offered.len(),
+                region.as_str(),
+                zones.len()
+            ),
+            region: region.as_str().to_owned(),
+            zones: zones.iter().map(|zone| zone.name.clone()).collect(),
+            instance_types: offered.iter().cloned().collect(),
+        },
+        Err(error) => RegionOfferings {
+            status: CheckStatus::CouldNotRun,
+            message: error.to_string(),
+            region: region.as_str().to_owned(),
+            ..RegionOfferings::default()
+        },
+    };
+    Ok(Json(answer))
+}
+
+/// Most instance types one `POST /api/where-sold` may ask about.
+pub const WHERE_SOLD_MAX_TYPES: usize = 4;
+
+/// Most Capacity Block searches one `POST /api/where-sold` makes (one per region offering
+/// each Capacity Block type); those past it are reported unanswered, so a request stays
+/// within about a hundred EC2 calls.
+pub const WHERE_SOLD_BLOCK_SEARCHES: usize = 64;
+
+/// `POST /api/where-sold` input.
+#[derive(Debug, Deserialize)]
+pub struct WhereSoldRequest {
+    /// The region to list the account's regions from (the design's).
+    pub region: String,
+    /// The instance types to look for.
+    pub instance_types: Vec<String>,
+}
+
+/// `POST /api/where-sold`: in which regions each type is offered and where Capacity
+/// Blocks for it are on sale, asked of every region concurrently.
+async fn where_sold(
+    State(aws): State<LiveAws>,
+    JsonBody(request): JsonBody<WhereSoldRequest>,
+) -> Result<Json<WhereSold>, ApiError> {
+    let aws = &aws;
+    let home = known_region(&request.region)?;
+    let mut asked: Vec<String> = Vec::new();
+    for name in &request.instance_types {
+        let name = name.trim();
+        if name.is_empty() || asked.iter().any(|known| known == name) {
+            continue;
+        }
+        if !name.contains('.') || name.len() > 64 {
+            return Err(ApiError::unprocessable(format!(
+                "instance_types: `{name}` is not an instance type name such as `p5.48xlarge`"
+            )));
+        }
+        asked.push(name.to_owned());
+    }
+    if asked.is_empty() || asked.len() > WHERE_SOLD_MAX_TYPES {
+        return Err(ApiError::unprocessable(format!(
+            "instance_types: give 1 to {WHERE_SOLD_MAX_TYPES} instance types"
+        )));
+    }
+    let regions = match aws.regions(&home).await {
+        Ok(regions) => regions,
+        Err(error) => {
+            return Ok(Json(WhereSold {
+                status: CheckStatus::CouldNotRun,
+                message: error.to_string(),
+                instance_types: Vec::new(),
+            }));
+        }
+    };
+    // The regions the studio knows (and so can deploy to); the account's list may hold
+    // newer ones the studio cannot name yet.
+    let regions: Vec<shared::ids::Region> = regions
+        .iter()
+        .filter_map(|name| shared::ids::Region::parse(name).ok())
+        .collect();
+    let offered = futures_util::future::join_all(
+        regions
+            .iter()
+            .map(|region| aws.offered_in_region(region, &asked)),
+    )
+    .await;
+    let mut answer: Vec<TypeRegions> = asked
+        .iter()
+        .map(|name| TypeRegions {
+            instance_type: name.clone(),
+            ..TypeRegions::default()
+        })
+        .collect();
+    let mut block_searches = Vec::new();
+    for (region, offered) in regions.iter().zip(offered) {
+        match offered {
+            Ok(offered) => {
+                for entry in answer.iter_mut() {
+                    if offered.contains(&entry.instance_type) {
+                        entry.regions.push(region.as_str().to_owned());
+                        let sold_as_blocks = shared::catalog::lookup(&entry.instance_type)
+                            .is_some_and(|known| known.capacity_block_eligible);
+                        if sold_as_blocks {
+                            block_searches.push((entry.instance_type.clone(), region.clone()));
+                        }
+                    }
+                }
+            }
+            Err(error) => {
+                for entry in answer.iter_mut() {
+                    entry
+                        .unanswered
+                        .push(format!("{}: {error}", region.as_str()));
+                }
+            }
+        }
+    }
+    let over_budget = block_searches.split_off(block_searches.len().min(WHERE_SOLD_BLOCK_SEARCHES));
+    for (instance_type, region) in &over_budget {
+        if let Some(entry) = answer
+            .iter_mut()
+            .find(|entry| &entry.instance_type == instance_type)
+        {
+            entry.unanswered.push(format!(
+                "{} (Capacity Blocks): not asked, past {WHERE_SOLD_BLOCK_SEARCHES} searches in one request",
+                region.as_str()
+            ));
+        }
+    }
+    let blocks = futures_util::future::join_all(block_searches.iter().map(
+        |(instance_type, region)| async move {
+            let query = CapacityBlockQuery {
+                instance_type: instance_type.clone(),
+                instance_count: 1,
+                duration_hours: 24,
+                start_after: None,
+                end_before: None,
+            };
+            aws.capacity_block_offerings(region, &query).await
+        },
+    ))
+    .await;
+    for ((instance_type, region), found) in block_searches.iter().zip(blocks) {
+        let Some(entry) = answer
+            .iter_mut()
+            .find(|entry| &entry.instance_type == instance_type)
+        else {
+            continue;
+        };
+        match found {
+            Ok(offerings) if !offerings.is_empty() => entry.capacity_blocks.push(BlockRegion {
+                region: region.as_str().to_owned(),
+                earliest_start: offerings
+                    .iter()
+                    .filter_map(|offering| offering.start_date.clone())
+                    .min(),
+            }),
+            Ok(_) => {}
+            Err(error) => entry
+                .unanswered
+                .push(format!("{} (Capacity Blocks): {error}", region.as_str())),
+        }
+    }
+    Ok(Json(WhereSold {
+        status: CheckStatus::Ok,
+        message: format!("asked {} regions about {}", regions.len(), asked.join(", ")),
+        instance_types: answer,
+    }))
 }
 
 /// Output format of `eks-studio check`.

@@ -584,18 +584,30 @@ async fn reservations_in_the_wrong_zone_of_the_wrong_type_too_small_expired_or_m
         );
     }
 
-    // A scheduled Capacity Block is fine, and its end date is shown.
+    // A scheduled Capacity Block is a reservation to launch into once it starts: its size
+    // and dates are shown, and a group that asks for nodes at creation is told to wait.
     let block = reservation_check(5);
-    assert_eq!(block["status"], "ok", "{block:#}");
+    assert_eq!(block["status"], "failed", "{block:#}");
+    assert_eq!(
+        block["detail"]["reservation"]["start_date"],
+        "2030-01-01T11:30:00Z"
+    );
     assert_eq!(
         block["detail"]["reservation"]["end_date"],
         "2030-01-15T11:30:00Z"
     );
     assert!(
-        block["message"]
-            .as_str()
-            .unwrap()
-            .contains("ends 2030-01-15T11:30:00Z")
+        fired(&block).contains(&"capacity-block-not-started".to_owned()),
+        "{block:#}"
+    );
+    let message = block["message"].as_str().unwrap();
+    assert!(
+        message.contains("starts 2030-01-01 11:30 UTC: node group `block` asks for 2 nodes"),
+        "{message}"
+    );
+    assert!(
+        message.contains("2 × p5.48xlarge in us-east-1a, scheduled, 2 free, from 2030-01-01 11:30 UTC to 2030-01-15 11:30 UTC"),
+        "{message}"
     );
 
     // A placeholder is never sent to EC2.
@@ -1528,6 +1540,31 @@ fn the_readme_lists_every_live_check_and_every_permission_it_needs() {
             );
         }
     }
+    // Every call the server makes, checks or not (the picker's offerings, where a type is
+    // sold), is in the policy.
+    let calls = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/src/aws/calls.rs"))
+        .expect("calls.rs reads");
+    let mut seen = 0;
+    for line in calls.lines() {
+        let Some(call) = line
+            .trim()
+            .strip_prefix("const CALL: &str = \"")
+            .and_then(|rest| rest.strip_suffix("\";"))
+        else {
+            continue;
+        };
+        seen += 1;
+        let service = if call == "DescribeClusterVersions" {
+            "eks"
+        } else {
+            "ec2"
+        };
+        assert!(
+            policy.contains(&format!("\"{service}:{call}\"")),
+            "the README's IAM policy lacks {service}:{call}"
+        );
+    }
+    assert!(seen >= 12, "{seen} calls found in calls.rs");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -1594,4 +1631,159 @@ async fn placement_groups_are_looked_up_by_name_or_id_and_judged_by_strategy() {
         text(&by_id["message"]).contains("training (pg-0aaaaaaaaaaaaaaa1)"),
         "{by_id:#}"
     );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_picker_learns_every_type_offered_in_the_regions_zones_in_one_cached_search() {
+    let emulator = Emulator::start();
+    let app = router(emulator.live_aws().await);
+    let (status, body) = post(&app, "/api/offerings", &json!({ "region": REGION })).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["status"], "ok", "{body:#}");
+    assert_eq!(body["region"], REGION);
+    let zones: Vec<&str> = body["zones"].as_array().unwrap().iter().map(text).collect();
+    assert!(zones.contains(&"us-east-1a"), "{zones:?}");
+    let types = body["instance_types"].as_object().unwrap();
+    // EC2's (moto's) own offering data: hundreds of types, each in some of the zones.
+    assert!(types.len() > 100, "{} types", types.len());
+    let p5: Vec<&str> = types["p5.48xlarge"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(text)
+        .collect();
+    assert!(!p5.is_empty());
+    assert!(
+        p5.iter().all(|zone| zones.contains(zone)),
+        "{p5:?} {zones:?}"
+    );
+    assert!(!types.contains_key("p9.imaginary"));
+    let asked = emulator.calls("DescribeInstanceTypeOfferings").await;
+    assert!(asked >= 1);
+
+    // Asked again (another picker, the same region): answered from the cache.
+    let (_, again) = post(&app, "/api/offerings", &json!({ "region": REGION })).await;
+    assert_eq!(again, body);
+    assert_eq!(emulator.calls("DescribeInstanceTypeOfferings").await, asked);
+
+    // A region the studio does not know is the request's fault, said as such.
+    let (status, body) = post(&app, "/api/offerings", &json!({ "region": "mars-1" })).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    assert!(text(&body["error"]).contains("mars-1"), "{body}");
+
+    // EC2 refusing is an answer that could not be had, with EC2's reason.
+    emulator.reset().await;
+    emulator
+        .refuse(json!({ "DescribeAvailabilityZones": "UnauthorizedOperation" }))
+        .await;
+    let fresh = router(emulator.live_aws().await);
+    let (status, body) = post(&fresh, "/api/offerings", &json!({ "region": REGION })).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["status"], "could-not-run", "{body:#}");
+    assert!(
+        text(&body["message"]).contains("UnauthorizedOperation"),
+        "{body}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn where_a_gpu_type_is_sold_is_asked_of_every_region_with_its_capacity_blocks() {
+    let emulator = Emulator::start();
+    // A day-long block for one p5 on sale in us-east-1 only.
+    emulator
+        .seed(
+            "capacity-block-offerings",
+            json!({
+                "region": REGION,
+                "offerings": [
+                    {
+                        "InstanceType": "p5.48xlarge",
+                        "AvailabilityZone": "us-east-1a",
+                        "InstanceCount": 1,
+                        "StartDate": "2030-03-01T11:30:00Z",
+                        "CapacityBlockDurationHours": 24,
+                    },
+                    {
+                        "InstanceType": "p5.48xlarge",
+                        "AvailabilityZone": "us-east-1b",
+                        "InstanceCount": 1,
+                        "StartDate": "2030-02-01T11:30:00Z",
+                        "CapacityBlockDurationHours": 24,
+                    },
+                ],
+            }),
+        )
+        .await;
+    let router = router(emulator.live_aws().await);
+    let (status, body) = post(
+        &router,
+        "/api/where-sold",
+        &json!({ "region": REGION, "instance_types": ["p5.48xlarge", "g4dn.8xlarge", "p5.48xlarge"] }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["status"], "ok", "{body:#}");
+    let entries = body["instance_types"].as_array().unwrap();
+    // Each type once, in the order asked.
+    assert_eq!(entries.len(), 2, "{body:#}");
+    assert_eq!(entries[0]["instance_type"], "p5.48xlarge");
+    assert_eq!(entries[1]["instance_type"], "g4dn.8xlarge");
+    let regions = |entry: &Value| -> Vec<String> {
+        entry["regions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|region| text(region).to_owned())
+            .collect()
+    };
+    let p5 = regions(&entries[0]);
+    let g4dn = regions(&entries[1]);
+    assert!(p5.contains(&REGION.to_owned()), "{p5:?}");
+    // g4dn is older and sold more widely than p5.
+    assert!(g4dn.len() > p5.len(), "{g4dn:?} vs {p5:?}");
+    let asked_regions = emulator.calls("DescribeRegions").await;
+    assert_eq!(asked_regions, 1);
+    // One search per region offering p5 (g4dn is not sold as Capacity Blocks), and the
+    // block on sale is found where it is, with its earliest start.
+    assert_eq!(
+        emulator.calls("DescribeCapacityBlockOfferings").await,
+        p5.len() as u64
+    );
+    assert_eq!(
+        entries[0]["capacity_blocks"],
+        json!([{ "region": REGION, "earliest_start": "2030-02-01T11:30:00Z" }])
+    );
+    assert_eq!(entries[1]["capacity_blocks"], json!([]));
+
+    // Bad requests say which field is wrong.
+    for bad in [
+        json!({ "region": REGION, "instance_types": [] }),
+        json!({ "region": REGION, "instance_types": ["not a type"] }),
+        json!({ "region": "nowhere-1", "instance_types": ["p5.48xlarge"] }),
+    ] {
+        let (status, body) = post(&router, "/api/where-sold", &bad).await;
+        assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{bad} → {body}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn without_credentials_the_offerings_say_why_they_are_not_known() {
+    let router = router(LiveAws::offline(
+        "no credentials in this test",
+        AwsOptions::default(),
+    ));
+    let (status, body) = post(&router, "/api/offerings", &json!({ "region": REGION })).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["status"], "could-not-run");
+    assert!(
+        text(&body["message"]).contains("no credentials in this test"),
+        "{body}"
+    );
+    let (_, body) = post(
+        &router,
+        "/api/where-sold",
+        &json!({ "region": REGION, "instance_types": ["p5.48xlarge"] }),
+    )
+    .await;
+    assert_eq!(body["status"], "could-not-run", "{body}");
 }

@@ -13,7 +13,8 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
 pub use shared::api::{
-    DeployEvent, EventBody, Job, JobState, LiveCheck, OutputStream, Stage, StageKind,
+    DeployEvent, EventBody, Job, JobState, LiveCheck, OutputStream, RegionOfferings, Stage,
+    StageKind, WhereSold,
 };
 
 #[derive(Deserialize)]
@@ -167,6 +168,50 @@ pub async fn run_checks(spec: &Spec) -> Result<(Vec<LiveCheck>, LiveFacts), Stri
         .await
         .map(|answer| (answer.checks, answer.facts))
         .map_err(|error| format!("unexpected live-check answer: {error}"))
+}
+
+async fn post_json<T: serde::de::DeserializeOwned>(url: &str, body: String) -> Result<T, String> {
+    let response = Request::post(url)
+        .header("content-type", "application/json")
+        .body(body)
+        .map_err(|error| error.to_string())?
+        .send()
+        .await
+        .map_err(unreachable)?;
+    if !response.ok() {
+        return Err(failure(response).await);
+    }
+    answer::<T>(response)
+        .await
+        .map_err(|error| format!("unexpected answer from {url}: {error}"))
+}
+
+fn quoted(text: &str) -> String {
+    serde_json::to_string(text).unwrap_or_else(|_| "\"\"".to_owned())
+}
+
+/// `POST /api/offerings`: every instance type EC2 offers in the region, by zone.
+pub async fn offerings(region: &str) -> Result<RegionOfferings, String> {
+    post_json(
+        "/api/offerings",
+        format!("{{\"region\":{}}}", quoted(region)),
+    )
+    .await
+}
+
+/// `POST /api/where-sold`: the regions that offer each type, and where Capacity Blocks
+/// for it are on sale.
+pub async fn where_sold(region: &str, instance_types: &[String]) -> Result<WhereSold, String> {
+    let types: Vec<String> = instance_types.iter().map(|name| quoted(name)).collect();
+    post_json(
+        "/api/where-sold",
+        format!(
+            "{{\"region\":{},\"instance_types\":[{}]}}",
+            quoted(region),
+            types.join(",")
+        ),
+    )
+    .await
 }
 
 fn with_token(request: RequestBuilder, token: &str) -> RequestBuilder {

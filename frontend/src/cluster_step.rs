@@ -3,8 +3,142 @@
 
 use leptos::prelude::*;
 
+use crate::api::{self, WhereSold as Answer};
 use crate::fields::{CheckboxField, TextField};
 use crate::{Step, StepHeading, Studio};
+
+/// The node groups' GPU and Neuron instance types, each once, at most four (Karpenter's
+/// pools are left out: one may allow hundreds of types).
+fn accelerated_types(studio: Studio) -> Vec<String> {
+    studio.spec.with(|spec| {
+        let mut types: Vec<String> = Vec::new();
+        for group in &spec.node_groups {
+            let accelerated = shared::catalog::lookup(&group.instance_type)
+                .is_some_and(|known| known.gpu_count > 0 || known.neuron);
+            if accelerated && !types.contains(&group.instance_type) && types.len() < 4 {
+                types.push(group.instance_type.clone());
+            }
+        }
+        types
+    })
+}
+
+/// One line on where a type is sold, from EC2's answer.
+fn sold_line(entry: &shared::api::TypeRegions, region: &str) -> (String, bool) {
+    let here = entry.regions.iter().any(|offered| offered == region);
+    let mut line = if entry.regions.is_empty() {
+        format!(
+            "{}: offered in none of the account's regions",
+            entry.instance_type
+        )
+    } else {
+        format!(
+            "{}: offered in {}: {}",
+            entry.instance_type,
+            crate::counted(entry.regions.len(), "region"),
+            entry.regions.join(", ")
+        )
+    };
+    if !here {
+        line.push_str(&format!(" (not in {region})"));
+    }
+    let eligible = shared::catalog::lookup(&entry.instance_type)
+        .is_some_and(|known| known.capacity_block_eligible);
+    if eligible {
+        if entry.capacity_blocks.is_empty() {
+            line.push_str("; no Capacity Blocks on sale for one instance for a day");
+        } else {
+            let blocks: Vec<String> = entry
+                .capacity_blocks
+                .iter()
+                .map(|block| match &block.earliest_start {
+                    Some(start) => format!(
+                        "{} (from {})",
+                        block.region,
+                        shared::rules::readable_time(start)
+                    ),
+                    None => block.region.clone(),
+                })
+                .collect();
+            line.push_str(&format!(
+                "; Capacity Blocks on sale in {}",
+                blocks.join(", ")
+            ));
+        }
+    }
+    if !entry.unanswered.is_empty() {
+        line.push_str(&format!(
+            "; {} could not be asked",
+            crate::counted(entry.unanswered.len(), "region")
+        ));
+    }
+    (line, here)
+}
+
+/// Asks EC2 in which regions the design's GPU and Neuron types are offered, and where
+/// Capacity Blocks for them are on sale.
+#[component]
+fn WhereSold() -> impl IntoView {
+    let studio = expect_context::<Studio>();
+    let answer: RwSignal<Option<Result<Answer, String>>> = RwSignal::new(None);
+    let asking = RwSignal::new(false);
+    let ask = move |_| {
+        let region = studio
+            .spec
+            .with_untracked(|spec| spec.cluster.region.trim().to_owned());
+        let types = accelerated_types(studio);
+        asking.set(true);
+        leptos::task::spawn_local(async move {
+            let found = api::where_sold(&region, &types).await;
+            answer.set(Some(found));
+            asking.set(false);
+        });
+    };
+    let can_ask = move || {
+        let region_known = studio
+            .spec
+            .with(|spec| shared::ids::Region::parse(spec.cluster.region.trim()).is_ok());
+        region_known && !accelerated_types(studio).is_empty() && !asking.get()
+    };
+    view! {
+        <div class="where-sold">
+            <button type="button" on:click=ask prop:disabled=move || !can_ask()>
+                "Where are the GPU types sold?"
+            </button>
+            <p class="hint">
+                "Asks EC2 which regions offer the node groups' GPU and Neuron types, and where Capacity Blocks for them are on sale."
+            </p>
+            <div role="status" aria-live="polite">
+                {move || {
+                    if asking.get() {
+                        return view! { <p>"Asking every region…"</p> }.into_any();
+                    }
+                    let region = studio.spec.with(|spec| spec.cluster.region.trim().to_owned());
+                    match answer.get() {
+                        None => ().into_any(),
+                        Some(Err(error)) => view! { <p class="could-not-run">{format!("Could not ask: {error}")}</p> }.into_any(),
+                        Some(Ok(found)) if found.status != shared::api::CheckStatus::Ok => {
+                            view! { <p class="could-not-run">{format!("Could not ask EC2: {}", found.message)}</p> }.into_any()
+                        }
+                        Some(Ok(found)) => view! {
+                            <ul class="sold">
+                                {found
+                                    .instance_types
+                                    .iter()
+                                    .map(|entry| {
+                                        let (line, here) = sold_line(entry, &region);
+                                        view! { <li class=if here { "" } else { "missing" }>{line}</li> }
+                                    })
+                                    .collect_view()}
+                            </ul>
+                        }
+                        .into_any(),
+                    }
+                }}
+            </div>
+        </div>
+    }
+}
 
 /// Cluster name, region, Kubernetes version and OIDC.
 #[component]
@@ -39,6 +173,7 @@ pub fn ClusterStep() -> impl IntoView {
                 value=Signal::derive(move || spec.with(|spec| spec.cluster.region.clone()))
                 set=move |region| spec.update(|spec| spec.cluster.region = region)
             />
+            <WhereSold />
             <TextField
                 label="Kubernetes version"
                 path="cluster.kubernetes_version"

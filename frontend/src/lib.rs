@@ -195,6 +195,16 @@ pub enum LiveChecks {
     CouldNotRun(String),
 }
 
+/// Where EC2 offers instance types in a region, as the server last answered, for the
+/// instance picker.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ZoneOfferings {
+    /// The region asked about (empty: none yet).
+    pub region: String,
+    /// The answer once it came, or why the server could not be asked.
+    pub answer: Option<Result<api::RegionOfferings, String>>,
+}
+
 /// The design being edited, shared with every step through context.
 #[derive(Clone, Copy)]
 pub struct Studio {
@@ -216,6 +226,8 @@ pub struct Studio {
     pub history: history::History,
     /// A replacement of the design waiting for the user's yes.
     pub pending_replacement: RwSignal<Option<history::Replacement>>,
+    /// Where EC2 offers instance types in the design's region (asked by the picker).
+    pub zone_offerings: RwSignal<ZoneOfferings>,
 }
 
 impl Studio {
@@ -258,7 +270,32 @@ impl Studio {
             live_facts,
             history: history::History::follow(spec),
             pending_replacement: RwSignal::new(None),
+            zone_offerings: RwSignal::new(ZoneOfferings::default()),
         }
+    }
+
+    /// Asks the server where EC2 offers instance types in `region`, once per region.
+    pub fn ask_zone_offerings(&self, region: &str) {
+        if self
+            .zone_offerings
+            .with_untracked(|known| known.region == region)
+        {
+            return;
+        }
+        self.zone_offerings.set(ZoneOfferings {
+            region: region.to_owned(),
+            answer: None,
+        });
+        let known = self.zone_offerings;
+        let region = region.to_owned();
+        leptos::task::spawn_local(async move {
+            let answer = api::offerings(&region).await;
+            known.update(|known| {
+                if known.region == region {
+                    known.answer = Some(answer);
+                }
+            });
+        });
     }
 
     /// Replaces the spec with a fresh copy of a template, asking first when that would drop

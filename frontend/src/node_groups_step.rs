@@ -98,11 +98,51 @@ impl SortBy {
     }
 }
 
-/// One row of the picker: a type and its price in the design's region.
+/// One row of the picker: a type, its price in the design's region and, once EC2 said,
+/// where it is offered.
 #[derive(Clone, Copy, PartialEq)]
 struct Row {
     instance: &'static InstanceType,
     price: Option<shared::prices::Price>,
+    offered: Option<Offered>,
+}
+
+/// In how many zones a type is offered: of the group's zones when they are known, else
+/// of the region's (`of` is `None`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Offered {
+    zones: usize,
+    of: Option<usize>,
+}
+
+impl Offered {
+    fn everywhere(self) -> bool {
+        self.zones > 0 && self.of.is_none_or(|of| self.zones == of)
+    }
+
+    /// The tag beside the type's name.
+    fn tag(self) -> String {
+        match (self.zones, self.of) {
+            (0, Some(_)) => "not in these zones".to_owned(),
+            (0, None) => "not offered here".to_owned(),
+            (zones, Some(of)) => format!("in {zones}/{of} zones"),
+            (zones, None) => crate::counted(zones, "zone"),
+        }
+    }
+}
+
+/// The zones group `index` may launch in, when every one is known and none is a placeholder.
+fn group_zones(studio: Studio, index: usize) -> Option<Vec<String>> {
+    let zones = studio.live_facts.with(|live| {
+        studio
+            .spec
+            .with(|spec| shared::rules::node_group_zones(spec, live, index))
+    })?;
+    let usable = !zones.is_empty()
+        && zones
+            .iter()
+            .all(|zone| !zone.trim().is_empty() && !shared::ids::is_placeholder(zone));
+    usable.then_some(zones)
 }
 
 /// Search and filters over the catalog, opening on GPU and Neuron types; choosing a row
@@ -115,23 +155,87 @@ fn InstancePicker(index: usize) -> impl IntoView {
         ..CatalogFilter::default()
     });
     let sort = RwSignal::new((SortBy::Name, true));
+    let offered_only = RwSignal::new(false);
+    Effect::new(move |_| {
+        let region = studio
+            .spec
+            .with(|spec| spec.cluster.region.trim().to_owned());
+        if shared::ids::Region::parse(&region).is_ok() {
+            studio.ask_zone_offerings(&region);
+        }
+    });
+    // The group's zones, tracked apart so a keystroke elsewhere does not re-sort the rows.
+    let zones = Memo::new(move |_| group_zones(studio, index));
     let results = Memo::new(move |_| {
         let region = studio.spec.with(|spec| spec.cluster.region.clone());
-        let mut rows: Vec<Row> = filter
-            .with(catalog::search)
-            .into_iter()
-            .map(|instance| Row {
-                instance,
-                price: shared::prices::on_demand(&region, instance.name),
-            })
-            .collect();
-        let (by, ascending) = sort.get();
-        rows.sort_by(|a, b| {
-            let order = by.compare(a, b);
-            if ascending { order } else { order.reverse() }
-        });
-        rows
+        let zones = zones.get();
+        studio.zone_offerings.with(|known| {
+            let offerings = match &known.answer {
+                Some(Ok(answer))
+                    if answer.status == shared::api::CheckStatus::Ok
+                        && answer.region == region.trim() =>
+                {
+                    Some(&answer.instance_types)
+                }
+                _ => None,
+            };
+            let mut rows: Vec<Row> = filter
+                .with(catalog::search)
+                .into_iter()
+                .map(|instance| Row {
+                    instance,
+                    price: shared::prices::on_demand(&region, instance.name),
+                    offered: offerings.map(|offerings| {
+                        let listed = offerings
+                            .get(instance.name)
+                            .map(Vec::as_slice)
+                            .unwrap_or_default();
+                        match &zones {
+                            Some(zones) => Offered {
+                                zones: zones.iter().filter(|zone| listed.contains(*zone)).count(),
+                                of: Some(zones.len()),
+                            },
+                            None => Offered {
+                                zones: listed.len(),
+                                of: None,
+                            },
+                        }
+                    }),
+                })
+                .filter(|row| !offered_only.get() || row.offered.is_none_or(Offered::everywhere))
+                .collect();
+            let (by, ascending) = sort.get();
+            rows.sort_by(|a, b| {
+                let order = by.compare(a, b);
+                if ascending { order } else { order.reverse() }
+            });
+            rows
+        })
     });
+    // Where EC2 offers the type, said on the tag's title.
+    let offered_title = move |name: &str| {
+        studio.zone_offerings.with_untracked(|known| {
+            let Some(Ok(answer)) = &known.answer else {
+                return String::new();
+            };
+            let listed = answer.instance_types.get(name).cloned().unwrap_or_default();
+            let missing: Vec<String> = zones
+                .get_untracked()
+                .unwrap_or_default()
+                .into_iter()
+                .filter(|zone| !listed.contains(zone))
+                .collect();
+            match (listed.is_empty(), missing.is_empty()) {
+                (true, _) => format!("EC2 offers {name} in none of {}'s zones", answer.region),
+                (false, true) => format!("EC2 offers {name} in {}", listed.join(", ")),
+                (false, false) => format!(
+                    "EC2 offers {name} in {}; not in {}",
+                    listed.join(", "),
+                    missing.join(", ")
+                ),
+            }
+        })
+    };
     let id = move |name: &str| format!("picker-{index}-{name}");
     let number = move |text: String| text.trim().parse::<u32>().unwrap_or(0);
     let models = catalog::gpu_models()
@@ -174,6 +278,10 @@ fn InstancePicker(index: usize) -> impl IntoView {
                                 >
                                     {name}
                                 </button>
+                                {row.offered.map(|offered| {
+                                    let class = if offered.everywhere() { "offered" } else { "offered missing" };
+                                    view! { <span class=class title=offered_title(name)>{offered.tag()}</span> }
+                                })}
                             </th>
                             <td class="wrap">
                                 {accelerators(instance_type)}
@@ -271,6 +379,17 @@ fn InstancePicker(index: usize) -> impl IntoView {
                     />
                     <label for=id("accelerated")>"GPU or Neuron only"</label>
                 </div>
+                <Show when=move || studio.zone_offerings.with(|known| matches!(&known.answer, Some(Ok(answer)) if answer.status == shared::api::CheckStatus::Ok))>
+                    <div class="field checkbox">
+                        <input
+                            id=id("offered")
+                            type="checkbox"
+                            prop:checked=move || offered_only.get()
+                            on:change=move |event| offered_only.set(event_target_checked(&event))
+                        />
+                        <label for=id("offered")>"Offered in every zone of this group"</label>
+                    </div>
+                </Show>
             </div>
             <p class="hint" aria-live="polite">
                 {move || {
@@ -285,10 +404,20 @@ fn InstancePicker(index: usize) -> impl IntoView {
                             String::new()
                         }
                     });
+                    let offered = studio.zone_offerings.with(|known| match &known.answer {
+                        _ if known.region.is_empty() => String::new(),
+                        None => "; asking EC2 where they are offered…".to_owned(),
+                        Some(Ok(answer)) if answer.status == shared::api::CheckStatus::Ok => match zones.get() {
+                            Some(zones) => format!("; EC2's offerings checked against {}", zones.join(", ")),
+                            None => format!("; EC2's offerings in {}", answer.region),
+                        },
+                        Some(Ok(answer)) => format!("; where they are offered is not known: {}", answer.message),
+                        Some(Err(error)) => format!("; where they are offered is not known: {error}"),
+                    });
                     if total > PICKER_ROWS {
-                        format!("{matching} {verb}; the first {PICKER_ROWS} are listed{priced}")
+                        format!("{matching} {verb}; the first {PICKER_ROWS} are listed{priced}{offered}")
                     } else {
-                        format!("{matching} {verb}{priced}")
+                        format!("{matching} {verb}{priced}{offered}")
                     }
                 }}
             </p>

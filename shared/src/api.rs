@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 /// How a live check went.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum CheckStatus {
     /// AWS's answer agrees with the spec.
@@ -12,6 +12,7 @@ pub enum CheckStatus {
     /// AWS's answer shows a problem.
     Failed,
     /// No answer: offline, unreachable, refused, or the spec's value is not usable yet.
+    #[default]
     CouldNotRun,
 }
 
@@ -158,6 +159,7 @@ pub const LIVE_CHECKS: &[LiveCheckKind] = &[
             "reservation-capacity-short",
             "reservation-smaller-than-max-size",
             "reservation-end-date",
+            "capacity-block-not-started",
             "capacity-block-market-type-mismatch",
             "karpenter-reservation-not-found",
             "karpenter-reservation-not-active",
@@ -181,6 +183,65 @@ pub const LIVE_CHECKS: &[LiveCheckKind] = &[
         judged_by: &[],
     },
 ];
+
+/// `POST /api/offerings` answer: every instance type EC2 offers in the region's zones,
+/// for the instance picker.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RegionOfferings {
+    /// `ok` or `could-not-run`.
+    pub status: CheckStatus,
+    /// How many types were found, or why EC2 could not be asked.
+    pub message: String,
+    /// The region asked about.
+    pub region: String,
+    /// The region's zone names (DescribeAvailabilityZones).
+    #[serde(default)]
+    pub zones: Vec<String>,
+    /// Each offered instance type with the zone names it is offered in, by type name.
+    #[serde(default)]
+    pub instance_types: std::collections::BTreeMap<String, Vec<String>>,
+}
+
+/// `POST /api/where-sold` answer: in which regions each instance type is offered, and
+/// where Capacity Blocks for it are on sale.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct WhereSold {
+    /// `ok` or `could-not-run`.
+    pub status: CheckStatus,
+    /// What was asked, or why EC2 could not be asked.
+    pub message: String,
+    /// One entry per instance type asked about, in the order asked.
+    #[serde(default)]
+    pub instance_types: Vec<TypeRegions>,
+}
+
+/// Where one instance type is sold.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct TypeRegions {
+    /// The instance type.
+    pub instance_type: String,
+    /// Regions that offer it (DescribeInstanceTypeOfferings by region), sorted.
+    #[serde(default)]
+    pub regions: Vec<String>,
+    /// Regions with Capacity Blocks for it on sale now (DescribeCapacityBlockOfferings for
+    /// one instance for a day), each with its earliest start; empty for a type the
+    /// catalog does not sell as Capacity Blocks.
+    #[serde(default)]
+    pub capacity_blocks: Vec<BlockRegion>,
+    /// Regions that could not be asked, with the reason (one line).
+    #[serde(default)]
+    pub unanswered: Vec<String>,
+}
+
+/// A region where Capacity Blocks for a type are on sale.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct BlockRegion {
+    /// The region.
+    pub region: String,
+    /// The earliest start on offer (RFC 3339), if EC2 says.
+    #[serde(default)]
+    pub earliest_start: Option<String>,
+}
 
 /// What the live checks look at, as one phrase for a sentence ("… cannot run: …").
 pub fn live_checks_in_words() -> String {

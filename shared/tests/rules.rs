@@ -1264,6 +1264,15 @@ const CASES: &[Case] = &[
         path: "node_groups[1].capacity.reservation_id",
     },
     Case {
+        rule: "capacity-block-not-started",
+        base: block,
+        breaks: |_, live| {
+            live.reservations[0].state = "scheduled".into();
+            live.reservations[0].start_date = Some("2026-12-10T11:30:00Z".into());
+        },
+        path: "node_groups[1].desired_capacity",
+    },
+    Case {
         rule: "capacity-block-market-type-mismatch",
         base: block,
         breaks: |_, live| live.reservations[0].reservation_type = "default".into(),
@@ -1330,6 +1339,64 @@ fn ec2_agreeing_with_the_catalog_is_no_finding_and_a_type_offered_nowhere_is_one
     assert_eq!(
         fired_paths(&spec, &live, "instance-type-offered-nowhere"),
         ["node_groups[1].instance_type"]
+    );
+}
+
+#[test]
+fn a_capacity_block_says_when_it_starts_and_a_scheduled_one_waits_for_its_start() {
+    let (mut spec, mut live) = block();
+    live.reservations[0].state = "scheduled".into();
+    live.reservations[0].start_date = Some("2026-12-10T11:30:00Z".into());
+    live.reservations[0].end_date = Some("2026-12-17T11:30:00.000Z".into());
+    let message = |spec: &Spec, live: &LiveFacts, rule: &str| {
+        rules::validate_with(spec, live)
+            .into_iter()
+            .find(|finding| finding.rule == rule)
+            .map(|finding| finding.message)
+    };
+    assert_eq!(
+        message(&spec, &live, "reservation-end-date").unwrap(),
+        format!(
+            "Capacity Block {}: 2 × p5.48xlarge in us-east-1a, scheduled, 2 free, from 2026-12-10 11:30 UTC to 2026-12-17 11:30 UTC",
+            live.reservations[0].id
+        )
+    );
+    let waiting = message(&spec, &live, "capacity-block-not-started").unwrap();
+    assert!(waiting.contains("starts 2026-12-10 11:30 UTC"), "{waiting}");
+    // A group created with no nodes waits for the block without a finding.
+    let gpu = &mut spec.node_groups[1];
+    gpu.desired_capacity = Some(0);
+    gpu.min_size = Some(0);
+    assert_eq!(message(&spec, &live, "capacity-block-not-started"), None);
+    // An ODCR reads "ends", not a start.
+    live.reservations[0].reservation_type = "default".into();
+    live.reservations[0].state = "active".into();
+    let odcr = message(&spec, &live, "reservation-end-date").unwrap();
+    assert!(
+        odcr.starts_with("reservation ") && odcr.ends_with("ends 2026-12-17 11:30 UTC"),
+        "{odcr}"
+    );
+}
+
+#[test]
+fn times_read_as_people_read_them() {
+    use shared::rules::readable_time;
+    assert_eq!(
+        readable_time("2026-12-14T11:30:00Z"),
+        "2026-12-14 11:30 UTC"
+    );
+    assert_eq!(
+        readable_time("2026-12-14T11:30:15+00:00"),
+        "2026-12-14 11:30:15 UTC"
+    );
+    assert_eq!(
+        readable_time("2026-12-14T11:30:00.000Z"),
+        "2026-12-14 11:30 UTC"
+    );
+    // Another offset is kept as given rather than converted.
+    assert_eq!(
+        readable_time("2026-12-14T11:30:00-05:00"),
+        "2026-12-14T11:30:00-05:00"
     );
 }
 

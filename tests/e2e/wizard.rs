@@ -741,6 +741,139 @@ async fn live_check_results_show_next_to_their_fields_and_feed_the_rules() {
     browser.close().await;
 }
 
+async fn click_named(browser: &Browser, name: &str) {
+    browser
+        .client
+        .find(Locator::XPath(&format!(
+            "//button[normalize-space()='{name}']"
+        )))
+        .await
+        .unwrap_or_else(|error| panic!("no button named {name}: {error}"))
+        .click()
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn the_picker_says_where_ec2_offers_each_type_and_the_cluster_step_where_it_is_sold() {
+    let emulator = Ec2Emulator::start();
+    // Fixture data: a day-long Capacity Block for one p5 on sale in us-east-1. Where types
+    // are offered is the emulator's copy of EC2's own offering data.
+    emulator.seed(
+        "capacity-block-offerings",
+        &json!({
+            "region": ec2_emulator::REGION,
+            "offerings": [{
+                "InstanceType": "p5.48xlarge",
+                "AvailabilityZone": "us-east-1a",
+                "InstanceCount": 1,
+                "StartDate": "2030-02-01T11:30:00Z",
+                "CapacityBlockDurationHours": 24,
+            }],
+        }),
+    );
+    let studio = Studio::start_with_env(&[
+        ("AWS_ACCESS_KEY_ID", "testing"),
+        ("AWS_SECRET_ACCESS_KEY", "testing"),
+        ("AWS_ENDPOINT_URL_EC2", &emulator.endpoint),
+        ("AWS_ENDPOINT_URL_EKS", &emulator.endpoint),
+    ]);
+    let browser = Browser::start().await;
+    browser.client.set_window_size(1280, 800).await.unwrap();
+    browser.open(&studio).await;
+    browser.choose_template("p5-capacity-block").await;
+    browser.go_to_step(2).await;
+    browser.fill_by_label("Region", ec2_emulator::REGION).await;
+    browser.go_to_step(5).await;
+    select(&browser, "f-node-groups-0-placement", "availability-zones").await;
+    browser
+        .fill_by_label("Availability zone", "us-east-1a")
+        .await;
+
+    browser.go_to_step(4).await;
+    click_named(&browser, "Choose from the catalog").await;
+    browser
+        .fill_by_label("Search instance types", "p5.48")
+        .await;
+    let hint = browser
+        .wait_for_text(Locator::Css(".picker .hint"), |text| {
+            text.contains("EC2's offerings checked against us-east-1a")
+        })
+        .await;
+    assert!(hint.starts_with("1 type matches"), "{hint}");
+    let offered = browser
+        .wait_for_text(Locator::Css(".picker tbody .offered"), |text| {
+            !text.is_empty()
+        })
+        .await;
+    assert_eq!(offered, "in 1/1 zones");
+    // p4de is offered in two other zones of us-east-1, not in the group's.
+    browser.fill_by_label("Search instance types", "p4de").await;
+    let missing = browser
+        .wait_for_text(Locator::Css(".picker tbody .offered.missing"), |text| {
+            !text.is_empty()
+        })
+        .await;
+    assert_eq!(missing, "not in these zones");
+    let title = browser
+        .client
+        .find(Locator::Css(".picker tbody .offered.missing"))
+        .await
+        .unwrap()
+        .attr("title")
+        .await
+        .unwrap()
+        .unwrap_or_default();
+    assert!(title.contains("not in us-east-1a"), "{title}");
+    // Only the group's zones: p4de goes, p5 stays.
+    browser
+        .field_by_label("Offered in every zone of this group")
+        .await
+        .click()
+        .await
+        .unwrap();
+    browser
+        .wait_for_text(Locator::Css(".picker .hint"), |text| {
+            text.starts_with("0 types match")
+        })
+        .await;
+    browser.fill_by_label("Search instance types", "H100").await;
+    browser
+        .wait_for_text(Locator::Css(".picker .hint"), |text| {
+            text.starts_with("2 types match")
+        })
+        .await;
+    browser.screenshot("picker-zone-offerings").await;
+    browser.client.set_window_size(390, 844).await.unwrap();
+    browser
+        .eval(
+            "document.querySelector('.picker .hint').scrollIntoView();",
+            vec![],
+        )
+        .await;
+    browser.screenshot("picker-zone-offerings-390").await;
+    browser.client.set_window_size(1280, 800).await.unwrap();
+
+    // The Cluster step asks every region where the group's p5 is sold.
+    browser.go_to_step(2).await;
+    click_named(&browser, "Where are the GPU types sold?").await;
+    let sold = browser
+        .wait_for_text(Locator::Css(".where-sold ul.sold"), |text| {
+            text.contains("p5.48xlarge")
+        })
+        .await;
+    assert!(sold.contains("p5.48xlarge: offered in"), "{sold}");
+    assert!(sold.contains("us-east-1, us-east-2"), "{sold}");
+    assert!(
+        sold.contains("Capacity Blocks on sale in us-east-1 (from 2030-02-01 11:30 UTC)"),
+        "{sold}"
+    );
+    browser.screenshot("where-gpu-types-are-sold").await;
+    browser.client.set_window_size(1024, 768).await.unwrap();
+    browser.screenshot("where-gpu-types-are-sold-1024").await;
+    browser.close().await;
+}
+
 #[tokio::test]
 async fn node_group_labels_taints_and_instance_type_lists_are_editable() {
     let studio = Studio::start();

@@ -77,8 +77,6 @@ pub struct Reservation {
     pub instance_platform: Option<String>,
     /// `open` or `targeted`.
     pub instance_match_criteria: Option<String>,
-    /// When it starts (RFC 3339).
-    pub start_date: Option<String>,
 }
 
 /// A VPC.
@@ -394,6 +392,119 @@ impl LiveAws {
             .await
     }
 
+    /// Every instance type offered in some zone of the region, with those zones
+    /// (DescribeInstanceTypeOfferings by zone, unfiltered, every page): the picker's answer
+    /// to "is this type offered where my design runs?".
+    pub async fn offerings_in_region(
+        &self,
+        region: &Region,
+    ) -> Result<Arc<Vec<TypeZones>>, AwsError> {
+        const CALL: &str = "DescribeInstanceTypeOfferings";
+        let client = self.client(region)?;
+        let fetch = async {
+            let offerings = client
+                .describe_instance_type_offerings()
+                .location_type(LocationType::AvailabilityZone)
+                .into_paginator()
+                .items()
+                .send()
+                .collect::<Result<Vec<_>, _>>()
+                .await
+                .map_err(|error| self.call_error(CALL, region, error))?;
+            let mut by_type: std::collections::BTreeMap<String, Vec<String>> =
+                std::collections::BTreeMap::new();
+            for offering in &offerings {
+                if let (Some(instance_type), Some(zone)) =
+                    (offering.instance_type(), offering.location())
+                {
+                    by_type
+                        .entry(instance_type.as_str().to_owned())
+                        .or_default()
+                        .push(zone.to_owned());
+                }
+            }
+            for zones in by_type.values_mut() {
+                zones.sort();
+                zones.dedup();
+            }
+            Ok(Arc::new(by_type.into_iter().collect()))
+        };
+        self.inner
+            .caches
+            .region_offerings
+            .get_or_fetch(region.as_str(), fetch)
+            .await
+    }
+
+    /// The regions this account can use (DescribeRegions, asked in `region`).
+    pub async fn regions(&self, region: &Region) -> Result<Arc<Vec<String>>, AwsError> {
+        const CALL: &str = "DescribeRegions";
+        let client = self.client(region)?;
+        let fetch = async {
+            let output = client
+                .describe_regions()
+                .send()
+                .await
+                .map_err(|error| self.call_error(CALL, region, error))?;
+            let mut names: Vec<String> = output
+                .regions()
+                .iter()
+                .filter_map(|found| found.region_name().map(str::to_owned))
+                .collect();
+            names.sort();
+            Ok(Arc::new(names))
+        };
+        self.inner
+            .caches
+            .regions
+            .get_or_fetch(region.as_str(), fetch)
+            .await
+    }
+
+    /// Which of `instance_types` the region offers at all (DescribeInstanceTypeOfferings
+    /// by region).
+    pub async fn offered_in_region(
+        &self,
+        region: &Region,
+        instance_types: &[String],
+    ) -> Result<Arc<Vec<String>>, AwsError> {
+        const CALL: &str = "DescribeInstanceTypeOfferings";
+        let client = self.client(region)?;
+        let fetch = async {
+            let offerings = client
+                .describe_instance_type_offerings()
+                .location_type(LocationType::Region)
+                .filters(
+                    Filter::builder()
+                        .name("instance-type")
+                        .set_values(Some(instance_types.to_vec()))
+                        .build(),
+                )
+                .into_paginator()
+                .items()
+                .send()
+                .collect::<Result<Vec<_>, _>>()
+                .await
+                .map_err(|error| self.call_error(CALL, region, error))?;
+            let mut offered: Vec<String> = offerings
+                .iter()
+                .filter_map(|offering| {
+                    offering
+                        .instance_type()
+                        .map(|kind| kind.as_str().to_owned())
+                })
+                .collect();
+            offered.sort();
+            offered.dedup();
+            Ok(Arc::new(offered))
+        };
+        self.inner
+            .caches
+            .offered_in_region
+            .get_or_fetch((region.as_str(), instance_types.to_vec()), fetch)
+            .await
+    }
+
     /// The type's facts, or `None` when EC2 does not know the type (DescribeInstanceTypes).
     pub async fn instance_type_facts(
         &self,
@@ -499,6 +610,7 @@ impl LiveAws {
                             .unwrap_or_else(|| "default".to_owned()),
                         total_instances: count(found.total_instance_count()),
                         available_instances: count(found.available_instance_count()),
+                        start_date: rfc3339(found.start_date()),
                         end_date: rfc3339(found.end_date()),
                     },
                     availability_zone_id: found.availability_zone_id().map(str::to_owned),
@@ -508,7 +620,6 @@ impl LiveAws {
                     instance_match_criteria: found
                         .instance_match_criteria()
                         .map(|criteria| criteria.as_str().to_owned()),
-                    start_date: rfc3339(found.start_date()),
                 }))
         };
         self.inner
@@ -860,6 +971,9 @@ pub(crate) struct Caches {
     pub(crate) cluster_versions: AnswerCache<&'static str, Arc<Vec<ClusterVersionFact>>>,
     pub(crate) offerings: AnswerCache<Keyed<String>, Arc<Vec<String>>>,
     pub(crate) offerings_of: AnswerCache<Keyed<Vec<String>>, Arc<Vec<TypeZones>>>,
+    pub(crate) region_offerings: AnswerCache<&'static str, Arc<Vec<TypeZones>>>,
+    pub(crate) regions: AnswerCache<&'static str, Arc<Vec<String>>>,
+    pub(crate) offered_in_region: AnswerCache<Keyed<Vec<String>>, Arc<Vec<String>>>,
     pub(crate) instance_types: AnswerCache<Keyed<String>, Option<InstanceTypeFacts>>,
     pub(crate) reservations: AnswerCache<Keyed<String>, Option<Reservation>>,
     pub(crate) vpcs: AnswerCache<Keyed<String>, Option<Vpc>>,
@@ -878,6 +992,9 @@ impl Caches {
             cluster_versions: AnswerCache::new(lifetime),
             offerings: AnswerCache::new(lifetime),
             offerings_of: AnswerCache::new(lifetime),
+            region_offerings: AnswerCache::new(lifetime),
+            regions: AnswerCache::new(lifetime),
+            offered_in_region: AnswerCache::new(lifetime),
             instance_types: AnswerCache::new(lifetime),
             reservations: AnswerCache::new(lifetime),
             vpcs: AnswerCache::new(lifetime),

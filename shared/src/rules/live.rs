@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::node_groups::reservation_id;
 use super::{Check, Context, Report, Rule, Severity, Stage};
-use crate::spec::{Capacity, GroupPlacement, Network, NodeGroup};
+use crate::spec::{Capacity, GroupPlacement, Network, NodeGroup, Spec};
 
 /// What EC2 said, as plain data.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -102,6 +102,9 @@ pub struct ReservationFact {
     pub total_instances: u32,
     /// Instances still free to launch into.
     pub available_instances: u32,
+    /// When it starts (RFC 3339); a Capacity Block starts on a set day.
+    #[serde(default)]
+    pub start_date: Option<String>,
     /// When it ends (RFC 3339), if it does.
     #[serde(default)]
     pub end_date: Option<String>,
@@ -336,6 +339,16 @@ pub(super) static RULES: &[Rule] = &[
         check: Check::Spec(reservation_end_date),
     },
     Rule {
+        id: "capacity-block-not-started",
+        severity: Severity::Warning,
+        summary: "the node group asks for nodes at creation from a Capacity Block that has not started",
+        help: "create the group with 0 desired nodes (and min 0) and scale it up once the block is active, or deploy after it starts",
+        reference: "EC2 DescribeCapacityReservations (state scheduled, startDate); EKS User Guide, Capacity Blocks for ML: a node group created before its reservation is active is set to 0 desired nodes; eksctl waits for a new group's nodes",
+        live: true,
+        stage: Stage::Advice,
+        check: Check::Spec(capacity_block_not_started),
+    },
+    Rule {
         id: "capacity-block-market-type-mismatch",
         severity: Severity::Error,
         summary: "a Capacity Block needs marketType capacity-block, and only a Capacity Block may have it",
@@ -535,6 +548,13 @@ fn subnet_zone(context: &Context<'_>, reference: &str) -> Option<String> {
 }
 
 /// The zones a node group may launch into, when they can be known.
+/// The zones node group `index` may launch in, as the design and EC2's answers say;
+/// `None` when a subnet's zone is not known (or there is no such group).
+pub fn node_group_zones(spec: &Spec, live: &LiveFacts, index: usize) -> Option<Vec<String>> {
+    let group = spec.node_groups.get(index)?;
+    group_zones(&Context::new(spec, live), group)
+}
+
 fn group_zones(context: &Context<'_>, group: &NodeGroup) -> Option<Vec<String>> {
     match &group.placement {
         GroupPlacement::AvailabilityZones { availability_zones } => {
@@ -708,22 +728,77 @@ fn reservation_smaller_than_max_size(context: &Context<'_>, report: &mut Report<
     }
 }
 
+/// An RFC 3339 time as people read it: `2026-12-14T11:30:00Z` → `2026-12-14 11:30 UTC`;
+/// anything else as given.
+pub fn readable_time(rfc3339: &str) -> String {
+    let utc = rfc3339
+        .strip_suffix('Z')
+        .or_else(|| rfc3339.strip_suffix("+00:00"));
+    match utc.and_then(|time| time.split_once('T')) {
+        Some((day, clock)) if day.len() == 10 && clock.len() >= 5 => {
+            let clock = clock.split('.').next().unwrap_or(clock);
+            let clock = clock
+                .strip_suffix(":00")
+                .filter(|hm| hm.len() == 5)
+                .unwrap_or(clock);
+            format!("{day} {clock} UTC")
+        }
+        _ => rfc3339.to_owned(),
+    }
+}
+
 fn reservation_end_date(context: &Context<'_>, report: &mut Report<'_>) {
     for (index, _, fact) in reserved_groups(context) {
         if let Some(end) = &fact.end_date {
+            let when = match &fact.start_date {
+                Some(start) if fact.reservation_type == "capacity-block" => {
+                    format!("from {} to {}", readable_time(start), readable_time(end))
+                }
+                _ => format!("ends {}", readable_time(end)),
+            };
+            let kind = if fact.reservation_type == "capacity-block" {
+                "Capacity Block"
+            } else {
+                "reservation"
+            };
             report.fire(
                 format!("node_groups[{index}].capacity.reservation_id"),
                 format!(
-                    "reservation {} ({}): {} × {} in {}, {} free, ends {end}",
+                    "{kind} {}: {} × {} in {}, {}, {} free, {when}",
                     fact.id,
-                    fact.reservation_type,
                     fact.total_instances,
                     fact.instance_type,
                     fact.availability_zone,
+                    fact.state,
                     fact.available_instances
                 ),
             );
         }
+    }
+}
+
+fn capacity_block_not_started(context: &Context<'_>, report: &mut Report<'_>) {
+    for (index, group, fact) in reserved_groups(context) {
+        if fact.reservation_type != "capacity-block" || fact.state != "scheduled" {
+            continue;
+        }
+        let wanted = group.desired_capacity.or(group.min_size).unwrap_or(0);
+        if wanted == 0 {
+            continue;
+        }
+        let starts = fact
+            .start_date
+            .as_deref()
+            .map(|start| format!("starts {}", readable_time(start)))
+            .unwrap_or_else(|| "has not started".to_owned());
+        let nodes = if wanted == 1 { "node" } else { "nodes" };
+        report.fire(
+            format!("node_groups[{index}].desired_capacity"),
+            format!(
+                "Capacity Block {} {starts}: node group `{}` asks for {wanted} {nodes} at creation, which cannot launch before then, and eksctl waits for them",
+                fact.id, group.name
+            ),
+        );
     }
 }
 

@@ -37,6 +37,7 @@ pub use karpenter::{capacity_types, matching_instance_types};
 pub use live::{
     ClusterVersionFact, InstanceTypeFact, LiveFacts, NamedPlacementGroup, OfferingFact,
     PlacementGroupFact, ReservationFact, SpotScoreFact, SubnetFact, named_placement_groups,
+    node_group_zones, readable_time,
 };
 
 /// How serious a finding is.

@@ -89,6 +89,7 @@ pub fn capacity_block_facts() -> LiveFacts {
             reservation_type: "capacity-block".into(),
             total_instances: 2,
             available_instances: 2,
+            start_date: None,
             end_date: None,
         }],
         subnets: vec![
