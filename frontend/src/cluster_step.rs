@@ -4,8 +4,118 @@
 use leptos::prelude::*;
 
 use crate::api::{self, WhereSold as Answer};
-use crate::fields::{CheckboxField, TextField};
+use crate::fields::{CheckboxField, SelectField, TextField, options};
 use crate::{Step, StepHeading, Studio};
+
+/// The built-in node pools as the select shows them: eksctl's default (no list), one of the
+/// lists it takes, or what an imported file said otherwise.
+fn node_pools_choice(pools: Option<&Vec<String>>) -> String {
+    match pools.map(|pools| pools.iter().map(String::as_str).collect::<Vec<_>>()) {
+        None => "default".to_owned(),
+        Some(pools) => match pools.as_slice() {
+            [] => "none".to_owned(),
+            ["general-purpose", "system"] => "both".to_owned(),
+            ["general-purpose"] => "general-purpose".to_owned(),
+            ["system"] => "system".to_owned(),
+            _ => "as-imported".to_owned(),
+        },
+    }
+}
+
+/// EKS Auto Mode (`autoModeConfig`): on or off, its built-in node pools and node role.
+#[component]
+fn AutoModeSettings() -> impl IntoView {
+    let studio = expect_context::<Studio>();
+    let spec = studio.spec;
+    let enabled = Signal::derive(move || spec.with(|spec| spec.cluster.auto_mode_enabled()));
+    let auto = move |change: &dyn Fn(&mut shared::spec::AutoMode)| {
+        spec.update(|spec| change(spec.cluster.auto_mode.get_or_insert_with(Default::default)));
+    };
+    let pools = Memo::new(move |_| {
+        spec.with(|spec| {
+            node_pools_choice(
+                spec.cluster
+                    .auto_mode
+                    .as_ref()
+                    .and_then(|auto| auto.node_pools.as_ref()),
+            )
+        })
+    });
+    let pool_options = move || {
+        let mut choices = options(&[
+            ("default", "general-purpose and system (eksctl's default)"),
+            ("both", "general-purpose and system, listed"),
+            ("general-purpose", "general-purpose only"),
+            ("system", "system only"),
+            ("none", "none: only NodePools you add"),
+        ]);
+        if pools.get_untracked() == "as-imported" {
+            let listed = spec.with_untracked(|spec| {
+                spec.cluster
+                    .auto_mode
+                    .as_ref()
+                    .and_then(|auto| auto.node_pools.clone())
+                    .unwrap_or_default()
+                    .join(", ")
+            });
+            choices.push(("as-imported".to_owned(), format!("as imported: {listed}")));
+        }
+        choices
+    };
+    view! {
+        <CheckboxField
+            label="EKS Auto Mode (AWS launches and runs the nodes)"
+            path="cluster.auto_mode"
+            checked=enabled
+            set=move |on: bool| {
+                spec.update(|spec| {
+                    let auto = spec.cluster.auto_mode.get_or_insert_with(Default::default);
+                    auto.enabled = on;
+                    if *auto == shared::spec::AutoMode::default() {
+                        spec.cluster.auto_mode = None;
+                    }
+                })
+            }
+        />
+        <Show when=move || enabled.get()>
+            <p class="hint">
+                "With Auto Mode on, eksctl creates no node groups and no vpc-cni, kube-proxy or coredns add-ons with the cluster: Auto Mode's built-in pools run the system pods, and GPU nodes come from NodePools on its eks.amazonaws.com NodeClass."
+            </p>
+            {move || view! {
+                <SelectField
+                    label="Auto Mode built-in node pools"
+                    path="cluster.auto_mode.node_pools"
+                    nested=true
+                    options=pool_options()
+                    value=pools
+                    set=move |choice: String| auto(&|auto| {
+                        auto.node_pools = match choice.as_str() {
+                            "default" => None,
+                            "both" => Some(shared::spec::AutoMode::NODE_POOLS.map(str::to_owned).to_vec()),
+                            "none" => Some(Vec::new()),
+                            "general-purpose" | "system" => Some(vec![choice.clone()]),
+                            _ => auto.node_pools.clone(),
+                        };
+                    })
+                />
+            }}
+            <TextField
+                label="Auto Mode node role ARN"
+                path="cluster.auto_mode.node_role_arn"
+                placeholder="empty: eksctl creates the role"
+                value=Signal::derive(move || spec.with(|spec| spec.cluster.auto_mode.as_ref().map(|auto| auto.node_role_arn.clone()).unwrap_or_default()))
+                set=move |arn: String| auto(&|auto| auto.node_role_arn = arn.clone())
+            />
+            <TextField
+                label="Auto Mode node role permissions boundary"
+                path="cluster.auto_mode.permissions_boundary_arn"
+                placeholder="empty: none"
+                value=Signal::derive(move || spec.with(|spec| spec.cluster.auto_mode.as_ref().map(|auto| auto.permissions_boundary_arn.clone()).unwrap_or_default()))
+                set=move |arn: String| auto(&|auto| auto.permissions_boundary_arn = arn.clone())
+            />
+        </Show>
+    }
+}
 
 /// The node groups' GPU and Neuron instance types, each once, at most four (Karpenter's
 /// pools are left out: one may allow hundreds of types).
@@ -188,6 +298,7 @@ pub fn ClusterStep() -> impl IntoView {
                 checked=Signal::derive(move || spec.with(|spec| spec.cluster.with_oidc))
                 set=move |on| spec.update(|spec| spec.cluster.with_oidc = on)
             />
+            <AutoModeSettings />
         </section>
     }
 }

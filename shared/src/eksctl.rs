@@ -71,6 +71,50 @@ pub struct ClusterConfig {
         skip_serializing_if = "Vec::is_empty"
     )]
     pub addons: Vec<Addon>,
+    /// EKS Auto Mode.
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub auto_mode_config: Option<AutoModeConfig>,
+}
+
+/// `autoModeConfig` (eksctl `pkg/apis/eksctl.io/v1alpha5/auto_mode.go`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AutoModeConfig {
+    /// Auto Mode on (eksctl's default: off).
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub enabled: Option<bool>,
+    /// The role of the nodes Auto Mode launches; eksctl creates one when absent.
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none",
+        rename = "nodeRoleARN"
+    )]
+    pub node_role_arn: Option<String>,
+    /// The permissions boundary of the node role eksctl creates.
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none",
+        rename = "permissionsBoundaryARN"
+    )]
+    pub permissions_boundary_arn: Option<String>,
+    /// The built-in node pools to create (`general-purpose`, `system`); absent means
+    /// both, empty means none.
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub node_pools: Option<Vec<String>>,
 }
 
 /// `metadata` of a `ClusterConfig`.

@@ -66,6 +66,19 @@ pub fn cluster_config(spec: &Spec) -> ClusterConfig {
         vpc,
         managed_node_groups: spec.node_groups.iter().map(managed_node_group).collect(),
         addons: spec.addons.iter().map(addon_spec).collect(),
+        auto_mode_config: spec.cluster.auto_mode.as_ref().map(auto_mode_config),
+    }
+}
+
+/// How the spec writes `autoModeConfig`: `enabled` only when on (absent is off, and an
+/// explicit `enabled: false` read from a file stays among the leftovers).
+fn auto_mode_config(auto: &crate::spec::AutoMode) -> eksctl::AutoModeConfig {
+    let given = |text: &str| (!text.is_empty()).then(|| text.to_owned());
+    eksctl::AutoModeConfig {
+        enabled: auto.enabled.then_some(true),
+        node_role_arn: given(&auto.node_role_arn),
+        permissions_boundary_arn: given(&auto.permissions_boundary_arn),
+        node_pools: auto.node_pools.clone(),
     }
 }
 
@@ -153,6 +166,15 @@ pub fn cluster_settings(config: &ClusterConfig) -> ClusterSettings {
         region: config.metadata.region.clone(),
         kubernetes_version: config.metadata.version.clone().unwrap_or_default(),
         with_oidc: config.iam.as_ref().and_then(|iam| iam.with_oidc) == Some(true),
+        auto_mode: config
+            .auto_mode_config
+            .as_ref()
+            .map(|auto| crate::spec::AutoMode {
+                enabled: auto.enabled == Some(true),
+                node_pools: auto.node_pools.clone(),
+                node_role_arn: auto.node_role_arn.clone().unwrap_or_default(),
+                permissions_boundary_arn: auto.permissions_boundary_arn.clone().unwrap_or_default(),
+            }),
     }
 }
 
@@ -344,6 +366,15 @@ const CLUSTER_KEYS: &[(&str, &[&str])] = &[
     ("region", &["metadata", "region"]),
     ("kubernetes_version", &["metadata", "version"]),
     ("with_oidc", &["iam", "withOIDC"]),
+    ("auto_mode", &["autoModeConfig"]),
+];
+
+/// Spec field of `cluster.auto_mode` → its key under `autoModeConfig`.
+const AUTO_MODE_KEYS: &[(&str, &[&str])] = &[
+    ("enabled", &["enabled"]),
+    ("node_pools", &["nodePools"]),
+    ("node_role_arn", &["nodeRoleARN"]),
+    ("permissions_boundary_arn", &["permissionsBoundaryARN"]),
 ];
 
 /// Spec field of a node group → its keys in the `managedNodeGroups` entry. Placement and
@@ -434,6 +465,14 @@ pub fn yaml_path(spec: &Spec, segments: &[PathSegment]) -> Vec<PathSegment> {
     let rest = |from: usize| segments.get(from..).unwrap_or_default().to_vec();
     match name(0) {
         Some("cluster") => match looked_up(CLUSTER_KEYS, name(1)) {
+            Some(found) if name(1) == Some("auto_mode") => {
+                let mut path = keys(found);
+                if let Some(below) = looked_up(AUTO_MODE_KEYS, name(2)) {
+                    path.extend(keys(below));
+                    path.extend(rest(3));
+                }
+                path
+            }
             Some(found) => keys(found),
             None => vec![key("metadata")],
         },

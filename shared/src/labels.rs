@@ -10,6 +10,21 @@ const FIELDS: &[(&str, &str)] = &[
     ("cluster.region", "Region"),
     ("cluster.kubernetes_version", "Kubernetes version"),
     ("cluster.with_oidc", "IAM OIDC provider"),
+    ("cluster.auto_mode", "EKS Auto Mode"),
+    ("cluster.auto_mode.enabled", "EKS Auto Mode"),
+    (
+        "cluster.auto_mode.node_pools",
+        "Auto Mode built-in node pools",
+    ),
+    (
+        "cluster.auto_mode.node_pools[]",
+        "Auto Mode built-in node pools",
+    ),
+    ("cluster.auto_mode.node_role_arn", "Auto Mode node role ARN"),
+    (
+        "cluster.auto_mode.permissions_boundary_arn",
+        "Auto Mode node role permissions boundary",
+    ),
     ("network", "VPC"),
     ("network.mode", "VPC"),
     ("network.vpc_id", "VPC ID"),

@@ -96,6 +96,40 @@ pub struct ClusterSettings {
     /// Create an IAM OIDC provider for service-account roles.
     #[serde(default)]
     pub with_oidc: bool,
+    /// EKS Auto Mode (`autoModeConfig`); `None` when the file does not mention it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub auto_mode: Option<AutoMode>,
+}
+
+/// EKS Auto Mode: AWS runs the nodes, from built-in node pools and any NodePools on its
+/// `eks.amazonaws.com` NodeClass.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct AutoMode {
+    /// Auto Mode on.
+    #[serde(default)]
+    pub enabled: bool,
+    /// The built-in node pools (`general-purpose`, `system`); `None` is eksctl's default
+    /// (both), an empty list none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node_pools: Option<Vec<String>>,
+    /// The nodes' IAM role ARN; empty: eksctl creates one.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub node_role_arn: String,
+    /// The permissions boundary of the role eksctl creates; empty: none.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub permissions_boundary_arn: String,
+}
+
+impl AutoMode {
+    /// The built-in node pools Auto Mode knows (eksctl `AutoModeKnownNodePools`).
+    pub const NODE_POOLS: [&'static str; 2] = ["general-purpose", "system"];
+}
+
+impl ClusterSettings {
+    /// Whether Auto Mode is on.
+    pub fn auto_mode_enabled(&self) -> bool {
+        self.auto_mode.as_ref().is_some_and(|auto| auto.enabled)
+    }
 }
 
 /// A new VPC created by eksctl, or an existing one.

@@ -127,6 +127,7 @@ fn cluster(name: &str) -> ClusterSettings {
         region: "PLACEHOLDER_AWS_REGION".into(),
         kubernetes_version: "1.32".into(),
         with_oidc: true,
+        auto_mode: None,
     }
 }
 
@@ -641,6 +642,7 @@ pub fn sized_spec(node_groups: usize, pools: usize) -> Spec {
             region: "us-east-1".into(),
             kubernetes_version: NEWEST_STANDARD_VERSION.into(),
             with_oidc: true,
+            auto_mode: None,
         },
         network: Network::NewVpc {
             availability_zones: zones.iter().map(|zone| zone.to_string()).collect(),

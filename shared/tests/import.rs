@@ -499,3 +499,54 @@ managedNodeGroups:
             .is_none()
     );
 }
+
+#[test]
+fn auto_mode_is_read_edited_and_written_back_with_what_the_studio_does_not_model() {
+    // eksctl's own example, then one with Auto Mode off and a key the studio does not know.
+    let corpus = data_dir("corpus/eksctl").join("42-auto-mode.yaml");
+    let original = documents(&std::fs::read_to_string(&corpus).unwrap());
+    let spec = import::import_cluster_config(&original[0]).unwrap();
+    assert_eq!(
+        spec.cluster.auto_mode,
+        Some(shared::spec::AutoMode {
+            enabled: true,
+            node_pools: Some(vec!["general-purpose".into(), "system".into()]),
+            ..shared::spec::AutoMode::default()
+        })
+    );
+    assert!(spec.eksctl_extra.get("autoModeConfig").is_none());
+    assert_eq!(render::cluster_document(&spec).unwrap(), original[0]);
+
+    let original = documents(
+        "apiVersion: eksctl.io/v1alpha5
+kind: ClusterConfig
+metadata:
+  name: research
+  region: us-west-2
+autoModeConfig:
+  enabled: false
+  nodeRoleARN: arn:aws:iam::111122223333:role/auto-nodes
+  futureSetting: 3
+",
+    );
+    let mut spec = import::import_cluster_config(&original[0]).unwrap();
+    let auto = spec.cluster.auto_mode.clone().unwrap();
+    assert!(!auto.enabled);
+    assert_eq!(
+        auto.node_role_arn,
+        "arn:aws:iam::111122223333:role/auto-nodes"
+    );
+    assert_eq!(auto.node_pools, None);
+    assert_eq!(render::cluster_document(&spec).unwrap(), original[0]);
+    // Turned on in the studio: `enabled` follows, the unknown key stays.
+    spec.cluster.auto_mode.as_mut().unwrap().enabled = true;
+    spec.cluster.auto_mode.as_mut().unwrap().node_pools = Some(vec!["system".into()]);
+    let rendered = render::cluster_document(&spec).unwrap();
+    let auto = &rendered["autoModeConfig"];
+    assert_eq!(auto["enabled"], true);
+    assert_eq!(auto["nodePools"], Value::Sequence(vec!["system".into()]));
+    assert_eq!(auto["futureSetting"], 3);
+    // The studio's JSON keeps it too.
+    let json = spec.to_json();
+    assert_eq!(shared::Spec::from_json(&json).unwrap(), spec);
+}

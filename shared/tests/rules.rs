@@ -26,6 +26,12 @@ fn block() -> (Spec, LiveFacts) {
 fn new_vpc_base() -> (Spec, LiveFacts) {
     (new_vpc(), LiveFacts::default())
 }
+fn auto_mode_base() -> (Spec, LiveFacts) {
+    (auto_mode(), LiveFacts::default())
+}
+fn auto_mode_of(spec: &mut Spec) -> &mut shared::spec::AutoMode {
+    spec.cluster.auto_mode.as_mut().unwrap()
+}
 fn spot_pool() -> (Spec, LiveFacts) {
     (karpenter_spot(), LiveFacts::default())
 }
@@ -1258,6 +1264,20 @@ const CASES: &[Case] = &[
         path: "node_groups[1].max_size",
     },
     Case {
+        rule: "auto-mode-config-invalid",
+        base: auto_mode_base,
+        breaks: |spec, _| {
+            auto_mode_of(spec).node_pools = Some(vec!["general-purpose".into(), "gpu".into()]);
+        },
+        path: "cluster.auto_mode.node_pools[1]",
+    },
+    Case {
+        rule: "auto-mode-create-conflict",
+        base: auto_mode_base,
+        breaks: |spec, _| spec.node_groups = new_vpc().node_groups,
+        path: "node_groups",
+    },
+    Case {
         rule: "reservation-end-date",
         base: block,
         breaks: |_, live| live.reservations[0].end_date = Some("2026-12-14T11:30:00Z".into()),
@@ -1375,6 +1395,83 @@ fn a_capacity_block_says_when_it_starts_and_a_scheduled_one_waits_for_its_start(
     assert!(
         odcr.starts_with("reservation ") && odcr.ends_with("ends 2026-12-17 11:30 UTC"),
         "{odcr}"
+    );
+}
+
+#[test]
+fn auto_mode_is_judged_as_eksctl_judges_it() {
+    let messages = |spec: &Spec, rule: &str| -> Vec<(String, String)> {
+        rules::validate(spec)
+            .into_iter()
+            .filter(|finding| finding.rule == rule)
+            .map(|finding| (finding.path, finding.message))
+            .collect()
+    };
+    let mut spec = auto_mode();
+    // eksctl's own cases (auto_mode_validation_test.go): both node pools, none, a role.
+    for pools in [Some(vec![]), Some(vec!["system".to_owned()]), None] {
+        auto_mode_of(&mut spec).node_pools = pools;
+        assert!(messages(&spec, "auto-mode-config-invalid").is_empty());
+    }
+    auto_mode_of(&mut spec).node_pools = Some(vec!["system".into(), "system".into()]);
+    assert_eq!(
+        messages(&spec, "auto-mode-config-invalid"),
+        [(
+            "cluster.auto_mode.node_pools[1]".to_owned(),
+            "node pool `system` is listed twice".to_owned()
+        )]
+    );
+    auto_mode_of(&mut spec).node_pools = Some(vec![]);
+    auto_mode_of(&mut spec).node_role_arn = "arn:aws:iam::111122223333:role/auto-nodes".into();
+    assert_eq!(
+        messages(&spec, "auto-mode-config-invalid")[0].0,
+        "cluster.auto_mode.node_pools"
+    );
+    auto_mode_of(&mut spec).node_pools = None;
+    auto_mode_of(&mut spec).permissions_boundary_arn =
+        "arn:aws:iam::111122223333:policy/boundary".into();
+    assert_eq!(
+        messages(&spec, "auto-mode-config-invalid")[0].0,
+        "cluster.auto_mode.permissions_boundary_arn"
+    );
+    // Settings with Auto Mode off.
+    auto_mode_of(&mut spec).permissions_boundary_arn.clear();
+    auto_mode_of(&mut spec).enabled = false;
+    assert_eq!(
+        messages(&spec, "auto-mode-config-invalid")[0].0,
+        "cluster.auto_mode"
+    );
+    // Off and empty says nothing; neither does a cluster without Auto Mode.
+    auto_mode_of(&mut spec).node_role_arn.clear();
+    assert!(messages(&spec, "auto-mode-config-invalid").is_empty());
+
+    // At creation: core networking add-ons are refused, metrics-server is not, and
+    // Fargate profiles make them allowed again.
+    let mut spec = auto_mode();
+    for name in ["metrics-server", "coredns"] {
+        spec.addons.push(shared::spec::Addon {
+            name: name.into(),
+            ..shared::spec::Addon::default()
+        });
+    }
+    let core = messages(&spec, "auto-mode-create-conflict");
+    assert_eq!(core.len(), 1, "{core:?}");
+    assert_eq!(core[0].0, format!("addons[{}].name", spec.addons.len() - 1));
+    spec.eksctl_extra.insert(
+        "fargateProfiles".into(),
+        serde_yaml::from_str("[{name: fp-default, selectors: [{namespace: default}]}]").unwrap(),
+    );
+    assert!(messages(&spec, "auto-mode-create-conflict").is_empty());
+    spec.eksctl_extra.insert(
+        "nodeGroups".into(),
+        serde_yaml::from_str("[{name: ng-1, instanceType: m5.large}]").unwrap(),
+    );
+    assert_eq!(
+        messages(&spec, "auto-mode-create-conflict"),
+        [(
+            "cluster.auto_mode".to_owned(),
+            "Auto Mode is on: eksctl does not create the self-managed nodeGroups with the cluster; create them after it".to_owned()
+        )]
     );
 }
 
@@ -1509,9 +1606,10 @@ fn each_rule_fires_at_its_field_when_broken() {
 
 #[test]
 fn correct_specs_have_no_errors_or_warnings() {
-    let bases: [(&str, Base); 4] = [
+    let bases: [(&str, Base); 5] = [
         ("capacity block", block),
         ("new VPC", new_vpc_base),
+        ("Auto Mode", auto_mode_base),
         ("Karpenter Spot", spot_pool),
         ("Karpenter reserved", reserved_pool),
     ];
@@ -1621,11 +1719,6 @@ const DOCUMENT_CASES: &[DocumentCase] = &[
         rule: "access-entry-invalid",
         yaml: "accessConfig:\n  accessEntries:\n    - principalARN: arn:aws:iam::111122223333:role/a\n      type: ec2_linux\n",
         path: "accessConfig.accessEntries[0].type",
-    },
-    DocumentCase {
-        rule: "auto-mode-config-invalid",
-        yaml: "autoModeConfig:\n  enabled: true\n  nodePools: [general-purpose, gpu]\n",
-        path: "autoModeConfig.nodePools[1]",
     },
     DocumentCase {
         rule: "nodegroup-name-missing",

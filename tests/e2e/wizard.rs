@@ -875,6 +875,76 @@ async fn the_picker_says_where_ec2_offers_each_type_and_the_cluster_step_where_i
 }
 
 #[tokio::test]
+async fn auto_mode_is_turned_on_in_the_cluster_step_and_eksctl_s_refusals_are_said_at_once() {
+    let studio = Studio::start();
+    let browser = Browser::start().await;
+    browser.client.set_window_size(1280, 800).await.unwrap();
+    browser.open(&studio).await;
+    browser.choose_template("g5-node-autorepair").await;
+    browser.go_to_step(2).await;
+    browser
+        .field_by_label("EKS Auto Mode (AWS launches and runs the nodes)")
+        .await
+        .click()
+        .await
+        .unwrap();
+    let preview = browser
+        .wait_for_text(PREVIEW, |text| text.contains("autoModeConfig"))
+        .await;
+    let after = &preview[preview.find("autoModeConfig:").unwrap()..];
+    assert!(after.contains("enabled: true"), "{preview}");
+    // The template's node groups are what eksctl would refuse with Auto Mode on.
+    let findings = browser
+        .wait_for_text(FINDINGS, |text| text.contains("Auto Mode is on"))
+        .await;
+    assert!(
+        findings.contains("eksctl does not create managed node groups with the cluster"),
+        "{findings}"
+    );
+    assert!(step_errors(&browser, 4).await >= 1);
+
+    select(&browser, "f-cluster-auto-mode-node-pools", "system").await;
+    let preview = browser
+        .wait_for_text(PREVIEW, |text| text.contains("nodePools"))
+        .await;
+    let after = &preview[preview.find("nodePools:").unwrap()..];
+    assert!(after.contains("- system"), "{preview}");
+    assert!(!after.contains("general-purpose"), "{preview}");
+    browser
+        .fill_by_label(
+            "Auto Mode node role ARN",
+            "arn:aws:iam::111122223333:role/auto-nodes",
+        )
+        .await;
+    browser
+        .fill_by_label(
+            "Auto Mode node role permissions boundary",
+            "arn:aws:iam::111122223333:policy/boundary",
+        )
+        .await;
+    let beside = browser
+        .wait_for_text(
+            Locator::Id("f-cluster-auto-mode-permissions-boundary-arn-findings"),
+            |text| text.contains("permissions boundary cannot be given"),
+        )
+        .await;
+    assert!(beside.contains("node role is"), "{beside}");
+    browser.screenshot("auto-mode-cluster-step").await;
+
+    // Turned off with settings left is eksctl's refusal too; cleared, the key goes.
+    browser
+        .field_by_label("EKS Auto Mode (AWS launches and runs the nodes)")
+        .await
+        .click()
+        .await
+        .unwrap();
+    browser
+        .wait_for_text(FINDINGS, |text| text.contains("need Auto Mode enabled"))
+        .await;
+    browser.close().await;
+}
+
+#[tokio::test]
 async fn node_group_labels_taints_and_instance_type_lists_are_editable() {
     let studio = Studio::start();
     let browser = Browser::start().await;

@@ -67,6 +67,26 @@ pub(super) static RULES: &[Rule] = &[
         check: Check::Spec(kubernetes_version_newer_than_calendar),
     },
     Rule {
+        id: "auto-mode-config-invalid",
+        severity: Severity::Error,
+        summary: "autoModeConfig has node pools other than general-purpose and system, a duplicate, or settings that need Auto Mode on",
+        help: "use nodePools [general-purpose, system]; nodeRoleARN and permissionsBoundaryARN only with Auto Mode enabled and node pools, not both",
+        reference: "eksctl pkg/apis/eksctl.io/v1alpha5/auto_mode.go (ValidateAutoModeConfig); eksctl refuses the file before calling AWS",
+        live: false,
+        stage: Stage::EksctlValidation,
+        check: Check::Spec(auto_mode_config_invalid),
+    },
+    Rule {
+        id: "auto-mode-create-conflict",
+        severity: Severity::Error,
+        summary: "with Auto Mode on, eksctl creates no node groups and no core networking add-ons with the cluster",
+        help: "leave node groups out of the file (add them later with `eksctl create nodegroup`, or let Auto Mode launch the nodes); drop vpc-cni, kube-proxy and coredns from the add-ons",
+        reference: "eksctl pkg/ctl/cmdutils/configfile.go (NewCreateClusterLoader: Auto Mode refuses managed and self-managed node groups, and default add-ons other than metrics-server unless Fargate or hybrid nodes are set); eksctl create cluster refuses the file before calling AWS",
+        live: false,
+        stage: Stage::EksctlValidation,
+        check: Check::Spec(auto_mode_create_conflict),
+    },
+    Rule {
         id: "availability-zone-not-in-region",
         severity: Severity::Error,
         summary: "an availability zone is not a zone of the cluster's region",
@@ -606,6 +626,102 @@ fn storage_addon_without_iam(context: &Context<'_>, report: &mut Report<'_>) {
                 format!("addons[{index}].attach_policy_arns"),
                 format!(
                     "add-on `{}` has no IAM policy: its driver cannot create or mount file systems",
+                    addon.name
+                ),
+            );
+        }
+    }
+}
+
+fn auto_mode_config_invalid(context: &Context<'_>, report: &mut Report<'_>) {
+    let Some(auto) = &context.spec.cluster.auto_mode else {
+        return;
+    };
+    let role = !auto.node_role_arn.is_empty();
+    let boundary = !auto.permissions_boundary_arn.is_empty();
+    if !auto.enabled {
+        if role
+            || boundary
+            || auto
+                .node_pools
+                .as_ref()
+                .is_some_and(|pools| !pools.is_empty())
+        {
+            report.fire(
+                "cluster.auto_mode",
+                "a node role, permissions boundary or node pools need Auto Mode enabled",
+            );
+        }
+        return;
+    }
+    // eksctl's defaults come first: no list is both built-in pools.
+    let defaults = crate::spec::AutoMode::NODE_POOLS
+        .map(str::to_owned)
+        .to_vec();
+    let pools = auto.node_pools.as_ref().unwrap_or(&defaults);
+    if pools.is_empty() && (role || boundary) {
+        report.fire(
+            "cluster.auto_mode.node_pools",
+            "a node role or permissions boundary cannot be given when Auto Mode has no node pools",
+        );
+    }
+    if role && boundary {
+        report.fire(
+            "cluster.auto_mode.permissions_boundary_arn",
+            "a permissions boundary cannot be given when the node role is: it bounds only the role eksctl creates",
+        );
+    }
+    for (index, pool) in pools.iter().enumerate() {
+        let path = format!("cluster.auto_mode.node_pools[{index}]");
+        if pools[..index].contains(pool) {
+            report.fire(path, format!("node pool `{pool}` is listed twice"));
+        } else if !crate::spec::AutoMode::NODE_POOLS.contains(&pool.as_str()) {
+            report.fire(
+                path,
+                format!("`{pool}` is not an Auto Mode node pool (general-purpose, system)"),
+            );
+        }
+    }
+}
+
+/// eksctl's default add-ons that Auto Mode runs itself (`KnownAddons` with `IsDefault` and
+/// not `IsDefaultAutoMode`).
+const CORE_NETWORKING_ADDONS: [&str; 3] = ["vpc-cni", "kube-proxy", "coredns"];
+
+fn auto_mode_create_conflict(context: &Context<'_>, report: &mut Report<'_>) {
+    let spec = context.spec;
+    if !spec.cluster.auto_mode_enabled() {
+        return;
+    }
+    let extra_has = |key: &str| {
+        spec.eksctl_extra
+            .get(key)
+            .and_then(serde_yaml::Value::as_sequence)
+            .is_some_and(|items| !items.is_empty())
+    };
+    if !spec.node_groups.is_empty() {
+        report.fire(
+            "node_groups",
+            "Auto Mode is on: eksctl does not create managed node groups with the cluster; create them after it (`eksctl create nodegroup`) or let Auto Mode launch the nodes",
+        );
+    }
+    if extra_has("nodeGroups") {
+        report.fire(
+            "cluster.auto_mode",
+            "Auto Mode is on: eksctl does not create the self-managed nodeGroups with the cluster; create them after it",
+        );
+    }
+    let has_other_nodes =
+        extra_has("fargateProfiles") || spec.eksctl_extra.get("remoteNetworkConfig").is_some();
+    if has_other_nodes {
+        return;
+    }
+    for (index, addon) in spec.addons.iter().enumerate() {
+        if CORE_NETWORKING_ADDONS.contains(&addon.name.as_str()) {
+            report.fire(
+                format!("addons[{index}].name"),
+                format!(
+                    "Auto Mode runs the core networking itself: eksctl refuses `{}` at cluster creation (add it later with `eksctl create addon` if you need it)",
                     addon.name
                 ),
             );

@@ -109,13 +109,6 @@ pub(super) static RULES: &[Rule] = &[
         access_entry_invalid
     ),
     eksctl_rule!(
-        "auto-mode-config-invalid",
-        "autoModeConfig has node pools other than general-purpose and system, a duplicate, or settings that need Auto Mode on",
-        "use nodePools [general-purpose, system]; nodeRoleARN and permissionsBoundaryARN only with Auto Mode enabled and node pools, not both",
-        "(ValidateAutoModeConfig)",
-        auto_mode_config_invalid
-    ),
-    eksctl_rule!(
         "outposts-unsupported-setting",
         "a setting eksctl refuses for a control plane on AWS Outposts (add-ons, Fargate, Karpenter, IPv6, OIDC, zones...)",
         "remove the setting, or create the cluster outside Outposts",
@@ -1163,66 +1156,6 @@ fn access_entry_invalid(document: &Value, report: &mut Report<'_>) {
                 ),
             }
         }
-    }
-}
-
-fn auto_mode_config_invalid(document: &Value, report: &mut Report<'_>) {
-    if !is_cluster_config(document) {
-        return;
-    }
-    let Some(auto) = document
-        .get("autoModeConfig")
-        .filter(|value| value.is_mapping())
-    else {
-        return;
-    };
-    let role = has(auto, "nodeRoleARN");
-    let boundary = has(auto, "permissionsBoundaryARN");
-    let pools = auto.get("nodePools").and_then(Value::as_sequence);
-    if enabled(auto, "enabled") {
-        for key in ["nodeGroups", "managedNodeGroups"] {
-            if has(document, key) {
-                report.fire(
-                    key,
-                    "node groups cannot be created with the cluster when Auto Mode is enabled: create them after the core networking add-ons",
-                );
-            }
-        }
-        if let Some(pools) = pools {
-            if pools.is_empty() && (role || boundary) {
-                report.fire(
-                    "autoModeConfig.nodePools",
-                    "nodeRoleARN and permissionsBoundaryARN cannot be given when nodePools is empty",
-                );
-            }
-            if role && boundary {
-                report.fire(
-                    "autoModeConfig.permissionsBoundaryARN",
-                    "permissionsBoundaryARN cannot be given when nodeRoleARN is set",
-                );
-            }
-            let mut seen = Vec::new();
-            for (index, pool) in pools.iter().enumerate() {
-                let name = pool.as_str().unwrap_or("");
-                if seen.contains(&name) {
-                    report.fire(
-                        format!("autoModeConfig.nodePools[{index}]"),
-                        format!("node pool `{name}` is listed twice"),
-                    );
-                } else if !matches!(name, "general-purpose" | "system") {
-                    report.fire(
-                        format!("autoModeConfig.nodePools[{index}]"),
-                        format!("`{name}` is not an Auto Mode node pool (general-purpose, system)"),
-                    );
-                }
-                seen.push(name);
-            }
-        }
-    } else if role || boundary || pools.is_some_and(|pools| !pools.is_empty()) {
-        report.fire(
-            "autoModeConfig",
-            "nodeRoleARN, permissionsBoundaryARN and nodePools need autoModeConfig.enabled: true",
-        );
     }
 }
 

@@ -118,6 +118,20 @@ pub fn new_vpc() -> Spec {
     spec
 }
 
+/// [`new_vpc`] as an Auto Mode cluster: Auto Mode on with eksctl's default node pools, no
+/// node groups, and the add-ons Auto Mode leaves to the user.
+pub fn auto_mode() -> Spec {
+    let mut spec = new_vpc();
+    spec.cluster.auto_mode = Some(shared::spec::AutoMode {
+        enabled: true,
+        ..shared::spec::AutoMode::default()
+    });
+    spec.node_groups.clear();
+    spec.addons
+        .retain(|addon| !["vpc-cni", "kube-proxy", "coredns"].contains(&addon.name.as_str()));
+    spec
+}
+
 fn fill_karpenter_cluster(spec: &mut Spec) {
     spec.cluster.region = "us-west-2".into();
     spec.network = Network::NewVpc {
