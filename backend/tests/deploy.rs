@@ -1478,6 +1478,9 @@ fn filled_in(label: &str) -> String {
         "Capacity reservation ID" => "cr-0123456789abcdef0".into(),
         "AWS account ID" => "123456789012".into(),
         "Placement group" => "training-pg".into(),
+        "FSx security group ID" => "sg-0123456789abcdef0".into(),
+        "S3 bucket name" => "training-checkpoints".into(),
+        "S3 bucket policy ARN" => "arn:aws:iam::123456789012:policy/training-checkpoints".into(),
         other => panic!("no value to fill in for the placeholder `{other}`"),
     }
 }
@@ -1543,6 +1546,16 @@ async fn every_template_with_its_placeholders_filled_deploys_with_the_tools() {
                     let created = format!("nodepool.karpenter.sh/{} created", pool.metadata.name);
                     assert!(lines.contains(&created), "{}: {lines:#?}", template.id);
                 }
+            }
+            if spec.storage.fsx.is_some() {
+                let created = "storageclass.storage.k8s.io/fsx-lustre created".to_owned();
+                assert!(lines.contains(&created), "{}: {lines:#?}", template.id);
+                let claimed = "persistentvolumeclaim/fsx-claim created".to_owned();
+                assert!(lines.contains(&claimed), "{}: {lines:#?}", template.id);
+            }
+            if spec.storage.s3.is_some() {
+                let created = "persistentvolume/s3-pv created".to_owned();
+                assert!(lines.contains(&created), "{}: {lines:#?}", template.id);
             }
         }
     })

@@ -4,11 +4,15 @@
 use leptos::prelude::*;
 use shared::spec::Addon;
 
-use crate::fields::{FieldFindings, ListField};
+use crate::fields::{
+    CheckboxField, FieldFindings, ListField, NumberField, SelectField, TextField, options,
+};
 use crate::{Step, StepHeading, Studio, field_id};
 
 /// Items of a list field (a plain name, as `view!` attribute closures need).
 type Items = Vec<String>;
+/// A number field's value (a plain name, as `view!` attribute closures need).
+type Number = Option<u32>;
 
 /// The add-ons offered, with one line on what each is for.
 const OFFERED: &[(&str, &str)] = &[
@@ -38,22 +42,7 @@ fn shows_policies(addon: &Addon) -> bool {
 
 /// What a newly ticked add-on looks like.
 fn new_addon(name: &str) -> Addon {
-    Addon {
-        name: name.to_owned(),
-        resolve_conflicts: Some("overwrite".into()),
-        // The policies AWS's guides give each add-on's service account role (eksctl
-        // creates the role through the cluster's OIDC provider); Mountpoint's is a policy
-        // on the user's own bucket, so it starts as a placeholder to fill in.
-        attach_policy_arns: match name {
-            "amazon-cloudwatch-observability" => {
-                vec!["arn:aws:iam::aws:policy/CloudWatchFullAccess".into()]
-            }
-            "aws-fsx-csi-driver" => vec!["arn:aws:iam::aws:policy/AmazonFSxFullAccess".into()],
-            "aws-mountpoint-s3-csi-driver" => vec!["PLACEHOLDER_S3_POLICY_ARN".into()],
-            _ => Vec::new(),
-        },
-        ..Addon::default()
-    }
+    shared::templates::starting_addon(name)
 }
 
 /// Add-on checkboxes.
@@ -151,6 +140,132 @@ pub fn AddonsStep() -> impl IntoView {
                 "Add-ons with IAM policies get a role for their service account through the cluster's OIDC provider (Cluster step)."
             </p>
             <FieldFindings path="addons" nested=true except=shown_beside />
+            <Volumes />
         </section>
+    }
+}
+
+/// The volumes for datasets and checkpoints the deploy creates (`storage/volumes.yaml`).
+#[component]
+fn Volumes() -> impl IntoView {
+    let studio = expect_context::<Studio>();
+    let spec = studio.spec;
+    let has_fsx = Signal::derive(move || spec.with(|spec| spec.storage.fsx.is_some()));
+    let has_s3 = Signal::derive(move || spec.with(|spec| spec.storage.s3.is_some()));
+    let fsx = move |read: fn(&shared::spec::FsxVolume) -> String| {
+        Signal::derive(move || {
+            spec.with(|spec| spec.storage.fsx.as_ref().map(read).unwrap_or_default())
+        })
+    };
+    let edit_fsx = move |change: &dyn Fn(&mut shared::spec::FsxVolume)| {
+        spec.update(|spec| {
+            if let Some(fsx) = spec.storage.fsx.as_mut() {
+                change(fsx);
+            }
+        })
+    };
+    let edit_s3 = move |change: &dyn Fn(&mut shared::spec::S3Volume)| {
+        spec.update(|spec| {
+            if let Some(s3) = spec.storage.s3.as_mut() {
+                change(s3);
+            }
+        })
+    };
+    view! {
+        <fieldset>
+            <legend>"Volumes for datasets and checkpoints"</legend>
+            <p class="hint">
+                "Written to storage/volumes.yaml and applied after the cluster is created; teardown deletes the claims first, so FSx deletes the file system its driver made."
+            </p>
+            <CheckboxField
+                label="Create an FSx for Lustre file system (StorageClass and claim fsx-claim)"
+                path="storage.fsx"
+                checked=has_fsx
+                set=move |on: bool| spec.update(|spec| {
+                    spec.storage.fsx = on.then(|| shared::spec::FsxVolume {
+                        subnet_id: "PLACEHOLDER_FSX_SUBNET_ID".into(),
+                        security_group_ids: vec!["PLACEHOLDER_FSX_SECURITY_GROUP_ID".into()],
+                        deployment_type: "PERSISTENT_2".into(),
+                        per_unit_storage_throughput: Some(250),
+                        storage_gib: 1200,
+                    });
+                })
+            />
+            <Show when=move || has_fsx.get()>
+                <TextField
+                    label="FSx subnet ID"
+                    path="storage.fsx.subnet_id"
+                    placeholder="subnet-0123456789abcdef0 (the GPU nodes' zone)"
+                    value=fsx(|fsx| fsx.subnet_id.clone())
+                    set=move |id: String| edit_fsx(&|fsx| fsx.subnet_id = id.clone())
+                />
+                <ListField
+                    label="FSx security group IDs"
+                    path="storage.fsx.security_group_ids"
+                    placeholder="sg-0123456789abcdef0"
+                    value=Signal::derive(move || spec.with(|spec| {
+                        spec.storage.fsx.as_ref().map(|fsx| fsx.security_group_ids.clone()).unwrap_or_default()
+                    }))
+                    set=move |groups: Items| edit_fsx(&|fsx| fsx.security_group_ids = groups.clone())
+                />
+                <SelectField
+                    label="FSx deployment type"
+                    path="storage.fsx.deployment_type"
+                    options=options(&[
+                        ("PERSISTENT_2", "PERSISTENT_2: kept, replicated in its zone"),
+                        ("SCRATCH_2", "SCRATCH_2: temporary, not replicated"),
+                        ("PERSISTENT_1", "PERSISTENT_1 (older)"),
+                        ("SCRATCH_1", "SCRATCH_1 (older)"),
+                    ])
+                    value=fsx(|fsx| fsx.deployment_type.clone())
+                    set=move |kind: String| edit_fsx(&|fsx| {
+                        fsx.deployment_type = kind.clone();
+                        // Scratch file systems take no throughput; persistent ones need one.
+                        fsx.per_unit_storage_throughput = shared::storage::fsx_throughputs(&kind)
+                            .first()
+                            .map(|_| fsx.per_unit_storage_throughput.unwrap_or(if kind == "PERSISTENT_2" { 250 } else { 200 }));
+                    })
+                />
+                <NumberField
+                    label="FSx throughput (MB/s per TiB)"
+                    path="storage.fsx.per_unit_storage_throughput"
+                    value=Signal::derive(move || spec.with(|spec| spec.storage.fsx.as_ref().and_then(|fsx| fsx.per_unit_storage_throughput)))
+                    set=move |throughput: Number| edit_fsx(&|fsx| fsx.per_unit_storage_throughput = throughput)
+                />
+                <NumberField
+                    label="FSx storage (GiB)"
+                    path="storage.fsx.storage_gib"
+                    value=Signal::derive(move || spec.with(|spec| spec.storage.fsx.as_ref().map(|fsx| fsx.storage_gib)))
+                    set=move |gib: Number| edit_fsx(&|fsx| fsx.storage_gib = gib.unwrap_or(0))
+                />
+            </Show>
+            <CheckboxField
+                label="Mount an S3 bucket (volume s3-pv and claim s3-claim)"
+                path="storage.s3"
+                checked=has_s3
+                set=move |on: bool| spec.update(|spec| {
+                    spec.storage.s3 = on.then(|| shared::spec::S3Volume {
+                        bucket: "PLACEHOLDER_S3_BUCKET".into(),
+                        prefix: String::new(),
+                    });
+                })
+            />
+            <Show when=move || has_s3.get()>
+                <TextField
+                    label="S3 bucket"
+                    path="storage.s3.bucket"
+                    placeholder="training-checkpoints"
+                    value=Signal::derive(move || spec.with(|spec| spec.storage.s3.as_ref().map(|s3| s3.bucket.clone()).unwrap_or_default()))
+                    set=move |bucket: String| edit_s3(&|s3| s3.bucket = bucket.clone())
+                />
+                <TextField
+                    label="S3 prefix"
+                    path="storage.s3.prefix"
+                    placeholder="empty: the whole bucket; e.g. checkpoints/"
+                    value=Signal::derive(move || spec.with(|spec| spec.storage.s3.as_ref().map(|s3| s3.prefix.clone()).unwrap_or_default()))
+                    set=move |prefix: String| edit_s3(&|s3| s3.prefix = prefix.clone())
+                />
+            </Show>
+        </fieldset>
     }
 }

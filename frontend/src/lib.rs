@@ -149,7 +149,7 @@ pub fn step_of_path(path: &str) -> Step {
         Step::NodeGroups
     } else if path.starts_with("karpenter") {
         Step::Karpenter
-    } else if path.starts_with("addons") {
+    } else if path.starts_with("addons") || path.starts_with("storage") {
         Step::Addons
     } else {
         Step::Review

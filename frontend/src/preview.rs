@@ -26,6 +26,8 @@ enum Tab {
     KarpenterAccess,
     /// The device plugins' Helm values, one document per plugin the pools need.
     DevicePlugins,
+    /// The volumes for datasets and checkpoints.
+    Storage,
     StudioJson,
 }
 
@@ -38,6 +40,7 @@ impl Tab {
             Tab::KarpenterStack => shared::karpenter_aws::PREREQUISITES_PATH,
             Tab::KarpenterAccess => shared::karpenter_aws::CLUSTER_ACCESS_PATH,
             Tab::DevicePlugins => "plugins/*.yaml",
+            Tab::Storage => shared::storage::STORAGE_PATH,
             Tab::StudioJson => "studio.json",
         }
     }
@@ -56,7 +59,7 @@ impl Tab {
     fn rendered_by_server(self) -> bool {
         matches!(
             self,
-            Tab::KarpenterStack | Tab::KarpenterAccess | Tab::DevicePlugins
+            Tab::KarpenterStack | Tab::KarpenterAccess | Tab::DevicePlugins | Tab::Storage
         )
     }
 
@@ -71,6 +74,7 @@ impl Tab {
         match self {
             Tab::KarpenterStack => file(shared::karpenter_aws::PREREQUISITES_PATH),
             Tab::KarpenterAccess => file(shared::karpenter_aws::CLUSTER_ACCESS_PATH),
+            Tab::Storage => file(shared::storage::STORAGE_PATH),
             Tab::DevicePlugins => {
                 // Each plugin's values, headed by its path, in the order the bundle has them.
                 let documents: Vec<String> = shared::device_plugins::Plugin::ALL
@@ -95,6 +99,7 @@ impl Tab {
             Tab::KarpenterStack => "preview-karpenter-stack-yaml",
             Tab::KarpenterAccess => "preview-karpenter-access-yaml",
             Tab::DevicePlugins => "preview-device-plugins-yaml",
+            Tab::Storage => "preview-storage-yaml",
             Tab::StudioJson => "preview-studio-json",
         }
     }
@@ -402,6 +407,7 @@ pub fn Preview() -> impl IntoView {
                 .is_some_and(|karpenter| !shared::device_plugins::needed(karpenter).is_empty())
         })
     });
+    let has_volumes = Memo::new(move |_| studio.spec.with(|spec| !spec.storage.is_empty()));
     Effect::new(move |_| {
         let current = tab.get_untracked();
         let karpenter_file = matches!(
@@ -410,6 +416,7 @@ pub fn Preview() -> impl IntoView {
         );
         if (!uses_karpenter.get() && karpenter_file)
             || (!needs_plugins.get() && current == Tab::DevicePlugins)
+            || (!has_volumes.get() && current == Tab::Storage)
         {
             tab.set(Tab::ClusterYaml);
         }
@@ -444,7 +451,7 @@ pub fn Preview() -> impl IntoView {
                 Tab::ClusterYaml => shared::render_cluster_yaml(spec).map(Some),
                 Tab::NodePools => shared::render::render_karpenter_yaml(spec),
                 Tab::KarpenterValues => shared::render::render_karpenter_values(spec),
-                Tab::KarpenterStack | Tab::KarpenterAccess | Tab::DevicePlugins => {
+                Tab::KarpenterStack | Tab::KarpenterAccess | Tab::DevicePlugins | Tab::Storage => {
                     return from_server.with(|answer| match answer {
                         None => Ok(Some(
                             "# Asking the studio's server for this file…".to_owned(),
@@ -661,6 +668,9 @@ pub fn Preview() -> impl IntoView {
                 </Show>
                 <Show when=move || needs_plugins.get()>
                     {tab_button(Tab::DevicePlugins)}
+                </Show>
+                <Show when=move || has_volumes.get()>
+                    {tab_button(Tab::Storage)}
                 </Show>
                 {tab_button(Tab::StudioJson)}
             </div>

@@ -56,6 +56,9 @@ pub fn bundle_files(
         render::render_cluster_yaml(spec)?,
         false,
     )];
+    if let Some(volumes) = crate::storage::render(spec)? {
+        files.push(file(crate::storage::STORAGE_PATH, volumes, false));
+    }
     let nodepools = render::render_karpenter_yaml(spec)?;
     let values = render::render_karpenter_values(spec)?;
     if let (Some(nodepools), Some(values)) = (nodepools, values) {
@@ -119,6 +122,12 @@ fn readme(spec: &Spec, findings: &[Finding], checks: &[CheckLine]) -> String {
     if spec.karpenter.is_some() {
         text.push_str(&format!(
             "- `{NODEPOOLS_PATH}` — Karpenter NodePools and EC2NodeClasses\n- `{KARPENTER_VALUES_PATH}` — Helm values for the Karpenter controller\n"
+        ));
+    }
+    if !spec.storage.is_empty() {
+        text.push_str(&format!(
+            "- `{}` — the volumes for datasets and checkpoints (FSx for Lustre StorageClass and claim, S3 volume and claim); teardown deletes the claims first, so FSx deletes the file system it made\n",
+            crate::storage::STORAGE_PATH
         ));
     }
     text.push_str(

@@ -54,7 +54,9 @@ impl EditableFile {
     /// Whether the design's field at `spec_path` is written in this file.
     pub fn writes(self, spec_path: &str) -> bool {
         match self {
-            EditableFile::ClusterConfig => !spec_path.starts_with("karpenter"),
+            EditableFile::ClusterConfig => {
+                !spec_path.starts_with("karpenter") && !spec_path.starts_with("storage")
+            }
             EditableFile::NodePools => {
                 spec_path.starts_with("karpenter.node_pools")
                     || spec_path.starts_with("karpenter.node_classes")
@@ -96,6 +98,8 @@ impl EditableFile {
                 }
                 let mut spec = import::import_cluster_config(&document.value).map_err(at)?;
                 spec.karpenter = current.karpenter.clone();
+                // The volumes are written to storage/volumes.yaml, not cluster.yaml.
+                spec.storage = current.storage.clone();
                 if spec.karpenter.is_some() {
                     import::settle_leftovers(&mut spec);
                 }

@@ -54,6 +54,8 @@ pub mod schema_check;
 pub mod sequence;
 /// The studio's state: one serialisable value describing the whole cluster design.
 pub mod spec;
+/// The FSx for Lustre and S3 volumes a design asks for, as the CSI drivers' objects.
+pub mod storage;
 /// Named starting points, the first seven reproducing the reference manifests.
 pub mod templates;
 /// The Kubernetes versions EKS offers and their support dates, from AWS's calendar.

@@ -72,6 +72,9 @@ pub fn label(token: &str) -> String {
         "CAPACITY_RESERVATION_ID" | "RESERVATION" => "Capacity reservation ID".to_owned(),
         "ACCOUNT_ID" => "AWS account ID".to_owned(),
         "S3_POLICY_ARN" => "S3 bucket policy ARN".to_owned(),
+        "S3_BUCKET" => "S3 bucket name".to_owned(),
+        "FSX_SUBNET_ID" => "FSx subnet ID".to_owned(),
+        "FSX_SECURITY_GROUP_ID" => "FSx security group ID".to_owned(),
         other => {
             let words = other.replace('_', " ").to_lowercase();
             let mut characters = words.chars();

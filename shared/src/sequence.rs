@@ -187,6 +187,14 @@ pub fn deploy_steps(spec: &Spec) -> Vec<Step> {
         Tool::Eksctl,
         &create,
     ));
+    if !spec.storage.is_empty() {
+        steps.push(step(
+            "apply-storage",
+            "Create the volumes for datasets and checkpoints (the CSI drivers' StorageClass, volume and claims)",
+            Tool::Kubectl,
+            &[text("apply"), text("-f"), Arg::File(crate::storage::STORAGE_PATH)],
+        ));
+    }
     if !karpenter {
         return steps;
     }
@@ -378,6 +386,22 @@ pub fn teardown_steps(spec: &Spec) -> Vec<Step> {
         ]
     };
     let mut steps = Vec::new();
+    if !spec.storage.is_empty() {
+        // Before the cluster: FSx deletes a file system its driver made only when the
+        // claim goes, and a file system left behind keeps costing.
+        steps.push(step(
+            "delete-storage",
+            "Delete the volumes' claims, so FSx deletes the file system the driver made",
+            Tool::Kubectl,
+            &[
+                text("delete"),
+                text("-f"),
+                Arg::File(crate::storage::STORAGE_PATH),
+                text("--ignore-not-found"),
+                text("--wait"),
+            ],
+        ));
+    }
     let karpenter = spec.karpenter.is_some();
     if karpenter {
         steps.push(step(

@@ -32,10 +32,60 @@ pub struct Spec {
     /// Karpenter node pools and node classes, when Karpenter launches nodes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub karpenter: Option<KarpenterSettings>,
+    /// Shared volumes for datasets and checkpoints, created with the cluster.
+    #[serde(default, skip_serializing_if = "Storage::is_empty")]
+    pub storage: Storage,
     /// `ClusterConfig` keys the studio does not model, kept from an import and written back
     /// unchanged (nested as in the file, e.g. `metadata.tags`, `iam.serviceAccounts`).
     #[serde(default, skip_serializing_if = "is_empty_mapping")]
     pub eksctl_extra: Mapping,
+}
+
+/// Volumes the deploy creates for datasets and checkpoints through the storage add-ons'
+/// CSI drivers (`storage/volumes.yaml`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Storage {
+    /// An FSx for Lustre file system the FSx CSI driver creates for a claim.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fsx: Option<FsxVolume>,
+    /// An S3 bucket the Mountpoint for S3 CSI driver mounts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub s3: Option<S3Volume>,
+}
+
+impl Storage {
+    /// Whether no volume is asked for.
+    pub fn is_empty(&self) -> bool {
+        self.fsx.is_none() && self.s3.is_none()
+    }
+}
+
+/// An FSx for Lustre file system made by dynamic provisioning: a StorageClass with the
+/// driver's parameters and a claim that asks for its size.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct FsxVolume {
+    /// The subnet the file system is created in (one zone).
+    pub subnet_id: String,
+    /// Security groups of the file system's interfaces.
+    #[serde(default)]
+    pub security_group_ids: Vec<String>,
+    /// `SCRATCH_1`, `SCRATCH_2`, `PERSISTENT_1` or `PERSISTENT_2`.
+    pub deployment_type: String,
+    /// Throughput per TiB of storage, MB/s (persistent file systems only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub per_unit_storage_throughput: Option<u32>,
+    /// Size asked for, GiB (the driver rounds it up to a size FSx sells).
+    pub storage_gib: u32,
+}
+
+/// An S3 bucket mounted by Mountpoint for S3 (static provisioning: a volume and its claim).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct S3Volume {
+    /// The bucket's name.
+    pub bucket: String,
+    /// Only keys under this prefix, e.g. `checkpoints/` (empty: the whole bucket).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub prefix: String,
 }
 
 /// Karpenter: the pools and classes it launches nodes from, and controller settings.

@@ -106,7 +106,33 @@ pub static TEMPLATES: &[Template] = &[
         summary: "Karpenter keeps 2 × p5.48xlarge running on a Capacity Block (static NodePool), with node repair",
         build: karpenter_static_capacity_block,
     },
+    Template {
+        id: "p5-checkpoint-storage",
+        name: "p5 with FSx for Lustre and S3 for checkpoints",
+        summary: "Existing VPC, 2 × p5.48xlarge with EFA in one subnet, an FSx for Lustre file system there and an S3 bucket mounted by Mountpoint, through their CSI add-ons",
+        build: p5_checkpoint_storage,
+    },
 ];
+
+/// An add-on as the studio adds it: conflicts overwritten, and the IAM policies AWS's
+/// guides give its service account's role (eksctl creates the role through the cluster's
+/// OIDC provider). Mountpoint's is a policy on the user's own bucket, so it starts as a
+/// placeholder to fill in.
+pub fn starting_addon(name: &str) -> Addon {
+    Addon {
+        name: name.to_owned(),
+        resolve_conflicts: Some("overwrite".into()),
+        attach_policy_arns: match name {
+            "amazon-cloudwatch-observability" => {
+                vec!["arn:aws:iam::aws:policy/CloudWatchFullAccess".into()]
+            }
+            crate::storage::FSX_ADDON => vec!["arn:aws:iam::aws:policy/AmazonFSxFullAccess".into()],
+            crate::storage::S3_ADDON => vec!["PLACEHOLDER_S3_POLICY_ARN".into()],
+            _ => Vec::new(),
+        },
+        ..Addon::default()
+    }
+}
 
 /// The template with this id.
 pub fn template(id: &str) -> Option<&'static Template> {
@@ -404,6 +430,44 @@ fn g6_bottlerocket() -> Spec {
         },
         network: new_vpc(),
         node_groups: vec![system_group(), gpu],
+        ..Spec::default()
+    }
+}
+
+/// Checkpoints on shared storage: the FSx for Lustre file system goes into the subnet the
+/// EFA group is pinned to (its zone), the S3 bucket is mounted under a prefix.
+fn p5_checkpoint_storage() -> Spec {
+    let mut gpu = gpu_group("p5", "p5.48xlarge", 2);
+    gpu.placement = GroupPlacement::Subnets {
+        subnets: vec!["private-one".into()],
+    };
+    gpu.taints = vec![gpu_taint()];
+    Spec {
+        cluster: ClusterSettings {
+            // Not a seed manifest: the newest version in standard support.
+            kubernetes_version: NEWEST_STANDARD_VERSION.into(),
+            ..cluster("eks-p5-checkpoints")
+        },
+        network: existing_vpc(),
+        node_groups: vec![system_group(), gpu],
+        addons: vec![
+            starting_addon(crate::storage::FSX_ADDON),
+            starting_addon(crate::storage::S3_ADDON),
+        ],
+        storage: crate::spec::Storage {
+            fsx: Some(crate::spec::FsxVolume {
+                // The same token as the private subnet the GPU nodes use: one value.
+                subnet_id: "PLACEHOLDER_SUBNET_PRIVATE_1".into(),
+                security_group_ids: vec!["PLACEHOLDER_FSX_SECURITY_GROUP_ID".into()],
+                deployment_type: "PERSISTENT_2".into(),
+                per_unit_storage_throughput: Some(250),
+                storage_gib: 2400,
+            }),
+            s3: Some(crate::spec::S3Volume {
+                bucket: "PLACEHOLDER_S3_BUCKET".into(),
+                prefix: "checkpoints/".into(),
+            }),
+        },
         ..Spec::default()
     }
 }

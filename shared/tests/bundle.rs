@@ -478,3 +478,110 @@ fn plugin_values_keep_to_the_pools_that_need_them_and_tolerate_their_taints() {
         ],
     );
 }
+
+/// The FSx file system and the S3 bucket of a design with checkpoint storage.
+fn storage_spec() -> shared::Spec {
+    let mut spec = shared::template("p5-checkpoint-storage").unwrap().spec();
+    for placeholder in shared::placeholders::list(&spec.clone()) {
+        let value = match placeholder.label.as_str() {
+            "AWS region" => "us-east-2",
+            "Private subnet 1 ID" => "subnet-0123456789abcdef0",
+            "FSx security group ID" => "sg-0123456789abcdef0",
+            "S3 bucket name" => "training-checkpoints",
+            _ => "x",
+        };
+        spec = shared::placeholders::fill(&spec, &placeholder.token, value);
+    }
+    spec
+}
+
+#[test]
+fn checkpoint_volumes_are_the_csi_drivers_objects_applied_after_the_cluster_and_deleted_first() {
+    let spec = storage_spec();
+    let files = bundle::bundle_files(&spec, &[], &[]).unwrap();
+    let volumes = file(&files, shared::storage::STORAGE_PATH);
+    let documents: Vec<serde_yaml::Value> = serde_yaml::Deserializer::from_str(volumes)
+        .map(|document| serde::Deserialize::deserialize(document).unwrap())
+        .collect();
+    let kinds: Vec<&str> = documents
+        .iter()
+        .map(|document| document["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "StorageClass",
+            "PersistentVolumeClaim",
+            "PersistentVolume",
+            "PersistentVolumeClaim"
+        ]
+    );
+    // The FSx driver's dynamic provisioning: its parameters are strings, the claim asks
+    // for the size in the file system's subnet.
+    let class = &documents[0];
+    assert_eq!(class["provisioner"], "fsx.csi.aws.com");
+    assert_eq!(class["parameters"]["subnetId"], "subnet-0123456789abcdef0");
+    assert_eq!(
+        class["parameters"]["securityGroupIds"],
+        "sg-0123456789abcdef0"
+    );
+    assert_eq!(class["parameters"]["deploymentType"], "PERSISTENT_2");
+    assert_eq!(class["parameters"]["perUnitStorageThroughput"], "250");
+    assert_eq!(documents[1]["spec"]["storageClassName"], "fsx-lustre");
+    assert_eq!(
+        documents[1]["spec"]["resources"]["requests"]["storage"],
+        "2400Gi"
+    );
+    // Mountpoint's static provisioning: no StorageClass, the volume bound to its claim.
+    let volume = &documents[2];
+    assert_eq!(volume["spec"]["csi"]["driver"], "s3.csi.aws.com");
+    assert_eq!(
+        volume["spec"]["csi"]["volumeAttributes"]["bucketName"],
+        "training-checkpoints"
+    );
+    assert_eq!(volume["spec"]["storageClassName"], "");
+    assert_eq!(volume["spec"]["claimRef"]["name"], "s3-claim");
+    let options: Vec<&str> = volume["spec"]["mountOptions"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .map(|option| option.as_str().unwrap())
+        .collect();
+    assert_eq!(
+        options,
+        ["allow-delete", "region us-east-2", "prefix checkpoints/"]
+    );
+    assert_eq!(documents[3]["spec"]["volumeName"], "s3-pv");
+    // The throughput stays a string for YAML 1.1 readers too (kubectl), and the empty
+    // StorageClass name stays an empty string, not null.
+    assert!(
+        volumes.contains("perUnitStorageThroughput: '250'"),
+        "{volumes}"
+    );
+    assert!(volumes.contains("storageClassName: ''"), "{volumes}");
+
+    let deploy = file(&files, "deploy.sh");
+    in_order(
+        deploy,
+        &["create cluster -f", "apply -f storage/volumes.yaml"],
+    );
+    let teardown = file(&files, "teardown.sh");
+    in_order(
+        teardown,
+        &["delete -f storage/volumes.yaml", "delete cluster -f"],
+    );
+    assert!(file(&files, "README.md").contains("storage/volumes.yaml"));
+
+    let (ran, expected) = run_deploy_sh(&spec, "storage");
+    assert_eq!(ran, expected);
+    assert_eq!(
+        ran.last().unwrap(),
+        &["kubectl", "apply", "-f", "storage/volumes.yaml"]
+    );
+
+    // A design without volumes has no file and no step.
+    let plain = shared::template("p5-odcr-vpc").unwrap().spec();
+    let files = bundle::bundle_files(&plain, &[], &[]).unwrap();
+    assert!(files.iter().all(|file| !file.path.starts_with("storage/")));
+    assert!(!file(&files, "deploy.sh").contains("storage"));
+}

@@ -26,6 +26,12 @@ fn block() -> (Spec, LiveFacts) {
 fn new_vpc_base() -> (Spec, LiveFacts) {
     (new_vpc(), LiveFacts::default())
 }
+fn storage_base() -> (Spec, LiveFacts) {
+    (with_storage(), LiveFacts::default())
+}
+fn fsx_of(spec: &mut Spec) -> &mut shared::spec::FsxVolume {
+    spec.storage.fsx.as_mut().unwrap()
+}
 fn auto_mode_base() -> (Spec, LiveFacts) {
     (auto_mode(), LiveFacts::default())
 }
@@ -1278,6 +1284,33 @@ const CASES: &[Case] = &[
         path: "node_groups",
     },
     Case {
+        rule: "storage-without-csi-driver",
+        base: storage_base,
+        breaks: |spec, _| {
+            spec.addons
+                .retain(|addon| addon.name != shared::storage::FSX_ADDON)
+        },
+        path: "storage.fsx",
+    },
+    Case {
+        rule: "storage-fsx-network-invalid",
+        base: storage_base,
+        breaks: |spec, _| fsx_of(spec).security_group_ids = vec!["sg-12".into()],
+        path: "storage.fsx.security_group_ids[0]",
+    },
+    Case {
+        rule: "storage-fsx-deployment-invalid",
+        base: storage_base,
+        breaks: |spec, _| fsx_of(spec).per_unit_storage_throughput = Some(200),
+        path: "storage.fsx.per_unit_storage_throughput",
+    },
+    Case {
+        rule: "storage-s3-bucket-invalid",
+        base: storage_base,
+        breaks: |spec, _| spec.storage.s3.as_mut().unwrap().bucket = "Training_Checkpoints".into(),
+        path: "storage.s3.bucket",
+    },
+    Case {
         rule: "reservation-end-date",
         base: block,
         breaks: |_, live| live.reservations[0].end_date = Some("2026-12-14T11:30:00Z".into()),
@@ -1476,6 +1509,94 @@ fn auto_mode_is_judged_as_eksctl_judges_it() {
 }
 
 #[test]
+fn fsx_and_s3_volumes_are_judged_as_fsx_and_s3_judge_them() {
+    let fired = |spec: &Spec, rule: &str| -> Vec<(String, String)> {
+        rules::validate(spec)
+            .into_iter()
+            .filter(|finding| finding.rule == rule)
+            .map(|finding| (finding.path, finding.message))
+            .collect()
+    };
+    let mut spec = with_storage();
+    // Scratch file systems take no throughput; persistent ones need one FSx sells.
+    fsx_of(&mut spec).deployment_type = "SCRATCH_2".into();
+    assert_eq!(
+        fired(&spec, "storage-fsx-deployment-invalid"),
+        [(
+            "storage.fsx.per_unit_storage_throughput".to_owned(),
+            "a SCRATCH_2 file system takes no throughput per TiB (FSx refuses 250)".to_owned()
+        )]
+    );
+    fsx_of(&mut spec).per_unit_storage_throughput = None;
+    assert!(fired(&spec, "storage-fsx-deployment-invalid").is_empty());
+    fsx_of(&mut spec).deployment_type = "PERSISTENT_1".into();
+    assert!(
+        fired(&spec, "storage-fsx-deployment-invalid")[0]
+            .1
+            .contains("needs its throughput per TiB: one of 12, 40, 50, 100, 200")
+    );
+    fsx_of(&mut spec).per_unit_storage_throughput = Some(100);
+    fsx_of(&mut spec).storage_gib = 1000;
+    assert_eq!(
+        fired(&spec, "storage-fsx-deployment-invalid")[0].0,
+        "storage.fsx.storage_gib"
+    );
+    fsx_of(&mut spec).deployment_type = "PERSISTENT_3".into();
+    assert_eq!(
+        fired(&spec, "storage-fsx-deployment-invalid")[0].0,
+        "storage.fsx.deployment_type"
+    );
+
+    // Placeholders are the placeholder rule's, not a second finding.
+    let mut spec = with_storage();
+    fsx_of(&mut spec).subnet_id = "PLACEHOLDER_FSX_SUBNET_ID".into();
+    spec.storage.s3.as_mut().unwrap().bucket = "PLACEHOLDER_S3_BUCKET".into();
+    assert!(fired(&spec, "storage-fsx-network-invalid").is_empty());
+    assert!(fired(&spec, "storage-s3-bucket-invalid").is_empty());
+    let placeholders: Vec<String> = fired(&spec, "placeholder-left")
+        .into_iter()
+        .map(|(path, _)| path)
+        .collect();
+    assert!(
+        placeholders.contains(&"storage.fsx.subnet_id".to_owned()),
+        "{placeholders:?}"
+    );
+    assert!(
+        placeholders.contains(&"storage.s3.bucket".to_owned()),
+        "{placeholders:?}"
+    );
+    fsx_of(&mut spec).subnet_id.clear();
+    fsx_of(&mut spec).security_group_ids.clear();
+    assert_eq!(fired(&spec, "storage-fsx-network-invalid").len(), 2);
+
+    // S3's naming rules.
+    for (bucket, problem) in [
+        ("ab", "3 to 63"),
+        ("training..data", "two dots"),
+        ("192.168.5.4", "IP address"),
+        ("-training", "start and end"),
+        ("xn--training", "reserves"),
+        ("training-s3alias", "reserves"),
+    ] {
+        let mut spec = with_storage();
+        spec.storage.s3.as_mut().unwrap().bucket = bucket.into();
+        let found = fired(&spec, "storage-s3-bucket-invalid");
+        assert!(
+            found.len() == 1 && found[0].1.contains(problem),
+            "{bucket}: {found:?}"
+        );
+    }
+    for bucket in ["my.training-data.2026", "abc", "a".repeat(63).as_str()] {
+        let mut spec = with_storage();
+        spec.storage.s3.as_mut().unwrap().bucket = bucket.into();
+        assert!(
+            fired(&spec, "storage-s3-bucket-invalid").is_empty(),
+            "{bucket}"
+        );
+    }
+}
+
+#[test]
 fn times_read_as_people_read_them() {
     use shared::rules::readable_time;
     assert_eq!(
@@ -1606,9 +1727,10 @@ fn each_rule_fires_at_its_field_when_broken() {
 
 #[test]
 fn correct_specs_have_no_errors_or_warnings() {
-    let bases: [(&str, Base); 5] = [
+    let bases: [(&str, Base); 6] = [
         ("capacity block", block),
         ("new VPC", new_vpc_base),
+        ("checkpoint storage", storage_base),
         ("Auto Mode", auto_mode_base),
         ("Karpenter Spot", spot_pool),
         ("Karpenter reserved", reserved_pool),

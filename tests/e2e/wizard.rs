@@ -945,6 +945,92 @@ async fn auto_mode_is_turned_on_in_the_cluster_step_and_eksctl_s_refusals_are_sa
 }
 
 #[tokio::test]
+async fn checkpoint_volumes_are_edited_beside_their_add_ons_and_previewed_as_the_drivers_read_them()
+{
+    let studio = Studio::start();
+    let browser = Browser::start().await;
+    browser.client.set_window_size(1280, 800).await.unwrap();
+    browser.open(&studio).await;
+    browser.choose_template("p5-checkpoint-storage").await;
+    browser.go_to_step(7).await;
+    assert_eq!(
+        browser
+            .field_by_label("FSx storage (GiB)")
+            .await
+            .prop("value")
+            .await
+            .unwrap()
+            .as_deref(),
+        Some("2400")
+    );
+    // The server writes storage/volumes.yaml; the page shows it in its own tab.
+    browser
+        .by_id("tab-preview-storage-yaml")
+        .await
+        .click()
+        .await
+        .unwrap();
+    let volumes = browser
+        .wait_for_text(Locator::Id("preview-storage-yaml"), |text| {
+            text.contains("fsx.csi.aws.com")
+        })
+        .await;
+    assert!(volumes.contains("s3.csi.aws.com"), "{volumes}");
+    assert!(volumes.contains("prefix checkpoints/"), "{volumes}");
+
+    // A scratch file system takes no throughput: choosing one clears it.
+    select(&browser, "f-storage-fsx-deployment-type", "SCRATCH_2").await;
+    let throughput = browser
+        .field_by_label("FSx throughput (MB/s per TiB)")
+        .await;
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while throughput.prop("value").await.unwrap().as_deref() != Some("") {
+        assert!(Instant::now() < deadline, "the throughput stayed");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    browser
+        .wait_for_text(Locator::Id("preview-storage-yaml"), |text| {
+            text.contains("SCRATCH_2") && !text.contains("perUnitStorageThroughput")
+        })
+        .await;
+    // Back to persistent with a throughput FSx does not sell for it: said beside the field.
+    select(&browser, "f-storage-fsx-deployment-type", "PERSISTENT_2").await;
+    browser
+        .fill_by_label("FSx throughput (MB/s per TiB)", "200")
+        .await;
+    let beside = browser
+        .wait_for_text(
+            Locator::Id("f-storage-fsx-per-unit-storage-throughput-findings"),
+            |text| text.contains("not sold"),
+        )
+        .await;
+    assert!(beside.contains("125, 250, 500, 1000"), "{beside}");
+    browser.fill_by_label("S3 bucket", "Training_Data").await;
+    browser
+        .wait_for_text(Locator::Id("f-storage-s3-bucket-findings"), |text| {
+            text.contains("lowercase")
+        })
+        .await;
+    browser.screenshot("checkpoint-volumes").await;
+
+    // Without the FSx CSI driver nothing would provision the claim.
+    browser
+        .client
+        .find(Locator::Css("input[id='f-addons-aws-fsx-csi-driver']"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    browser
+        .wait_for_text(Locator::Id("f-storage-fsx-findings"), |text| {
+            text.contains("aws-fsx-csi-driver add-on is not installed")
+        })
+        .await;
+    browser.close().await;
+}
+
+#[tokio::test]
 async fn node_group_labels_taints_and_instance_type_lists_are_editable() {
     let studio = Studio::start();
     let browser = Browser::start().await;

@@ -18,6 +18,8 @@ mod karpenter_aws;
 mod live;
 /// Rules on managed node groups: sizes, EFA, capacity, GPUs, Spot.
 mod node_groups;
+/// Rules on the volumes for datasets and checkpoints (FSx for Lustre, Mountpoint for S3).
+mod storage;
 /// Every string of the spec with its path, for the placeholder rule.
 pub(crate) mod strings;
 /// Imported keys eksctl does not know, checked against a table of its schema's keys.
@@ -304,6 +306,7 @@ fn spec_rules() -> impl Iterator<Item = &'static Rule> {
         .chain(karpenter::RULES)
         .chain(karpenter_aws::RULES)
         .chain(unknown_fields::RULES)
+        .chain(storage::RULES)
         .chain(live::RULES)
 }
 

@@ -132,6 +132,31 @@ pub fn auto_mode() -> Spec {
     spec
 }
 
+/// [`new_vpc`] with checkpoints on an FSx for Lustre file system and an S3 bucket, each
+/// through its CSI add-on.
+pub fn with_storage() -> Spec {
+    let mut spec = new_vpc();
+    for name in [shared::storage::FSX_ADDON, shared::storage::S3_ADDON] {
+        let mut addon = shared::templates::starting_addon(name);
+        addon.attach_policy_arns = vec!["arn:aws:iam::111122223333:policy/training-data".into()];
+        spec.addons.push(addon);
+    }
+    spec.storage = shared::spec::Storage {
+        fsx: Some(shared::spec::FsxVolume {
+            subnet_id: "subnet-0123456789abcdef0".into(),
+            security_group_ids: vec!["sg-0123456789abcdef0".into()],
+            deployment_type: "PERSISTENT_2".into(),
+            per_unit_storage_throughput: Some(250),
+            storage_gib: 2400,
+        }),
+        s3: Some(shared::spec::S3Volume {
+            bucket: "training-checkpoints".into(),
+            prefix: "run-7/".into(),
+        }),
+    };
+    spec
+}
+
 fn fill_karpenter_cluster(spec: &mut Spec) {
     spec.cluster.region = "us-west-2".into();
     spec.network = Network::NewVpc {
