@@ -29,6 +29,10 @@ struct FileReport {
 #[derive(Serialize)]
 struct Report {
     files: Vec<FileReport>,
+    /// Files a directory held that hold no eksctl or Karpenter document (a bundle's Helm
+    /// values, CloudFormation templates, storage objects), left out of the design.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    skipped: Vec<String>,
 }
 
 /// The largest file `lint`, `convert`, `render --spec` and `check --spec` read unless
@@ -94,9 +98,43 @@ pub fn terminal_safe(text: &str) -> std::borrow::Cow<'_, str> {
     )
 }
 
+/// Whether a YAML text found by walking a directory holds nothing `lint` reads: it parses,
+/// and every document either has neither `apiVersion` nor `kind` (Helm values, a
+/// CloudFormation template) or names an API group that is neither eksctl's nor Karpenter's
+/// (a StorageClass, a PersistentVolume). A document that names one of those groups, or a
+/// `kind` without an `apiVersion`, is linted, so a typo is still reported.
+fn holds_no_design(text: &str) -> bool {
+    use serde::Deserialize;
+    let documents: Result<Vec<serde_yaml::Value>, _> = serde_yaml::Deserializer::from_str(text)
+        .map(serde_yaml::Value::deserialize)
+        .collect();
+    let Ok(documents) = documents else {
+        return false;
+    };
+    let documents: Vec<&serde_yaml::Value> = documents
+        .iter()
+        .filter(|document| !document.is_null())
+        .collect();
+    !documents.is_empty()
+        && documents.iter().all(|document| {
+            let kind = document.get("kind");
+            match document
+                .get("apiVersion")
+                .and_then(serde_yaml::Value::as_str)
+            {
+                None => kind.is_none() && document.get("apiVersion").is_none(),
+                Some(api_version) => {
+                    let group = api_version.split_once('/').map_or("", |(group, _)| group);
+                    group != "eksctl.io" && !group.starts_with("karpenter.")
+                }
+            }
+        })
+}
+
 /// The files to lint: each file given, and every `*.yaml`/`*.yml` under each directory
-/// given (recursively, in name order, hidden entries skipped).
-fn expand(paths: &[PathBuf]) -> Vec<PathBuf> {
+/// given (recursively, in name order, hidden entries skipped), each with whether it was
+/// found in a directory.
+fn expand(paths: &[PathBuf]) -> Vec<(PathBuf, bool)> {
     fn walk(directory: &Path, found: &mut Vec<PathBuf>) {
         let Ok(entries) = std::fs::read_dir(directory) else {
             // Unreadable: keep it, so the report says why.
@@ -123,9 +161,11 @@ fn expand(paths: &[PathBuf]) -> Vec<PathBuf> {
     let mut found = Vec::new();
     for path in paths {
         if path.is_dir() {
-            walk(path, &mut found);
+            let mut walked = Vec::new();
+            walk(path, &mut walked);
+            found.extend(walked.into_iter().map(|file| (file, true)));
         } else {
-            found.push(path.clone());
+            found.push((path.clone(), false));
         }
     }
     found
@@ -133,18 +173,36 @@ fn expand(paths: &[PathBuf]) -> Vec<PathBuf> {
 
 /// Lints the files and directories given as one design and prints the findings.
 pub fn lint(files: &[PathBuf], format: Format, max_bytes: u64) -> ExitCode {
-    let paths = expand(files);
-    if paths.is_empty() {
+    let found = expand(files);
+    if found.is_empty() {
         eprintln!("error: no .yaml or .yml files in the directories given");
         return ExitCode::from(2);
     }
+    let mut paths = Vec::new();
     let mut texts = Vec::new();
+    let mut skipped = Vec::new();
     let mut unreadable: Vec<(usize, LintFailure)> = Vec::new();
-    for (index, path) in paths.iter().enumerate() {
-        match read_capped(path, max_bytes) {
-            Ok(text) => texts.push((path.display().to_string(), text)),
-            Err(failure) => unreadable.push((index, failure)),
+    for (path, walked) in found {
+        match read_capped(&path, max_bytes) {
+            Ok(text) if walked && holds_no_design(&text) => {
+                skipped.push(path.display().to_string());
+            }
+            Ok(text) => {
+                texts.push((path.display().to_string(), text));
+                paths.push(path);
+            }
+            Err(failure) => {
+                unreadable.push((paths.len(), failure));
+                paths.push(path);
+            }
         }
+    }
+    if paths.is_empty() {
+        eprintln!(
+            "error: no eksctl or Karpenter documents in the directories given (skipped {})",
+            skipped.join(", ")
+        );
+        return ExitCode::from(2);
     }
     let mut linted = lint::lint_files_with(&texts, &crate::todays_facts()).into_iter();
     let reports: Vec<FileReport> = paths
@@ -179,7 +237,10 @@ pub fn lint(files: &[PathBuf], format: Format, max_bytes: u64) -> ExitCode {
         .collect();
     match format {
         Format::Json => {
-            let report = Report { files: reports };
+            let report = Report {
+                files: reports,
+                skipped,
+            };
             println!(
                 "{}",
                 serde_json::to_string(&report).expect("a report serialises")
@@ -226,6 +287,21 @@ pub fn lint(files: &[PathBuf], format: Format, max_bytes: u64) -> ExitCode {
                 .iter()
                 .filter(|report| report.error.is_some())
                 .count();
+            if !skipped.is_empty() {
+                let (count, verb) = if skipped.len() == 1 {
+                    ("1 file".to_owned(), "holds")
+                } else {
+                    (format!("{} files", skipped.len()), "hold")
+                };
+                eprintln!(
+                    "note: skipped {count} that {verb} no eksctl or Karpenter document: {}",
+                    skipped
+                        .iter()
+                        .map(|path| terminal_safe(path))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                );
+            }
             eprintln!(
                 "{} file(s): {} error(s), {} warning(s), {} note(s){}",
                 reports.len(),

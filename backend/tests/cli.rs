@@ -175,6 +175,78 @@ fn lint_reads_files_and_directories_as_one_design() {
     );
 }
 
+/// A bundle the studio wrote lints as a directory: its Helm values, CloudFormation
+/// templates and storage objects are skipped and named, its cluster and NodePools are
+/// linted, and a document that claims Karpenter's API with a mistyped kind still is.
+#[test]
+fn a_bundle_directory_lints_its_designs_and_names_the_files_it_skips() {
+    for template in ["karpenter-reserved-training", "p5-checkpoint-storage"] {
+        let directory = temp_dir(&format!("bundle-{template}"));
+        let rendered = eks_studio(&[
+            "render",
+            "--template",
+            template,
+            "--out",
+            directory.to_str().unwrap(),
+        ]);
+        assert!(rendered.status.success(), "{rendered:?}");
+        let output = eks_studio(&["lint", "--format", "json", directory.to_str().unwrap()]);
+        let report: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+        let linted: Vec<&str> = report["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|file| file["path"].as_str().unwrap())
+            .collect();
+        assert!(
+            linted.iter().any(|path| path.ends_with("cluster.yaml")),
+            "{linted:?}"
+        );
+        assert!(
+            report["files"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|file| file.get("error").is_none()),
+            "{report:#}"
+        );
+        let skipped: Vec<&str> = report["skipped"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|path| path.as_str().unwrap())
+            .collect();
+        let expected = if template == "p5-checkpoint-storage" {
+            vec!["storage/volumes.yaml"]
+        } else {
+            vec!["karpenter/cloudformation.yaml", "karpenter/values.yaml"]
+        };
+        for file in expected {
+            assert!(
+                skipped.iter().any(|path| path.ends_with(file)),
+                "{file}: {skipped:?}"
+            );
+        }
+        // Placeholders are left: errors, not unreadable files.
+        assert_eq!(output.status.code(), Some(1), "{report:#}");
+
+        std::fs::write(
+            directory.join("typo.yaml"),
+            "apiVersion: karpenter.sh/v1\nkind: NodePol\nmetadata:\n  name: x\n",
+        )
+        .unwrap();
+        let output = eks_studio(&["lint", directory.to_str().unwrap()]);
+        assert_eq!(output.status.code(), Some(2), "{}", stdout(&output));
+        assert!(
+            stdout(&output).contains("typo.yaml:"),
+            "{}",
+            stdout(&output)
+        );
+        let human = String::from_utf8_lossy(&output.stderr).into_owned();
+        assert!(human.contains("note: skipped"), "{human}");
+    }
+}
+
 #[test]
 fn render_writes_each_seed_template_as_its_reference_manifest() {
     for (template_id, seed) in SEEDS {
