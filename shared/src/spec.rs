@@ -180,6 +180,18 @@ impl ClusterSettings {
     pub fn auto_mode_enabled(&self) -> bool {
         self.auto_mode.as_ref().is_some_and(|auto| auto.enabled)
     }
+
+    /// Whether Auto Mode is on with a built-in node pool, whose nodes run pods such as
+    /// controllers (`general-purpose` untainted, `system` tainted `CriticalAddonsOnly`).
+    pub fn auto_mode_runs_pods(&self) -> bool {
+        self.auto_mode.as_ref().is_some_and(|auto| {
+            auto.enabled
+                && auto
+                    .node_pools
+                    .as_ref()
+                    .is_none_or(|pools| !pools.is_empty())
+        })
+    }
 }
 
 /// A new VPC created by eksctl, or an existing one.

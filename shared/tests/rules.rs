@@ -1478,6 +1478,18 @@ fn auto_mode_is_judged_as_eksctl_judges_it() {
     auto_mode_of(&mut spec).node_role_arn.clear();
     assert!(messages(&spec, "auto-mode-config-invalid").is_empty());
 
+    // Karpenter beside Auto Mode (a migration): its controller runs on Auto Mode's
+    // built-in pools, so no node group is needed for it; with no built-in pool it is.
+    let mut spec = auto_mode();
+    spec.karpenter = karpenter_spot().karpenter;
+    assert!(messages(&spec, "karpenter-controller-has-no-nodes").is_empty());
+    assert!(messages(&spec, "karpenter-controller-one-node").is_empty());
+    auto_mode_of(&mut spec).node_pools = Some(vec![]);
+    assert_eq!(
+        messages(&spec, "karpenter-controller-has-no-nodes").len(),
+        1
+    );
+
     // At creation: core networking add-ons are refused, metrics-server is not, and
     // Fargate profiles make them allowed again.
     let mut spec = auto_mode();

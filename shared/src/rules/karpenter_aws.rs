@@ -116,10 +116,12 @@ fn pod_identity_agent_missing(context: &Context<'_>, report: &mut Report<'_>) {
 
 fn controller_has_no_nodes(context: &Context<'_>, report: &mut Report<'_>) {
     let spec = context.spec;
-    // A Fargate profile (kept from an import) can run the controller instead.
+    // A Fargate profile (kept from an import) or Auto Mode's built-in pools can run the
+    // controller instead.
     if spec.karpenter.is_none()
         || !spec.node_groups.is_empty()
         || spec.eksctl_extra.contains_key("fargateProfiles")
+        || spec.cluster.auto_mode_runs_pods()
     {
         return;
     }
@@ -175,7 +177,10 @@ fn controller_cannot_schedule(context: &Context<'_>, report: &mut Report<'_>) {
 
 fn controller_one_node(context: &Context<'_>, report: &mut Report<'_>) {
     let spec = context.spec;
-    if spec.karpenter.is_none() || spec.eksctl_extra.contains_key("fargateProfiles") {
+    if spec.karpenter.is_none()
+        || spec.eksctl_extra.contains_key("fargateProfiles")
+        || spec.cluster.auto_mode_runs_pods()
+    {
         return;
     }
     let groups: Vec<&NodeGroup> = controller_groups(spec).collect();
