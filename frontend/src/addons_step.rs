@@ -1,5 +1,6 @@
 //! The EKS add-ons a training cluster commonly wants, as checkboxes over `spec.addons`.
-//! Add-ons the spec holds that are not listed here (from an import) are kept and shown.
+//! Add-ons the spec holds that are not listed here (from a template or an import) are kept
+//! and shown.
 
 use leptos::prelude::*;
 use shared::spec::Addon;
@@ -133,7 +134,7 @@ pub fn AddonsStep() -> impl IntoView {
                 {boxes}
             </fieldset>
             <Show when=move || !others().is_empty()>
-                <p>"Also installed (kept from the imported file): " {move || others().join(", ")}</p>
+                <p>"Also installed, as the design has them: " {move || others().join(", ")}</p>
             </Show>
             <p class="hint">
                 "eksctl installs the NVIDIA device plugin on node groups with NVIDIA GPUs and the EFA device plugin on groups with EFA enabled; nothing to choose here. "

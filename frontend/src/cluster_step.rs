@@ -27,7 +27,7 @@ fn node_pools_choice(pools: Option<&Vec<String>>) -> String {
 fn AutoModeSettings() -> impl IntoView {
     let studio = expect_context::<Studio>();
     let spec = studio.spec;
-    let enabled = Signal::derive(move || spec.with(|spec| spec.cluster.auto_mode_enabled()));
+    let enabled = Memo::new(move |_| spec.with(|spec| spec.cluster.auto_mode_enabled()));
     let auto = move |change: &dyn Fn(&mut shared::spec::AutoMode)| {
         spec.update(|spec| change(spec.cluster.auto_mode.get_or_insert_with(Default::default)));
     };
@@ -192,11 +192,16 @@ fn WhereSold() -> impl IntoView {
     let studio = expect_context::<Studio>();
     let answer: RwSignal<Option<Result<Answer, String>>> = RwSignal::new(None);
     let asking = RwSignal::new(false);
-    let ask = move |_| {
-        let region = studio
+    // Memos, so a keystroke elsewhere in the design (the cluster name) re-runs nothing here.
+    let region = Memo::new(move |_| {
+        studio
             .spec
-            .with_untracked(|spec| spec.cluster.region.trim().to_owned());
-        let types = accelerated_types(studio);
+            .with(|spec| spec.cluster.region.trim().to_owned())
+    });
+    let types = Memo::new(move |_| accelerated_types(studio));
+    let ask = move |_| {
+        let region = region.get_untracked();
+        let types = types.get_untracked();
         asking.set(true);
         leptos::task::spawn_local(async move {
             let found = api::where_sold(&region, &types).await;
@@ -205,10 +210,8 @@ fn WhereSold() -> impl IntoView {
         });
     };
     let can_ask = move || {
-        let region_known = studio
-            .spec
-            .with(|spec| shared::ids::Region::parse(spec.cluster.region.trim()).is_ok());
-        region_known && !accelerated_types(studio).is_empty() && !asking.get()
+        let region_known = region.with(|region| shared::ids::Region::parse(region).is_ok());
+        region_known && types.with(|types| !types.is_empty()) && !asking.get()
     };
     view! {
         <div class="where-sold">
@@ -223,7 +226,7 @@ fn WhereSold() -> impl IntoView {
                     if asking.get() {
                         return view! { <p>"Asking every region…"</p> }.into_any();
                     }
-                    let region = studio.spec.with(|spec| spec.cluster.region.trim().to_owned());
+                    let region = region.get();
                     match answer.get() {
                         None => ().into_any(),
                         Some(Err(error)) => view! { <p class="could-not-run">{format!("Could not ask: {error}")}</p> }.into_any(),
