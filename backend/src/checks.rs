@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 use shared::Spec;
 use tokio::sync::Semaphore;
 
+use futures_util::StreamExt;
 use shared::api::{BlockRegion, RegionOfferings, TypeRegions, WhereSold};
 
 use crate::aws::calls::{CapacityBlockOffering, CapacityBlockQuery};
@@ -238,6 +239,9 @@ async fn region_offerings(
     Ok(Json(answer))
 }
 
+/// How many EC2 calls one `POST /api/where-sold` has in flight at once.
+pub const WHERE_SOLD_AT_ONCE: usize = 8;
+
 /// Most instance types one `POST /api/where-sold` may ask about.
 pub const WHERE_SOLD_MAX_TYPES: usize = 4;
 
@@ -261,7 +265,6 @@ async fn where_sold(
     State(aws): State<LiveAws>,
     JsonBody(request): JsonBody<WhereSoldRequest>,
 ) -> Result<Json<WhereSold>, ApiError> {
-    let aws = &aws;
     let home = known_region(&request.region)?;
     let mut asked: Vec<String> = Vec::new();
     for name in &request.instance_types {
@@ -297,12 +300,16 @@ async fn where_sold(
         .iter()
         .filter_map(|name| shared::ids::Region::parse(name).ok())
         .collect();
-    let offered = futures_util::future::join_all(
-        regions
-            .iter()
-            .map(|region| aws.offered_in_region(region, &asked)),
-    )
-    .await;
+    // A few regions at a time: a burst of thirty calls gains little over eight and is what
+    // trips an endpoint's rate limits.
+    let offered: Vec<_> = futures_util::stream::iter(regions.clone())
+        .map(|region| {
+            let (aws, asked) = (aws.clone(), asked.clone());
+            async move { aws.offered_in_region(&region, &asked).await }
+        })
+        .buffered(WHERE_SOLD_AT_ONCE)
+        .collect()
+        .await;
     let mut answer: Vec<TypeRegions> = asked
         .iter()
         .map(|name| TypeRegions {
@@ -346,19 +353,23 @@ async fn where_sold(
             ));
         }
     }
-    let blocks = futures_util::future::join_all(block_searches.iter().map(
-        |(instance_type, region)| async move {
-            let query = CapacityBlockQuery {
-                instance_type: instance_type.clone(),
-                instance_count: 1,
-                duration_hours: 24,
-                start_after: None,
-                end_before: None,
-            };
-            aws.capacity_block_offerings(region, &query).await
-        },
-    ))
-    .await;
+    let blocks: Vec<_> = futures_util::stream::iter(block_searches.clone())
+        .map(|(instance_type, region)| {
+            let aws = aws.clone();
+            async move {
+                let query = CapacityBlockQuery {
+                    instance_type,
+                    instance_count: 1,
+                    duration_hours: 24,
+                    start_after: None,
+                    end_before: None,
+                };
+                aws.capacity_block_offerings(&region, &query).await
+            }
+        })
+        .buffered(WHERE_SOLD_AT_ONCE)
+        .collect()
+        .await;
     for ((instance_type, region), found) in block_searches.iter().zip(blocks) {
         let Some(entry) = answer
             .iter_mut()

@@ -43,6 +43,9 @@ pub struct PlanSummary {
     /// USD per hour of the node groups at their desired sizes at on-demand rates, when
     /// every type has a price; with the region the prices are for.
     pub hourly: Option<(f64, &'static str)>,
+    /// The volumes the deploy makes or mounts, in words (an FSx file system bills until
+    /// its claim is deleted).
+    pub volumes: Vec<String>,
 }
 
 /// What deploying `spec` creates.
@@ -113,7 +116,40 @@ pub fn summary(spec: &Spec) -> PlanSummary {
             .map(|pool| (pool.name, pool.count))
             .collect(),
         hourly,
+        volumes: volumes(spec),
     }
+}
+
+/// The design's volumes, one line each, without a full stop inside (the approval title
+/// joins lines with ". ").
+fn volumes(spec: &Spec) -> Vec<String> {
+    let mut lines = Vec::new();
+    if let Some(fsx) = &spec.storage.fsx {
+        let throughput = fsx
+            .per_unit_storage_throughput
+            .map(|throughput| format!(" at {throughput} MB/s per TiB"))
+            .unwrap_or_default();
+        lines.push(format!(
+            "FSx for Lustre file system: {}, {} GiB{throughput}, in subnet {}, made by the FSx CSI driver for claim {} and billed until that claim is deleted",
+            fsx.deployment_type,
+            fsx.storage_gib,
+            fsx.subnet_id,
+            crate::storage::FSX_CLAIM
+        ));
+    }
+    if let Some(s3) = &spec.storage.s3 {
+        let prefix = if s3.prefix.is_empty() {
+            String::new()
+        } else {
+            format!(" under {}", s3.prefix)
+        };
+        lines.push(format!(
+            "S3 bucket {}{prefix}: mounted by Mountpoint through claim {} (the bucket must exist)",
+            s3.bucket,
+            crate::storage::S3_CLAIM
+        ));
+    }
+    lines
 }
 
 /// The name of the one-click deploy's step that waits for approval of the plan.
@@ -162,6 +198,7 @@ pub fn lines(plan: &PlanSummary) -> Vec<String> {
             "NodePool {name}: Karpenter launches nodes as pods need them, from {count} instance {noun}"
         ));
     }
+    lines.extend(plan.volumes.iter().cloned());
     if let Some((total, region)) = plan.hourly {
         lines.push(format!(
             "Node groups at their desired sizes: about ${total:.2} an hour at on-demand rates ({region} prices; reservations and Spot are billed otherwise)"

@@ -188,6 +188,30 @@ fn the_plan_says_where_what_and_how_much_before_anything_is_created() {
     assert_eq!(shared::plan::summary(&spec).hourly, None);
 }
 
+#[test]
+fn the_plan_names_the_volumes_it_makes_and_what_bills() {
+    let spec = shared::template("p5-checkpoint-storage").unwrap().spec();
+    let lines = shared::plan::lines(&shared::plan::summary(&spec));
+    assert!(
+        lines.iter().any(|line| line.starts_with(
+            "FSx for Lustre file system: PERSISTENT_2, 2400 GiB at 250 MB/s per TiB, in subnet PLACEHOLDER_SUBNET_PRIVATE_1"
+        ) && line.ends_with("billed until that claim is deleted")),
+        "{lines:?}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|line| line.starts_with("S3 bucket PLACEHOLDER_S3_BUCKET under checkpoints/:")),
+        "{lines:?}"
+    );
+    // The approval step's title carries them and gives them back line by line.
+    let title = shared::plan::approval_title(&shared::plan::summary(&spec));
+    let back = shared::plan::lines_of_approval_title(&title);
+    assert_eq!(back.len(), lines.len(), "{back:?}");
+    let plain = shared::template("p5-odcr-vpc").unwrap().spec();
+    assert!(shared::plan::summary(&plain).volumes.is_empty());
+}
+
 /// The matcher keeps its last answers; a pool whose requirements change gets the answer
 /// for its new requirements, and going back gives the first answer again.
 #[test]

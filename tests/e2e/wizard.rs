@@ -777,6 +777,9 @@ async fn the_picker_says_where_ec2_offers_each_type_and_the_cluster_step_where_i
         ("AWS_SECRET_ACCESS_KEY", "testing"),
         ("AWS_ENDPOINT_URL_EC2", &emulator.endpoint),
         ("AWS_ENDPOINT_URL_EKS", &emulator.endpoint),
+        // The emulator loads each region's offering data on its first call, slowly while
+        // the other end-to-end tests run beside it.
+        ("EKS_STUDIO_EC2_TIMEOUT_SECONDS", "30"),
     ]);
     let browser = Browser::start().await;
     browser.client.set_window_size(1280, 800).await.unwrap();
