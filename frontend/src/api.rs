@@ -95,7 +95,8 @@ fn bundle_request(spec: &Spec, checks: &[CheckLine], facts: &LiveFacts) -> Resul
     ))
 }
 
-async fn post_bundle_request(url: &str, body: String) -> Result<Response, String> {
+/// A JSON `body` posted to `url`: the answer when it succeeded, else why not in words.
+async fn post_body(url: &str, body: String) -> Result<Response, String> {
     let response = Request::post(url)
         .header("content-type", "application/json")
         .body(body)
@@ -116,7 +117,7 @@ pub async fn bundle(
     checks: &[CheckLine],
     facts: &LiveFacts,
 ) -> Result<(Vec<u8>, usize), String> {
-    let response = post_bundle_request("/api/bundle", bundle_request(spec, checks, facts)?).await?;
+    let response = post_body("/api/bundle", bundle_request(spec, checks, facts)?).await?;
     let count = response
         .headers()
         .get("x-bundle-files")
@@ -137,7 +138,7 @@ struct BundleFilesAnswer {
 /// `POST /api/bundle/files`: the design's bundle as text files.
 pub async fn bundle_files(spec: &Spec) -> Result<Vec<BundleFile>, String> {
     let body = bundle_request(spec, &[], &LiveFacts::default())?;
-    let response = post_bundle_request("/api/bundle/files", body).await?;
+    let response = post_body("/api/bundle/files", body).await?;
     answer::<BundleFilesAnswer>(response)
         .await
         .map(|answer| answer.files)
@@ -171,16 +172,7 @@ pub async fn run_checks(spec: &Spec) -> Result<(Vec<LiveCheck>, LiveFacts), Stri
 }
 
 async fn post_json<T: serde::de::DeserializeOwned>(url: &str, body: String) -> Result<T, String> {
-    let response = Request::post(url)
-        .header("content-type", "application/json")
-        .body(body)
-        .map_err(|error| error.to_string())?
-        .send()
-        .await
-        .map_err(unreachable)?;
-    if !response.ok() {
-        return Err(failure(response).await);
-    }
+    let response = post_body(url, body).await?;
     answer::<T>(response)
         .await
         .map_err(|error| format!("unexpected answer from {url}: {error}"))

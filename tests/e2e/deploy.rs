@@ -68,19 +68,6 @@ async fn open_a_deployable_design(browser: &Browser, studio: &Studio) -> String 
     cluster_name
 }
 
-async fn click_button(browser: &Browser, name: &str) {
-    browser
-        .client
-        .find(Locator::XPath(&format!(
-            "//button[normalize-space()='{name}']"
-        )))
-        .await
-        .unwrap_or_else(|error| panic!("no button `{name}`: {error}"))
-        .click()
-        .await
-        .unwrap();
-}
-
 /// Waits for the plan to be ready for approval and approves it from the keyboard: the
 /// approve button has the focus, Enter presses it. Returns the summary it showed.
 async fn approve_by_keyboard(browser: &Browser) -> String {
@@ -143,7 +130,7 @@ async fn a_deploy_streams_eksctl_stages_and_log_and_lands_in_the_history() {
     let cluster = open_a_deployable_design(&browser, &studio).await;
     assert!(!cluster.is_empty());
     browser.fill_by_label("Deploy token", &token).await;
-    click_button(&browser, "Deploy").await;
+    browser.click_button("Deploy").await;
 
     // The plan runs, then the job waits: nothing is created before the user approves.
     let summary = browser
@@ -261,7 +248,7 @@ async fn deploy_waits_for_a_clean_design_and_a_wrong_token_gets_the_401_message(
     browser
         .fill_by_label("Deploy token", "not-the-token-0123456789")
         .await;
-    click_button(&browser, "Deploy").await;
+    browser.click_button("Deploy").await;
     let answer = browser
         .wait_for_text(RESULT, |text| text.contains("401"))
         .await;
@@ -285,7 +272,7 @@ async fn cancelling_a_hanging_deploy_records_it_cancelled() {
     let browser = Browser::start().await;
     open_a_deployable_design(&browser, &studio).await;
     browser.fill_by_label("Deploy token", &token).await;
-    click_button(&browser, "Deploy").await;
+    browser.click_button("Deploy").await;
     approve_by_keyboard(&browser).await;
     browser
         .wait_for_text(LOG, |text| {
@@ -293,7 +280,7 @@ async fn cancelling_a_hanging_deploy_records_it_cancelled() {
         })
         .await;
     browser.wait_for_text(STATE, |text| text == "running").await;
-    click_button(&browser, "Cancel deploy").await;
+    browser.click_button("Cancel deploy").await;
     browser
         .wait_for_text(STATE, |text| text == "cancelled")
         .await;
@@ -347,7 +334,7 @@ managedNodeGroups:
         .wait_for_text(FINDINGS, |text| !text.contains("Errors ("))
         .await;
     browser.fill_by_label("Deploy token", &token).await;
-    click_button(&browser, "Deploy").await;
+    browser.click_button("Deploy").await;
 
     let files = browser
         .wait_for_text(Locator::Id("server-files"), |text| !text.is_empty())
@@ -362,7 +349,9 @@ managedNodeGroups:
     assert!(said.contains("ssh.publicKey"), "{said}");
     screenshot_of(&browser, "server-files", "deploy-server-files").await;
 
-    click_button(&browser, "Deploy and let eksctl read them").await;
+    browser
+        .click_button("Deploy and let eksctl read them")
+        .await;
     let accepted = browser
         .wait_for_text(RESULT, |text| text.contains("accepted"))
         .await;

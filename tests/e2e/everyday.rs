@@ -7,19 +7,6 @@ use studio_e2e::{Browser, Studio};
 
 const FINDINGS_SUMMARY: Locator<'static> = Locator::Css(".findings-panel summary");
 
-async fn click_button(browser: &Browser, name: &str) {
-    browser
-        .client
-        .find(Locator::XPath(&format!(
-            "//button[normalize-space()='{name}']"
-        )))
-        .await
-        .unwrap_or_else(|error| panic!("no button `{name}`: {error}"))
-        .click()
-        .await
-        .unwrap();
-}
-
 /// The error count the findings panel's summary gives.
 async fn errors(browser: &Browser) -> usize {
     let summary = browser
@@ -202,11 +189,11 @@ async fn the_picker_opens_on_accelerated_types_finds_a_gpu_model_and_sorts_by_pr
     browser.open(&studio).await;
     browser.go_to_step(4).await;
     let before = errors(&browser).await;
-    click_button(&browser, "Add GPU group").await;
-    click_button(&browser, "Add CPU system group").await;
+    browser.click_button("Add GPU group").await;
+    browser.click_button("Add CPU system group").await;
     // Groups as added bring no error of their own.
     assert_eq!(errors(&browser).await, before);
-    click_button(&browser, "Choose from the catalog").await;
+    browser.click_button("Choose from the catalog").await;
     let accelerated = browser.field_by_label("GPU or Neuron only").await;
     assert_eq!(
         accelerated.prop("checked").await.unwrap().as_deref(),
@@ -223,7 +210,7 @@ async fn the_picker_opens_on_accelerated_types_finds_a_gpu_model_and_sorts_by_pr
             text.starts_with("2 types match")
         })
         .await;
-    click_button(&browser, "$/h").await;
+    browser.click_button("$/h").await;
     let rows = browser
         .eval(
             "return [...document.querySelectorAll('.picker tbody th')].map(th => th.textContent);",
@@ -281,7 +268,7 @@ async fn the_preview_stays_beside_the_form_from_1024_px_and_the_steps_stay_usabl
     assert_eq!(hidden, 0, "step titles are hidden at 390 px");
     // The picker fits too: its details are on the type's title and in the field's summary.
     browser.go_to_step(4).await;
-    click_button(&browser, "Choose from the catalog").await;
+    browser.click_button("Choose from the catalog").await;
     browser
         .wait_for_text(Locator::Css(".picker tbody tr"), |text| !text.is_empty())
         .await;
@@ -429,7 +416,7 @@ async fn the_yaml_is_edited_in_place_with_its_findings_on_their_lines() {
     );
 
     // Editing the text changes the design as it is typed.
-    click_button(&browser, "Edit cluster.yaml").await;
+    browser.click_button("Edit cluster.yaml").await;
     assert_eq!(focused_id(&browser).await, "preview-editor");
     let editor = browser.by_id("preview-editor").await;
     assert_eq!(
@@ -478,7 +465,7 @@ async fn the_yaml_is_edited_in_place_with_its_findings_on_their_lines() {
     );
 
     // Undo brings back the design before the edit, and the text follows it.
-    click_button(&browser, "Undo").await;
+    browser.click_button("Undo").await;
     browser
         .wait_for_text(Locator::Id("edit-status"), |text| {
             text.starts_with("Edits go into the design")
@@ -520,7 +507,7 @@ async fn the_yaml_is_edited_in_place_with_its_findings_on_their_lines() {
     browser.screenshot("editing-cluster-yaml-1024").await;
 
     // Stopping shows the file as the design renders it again.
-    click_button(&browser, "Stop editing").await;
+    browser.click_button("Stop editing").await;
     browser
         .wait_for_text(Locator::Id("preview-cluster-yaml"), |text| {
             text.contains("name: from-the-form")
@@ -540,7 +527,7 @@ async fn the_nodepools_file_is_edited_in_place_and_keeps_the_cluster() {
         .click()
         .await
         .unwrap();
-    click_button(&browser, "Edit karpenter/nodepools.yaml").await;
+    browser.click_button("Edit karpenter/nodepools.yaml").await;
     let editor = browser.by_id("preview-editor").await;
     let text = editor.prop("value").await.unwrap().unwrap_or_default();
     assert!(text.contains("kind: NodePool"), "{text}");
@@ -619,9 +606,9 @@ async fn the_preview_changed_line_by_line_is_the_file_a_fresh_page_shows() {
     name.clear().await.unwrap();
     name.send_keys("line-by-line").await.unwrap();
     browser.go_to_step(4).await;
-    click_button(&browser, "Add GPU group").await;
-    click_button(&browser, "Add CPU system group").await;
-    click_button(&browser, "Remove node group 1").await;
+    browser.click_button("Add GPU group").await;
+    browser.click_button("Add CPU system group").await;
+    browser.click_button("Remove node group 1").await;
     let (text, children, lines) = preview_lines(&browser).await;
     assert!(text.contains("name: line-by-line"), "{text}");
     assert_eq!(children, text.lines().count(), "one element per line");

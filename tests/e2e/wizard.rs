@@ -182,16 +182,7 @@ async fn an_instance_type_without_efa_is_flagged_next_to_the_field() {
     assert_eq!(invalid.as_deref(), Some("true"));
 
     // The catalog picker finds an EFA type and puts it into the field.
-    browser
-        .client
-        .find(Locator::XPath(
-            "//button[normalize-space()='Choose from the catalog']",
-        ))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    browser.click_button("Choose from the catalog").await;
     browser.fill_by_label("Search instance types", "p4de").await;
     browser.by_id("picker-0-efa").await.click().await.unwrap();
     browser.screenshot("step-4-instance-picker").await;
@@ -325,14 +316,7 @@ async fn pasting_a_seed_manifest_fills_the_wizard() {
         .await
         .expect("the error's line is marked");
     assert_eq!(marked.text().await.unwrap(), "4");
-    browser
-        .client
-        .find(Locator::XPath("//button[normalize-space()='Go to line 4']"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    browser.click_button("Go to line 4").await;
     let caret = browser
         .eval(
             "const area = document.activeElement;
@@ -355,16 +339,7 @@ async fn download_bundle_saves_a_zip_with_every_file() {
     browser.open(&studio).await;
     browser.choose_template("karpenter-reserved-training").await;
     browser.go_to_step(8).await;
-    browser
-        .client
-        .find(Locator::XPath(
-            "//button[normalize-space()='Download bundle']",
-        ))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    browser.click_button("Download bundle").await;
     // The server builds the bundle; the status says so until it has arrived.
     let status = browser
         .wait_for_text(Locator::Id("download-status"), |text| {
@@ -438,16 +413,7 @@ async fn the_work_survives_a_reload_and_named_drafts_are_kept() {
         .await;
     browser.go_to_step(1).await;
     browser.fill_by_label("Draft name", "my first draft").await;
-    browser
-        .client
-        .find(Locator::XPath(
-            "//button[normalize-space()='Save as draft']",
-        ))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    browser.click_button("Save as draft").await;
     browser.go_to_step(3).await;
     // Autosave waits for a pause in typing.
     tokio::time::sleep(Duration::from_millis(600)).await;
@@ -528,16 +494,7 @@ async fn a_share_link_opens_the_same_spec_in_a_fresh_profile() {
             text.contains("shared-by-link")
         })
         .await;
-    browser
-        .client
-        .find(Locator::XPath(
-            "//button[normalize-space()='Copy share link']",
-        ))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    browser.click_button("Copy share link").await;
     let link = browser
         .wait_for_element("share-link")
         .await
@@ -614,16 +571,7 @@ async fn without_aws_the_page_says_which_checks_could_not_run() {
         .wait_for_text(Locator::Id("aws-status"), |text| !text.is_empty())
         .await;
     assert!(status.contains("cannot run"), "{status}");
-    browser
-        .client
-        .find(Locator::XPath(
-            "//button[normalize-space()='Run live checks']",
-        ))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    browser.click_button("Run live checks").await;
     let answer = browser
         .wait_for_text(Locator::Id("live-checks-result"), |text| !text.is_empty())
         .await;
@@ -631,14 +579,7 @@ async fn without_aws_the_page_says_which_checks_could_not_run() {
     // of EC2: every check comes back could-not-run, with the reason.
     assert!(answer.contains("could-not-run"), "{answer}");
     assert!(!answer.contains("failed"), "{answer}");
-    browser
-        .client
-        .find(Locator::XPath("//button[normalize-space()='Deploy']"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    browser.click_button("Deploy").await;
     let deploy = browser
         .wait_for_text(Locator::Id("deploy-result"), |text| !text.is_empty())
         .await;
@@ -648,16 +589,7 @@ async fn without_aws_the_page_says_which_checks_could_not_run() {
 
 async fn run_live_checks(browser: &Browser) -> String {
     browser.go_to_step(8).await;
-    browser
-        .client
-        .find(Locator::XPath(
-            "//button[normalize-space()='Run live checks']",
-        ))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    browser.click_button("Run live checks").await;
     browser
         .wait_for_text(Locator::Id("live-checks-result"), |text| {
             text.contains("capacity-reservation")
@@ -741,19 +673,6 @@ async fn live_check_results_show_next_to_their_fields_and_feed_the_rules() {
     browser.close().await;
 }
 
-async fn click_named(browser: &Browser, name: &str) {
-    browser
-        .client
-        .find(Locator::XPath(&format!(
-            "//button[normalize-space()='{name}']"
-        )))
-        .await
-        .unwrap_or_else(|error| panic!("no button named {name}: {error}"))
-        .click()
-        .await
-        .unwrap();
-}
-
 #[tokio::test]
 async fn the_picker_says_where_ec2_offers_each_type_and_the_cluster_step_where_it_is_sold() {
     let emulator = Ec2Emulator::start();
@@ -794,7 +713,7 @@ async fn the_picker_says_where_ec2_offers_each_type_and_the_cluster_step_where_i
         .await;
 
     browser.go_to_step(4).await;
-    click_named(&browser, "Choose from the catalog").await;
+    browser.click_button("Choose from the catalog").await;
     browser
         .fill_by_label("Search instance types", "p5.48")
         .await;
@@ -859,7 +778,7 @@ async fn the_picker_says_where_ec2_offers_each_type_and_the_cluster_step_where_i
 
     // The Cluster step asks every region where the group's p5 is sold.
     browser.go_to_step(2).await;
-    click_named(&browser, "Where are the GPU types sold?").await;
+    browser.click_button("Where are the GPU types sold?").await;
     let sold = browser
         .wait_for_text(Locator::Css(".where-sold ul.sold"), |text| {
             text.contains("p5.48xlarge")
@@ -1363,16 +1282,7 @@ async fn node_auto_repair_takes_its_limits_and_overrides_and_says_which_eks_refu
         })
         .await;
     // An override added says what it still needs; filled in, it is written whole.
-    browser
-        .client
-        .find(Locator::XPath(
-            "//button[normalize-space()='Add repair override']",
-        ))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    browser.click_button("Add repair override").await;
     let row = format!("{base}-node-repair-config-overrides-0");
     let incomplete = browser
         .wait_for_text(Locator::Id(&format!("{row}-findings")), |text| {

@@ -390,6 +390,19 @@ impl Browser {
             .unwrap();
     }
 
+    /// Clicks the button a person would by its visible name.
+    pub async fn click_button(&self, name: &str) {
+        self.client
+            .find(Locator::XPath(&format!(
+                "//button[normalize-space()='{name}']"
+            )))
+            .await
+            .unwrap_or_else(|error| panic!("no button `{name}`: {error}"))
+            .click()
+            .await
+            .unwrap();
+    }
+
     /// The input a visible label names, found the way a person would find it.
     pub async fn field_by_label(&self, label: &str) -> fantoccini::elements::Element {
         let label_element = self

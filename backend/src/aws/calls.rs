@@ -300,34 +300,61 @@ impl LiveAws {
             .await
     }
 
+    /// Every (instance type, location) pair DescribeInstanceTypeOfferings answers in
+    /// `region` by `location_type`, over every page; only for `instance_types` when given.
+    async fn type_offerings(
+        &self,
+        client: &aws_sdk_ec2::Client,
+        region: &Region,
+        location_type: LocationType,
+        instance_types: Option<&[String]>,
+    ) -> Result<Vec<(String, String)>, AwsError> {
+        const CALL: &str = "DescribeInstanceTypeOfferings";
+        let mut request = client
+            .describe_instance_type_offerings()
+            .location_type(location_type);
+        if let Some(instance_types) = instance_types {
+            request = request.filters(
+                Filter::builder()
+                    .name("instance-type")
+                    .set_values(Some(instance_types.to_vec()))
+                    .build(),
+            );
+        }
+        let offerings = request
+            .into_paginator()
+            .items()
+            .send()
+            .collect::<Result<Vec<_>, _>>()
+            .await
+            .map_err(|error| self.call_error(CALL, region, error))?;
+        Ok(offerings
+            .iter()
+            .filter_map(|offering| {
+                let instance_type = offering.instance_type()?.as_str().to_owned();
+                Some((instance_type, offering.location()?.to_owned()))
+            })
+            .collect())
+    }
+
     /// Names of the zones where the type is offered (DescribeInstanceTypeOfferings by zone).
     pub async fn offered_zones(
         &self,
         region: &Region,
         instance_type: &str,
     ) -> Result<Arc<Vec<String>>, AwsError> {
-        const CALL: &str = "DescribeInstanceTypeOfferings";
         let client = self.client(region)?;
         let fetch = async {
-            let offerings = client
-                .describe_instance_type_offerings()
-                .location_type(LocationType::AvailabilityZone)
-                .filters(
-                    Filter::builder()
-                        .name("instance-type")
-                        .values(instance_type)
-                        .build(),
+            let asked = [instance_type.to_owned()];
+            let found = self
+                .type_offerings(
+                    &client,
+                    region,
+                    LocationType::AvailabilityZone,
+                    Some(&asked),
                 )
-                .into_paginator()
-                .items()
-                .send()
-                .collect::<Result<Vec<_>, _>>()
-                .await
-                .map_err(|error| self.call_error(CALL, region, error))?;
-            let mut zones: Vec<String> = offerings
-                .iter()
-                .filter_map(|offering| offering.location().map(str::to_owned))
-                .collect();
+                .await?;
+            let mut zones: Vec<String> = found.into_iter().map(|(_, zone)| zone).collect();
             zones.sort();
             zones.dedup();
             Ok(Arc::new(zones))
@@ -347,7 +374,6 @@ impl LiveAws {
         region: &Region,
         instance_types: &[String],
     ) -> Result<Arc<Vec<TypeZones>>, AwsError> {
-        const CALL: &str = "DescribeInstanceTypeOfferings";
         let client = self.client(region)?;
         let fetch = async {
             let mut by_type: std::collections::BTreeMap<String, Vec<String>> = instance_types
@@ -355,27 +381,12 @@ impl LiveAws {
                 .map(|instance_type| (instance_type.clone(), Vec::new()))
                 .collect();
             for chunk in instance_types.chunks(100) {
-                let offerings = client
-                    .describe_instance_type_offerings()
-                    .location_type(LocationType::AvailabilityZone)
-                    .filters(
-                        Filter::builder()
-                            .name("instance-type")
-                            .set_values(Some(chunk.to_vec()))
-                            .build(),
-                    )
-                    .into_paginator()
-                    .items()
-                    .send()
-                    .collect::<Result<Vec<_>, _>>()
-                    .await
-                    .map_err(|error| self.call_error(CALL, region, error))?;
-                for offering in &offerings {
-                    if let (Some(instance_type), Some(zone)) =
-                        (offering.instance_type(), offering.location())
-                        && let Some(zones) = by_type.get_mut(instance_type.as_str())
-                    {
-                        zones.push(zone.to_owned());
+                let found = self
+                    .type_offerings(&client, region, LocationType::AvailabilityZone, Some(chunk))
+                    .await?;
+                for (instance_type, zone) in found {
+                    if let Some(zones) = by_type.get_mut(instance_type.as_str()) {
+                        zones.push(zone);
                     }
                 }
             }
@@ -399,29 +410,15 @@ impl LiveAws {
         &self,
         region: &Region,
     ) -> Result<Arc<Vec<TypeZones>>, AwsError> {
-        const CALL: &str = "DescribeInstanceTypeOfferings";
         let client = self.client(region)?;
         let fetch = async {
-            let offerings = client
-                .describe_instance_type_offerings()
-                .location_type(LocationType::AvailabilityZone)
-                .into_paginator()
-                .items()
-                .send()
-                .collect::<Result<Vec<_>, _>>()
-                .await
-                .map_err(|error| self.call_error(CALL, region, error))?;
+            let found = self
+                .type_offerings(&client, region, LocationType::AvailabilityZone, None)
+                .await?;
             let mut by_type: std::collections::BTreeMap<String, Vec<String>> =
                 std::collections::BTreeMap::new();
-            for offering in &offerings {
-                if let (Some(instance_type), Some(zone)) =
-                    (offering.instance_type(), offering.location())
-                {
-                    by_type
-                        .entry(instance_type.as_str().to_owned())
-                        .or_default()
-                        .push(zone.to_owned());
-                }
+            for (instance_type, zone) in found {
+                by_type.entry(instance_type).or_default().push(zone);
             }
             for zones in by_type.values_mut() {
                 zones.sort();
@@ -468,31 +465,14 @@ impl LiveAws {
         region: &Region,
         instance_types: &[String],
     ) -> Result<Arc<Vec<String>>, AwsError> {
-        const CALL: &str = "DescribeInstanceTypeOfferings";
         let client = self.client(region)?;
         let fetch = async {
-            let offerings = client
-                .describe_instance_type_offerings()
-                .location_type(LocationType::Region)
-                .filters(
-                    Filter::builder()
-                        .name("instance-type")
-                        .set_values(Some(instance_types.to_vec()))
-                        .build(),
-                )
-                .into_paginator()
-                .items()
-                .send()
-                .collect::<Result<Vec<_>, _>>()
-                .await
-                .map_err(|error| self.call_error(CALL, region, error))?;
-            let mut offered: Vec<String> = offerings
-                .iter()
-                .filter_map(|offering| {
-                    offering
-                        .instance_type()
-                        .map(|kind| kind.as_str().to_owned())
-                })
+            let found = self
+                .type_offerings(&client, region, LocationType::Region, Some(instance_types))
+                .await?;
+            let mut offered: Vec<String> = found
+                .into_iter()
+                .map(|(instance_type, _)| instance_type)
                 .collect();
             offered.sort();
             offered.dedup();
