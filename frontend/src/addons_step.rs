@@ -59,6 +59,13 @@ pub fn AddonsStep() -> impl IntoView {
             let index = Memo::new(move |_| {
                 spec.with(|spec| spec.addons.iter().position(|addon| addon.name == name && shows_policies(addon)))
             });
+            if let Some(driver) = shared::storage::driver(name) {
+                return view! {
+                    <AddonBox id=id name=name description=description />
+                    <DriverIdentityFields driver=driver />
+                }
+                .into_any();
+            }
             let policies = move || {
                 index.get().map(|index| {
                     view! {
@@ -79,29 +86,10 @@ pub fn AddonsStep() -> impl IntoView {
                 })
             };
             view! {
-                <div class="field checkbox">
-                    <input
-                        id=id.clone()
-                        type="checkbox"
-                        prop:checked=move || spec.with(|spec| spec.addons.iter().any(|addon| addon.name == name))
-                        on:change=move |event| {
-                            let on = event_target_checked(&event);
-                            spec.update(|spec| {
-                                spec.addons.retain(|addon| addon.name != name);
-                                if on {
-                                    spec.addons.push(new_addon(name));
-                                }
-                            })
-                        }
-                    />
-                    <label for=id>
-                        <code>{name}</code>
-                        " — "
-                        {description}
-                    </label>
-                </div>
+                <AddonBox id=id name=name description=description />
                 {policies}
             }
+            .into_any()
         })
         .collect_view();
     let others = move || {
@@ -113,17 +101,27 @@ pub fn AddonsStep() -> impl IntoView {
                 .collect::<Vec<_>>()
         })
     };
-    // The policy fields above show their own findings.
+    // The policy and identity fields above show their own findings.
     let shown_beside = Signal::derive(move || {
         spec.with(|spec| {
-            spec.addons
+            let mut beside: Vec<String> = spec
+                .addons
                 .iter()
                 .enumerate()
                 .filter(|(_, addon)| {
                     OFFERED.iter().any(|(name, _)| *name == addon.name) && shows_policies(addon)
                 })
                 .map(|(index, _)| format!("addons[{index}].attach_policy_arns"))
-                .collect::<Vec<String>>()
+                .collect();
+            for driver in &shared::storage::DRIVERS {
+                if let Some((path, _)) = driver.policies(spec) {
+                    beside.push(path);
+                }
+                if let Some((path, _)) = driver.association(spec) {
+                    beside.push(path);
+                }
+            }
+            beside
         })
     });
     view! {
@@ -138,11 +136,93 @@ pub fn AddonsStep() -> impl IntoView {
             </Show>
             <p class="hint">
                 "eksctl installs the NVIDIA device plugin on node groups with NVIDIA GPUs and the EFA device plugin on groups with EFA enabled; nothing to choose here. "
-                "Add-ons with IAM policies get a role for their service account through the cluster's OIDC provider (Cluster step)."
+                "Add-ons with IAM policies get a role for their service account through the cluster's OIDC provider (Cluster step); the storage drivers can get theirs through EKS Pod Identity instead."
             </p>
             <FieldFindings path="addons" nested=true except=shown_beside />
             <Volumes />
         </section>
+    }
+}
+
+/// One offered add-on's checkbox.
+#[component]
+fn AddonBox(id: String, name: &'static str, description: &'static str) -> impl IntoView {
+    let spec = expect_context::<Studio>().spec;
+    view! {
+        <div class="field checkbox">
+            <input
+                id=id.clone()
+                type="checkbox"
+                prop:checked=move || spec.with(|spec| spec.addons.iter().any(|addon| addon.name == name))
+                on:change=move |event| {
+                    let on = event_target_checked(&event);
+                    spec.update(|spec| {
+                        spec.addons.retain(|addon| addon.name != name);
+                        if on {
+                            spec.addons.push(new_addon(name));
+                        }
+                    })
+                }
+            />
+            <label for=id>
+                <code>{name}</code>
+                " — "
+                {description}
+            </label>
+        </div>
+    }
+}
+
+/// How a ticked storage driver gets its AWS role, and the policies of that role.
+#[component]
+fn DriverIdentityFields(driver: &'static shared::storage::Driver) -> impl IntoView {
+    use shared::storage::DriverIdentity;
+    let spec = expect_context::<Studio>().spec;
+    // Memos, so the fields are made again only when the design moves them.
+    let policies_path =
+        Memo::new(move |_| spec.with(|spec| driver.policies(spec).map(|(path, _)| path)));
+    let association_path =
+        Memo::new(move |_| spec.with(|spec| driver.association(spec).map(|(path, _)| path)));
+    let name = driver.addon;
+    let account = format!("{}/{}", driver.namespace, driver.service_account);
+    move || {
+        let policies = policies_path.get()?;
+        let identity_path = association_path
+            .get()
+            .unwrap_or_else(|| policies.trim_end_matches(".attach_policy_arns").to_owned());
+        let account = account.clone();
+        Some(view! {
+            <SelectField
+                label=format!("How {name} gets its AWS role")
+                path=identity_path
+                options=options(&[
+                    ("pod-identity", "EKS Pod Identity (adds the eks-pod-identity-agent add-on)"),
+                    ("irsa", "IAM role through the cluster's OIDC provider (IRSA)"),
+                ])
+                value=Signal::derive(move || spec.with(|spec| match driver.identity(spec) {
+                    DriverIdentity::PodIdentity => "pod-identity".to_owned(),
+                    DriverIdentity::Irsa => "irsa".to_owned(),
+                }))
+                set=move |choice: String| spec.update(|spec| {
+                    let identity = if choice == "pod-identity" {
+                        DriverIdentity::PodIdentity
+                    } else {
+                        DriverIdentity::Irsa
+                    };
+                    driver.set_identity(spec, identity);
+                })
+            />
+            <ListField
+                label=format!("IAM policy ARNs for {name}")
+                path=policies
+                placeholder="arn:aws:iam::123456789012:policy/training-bucket"
+                value=Signal::derive(move || spec.with(|spec| {
+                    driver.policies(spec).map(|(_, arns)| arns).unwrap_or_default()
+                }))
+                set=move |arns: Items| spec.update(|spec| driver.set_policies(spec, arns))
+            />
+            <p class="hint">"The role is for the driver's service account " <code>{account}</code> "."</p>
+        })
     }
 }
 

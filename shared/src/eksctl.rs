@@ -155,6 +155,41 @@ pub struct ClusterIam {
         rename = "withOIDC"
     )]
     pub with_oidc: Option<bool>,
+    /// Pod Identity associations created after the cluster.
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub pod_identity_associations: Vec<PodIdentityAssociation>,
+}
+
+/// One entry of `iam.podIdentityAssociations` or of an add-on's `podIdentityAssociations`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PodIdentityAssociation {
+    /// The service account's namespace.
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "String::is_empty"
+    )]
+    pub namespace: String,
+    /// The service account.
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "String::is_empty"
+    )]
+    pub service_account_name: String,
+    /// Policies attached to the role eksctl creates.
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Vec::is_empty",
+        rename = "permissionPolicyARNs"
+    )]
+    pub permission_policy_arns: Vec<String>,
 }
 
 /// `vpc`: an existing VPC and its subnets.
@@ -565,6 +600,13 @@ pub struct Addon {
         rename = "attachPolicyARNs"
     )]
     pub attach_policy_arns: Vec<String>,
+    /// Pod Identity associations EKS creates with the add-on.
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub pod_identity_associations: Vec<PodIdentityAssociation>,
 }
 
 /// The AL2023 `NodeConfig` passed through `overrideBootstrapCommand`.

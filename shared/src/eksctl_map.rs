@@ -60,9 +60,17 @@ pub fn cluster_config(spec: &Spec) -> ClusterConfig {
             tags: crate::karpenter_aws::cluster_tags(spec),
         },
         availability_zones,
-        iam: spec.cluster.with_oidc.then_some(eksctl::ClusterIam {
-            with_oidc: Some(true),
-        }),
+        iam: (spec.cluster.with_oidc || !spec.cluster.pod_identity_associations.is_empty()).then(
+            || eksctl::ClusterIam {
+                with_oidc: spec.cluster.with_oidc.then_some(true),
+                pod_identity_associations: spec
+                    .cluster
+                    .pod_identity_associations
+                    .iter()
+                    .map(pod_identity_association_spec)
+                    .collect(),
+            },
+        ),
         vpc,
         managed_node_groups: spec.node_groups.iter().map(managed_node_group).collect(),
         addons: spec.addons.iter().map(addon_spec).collect(),
@@ -175,6 +183,39 @@ pub fn cluster_settings(config: &ClusterConfig) -> ClusterSettings {
                 node_role_arn: auto.node_role_arn.clone().unwrap_or_default(),
                 permissions_boundary_arn: auto.permissions_boundary_arn.clone().unwrap_or_default(),
             }),
+        pod_identity_associations: config
+            .iam
+            .as_ref()
+            .map(|iam| {
+                iam.pod_identity_associations
+                    .iter()
+                    .map(pod_identity_association)
+                    .collect()
+            })
+            .unwrap_or_default(),
+    }
+}
+
+/// One Pod Identity association as the spec models it (no leftovers).
+pub fn pod_identity_association(
+    written: &eksctl::PodIdentityAssociation,
+) -> crate::spec::PodIdentityAssociation {
+    crate::spec::PodIdentityAssociation {
+        namespace: written.namespace.clone(),
+        service_account_name: written.service_account_name.clone(),
+        permission_policy_arns: written.permission_policy_arns.clone(),
+        extra: serde_yaml::Mapping::new(),
+    }
+}
+
+/// How the spec writes one Pod Identity association.
+pub fn pod_identity_association_spec(
+    association: &crate::spec::PodIdentityAssociation,
+) -> eksctl::PodIdentityAssociation {
+    eksctl::PodIdentityAssociation {
+        namespace: association.namespace.clone(),
+        service_account_name: association.service_account_name.clone(),
+        permission_policy_arns: association.permission_policy_arns.clone(),
     }
 }
 
@@ -338,6 +379,11 @@ pub fn addon(written: &eksctl::Addon) -> Addon {
         name: written.name.clone(),
         resolve_conflicts: written.resolve_conflicts.clone(),
         attach_policy_arns: written.attach_policy_arns.clone(),
+        pod_identity_associations: written
+            .pod_identity_associations
+            .iter()
+            .map(pod_identity_association)
+            .collect(),
         extra: serde_yaml::Mapping::new(),
     }
 }
@@ -348,6 +394,11 @@ pub fn addon_spec(addon: &Addon) -> eksctl::Addon {
         name: addon.name.clone(),
         resolve_conflicts: addon.resolve_conflicts.clone(),
         attach_policy_arns: addon.attach_policy_arns.clone(),
+        pod_identity_associations: addon
+            .pod_identity_associations
+            .iter()
+            .map(pod_identity_association_spec)
+            .collect(),
     }
 }
 
@@ -367,7 +418,33 @@ const CLUSTER_KEYS: &[(&str, &[&str])] = &[
     ("kubernetes_version", &["metadata", "version"]),
     ("with_oidc", &["iam", "withOIDC"]),
     ("auto_mode", &["autoModeConfig"]),
+    (
+        "pod_identity_associations",
+        &["iam", "podIdentityAssociations"],
+    ),
 ];
+
+/// Spec field of a Pod Identity association → its key in the entry.
+const ASSOCIATION_KEYS: &[(&str, &[&str])] = &[
+    ("namespace", &["namespace"]),
+    ("service_account_name", &["serviceAccountName"]),
+    ("permission_policy_arns", &["permissionPolicyARNs"]),
+];
+
+/// `[index].field…` under a list of Pod Identity associations.
+fn association_path(segments: &[PathSegment]) -> Vec<PathSegment> {
+    let mut path: Vec<PathSegment> = segments.iter().take(1).cloned().collect();
+    if let Some(PathSegment::Key(field)) = segments.get(1) {
+        match looked_up(ASSOCIATION_KEYS, Some(field)) {
+            Some(found) => {
+                path.extend(keys(found));
+                path.extend(segments.get(2..).unwrap_or_default().iter().cloned());
+            }
+            None => path.push(key(&camel_case(field))),
+        }
+    }
+    path
+}
 
 /// Spec field of `cluster.auto_mode` → its key under `autoModeConfig`.
 const AUTO_MODE_KEYS: &[(&str, &[&str])] = &[
@@ -424,6 +501,7 @@ const ADDON_KEYS: &[(&str, &[&str])] = &[
     ("name", &["name"]),
     ("resolve_conflicts", &["resolveConflicts"]),
     ("attach_policy_arns", &["attachPolicyARNs"]),
+    ("pod_identity_associations", &["podIdentityAssociations"]),
 ];
 
 fn key(name: &str) -> PathSegment {
@@ -473,6 +551,11 @@ pub fn yaml_path(spec: &Spec, segments: &[PathSegment]) -> Vec<PathSegment> {
                 }
                 path
             }
+            Some(found) if name(1) == Some("pod_identity_associations") => {
+                let mut path = keys(found);
+                path.extend(association_path(&rest(2)));
+                path
+            }
             Some(found) => keys(found),
             None => vec![key("metadata")],
         },
@@ -489,6 +572,11 @@ pub fn yaml_path(spec: &Spec, segments: &[PathSegment]) -> Vec<PathSegment> {
             let mut path = vec![key("addons")];
             path.extend(segments.get(1).cloned());
             match looked_up(ADDON_KEYS, name(2)) {
+                Some(found) if name(2) == Some("pod_identity_associations") => {
+                    path.extend(keys(found));
+                    path.extend(association_path(&rest(3)));
+                    return path;
+                }
                 Some(found) => path.extend(keys(found)),
                 None => path.extend(rest(2).into_iter().take(1)),
             }

@@ -14,7 +14,9 @@ use crate::eksctl;
 use crate::eksctl_map;
 use crate::karpenter::{Ec2NodeClass, NodeOverlay, NodePool};
 use crate::render;
-use crate::spec::{Addon, KarpenterSettings, Network, NodeGroup, Spec, Subnet};
+use crate::spec::{
+    Addon, KarpenterSettings, Network, NodeGroup, PodIdentityAssociation, Spec, Subnet,
+};
 use crate::yaml_source::{YamlPath, mapping_key_text};
 
 /// Why a document could not be imported; `path` is the path inside the document.
@@ -158,7 +160,11 @@ pub fn import_cluster_config(document: &Value) -> Result<Spec, ImportError> {
         return Err(error("kind", "expected an eksctl ClusterConfig"));
     }
     string_keys_only(document)?;
-    let cluster = eksctl_map::cluster_settings(&typed(document));
+    let mut cluster = eksctl_map::cluster_settings(&typed(document));
+    cluster.pod_identity_associations = document
+        .get("iam")
+        .map(import_associations)
+        .unwrap_or_default();
     let network = import_network(document);
     let node_groups: Vec<NodeGroup> = match document.get("managedNodeGroups") {
         Some(Value::Sequence(groups)) => groups.iter().map(import_node_group).collect(),
@@ -224,10 +230,34 @@ fn import_node_group(original: &Value) -> NodeGroup {
 
 fn import_addon(original: &Value) -> Addon {
     let mut addon = eksctl_map::addon(&typed(original));
-    let rendered =
+    addon.pod_identity_associations = import_associations(original);
+    let mut rendered =
         serde_yaml::to_value(eksctl_map::addon_spec(&addon)).expect("an add-on serialises");
+    render::merge_associations(&mut rendered, &addon.pod_identity_associations);
     addon.extra = leftover_mapping(original, &rendered);
     addon
+}
+
+/// The `podIdentityAssociations` under `parent`, each with its own leftovers; none when the
+/// list holds anything but mappings (it then stays, whole, in the parent's leftovers).
+fn import_associations(parent: &Value) -> Vec<PodIdentityAssociation> {
+    let Some(Value::Sequence(items)) = parent.get("podIdentityAssociations") else {
+        return Vec::new();
+    };
+    if !items.iter().all(Value::is_mapping) {
+        return Vec::new();
+    }
+    items
+        .iter()
+        .map(|original| {
+            let mut association = eksctl_map::pod_identity_association(&typed(original));
+            let rendered =
+                serde_yaml::to_value(eksctl_map::pod_identity_association_spec(&association))
+                    .expect("an association serialises");
+            association.extra = leftover_mapping(original, &rendered);
+            association
+        })
+        .collect()
 }
 
 /// The document's keys outside node groups, add-ons and subnets (those keep their own

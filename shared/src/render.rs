@@ -51,8 +51,12 @@ pub fn cluster_document(spec: &Spec) -> Result<Value, RenderError> {
     }
     if let Some(addons) = document.get_mut("addons").and_then(Value::as_sequence_mut) {
         for (rendered, addon) in addons.iter_mut().zip(&spec.addons) {
+            merge_associations(rendered, &addon.pod_identity_associations);
             merge_under(rendered, &addon.extra);
         }
+    }
+    if let Some(iam) = document.get_mut("iam") {
+        merge_associations(iam, &spec.cluster.pod_identity_associations);
     }
     if let Network::ExistingVpc {
         public_subnets,
@@ -75,6 +79,22 @@ pub fn cluster_document(spec: &Spec) -> Result<Value, RenderError> {
     }
     merge_under(&mut document, &spec.eksctl_extra);
     Ok(document)
+}
+
+/// Merges each Pod Identity association's leftovers into its entry of the
+/// `podIdentityAssociations` list under `parent`.
+pub fn merge_associations(
+    parent: &mut Value,
+    associations: &[crate::spec::PodIdentityAssociation],
+) {
+    if let Some(items) = parent
+        .get_mut("podIdentityAssociations")
+        .and_then(Value::as_sequence_mut)
+    {
+        for (rendered, association) in items.iter_mut().zip(associations) {
+            merge_under(rendered, &association.extra);
+        }
+    }
 }
 
 /// Adds the keys of `extra` that `rendered` lacks, recursing into mappings both have;

@@ -149,6 +149,10 @@ pub struct ClusterSettings {
     /// EKS Auto Mode (`autoModeConfig`); `None` when the file does not mention it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub auto_mode: Option<AutoMode>,
+    /// EKS Pod Identity associations eksctl creates after the cluster, its node groups and
+    /// add-ons (`iam.podIdentityAssociations`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pod_identity_associations: Vec<PodIdentityAssociation>,
 }
 
 /// EKS Auto Mode: AWS runs the nodes, from built-in node pools and any NodePools on its
@@ -432,12 +436,43 @@ pub struct Addon {
     /// How to resolve conflicts with existing resources (`overwrite`, `none`, `preserve`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resolve_conflicts: Option<String>,
-    /// IAM policy ARNs attached to the add-on's role.
+    /// IAM policy ARNs attached to the add-on's role (IRSA: the role trusts the cluster's
+    /// OIDC provider).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub attach_policy_arns: Vec<String>,
+    /// EKS Pod Identity associations EKS creates with the add-on (`podIdentityAssociations`),
+    /// for add-ons whose configuration supports them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pod_identity_associations: Vec<PodIdentityAssociation>,
     /// Keys the studio does not model (e.g. `version`), kept as imported.
     #[serde(default, skip_serializing_if = "is_empty_mapping")]
     pub extra: Mapping,
+}
+
+/// An EKS Pod Identity association: a Kubernetes service account and the IAM role eksctl
+/// makes for it (trusting `pods.eks.amazonaws.com`) with these policies.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct PodIdentityAssociation {
+    /// The service account's namespace, e.g. `kube-system`.
+    #[serde(default)]
+    pub namespace: String,
+    /// The service account, e.g. `fsx-csi-controller-sa`.
+    #[serde(default)]
+    pub service_account_name: String,
+    /// Managed or customer policy ARNs attached to the role.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub permission_policy_arns: Vec<String>,
+    /// Keys the studio does not model (`roleARN`, an inline `permissionPolicy`, …), kept as
+    /// imported.
+    #[serde(default, skip_serializing_if = "is_empty_mapping")]
+    pub extra: Mapping,
+}
+
+impl PodIdentityAssociation {
+    /// `namespace/name` of the service account.
+    pub fn service_account(&self) -> String {
+        format!("{}/{}", self.namespace, self.service_account_name)
+    }
 }
 
 impl Network {

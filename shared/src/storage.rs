@@ -181,3 +181,233 @@ pub fn render(spec: &Spec) -> Result<Option<String>, RenderError> {
         .collect::<Result<Vec<_>, _>>()?;
     Ok(Some(texts.join("---\n")))
 }
+
+/// How a storage driver's pods get their AWS role.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DriverIdentity {
+    /// IAM roles for service accounts: the add-on's `attachPolicyARNs`, a role trusting the
+    /// cluster's OIDC provider.
+    Irsa,
+    /// EKS Pod Identity: an association for the driver's service account, a role trusting
+    /// `pods.eks.amazonaws.com`.
+    PodIdentity,
+}
+
+/// A storage CSI driver's service account, and where its Pod Identity association goes.
+#[derive(Clone, Copy, Debug)]
+pub struct Driver {
+    /// The EKS add-on.
+    pub addon: &'static str,
+    /// The namespace of its service account.
+    pub namespace: &'static str,
+    /// The service account that calls AWS.
+    pub service_account: &'static str,
+    /// Whether EKS creates the association with the add-on (`addons[].podIdentityAssociations`)
+    /// rather than eksctl after it (`iam.podIdentityAssociations`).
+    pub association_on_addon: bool,
+}
+
+/// The FSx for Lustre driver: its controller (`fsx-csi-controller-sa`) calls FSx. The EKS
+/// add-on takes Pod Identity associations (EKS user guide, "Deploy the FSx for Lustre
+/// driver"), and only an association made with the add-on exists before the controller
+/// starts: eksctl makes `iam.podIdentityAssociations` after the add-ons, and a pod reads its
+/// Pod Identity credentials when it is created.
+///
+/// The Mountpoint for S3 driver: `s3-csi-driver-sa` in `kube-system`, through an
+/// association of its own (awslabs/mountpoint-s3-csi-driver docs/CONFIGURATION.md,
+/// "Driver-Level Credentials with EKS Pod Identity"; its `dev/mp-dev-cluster.yaml` puts it
+/// under `iam.podIdentityAssociations`). eksctl refuses associations on this add-on, whose
+/// EKS configuration lists none (awslabs/mountpoint-s3-csi-driver#215); the driver asks for
+/// the service account's credentials at each mount, so an association made after the add-on
+/// serves.
+pub const DRIVERS: [Driver; 2] = [
+    Driver {
+        addon: FSX_ADDON,
+        namespace: "kube-system",
+        service_account: "fsx-csi-controller-sa",
+        association_on_addon: true,
+    },
+    Driver {
+        addon: S3_ADDON,
+        namespace: "kube-system",
+        service_account: "s3-csi-driver-sa",
+        association_on_addon: false,
+    },
+];
+
+/// The storage driver of this add-on, if it is one.
+pub fn driver(addon: &str) -> Option<&'static Driver> {
+    DRIVERS.iter().find(|driver| driver.addon == addon)
+}
+
+impl Driver {
+    fn is_mine(&self, association: &crate::spec::PodIdentityAssociation) -> bool {
+        association.namespace == self.namespace
+            && association.service_account_name == self.service_account
+    }
+
+    /// Where the driver's association is, as a spec path, and the association; `None`
+    /// when the design has none for its service account (where it belongs).
+    pub fn association<'a>(
+        &self,
+        spec: &'a Spec,
+    ) -> Option<(String, &'a crate::spec::PodIdentityAssociation)> {
+        if self.association_on_addon {
+            spec.addons
+                .iter()
+                .enumerate()
+                .filter(|(_, addon)| addon.name == self.addon)
+                .find_map(|(index, addon)| {
+                    addon
+                        .pod_identity_associations
+                        .iter()
+                        .enumerate()
+                        .find(|(_, association)| self.is_mine(association))
+                        .map(|(item, association)| {
+                            (
+                                format!("addons[{index}].pod_identity_associations[{item}]"),
+                                association,
+                            )
+                        })
+                })
+        } else {
+            spec.cluster
+                .pod_identity_associations
+                .iter()
+                .enumerate()
+                .find(|(_, association)| self.is_mine(association))
+                .map(|(item, association)| {
+                    (
+                        format!("cluster.pod_identity_associations[{item}]"),
+                        association,
+                    )
+                })
+        }
+    }
+
+    /// How the design gives the driver its role.
+    pub fn identity(&self, spec: &Spec) -> DriverIdentity {
+        if self.association(spec).is_some() {
+            DriverIdentity::PodIdentity
+        } else {
+            DriverIdentity::Irsa
+        }
+    }
+
+    /// Gives the driver its role the other way, moving its policy ARNs along. Pod Identity
+    /// also installs the `eks-pod-identity-agent` add-on when the design lacks it: eksctl
+    /// refuses associations without it.
+    pub fn set_identity(&self, spec: &mut Spec, identity: DriverIdentity) {
+        if self.identity(spec) == identity {
+            return;
+        }
+        let Some(addon) = spec
+            .addons
+            .iter_mut()
+            .find(|addon| addon.name == self.addon)
+        else {
+            return;
+        };
+        match identity {
+            DriverIdentity::PodIdentity => {
+                let association = crate::spec::PodIdentityAssociation {
+                    namespace: self.namespace.into(),
+                    service_account_name: self.service_account.into(),
+                    permission_policy_arns: std::mem::take(&mut addon.attach_policy_arns),
+                    extra: Mapping::new(),
+                };
+                if self.association_on_addon {
+                    addon.pod_identity_associations.push(association);
+                } else {
+                    spec.cluster.pod_identity_associations.push(association);
+                }
+                let agent = crate::karpenter_aws::POD_IDENTITY_AGENT;
+                if !spec.addons.iter().any(|addon| addon.name == agent) {
+                    spec.addons.push(crate::spec::Addon {
+                        name: agent.into(),
+                        ..crate::spec::Addon::default()
+                    });
+                }
+            }
+            DriverIdentity::Irsa => {
+                let mine =
+                    |association: &crate::spec::PodIdentityAssociation| self.is_mine(association);
+                let list = if self.association_on_addon {
+                    &mut addon.pod_identity_associations
+                } else {
+                    &mut spec.cluster.pod_identity_associations
+                };
+                let mut policies = Vec::new();
+                list.retain(|association| {
+                    if mine(association) {
+                        policies.extend(association.permission_policy_arns.iter().cloned());
+                        false
+                    } else {
+                        true
+                    }
+                });
+                if let Some(addon) = spec
+                    .addons
+                    .iter_mut()
+                    .find(|addon| addon.name == self.addon)
+                {
+                    addon.attach_policy_arns.extend(policies);
+                }
+            }
+        }
+    }
+
+    /// The policy ARNs the driver's role gets, and their spec path: the association's
+    /// with Pod Identity, the add-on's `attach_policy_arns` with IRSA.
+    pub fn policies(&self, spec: &Spec) -> Option<(String, Vec<String>)> {
+        if let Some((path, association)) = self.association(spec) {
+            return Some((
+                format!("{path}.permission_policy_arns"),
+                association.permission_policy_arns.clone(),
+            ));
+        }
+        let (index, addon) = spec
+            .addons
+            .iter()
+            .enumerate()
+            .find(|(_, addon)| addon.name == self.addon)?;
+        Some((
+            format!("addons[{index}].attach_policy_arns"),
+            addon.attach_policy_arns.clone(),
+        ))
+    }
+
+    /// Sets the policy ARNs of the driver's role, wherever [`Driver::policies`] reads them.
+    pub fn set_policies(&self, spec: &mut Spec, arns: Vec<String>) {
+        let on_addon = self.association_on_addon;
+        let addon = spec
+            .addons
+            .iter_mut()
+            .find(|addon| addon.name == self.addon);
+        let association = if on_addon {
+            addon.and_then(|addon| {
+                addon
+                    .pod_identity_associations
+                    .iter_mut()
+                    .find(|association| self.is_mine(association))
+            })
+        } else {
+            spec.cluster
+                .pod_identity_associations
+                .iter_mut()
+                .find(|association| self.is_mine(association))
+        };
+        match association {
+            Some(association) => association.permission_policy_arns = arns,
+            None => {
+                if let Some(addon) = spec
+                    .addons
+                    .iter_mut()
+                    .find(|addon| addon.name == self.addon)
+                {
+                    addon.attach_policy_arns = arns;
+                }
+            }
+        }
+    }
+}

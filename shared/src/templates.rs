@@ -154,6 +154,7 @@ fn cluster(name: &str) -> ClusterSettings {
         kubernetes_version: "1.32".into(),
         with_oidc: true,
         auto_mode: None,
+        pod_identity_associations: Vec::new(),
     }
 }
 
@@ -442,10 +443,12 @@ fn p5_checkpoint_storage() -> Spec {
         subnets: vec!["private-one".into()],
     };
     gpu.taints = vec![gpu_taint()];
-    Spec {
+    let mut spec = Spec {
         cluster: ClusterSettings {
             // Not a seed manifest: the newest version in standard support.
             kubernetes_version: NEWEST_STANDARD_VERSION.into(),
+            // Both drivers get their roles through EKS Pod Identity: no OIDC provider.
+            with_oidc: false,
             ..cluster("eks-p5-checkpoints")
         },
         network: existing_vpc(),
@@ -469,7 +472,11 @@ fn p5_checkpoint_storage() -> Spec {
             }),
         },
         ..Spec::default()
+    };
+    for driver in &crate::storage::DRIVERS {
+        driver.set_identity(&mut spec, crate::storage::DriverIdentity::PodIdentity);
     }
+    spec
 }
 
 fn gpu_taint() -> NodeTaint {
@@ -707,6 +714,7 @@ pub fn sized_spec(node_groups: usize, pools: usize) -> Spec {
             kubernetes_version: NEWEST_STANDARD_VERSION.into(),
             with_oidc: true,
             auto_mode: None,
+            pod_identity_associations: Vec::new(),
         },
         network: Network::NewVpc {
             availability_zones: zones.iter().map(|zone| zone.to_string()).collect(),

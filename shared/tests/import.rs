@@ -553,3 +553,128 @@ autoModeConfig:
     let json = spec.to_json();
     assert_eq!(shared::Spec::from_json(&json).unwrap(), spec);
 }
+
+#[test]
+fn pod_identity_associations_are_read_edited_and_written_back_with_what_the_studio_does_not_model()
+{
+    // eksctl's own example: five associations with roles, inline policies, target roles.
+    let corpus = data_dir("corpus/eksctl").join("39-pod-identity-association.yaml");
+    let original = documents(&std::fs::read_to_string(&corpus).unwrap());
+    let mut spec = import::import_cluster_config(&original[0]).unwrap();
+    let associations = &spec.cluster.pod_identity_associations;
+    assert_eq!(associations.len(), 5);
+    assert_eq!(associations[1].service_account(), "dev/app-cache-access");
+    assert_eq!(
+        associations[1].permission_policy_arns,
+        [
+            "arn:aws:iam::111122223333:policy/permission-policy-1",
+            "arn:aws:iam::111122223333:policy/permission-policy-2"
+        ]
+    );
+    assert!(associations[2].extra.contains_key("permissionPolicy"));
+    assert!(spec.eksctl_extra.get("iam").is_none());
+    assert_eq!(render::cluster_document(&spec).unwrap(), original[0]);
+    // Edited in the studio: the policy list follows, the role name and boundary stay.
+    spec.cluster.pod_identity_associations[1].permission_policy_arns =
+        vec!["arn:aws:iam::111122223333:policy/other".into()];
+    let rendered = render::cluster_document(&spec).unwrap();
+    let edited = &rendered["iam"]["podIdentityAssociations"][1];
+    assert_eq!(
+        edited["permissionPolicyARNs"][0],
+        "arn:aws:iam::111122223333:policy/other"
+    );
+    assert_eq!(edited["roleName"], "pod-identity-role-app-cache");
+    assert_eq!(edited["wellKnownPolicies"]["externalDNS"], true);
+
+    // On an add-on, beside keys the studio does not model; a list holding something other
+    // than mappings stays whole among the add-on's leftovers.
+    let original = documents(
+        "apiVersion: eksctl.io/v1alpha5
+kind: ClusterConfig
+metadata:
+  name: research
+  region: us-west-2
+iam:
+  withOIDC: false
+addons:
+  - name: eks-pod-identity-agent
+  - name: aws-fsx-csi-driver
+    version: latest
+    podIdentityAssociations:
+      - namespace: kube-system
+        serviceAccountName: fsx-csi-controller-sa
+        permissionPolicyARNs: [arn:aws:iam::aws:policy/AmazonFSxFullAccess]
+        permissionPolicyName: fsx
+  - name: aws-ebs-csi-driver
+    podIdentityAssociations: [not-a-mapping]
+",
+    );
+    let spec = import::import_cluster_config(&original[0]).unwrap();
+    let fsx = &spec.addons[1];
+    assert_eq!(fsx.pod_identity_associations.len(), 1);
+    assert_eq!(
+        fsx.pod_identity_associations[0].service_account(),
+        "kube-system/fsx-csi-controller-sa"
+    );
+    assert!(!fsx.extra.contains_key("podIdentityAssociations"));
+    assert!(spec.addons[2].pod_identity_associations.is_empty());
+    assert!(spec.addons[2].extra.contains_key("podIdentityAssociations"));
+    assert_eq!(render::cluster_document(&spec).unwrap(), original[0]);
+    let driver = shared::storage::driver("aws-fsx-csi-driver").unwrap();
+    assert_eq!(
+        driver.identity(&spec),
+        shared::storage::DriverIdentity::PodIdentity
+    );
+    assert_eq!(
+        driver.policies(&spec).unwrap().0,
+        "addons[1].pod_identity_associations[0].permission_policy_arns"
+    );
+}
+
+#[test]
+fn a_storage_driver_moves_between_irsa_and_pod_identity_with_its_policies() {
+    let mut spec = shared::templates::template("p5-checkpoint-storage")
+        .unwrap()
+        .spec();
+    let s3 = shared::storage::driver("aws-mountpoint-s3-csi-driver").unwrap();
+    let (path, policies) = s3.policies(&spec).unwrap();
+    assert_eq!(
+        path,
+        "cluster.pod_identity_associations[0].permission_policy_arns"
+    );
+    s3.set_identity(&mut spec, shared::storage::DriverIdentity::Irsa);
+    assert!(spec.cluster.pod_identity_associations.is_empty());
+    let (path, moved) = s3.policies(&spec).unwrap();
+    assert!(path.ends_with("].attach_policy_arns"), "{path}");
+    assert_eq!(moved, policies);
+    s3.set_identity(&mut spec, shared::storage::DriverIdentity::PodIdentity);
+    assert_eq!(
+        s3.policies(&spec).unwrap(),
+        (
+            "cluster.pod_identity_associations[0].permission_policy_arns".to_owned(),
+            policies
+        )
+    );
+    // A finding on the policies points at them in the file.
+    let text = render::render_cluster_yaml(&spec).unwrap();
+    let file = shared::lint::parse_yaml_file(&text).unwrap();
+    let fsx_index = spec
+        .addons
+        .iter()
+        .position(|addon| addon.name == "aws-fsx-csi-driver")
+        .unwrap();
+    for (spec_path, yaml) in [
+        (
+            format!("addons[{fsx_index}].pod_identity_associations[0].permission_policy_arns[0]"),
+            format!("addons[{fsx_index}].podIdentityAssociations[0].permissionPolicyARNs[0]"),
+        ),
+        (
+            "cluster.pod_identity_associations[0].service_account_name".to_owned(),
+            "iam.podIdentityAssociations[0].serviceAccountName".to_owned(),
+        ),
+    ] {
+        let (document, path) = shared::lint::file_path(&file, &spec_path);
+        assert_eq!(document, 0);
+        assert_eq!(path.to_string(), yaml);
+    }
+}

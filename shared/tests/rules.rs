@@ -81,6 +81,19 @@ fn fsx_with_its_policy() -> (Spec, LiveFacts) {
         "arn:aws:iam::aws:policy/AmazonFSxFullAccess",
     )
 }
+/// Both storage drivers given their roles through EKS Pod Identity, with the agent.
+fn storage_through_pod_identity() -> (Spec, LiveFacts) {
+    let (mut spec, live) = mountpoint_with_its_policy();
+    spec.addons.push(Addon {
+        name: "aws-fsx-csi-driver".into(),
+        attach_policy_arns: vec!["arn:aws:iam::aws:policy/AmazonFSxFullAccess".into()],
+        ..Addon::default()
+    });
+    for driver in &shared::storage::DRIVERS {
+        driver.set_identity(&mut spec, shared::storage::DriverIdentity::PodIdentity);
+    }
+    (spec, live)
+}
 fn mountpoint_with_its_policy() -> (Spec, LiveFacts) {
     only_addon(
         "aws-mountpoint-s3-csi-driver",
@@ -1024,6 +1037,29 @@ const CASES: &[Case] = &[
         base: mountpoint_with_its_policy,
         breaks: |spec, _| spec.addons[0].attach_policy_arns.clear(),
         path: "addons[0].attach_policy_arns",
+    },
+    Case {
+        rule: "pod-identity-agent-missing",
+        base: storage_through_pod_identity,
+        breaks: |spec, _| {
+            spec.addons
+                .retain(|addon| addon.name != "eks-pod-identity-agent")
+        },
+        path: "cluster.pod_identity_associations[0]",
+    },
+    Case {
+        rule: "storage-association-after-controller",
+        base: storage_through_pod_identity,
+        breaks: |spec, _| {
+            let fsx = spec
+                .addons
+                .iter_mut()
+                .find(|addon| addon.name == "aws-fsx-csi-driver")
+                .unwrap();
+            let moved = fsx.pod_identity_associations.remove(0);
+            spec.cluster.pod_identity_associations.push(moved);
+        },
+        path: "cluster.pod_identity_associations[1]",
     },
     Case {
         rule: "karpenter-node-overlay-invalid",

@@ -1495,6 +1495,50 @@ async fn a_storage_add_on_gets_its_iam_policy_and_needs_the_oidc_provider() {
         .unwrap();
     assert!(!step_list.contains("OIDC provider is off"), "{step_list}");
     browser.screenshot("addons-storage-iam").await;
+
+    // Through EKS Pod Identity instead: no OIDC provider needed. The FSx driver's
+    // association goes on its add-on, Mountpoint's under iam, and the agent is installed.
+    let how = browser
+        .field_by_label("How aws-fsx-csi-driver gets its AWS role")
+        .await;
+    how.select_by_value("pod-identity").await.unwrap();
+    browser
+        .field_by_label("How aws-mountpoint-s3-csi-driver gets its AWS role")
+        .await
+        .select_by_value("pod-identity")
+        .await
+        .unwrap();
+    let preview = browser
+        .wait_for_text(Locator::Id("preview-cluster-yaml"), |text| {
+            text.contains("- name: eks-pod-identity-agent")
+                && text.contains("serviceAccountName: s3-csi-driver-sa")
+        })
+        .await;
+    assert!(
+        preview.contains(
+            "- name: aws-fsx-csi-driver\n  resolveConflicts: overwrite\n  podIdentityAssociations:\n  - namespace: kube-system\n    serviceAccountName: fsx-csi-controller-sa\n    permissionPolicyARNs:\n    - arn:aws:iam::aws:policy/AmazonFSxFullAccess"
+        ),
+        "{preview}"
+    );
+    assert!(
+        preview.contains(
+            "iam:\n  podIdentityAssociations:\n  - namespace: kube-system\n    serviceAccountName: s3-csi-driver-sa\n    permissionPolicyARNs:\n    - arn:aws:iam::123456789012:policy/training-bucket"
+        ),
+        "{preview}"
+    );
+    let all = browser
+        .wait_for_text(FINDINGS, |text| !text.contains("OIDC provider is off"))
+        .await;
+    assert!(!all.contains("pod identity associations need"), "{all}");
+    // The policies moved with the driver, and stay editable where they now are.
+    let fsx_policies = browser
+        .field_by_label("IAM policy ARNs for aws-fsx-csi-driver")
+        .await;
+    assert_eq!(
+        fsx_policies.prop("value").await.unwrap().as_deref(),
+        Some("arn:aws:iam::aws:policy/AmazonFSxFullAccess")
+    );
+    browser.screenshot("addons-storage-pod-identity").await;
     browser.close().await;
 }
 

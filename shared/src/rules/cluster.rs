@@ -177,6 +177,26 @@ pub(super) static RULES: &[Rule] = &[
         check: Check::Spec(addon_irsa_without_oidc),
     },
     Rule {
+        id: "pod-identity-agent-missing",
+        severity: Severity::Error,
+        summary: "Pod Identity associations are asked for without the eks-pod-identity-agent add-on",
+        help: "add the eks-pod-identity-agent add-on (Add-ons step): eksctl refuses to create pod identity associations without it, unless EKS Auto Mode is on",
+        reference: "eksctl pkg/ctl/cmdutils/configfile.go (create cluster: \"the eks-pod-identity-agent addon must be installed to create pod identity associations\")",
+        live: false,
+        stage: Stage::EksctlValidation,
+        check: Check::Spec(pod_identity_agent_missing),
+    },
+    Rule {
+        id: "storage-association-after-controller",
+        severity: Severity::Warning,
+        summary: "the FSx driver's Pod Identity association is made after its controller starts, so the controller has no AWS role until restarted",
+        help: "give the association on the aws-fsx-csi-driver add-on (Add-ons step, EKS Pod Identity), so EKS makes it with the add-on",
+        reference: "eksctl pkg/ctl/create/cluster.go (iam.podIdentityAssociations are created after the add-ons); EKS user guide, EKS Pod Identity: credentials are injected when a pod is created",
+        live: false,
+        stage: Stage::Advice,
+        check: Check::Spec(storage_association_after_controller),
+    },
+    Rule {
         id: "storage-addon-without-iam",
         severity: Severity::Warning,
         summary: "a storage CSI add-on has no IAM policy, so its driver cannot call FSx or S3",
@@ -595,25 +615,121 @@ fn addon_irsa_without_oidc(context: &Context<'_>, report: &mut Report<'_>) {
     }
 }
 
-/// The storage CSI add-ons whose drivers call AWS for the user's data.
-const STORAGE_ADDONS: &[&str] = &["aws-fsx-csi-driver", "aws-mountpoint-s3-csi-driver"];
+/// Where the design asks eksctl for a Pod Identity association: the first one's path.
+fn first_association(spec: &crate::spec::Spec) -> Option<String> {
+    if !spec.cluster.pod_identity_associations.is_empty() {
+        return Some("cluster.pod_identity_associations[0]".to_owned());
+    }
+    let asks = |extra: &serde_yaml::Mapping, key: &str| {
+        extra
+            .get(key)
+            .is_some_and(|value| value.as_bool() == Some(true))
+    };
+    spec.addons.iter().enumerate().find_map(|(index, addon)| {
+        if !addon.pod_identity_associations.is_empty() {
+            Some(format!("addons[{index}].pod_identity_associations[0]"))
+        } else if asks(&addon.extra, "useDefaultPodIdentityAssociations")
+            || addon
+                .extra
+                .get("podIdentityAssociations")
+                .and_then(serde_yaml::Value::as_sequence)
+                .is_some_and(|list| !list.is_empty())
+        {
+            Some(format!("addons[{index}]"))
+        } else {
+            None
+        }
+    })
+}
+
+fn pod_identity_agent_missing(context: &Context<'_>, report: &mut Report<'_>) {
+    let spec = context.spec;
+    if spec.cluster.auto_mode_enabled()
+        || spec
+            .addons
+            .iter()
+            .any(|addon| addon.name == crate::karpenter_aws::POD_IDENTITY_AGENT)
+    {
+        return;
+    }
+    let auto_apply = spec
+        .eksctl_extra
+        .get("addonsConfig")
+        .and_then(|config| config.get("autoApplyPodIdentityAssociations"))
+        .is_some_and(|value| value.as_bool() == Some(true));
+    let path = first_association(spec)
+        .or_else(|| (auto_apply && !spec.addons.is_empty()).then(|| "addons".to_owned()));
+    if let Some(path) = path {
+        report.fire(
+            path,
+            "pod identity associations need the eks-pod-identity-agent add-on, which the design does not install: eksctl refuses to create the cluster",
+        );
+    }
+}
+
+fn storage_association_after_controller(context: &Context<'_>, report: &mut Report<'_>) {
+    for driver in crate::storage::DRIVERS
+        .iter()
+        .filter(|driver| driver.association_on_addon)
+    {
+        let late = context
+            .spec
+            .cluster
+            .pod_identity_associations
+            .iter()
+            .position(|association| {
+                association.namespace == driver.namespace
+                    && association.service_account_name == driver.service_account
+            });
+        let on_addon = driver.association(context.spec).is_some();
+        if let (Some(item), false) = (late, on_addon)
+            && context
+                .spec
+                .addons
+                .iter()
+                .any(|addon| addon.name == driver.addon)
+        {
+            report.fire(
+                format!("cluster.pod_identity_associations[{item}]"),
+                format!(
+                    "{}/{} gets its role from iam.podIdentityAssociations, which eksctl makes after the {} add-on: its controller pods start without the role and cannot create file systems until they are restarted",
+                    driver.namespace, driver.service_account, driver.addon
+                ),
+            );
+        }
+    }
+}
 
 fn storage_addon_without_iam(context: &Context<'_>, report: &mut Report<'_>) {
     for (index, addon) in context.spec.addons.iter().enumerate() {
-        if !STORAGE_ADDONS.contains(&addon.name.as_str()) {
+        let Some(driver) = crate::storage::driver(&addon.name) else {
             continue;
-        }
+        };
+        // An association for the driver's service account, wherever it is, is its IAM.
+        let associated = context
+            .spec
+            .cluster
+            .pod_identity_associations
+            .iter()
+            .chain(&addon.pod_identity_associations)
+            .any(|association| {
+                association.namespace == driver.namespace
+                    && association.service_account_name == driver.service_account
+                    && (!association.permission_policy_arns.is_empty()
+                        || !association.extra.is_empty())
+            });
         // A role given by ARN, an inline policy or pod identity associations (kept from an
         // import) are IAM too.
-        let has_other_iam = [
-            "serviceAccountRoleARN",
-            "attachPolicy",
-            "wellKnownPolicies",
-            "podIdentityAssociations",
-            "useDefaultPodIdentityAssociations",
-        ]
-        .iter()
-        .any(|key| addon.extra.contains_key(*key));
+        let has_other_iam = associated
+            || [
+                "serviceAccountRoleARN",
+                "attachPolicy",
+                "wellKnownPolicies",
+                "podIdentityAssociations",
+                "useDefaultPodIdentityAssociations",
+            ]
+            .iter()
+            .any(|key| addon.extra.contains_key(*key));
         // eksctl's `fsx` add-on policy on a node group gives the nodes' role FSx access.
         let nodes_have_fsx = addon.name == "aws-fsx-csi-driver"
             && context
@@ -622,8 +738,12 @@ fn storage_addon_without_iam(context: &Context<'_>, report: &mut Report<'_>) {
                 .iter()
                 .any(|group| group.addon_policies.fsx);
         if addon.attach_policy_arns.is_empty() && !has_other_iam && !nodes_have_fsx {
+            let path = driver.policies(context.spec).map_or_else(
+                || format!("addons[{index}].attach_policy_arns"),
+                |(path, _)| path,
+            );
             report.fire(
-                format!("addons[{index}].attach_policy_arns"),
+                path,
                 format!(
                     "add-on `{}` has no IAM policy: its driver cannot create or mount file systems",
                     addon.name
