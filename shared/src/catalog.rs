@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 const CATALOG_CSV: &str = include_str!("../data/instance-catalog.csv");
 
 /// The header the parser expects; `cargo xtask catalog` writes exactly this.
-const HEADER: &str = "name,family,gen,vcpu,mem_mib,gpus,gpu,gpu_mfr,gpu_mib,acc,accs,efa,net_mbps,arch,efa_ok,nvidia,neuron,cb,store,cb_only";
+const HEADER: &str = "name,family,gen,vcpu,mem_mib,gpus,gpu,gpu_mfr,gpu_mib,acc,accs,efa,net_mbps,arch,efa_ok,nvidia,neuron,cb,store,cb_only,eksctl";
 
 /// A CPU architecture, spelled as Kubernetes' `kubernetes.io/arch` label spells it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -82,6 +82,10 @@ pub struct InstanceType {
     /// Whether EC2 sells it only through Capacity Blocks for ML (the UltraServer types):
     /// no On-Demand or Spot capacity to launch into.
     pub capacity_blocks_only: bool,
+    /// Whether eksctl's own instance table lists it. eksctl picks a managed group's AMI
+    /// type (architecture, NVIDIA or Neuron variant) and the device plugins it installs
+    /// from that table; a type it lacks counts as x86-64 without accelerators.
+    pub eksctl_lists: bool,
 }
 
 impl InstanceType {
@@ -270,10 +274,11 @@ fn parse_row(line: &'static str) -> Result<InstanceType, String> {
             capacity_block_eligible,
             instance_storage,
             capacity_blocks_only,
+            eksctl_lists,
         ],
-    ) = <[&'static str; 20]>::try_from(fields)
+    ) = <[&'static str; 21]>::try_from(fields)
     else {
-        return Err(format!("{n_fields} fields, expected 20"));
+        return Err(format!("{n_fields} fields, expected 21"));
     };
     if name.is_empty() || family.is_empty() {
         return Err("name and family must not be empty".to_owned());
@@ -303,6 +308,7 @@ fn parse_row(line: &'static str) -> Result<InstanceType, String> {
         capacity_block_eligible: bit("cb", capacity_block_eligible)?,
         instance_storage: bit("store", instance_storage)?,
         capacity_blocks_only: bit("cb_only", capacity_blocks_only)?,
+        eksctl_lists: bit("eksctl", eksctl_lists)?,
     })
 }
 
@@ -338,9 +344,9 @@ mod tests {
 
     #[test]
     fn a_malformed_row_is_reported_with_its_line_number() {
-        let text = "name,family,gen,vcpu,mem_mib,gpus,gpu,gpu_mfr,gpu_mib,acc,accs,efa,net_mbps,arch,efa_ok,nvidia,neuron,cb,store,cb_only
-a1.large,a1,1,2,4096,0,,,,,0,0,750,arm64,0,0,0,0,0,0
-a1.medium,a1,1,one,2048,0,,,,,0,0,500,arm64,0,0,0,0,0,0
+        let text = "name,family,gen,vcpu,mem_mib,gpus,gpu,gpu_mfr,gpu_mib,acc,accs,efa,net_mbps,arch,efa_ok,nvidia,neuron,cb,store,cb_only,eksctl
+a1.large,a1,1,2,4096,0,,,,,0,0,750,arm64,0,0,0,0,0,0,1
+a1.medium,a1,1,one,2048,0,,,,,0,0,500,arm64,0,0,0,0,0,0,1
 ";
         let error = parse(text).unwrap_err();
         assert!(
@@ -351,9 +357,9 @@ a1.medium,a1,1,one,2048,0,,,,,0,0,500,arm64,0,0,0,0,0,0
 
     #[test]
     fn rows_out_of_order_are_refused() {
-        let text = "name,family,gen,vcpu,mem_mib,gpus,gpu,gpu_mfr,gpu_mib,acc,accs,efa,net_mbps,arch,efa_ok,nvidia,neuron,cb,store,cb_only
-a1.medium,a1,1,1,2048,0,,,,,0,0,500,arm64,0,0,0,0,0,0
-a1.large,a1,1,2,4096,0,,,,,0,0,750,arm64,0,0,0,0,0,0
+        let text = "name,family,gen,vcpu,mem_mib,gpus,gpu,gpu_mfr,gpu_mib,acc,accs,efa,net_mbps,arch,efa_ok,nvidia,neuron,cb,store,cb_only,eksctl
+a1.medium,a1,1,1,2048,0,,,,,0,0,500,arm64,0,0,0,0,0,0,1
+a1.large,a1,1,2,4096,0,,,,,0,0,750,arm64,0,0,0,0,0,0,1
 ";
         let error = parse(text).unwrap_err();
         assert!(

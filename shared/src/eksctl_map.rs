@@ -661,6 +661,8 @@ fn node_group_path(group: Option<&NodeGroup>, segments: &[PathSegment]) -> Vec<P
             (_, Some(Capacity::OnDemand) | None) => Vec::new(),
             (_, Some(_)) => vec![key("capacityReservation")],
         },
+        // A key the spec keeps as imported is written as it is.
+        Some("extra") => rest(1),
         field => match NODE_GROUP_KEYS
             .iter()
             .find(|(name, _, _)| Some(*name) == field)

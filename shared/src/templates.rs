@@ -112,6 +112,12 @@ pub static TEMPLATES: &[Template] = &[
         summary: "Existing VPC, 2 × p5.48xlarge with EFA in one subnet, an FSx for Lustre file system there and an S3 bucket mounted by Mountpoint, through their CSI add-ons",
         build: p5_checkpoint_storage,
     },
+    Template {
+        id: "p6e-gb200-ultraserver",
+        name: "P6e-GB200 UltraServer on a Capacity Block",
+        summary: "Existing VPC, one u-p6e-gb200x36 UltraServer (9 × p6e-gb200.36xlarge, arm64) from a Capacity Block, on the EKS AL2023 arm64 NVIDIA AMI you give, Kubernetes 1.33 or later",
+        build: p6e_gb200_ultraserver,
+    },
 ];
 
 /// An add-on as the studio adds it: conflicts overwritten, and the IAM policies AWS's
@@ -477,6 +483,38 @@ fn p5_checkpoint_storage() -> Spec {
         driver.set_identity(&mut spec, crate::storage::DriverIdentity::PodIdentity);
     }
     spec
+}
+
+/// A P6e-GB200 UltraServer, as the EKS user guide's page on them has it: sold only as
+/// Capacity Blocks (one u-p6e-gb200x36 is nine instances), Kubernetes 1.33 or later for
+/// Dynamic Resource Allocation, a managed node group on the AL2023 arm64 NVIDIA AMI.
+/// eksctl's instance table does not list the type, so eksctl would give the group an
+/// x86-64 AMI type: the group names its image (`ami`, filled in from the SSM parameter
+/// the rule's help gives), which leaves the AMI type out.
+fn p6e_gb200_ultraserver() -> Spec {
+    let mut gpu = gpu_group("gb200", "p6e-gb200.36xlarge", 9);
+    gpu.instance_prefix = None;
+    gpu.max_size = Some(9);
+    // The block's zone: the subnet the user gives for it.
+    gpu.placement = GroupPlacement::Subnets {
+        subnets: vec!["private-one".into()],
+    };
+    gpu.capacity = Capacity::CapacityBlock {
+        reservation_id: PLACEHOLDER_RESERVATION.into(),
+    };
+    gpu.ami_family = Some("AmazonLinux2023".into());
+    gpu.extra.insert("ami".into(), "PLACEHOLDER_AMI_ID".into());
+    gpu.taints = vec![gpu_taint()];
+    Spec {
+        cluster: ClusterSettings {
+            // Not a seed manifest: the newest version in standard support (1.33 or later).
+            kubernetes_version: NEWEST_STANDARD_VERSION.into(),
+            ..cluster("eks-gb200-ultraserver")
+        },
+        network: existing_vpc(),
+        node_groups: vec![system_group(), gpu],
+        ..Spec::default()
+    }
 }
 
 fn gpu_taint() -> NodeTaint {

@@ -678,3 +678,25 @@ fn a_storage_driver_moves_between_irsa_and_pod_identity_with_its_policies() {
         assert_eq!(path.to_string(), yaml);
     }
 }
+
+#[test]
+fn a_finding_on_a_kept_node_group_key_points_at_it_in_the_file() {
+    let spec = shared::templates::template("p6e-gb200-ultraserver")
+        .unwrap()
+        .spec();
+    let text = render::render_cluster_yaml(&spec).unwrap();
+    let file = shared::lint::parse_yaml_file(&text).unwrap();
+    let (_, path) = shared::lint::file_path(&file, "node_groups[1].extra.ami");
+    assert_eq!(path.to_string(), "managedNodeGroups[1].ami");
+    let findings = shared::lint::lint_text("cluster.yaml", &text).unwrap();
+    let ami = findings
+        .iter()
+        .find(|finding| finding.message.contains("PLACEHOLDER_AMI_ID"))
+        .expect("the AMI placeholder is a finding");
+    let line = text
+        .lines()
+        .position(|line| line.trim() == "ami: PLACEHOLDER_AMI_ID")
+        .unwrap()
+        + 1;
+    assert_eq!(ami.line, line);
+}

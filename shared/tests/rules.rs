@@ -20,6 +20,32 @@ struct Case {
     path: &'static str,
 }
 
+/// The P6e-GB200 UltraServer template, its placeholders filled as a user would.
+fn ultraserver() -> (Spec, LiveFacts) {
+    let template = shared::templates::template("p6e-gb200-ultraserver").unwrap();
+    let mut spec = template.spec();
+    for placeholder in shared::placeholders::list(&template.spec()) {
+        let value = match placeholder.label.as_str() {
+            "AWS region" => "us-east-2".to_owned(),
+            "VPC ID" => "vpc-0123456789abcdef0".to_owned(),
+            "Capacity reservation ID" => "cr-0123456789abcdef0".to_owned(),
+            "AMI ID" => "ami-0123456789abcdef0".to_owned(),
+            label => {
+                let number = label.split(' ').nth(2).unwrap_or("9");
+                let kind = if label.starts_with("Public") { 1 } else { 0 };
+                format!("subnet-{kind}{number:0>16}")
+            }
+        };
+        spec = shared::placeholders::fill(&spec, &placeholder.token, &value);
+    }
+    (spec, LiveFacts::default())
+}
+/// The same design on p5.48xlarge, a type eksctl knows.
+fn ultraserver_on_p5() -> (Spec, LiveFacts) {
+    let (mut spec, live) = ultraserver();
+    gpu(&mut spec).instance_type = "p5.48xlarge".into();
+    (spec, live)
+}
 fn block() -> (Spec, LiveFacts) {
     (capacity_block(), capacity_block_facts())
 }
@@ -1060,6 +1086,36 @@ const CASES: &[Case] = &[
             spec.cluster.pod_identity_associations.push(moved);
         },
         path: "cluster.pod_identity_associations[1]",
+    },
+    Case {
+        rule: "eksctl-arm-type-unknown",
+        base: ultraserver,
+        breaks: |spec, _| {
+            gpu(spec).extra.remove("ami");
+        },
+        path: "node_groups[1].instance_type",
+    },
+    Case {
+        rule: "eksctl-accelerated-type-unknown",
+        base: ultraserver,
+        breaks: |spec, _| {
+            let group = gpu(spec);
+            group.extra.remove("ami");
+            group.instance_type = "trn2u.48xlarge".into();
+        },
+        path: "node_groups[1].instance_type",
+    },
+    Case {
+        rule: "eksctl-device-plugin-not-installed",
+        base: ultraserver_on_p5,
+        breaks: |spec, _| gpu(spec).instance_type = "p6e-gb200.36xlarge".into(),
+        path: "node_groups[1].instance_type",
+    },
+    Case {
+        rule: "ultraserver-kubernetes-version",
+        base: ultraserver,
+        breaks: |spec, _| spec.cluster.kubernetes_version = "1.32".into(),
+        path: "node_groups[1].instance_type",
     },
     Case {
         rule: "karpenter-node-overlay-invalid",

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use crate::error::{self, Error};
 
 /// The header of the generated file; `shared/src/catalog.rs` expects exactly this.
-const HEADER: &str = "name,family,gen,vcpu,mem_mib,gpus,gpu,gpu_mfr,gpu_mib,acc,accs,efa,net_mbps,arch,efa_ok,nvidia,neuron,cb,store,cb_only";
+const HEADER: &str = "name,family,gen,vcpu,mem_mib,gpus,gpu,gpu_mfr,gpu_mib,acc,accs,efa,net_mbps,arch,efa_ok,nvidia,neuron,cb,store,cb_only,eksctl";
 
 /// Where the generated file goes, relative to the workspace root.
 const OUTPUT: &str = "shared/data/instance-catalog.csv";
@@ -31,7 +31,7 @@ const ADDITIONS: &str = "xtask/data/instance-type-additions.csv";
 const SOURCES_OUTPUT: &str = "shared/data/instance-catalog-sources.md";
 
 /// Where the reference tables' columns come from, by generated column.
-const COLUMN_SOURCES: [(&str, &str); 20] = [
+const COLUMN_SOURCES: [(&str, &str); 21] = [
     ("name", "both tables' `instance_type`"),
     (
         "family",
@@ -109,6 +109,10 @@ const COLUMN_SOURCES: [(&str, &str); 20] = [
         "cb_only",
         "neither table says; 0 unless the additions table gives the type's purchase constraint",
     ),
+    (
+        "eksctl",
+        "1 when eksctl-instance-flags.csv lists the type: eksctl picks a managed group's AMI type and the device plugins it installs from that table (pkg/utils/instance/instance_types.go)",
+    ),
 ];
 
 /// Writes `shared/data/instance-catalog.csv` from the reference tables in `reference`
@@ -164,7 +168,10 @@ pub fn catalog(root: &Path, reference: Option<PathBuf>) -> Result<(), Error> {
             }
             (None, None) => unreachable!("every joined name came from one of the tables"),
         };
-        rows.insert((*name).to_owned(), row(name, &facts, &row_flags));
+        rows.insert(
+            (*name).to_owned(),
+            row(name, &facts, &row_flags, flag_row.is_some()),
+        );
     }
     let additions = Table::read(&root.join(ADDITIONS))?;
     let added = add_facts(&mut rows, &additions)?;
@@ -482,10 +489,10 @@ fn warn_on_disagreement(name: &str, facts: &Facts, flags: &Flags) {
     }
 }
 
-fn row(name: &str, facts: &Facts, flags: &Flags) -> Vec<String> {
+fn row(name: &str, facts: &Facts, flags: &Flags, eksctl_lists: bool) -> Vec<String> {
     let bit = |value: bool| if value { "1" } else { "0" };
     let optional = |value: Option<u32>| value.map(|number| number.to_string()).unwrap_or_default();
-    let fields: [&str; 20] = [
+    let fields: [&str; 21] = [
         name,
         &facts.family,
         &facts.generation.to_string(),
@@ -507,6 +514,7 @@ fn row(name: &str, facts: &Facts, flags: &Flags) -> Vec<String> {
         bit(flags.instance_storage),
         // Sold only as Capacity Blocks: neither table says; the additions table does.
         "0",
+        bit(eksctl_lists),
     ];
     fields.iter().map(|field| (*field).to_owned()).collect()
 }

@@ -257,6 +257,46 @@ pub(super) static RULES: &[Rule] = &[
         check: Check::Spec(capacity_blocks_only_instance_type),
     },
     Rule {
+        id: "eksctl-arm-type-unknown",
+        severity: Severity::Error,
+        summary: "eksctl does not know the Arm instance type, gives the group an x86-64 AMI type, and EKS refuses the node group",
+        help: "give the group a custom `ami` (the EKS-optimized AL2023 arm64 image: SSM parameter /aws/service/eks/optimized-ami/VERSION/amazon-linux-2023/arm64/nvidia/recommended/image_id for NVIDIA types) with amiFamily AmazonLinux2023",
+        reference: "eksctl pkg/apis/eksctl.io/v1alpha5/amitype.go GetAMIType (the architecture from pkg/utils/instance/instance_types.go; a type it lacks is taken as x86-64) and pkg/cfn/builder/managed_nodegroup.go (AmiType unless the launch template has an image); EKS CreateNodegroup refuses an AMI type of another architecture; catalog column eksctl",
+        live: false,
+        stage: Stage::AwsCreate,
+        check: Check::Spec(eksctl_arm_type_unknown),
+    },
+    Rule {
+        id: "eksctl-accelerated-type-unknown",
+        severity: Severity::Error,
+        summary: "eksctl does not know the GPU or Neuron instance type and gives the group the standard AMI, without the accelerator's drivers",
+        help: "give the group a custom `ami` (the EKS-optimized AL2023 NVIDIA or Neuron image for the cluster's version) with amiFamily AmazonLinux2023",
+        reference: "eksctl pkg/apis/eksctl.io/v1alpha5/amitype.go GetAMIType (NVIDIA and Neuron variants only for types pkg/utils/instance/instance_types.go marks); EKS user guide, EKS-optimized accelerated AMIs (the standard AMI has no NVIDIA or Neuron driver); catalog column eksctl",
+        live: false,
+        stage: Stage::Runtime,
+        check: Check::Spec(eksctl_accelerated_type_unknown),
+    },
+    Rule {
+        id: "eksctl-device-plugin-not-installed",
+        severity: Severity::Warning,
+        summary: "eksctl installs no NVIDIA or Neuron device plugin for an instance type it does not know",
+        help: "install the device plugin yourself (NVIDIA's device plugin or GPU Operator, or the Neuron device plugin) before scheduling pods that ask for the accelerators",
+        reference: "eksctl pkg/eks/tasks.go and pkg/addons/device_plugin.go (the NVIDIA and Neuron device plugins are installed for groups with a type pkg/utils/instance/instance_types.go marks NVIDIA or Neuron); catalog column eksctl",
+        live: false,
+        stage: Stage::Advice,
+        check: Check::Spec(eksctl_device_plugin_not_installed),
+    },
+    Rule {
+        id: "ultraserver-kubernetes-version",
+        severity: Severity::Warning,
+        summary: "EKS supports P6e-GB200 UltraServers from Kubernetes 1.33, whose Dynamic Resource Allocation their multi-node NVLink needs",
+        help: "use Kubernetes 1.33 or later for a cluster with p6e-gb200 nodes",
+        reference: "EKS user guide, Use P6e-GB200 UltraServers with Amazon EKS (considerations: Kubernetes 1.33 and above, DRA on by default in EKS and the AL2023 accelerated AMIs)",
+        live: false,
+        stage: Stage::Advice,
+        check: Check::Spec(ultraserver_kubernetes_version),
+    },
+    Rule {
         id: "capacity-block-single-instance-type",
         severity: Severity::Error,
         summary: "a Capacity Block node group must have exactly one instance type",
@@ -987,6 +1027,125 @@ fn capacity_blocks_only_instance_type(context: &Context<'_>, report: &mut Report
                     ),
                 );
             }
+        }
+    }
+}
+
+/// Whether the group gives eksctl its own image (`ami`), which leaves the AMI type out of
+/// the node group. `auto`, `auto-ssm` and `static` let eksctl pick; a value that is not an
+/// `ami-` id is eksctl-validation's to refuse, not these rules'.
+fn has_custom_ami(group: &NodeGroup) -> bool {
+    group
+        .extra
+        .get("ami")
+        .and_then(serde_yaml::Value::as_str)
+        .is_some_and(|ami| !ami.is_empty() && !matches!(ami, "auto" | "auto-ssm" | "static"))
+}
+
+/// The group's instance types eksctl's table does not list.
+fn unknown_to_eksctl(
+    context: &Context<'_>,
+    index: usize,
+) -> Vec<&'static crate::catalog::InstanceType> {
+    context
+        .group_instance_types(index)
+        .iter()
+        .copied()
+        .filter(|instance_type| !instance_type.eksctl_lists)
+        .collect()
+}
+
+fn eksctl_arm_type_unknown(context: &Context<'_>, report: &mut Report<'_>) {
+    for (index, group) in groups(context) {
+        if has_custom_ami(group) {
+            continue;
+        }
+        for instance_type in unknown_to_eksctl(context, index) {
+            if instance_type.architecture == crate::catalog::Architecture::Arm64 {
+                report.fire(
+                    instance_type_path(index, group),
+                    format!(
+                        "eksctl does not list {}, so it gives `{}` an x86-64 AMI type; EKS refuses that AMI type for an arm64 instance type",
+                        instance_type.name, group.name
+                    ),
+                );
+            }
+        }
+    }
+}
+
+fn eksctl_accelerated_type_unknown(context: &Context<'_>, report: &mut Report<'_>) {
+    for (index, group) in groups(context) {
+        if has_custom_ami(group) {
+            continue;
+        }
+        for instance_type in unknown_to_eksctl(context, index) {
+            if instance_type.architecture == crate::catalog::Architecture::Amd64
+                && (instance_type.nvidia_gpu || instance_type.neuron)
+            {
+                report.fire(
+                    instance_type_path(index, group),
+                    format!(
+                        "eksctl does not list {}, so `{}` gets the standard AMI, which has no {} driver: the accelerators cannot be used",
+                        instance_type.name,
+                        group.name,
+                        if instance_type.nvidia_gpu { "NVIDIA" } else { "Neuron" }
+                    ),
+                );
+            }
+        }
+    }
+}
+
+fn eksctl_device_plugin_not_installed(context: &Context<'_>, report: &mut Report<'_>) {
+    for (index, group) in groups(context) {
+        // Bottlerocket's accelerated variants bring the plugins themselves.
+        if group
+            .ami_family
+            .as_deref()
+            .is_some_and(|family| family.to_ascii_lowercase().starts_with("bottlerocket"))
+        {
+            continue;
+        }
+        for instance_type in unknown_to_eksctl(context, index) {
+            let plugin = if instance_type.nvidia_gpu {
+                "NVIDIA"
+            } else if instance_type.neuron {
+                "Neuron"
+            } else {
+                continue;
+            };
+            report.fire(
+                instance_type_path(index, group),
+                format!(
+                    "eksctl does not list {}, so it installs no {plugin} device plugin for `{}`: pods asking for its accelerators stay Pending until one is installed",
+                    instance_type.name, group.name
+                ),
+            );
+        }
+    }
+}
+
+fn ultraserver_kubernetes_version(context: &Context<'_>, report: &mut Report<'_>) {
+    let Some(minor) = crate::versions::minor_of(&context.spec.cluster.kubernetes_version) else {
+        return;
+    };
+    if minor >= 33 {
+        return;
+    }
+    for (index, group) in groups(context) {
+        if let Some(instance_type) = context
+            .group_instance_types(index)
+            .iter()
+            .find(|instance_type| instance_type.family == "p6e-gb200")
+        {
+            report.fire(
+                instance_type_path(index, group),
+                format!(
+                    "`{}` runs {} on Kubernetes 1.{minor}; EKS supports P6e-GB200 UltraServers from 1.33",
+                    group.name, instance_type.name
+                ),
+            );
         }
     }
 }
