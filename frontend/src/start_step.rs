@@ -65,7 +65,7 @@ fn ImportPanel() -> impl IntoView {
         <div class="import">
             <div class="field">
                 <label for="import-text">"YAML to import"</label>
-                <span class="hint">"An eksctl ClusterConfig, Karpenter NodePools and EC2NodeClasses, or both (separated by ---)."</span>
+                <span class="hint">"An eksctl ClusterConfig, Karpenter NodePools and EC2NodeClasses, the volumes of a bundle's storage/volumes.yaml, or several of them (separated by ---)."</span>
                 <NumberedText
                     id="import-text"
                     text=text.into()

@@ -478,7 +478,12 @@ pub fn import_text(text: &str, current: &Spec) -> Result<(Spec, String), TextImp
     let mut pools = Vec::new();
     let mut classes = Vec::new();
     let mut overlays = Vec::new();
+    let mut volumes = Vec::new();
     for (index, document) in documents.iter().enumerate() {
+        if crate::storage::is_storage_document(&document.value) {
+            volumes.push(index);
+            continue;
+        }
         let kind = document_kind(&document.value)
             .map_err(|error| placed(document, index, count, &error))?;
         match kind {
@@ -534,6 +539,29 @@ pub fn import_text(text: &str, current: &Spec) -> Result<(Spec, String), TextImp
         settings.node_classes = classes;
         settings.node_overlays = overlays;
         settle_leftovers(&mut spec);
+    }
+    if !volumes.is_empty() {
+        let values: Vec<&Value> = volumes
+            .iter()
+            .map(|index| &documents[*index].value)
+            .collect();
+        spec.storage = crate::storage::import(&values, &spec.cluster.region).map_err(|error| {
+            let index = volumes[error.document];
+            placed(
+                &documents[index],
+                index,
+                count,
+                &self::error(error.path, error.message),
+            )
+        })?;
+        let mut read = Vec::new();
+        if spec.storage.fsx.is_some() {
+            read.push("an FSx for Lustre file system");
+        }
+        if spec.storage.s3.is_some() {
+            read.push("an S3 bucket volume");
+        }
+        parts.push(read.join(" and "));
     }
     Ok((spec, format!("Imported {}.", parts.join(" and "))))
 }

@@ -411,3 +411,185 @@ impl Driver {
         }
     }
 }
+
+/// Whether a document is one of the storage objects the studio writes (a StorageClass, a
+/// PersistentVolume or a PersistentVolumeClaim).
+pub fn is_storage_document(document: &Value) -> bool {
+    let text = |key: &str| document.get(key).and_then(Value::as_str);
+    matches!(
+        (text("apiVersion"), text("kind")),
+        (Some("storage.k8s.io/v1"), Some("StorageClass"))
+            | (Some("v1"), Some("PersistentVolume" | "PersistentVolumeClaim"))
+    )
+}
+
+/// A storage object the studio cannot read back as written: which one (its index among
+/// those given) and where inside it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StorageImportError {
+    /// Index of the document among those given.
+    pub document: usize,
+    /// Path inside the document (`spec.parameters.subnetId`).
+    pub path: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+/// Reads back the volumes of `storage/volumes.yaml`: the FSx StorageClass and claim, the
+/// S3 volume and claim, written for a cluster in `region`. Only what the studio writes is
+/// read; a document it would write differently (another name, a key it does not model, a
+/// mount in another region) is refused at the first difference, so nothing in the file is
+/// lost or changed on the way in.
+pub fn import(documents: &[&Value], region: &str) -> Result<crate::spec::Storage, StorageImportError> {
+    let text = |document: &Value, path: &[&str]| -> Option<String> {
+        let mut value = document;
+        for key in path {
+            value = value.get(*key)?;
+        }
+        value.as_str().map(str::to_owned)
+    };
+    let named = |kind: &str, name: &str| {
+        documents.iter().position(|document| {
+            text(document, &["kind"]).as_deref() == Some(kind)
+                && text(document, &["metadata", "name"]).as_deref() == Some(name)
+        })
+    };
+    let gib = |document: &Value| {
+        text(document, &["spec", "resources", "requests", "storage"])
+            .and_then(|size| size.strip_suffix("Gi").and_then(|number| number.parse().ok()))
+            .unwrap_or(0)
+    };
+    let mut storage = crate::spec::Storage::default();
+    if let Some(class) = named("StorageClass", FSX_STORAGE_CLASS) {
+        let parameter = |key: &str| {
+            text(documents[class], &["parameters", key]).unwrap_or_default()
+        };
+        storage.fsx = Some(FsxVolume {
+            subnet_id: parameter("subnetId"),
+            security_group_ids: parameter("securityGroupIds")
+                .split(',')
+                .map(str::trim)
+                .filter(|id| !id.is_empty())
+                .map(str::to_owned)
+                .collect(),
+            deployment_type: parameter("deploymentType"),
+            per_unit_storage_throughput: parameter("perUnitStorageThroughput").parse().ok(),
+            storage_gib: named("PersistentVolumeClaim", FSX_CLAIM)
+                .map_or(0, |claim| gib(documents[claim])),
+        });
+    }
+    if let Some(volume) = named("PersistentVolume", S3_VOLUME) {
+        let options: Vec<String> = documents[volume]
+            .get("spec")
+            .and_then(|spec| spec.get("mountOptions"))
+            .and_then(Value::as_sequence)
+            .map(|options| {
+                options
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_owned)
+                    .collect()
+            })
+            .unwrap_or_default();
+        storage.s3 = Some(S3Volume {
+            bucket: text(
+                documents[volume],
+                &["spec", "csi", "volumeAttributes", "bucketName"],
+            )
+            .unwrap_or_default(),
+            prefix: options
+                .iter()
+                .find_map(|option| option.strip_prefix("prefix "))
+                .unwrap_or_default()
+                .to_owned(),
+        });
+    }
+    // What the studio writes for that, matched to the documents given by kind and name.
+    let spec = Spec {
+        cluster: crate::spec::ClusterSettings {
+            region: region.to_owned(),
+            ..crate::spec::ClusterSettings::default()
+        },
+        storage: storage.clone(),
+        ..Spec::default()
+    };
+    let rendered = self::documents(&spec);
+    for (index, document) in documents.iter().enumerate() {
+        let kind = text(document, &["kind"]).unwrap_or_default();
+        let name = text(document, &["metadata", "name"]).unwrap_or_default();
+        let Some(written) = rendered.iter().find(|written| {
+            text(written, &["kind"]).as_deref() == Some(kind.as_str())
+                && text(written, &["metadata", "name"]).as_deref() == Some(name.as_str())
+        }) else {
+            return Err(StorageImportError {
+                document: index,
+                path: "metadata.name".to_owned(),
+                message: format!(
+                    "{kind} `{name}` is not one of the volumes the studio writes (StorageClass {FSX_STORAGE_CLASS} and claim {FSX_CLAIM}, PersistentVolume {S3_VOLUME} and claim {S3_CLAIM})"
+                ),
+            });
+        };
+        if let Some(path) = first_difference(document, written, String::new()) {
+            return Err(StorageImportError {
+                document: index,
+                path: path.clone(),
+                message: format!(
+                    "{kind} `{name}`: `{path}` is not as the studio writes it for this design (a cluster in `{region}`), so it would not be read back unchanged"
+                ),
+            });
+        }
+    }
+    // A claim without its class or volume: nothing above reads it.
+    for (claim, owner) in [(FSX_CLAIM, storage.fsx.is_some()), (S3_CLAIM, storage.s3.is_some())] {
+        if let (Some(index), false) = (named("PersistentVolumeClaim", claim), owner) {
+            return Err(StorageImportError {
+                document: index,
+                path: "metadata.name".to_owned(),
+                message: format!("the claim `{claim}` comes without the volume it binds"),
+            });
+        }
+    }
+    Ok(storage)
+}
+
+/// The first path where `original` and `written` differ (a key only one has, or another
+/// value), `None` when they are equal.
+fn first_difference(original: &Value, written: &Value, at: String) -> Option<String> {
+    let join = |key: &str| {
+        if at.is_empty() {
+            key.to_owned()
+        } else {
+            format!("{at}.{key}")
+        }
+    };
+    match (original, written) {
+        (Value::Mapping(original), Value::Mapping(written)) => {
+            for (key, value) in original {
+                let name = key.as_str().unwrap_or_default();
+                match written.get(key) {
+                    None => return Some(join(name)),
+                    Some(other) => {
+                        if let Some(path) = first_difference(value, other, join(name)) {
+                            return Some(path);
+                        }
+                    }
+                }
+            }
+            written
+                .keys()
+                .find(|key| !original.contains_key(*key))
+                .map(|key| join(key.as_str().unwrap_or_default()))
+        }
+        (Value::Sequence(original), Value::Sequence(written)) if original.len() == written.len() => {
+            original
+                .iter()
+                .zip(written)
+                .enumerate()
+                .find_map(|(index, (value, other))| {
+                    first_difference(value, other, format!("{at}[{index}]"))
+                })
+        }
+        (original, written) if original == written => None,
+        _ => Some(at),
+    }
+}

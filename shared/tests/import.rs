@@ -700,3 +700,51 @@ fn a_finding_on_a_kept_node_group_key_points_at_it_in_the_file() {
         + 1;
     assert_eq!(ami.line, line);
 }
+
+#[test]
+fn the_volumes_the_studio_writes_are_read_back_unchanged_and_others_refused_where_they_differ() {
+    let template = shared::templates::template("p5-checkpoint-storage")
+        .unwrap()
+        .spec();
+    let filled = shared::placeholders::fill(&template, "PLACEHOLDER_AWS_REGION", "us-east-2");
+    let volumes = shared::storage::render(&filled).unwrap().unwrap();
+    let cluster = render::render_cluster_yaml(&filled).unwrap();
+
+    // The volumes alone, into a design that has none: the rest of the design stays.
+    let mut without = filled.clone();
+    without.storage = shared::spec::Storage::default();
+    let (read, said) = import::import_text(&volumes, &without).unwrap();
+    assert_eq!(read, filled);
+    assert_eq!(
+        said,
+        "Imported an FSx for Lustre file system and an S3 bucket volume."
+    );
+    // With the cluster in the same text: the whole design back.
+    let (read, _) = import::import_text(&format!("{cluster}---\n{volumes}"), &without).unwrap();
+    assert_eq!(read.storage, filled.storage);
+    assert_eq!(read.cluster, filled.cluster);
+
+    // A key the studio does not write is refused at its line, not dropped.
+    let retained = volumes.replacen(
+        "provisioner: fsx.csi.aws.com\n",
+        "provisioner: fsx.csi.aws.com\nreclaimPolicy: Retain\n",
+        1,
+    );
+    let error = import::import_text(&retained, &without).unwrap_err();
+    assert!(error.message.contains("`reclaimPolicy`"), "{error}");
+    let line = retained
+        .lines()
+        .position(|line| line.starts_with("reclaimPolicy"))
+        .unwrap()
+        + 1;
+    assert_eq!(error.line, line, "{error}");
+    // A bucket mounted in another region than the design's.
+    let mut elsewhere = without.clone();
+    elsewhere.cluster.region = "eu-west-1".into();
+    let error = import::import_text(&volumes, &elsewhere).unwrap_err();
+    assert!(error.message.contains("spec.mountOptions[1]"), "{error}");
+    // An object the studio never writes.
+    let other = "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata:\n  name: scratch\nspec: {}\n";
+    let error = import::import_text(other, &without).unwrap_err();
+    assert!(error.message.contains("`scratch` is not one of the volumes"), "{error}");
+}

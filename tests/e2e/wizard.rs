@@ -949,6 +949,29 @@ async fn checkpoint_volumes_are_edited_beside_their_add_ons_and_previewed_as_the
             text.contains("aws-fsx-csi-driver add-on is not installed")
         })
         .await;
+
+    // The file the tab showed reads back into the design, undoing the edits to the volumes.
+    browser.go_to_step(1).await;
+    let result = browser.import_yaml(&volumes).await;
+    assert!(
+        result.contains("Imported an FSx for Lustre file system and an S3 bucket volume."),
+        "{result}"
+    );
+    browser.go_to_step(7).await;
+    let field = |label: &'static str| {
+        let browser = &browser;
+        async move {
+            browser
+                .field_by_label(label)
+                .await
+                .prop("value")
+                .await
+                .unwrap()
+                .unwrap_or_default()
+        }
+    };
+    assert_eq!(field("FSx throughput (MB/s per TiB)").await, "250");
+    assert_eq!(field("S3 bucket").await, "PLACEHOLDER_S3_BUCKET");
     browser.close().await;
 }
 
