@@ -578,6 +578,20 @@ fn NodeGroupEditor(index: usize) -> impl IntoView {
                 value=group.get(|group| group.ami_family.clone())
                 set=group.set(|group, family| group.ami_family = family)
             />
+            <OptionalTextField
+                label="Custom AMI ID"
+                path=path("extra.ami")
+                placeholder="ami-… (empty: eksctl picks the EKS-optimized AMI)"
+                value=group.get(|group| group.extra.get("ami").and_then(|ami| ami.as_str()).map(str::to_owned))
+                set=group.set(|group, ami: Option<String>| match ami {
+                    Some(ami) => {
+                        group.extra.insert("ami".into(), ami.into());
+                    }
+                    None => {
+                        group.extra.remove("ami");
+                    }
+                })
+            />
             <div class="grid checks">
                 <CheckboxField
                     label="EFA (Elastic Fabric Adapter)"

@@ -419,7 +419,10 @@ pub fn is_storage_document(document: &Value) -> bool {
     matches!(
         (text("apiVersion"), text("kind")),
         (Some("storage.k8s.io/v1"), Some("StorageClass"))
-            | (Some("v1"), Some("PersistentVolume" | "PersistentVolumeClaim"))
+            | (
+                Some("v1"),
+                Some("PersistentVolume" | "PersistentVolumeClaim")
+            )
     )
 }
 
@@ -440,7 +443,10 @@ pub struct StorageImportError {
 /// read; a document it would write differently (another name, a key it does not model, a
 /// mount in another region) is refused at the first difference, so nothing in the file is
 /// lost or changed on the way in.
-pub fn import(documents: &[&Value], region: &str) -> Result<crate::spec::Storage, StorageImportError> {
+pub fn import(
+    documents: &[&Value],
+    region: &str,
+) -> Result<crate::spec::Storage, StorageImportError> {
     let text = |document: &Value, path: &[&str]| -> Option<String> {
         let mut value = document;
         for key in path {
@@ -456,14 +462,16 @@ pub fn import(documents: &[&Value], region: &str) -> Result<crate::spec::Storage
     };
     let gib = |document: &Value| {
         text(document, &["spec", "resources", "requests", "storage"])
-            .and_then(|size| size.strip_suffix("Gi").and_then(|number| number.parse().ok()))
+            .and_then(|size| {
+                size.strip_suffix("Gi")
+                    .and_then(|number| number.parse().ok())
+            })
             .unwrap_or(0)
     };
     let mut storage = crate::spec::Storage::default();
     if let Some(class) = named("StorageClass", FSX_STORAGE_CLASS) {
-        let parameter = |key: &str| {
-            text(documents[class], &["parameters", key]).unwrap_or_default()
-        };
+        let parameter =
+            |key: &str| text(documents[class], &["parameters", key]).unwrap_or_default();
         storage.fsx = Some(FsxVolume {
             subnet_id: parameter("subnetId"),
             security_group_ids: parameter("securityGroupIds")
@@ -540,7 +548,10 @@ pub fn import(documents: &[&Value], region: &str) -> Result<crate::spec::Storage
         }
     }
     // A claim without its class or volume: nothing above reads it.
-    for (claim, owner) in [(FSX_CLAIM, storage.fsx.is_some()), (S3_CLAIM, storage.s3.is_some())] {
+    for (claim, owner) in [
+        (FSX_CLAIM, storage.fsx.is_some()),
+        (S3_CLAIM, storage.s3.is_some()),
+    ] {
         if let (Some(index), false) = (named("PersistentVolumeClaim", claim), owner) {
             return Err(StorageImportError {
                 document: index,
@@ -580,7 +591,9 @@ fn first_difference(original: &Value, written: &Value, at: String) -> Option<Str
                 .find(|key| !original.contains_key(*key))
                 .map(|key| join(key.as_str().unwrap_or_default()))
         }
-        (Value::Sequence(original), Value::Sequence(written)) if original.len() == written.len() => {
+        (Value::Sequence(original), Value::Sequence(written))
+            if original.len() == written.len() =>
+        {
             original
                 .iter()
                 .zip(written)

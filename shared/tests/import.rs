@@ -744,7 +744,13 @@ fn the_volumes_the_studio_writes_are_read_back_unchanged_and_others_refused_wher
     let error = import::import_text(&volumes, &elsewhere).unwrap_err();
     assert!(error.message.contains("spec.mountOptions[1]"), "{error}");
     // An object the studio never writes.
-    let other = "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata:\n  name: scratch\nspec: {}\n";
+    let other =
+        "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata:\n  name: scratch\nspec: {}\n";
     let error = import::import_text(other, &without).unwrap_err();
-    assert!(error.message.contains("`scratch` is not one of the volumes"), "{error}");
+    assert!(
+        error
+            .message
+            .contains("`scratch` is not one of the volumes"),
+        "{error}"
+    );
 }

@@ -1615,3 +1615,51 @@ async fn imported_node_overlays_are_listed_and_written_back_with_their_feature_g
     browser.screenshot("karpenter-node-overlays").await;
     browser.close().await;
 }
+
+#[tokio::test]
+async fn an_ultraserver_group_names_its_arm_image_because_eksctl_does_not_know_the_type() {
+    let studio = Studio::start();
+    let browser = Browser::start().await;
+    browser.open(&studio).await;
+    browser.choose_template("p6e-gb200-ultraserver").await;
+    browser.go_to_step(4).await;
+    let ami = browser.field_by_label("Custom AMI ID").await;
+    assert_eq!(
+        ami.prop("value").await.unwrap().as_deref(),
+        Some("PLACEHOLDER_AMI_ID")
+    );
+    let beside = browser
+        .wait_for_text(Locator::Id("f-node-groups-1-extra-ami-findings"), |text| {
+            !text.is_empty()
+        })
+        .await;
+    assert!(beside.contains("placeholder"), "{beside}");
+    // Without its own image eksctl would pick an x86-64 AMI type for the arm64 type.
+    browser.fill_by_label("Custom AMI ID", "").await;
+    let refused = browser
+        .wait_for_text(
+            Locator::Id("f-node-groups-1-instance-type-findings"),
+            |text| text.contains("x86-64 AMI type"),
+        )
+        .await;
+    assert!(refused.contains("p6e-gb200.36xlarge"), "{refused}");
+    browser
+        .wait_for_text(PREVIEW, |text| !text.contains("ami: PLACEHOLDER_AMI_ID"))
+        .await;
+    browser
+        .fill_by_label("Custom AMI ID", "ami-0123456789abcdef0")
+        .await;
+    browser
+        .wait_for_text(
+            Locator::Id("f-node-groups-1-instance-type-findings"),
+            |text| !text.contains("x86-64 AMI type"),
+        )
+        .await;
+    browser
+        .wait_for_text(PREVIEW, |text| {
+            text.contains("  ami: ami-0123456789abcdef0")
+        })
+        .await;
+    browser.screenshot("ultraserver-group").await;
+    browser.close().await;
+}
