@@ -5,7 +5,8 @@
 
 use leptos::prelude::*;
 use shared::karpenter::{
-    Budget, Disruption, Ec2NodeClass, NodePool, Requirement, SelectorTerm, Taint, TemplateMeta,
+    Budget, Disruption, Ec2NodeClass, NodeOverlay, NodePool, Requirement, SelectorTerm, Taint,
+    TemplateMeta,
 };
 use shared::spec::{Addon, ControllerIdentity, KarpenterSettings};
 use shared::{items, karpenter, karpenter_aws};
@@ -415,60 +416,159 @@ fn PoolEditor(index: usize) -> impl IntoView {
     }
 }
 
-/// The NodeOverlays an import brought: listed with what each changes, written back as
-/// they came (with the `NodeOverlay` feature gate on in the chart values).
+fn bound_overlay(studio: Studio, index: usize) -> Bound<NodeOverlay> {
+    Bound::new(
+        studio,
+        move |spec| spec.karpenter.as_ref()?.node_overlays.get(index),
+        move |spec| spec.karpenter.as_mut()?.node_overlays.get_mut(index),
+    )
+}
+
+/// What an overlay changes, in one line: "price -15%; weight 10 (2 requirements)".
+fn overlay_summary(overlay: &NodeOverlay) -> String {
+    let spec = &overlay.spec;
+    let mut changes = Vec::new();
+    if let Some(price) = &spec.price {
+        changes.push(format!("price {price}"));
+    }
+    if let Some(adjustment) = &spec.price_adjustment {
+        changes.push(format!("price {adjustment}"));
+    }
+    if !spec.capacity.is_empty() {
+        changes.push(format!(
+            "capacity {}",
+            items::limits_to_items(&spec.capacity).join(", ")
+        ));
+    }
+    if let Some(weight) = spec.weight {
+        changes.push(format!("weight {weight}"));
+    }
+    let requirements = spec.requirements.len();
+    format!(
+        "{}: {} ({requirements} requirement{})",
+        overlay.metadata.name,
+        if changes.is_empty() {
+            "changes nothing".to_owned()
+        } else {
+            changes.join("; ")
+        },
+        if requirements == 1 { "" } else { "s" },
+    )
+}
+
+/// The NodeOverlays: what Karpenter assumes of the instance types their requirements
+/// select (a price, a price change, extended resources), edited as written; the chart
+/// values turn on the NodeOverlay feature gate when there is one.
 #[component]
 fn NodeOverlays() -> impl IntoView {
     let studio = expect_context::<Studio>();
+    let count = Memo::new(move |_| studio.karpenter(|karpenter| karpenter.node_overlays.len()));
     let lines = Memo::new(move |_| {
         studio.karpenter(|karpenter| {
             karpenter
                 .node_overlays
                 .iter()
-                .map(|overlay| {
-                    let spec = &overlay.spec;
-                    let mut changes = Vec::new();
-                    if let Some(price) = &spec.price {
-                        changes.push(format!("price {price}"));
-                    }
-                    if let Some(adjustment) = &spec.price_adjustment {
-                        changes.push(format!("price {adjustment}"));
-                    }
-                    if !spec.capacity.is_empty() {
-                        changes.push(format!(
-                            "capacity {}",
-                            items::limits_to_items(&spec.capacity).join(", ")
-                        ));
-                    }
-                    if let Some(weight) = spec.weight {
-                        changes.push(format!("weight {weight}"));
-                    }
-                    let requirements = spec.requirements.len();
-                    format!(
-                        "{}: {} ({requirements} requirement{})",
-                        overlay.metadata.name,
-                        if changes.is_empty() {
-                            "changes nothing".to_owned()
-                        } else {
-                            changes.join("; ")
-                        },
-                        if requirements == 1 { "" } else { "s" },
-                    )
-                })
+                .map(overlay_summary)
                 .collect::<Vec<String>>()
         })
     });
     view! {
-        <Show when=move || !lines.get().is_empty()>
-            <h3>"NodeOverlays"</h3>
-            <p class="hint">
-                "Kept from the imported file and written back to nodepools.yaml; the chart values turn on the NodeOverlay feature gate that makes Karpenter read them."
-            </p>
-            <ul class="overlays">
-                {move || lines.get().into_iter().map(|line| view! { <li>{line}</li> }).collect_view()}
-            </ul>
-            <FieldFindings path="karpenter.node_overlays" nested=true />
-        </Show>
+        <h3>"NodeOverlays"</h3>
+        <p class="hint">
+            "An overlay changes what Karpenter assumes of the instance types its requirements select when it chooses what to launch: a price (a Savings Plan or reservation discount), or extended resources the nodes will have. Written to nodepools.yaml; the chart values turn on the NodeOverlay feature gate."
+        </p>
+        <ul class="overlays">
+            {move || lines.get().into_iter().map(|line| view! { <li>{line}</li> }).collect_view()}
+        </ul>
+        <FieldFindings path="karpenter.node_overlays" />
+        {move || (0..count.get()).map(|index| view! { <OverlayEditor index=index /> }).collect_view()}
+        <button
+            type="button"
+            on:click=move |_| studio.update_karpenter(|karpenter| {
+                let number = karpenter.node_overlays.len() + 1;
+                karpenter.node_overlays.push(NodeOverlay::price_adjustment(number));
+            })
+        >
+            "Add NodeOverlay"
+        </button>
+    }
+}
+
+/// One NodeOverlay.
+#[component]
+fn OverlayEditor(index: usize) -> impl IntoView {
+    let studio = expect_context::<Studio>();
+    let overlay = bound_overlay(studio, index);
+    let base = format!("karpenter.node_overlays[{index}]");
+    let spec = format!("{base}.spec");
+    let add_requirement = overlay.clone();
+    let title =
+        overlay.get(move |overlay| format!("NodeOverlay {}: {}", index + 1, overlay.metadata.name));
+    view! {
+        <fieldset class="group" id=field_id(&base) tabindex="-1">
+            <legend>{title}</legend>
+            <div class="grid">
+                <TextField
+                    label="NodeOverlay name"
+                    path=format!("{base}.metadata.name")
+                    value=overlay.get(|overlay| overlay.metadata.name.clone())
+                    set=overlay.set(|overlay, name| overlay.metadata.name = name)
+                />
+                <OptionalTextField
+                    label="Price adjustment"
+                    path=format!("{spec}.priceAdjustment")
+                    placeholder="-15% or +0.10"
+                    value=overlay.get(|overlay| overlay.spec.price_adjustment.clone())
+                    set=overlay.set(|overlay, adjustment| overlay.spec.price_adjustment = adjustment)
+                />
+                <OptionalTextField
+                    label="Price (replaces the instance price)"
+                    path=format!("{spec}.price")
+                    placeholder="1.50"
+                    value=overlay.get(|overlay| overlay.spec.price.clone())
+                    set=overlay.set(|overlay, price| overlay.spec.price = price)
+                />
+                <NumberField
+                    label="Weight"
+                    path=format!("{spec}.weight")
+                    value=overlay.get(|overlay| overlay.spec.weight)
+                    set=overlay.set(|overlay, weight| overlay.spec.weight = weight)
+                />
+            </div>
+            <ListField
+                label="Extended resources the nodes have"
+                path=format!("{spec}.capacity")
+                placeholder="smarter-devices/fuse=1"
+                value=overlay.get(|overlay| items::limits_to_items(&overlay.spec.capacity))
+                set=overlay.set(|overlay, items| overlay.spec.capacity = items::items_to_limits(items).into())
+            />
+            <h4>"Requirements"</h4>
+            <FieldFindings path=format!("{spec}.requirements") />
+            <Rows
+                list=field!(overlay, spec.requirements)
+                path=format!("{spec}.requirements")
+                noun="Requirement"
+                class="requirement"
+                row=requirement_row
+                add_label="Add requirement"
+                add=move || add_requirement.write(|overlay| {
+                    overlay.spec.requirements.push(Requirement::new("", "In", &[]));
+                })
+            />
+            <FieldFindings path=base.clone() />
+            <FieldFindings path=spec.clone() />
+            <button
+                type="button"
+                class="remove"
+                on:click=move |_| studio.update_karpenter(|karpenter| {
+                    if index < karpenter.node_overlays.len() {
+                        karpenter.node_overlays.remove(index);
+                    }
+                })
+            >
+                {format!("Remove NodeOverlay {}", index + 1)}
+            </button>
+        </fieldset>
     }
 }
 

@@ -470,6 +470,30 @@ pub struct NodeOverlaySpec {
     pub extra: Mapping,
 }
 
+impl NodeOverlay {
+    /// The overlay the page adds: `overlay-N`, 10% off p5 instances (a Savings Plan's
+    /// discount, so Karpenter weighs them at what they cost), weight 10.
+    pub fn price_adjustment(number: usize) -> NodeOverlay {
+        NodeOverlay {
+            metadata: ObjectMeta {
+                name: format!("overlay-{number}"),
+                extra: Mapping::new(),
+            },
+            spec: NodeOverlaySpec {
+                requirements: vec![Requirement::new(
+                    "karpenter.k8s.aws/instance-family",
+                    "In",
+                    &["p5"],
+                )],
+                price_adjustment: Some("-10%".into()),
+                weight: Some(10),
+                ..NodeOverlaySpec::default()
+            },
+            extra: Mapping::new(),
+        }
+    }
+}
+
 /// `EC2NodeClass.spec.placementGroupSelector`: a placement group by name or by id, not both.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct PlacementGroupSelector {

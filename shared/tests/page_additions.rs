@@ -44,6 +44,30 @@ fn an_added_pool_and_class_pass_the_crds_schema_and_cel_rules() {
 }
 
 #[test]
+fn an_added_node_overlay_passes_its_crd_and_brings_no_error_of_its_own() {
+    let mut spec = karpenter_spot();
+    let karpenter = spec.karpenter.as_mut().unwrap();
+    let overlay = karpenter::NodeOverlay::price_adjustment(1);
+    assert_eq!(overlay.metadata.name, "overlay-1");
+    karpenter.node_overlays.push(overlay);
+    assert_eq!(rendered_karpenter_errors(&spec), Vec::<String>::new());
+    let errors: Vec<String> = shared::rules::validate(&spec)
+        .into_iter()
+        .filter(|finding| {
+            finding.severity == Severity::Error
+                && finding.path.starts_with("karpenter.node_overlays")
+        })
+        .map(|finding| format!("{}: {}", finding.path, finding.message))
+        .collect();
+    assert_eq!(errors, Vec::<String>::new());
+    // The chart values turn on the gate that makes Karpenter read it.
+    let values = shared::render::render_karpenter_values(&spec)
+        .unwrap()
+        .unwrap();
+    assert!(values.contains("nodeOverlay: true"), "{values}");
+}
+
+#[test]
 fn every_operator_the_page_offers_is_one_the_crd_allows() {
     let schema: serde_json::Value = serde_json::from_str(include_str!(
         "../data/schemas/karpenter-nodepool-v1.min.json"

@@ -1663,3 +1663,59 @@ async fn an_ultraserver_group_names_its_arm_image_because_eksctl_does_not_know_t
     browser.screenshot("ultraserver-group").await;
     browser.close().await;
 }
+
+#[tokio::test]
+async fn a_node_overlay_is_added_edited_beside_its_findings_and_written_with_its_feature_gate() {
+    let studio = Studio::start();
+    let browser = Browser::start().await;
+    browser.open(&studio).await;
+    browser.choose_template("karpenter-spot-inference").await;
+    browser.go_to_step(6).await;
+    browser.click_button("Add NodeOverlay").await;
+    let listed = browser
+        .wait_for_text(Locator::Css("ul.overlays"), |text| !text.is_empty())
+        .await;
+    assert_eq!(listed, "overlay-1: price -10%; weight 10 (1 requirement)");
+    browser
+        .by_id("tab-preview-nodepools-yaml")
+        .await
+        .click()
+        .await
+        .unwrap();
+    browser
+        .wait_for_text(Locator::Id("preview-nodepools-yaml"), |text| {
+            text.contains("kind: NodeOverlay") && text.contains("priceAdjustment: -10%")
+        })
+        .await;
+    // A price as well as a price change: the CRD refuses both; said beside the overlay.
+    browser
+        .fill_by_label("Price (replaces the instance price)", "1.50")
+        .await;
+    let beside = browser
+        .wait_for_text(
+            Locator::Id("f-karpenter-node-overlays-0-spec-findings"),
+            |text| text.contains("cannot set both"),
+        )
+        .await;
+    assert!(beside.contains("overlay-1"), "{beside}");
+    browser.fill_by_label("Price adjustment", "").await;
+    browser
+        .wait_for_text(
+            Locator::Id("f-karpenter-node-overlays-0-spec-findings"),
+            str::is_empty,
+        )
+        .await;
+    browser
+        .wait_for_text(Locator::Id("preview-nodepools-yaml"), |text| {
+            text.contains("1.50") && !text.contains("priceAdjustment")
+        })
+        .await;
+    browser.screenshot("node-overlay-editor").await;
+    browser.click_button("Remove NodeOverlay 1").await;
+    browser
+        .wait_for_text(Locator::Id("preview-nodepools-yaml"), |text| {
+            !text.contains("kind: NodeOverlay")
+        })
+        .await;
+    browser.close().await;
+}
