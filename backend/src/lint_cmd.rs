@@ -353,11 +353,14 @@ fn import_file(path: &Path, shown: &str, max_bytes: u64) -> Result<lint::ParsedF
 }
 
 /// Imports each file and renders it again into `out`: eksctl input to `cluster.yaml`,
-/// Karpenter input to `karpenter/nodepools.yaml`.
+/// Karpenter input to `karpenter/nodepools.yaml`, EKS Auto Mode's NodePools and NodeClasses
+/// to `auto-mode/nodepools.yaml`.
 pub fn convert(files: &[PathBuf], out: &Path, max_bytes: u64) -> ExitCode {
     let mut cluster: Option<(String, String)> = None;
-    // Karpenter documents are written back in the order they were read.
+    // Karpenter documents are written back in the order they were read, and so are Auto
+    // Mode's.
     let mut karpenter_documents: Vec<serde_yaml::Value> = Vec::new();
+    let mut auto_mode_documents: Vec<serde_yaml::Value> = Vec::new();
     for path in files {
         let shown = terminal_safe(&path.display().to_string()).into_owned();
         let file = match import_file(path, &shown, max_bytes) {
@@ -397,21 +400,40 @@ pub fn convert(files: &[PathBuf], out: &Path, max_bytes: u64) -> ExitCode {
             ordered.sort_by_key(|(index, _)| *index);
             karpenter_documents.extend(ordered.into_iter().map(|(_, document)| document));
         }
+        if !file.spec.auto_mode_pools.is_empty() {
+            let rendered = match shared::auto_mode::documents(&file.spec.auto_mode_pools) {
+                Ok(rendered) => rendered,
+                Err(error) => {
+                    eprintln!("{shown}: error: {error}");
+                    return ExitCode::from(2);
+                }
+            };
+            let mut ordered: Vec<(usize, serde_yaml::Value)> = file
+                .auto_mode_pool_documents
+                .iter()
+                .chain(&file.auto_mode_class_documents)
+                .copied()
+                .zip(rendered)
+                .collect();
+            ordered.sort_by_key(|(index, _)| *index);
+            auto_mode_documents.extend(ordered.into_iter().map(|(_, document)| document));
+        }
     }
     let mut outputs = Vec::new();
     if let Some((_, yaml)) = cluster {
         outputs.push((out.join("cluster.yaml"), yaml));
     }
-    if !karpenter_documents.is_empty() {
-        let texts: Result<Vec<String>, _> = karpenter_documents
-            .iter()
-            .map(shared::yaml_text::to_string)
-            .collect();
+    for (documents, path) in [
+        (&karpenter_documents, shared::render::NODEPOOLS_PATH),
+        (&auto_mode_documents, shared::auto_mode::PATH),
+    ] {
+        if documents.is_empty() {
+            continue;
+        }
+        let texts: Result<Vec<String>, _> =
+            documents.iter().map(shared::yaml_text::to_string).collect();
         match texts {
-            Ok(texts) => outputs.push((
-                out.join(shared::render::NODEPOOLS_PATH),
-                texts.join("---\n"),
-            )),
+            Ok(texts) => outputs.push((out.join(path), texts.join("---\n"))),
             Err(error) => {
                 eprintln!("error: {error}");
                 return ExitCode::from(2);

@@ -1481,6 +1481,7 @@ fn filled_in(label: &str) -> String {
         "FSx security group ID" => "sg-0123456789abcdef0".into(),
         "S3 bucket name" => "training-checkpoints".into(),
         "AMI ID" => "ami-0123456789abcdef0".into(),
+        "Node security group ID" => "sg-0fedcba9876543210".into(),
         "S3 bucket policy ARN" => "arn:aws:iam::123456789012:policy/training-checkpoints".into(),
         other => panic!("no value to fill in for the placeholder `{other}`"),
     }

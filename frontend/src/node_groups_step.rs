@@ -689,6 +689,7 @@ fn NodeGroupEditor(index: usize) -> impl IntoView {
 pub fn NodeGroupsStep() -> impl IntoView {
     let studio = expect_context::<Studio>();
     let count = Memo::new(move |_| studio.spec.with(|spec| spec.node_groups.len()));
+    let auto_mode = Memo::new(move |_| studio.spec.with(|spec| spec.cluster.auto_mode_enabled()));
     let add = move |gpu: bool| {
         studio.spec.update(|spec| {
             let group = shared::templates::added_group(spec, gpu);
@@ -705,6 +706,11 @@ pub fn NodeGroupsStep() -> impl IntoView {
                 <option value="Ubuntu2204"></option>
                 <option value="Ubuntu2404"></option>
             </datalist>
+            <Show when=move || auto_mode.get()>
+                <p class="hint">
+                    "EKS Auto Mode is on: AWS runs the nodes, from its built-in pools and the Auto Mode NodePools listed in the Cluster step. eksctl refuses node groups in the same file; add them after the cluster exists (eksctl create nodegroup)."
+                </p>
+            </Show>
             <FieldFindings path="node_groups" />
             {move || (0..count.get()).map(|index| view! { <NodeGroupEditor index=index /> }).collect_view()}
             <div class="actions">

@@ -28,6 +28,8 @@ enum Tab {
     DevicePlugins,
     /// The volumes for datasets and checkpoints.
     Storage,
+    /// EKS Auto Mode's NodePools and NodeClasses.
+    AutoMode,
     StudioJson,
 }
 
@@ -41,6 +43,7 @@ impl Tab {
             Tab::KarpenterAccess => shared::karpenter_aws::CLUSTER_ACCESS_PATH,
             Tab::DevicePlugins => "plugins/*.yaml",
             Tab::Storage => shared::storage::STORAGE_PATH,
+            Tab::AutoMode => shared::auto_mode::PATH,
             Tab::StudioJson => "studio.json",
         }
     }
@@ -100,6 +103,7 @@ impl Tab {
             Tab::KarpenterAccess => "preview-karpenter-access-yaml",
             Tab::DevicePlugins => "preview-device-plugins-yaml",
             Tab::Storage => "preview-storage-yaml",
+            Tab::AutoMode => "preview-auto-mode-yaml",
             Tab::StudioJson => "preview-studio-json",
         }
     }
@@ -408,6 +412,8 @@ pub fn Preview() -> impl IntoView {
         })
     });
     let has_volumes = Memo::new(move |_| studio.spec.with(|spec| !spec.storage.is_empty()));
+    let has_auto_mode_pools =
+        Memo::new(move |_| studio.spec.with(|spec| !spec.auto_mode_pools.is_empty()));
     Effect::new(move |_| {
         let current = tab.get_untracked();
         let karpenter_file = matches!(
@@ -417,6 +423,7 @@ pub fn Preview() -> impl IntoView {
         if (!uses_karpenter.get() && karpenter_file)
             || (!needs_plugins.get() && current == Tab::DevicePlugins)
             || (!has_volumes.get() && current == Tab::Storage)
+            || (!has_auto_mode_pools.get() && current == Tab::AutoMode)
         {
             tab.set(Tab::ClusterYaml);
         }
@@ -451,6 +458,7 @@ pub fn Preview() -> impl IntoView {
                 Tab::ClusterYaml => shared::render_cluster_yaml(spec).map(Some),
                 Tab::NodePools => shared::render::render_karpenter_yaml(spec),
                 Tab::KarpenterValues => shared::render::render_karpenter_values(spec),
+                Tab::AutoMode => shared::auto_mode::render(spec),
                 Tab::KarpenterStack | Tab::KarpenterAccess | Tab::DevicePlugins | Tab::Storage => {
                     return from_server.with(|answer| match answer {
                         None => Ok(Some(
@@ -671,6 +679,9 @@ pub fn Preview() -> impl IntoView {
                 </Show>
                 <Show when=move || has_volumes.get()>
                     {tab_button(Tab::Storage)}
+                </Show>
+                <Show when=move || has_auto_mode_pools.get()>
+                    {tab_button(Tab::AutoMode)}
                 </Show>
                 {tab_button(Tab::StudioJson)}
             </div>

@@ -59,6 +59,9 @@ pub fn bundle_files(
     if let Some(volumes) = crate::storage::render(spec)? {
         files.push(file(crate::storage::STORAGE_PATH, volumes, false));
     }
+    if let Some(pools) = crate::auto_mode::render(spec)? {
+        files.push(file(crate::auto_mode::PATH, pools, false));
+    }
     let nodepools = render::render_karpenter_yaml(spec)?;
     let values = render::render_karpenter_values(spec)?;
     if let (Some(nodepools), Some(values)) = (nodepools, values) {
@@ -122,6 +125,12 @@ fn readme(spec: &Spec, findings: &[Finding], checks: &[CheckLine]) -> String {
     if spec.karpenter.is_some() {
         text.push_str(&format!(
             "- `{NODEPOOLS_PATH}` — Karpenter NodePools and EC2NodeClasses\n- `{KARPENTER_VALUES_PATH}` — Helm values for the Karpenter controller\n"
+        ));
+    }
+    if !spec.auto_mode_pools.is_empty() {
+        text.push_str(&format!(
+            "- `{}` — EKS Auto Mode's NodePools and NodeClasses, applied once the cluster is up\n",
+            crate::auto_mode::PATH
         ));
     }
     if !spec.storage.is_empty() {

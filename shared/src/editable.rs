@@ -98,8 +98,9 @@ impl EditableFile {
                 }
                 let mut spec = import::import_cluster_config(&document.value).map_err(at)?;
                 spec.karpenter = current.karpenter.clone();
-                // The volumes are written to storage/volumes.yaml, not cluster.yaml.
+                // The volumes and Auto Mode's pools have files of their own.
                 spec.storage = current.storage.clone();
+                spec.auto_mode_pools = current.auto_mode_pools.clone();
                 if spec.karpenter.is_some() {
                     import::settle_leftovers(&mut spec);
                 }
@@ -159,6 +160,8 @@ impl EditableFile {
             node_pool_documents: &node_pool_documents,
             node_class_documents: &node_class_documents,
             node_overlay_documents: &node_overlay_documents,
+            auto_mode_pool_documents: &[],
+            auto_mode_class_documents: &[],
         };
         findings
             .iter()

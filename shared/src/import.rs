@@ -479,9 +479,24 @@ pub fn import_text(text: &str, current: &Spec) -> Result<(Spec, String), TextImp
     let mut classes = Vec::new();
     let mut overlays = Vec::new();
     let mut volumes = Vec::new();
+    let mut auto_mode = crate::auto_mode::AutoModePools::default();
     for (index, document) in documents.iter().enumerate() {
         if crate::storage::is_storage_document(&document.value) {
             volumes.push(index);
+            continue;
+        }
+        let unreadable =
+            |message: String| placed(document, index, count, &self::error("spec", message));
+        if crate::auto_mode::is_auto_mode_pool(&document.value) {
+            auto_mode
+                .node_pools
+                .push(crate::auto_mode::read_node_pool(&document.value).map_err(unreadable)?);
+            continue;
+        }
+        if crate::auto_mode::is_node_class(&document.value) {
+            auto_mode
+                .node_classes
+                .push(crate::auto_mode::read_node_class(&document.value).map_err(unreadable)?);
             continue;
         }
         let kind = document_kind(&document.value)
@@ -539,6 +554,14 @@ pub fn import_text(text: &str, current: &Spec) -> Result<(Spec, String), TextImp
         settings.node_classes = classes;
         settings.node_overlays = overlays;
         settle_leftovers(&mut spec);
+    }
+    if !auto_mode.is_empty() {
+        parts.push(format!(
+            "{} Auto Mode NodePool(s) and {} NodeClass(es)",
+            auto_mode.node_pools.len(),
+            auto_mode.node_classes.len()
+        ));
+        spec.auto_mode_pools = auto_mode;
     }
     if !volumes.is_empty() {
         let values: Vec<&Value> = volumes

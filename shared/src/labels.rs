@@ -205,6 +205,20 @@ fn item(spec: &Spec, list: &str, index: usize) -> Option<String> {
                 .and_then(|karpenter| karpenter.node_classes.get(index))
                 .map(|class| class.metadata.name.as_str()),
         ),
+        "auto_mode_pools.node_pools" => named(
+            "Auto Mode NodePool",
+            spec.auto_mode_pools
+                .node_pools
+                .get(index)
+                .map(|pool| pool.metadata.name.as_str()),
+        ),
+        "auto_mode_pools.node_classes" => named(
+            "Auto Mode NodeClass",
+            spec.auto_mode_pools
+                .node_classes
+                .get(index)
+                .map(|class| class.metadata.name.as_str()),
+        ),
         "network.private_subnets" => format!("Private subnet {}", index + 1),
         "network.public_subnets" => format!("Public subnet {}", index + 1),
         _ => return None,
@@ -296,6 +310,16 @@ mod tests {
             "Node group 8 › Max pods"
         );
         assert_eq!(place(&spec, "node_groups"), "Node groups");
+        let auto = crate::template("auto-mode-reserved-training")
+            .unwrap()
+            .spec();
+        assert_eq!(
+            place(
+                &auto,
+                "auto_mode_pools.node_pools[0].spec.template.spec.nodeClassRef.name"
+            ),
+            "Auto Mode NodePool `p5-reserved` › Name"
+        );
         assert_eq!(place(&spec, ""), "The design");
     }
 }

@@ -6,6 +6,8 @@
 
 /// The JSON API's vocabulary: live check kinds and statuses.
 pub mod api;
+/// EKS Auto Mode's NodePools and `eks.amazonaws.com` NodeClasses.
+pub mod auto_mode;
 /// The files of a bundle (download and deploy) and their zip.
 pub mod bundle;
 /// The embedded EC2 instance-type catalog: GPUs, EFA, Capacity Blocks, per type.

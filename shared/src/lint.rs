@@ -141,6 +141,10 @@ pub struct ParsedFile {
     pub node_class_documents: Vec<usize>,
     /// Document index of each Karpenter node overlay in the spec.
     pub node_overlay_documents: Vec<usize>,
+    /// Document index of each EKS Auto Mode NodePool in the spec.
+    pub auto_mode_pool_documents: Vec<usize>,
+    /// Document index of each EKS Auto Mode NodeClass in the spec.
+    pub auto_mode_class_documents: Vec<usize>,
 }
 
 /// The non-empty documents of a YAML file, or why it cannot be read.
@@ -183,7 +187,33 @@ fn import_documents(documents: Vec<SourceDocument>) -> Result<ParsedFile, LintFa
     };
     let mut cluster_document = None;
     let mut karpenter_indices = Vec::new();
+    let mut auto_mode_pools = crate::auto_mode::AutoModePools::default();
+    let mut auto_mode_pool_documents = Vec::new();
+    let mut auto_mode_class_documents = Vec::new();
     for (index, document) in documents.iter().enumerate() {
+        let unreadable = |message: String| {
+            failure_at(
+                document,
+                import::ImportError {
+                    path: "spec".into(),
+                    message,
+                },
+            )
+        };
+        if crate::auto_mode::is_auto_mode_pool(&document.value) {
+            auto_mode_pools
+                .node_pools
+                .push(crate::auto_mode::read_node_pool(&document.value).map_err(unreadable)?);
+            auto_mode_pool_documents.push(index);
+            continue;
+        }
+        if crate::auto_mode::is_node_class(&document.value) {
+            auto_mode_pools
+                .node_classes
+                .push(crate::auto_mode::read_node_class(&document.value).map_err(unreadable)?);
+            auto_mode_class_documents.push(index);
+            continue;
+        }
         match import::document_kind(&document.value).map_err(|error| failure_at(document, error))? {
             DocumentKind::ClusterConfig => {
                 if cluster_document.is_some() {
@@ -235,6 +265,7 @@ fn import_documents(documents: Vec<SourceDocument>) -> Result<ParsedFile, LintFa
         spec.karpenter = Some(imported.settings);
         crate::import::settle_leftovers(&mut spec);
     }
+    spec.auto_mode_pools = auto_mode_pools;
     Ok(ParsedFile {
         documents,
         spec,
@@ -242,6 +273,8 @@ fn import_documents(documents: Vec<SourceDocument>) -> Result<ParsedFile, LintFa
         node_pool_documents,
         node_class_documents,
         node_overlay_documents,
+        auto_mode_pool_documents,
+        auto_mode_class_documents,
     })
 }
 
@@ -327,7 +360,11 @@ fn lint_parsed(
         {
             continue;
         }
-        let from_karpenter = finding.path.starts_with("karpenter");
+        // Karpenter's and Auto Mode's objects are judged without a ClusterConfig too, but
+        // whether Auto Mode is on is the ClusterConfig's to say.
+        let from_karpenter = finding.path.starts_with("karpenter")
+            || (finding.path.starts_with("auto_mode_pools")
+                && finding.rule != "auto-mode-pools-without-auto-mode");
         if file.cluster_document.is_none() && !from_karpenter {
             continue;
         }
@@ -475,6 +512,8 @@ pub fn file_path(file: &ParsedFile, spec_path: &str) -> (usize, YamlPath) {
         node_pool_documents: &file.node_pool_documents,
         node_class_documents: &file.node_class_documents,
         node_overlay_documents: &file.node_overlay_documents,
+        auto_mode_pool_documents: &file.auto_mode_pool_documents,
+        auto_mode_class_documents: &file.auto_mode_class_documents,
     };
     layout.path(&file.spec, spec_path)
 }
@@ -490,6 +529,10 @@ pub struct DocumentLayout<'a> {
     pub node_class_documents: &'a [usize],
     /// Document index of each Karpenter node overlay of the design.
     pub node_overlay_documents: &'a [usize],
+    /// Document index of each EKS Auto Mode NodePool of the design.
+    pub auto_mode_pool_documents: &'a [usize],
+    /// Document index of each EKS Auto Mode NodeClass of the design.
+    pub auto_mode_class_documents: &'a [usize],
 }
 
 impl DocumentLayout<'_> {
@@ -512,6 +555,19 @@ impl DocumentLayout<'_> {
             _ => None,
         };
         match keys.first().copied().flatten() {
+            Some("auto_mode_pools") => {
+                let documents = match keys.get(1).copied().flatten() {
+                    Some("node_classes") => self.auto_mode_class_documents,
+                    _ => self.auto_mode_pool_documents,
+                };
+                match index_at(2).and_then(|index| documents.get(index).copied()) {
+                    Some(document) => (
+                        document,
+                        path_of(segments.get(3..).unwrap_or_default().to_vec()),
+                    ),
+                    None => (cluster_document, path_of(Vec::new())),
+                }
+            }
             Some("karpenter") => {
                 let (documents, kind) = match keys.get(1).copied().flatten() {
                     Some("node_pools") => (&self.node_pool_documents, true),

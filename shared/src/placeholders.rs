@@ -76,6 +76,7 @@ pub fn label(token: &str) -> String {
         "FSX_SUBNET_ID" => "FSx subnet ID".to_owned(),
         "FSX_SECURITY_GROUP_ID" => "FSx security group ID".to_owned(),
         "AMI_ID" => "AMI ID".to_owned(),
+        "NODE_SECURITY_GROUP_ID" => "Node security group ID".to_owned(),
         other => {
             let words = other.replace('_', " ").to_lowercase();
             let mut characters = words.chars();

@@ -46,6 +46,8 @@ pub struct PlanSummary {
     /// The volumes the deploy makes or mounts, in words (an FSx file system bills until
     /// its claim is deleted).
     pub volumes: Vec<String>,
+    /// EKS Auto Mode's NodePools, in words.
+    pub auto_mode_pools: Vec<String>,
 }
 
 /// What deploying `spec` creates.
@@ -117,7 +119,39 @@ pub fn summary(spec: &Spec) -> PlanSummary {
             .collect(),
         hourly,
         volumes: volumes(spec),
+        auto_mode_pools: auto_mode_pools(spec),
     }
+}
+
+/// Auto Mode's NodePools, one line each (no full stop inside).
+fn auto_mode_pools(spec: &Spec) -> Vec<String> {
+    let pools = &spec.auto_mode_pools;
+    pools
+        .node_pools
+        .iter()
+        .map(|pool| {
+            let class = &pool.spec.template.spec.node_class_ref.name;
+            let reservations: Vec<&str> = crate::auto_mode::class_of(pools, pool)
+                .map(|class| {
+                    class
+                        .spec
+                        .capacity_reservation_selector_terms
+                        .iter()
+                        .filter_map(|term| term.id.as_deref())
+                        .collect()
+                })
+                .unwrap_or_default();
+            let into = if reservations.is_empty() {
+                String::new()
+            } else {
+                format!(", into reservation {}", reservations.join(", "))
+            };
+            format!(
+                "Auto Mode NodePool {}: EKS launches nodes as pods need them, on NodeClass {class}{into}",
+                pool.metadata.name
+            )
+        })
+        .collect()
 }
 
 /// The design's volumes, one line each, without a full stop inside (the approval title
@@ -198,6 +232,7 @@ pub fn lines(plan: &PlanSummary) -> Vec<String> {
             "NodePool {name}: Karpenter launches nodes as pods need them, from {count} instance {noun}"
         ));
     }
+    lines.extend(plan.auto_mode_pools.iter().cloned());
     lines.extend(plan.volumes.iter().cloned());
     if let Some((total, region)) = plan.hourly {
         lines.push(format!(

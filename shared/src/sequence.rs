@@ -187,6 +187,14 @@ pub fn deploy_steps(spec: &Spec) -> Vec<Step> {
         Tool::Eksctl,
         &create,
     ));
+    if !spec.auto_mode_pools.is_empty() {
+        steps.push(step(
+            "apply-auto-mode-pools",
+            "Create EKS Auto Mode's NodePools and NodeClasses",
+            Tool::Kubectl,
+            &[text("apply"), text("-f"), Arg::File(crate::auto_mode::PATH)],
+        ));
+    }
     if !spec.storage.is_empty() {
         steps.push(step(
             "apply-storage",
@@ -397,6 +405,20 @@ pub fn teardown_steps(spec: &Spec) -> Vec<Step> {
                 text("delete"),
                 text("-f"),
                 Arg::File(crate::storage::STORAGE_PATH),
+                text("--ignore-not-found"),
+                text("--wait"),
+            ],
+        ));
+    }
+    if !spec.auto_mode_pools.is_empty() {
+        steps.push(step(
+            "delete-auto-mode-pools",
+            "Delete EKS Auto Mode's NodePools and NodeClasses, so Auto Mode terminates their nodes",
+            Tool::Kubectl,
+            &[
+                text("delete"),
+                text("-f"),
+                Arg::File(crate::auto_mode::PATH),
                 text("--ignore-not-found"),
                 text("--wait"),
             ],

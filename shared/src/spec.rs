@@ -35,6 +35,12 @@ pub struct Spec {
     /// Shared volumes for datasets and checkpoints, created with the cluster.
     #[serde(default, skip_serializing_if = "Storage::is_empty")]
     pub storage: Storage,
+    /// EKS Auto Mode's NodePools and NodeClasses, applied once the cluster is up.
+    #[serde(
+        default,
+        skip_serializing_if = "crate::auto_mode::AutoModePools::is_empty"
+    )]
+    pub auto_mode_pools: crate::auto_mode::AutoModePools,
     /// `ClusterConfig` keys the studio does not model, kept from an import and written back
     /// unchanged (nested as in the file, e.g. `metadata.tags`, `iam.serviceAccounts`).
     #[serde(default, skip_serializing_if = "is_empty_mapping")]

@@ -113,6 +113,12 @@ pub static TEMPLATES: &[Template] = &[
         build: p5_checkpoint_storage,
     },
     Template {
+        id: "auto-mode-reserved-training",
+        name: "EKS Auto Mode training on reserved capacity",
+        summary: "Existing VPC, EKS Auto Mode (no node groups), a NodePool of p5.48xlarge on a NodeClass that selects your ODCR or Capacity Block; never evicts running jobs",
+        build: auto_mode_reserved_training,
+    },
+    Template {
         id: "p6e-gb200-ultraserver",
         name: "P6e-GB200 UltraServer on a Capacity Block",
         summary: "Existing VPC, one u-p6e-gb200x36 UltraServer (9 × p6e-gb200.36xlarge, arm64) from a Capacity Block, on the EKS AL2023 arm64 NVIDIA AMI you give, Kubernetes 1.33 or later",
@@ -681,6 +687,74 @@ fn karpenter_reserved_training() -> Spec {
             ..KarpenterSettings::default()
         }),
         ..karpenter_cluster(cluster_name)
+    }
+}
+
+/// EKS Auto Mode runs the nodes: its built-in pools take the system pods, and a NodePool
+/// on a NodeClass of its own launches p5 into the reservation the class selects (Auto Mode
+/// uses an ODCR or Capacity Block only through `capacityReservationSelectorTerms`, and its
+/// nodes there are `reserved` capacity). No node group and none of the networking add-ons:
+/// eksctl refuses them with Auto Mode, which runs them itself.
+fn auto_mode_reserved_training() -> Spec {
+    use crate::auto_mode::{AutoModePools, GROUP, NODE_CLASS_KIND, NodeClass, NodeClassSpec};
+    let mut pool = NodePool::tainted_for_gpus(
+        "p5-reserved",
+        "reserved",
+        vec![
+            Requirement::new("karpenter.sh/capacity-type", "In", &["reserved"]),
+            Requirement::new("node.kubernetes.io/instance-type", "In", &["p5.48xlarge"]),
+        ],
+    );
+    pool.spec.template.spec.node_class_ref.group = GROUP.into();
+    pool.spec.template.spec.node_class_ref.kind = NODE_CLASS_KIND.into();
+    pool.spec.template.spec.expire_after = Some("Never".into());
+    pool.spec.limits = BTreeMap::from([("nvidia.com/gpu".to_owned(), 16.into())]).into();
+    pool.spec.disruption = Some(Disruption {
+        consolidation_policy: Some("WhenEmpty".into()),
+        consolidate_after: Some("30m".into()),
+        budgets: vec![Budget {
+            nodes: "0".into(),
+            reasons: vec!["Drifted".into(), "Underutilized".into()].into(),
+            ..Budget::default()
+        }]
+        .into(),
+        ..Disruption::default()
+    });
+    let by_id = |id: &str| SelectorTerm {
+        id: Some(id.into()),
+        ..SelectorTerm::default()
+    };
+    let class = NodeClass {
+        metadata: crate::karpenter::ObjectMeta {
+            name: "reserved".into(),
+            ..crate::karpenter::ObjectMeta::default()
+        },
+        spec: NodeClassSpec {
+            // The reservation's zone: the subnet the user gives for it.
+            subnet_selector_terms: vec![by_id("PLACEHOLDER_SUBNET_PRIVATE_1")],
+            security_group_selector_terms: vec![by_id("PLACEHOLDER_NODE_SECURITY_GROUP_ID")],
+            capacity_reservation_selector_terms: vec![by_id(PLACEHOLDER_RESERVATION)],
+            ..NodeClassSpec::default()
+        },
+        ..NodeClass::default()
+    };
+    Spec {
+        cluster: ClusterSettings {
+            // Not a seed manifest: the newest version in standard support.
+            kubernetes_version: NEWEST_STANDARD_VERSION.into(),
+            with_oidc: false,
+            auto_mode: Some(crate::spec::AutoMode {
+                enabled: true,
+                ..crate::spec::AutoMode::default()
+            }),
+            ..cluster("eks-auto-training")
+        },
+        network: existing_vpc(),
+        auto_mode_pools: AutoModePools {
+            node_pools: vec![pool],
+            node_classes: vec![class],
+        },
+        ..Spec::default()
     }
 }
 

@@ -109,10 +109,17 @@ fn template_output_imports_to_the_same_spec() {
         let cluster = render::cluster_document(&spec).unwrap();
         let mut imported = import::import_cluster_config(&cluster).unwrap();
         imported.karpenter = spec.karpenter.clone();
-        // The volumes are storage/volumes.yaml's, which import does not read: studio.json
-        // keeps them.
-        imported.storage = spec.storage.clone();
         import::settle_leftovers(&mut imported);
+        // The volumes and Auto Mode's pools read back from their own files.
+        for file in [
+            shared::storage::render(&spec).unwrap(),
+            shared::auto_mode::render(&spec).unwrap(),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            imported = import::import_text(&file, &imported).unwrap().0;
+        }
         assert_eq!(imported, spec, "{}", template.id);
         if let Some(karpenter) = &spec.karpenter {
             let rendered = render::karpenter_documents(karpenter).unwrap();

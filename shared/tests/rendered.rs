@@ -132,6 +132,20 @@ fn every_rendered_document_passes_the_upstream_schemas() {
             Vec::<String>::new(),
             "{name}: cluster.yaml"
         );
+        // Auto Mode's NodePools are Karpenter's NodePool API (the core CRD: EKS runs
+        // Karpenter, and the AWS provider's label rules are not Auto Mode's).
+        let core_pool = crd_json_schema("karpenter.sh_nodepools.yaml", true);
+        for document in shared::auto_mode::documents(&spec.auto_mode_pools).unwrap() {
+            if document["kind"] != "NodePool" {
+                continue;
+            }
+            let text = serde_yaml::to_string(&document).unwrap();
+            assert_eq!(
+                upstream_errors(&core_pool, &text),
+                Vec::<String>::new(),
+                "{name}: {text}"
+            );
+        }
         let Some(karpenter) = &spec.karpenter else {
             continue;
         };

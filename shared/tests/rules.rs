@@ -46,6 +46,13 @@ fn ultraserver_on_p5() -> (Spec, LiveFacts) {
     gpu(&mut spec).instance_type = "p5.48xlarge".into();
     (spec, live)
 }
+/// The Auto Mode reserved-capacity template.
+fn auto_mode_reserved() -> (Spec, LiveFacts) {
+    let spec = shared::templates::template("auto-mode-reserved-training")
+        .unwrap()
+        .spec();
+    (spec, LiveFacts::default())
+}
 fn block() -> (Spec, LiveFacts) {
     (capacity_block(), capacity_block_facts())
 }
@@ -1116,6 +1123,49 @@ const CASES: &[Case] = &[
         base: ultraserver,
         breaks: |spec, _| spec.cluster.kubernetes_version = "1.32".into(),
         path: "node_groups[1].instance_type",
+    },
+    Case {
+        rule: "auto-mode-pools-without-auto-mode",
+        base: auto_mode_reserved,
+        breaks: |spec, _| spec.cluster.auto_mode = None,
+        path: "auto_mode_pools",
+    },
+    Case {
+        rule: "auto-mode-node-class-missing",
+        base: auto_mode_reserved,
+        breaks: |spec, _| {
+            spec.auto_mode_pools.node_pools[0]
+                .spec
+                .template
+                .spec
+                .node_class_ref
+                .name = "gone".into();
+        },
+        path: "auto_mode_pools.node_pools[0].spec.template.spec.nodeClassRef.name",
+    },
+    Case {
+        rule: "auto-mode-reserved-without-selector",
+        base: auto_mode_reserved,
+        breaks: |spec, _| {
+            spec.auto_mode_pools.node_classes[0]
+                .spec
+                .capacity_reservation_selector_terms
+                .clear();
+        },
+        path: "auto_mode_pools.node_pools[0].spec.template.spec.requirements",
+    },
+    Case {
+        rule: "auto-mode-reservation-unused",
+        base: auto_mode_reserved,
+        breaks: |spec, _| {
+            spec.auto_mode_pools.node_pools[0]
+                .spec
+                .template
+                .spec
+                .requirements[0]
+                .values = vec!["on-demand".to_owned()].into();
+        },
+        path: "auto_mode_pools.node_pools[0].spec.template.spec.requirements",
     },
     Case {
         rule: "karpenter-node-overlay-invalid",

@@ -1719,3 +1719,53 @@ async fn a_node_overlay_is_added_edited_beside_its_findings_and_written_with_its
         .await;
     browser.close().await;
 }
+
+#[tokio::test]
+async fn auto_mode_pools_are_listed_previewed_and_refused_without_auto_mode() {
+    let studio = Studio::start();
+    let browser = Browser::start().await;
+    browser.open(&studio).await;
+    browser.choose_template("auto-mode-reserved-training").await;
+    browser.go_to_step(2).await;
+    let listed = browser
+        .wait_for_text(Locator::Css("ul.auto-mode-pools"), |text| !text.is_empty())
+        .await;
+    assert!(
+        listed.contains(
+            "NodePool p5-reserved on NodeClass reserved: karpenter.sh/capacity-type In reserved"
+        ),
+        "{listed}"
+    );
+    assert!(
+        listed.contains("capacity reservations PLACEHOLDER_CAPACITY_RESERVATION_ID"),
+        "{listed}"
+    );
+    browser
+        .by_id("tab-preview-auto-mode-yaml")
+        .await
+        .click()
+        .await
+        .unwrap();
+    let file = browser
+        .wait_for_text(Locator::Id("preview-auto-mode-yaml"), |text| {
+            text.contains("kind: NodeClass")
+        })
+        .await;
+    assert!(file.contains("group: eks.amazonaws.com"), "{file}");
+    assert!(file.contains("capacityReservationSelectorTerms"), "{file}");
+    // Without Auto Mode the cluster has no NodeClass kind to apply them to.
+    browser
+        .field_by_label("EKS Auto Mode (AWS launches and runs the nodes)")
+        .await
+        .click()
+        .await
+        .unwrap();
+    let refused = browser
+        .wait_for_text(Locator::Id("f-auto-mode-pools-findings"), |text| {
+            text.contains("Auto Mode is off")
+        })
+        .await;
+    assert!(refused.contains("1 Auto Mode NodePool(s)"), "{refused}");
+    browser.screenshot("auto-mode-pools").await;
+    browser.close().await;
+}

@@ -4,6 +4,8 @@
 //! given as plain data) that reports findings at spec field paths. Validation collects
 //! every finding; it never stops at the first.
 
+/// Rules on EKS Auto Mode's own NodePools and NodeClasses.
+mod auto_mode;
 /// Rules on the cluster, network and identifiers.
 mod cluster;
 /// Rules on YAML documents as written: schemas and eksctl structure the spec cannot hold.
@@ -307,6 +309,7 @@ fn spec_rules() -> impl Iterator<Item = &'static Rule> {
         .chain(karpenter_aws::RULES)
         .chain(unknown_fields::RULES)
         .chain(storage::RULES)
+        .chain(auto_mode::RULES)
         .chain(live::RULES)
 }
 

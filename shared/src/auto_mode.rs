@@ -1,0 +1,174 @@
+//! EKS Auto Mode's own node pools: `karpenter.sh/v1` NodePools whose `nodeClassRef` names an
+//! `eks.amazonaws.com/v1` NodeClass, which EKS's managed Karpenter acts on (EKS user guide,
+//! "Create a Node Pool for EKS Auto Mode" and "Create a Node Class for Amazon EKS"). They
+//! are written to their own file (`auto-mode/nodepools.yaml`), applied with `kubectl` once
+//! the cluster is up and deleted before it goes; no Karpenter controller is installed for
+//! them.
+//!
+//! A NodeClass reaches reserved capacity only through `capacityReservationSelectorTerms`:
+//! Capacity Blocks for ML are never used without them, and nodes launched into a selected
+//! reservation carry `karpenter.sh/capacity-type: reserved` (EKS user guide, "Control
+//! deployment of workloads into Capacity Reservations with EKS Auto Mode").
+
+use serde::{Deserialize, Serialize};
+use serde_yaml::{Mapping, Value};
+
+use crate::karpenter::{Document, NodePool, ObjectMeta, SelectorTerm};
+use crate::render::RenderError;
+use crate::spec::Spec;
+
+/// Where the bundle keeps Auto Mode's NodePools and NodeClasses.
+pub const PATH: &str = "auto-mode/nodepools.yaml";
+/// The NodeClass's API group.
+pub const GROUP: &str = "eks.amazonaws.com";
+/// The NodeClass's `apiVersion`.
+pub const NODE_CLASS_API_VERSION: &str = "eks.amazonaws.com/v1";
+/// The NodeClass's `kind`.
+pub const NODE_CLASS_KIND: &str = "NodeClass";
+/// The NodeClass EKS makes with the built-in node pools.
+pub const BUILT_IN_NODE_CLASS: &str = "default";
+
+fn is_empty_mapping(mapping: &Mapping) -> bool {
+    mapping.is_empty()
+}
+
+/// Auto Mode's NodePools and the NodeClasses they name.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct AutoModePools {
+    /// NodePools on an `eks.amazonaws.com` NodeClass.
+    #[serde(default)]
+    pub node_pools: Vec<NodePool>,
+    /// `eks.amazonaws.com/v1` NodeClasses.
+    #[serde(default)]
+    pub node_classes: Vec<NodeClass>,
+}
+
+impl AutoModePools {
+    /// Whether there is nothing to apply.
+    pub fn is_empty(&self) -> bool {
+        self.node_pools.is_empty() && self.node_classes.is_empty()
+    }
+}
+
+/// An `eks.amazonaws.com/v1` NodeClass.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct NodeClass {
+    /// Name and other metadata.
+    pub metadata: ObjectMeta,
+    /// The class's settings.
+    pub spec: NodeClassSpec,
+    /// Unmodelled top-level keys (e.g. `status`), kept as given.
+    #[serde(flatten, skip_serializing_if = "is_empty_mapping")]
+    pub extra: Mapping,
+}
+
+/// `NodeClass.spec`: the settings the studio edits; the others (`ephemeralStorage`,
+/// `networkPolicy`, `snatPolicy`, `tags`, …) are kept as given.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeClassSpec {
+    /// The nodes' IAM role; absent: Auto Mode's node role.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role: Option<String>,
+    /// Which subnets to launch into.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub subnet_selector_terms: Vec<SelectorTerm>,
+    /// Which security groups the nodes get.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub security_group_selector_terms: Vec<SelectorTerm>,
+    /// Which ODCRs and Capacity Blocks the nodes may launch into.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub capacity_reservation_selector_terms: Vec<SelectorTerm>,
+    /// Unmodelled keys, kept as given.
+    #[serde(flatten, skip_serializing_if = "is_empty_mapping")]
+    pub extra: Mapping,
+}
+
+fn text<'a>(document: &'a Value, path: &[&str]) -> Option<&'a str> {
+    let mut value = document;
+    for key in path {
+        value = value.get(*key)?;
+    }
+    value.as_str()
+}
+
+/// Whether a document is an `eks.amazonaws.com/v1` NodeClass.
+pub fn is_node_class(document: &Value) -> bool {
+    text(document, &["apiVersion"]) == Some(NODE_CLASS_API_VERSION)
+        && text(document, &["kind"]) == Some(NODE_CLASS_KIND)
+}
+
+/// Whether a document is a NodePool on an `eks.amazonaws.com` NodeClass.
+pub fn is_auto_mode_pool(document: &Value) -> bool {
+    text(document, &["apiVersion"]) == Some(crate::karpenter::NODE_POOL_API_VERSION)
+        && text(document, &["kind"]) == Some("NodePool")
+        && text(
+            document,
+            &["spec", "template", "spec", "nodeClassRef", "group"],
+        ) == Some(GROUP)
+}
+
+/// The documents of `auto-mode/nodepools.yaml`: every NodePool, then every NodeClass.
+pub fn documents(pools: &AutoModePools) -> Result<Vec<Value>, RenderError> {
+    let mut documents = Vec::with_capacity(pools.node_pools.len() + pools.node_classes.len());
+    for pool in &pools.node_pools {
+        documents.push(serde_yaml::to_value(Document {
+            api_version: crate::karpenter::NODE_POOL_API_VERSION,
+            kind: "NodePool",
+            body: pool,
+        })?);
+    }
+    for class in &pools.node_classes {
+        documents.push(serde_yaml::to_value(Document {
+            api_version: NODE_CLASS_API_VERSION,
+            kind: NODE_CLASS_KIND,
+            body: class,
+        })?);
+    }
+    Ok(documents)
+}
+
+/// `auto-mode/nodepools.yaml`, or nothing when the design has no Auto Mode pool or class.
+pub fn render(spec: &Spec) -> Result<Option<String>, RenderError> {
+    if spec.auto_mode_pools.is_empty() {
+        return Ok(None);
+    }
+    let texts = documents(&spec.auto_mode_pools)?
+        .iter()
+        .map(crate::yaml_text::to_string)
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Some(texts.join("---\n")))
+}
+
+/// The body of a Kubernetes object (everything but `apiVersion` and `kind`).
+fn body(document: &Value) -> Value {
+    let mut body = document.clone();
+    if let Some(mapping) = body.as_mapping_mut() {
+        mapping.remove("apiVersion");
+        mapping.remove("kind");
+    }
+    body
+}
+
+/// Reads a NodeClass document; serde's words on failure.
+pub fn read_node_class(document: &Value) -> Result<NodeClass, String> {
+    serde_yaml::from_value(body(document)).map_err(|error| error.to_string())
+}
+
+/// Reads a NodePool document; serde's words on failure.
+pub fn read_node_pool(document: &Value) -> Result<NodePool, String> {
+    serde_yaml::from_value(body(document)).map_err(|error| error.to_string())
+}
+
+/// The NodeClass a pool names, when it names one of Auto Mode's and the design has it.
+pub fn class_of<'a>(pools: &'a AutoModePools, pool: &NodePool) -> Option<&'a NodeClass> {
+    let reference = &pool.spec.template.spec.node_class_ref;
+    (reference.group == GROUP)
+        .then(|| {
+            pools
+                .node_classes
+                .iter()
+                .find(|class| class.metadata.name == reference.name)
+        })
+        .flatten()
+}

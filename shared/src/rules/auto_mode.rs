@@ -1,0 +1,124 @@
+//! Rules on EKS Auto Mode's own NodePools and NodeClasses: what the API server refuses
+//! without Auto Mode, and pools that never launch a node (EKS user guide, "Create a Node
+//! Pool for EKS Auto Mode", "Create a Node Class for Amazon EKS", "Control deployment of
+//! workloads into Capacity Reservations with EKS Auto Mode").
+
+use super::{Check, Context, Report, Rule, Severity, Stage};
+use crate::auto_mode::{self, BUILT_IN_NODE_CLASS};
+
+pub(super) static RULES: &[Rule] = &[
+    Rule {
+        id: "auto-mode-pools-without-auto-mode",
+        severity: Severity::Error,
+        summary: "NodePools or NodeClasses for EKS Auto Mode are in the design, but Auto Mode is off",
+        help: "turn EKS Auto Mode on (Cluster step), or remove the Auto Mode NodePools and NodeClasses",
+        reference: "EKS user guide, Create a Node Class for Amazon EKS: the eks.amazonaws.com/v1 NodeClass exists only in clusters with Auto Mode; kubectl apply is refused (no matches for kind NodeClass)",
+        live: false,
+        stage: Stage::ApiServer,
+        check: Check::Spec(auto_mode_pools_without_auto_mode),
+    },
+    Rule {
+        id: "auto-mode-node-class-missing",
+        severity: Severity::Error,
+        summary: "an Auto Mode NodePool names a NodeClass the design does not have",
+        help: "name one of the design's NodeClasses, or `default` (Auto Mode's own)",
+        reference: "EKS user guide, Create a Node Pool for EKS Auto Mode (nodeClassRef names an eks.amazonaws.com NodeClass; without it the pool launches no node)",
+        live: false,
+        stage: Stage::Runtime,
+        check: Check::Spec(auto_mode_node_class_missing),
+    },
+    Rule {
+        id: "auto-mode-reserved-without-selector",
+        severity: Severity::Error,
+        summary: "an Auto Mode NodePool allows only reserved capacity, but its NodeClass selects no capacity reservation",
+        help: "add the ODCR or Capacity Block to the NodeClass's capacityReservationSelectorTerms (by id, or by tags)",
+        reference: "EKS user guide, Control deployment of workloads into Capacity Reservations with EKS Auto Mode: reserved capacity is used only through capacityReservationSelectorTerms, and Capacity Blocks for ML always require them",
+        live: false,
+        stage: Stage::Runtime,
+        check: Check::Spec(auto_mode_reserved_without_selector),
+    },
+    Rule {
+        id: "auto-mode-reservation-unused",
+        severity: Severity::Warning,
+        summary: "an Auto Mode NodeClass selects capacity reservations, but a NodePool on it does not allow reserved capacity",
+        help: "add `reserved` to the pool's karpenter.sh/capacity-type requirement: nodes launched into a selected reservation are reserved capacity",
+        reference: "EKS user guide, Control deployment of workloads into Capacity Reservations with EKS Auto Mode (nodes in selected reservations are labelled karpenter.sh/capacity-type: reserved)",
+        live: false,
+        stage: Stage::Advice,
+        check: Check::Spec(auto_mode_reservation_unused),
+    },
+];
+
+fn auto_mode_pools_without_auto_mode(context: &Context<'_>, report: &mut Report<'_>) {
+    let spec = context.spec;
+    if !spec.auto_mode_pools.is_empty() && !spec.cluster.auto_mode_enabled() {
+        report.fire(
+            "auto_mode_pools",
+            format!(
+                "{} Auto Mode NodePool(s) and {} NodeClass(es) are in the design, but EKS Auto Mode is off: the cluster has no eks.amazonaws.com NodeClass to apply them to",
+                spec.auto_mode_pools.node_pools.len(),
+                spec.auto_mode_pools.node_classes.len()
+            ),
+        );
+    }
+}
+
+fn auto_mode_node_class_missing(context: &Context<'_>, report: &mut Report<'_>) {
+    let pools = &context.spec.auto_mode_pools;
+    for (index, pool) in pools.node_pools.iter().enumerate() {
+        let name = &pool.spec.template.spec.node_class_ref.name;
+        if name != BUILT_IN_NODE_CLASS && auto_mode::class_of(pools, pool).is_none() {
+            report.fire(
+                format!("auto_mode_pools.node_pools[{index}].spec.template.spec.nodeClassRef.name"),
+                format!(
+                    "NodePool `{}` names NodeClass `{name}`, which the design does not have: the pool launches no node",
+                    pool.metadata.name
+                ),
+            );
+        }
+    }
+}
+
+fn auto_mode_reserved_without_selector(context: &Context<'_>, report: &mut Report<'_>) {
+    let pools = &context.spec.auto_mode_pools;
+    for (index, pool) in pools.node_pools.iter().enumerate() {
+        let types = super::karpenter::capacity_types(pool);
+        if types.len() != 1 || !types.contains("reserved") {
+            continue;
+        }
+        let name = &pool.spec.template.spec.node_class_ref.name;
+        let selects = auto_mode::class_of(pools, pool)
+            .is_some_and(|class| !class.spec.capacity_reservation_selector_terms.is_empty());
+        // A missing class is the rule above's.
+        let missing = name != BUILT_IN_NODE_CLASS && auto_mode::class_of(pools, pool).is_none();
+        if !selects && !missing {
+            report.fire(
+                format!("auto_mode_pools.node_pools[{index}].spec.template.spec.requirements"),
+                format!(
+                    "NodePool `{}` allows only reserved capacity, but NodeClass `{name}` selects no capacity reservation: Auto Mode launches no node for it",
+                    pool.metadata.name
+                ),
+            );
+        }
+    }
+}
+
+fn auto_mode_reservation_unused(context: &Context<'_>, report: &mut Report<'_>) {
+    let pools = &context.spec.auto_mode_pools;
+    for (index, pool) in pools.node_pools.iter().enumerate() {
+        let Some(class) = auto_mode::class_of(pools, pool) else {
+            continue;
+        };
+        if !class.spec.capacity_reservation_selector_terms.is_empty()
+            && !super::karpenter::capacity_types(pool).contains("reserved")
+        {
+            report.fire(
+                format!("auto_mode_pools.node_pools[{index}].spec.template.spec.requirements"),
+                format!(
+                    "NodeClass `{}` selects capacity reservations, but NodePool `{}` does not allow reserved capacity: it never launches into them",
+                    class.metadata.name, pool.metadata.name
+                ),
+            );
+        }
+    }
+}
