@@ -175,6 +175,63 @@ fn lint_reads_files_and_directories_as_one_design() {
     );
 }
 
+/// Auto Mode's NodePools and NodeClasses lint with the design and convert back to their
+/// own file unchanged; a NodeClass's finding points at its line.
+#[test]
+fn auto_mode_pools_lint_with_the_bundle_and_convert_back_unchanged() {
+    let directory = temp_dir("bundle-auto-mode");
+    let rendered = eks_studio(&[
+        "render",
+        "--template",
+        "auto-mode-reserved-training",
+        "--out",
+        directory.to_str().unwrap(),
+    ]);
+    assert!(rendered.status.success(), "{rendered:?}");
+    let pools = directory.join("auto-mode/nodepools.yaml");
+    let original = std::fs::read_to_string(&pools).unwrap();
+    let output = eks_studio(&["lint", "--format", "json", directory.to_str().unwrap()]);
+    let report: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let file = report["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|file| {
+            file["path"]
+                .as_str()
+                .unwrap()
+                .ends_with("auto-mode/nodepools.yaml")
+        })
+        .unwrap_or_else(|| panic!("auto-mode/nodepools.yaml not linted: {report:#}"));
+    assert!(file.get("error").is_none(), "{report:#}");
+    // The reservation placeholder, on its line in the NodeClass.
+    let line = original
+        .lines()
+        .position(|line| line.contains("id: PLACEHOLDER_CAPACITY_RESERVATION_ID"))
+        .unwrap()
+        + 1;
+    assert!(
+        file["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|finding| { finding["rule"] == "placeholder-left" && finding["line"] == line }),
+        "{file:#}"
+    );
+    let out = temp_dir("converted-auto-mode");
+    let converted = eks_studio(&[
+        "convert",
+        pools.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(converted.status.success(), "{converted:?}");
+    assert_eq!(
+        std::fs::read_to_string(out.join("auto-mode/nodepools.yaml")).unwrap(),
+        original
+    );
+}
+
 /// A bundle the studio wrote lints as a directory: its Helm values, CloudFormation
 /// templates and storage objects are skipped and named, its cluster and NodePools are
 /// linted, and a document that claims Karpenter's API with a mistyped kind still is.
