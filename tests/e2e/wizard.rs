@@ -957,6 +957,8 @@ async fn checkpoint_volumes_are_edited_beside_their_add_ons_and_previewed_as_the
         result.contains("Imported an FSx for Lustre file system and an S3 bucket volume."),
         "{result}"
     );
+    // The design was edited, so replacing it asks first.
+    browser.by_id("replace-yes").await.click().await.unwrap();
     browser.go_to_step(7).await;
     let field = |label: &'static str| {
         let browser = &browser;
