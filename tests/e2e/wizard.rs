@@ -1625,7 +1625,8 @@ async fn an_ultraserver_group_names_its_arm_image_because_eksctl_does_not_know_t
     browser.open(&studio).await;
     browser.choose_template("p6e-gb200-ultraserver").await;
     browser.go_to_step(4).await;
-    let ami = browser.field_by_label("Custom AMI ID").await;
+    // The GPU group's (the system group, first, has none).
+    let ami = browser.by_id("f-node-groups-1-extra-ami").await;
     assert_eq!(
         ami.prop("value").await.unwrap().as_deref(),
         Some("PLACEHOLDER_AMI_ID")
@@ -1637,7 +1638,8 @@ async fn an_ultraserver_group_names_its_arm_image_because_eksctl_does_not_know_t
         .await;
     assert!(beside.contains("placeholder"), "{beside}");
     // Without its own image eksctl would pick an x86-64 AMI type for the arm64 type.
-    browser.fill_by_label("Custom AMI ID", "").await;
+    ami.send_keys("\u{E009}a").await.unwrap();
+    ami.send_keys("\u{E003}").await.unwrap();
     let refused = browser
         .wait_for_text(
             Locator::Id("f-node-groups-1-instance-type-findings"),
@@ -1649,7 +1651,7 @@ async fn an_ultraserver_group_names_its_arm_image_because_eksctl_does_not_know_t
         .wait_for_text(PREVIEW, |text| !text.contains("ami: PLACEHOLDER_AMI_ID"))
         .await;
     browser
-        .fill_by_label("Custom AMI ID", "ami-0123456789abcdef0")
+        .fill("f-node-groups-1-extra-ami", "ami-0123456789abcdef0")
         .await;
     browser
         .wait_for_text(
@@ -1700,7 +1702,7 @@ async fn a_node_overlay_is_added_edited_beside_its_findings_and_written_with_its
         )
         .await;
     assert!(beside.contains("overlay-1"), "{beside}");
-    browser.fill_by_label("Price adjustment", "").await;
+    browser.empty_by_label("Price adjustment").await;
     browser
         .wait_for_text(
             Locator::Id("f-karpenter-node-overlays-0-spec-findings"),

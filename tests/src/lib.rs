@@ -479,6 +479,14 @@ impl Browser {
         input.send_keys(text).await.unwrap();
     }
 
+    /// Empties the input a visible label names as a person would: select all, then
+    /// Backspace (WebDriver's clear fires no input event, so the page would not hear it).
+    pub async fn empty_by_label(&self, label: &str) {
+        let input = self.field_by_label(label).await;
+        input.send_keys("\u{E009}a").await.unwrap();
+        input.send_keys("\u{E003}").await.unwrap();
+    }
+
     /// Runs a script returning a value.
     pub async fn eval(&self, script: &str, args: Vec<serde_json::Value>) -> serde_json::Value {
         self.client
