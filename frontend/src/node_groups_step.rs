@@ -27,14 +27,20 @@ fn bandwidth(instance_type: &InstanceType) -> String {
 
 /// One line on what an instance type offers.
 pub fn summary(instance_type: &InstanceType) -> String {
-    let efa = match instance_type.efa_interfaces {
-        0 => "no EFA".to_owned(),
-        n => format!("{n} EFA"),
+    // The catalog's 0 is "not known" for a type newer than its tables (p6e-gb200's
+    // memory and EFA interfaces): said so rather than shown as none.
+    let efa = match (instance_type.efa_interfaces, instance_type.efa_supported) {
+        (0, true) => "EFA".to_owned(),
+        (0, false) => "no EFA".to_owned(),
+        (n, _) => format!("{n} EFA"),
+    };
+    let memory = match instance_type.memory_mib {
+        0 => "memory not known".to_owned(),
+        mib => format!("{} GiB", mib / 1024),
     };
     format!(
-        "{} vCPU, {} GiB, {}, {efa}, {}{}",
+        "{} vCPU, {memory}, {}, {efa}, {}{}",
         instance_type.vcpus,
-        instance_type.memory_mib / 1024,
         accelerators(instance_type),
         bandwidth(instance_type),
         if instance_type.capacity_block_eligible {
