@@ -53,6 +53,7 @@ impl Tab {
         match self {
             Tab::ClusterYaml => Some(EditableFile::ClusterConfig),
             Tab::NodePools => Some(EditableFile::NodePools),
+            Tab::AutoMode => Some(EditableFile::AutoModePools),
             _ => None,
         }
     }

@@ -22,6 +22,8 @@ pub enum EditableFile {
     ClusterConfig,
     /// `karpenter/nodepools.yaml`: Karpenter's NodePools and EC2NodeClasses.
     NodePools,
+    /// `auto-mode/nodepools.yaml`: EKS Auto Mode's NodePools and NodeClasses.
+    AutoModePools,
 }
 
 /// A finding of the design placed in a file: which finding (its index in the list given)
@@ -40,6 +42,7 @@ impl EditableFile {
         match self {
             EditableFile::ClusterConfig => render::CLUSTER_YAML_PATH,
             EditableFile::NodePools => render::NODEPOOLS_PATH,
+            EditableFile::AutoModePools => crate::auto_mode::PATH,
         }
     }
 
@@ -48,6 +51,7 @@ impl EditableFile {
         match self {
             EditableFile::ClusterConfig => render::render_cluster_yaml(spec).map(Some),
             EditableFile::NodePools => render::render_karpenter_yaml(spec),
+            EditableFile::AutoModePools => crate::auto_mode::render(spec),
         }
     }
 
@@ -55,8 +59,11 @@ impl EditableFile {
     pub fn writes(self, spec_path: &str) -> bool {
         match self {
             EditableFile::ClusterConfig => {
-                !spec_path.starts_with("karpenter") && !spec_path.starts_with("storage")
+                !spec_path.starts_with("karpenter")
+                    && !spec_path.starts_with("storage")
+                    && !spec_path.starts_with("auto_mode_pools")
             }
+            EditableFile::AutoModePools => spec_path.starts_with("auto_mode_pools"),
             EditableFile::NodePools => {
                 spec_path.starts_with("karpenter.node_pools")
                     || spec_path.starts_with("karpenter.node_classes")
@@ -132,6 +139,44 @@ impl EditableFile {
                 import::settle_leftovers(&mut spec);
                 Ok(spec)
             }
+            EditableFile::AutoModePools => {
+                let mut spec = current.clone();
+                let mut pools = crate::auto_mode::AutoModePools::default();
+                for (index, document) in documents.iter().enumerate() {
+                    let at = |message: String| {
+                        import::placed(
+                            document,
+                            index,
+                            count,
+                            &import::ImportError {
+                                path: "spec".into(),
+                                message,
+                            },
+                        )
+                    };
+                    if crate::auto_mode::is_auto_mode_pool(&document.value) {
+                        pools
+                            .node_pools
+                            .push(crate::auto_mode::read_node_pool(&document.value).map_err(at)?);
+                    } else if crate::auto_mode::is_node_class(&document.value) {
+                        pools
+                            .node_classes
+                            .push(crate::auto_mode::read_node_class(&document.value).map_err(at)?);
+                    } else {
+                        return Err(import::placed(
+                            document,
+                            index,
+                            count,
+                            &import::ImportError {
+                                path: "kind".into(),
+                                message: "this file holds EKS Auto Mode's NodePools (nodeClassRef group eks.amazonaws.com) and eks.amazonaws.com/v1 NodeClasses".into(),
+                            },
+                        ));
+                    }
+                }
+                spec.auto_mode_pools = pools;
+                Ok(spec)
+            }
         }
     }
 
@@ -146,7 +191,17 @@ impl EditableFile {
         let mut node_pool_documents = Vec::new();
         let mut node_class_documents = Vec::new();
         let mut node_overlay_documents = Vec::new();
+        let mut auto_mode_pool_documents = Vec::new();
+        let mut auto_mode_class_documents = Vec::new();
         for (index, document) in documents.iter().enumerate() {
+            if crate::auto_mode::is_auto_mode_pool(&document.value) {
+                auto_mode_pool_documents.push(index);
+                continue;
+            }
+            if crate::auto_mode::is_node_class(&document.value) {
+                auto_mode_class_documents.push(index);
+                continue;
+            }
             match DocumentKind::of(&document.value) {
                 DocumentKind::ClusterConfig => cluster_document = cluster_document.or(Some(index)),
                 DocumentKind::NodePool => node_pool_documents.push(index),
@@ -160,8 +215,8 @@ impl EditableFile {
             node_pool_documents: &node_pool_documents,
             node_class_documents: &node_class_documents,
             node_overlay_documents: &node_overlay_documents,
-            auto_mode_pool_documents: &[],
-            auto_mode_class_documents: &[],
+            auto_mode_pool_documents: &auto_mode_pool_documents,
+            auto_mode_class_documents: &auto_mode_class_documents,
         };
         findings
             .iter()
@@ -211,7 +266,11 @@ mod tests {
     fn every_template_reads_back_from_its_files_unchanged() {
         for template in crate::TEMPLATES {
             let spec = template.spec();
-            for file in [EditableFile::ClusterConfig, EditableFile::NodePools] {
+            for file in [
+                EditableFile::ClusterConfig,
+                EditableFile::NodePools,
+                EditableFile::AutoModePools,
+            ] {
                 let Some(text) = file.render(&spec).expect("templates render") else {
                     continue;
                 };
@@ -246,6 +305,51 @@ mod tests {
         assert_eq!(
             read.karpenter.unwrap().node_pools[0].metadata.name,
             "edited-pool"
+        );
+    }
+
+    #[test]
+    fn auto_mode_pools_are_edited_in_their_file_with_findings_on_their_lines() {
+        let spec = crate::template("auto-mode-reserved-training")
+            .expect("template")
+            .spec();
+        let file = EditableFile::AutoModePools;
+        let text = file.render(&spec).unwrap().unwrap();
+        // The NodeClass no longer selects the reservation: the pool cannot launch.
+        let edited = text.replace(
+            "  capacityReservationSelectorTerms:\n  - id: PLACEHOLDER_CAPACITY_RESERVATION_ID\n",
+            "",
+        );
+        assert_ne!(edited, text);
+        let read = file.read(&edited, &spec).unwrap();
+        assert_eq!(read.cluster, spec.cluster);
+        let findings = rules::validate(&read);
+        let placed = file.place(&edited, &read, &findings);
+        let (index, position) = placed
+            .iter()
+            .map(|placed| (placed.finding, placed.position))
+            .find(|(index, _)| findings[*index].rule == "auto-mode-reserved-without-selector")
+            .expect("the finding is placed in the file");
+        let line = edited
+            .lines()
+            .position(|line| line.trim() == "requirements:")
+            .unwrap()
+            + 1;
+        assert_eq!(position.line, line, "{}", findings[index].message);
+        // Findings on the cluster are not placed here, nor Auto Mode's in cluster.yaml.
+        assert!(
+            placed
+                .iter()
+                .all(|placed| findings[placed.finding].path.starts_with("auto_mode_pools"))
+        );
+        assert!(!EditableFile::ClusterConfig.writes("auto_mode_pools.node_pools[0]"));
+        // Another kind is refused at its line.
+        let error = file
+            .read(&format!("{text}---\napiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata:\n  name: x\n"), &spec)
+            .unwrap_err();
+        assert!(
+            error.message.contains("eks.amazonaws.com/v1 NodeClasses"),
+            "{error}"
         );
     }
 
