@@ -1771,5 +1771,31 @@ async fn auto_mode_pools_are_listed_previewed_and_refused_without_auto_mode() {
         .await;
     assert!(refused.contains("1 Auto Mode NodePool(s)"), "{refused}");
     browser.screenshot("auto-mode-pools").await;
+
+    // The file is edited in place: the reservation typed into the NodeClass's text reaches
+    // the design (the list beside the form follows).
+    browser.click_button("Edit auto-mode/nodepools.yaml").await;
+    let token = "PLACEHOLDER_CAPACITY_RESERVATION_ID";
+    browser
+        .eval(
+            "const area = document.getElementById('preview-editor');
+             const end = area.value.indexOf(arguments[0]) + arguments[0].length;
+             area.setSelectionRange(end, end);",
+            vec![token.into()],
+        )
+        .await;
+    let editor = browser.by_id("preview-editor").await;
+    editor
+        .send_keys(&format!(
+            "{}cr-0123456789abcdef0",
+            "\u{E003}".repeat(token.len())
+        ))
+        .await
+        .unwrap();
+    browser
+        .wait_for_text(Locator::Css("ul.auto-mode-pools"), |text| {
+            text.contains("capacity reservations cr-0123456789abcdef0")
+        })
+        .await;
     browser.close().await;
 }
