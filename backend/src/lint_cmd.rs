@@ -381,42 +381,47 @@ pub fn convert(files: &[PathBuf], out: &Path, max_bytes: u64) -> ExitCode {
             };
             cluster = Some((shown.clone(), yaml));
         }
-        if let Some(settings) = &file.spec.karpenter {
-            let rendered = match shared::render::karpenter_documents(settings) {
+        // Each rendered document goes where its source was read (document order).
+        let in_order = |rendered: Result<Vec<serde_yaml::Value>, shared::render::RenderError>,
+                        indices: Vec<usize>,
+                        into: &mut Vec<serde_yaml::Value>| {
+            let rendered: Vec<serde_yaml::Value> = match rendered {
                 Ok(rendered) => rendered,
                 Err(error) => {
                     eprintln!("{shown}: error: {error}");
-                    return ExitCode::from(2);
+                    return false;
                 }
             };
-            let mut ordered: Vec<(usize, serde_yaml::Value)> = file
+            let mut ordered: Vec<(usize, serde_yaml::Value)> =
+                indices.into_iter().zip(rendered).collect();
+            ordered.sort_by_key(|(index, _)| *index);
+            into.extend(ordered.into_iter().map(|(_, document)| document));
+            true
+        };
+        if let Some(settings) = &file.spec.karpenter {
+            let indices = file
                 .node_pool_documents
                 .iter()
                 .chain(&file.node_class_documents)
                 .chain(&file.node_overlay_documents)
                 .copied()
-                .zip(rendered)
                 .collect();
-            ordered.sort_by_key(|(index, _)| *index);
-            karpenter_documents.extend(ordered.into_iter().map(|(_, document)| document));
+            let rendered = shared::render::karpenter_documents(settings);
+            if !in_order(rendered, indices, &mut karpenter_documents) {
+                return ExitCode::from(2);
+            }
         }
         if !file.spec.auto_mode_pools.is_empty() {
-            let rendered = match shared::auto_mode::documents(&file.spec.auto_mode_pools) {
-                Ok(rendered) => rendered,
-                Err(error) => {
-                    eprintln!("{shown}: error: {error}");
-                    return ExitCode::from(2);
-                }
-            };
-            let mut ordered: Vec<(usize, serde_yaml::Value)> = file
+            let indices = file
                 .auto_mode_pool_documents
                 .iter()
                 .chain(&file.auto_mode_class_documents)
                 .copied()
-                .zip(rendered)
                 .collect();
-            ordered.sort_by_key(|(index, _)| *index);
-            auto_mode_documents.extend(ordered.into_iter().map(|(_, document)| document));
+            let rendered = shared::auto_mode::documents(&file.spec.auto_mode_pools);
+            if !in_order(rendered, indices, &mut auto_mode_documents) {
+                return ExitCode::from(2);
+            }
         }
     }
     let mut outputs = Vec::new();

@@ -140,24 +140,14 @@ pub fn render(spec: &Spec) -> Result<Option<String>, RenderError> {
     Ok(Some(texts.join("---\n")))
 }
 
-/// The body of a Kubernetes object (everything but `apiVersion` and `kind`).
-fn body(document: &Value) -> Value {
-    let mut body = document.clone();
-    if let Some(mapping) = body.as_mapping_mut() {
-        mapping.remove("apiVersion");
-        mapping.remove("kind");
-    }
-    body
-}
-
 /// Reads a NodeClass document; serde's words on failure.
 pub fn read_node_class(document: &Value) -> Result<NodeClass, String> {
-    serde_yaml::from_value(body(document)).map_err(|error| error.to_string())
+    serde_yaml::from_value(crate::import::object_body(document)).map_err(|error| error.to_string())
 }
 
 /// Reads a NodePool document; serde's words on failure.
 pub fn read_node_pool(document: &Value) -> Result<NodePool, String> {
-    serde_yaml::from_value(body(document)).map_err(|error| error.to_string())
+    serde_yaml::from_value(crate::import::object_body(document)).map_err(|error| error.to_string())
 }
 
 /// The NodeClass a pool names, when it names one of Auto Mode's and the design has it.

@@ -323,7 +323,7 @@ pub struct ImportedKarpenter {
 }
 
 /// The body of a Kubernetes object (everything but `apiVersion` and `kind`).
-fn object_body(document: &Value) -> Value {
+pub(crate) fn object_body(document: &Value) -> Value {
     let mut body = document.clone();
     if let Some(mapping) = body.as_mapping_mut() {
         mapping.remove("apiVersion");

@@ -654,11 +654,13 @@ fn karpenter_spot_inference() -> Spec {
 /// Training on capacity that is already paid for: the pool may only launch into the
 /// reservation, removes nodes only once they are empty, and neither expires nor
 /// drifts nodes out from under a running job.
-fn karpenter_reserved_training() -> Spec {
-    let cluster_name = "eks-p5-training";
+/// A pool of p5.48xlarge on reserved capacity only that never evicts a running job: nodes
+/// never expire, drift and consolidation of busy nodes are blocked, empty ones go after
+/// 30 minutes; at most 16 GPUs.
+fn reserved_training_pool(name: &str, class_name: &str) -> NodePool {
     let mut pool = NodePool::tainted_for_gpus(
-        "gpu-training-reserved",
-        "gpu-training",
+        name,
+        class_name,
         vec![
             Requirement::new("karpenter.sh/capacity-type", "In", &["reserved"]),
             Requirement::new("node.kubernetes.io/instance-type", "In", &["p5.48xlarge"]),
@@ -677,6 +679,12 @@ fn karpenter_reserved_training() -> Spec {
         .into(),
         ..Disruption::default()
     });
+    pool
+}
+
+fn karpenter_reserved_training() -> Spec {
+    let cluster_name = "eks-p5-training";
+    let pool = reserved_training_pool("gpu-training-reserved", "gpu-training");
     let class = reserved_node_class(cluster_name);
     Spec {
         karpenter: Some(KarpenterSettings {
@@ -697,29 +705,9 @@ fn karpenter_reserved_training() -> Spec {
 /// eksctl refuses them with Auto Mode, which runs them itself.
 fn auto_mode_reserved_training() -> Spec {
     use crate::auto_mode::{AutoModePools, GROUP, NODE_CLASS_KIND, NodeClass, NodeClassSpec};
-    let mut pool = NodePool::tainted_for_gpus(
-        "p5-reserved",
-        "reserved",
-        vec![
-            Requirement::new("karpenter.sh/capacity-type", "In", &["reserved"]),
-            Requirement::new("node.kubernetes.io/instance-type", "In", &["p5.48xlarge"]),
-        ],
-    );
+    let mut pool = reserved_training_pool("p5-reserved", "reserved");
     pool.spec.template.spec.node_class_ref.group = GROUP.into();
     pool.spec.template.spec.node_class_ref.kind = NODE_CLASS_KIND.into();
-    pool.spec.template.spec.expire_after = Some("Never".into());
-    pool.spec.limits = BTreeMap::from([("nvidia.com/gpu".to_owned(), 16.into())]).into();
-    pool.spec.disruption = Some(Disruption {
-        consolidation_policy: Some("WhenEmpty".into()),
-        consolidate_after: Some("30m".into()),
-        budgets: vec![Budget {
-            nodes: "0".into(),
-            reasons: vec!["Drifted".into(), "Underutilized".into()].into(),
-            ..Budget::default()
-        }]
-        .into(),
-        ..Disruption::default()
-    });
     let by_id = |id: &str| SelectorTerm {
         id: Some(id.into()),
         ..SelectorTerm::default()
