@@ -375,6 +375,13 @@ fn lint_parsed(
         // A NodePool whose EC2NodeClass is in none of the documents read is accepted by the
         // API server; the class may be applied from elsewhere. Only the page, which holds
         // the whole design, knows it is missing.
+        // So may an Auto Mode NodeClass.
+        if placed.rule == "auto-mode-node-class-missing" {
+            placed.severity = rules::Severity::Warning;
+            placed.message.push_str(&format!(
+                "; {scope} no NodeClass of that name: apply it from elsewhere, or fix the name"
+            ));
+        }
         if placed.rule == "karpenter-node-class-missing" {
             placed.severity = rules::Severity::Warning;
             if file.node_class_documents.is_empty() {

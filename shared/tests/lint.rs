@@ -177,3 +177,105 @@ fn node_overlays_are_imported_checked_and_written_back() {
         "{findings:#?}"
     );
 }
+
+/// The EKS user guide's Auto Mode examples ("Create a Node Pool for EKS Auto Mode",
+/// "Create a Node Class for Amazon EKS", the capacity reservation terms of "Control
+/// deployment of workloads into Capacity Reservations with EKS Auto Mode"), as one file.
+const AUTO_MODE_GUIDE: &str = r#"apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: my-node-pool
+spec:
+  template:
+    metadata:
+      labels:
+        billing-team: my-team
+    spec:
+      nodeClassRef:
+        group: eks.amazonaws.com
+        kind: NodeClass
+        name: private-compute
+      requirements:
+        - key: "eks.amazonaws.com/instance-category"
+          operator: In
+          values: ["c", "m", "r"]
+        - key: "eks.amazonaws.com/instance-cpu"
+          operator: In
+          values: ["4", "8", "16", "32"]
+        - key: "topology.kubernetes.io/zone"
+          operator: In
+          values: ["us-west-2a", "us-west-2b"]
+        - key: "kubernetes.io/arch"
+          operator: In
+          values: ["arm64", "amd64"]
+  limits:
+    cpu: "1000"
+    memory: 1000Gi
+---
+apiVersion: eks.amazonaws.com/v1
+kind: NodeClass
+metadata:
+  name: private-compute
+spec:
+  subnetSelectorTerms:
+    - tags:
+        Name: "private-subnet"
+        kubernetes.io/role/internal-elb: "1"
+  securityGroupSelectorTerms:
+    - tags:
+        Name: "eks-cluster-sg"
+  ephemeralStorage:
+    size: "160Gi"
+  capacityReservationSelectorTerms:
+    - id: cr-56fac701cc1951b03
+    - tags:
+        app: "my-app"
+      owner: "012345678901"
+"#;
+
+#[test]
+fn the_user_guides_auto_mode_pool_and_class_lint_without_error_and_read_back_unchanged() {
+    use shared::rules::Severity;
+    let findings = shared::lint::lint_text("auto-mode.yaml", AUTO_MODE_GUIDE).unwrap();
+    let errors: Vec<_> = findings
+        .iter()
+        .filter(|finding| finding.severity == Severity::Error)
+        .collect();
+    assert!(errors.is_empty(), "{errors:#?}");
+    // The class selects reservations the pool (on-demand by default) never uses: said.
+    assert!(
+        findings
+            .iter()
+            .any(|finding| finding.rule == "auto-mode-reservation-unused"),
+        "{findings:#?}"
+    );
+    let file = shared::lint::parse_yaml_file(AUTO_MODE_GUIDE).unwrap();
+    assert!(file.spec.karpenter.is_none(), "not Karpenter's");
+    assert_eq!(file.auto_mode_pool_documents, [0]);
+    assert_eq!(file.auto_mode_class_documents, [1]);
+    let rendered = shared::auto_mode::documents(&file.spec.auto_mode_pools).unwrap();
+    let originals: Vec<serde_yaml::Value> = file
+        .documents
+        .iter()
+        .map(|document| document.value.clone())
+        .collect();
+    assert_eq!(rendered, originals);
+    // A pool naming a class the file lacks is said at the name; as with Karpenter's, the
+    // class may be applied from elsewhere, so a file alone gets a warning.
+    let renamed = AUTO_MODE_GUIDE.replacen("name: private-compute", "name: elsewhere", 1);
+    let findings = shared::lint::lint_text("auto-mode.yaml", &renamed).unwrap();
+    let line = renamed
+        .lines()
+        .position(|line| line.trim() == "name: elsewhere")
+        .unwrap()
+        + 1;
+    assert!(
+        findings.iter().any(|finding| {
+            finding.rule == "auto-mode-node-class-missing"
+                && finding.line == line
+                && finding.severity == Severity::Warning
+                && finding.message.contains("apply it from elsewhere")
+        }),
+        "{findings:#?}"
+    );
+}
