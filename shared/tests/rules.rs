@@ -1168,6 +1168,19 @@ const CASES: &[Case] = &[
         path: "auto_mode_pools.node_pools[0].spec.template.spec.requirements",
     },
     Case {
+        rule: "ultraserver-on-node-pool",
+        base: auto_mode_reserved,
+        breaks: |spec, _| {
+            spec.auto_mode_pools.node_pools[0]
+                .spec
+                .template
+                .spec
+                .requirements[1]
+                .values = vec!["p6e-gb200.36xlarge".to_owned()].into();
+        },
+        path: "auto_mode_pools.node_pools[0].spec.template.spec.requirements",
+    },
+    Case {
         rule: "karpenter-node-overlay-invalid",
         base: || {
             let mut spec = karpenter_spot();
@@ -2509,4 +2522,33 @@ fn node_overlay_price_patterns_agree_with_the_crd() {
             .any(|issue| issue.path.to_string() == "spec.price");
         assert_eq!(fired, refused, "price {price:?}");
     }
+}
+
+/// A Karpenter pool that names P6e-GB200 is told the same as an Auto Mode one; a pool that
+/// only allows a broad category is not (it names no UltraServer).
+#[test]
+fn an_ultraserver_pool_is_told_to_use_a_node_group_on_karpenter_too() {
+    let mut spec = shared::templates::template("karpenter-reserved-training")
+        .unwrap()
+        .spec();
+    let fired = |spec: &Spec| fired_paths(spec, &LiveFacts::default(), "ultraserver-on-node-pool");
+    assert!(fired(&spec).is_empty());
+    let pool = &mut spec.karpenter.as_mut().unwrap().node_pools[0];
+    let requirement = pool
+        .spec
+        .template
+        .spec
+        .requirements
+        .iter_mut()
+        .find(|requirement| requirement.key == "node.kubernetes.io/instance-type")
+        .unwrap();
+    requirement.values = vec!["p6e-gb200.36xlarge".to_owned()].into();
+    assert_eq!(
+        fired(&spec),
+        vec!["karpenter.node_pools[0].spec.template.spec.requirements"]
+    );
+    let spot = shared::templates::template("karpenter-spot-inference")
+        .unwrap()
+        .spec();
+    assert!(fired(&spot).is_empty());
 }

@@ -47,7 +47,71 @@ pub(super) static RULES: &[Rule] = &[
         stage: Stage::Advice,
         check: Check::Spec(auto_mode_reservation_unused),
     },
+    Rule {
+        id: "ultraserver-on-node-pool",
+        severity: Severity::Warning,
+        summary: "a Karpenter or Auto Mode NodePool asks for P6e-GB200 UltraServers, whose multi-node NVLink needs Dynamic Resource Allocation that neither supports",
+        help: "run P6e-GB200 in a managed node group on its Capacity Block (the p6e-gb200-ultraserver template), as the EKS user guide recommends",
+        reference: "EKS user guide, Use P6e-GB200 UltraServers with Amazon EKS (considerations: DRA is required; Karpenter and EKS Auto Mode do not support it; use managed or self-managed node groups)",
+        live: false,
+        stage: Stage::Advice,
+        check: Check::Spec(ultraserver_on_node_pool),
+    },
 ];
+
+/// Whether a pool names P6e-GB200 in an instance type or family requirement.
+fn names_ultraserver(pool: &crate::karpenter::NodePool) -> bool {
+    const KEYS: [&str; 3] = [
+        "node.kubernetes.io/instance-type",
+        "karpenter.k8s.aws/instance-family",
+        "eks.amazonaws.com/instance-family",
+    ];
+    pool.spec
+        .template
+        .spec
+        .requirements
+        .iter()
+        .any(|requirement| {
+            KEYS.contains(&requirement.key.as_str())
+                && requirement.operator == "In"
+                && requirement
+                    .values
+                    .iter()
+                    .any(|value| value.starts_with("p6e-gb200"))
+        })
+}
+
+fn ultraserver_on_node_pool(context: &Context<'_>, report: &mut Report<'_>) {
+    let spec = context.spec;
+    let karpenter = spec
+        .karpenter
+        .iter()
+        .flat_map(|karpenter| karpenter.node_pools.iter().enumerate())
+        .map(|(index, pool)| (format!("karpenter.node_pools[{index}]"), "Karpenter", pool));
+    let auto = spec
+        .auto_mode_pools
+        .node_pools
+        .iter()
+        .enumerate()
+        .map(|(index, pool)| {
+            (
+                format!("auto_mode_pools.node_pools[{index}]"),
+                "EKS Auto Mode",
+                pool,
+            )
+        });
+    for (path, runner, pool) in karpenter.chain(auto) {
+        if names_ultraserver(pool) {
+            report.fire(
+                format!("{path}.spec.template.spec.requirements"),
+                format!(
+                    "NodePool `{}` asks for P6e-GB200 UltraServers; {runner} does not support the Dynamic Resource Allocation their multi-node NVLink needs, so the EKS user guide recommends a node group for them",
+                    pool.metadata.name
+                ),
+            );
+        }
+    }
+}
 
 fn auto_mode_pools_without_auto_mode(context: &Context<'_>, report: &mut Report<'_>) {
     let spec = context.spec;
