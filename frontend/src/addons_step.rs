@@ -196,8 +196,8 @@ fn DriverIdentityFields(driver: &'static shared::storage::Driver) -> impl IntoVi
                 label=format!("How {name} gets its AWS role")
                 path=identity_path
                 options=options(&[
-                    ("pod-identity", "EKS Pod Identity (adds the eks-pod-identity-agent add-on)"),
-                    ("irsa", "IAM role through the cluster's OIDC provider (IRSA)"),
+                    ("pod-identity", "EKS Pod Identity"),
+                    ("irsa", "IRSA (the cluster's OIDC provider)"),
                 ])
                 value=Signal::derive(move || spec.with(|spec| match driver.identity(spec) {
                     DriverIdentity::PodIdentity => "pod-identity".to_owned(),
@@ -221,7 +221,7 @@ fn DriverIdentityFields(driver: &'static shared::storage::Driver) -> impl IntoVi
                 }))
                 set=move |arns: Items| spec.update(|spec| driver.set_policies(spec, arns))
             />
-            <p class="hint">"The role is for the driver's service account " <code>{account}</code> "."</p>
+            <p class="hint">"The role is for the driver's service account " <code>{account}</code> "; EKS Pod Identity also installs the eks-pod-identity-agent add-on."</p>
         })
     }
 }
