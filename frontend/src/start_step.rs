@@ -17,19 +17,44 @@ fn ImportPanel() -> impl IntoView {
     let studio = expect_context::<Studio>();
     let text = RwSignal::new(String::new());
     let result = RwSignal::new(None::<Result<String, shared::import::TextImportError>>);
+    // The design the last import read, and what became of it: `None` while the page waits
+    // for the user to confirm replacing edited work, then whether it replaced the design.
+    let imported = RwSignal::new(None::<shared::Spec>);
+    let outcome = RwSignal::new(None::<bool>);
     let run_import = move || {
-        let outcome = text.with_untracked(|text| {
+        let read = text.with_untracked(|text| {
             studio
                 .spec
                 .with_untracked(|current| shared::import::import_text(text, current))
         });
-        result.set(Some(match outcome {
+        result.set(Some(match read {
             Ok((spec, summary)) => {
-                studio.replace_spec(spec, "the imported YAML");
+                outcome.set(None);
+                // Replaced (or held for confirmation) before the effect below looks.
+                studio.replace_spec(spec.clone(), "the imported YAML");
+                imported.set(Some(spec));
                 Ok(summary)
             }
             Err(error) => Err(error),
         }));
+    };
+    Effect::new(move |_| {
+        let waiting = studio.pending_replacement.with(Option::is_some);
+        imported.with(|read| {
+            if let (Some(read), false, None) = (read, waiting, outcome.get_untracked()) {
+                let applied = studio.spec.with_untracked(|spec| spec == read);
+                outcome.set(Some(applied));
+            }
+        });
+    });
+    let said = move |summary: String| match outcome.get() {
+        Some(true) => summary,
+        Some(false) => "Not imported: the current design was kept.".to_owned(),
+        None if studio.pending_replacement.with(Option::is_some) => format!(
+            "Read {} Confirm to replace the current design with it.",
+            summary.strip_prefix("Imported ").unwrap_or(&summary)
+        ),
+        None => summary,
     };
     let marks = Signal::derive(move || match result.get() {
         Some(Err(error)) if error.line > 0 => vec![(error.line, Severity::Error)],
@@ -90,7 +115,7 @@ fn ImportPanel() -> impl IntoView {
                 }
             >
                 {move || match result.get() {
-                    Some(Ok(summary)) => summary.into_any(),
+                    Some(Ok(summary)) => said(summary).into_any(),
                     Some(Err(error)) if error.line > 0 => {
                         let (line, column) = (error.line, error.column);
                         view! {

@@ -953,12 +953,31 @@ async fn checkpoint_volumes_are_edited_beside_their_add_ons_and_previewed_as_the
     // The file the tab showed reads back into the design, undoing the edits to the volumes.
     browser.go_to_step(1).await;
     let result = browser.import_yaml(&volumes).await;
-    assert!(
-        result.contains("Imported an FSx for Lustre file system and an S3 bucket volume."),
-        "{result}"
+    // The design was edited, so replacing it asks first, and the result says so.
+    assert_eq!(
+        result,
+        "Read an FSx for Lustre file system and an S3 bucket volume. Confirm to replace the current design with it."
     );
-    // The design was edited, so replacing it asks first.
-    browser.by_id("replace-yes").await.click().await.unwrap();
+    // Declined: said so, and the design keeps its edits.
+    browser.click_button("Keep my design").await;
+    browser
+        .wait_for_text(Locator::Id("import-result"), |text| {
+            text == "Not imported: the current design was kept."
+        })
+        .await;
+    // Asked again (the text is still in the box), and confirmed.
+    browser.by_id("import-button").await.click().await.unwrap();
+    browser
+        .wait_for_element("replace-yes")
+        .await
+        .click()
+        .await
+        .unwrap();
+    browser
+        .wait_for_text(Locator::Id("import-result"), |text| {
+            text == "Imported an FSx for Lustre file system and an S3 bucket volume."
+        })
+        .await;
     browser.go_to_step(7).await;
     let field = |label: &'static str| {
         let browser = &browser;
