@@ -140,14 +140,30 @@ pub fn render(spec: &Spec) -> Result<Option<String>, RenderError> {
     Ok(Some(texts.join("---\n")))
 }
 
-/// Reads a NodeClass document; serde's words on failure.
-pub fn read_node_class(document: &Value) -> Result<NodeClass, String> {
-    serde_yaml::from_value(crate::import::object_body(document)).map_err(|error| error.to_string())
+/// Which of Auto Mode's objects a document is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Object {
+    /// A NodePool on an `eks.amazonaws.com` NodeClass.
+    NodePool,
+    /// An `eks.amazonaws.com/v1` NodeClass.
+    NodeClass,
 }
 
-/// Reads a NodePool document; serde's words on failure.
-pub fn read_node_pool(document: &Value) -> Result<NodePool, String> {
-    serde_yaml::from_value(crate::import::object_body(document)).map_err(|error| error.to_string())
+/// Reads `document` into `pools` when it is one of Auto Mode's objects, saying which;
+/// `None` for any other document, serde's words for one that does not read.
+pub fn read_into(document: &Value, pools: &mut AutoModePools) -> Result<Option<Object>, String> {
+    let body = || crate::import::object_body(document);
+    if is_auto_mode_pool(document) {
+        let pool = serde_yaml::from_value(body()).map_err(|error| error.to_string())?;
+        pools.node_pools.push(pool);
+        Ok(Some(Object::NodePool))
+    } else if is_node_class(document) {
+        let class = serde_yaml::from_value(body()).map_err(|error| error.to_string())?;
+        pools.node_classes.push(class);
+        Ok(Some(Object::NodeClass))
+    } else {
+        Ok(None)
+    }
 }
 
 /// The NodeClass a pool names, when it names one of Auto Mode's and the design has it.

@@ -3,7 +3,8 @@
 //!
 //! Editing one file changes only what that file holds: `cluster.yaml` is the
 //! `ClusterConfig` (Karpenter's objects stay as they were), `karpenter/nodepools.yaml` the
-//! NodePools and EC2NodeClasses (the cluster stays as it was). A file as rendered reads
+//! NodePools and EC2NodeClasses (the cluster stays as it was), `auto-mode/nodepools.yaml`
+//! EKS Auto Mode's NodePools and NodeClasses. A file as rendered reads
 //! back into the same design, so opening a file to edit it changes nothing by itself.
 
 use serde_yaml::Value;
@@ -154,15 +155,10 @@ impl EditableFile {
                             },
                         )
                     };
-                    if crate::auto_mode::is_auto_mode_pool(&document.value) {
-                        pools
-                            .node_pools
-                            .push(crate::auto_mode::read_node_pool(&document.value).map_err(at)?);
-                    } else if crate::auto_mode::is_node_class(&document.value) {
-                        pools
-                            .node_classes
-                            .push(crate::auto_mode::read_node_class(&document.value).map_err(at)?);
-                    } else {
+                    if crate::auto_mode::read_into(&document.value, &mut pools)
+                        .map_err(at)?
+                        .is_none()
+                    {
                         return Err(import::placed(
                             document,
                             index,

@@ -487,16 +487,10 @@ pub fn import_text(text: &str, current: &Spec) -> Result<(Spec, String), TextImp
         }
         let unreadable =
             |message: String| placed(document, index, count, &self::error("spec", message));
-        if crate::auto_mode::is_auto_mode_pool(&document.value) {
-            auto_mode
-                .node_pools
-                .push(crate::auto_mode::read_node_pool(&document.value).map_err(unreadable)?);
-            continue;
-        }
-        if crate::auto_mode::is_node_class(&document.value) {
-            auto_mode
-                .node_classes
-                .push(crate::auto_mode::read_node_class(&document.value).map_err(unreadable)?);
+        if crate::auto_mode::read_into(&document.value, &mut auto_mode)
+            .map_err(unreadable)?
+            .is_some()
+        {
             continue;
         }
         let kind = document_kind(&document.value)

@@ -200,19 +200,18 @@ fn import_documents(documents: Vec<SourceDocument>) -> Result<ParsedFile, LintFa
                 },
             )
         };
-        if crate::auto_mode::is_auto_mode_pool(&document.value) {
-            auto_mode_pools
-                .node_pools
-                .push(crate::auto_mode::read_node_pool(&document.value).map_err(unreadable)?);
-            auto_mode_pool_documents.push(index);
-            continue;
-        }
-        if crate::auto_mode::is_node_class(&document.value) {
-            auto_mode_pools
-                .node_classes
-                .push(crate::auto_mode::read_node_class(&document.value).map_err(unreadable)?);
-            auto_mode_class_documents.push(index);
-            continue;
+        match crate::auto_mode::read_into(&document.value, &mut auto_mode_pools)
+            .map_err(unreadable)?
+        {
+            Some(crate::auto_mode::Object::NodePool) => {
+                auto_mode_pool_documents.push(index);
+                continue;
+            }
+            Some(crate::auto_mode::Object::NodeClass) => {
+                auto_mode_class_documents.push(index);
+                continue;
+            }
+            None => {}
         }
         match import::document_kind(&document.value).map_err(|error| failure_at(document, error))? {
             DocumentKind::ClusterConfig => {
