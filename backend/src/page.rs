@@ -90,9 +90,9 @@ async fn cache_control(request: Request, next: Next) -> Response {
     response
 }
 
-/// Whether a file name carries trunk's content hash: `NAME-HASH.EXT` or
-/// `NAME-HASH_bg.wasm`, HASH being 8 to 16 lowercase hex digits (a 64-bit hash printed
-/// without leading zeros).
+/// Whether a file name carries the build's content hash (trunk's, which the split page's
+/// files share): `NAME-HASH.EXT` or `NAME-HASH_bg.wasm`, HASH being 8 to 16 lowercase hex
+/// digits (a 64-bit hash printed without leading zeros).
 pub fn is_content_hashed(path: &Path) -> bool {
     let Some(stem) = path.file_stem().and_then(|stem| stem.to_str()) else {
         return false;
@@ -119,6 +119,10 @@ mod tests {
             "/eks-studio-frontend-4f3a2b1c0d9e8f7a_bg.wasm",
             "/eks-studio-frontend-4f3a2b1c0d9e8f7a.js",
             "/main-a1b2c3d4e5f6071.css",
+            // The split page's loader and the files a step loads when it opens.
+            "/eks-studio-frontend-split-4f3a2b1c0d9e8f7a.js",
+            "/split_cluster_step_view-4f3a2b1c0d9e8f7a.wasm",
+            "/chunk_12-4f3a2b1c0d9e8f7a.wasm",
         ] {
             assert!(is_content_hashed(Path::new(hashed)), "{hashed}");
         }

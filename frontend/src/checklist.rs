@@ -75,9 +75,17 @@ fn ChecklistItem(item: Placeholder) -> impl IntoView {
         if value.trim().is_empty() {
             return;
         }
-        studio
-            .spec
-            .update(|spec| *spec = placeholders::fill(spec, &token, &value));
+        let filling = crate::lazy::Reading::Fill {
+            token: token.clone(),
+        };
+        let current = studio.spec.get_untracked();
+        crate::lazy::read(filling, value, current, move |filled| {
+            if let Ok((spec, _)) = filled
+                && studio.spec.with_untracked(|current| *current != spec)
+            {
+                studio.spec.set(spec);
+            }
+        });
     };
     view! {
         <li>

@@ -72,21 +72,23 @@ pub async fn share_fragment(spec: &Spec) -> Result<String, String> {
 }
 
 /// The spec in a share link's fragment, after its `#spec=`.
-async fn read_share(encoded: &str) -> Result<Spec, String> {
+async fn read_share(encoded: &str, current: Spec) -> Result<Spec, String> {
     let deflated =
         base64url_decode(encoded).ok_or("the link's spec is not base64url (cut short?)")?;
     let json = browser_deflate::inflate_raw(&deflated)
         .await
         .map_err(|error| format!("the link's spec does not inflate ({error}; cut short?)"))?;
     let json = String::from_utf8(json).map_err(|_| "the link's spec is not UTF-8 text")?;
-    crate::json::from_str(&json)
+    crate::lazy::read_later(crate::lazy::Reading::Saved, json, current)
+        .await
+        .map(|(spec, _)| spec)
+        .map_err(|error| error.message)
 }
 
-/// The spec to open with: the autosaved one, else none (a template). A share link in the
-/// address replaces it once read (see [`ShareLink`]).
-pub fn initial_spec() -> Option<Spec> {
-    let saved = storage()?.get_item(AUTOSAVE_KEY).ok().flatten()?;
-    crate::json::from_str::<Spec>(&saved).ok()
+/// The design saved as the user typed, as saved: the page opens on it, else on a template.
+/// A share link in the address replaces it once read (see [`ShareLink`]).
+pub fn autosaved() -> Option<String> {
+    storage()?.get_item(AUTOSAVE_KEY).ok().flatten()
 }
 
 /// Deflate and inflate by the browser's own `CompressionStream`, in the raw deflate
@@ -148,20 +150,28 @@ pub fn saved_step() -> Option<crate::Step> {
 }
 
 /// Keeps the step on screen in localStorage, so a reload opens where the work was.
-pub fn remember_step(step: RwSignal<crate::Step>) {
+/// Like the autosave, it waits for the saved work to be read back.
+pub fn remember_step(step: RwSignal<crate::Step>, ready: RwSignal<bool>) {
     Effect::new(move |_| {
         let number = step.get().number();
+        if !ready.get() {
+            return;
+        }
         if let Some(storage) = storage() {
             let _ = storage.set_item(STEP_KEY, &number.to_string());
         }
     });
 }
 
-/// Saves the spec to localStorage a moment after it last changed.
-pub fn autosave(spec: RwSignal<Spec>) {
+/// Saves the spec to localStorage a moment after it last changed, once `ready` (the saved
+/// design has been read back, so the template the page starts with never overwrites it).
+pub fn autosave(spec: RwSignal<Spec>, ready: RwSignal<bool>) {
     let pending = StoredValue::new(None::<TimeoutHandle>);
     Effect::new(move |_| {
         spec.track();
+        if !ready.get() {
+            return;
+        }
         if let Some(handle) = pending.get_value() {
             handle.clear();
         }
@@ -240,10 +250,17 @@ pub fn delete_draft(name: &str) -> Result<(), String> {
 
 /// What a draft is: "cluster `x` in us-west-2, saved 2026-12-01 19:40 UTC".
 fn draft_summary(json: &str, saved: Option<&String>) -> String {
-    let (cluster, region) = match crate::json::from_str::<Spec>(json) {
-        Ok(spec) => (spec.cluster.name, spec.cluster.region),
-        Err(_) => return "cannot be read".to_owned(),
+    // Read as plain data: reading the whole design is left to opening it.
+    let Ok(design) = crate::json::from_str::<serde_yaml::Value>(json) else {
+        return "cannot be read".to_owned();
     };
+    let cluster = |key: &str| {
+        design["cluster"][key]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned()
+    };
+    let (cluster, region) = (cluster("name"), cluster("region"));
     let saved = saved
         .map(|time| {
             let shown = time.get(..16).unwrap_or(time).replace('T', " ");
@@ -289,14 +306,22 @@ pub fn DraftsPanel() -> impl IntoView {
                         <button
                             type="button"
                             aria-label=format!("Open draft {draft_name}")
-                            on:click=move |_| match crate::json::from_str(&json) {
-                                Ok(spec) => {
-                                    studio.replace_spec(spec, format!("the draft “{open_name}”"));
-                                    if studio.pending_replacement.with_untracked(Option::is_none) {
-                                        status.set(format!("Opened draft “{open_name}”."));
-                                    }
+                            on:click={
+                                let json = json.clone();
+                                move |_| {
+                                    let open_name = open_name.clone();
+                                    let opened = move |read: crate::lazy::Read| match read {
+                                        Ok((spec, _)) => {
+                                            studio.replace_spec(spec, format!("the draft “{open_name}”"));
+                                            if studio.pending_replacement.with_untracked(Option::is_none) {
+                                                status.set(format!("Opened draft “{open_name}”."));
+                                            }
+                                        }
+                                        Err(error) => status.set(format!("Draft “{open_name}” is damaged: {}", error.message)),
+                                    };
+                                    let current = studio.spec.get_untracked();
+                                    crate::lazy::read(crate::lazy::Reading::Saved, json.clone(), current, opened);
                                 }
-                                Err(error) => status.set(format!("Draft “{open_name}” is damaged: {error}")),
                             }
                         >
                             "Open"
@@ -361,8 +386,9 @@ fn open_share_link(studio: Studio, status: RwSignal<String>) {
     if let Ok(history) = window().history() {
         let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&bare));
     }
+    let current = studio.spec.get_untracked();
     leptos::task::spawn_local(async move {
-        match read_share(&encoded).await {
+        match read_share(&encoded, current).await {
             Ok(spec) => {
                 studio.replace_spec(spec, "the design in the share link");
                 if studio.pending_replacement.with_untracked(Option::is_none) {

@@ -73,6 +73,12 @@ impl History {
         });
     }
 
+    /// The next change is not one to undo (the saved work read back when the page opens).
+    pub fn forget_next(self) {
+        self.changes
+            .update_value(|changes| changes.restoring = true);
+    }
+
     /// The next change is kept on its own, never merged with typing just before it.
     pub fn break_here(self) {
         self.changes

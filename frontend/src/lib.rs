@@ -35,6 +35,8 @@ mod history;
 pub mod json;
 /// The Karpenter step: NodePools, EC2NodeClasses and controller settings.
 mod karpenter_step;
+/// Code a first visit does not run (the later steps, reading YAML), loaded when needed.
+mod lazy;
 /// The Network step: new or existing VPC.
 mod network_step;
 /// The Node groups step, with the instance-type picker.
@@ -367,7 +369,7 @@ impl Studio {
     /// Opens `step` at its top, with focus on its heading, as Next does.
     pub fn open_step(&self, step: Step) {
         self.step.set(step);
-        request_animation_frame(move || {
+        expect_context::<lazy::LoadedSteps>().when_shown(step, move || {
             focus_path("", step);
             if let Some(heading) =
                 document().get_element_by_id(&format!("step-title-{}", step.number()))
@@ -383,7 +385,7 @@ impl Studio {
         let step = step_of_path(path);
         self.step.set(step);
         let path = path.to_owned();
-        request_animation_frame(move || focus_path(&path, step));
+        expect_context::<lazy::LoadedSteps>().when_shown(step, move || focus_path(&path, step));
     }
 
     /// Reads node group `index` (the default when it is gone).
@@ -499,6 +501,8 @@ fn StepList() -> impl IntoView {
                         aria-current=move || current().then_some("step")
                         aria-label=label
                         on:click=move |_| studio.open_step(step)
+                        on:pointerenter=move |_| prefetch(step)
+                        on:focus=move |_| prefetch(step)
                     >
                         <span class="step-number">{step.number()}</span>
                         <span class="step-title">{step.title()}</span>
@@ -537,6 +541,11 @@ pub fn StepHeading(
 #[component]
 fn StepNavigation() -> impl IntoView {
     let studio = expect_context::<Studio>();
+    let prefetch_next = move || {
+        if let Some(next) = studio.step.get_untracked().next() {
+            prefetch(next);
+        }
+    };
     let go = move |step: Option<Step>| {
         if let Some(step) = step {
             studio.open_step(step);
@@ -554,6 +563,8 @@ fn StepNavigation() -> impl IntoView {
                     type="button"
                     class="primary"
                     on:click=move |_| go(studio.step.get_untracked().next())
+                    on:pointerenter=move |_| prefetch_next()
+                    on:focus=move |_| prefetch_next()
                 >
                     {move || format!("Next: {} →", studio.step.get().next().map(Step::title).unwrap_or_default())}
                 </button>
@@ -562,19 +573,53 @@ fn StepNavigation() -> impl IntoView {
     }
 }
 
-/// The step on screen.
+/// Starts loading `step`'s code when the pointer or the focus comes to a way to open it.
+fn prefetch(step: Step) {
+    expect_context::<lazy::LoadedSteps>().when_shown(step, || ());
+}
+
+/// The step on screen. A step whose code is not loaded yet says so until it arrives.
 #[component]
 fn CurrentStep() -> impl IntoView {
     let studio = expect_context::<Studio>();
-    move || match studio.step.get() {
-        Step::Start => view! { <StartStep /> }.into_any(),
-        Step::Cluster => view! { <ClusterStep /> }.into_any(),
-        Step::Network => view! { <network_step::NetworkStep /> }.into_any(),
-        Step::NodeGroups => view! { <node_groups_step::NodeGroupsStep /> }.into_any(),
-        Step::Capacity => view! { <capacity_step::CapacityStep /> }.into_any(),
-        Step::Karpenter => view! { <karpenter_step::KarpenterStep /> }.into_any(),
-        Step::Addons => view! { <addons_step::AddonsStep /> }.into_any(),
-        Step::Review => view! { <review_step::ReviewStep /> }.into_any(),
+    let steps = expect_context::<lazy::LoadedSteps>();
+    // A step opened without `open_step` (the saved step of a draft) is loaded here.
+    Effect::new(move || {
+        let step = studio.step.get();
+        if !steps.is_loaded(step) {
+            steps.when_shown(step, || ());
+        }
+    });
+    // Redrawn only when the step or its own loading changes, not when another step's
+    // code arrives (a prefetch), which would redraw the step being edited.
+    let shown = Memo::new(move |_| {
+        let step = studio.step.get();
+        (step, steps.is_loaded(step), steps.failed(step))
+    });
+    move || {
+        let (step, loaded, failed) = shown.get();
+        if loaded && let Some(view) = steps.view(step) {
+            return view;
+        }
+        if failed {
+            return view! {
+                <section class="step" aria-labelledby="step-loading">
+                    <h2 id="step-loading">{step.title()}</h2>
+                    <p class="boot-failed" role="alert">
+                        "This step's code could not be loaded. Check the connection to the server, then try again."
+                    </p>
+                    <button type="button" on:click=move |_| studio.open_step(step)>"Try again"</button>
+                </section>
+            }
+            .into_any();
+        }
+        view! {
+            <section class="step" aria-labelledby="step-loading">
+                <h2 id="step-loading">{step.title()}</h2>
+                <p role="status">"Loading this step…"</p>
+            </section>
+        }
+        .into_any()
     }
 }
 
@@ -588,22 +633,36 @@ fn todays_facts() -> LiveFacts {
 /// The whole page.
 #[component]
 pub fn App() -> impl IntoView {
-    let studio = match drafts::initial_spec() {
-        Some(spec) => {
-            let studio = Studio::with_spec(spec);
-            // The saved work opens on the step it was on.
-            if let Some(step) = drafts::saved_step() {
-                studio.step.set(step);
-            }
-            studio
-        }
-        None => Studio::new(FIRST_TEMPLATE),
-    };
+    let studio = Studio::new(FIRST_TEMPLATE);
+    provide_context(lazy::LoadedSteps::new());
     provide_context(studio);
-    drafts::remember_step(studio.step);
+    // The saved work opens where it was, once read; until then the page says so, and
+    // nothing is saved over it.
+    let restored = RwSignal::new(false);
+    match drafts::autosaved() {
+        Some(saved) => {
+            let step = drafts::saved_step();
+            let template = studio.spec.get_untracked();
+            lazy::read(lazy::Reading::Saved, saved, template.clone(), move |read| {
+                if let Ok((spec, _)) = read {
+                    if spec != template {
+                        studio.history.forget_next();
+                        studio.template_id.set(String::new());
+                        studio.spec.set(spec);
+                    }
+                    if let Some(step) = step {
+                        studio.step.set(step);
+                    }
+                }
+                restored.set(true);
+            });
+        }
+        None => restored.set(true),
+    }
+    drafts::remember_step(studio.step, restored);
     // Deploys outlive the Review step, so a running one is still followed after a detour.
     provide_context(deploy_panel::Deploys::new());
-    drafts::autosave(studio.spec);
+    drafts::autosave(studio.spec, restored);
     view! {
         <a class="skip-link" href="#wizard">"Skip to the form"</a>
         <header class="topbar">
@@ -612,6 +671,10 @@ pub fn App() -> impl IntoView {
             <history::UndoRedo />
             <drafts::ShareLink />
         </header>
+        <Show
+            when=move || restored.get()
+            fallback=|| view! { <p class="boot-status" role="status">"Opening your saved design…"</p> }
+        >
         <main class="studio">
             <StepList />
             <div class="wizard" id="wizard" tabindex="-1">
@@ -637,5 +700,6 @@ pub fn App() -> impl IntoView {
             </div>
             <Preview />
         </main>
+        </Show>
     }
 }

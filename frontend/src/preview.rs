@@ -554,30 +554,39 @@ pub fn Preview() -> impl IntoView {
             request_animation_frame(|| crate::focus_id(EDITOR_ID));
         }
     };
+    let keystrokes = StoredValue::new(0_u64);
     let typed = Callback::new(move |text: String| {
         let Some(file) = edit.with_untracked(|edit| edit.as_ref().map(|edit| edit.file)) else {
             return;
         };
-        let read = studio
-            .spec
-            .with_untracked(|current| file.read(&text, current));
-        edit.update(|edit| {
-            if let Some(edit) = edit {
-                edit.text = text;
-                match &read {
-                    Ok(spec) => {
-                        edit.problem = None;
-                        edit.read = spec.clone();
-                    }
-                    Err(problem) => edit.problem = Some(problem.clone()),
-                }
+        // Each keystroke's text is read in turn; only the last one typed counts.
+        let typed_now = keystrokes.get_value() + 1;
+        keystrokes.set_value(typed_now);
+        let read_text = text.clone();
+        let read = move |read: crate::lazy::Read| {
+            if keystrokes.get_value() != typed_now {
+                return;
             }
-        });
-        if let Ok(spec) = read
-            && studio.spec.with_untracked(|current| *current != spec)
-        {
-            studio.spec.set(spec);
-        }
+            edit.update(|edit| {
+                if let Some(edit) = edit {
+                    edit.text = text;
+                    match &read {
+                        Ok((spec, _)) => {
+                            edit.problem = None;
+                            edit.read = spec.clone();
+                        }
+                        Err(problem) => edit.problem = Some(problem.clone()),
+                    }
+                }
+            });
+            if let Ok((spec, _)) = read
+                && studio.spec.with_untracked(|current| *current != spec)
+            {
+                studio.spec.set(spec);
+            }
+        };
+        let current = studio.spec.get_untracked();
+        crate::lazy::read(crate::lazy::Reading::File(file), read_text, current, read);
     });
     let go_to = Callback::new(move |position: Position| {
         if editing.get_untracked() {

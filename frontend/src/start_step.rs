@@ -22,21 +22,25 @@ fn ImportPanel() -> impl IntoView {
     let imported = RwSignal::new(None::<shared::Spec>);
     let outcome = RwSignal::new(None::<bool>);
     let run_import = move || {
-        let read = text.with_untracked(|text| {
-            studio
-                .spec
-                .with_untracked(|current| shared::import::import_text(text, current))
-        });
-        result.set(Some(match read {
-            Ok((spec, summary)) => {
-                outcome.set(None);
-                // Replaced (or held for confirmation) before the effect below looks.
-                studio.replace_spec(spec.clone(), "the imported YAML");
-                imported.set(Some(spec));
-                Ok(summary)
-            }
-            Err(error) => Err(error),
-        }));
+        let read = move |read: crate::lazy::Read| {
+            result.set(Some(match read {
+                Ok((spec, summary)) => {
+                    outcome.set(None);
+                    // Replaced (or held for confirmation) before the effect below looks.
+                    studio.replace_spec(spec.clone(), "the imported YAML");
+                    imported.set(Some(spec));
+                    Ok(summary)
+                }
+                Err(error) => Err(error),
+            }));
+        };
+        let current = studio.spec.get_untracked();
+        crate::lazy::read(
+            crate::lazy::Reading::Import,
+            text.get_untracked(),
+            current,
+            read,
+        );
     };
     Effect::new(move |_| {
         let waiting = studio.pending_replacement.with(Option::is_some);

@@ -119,3 +119,69 @@ async fn a_page_whose_code_cannot_load_says_so() {
     drop(studio);
     std::fs::remove_dir_all(&dist).unwrap();
 }
+
+/// The paths the page has asked the server for since the last call.
+async fn requested_paths(browser: &Browser) -> Vec<String> {
+    browser
+        .network_events()
+        .await
+        .iter()
+        .filter(|event| event["method"] == "Network.requestWillBeSent")
+        .filter_map(|event| event["params"]["request"]["url"].as_str())
+        .map(|url| format!("/{}", url.splitn(4, '/').nth(3).unwrap_or_default()))
+        .collect()
+}
+
+#[tokio::test]
+async fn a_first_visit_loads_only_what_it_shows_and_each_step_arrives_when_opened() {
+    let studio = Studio::start();
+    let browser = Browser::start_with_network_log().await;
+    browser.cdp("Network.enable", serde_json::json!({})).await;
+    browser.open(&studio).await;
+    let first = requested_paths(&browser).await;
+    assert!(
+        first.iter().any(|path| path.ends_with("_bg.wasm")),
+        "the page's own wasm: {first:?}"
+    );
+    assert!(
+        !first
+            .iter()
+            .any(|path| path.starts_with("/split_") || path.starts_with("/chunk_")),
+        "a first visit fetched a later step's code: {first:?}"
+    );
+
+    // The Node groups step's code comes when the step opens, and the step works.
+    browser.go_to_step(4).await;
+    browser.click_button("Add GPU group").await;
+    let opened = requested_paths(&browser).await;
+    assert!(
+        opened
+            .iter()
+            .any(|path| path.starts_with("/split_node_groups_step_view-")),
+        "{opened:?}"
+    );
+    assert!(
+        !opened
+            .iter()
+            .any(|path| path.starts_with("/split_karpenter_step_view-")),
+        "another step's code came too: {opened:?}"
+    );
+
+    // Reading YAML into the design is fetched with the first import, which then works.
+    browser.go_to_step(1).await;
+    let result = browser
+        .import_yaml(
+            "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata:\n  name: read-later\n  region: us-west-2\n",
+        )
+        .await;
+    assert!(
+        result.contains("Read") || result.starts_with("Imported"),
+        "{result}"
+    );
+    let read = requested_paths(&browser).await;
+    assert!(
+        read.iter().any(|path| path.starts_with("/split_reader-")),
+        "{read:?}"
+    );
+    browser.close().await;
+}

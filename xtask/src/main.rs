@@ -17,6 +17,8 @@ mod fresh;
 mod fuzz;
 /// `cargo xtask prices`: the on-demand price table `shared` embeds.
 mod prices;
+/// Splitting the page's wasm so a first visit loads only the steps it shows.
+mod split;
 /// Installing the tools the build and the tests need.
 mod tools;
 
@@ -194,15 +196,31 @@ fn build_frontend(tools: &tools::BuildTools) -> Result<(), Error> {
             .args(["build", "--config", "Trunk.toml", "--dist"])
             .arg(&dist),
     )?;
+    let split = split::split_page(&dist, &tools.search_path())?;
     let compressed = compress::precompress(&dist)?;
     let total =
-        |size: fn(&compress::Compressed) -> usize| compressed.iter().map(size).sum::<usize>();
+        |files: &mut dyn Iterator<Item = &compress::Compressed>,
+         size: fn(&compress::Compressed) -> usize| files.map(size).sum::<usize>();
     println!(
         "xtask: the page in {}: {} bytes, {} with brotli, {} with gzip",
         dist.display(),
-        total(|file| file.raw),
-        total(|file| file.brotli.unwrap_or(file.raw)),
-        total(|file| file.gzip.unwrap_or(file.raw)),
+        total(&mut compressed.iter(), |file| file.raw),
+        total(&mut compressed.iter(), |file| file
+            .brotli
+            .unwrap_or(file.raw)),
+        total(&mut compressed.iter(), |file| file.gzip.unwrap_or(file.raw)),
+    );
+    let on_demand = |file: &&compress::Compressed| split.is_on_demand(&file.file);
+    println!(
+        "xtask: a first visit loads {} bytes with brotli; {} files ({} bytes with brotli) load when their step opens",
+        total(
+            &mut compressed.iter().filter(|file| !on_demand(file)),
+            |file| { file.brotli.unwrap_or(file.raw) }
+        ),
+        split.chunks.len(),
+        total(&mut compressed.iter().filter(on_demand), |file| file
+            .brotli
+            .unwrap_or(file.raw)),
     );
     Ok(())
 }
@@ -213,13 +231,16 @@ fn build_frontend(tools: &tools::BuildTools) -> Result<(), Error> {
 /// that format panic messages: about 40 KiB less to load. `erase_components` makes each
 /// Leptos component return a type-erased view, so a step's view code is generated once
 /// instead of once per nesting of view types around it: about 48 KiB less to load.
+/// `page_split` turns the steps past Start into split points, and the relocations let
+/// `split::split_page` move their code into files loaded when a step opens.
 fn as_page_build(command: &mut Command) -> &mut Command {
     command
         .env("RUSTUP_TOOLCHAIN", tools::NIGHTLY)
         .env("CARGO_UNSTABLE_BUILD_STD", "std,panic_abort")
         .env(
             "RUSTFLAGS",
-            "-Zunstable-options -Cpanic=immediate-abort --cfg erase_components",
+            "-Zunstable-options -Cpanic=immediate-abort --cfg erase_components --cfg page_split \
+             -Clink-args=--emit-relocs",
         )
 }
 
@@ -329,19 +350,26 @@ fn test() -> Result<(), Error> {
             "warnings",
         ]),
     );
+    const CLIPPY_PAGE: [&str; 9] = [
+        "clippy",
+        "--package",
+        "eks-studio-frontend",
+        "--target",
+        "wasm32-unknown-unknown",
+        "--all-targets",
+        "--",
+        "-D",
+        "warnings",
+    ];
+    step("clippy (browser)", cargo().args(CLIPPY_PAGE));
+    // The page's build compiles the split points (`--cfg page_split`), which the check
+    // above does not see; its own target directory keeps both checks' builds.
     step(
-        "clippy (browser)",
-        cargo().args([
-            "clippy",
-            "--package",
-            "eks-studio-frontend",
-            "--target",
-            "wasm32-unknown-unknown",
-            "--all-targets",
-            "--",
-            "-D",
-            "warnings",
-        ]),
+        "clippy (browser, split page)",
+        cargo()
+            .env("RUSTFLAGS", "--cfg page_split")
+            .env("CARGO_TARGET_DIR", target_dir().join("clippy-split-page"))
+            .args(CLIPPY_PAGE),
     );
     step(
         "host tests",
