@@ -163,14 +163,20 @@ pub fn remember_step(step: RwSignal<crate::Step>, ready: RwSignal<bool>) {
     });
 }
 
-/// Saves the spec to localStorage a moment after it last changed, once `ready` (the saved
+/// Saves the spec to localStorage a moment after it changes, once `ready` (the saved
 /// design has been read back, so the template the page starts with never overwrites it).
+/// The design the page opened with is not saved again: a visit that changes nothing
+/// leaves nothing new to read back. The first save also fetches the code that reads a
+/// saved design, so the next visit finds it in the browser's cache.
 pub fn autosave(spec: RwSignal<Spec>, ready: RwSignal<bool>) {
     let pending = StoredValue::new(None::<TimeoutHandle>);
-    Effect::new(move |_| {
+    Effect::new(move |opened: Option<bool>| {
         spec.track();
         if !ready.get() {
-            return;
+            return false;
+        }
+        if opened != Some(true) {
+            return true;
         }
         if let Some(handle) = pending.get_value() {
             handle.clear();
@@ -183,12 +189,14 @@ pub fn autosave(spec: RwSignal<Spec>, ready: RwSignal<bool>) {
                     (storage(), spec.try_with_untracked(Spec::to_json))
                 {
                     let _ = storage.set_item(AUTOSAVE_KEY, &json);
+                    crate::lazy::prefetch_reader();
                 }
             },
             Duration::from_millis(200),
         )
         .ok();
         pending.set_value(handle);
+        true
     });
 }
 

@@ -145,6 +145,19 @@ pub async fn read_later(reading: Reading, text: String, current: Spec) -> Read {
     })
 }
 
+/// Fetches the reading code in the background when it is not loaded yet.
+pub fn prefetch_reader() {
+    use std::sync::atomic::Ordering;
+    if READER_LOADED.load(Ordering::Relaxed) {
+        return;
+    }
+    leptos::task::spawn_local(async {
+        if split::load_reader().await {
+            READER_LOADED.store(true, Ordering::Relaxed);
+        }
+    });
+}
+
 fn read_if_loaded(reading: &Reading, text: &str, current: &Spec) -> Option<Read> {
     if READER_LOADED.load(std::sync::atomic::Ordering::Relaxed) {
         split::read_now(reading, text, current)
