@@ -572,6 +572,34 @@ fn OverlayEditor(index: usize) -> impl IntoView {
     }
 }
 
+/// What the EFA field means for this class's pools: how many EFA devices their instance
+/// types take, since Karpenter launches only types with at least as many.
+fn efa_hint(studio: Studio, index: usize) -> String {
+    studio.spec.with(|spec| {
+        let Some(karpenter) = &spec.karpenter else {
+            return String::new();
+        };
+        let Some(class) = karpenter.node_classes.get(index) else {
+            return String::new();
+        };
+        let fewest = karpenter
+            .node_pools
+            .iter()
+            .filter(|pool| pool.spec.template.spec.node_class_ref.name == class.metadata.name)
+            .flat_map(shared::rules::matching_instance_types)
+            .map(|instance_type| (instance_type.efa_interfaces, instance_type.name))
+            .min();
+        let default = "Blank: Karpenter's one network interface, no EFA. A number n: the primary interface and an EFA device on card 0, then an EFA device on each of cards 1 to n − 1.";
+        match fewest {
+            Some((0, name)) => format!("{default} This class's pools allow {name}, which has no EFA."),
+            Some((most, name)) => format!(
+                "{default} Karpenter launches only instance types with at least n EFA interfaces; {name}, the fewest of this class's pools' types, has {most}."
+            ),
+            None => default.to_owned(),
+        }
+    })
+}
+
 /// One EC2NodeClass.
 #[component]
 fn ClassEditor(index: usize) -> impl IntoView {
@@ -694,6 +722,20 @@ fn ClassEditor(index: usize) -> impl IntoView {
                 />
             </div>
             <FieldFindings path=format!("{base}.spec.placementGroupSelector") />
+            <div class="grid">
+                <NumberField
+                    label="EFA devices, one per network card"
+                    path=format!("{base}.spec.networkInterfaces")
+                    value=class.get(|class| {
+                        (!class.spec.network_interfaces.is_empty())
+                            .then(|| karpenter::efa_devices(&class.spec.network_interfaces) as u32)
+                    })
+                    set=class.set(|class, efa: Option<u32>| {
+                        class.spec.network_interfaces = karpenter::efa_layout(efa.unwrap_or(0)).into()
+                    })
+                />
+            </div>
+            <p class="hint">{move || efa_hint(studio, index)}</p>
             <CheckboxField
                 label="Local NVMe as RAID0 (instanceStorePolicy)"
                 path=format!("{base}.spec.instanceStorePolicy")

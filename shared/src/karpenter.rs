@@ -427,9 +427,72 @@ pub struct Ec2NodeClassSpec {
     /// The one placement group every node of the class goes into.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub placement_group_selector: Option<PlacementGroupSelector>,
+    /// The network interfaces each node gets, EFA devices among them; absent for
+    /// Karpenter's default of one ENA interface and no EFA.
+    #[serde(default, skip_serializing_if = "Explicit::is_absent")]
+    pub network_interfaces: Explicit<Vec<NetworkInterface>>,
     /// Unmodelled keys, kept as given.
     #[serde(flatten, skip_serializing_if = "is_empty_mapping")]
     pub extra: Mapping,
+}
+
+/// One of `EC2NodeClass.spec.networkInterfaces`: an interface on a network card.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NetworkInterface {
+    /// The network card it is on (from 0).
+    pub network_card_index: u32,
+    /// Its place on that card (from 0; card 0's device 0 is the primary interface).
+    pub device_index: u32,
+    /// `interface` (ENA, with an IP address) or `efa-only` (an EFA device, no IP address).
+    pub interface_type: String,
+    /// Unmodelled keys, kept as given.
+    #[serde(flatten, skip_serializing_if = "is_empty_mapping")]
+    pub extra: Mapping,
+}
+
+/// `interface`: an ENA interface with an IP address.
+pub const INTERFACE: &str = "interface";
+/// `efa-only`: an EFA device without an IP address.
+pub const EFA_ONLY: &str = "efa-only";
+
+impl NetworkInterface {
+    fn on(network_card_index: u32, device_index: u32, interface_type: &str) -> NetworkInterface {
+        NetworkInterface {
+            network_card_index,
+            device_index,
+            interface_type: interface_type.to_owned(),
+            extra: Mapping::new(),
+        }
+    }
+}
+
+/// The layout with `efa` EFA devices, one per network card from card 0: the primary ENA
+/// interface on card 0, an `efa-only` device beside it, then one `efa-only` device on
+/// each next card. It is the layout of Karpenter's own tests of EFA interfaces
+/// (pkg/providers/instancetype/compatibility/suite_test.go) and its docs' example
+/// (website/content/en/docs/concepts/nodeclasses.md, spec.networkInterfaces); an
+/// instance type takes it when it has at least `efa` EFA interfaces and network cards.
+/// Empty for 0: Karpenter's default interface, no EFA.
+pub fn efa_layout(efa: u32) -> Vec<NetworkInterface> {
+    if efa == 0 {
+        return Vec::new();
+    }
+    let mut layout = vec![
+        NetworkInterface::on(0, 0, INTERFACE),
+        NetworkInterface::on(0, 1, EFA_ONLY),
+    ];
+    layout.extend((1..efa).map(|card| NetworkInterface::on(card, 0, EFA_ONLY)));
+    layout
+}
+
+/// How many EFA devices a class's interfaces ask for: Karpenter launches only instance
+/// types with at least as many EFA interfaces.
+pub fn efa_devices(interfaces: &[NetworkInterface]) -> usize {
+    interfaces
+        .iter()
+        .filter(|interface| interface.interface_type == EFA_ONLY)
+        .count()
 }
 
 /// A `karpenter.sh/v1alpha1` `NodeOverlay`: changes the price or the extended resources

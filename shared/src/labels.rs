@@ -155,6 +155,10 @@ const FIELDS: &[(&str, &str)] = &[
         "karpenter.node_classes[].spec.capacityReservationSelectorTerms",
         "Capacity reservations",
     ),
+    (
+        "karpenter.node_classes[].spec.networkInterfaces",
+        "EFA devices",
+    ),
 ];
 
 /// "maxSize" or "max_size" as "Max size".

@@ -604,13 +604,16 @@ fn discovered_node_class(name: &str, cluster_name: &str) -> Ec2NodeClass {
     }
 }
 
-/// The training node class on reserved capacity: discovered subnets and security groups,
-/// the example reservation, local NVMe striped as RAID0.
+/// The training node class on reserved capacity for p5.48xlarge: discovered subnets and
+/// security groups, the example reservation, local NVMe striped as RAID0, and an EFA
+/// device on every network card the type has.
 fn reserved_node_class(cluster_name: &str) -> Ec2NodeClass {
     let mut class = discovered_node_class("gpu-training", cluster_name);
     class.spec.capacity_reservation_selector_terms =
         vec![SelectorTerm::id(EXAMPLE_RESERVATION)].into();
     class.spec.instance_store_policy = Some("RAID0".into());
+    let efa = crate::catalog::lookup("p5.48xlarge").map_or(0, |p5| p5.efa_interfaces);
+    class.spec.network_interfaces = crate::karpenter::efa_layout(efa).into();
     class
 }
 

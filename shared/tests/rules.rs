@@ -1048,6 +1048,30 @@ const CASES: &[Case] = &[
         path: "karpenter.node_classes[0].spec.placementGroupSelector",
     },
     Case {
+        rule: "karpenter-network-interfaces-invalid",
+        base: reserved_pool,
+        breaks: |spec, _| {
+            // The primary interface dropped: the EFA device on card 0 is left alone.
+            class(spec).spec.network_interfaces.remove(0);
+        },
+        path: "karpenter.node_classes[0].spec.networkInterfaces",
+    },
+    Case {
+        rule: "karpenter-efa-interfaces-fit-no-type",
+        base: reserved_pool,
+        breaks: |spec, _| {
+            // p5.48xlarge has 32 EFA interfaces; 33 fit no type the pool allows.
+            class(spec).spec.network_interfaces = shared::karpenter::efa_layout(33).into();
+        },
+        path: "karpenter.node_pools[0].spec.template.spec.requirements",
+    },
+    Case {
+        rule: "karpenter-efa-types-without-efa",
+        base: reserved_pool,
+        breaks: |spec, _| class(spec).spec.network_interfaces.clear(),
+        path: "karpenter.node_pools[0].spec.template.spec.nodeClassRef.name",
+    },
+    Case {
         rule: "karpenter-placement-group-with-reservation",
         base: reserved_pool,
         breaks: |spec, _| {

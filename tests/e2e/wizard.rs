@@ -1449,6 +1449,72 @@ async fn a_static_pool_and_a_placement_group_are_edited_with_the_crds_refusals_b
 }
 
 #[tokio::test]
+async fn a_node_class_gets_an_efa_device_per_network_card_that_its_pools_types_must_take() {
+    let studio = Studio::start();
+    let browser = Browser::start().await;
+    browser.open(&studio).await;
+    browser.choose_template("karpenter-reserved-training").await;
+    browser.go_to_step(6).await;
+    let label = "EFA devices, one per network card";
+    // The template's p5.48xlarge class has an EFA device on each of its 32 cards.
+    let efa = browser.field_by_label(label).await;
+    assert_eq!(efa.prop("value").await.unwrap().as_deref(), Some("32"));
+    let hint = browser
+        .wait_for_text(
+            Locator::XPath("//p[contains(., 'EFA device on each of cards')]"),
+            |text| text.contains("p5.48xlarge, the fewest of this class's pools' types, has 32"),
+        )
+        .await;
+    assert!(
+        hint.starts_with("Blank: Karpenter's one network interface"),
+        "{hint}"
+    );
+    // One more than the type has: Karpenter launches none of the pool's types.
+    browser.fill_by_label(label, "33").await;
+    let requirements = "f-karpenter-node-pools-0-spec-template-spec-requirements-findings";
+    browser
+        .wait_for_text(Locator::Id(requirements), |text| {
+            text.contains("asks for 33 EFA devices; the most any of its instance types takes is 32")
+        })
+        .await;
+    // Blank: no EFA device, so the p5 nodes would talk over TCP.
+    browser.empty_by_label(label).await;
+    let class_ref = "f-karpenter-node-pools-0-spec-template-spec-nodeclassref-name-findings";
+    browser
+        .wait_for_text(Locator::Id(class_ref), |text| {
+            text.contains("gives its nodes no EFA device")
+        })
+        .await;
+    browser
+        .wait_for_text(Locator::Id(requirements), |text| {
+            !text.contains("EFA devices")
+        })
+        .await;
+    // Four: the primary interface and an EFA device on card 0, then cards 1 to 3.
+    browser.fill_by_label(label, "4").await;
+    browser
+        .wait_for_text(Locator::Id(class_ref), |text| !text.contains("EFA device"))
+        .await;
+    browser
+        .by_id("tab-preview-nodepools-yaml")
+        .await
+        .click()
+        .await
+        .unwrap();
+    let preview = browser
+        .wait_for_text(Locator::Id("preview-nodepools-yaml"), |text| {
+            text.contains("networkInterfaces:")
+        })
+        .await;
+    let layout = "  networkInterfaces:\n  - networkCardIndex: 0\n    deviceIndex: 0\n    interfaceType: interface\n  - networkCardIndex: 0\n    deviceIndex: 1\n    interfaceType: efa-only\n  - networkCardIndex: 1\n    deviceIndex: 0\n    interfaceType: efa-only\n";
+    assert!(preview.contains(layout), "{preview}");
+    assert!(preview.contains("networkCardIndex: 3"), "{preview}");
+    assert!(!preview.contains("networkCardIndex: 4"), "{preview}");
+    browser.screenshot("karpenter-efa-devices").await;
+    browser.close().await;
+}
+
+#[tokio::test]
 async fn a_storage_add_on_gets_its_iam_policy_and_needs_the_oidc_provider() {
     let studio = Studio::start();
     let browser = Browser::start().await;

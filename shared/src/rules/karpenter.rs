@@ -282,6 +282,36 @@ pub(super) static RULES: &[Rule] = &[
         check: Check::Spec(karpenter_placement_group_selector_invalid),
     },
     Rule {
+        id: "karpenter-network-interfaces-invalid",
+        severity: Severity::Error,
+        summary: "an EC2NodeClass's networkInterfaces lack the primary interface, repeat a card and device, or put two EFA devices on one card",
+        help: "start with networkCardIndex 0, deviceIndex 0, interfaceType interface; give each card and device once and at most one efa-only device per card",
+        reference: "EC2NodeClass CRD .spec.networkInterfaces (CEL: a primary interface with interfaceType='interface'; no duplicate networkCardIndex and deviceIndex pairs, at most one efa device per network card; interfaceType interface or efa-only)",
+        live: false,
+        stage: Stage::ApiServer,
+        check: Check::Spec(karpenter_network_interfaces_invalid),
+    },
+    Rule {
+        id: "karpenter-efa-interfaces-fit-no-type",
+        severity: Severity::Error,
+        summary: "a NodePool's EC2NodeClass asks for more EFA devices than any instance type the pool allows has",
+        help: "ask for at most as many EFA devices as the pool's instance types take (p5.48xlarge 32, p5en and trn2 16, p4d 4), or allow types with more",
+        reference: "Karpenter pkg/providers/instancetype/compatibility/compatibility.go (networkInterfaceCheck: a type with fewer EFA interfaces than the class's efa-only interfaces is not launched)",
+        live: false,
+        stage: Stage::Runtime,
+        check: Check::Spec(karpenter_efa_interfaces_fit_no_type),
+    },
+    Rule {
+        id: "karpenter-efa-types-without-efa",
+        severity: Severity::Warning,
+        summary: "a NodePool launches only EFA instance types on an EC2NodeClass that attaches no EFA device",
+        help: "give the EC2NodeClass networkInterfaces with an efa-only device per network card (the page's \"EFA devices\" field), or accept TCP between nodes",
+        reference: "Karpenter docs, NodeClasses, spec.networkInterfaces (without it a node gets Karpenter's default interface and no EFA device); AWS EC2 User Guide, Elastic Fabric Adapter",
+        live: false,
+        stage: Stage::Advice,
+        check: Check::Spec(karpenter_efa_types_without_efa),
+    },
+    Rule {
         id: "karpenter-placement-group-with-reservation",
         severity: Severity::Warning,
         summary: "an EC2NodeClass puts its nodes in a placement group and selects capacity reservations",
@@ -1474,6 +1504,123 @@ fn karpenter_placement_group_selector_invalid(context: &Context<'_>, report: &mu
                 ),
             ),
             _ => {}
+        }
+    }
+}
+
+fn karpenter_network_interfaces_invalid(context: &Context<'_>, report: &mut Report<'_>) {
+    use crate::karpenter::{EFA_ONLY, INTERFACE};
+    for (class_index, class) in classes(context) {
+        let interfaces = &class.spec.network_interfaces;
+        let path = format!("{}.spec.networkInterfaces", class_path(class_index));
+        for (index, interface) in interfaces.iter().enumerate() {
+            if interface.interface_type != INTERFACE && interface.interface_type != EFA_ONLY {
+                report.fire(
+                    format!("{path}[{index}].interfaceType"),
+                    format!(
+                        "EC2NodeClass `{}`: interfaceType `{}` is not one of interface, efa-only",
+                        class.metadata.name, interface.interface_type
+                    ),
+                );
+            }
+        }
+        let primary = interfaces.iter().any(|interface| {
+            interface.network_card_index == 0
+                && interface.device_index == 0
+                && interface.interface_type == INTERFACE
+        });
+        if !interfaces.is_empty() && !primary {
+            report.fire(
+                path.clone(),
+                format!(
+                    "EC2NodeClass `{}`: networkInterfaces must include a primary interface with interfaceType='interface'",
+                    class.metadata.name
+                ),
+            );
+        }
+        let on_card = |card: u32, device: Option<u32>, efa_only: bool| {
+            interfaces
+                .iter()
+                .filter(|other| other.network_card_index == card)
+                .filter(|other| device.is_none_or(|device| other.device_index == device))
+                .filter(|other| !efa_only || other.interface_type == EFA_ONLY)
+                .count()
+        };
+        let broken = interfaces.iter().any(|interface| {
+            let card = interface.network_card_index;
+            on_card(card, Some(interface.device_index), false) != 1
+                || (interface.interface_type == EFA_ONLY && on_card(card, None, true) != 1)
+        });
+        if broken {
+            report.fire(
+                path,
+                format!(
+                    "EC2NodeClass `{}`: networkInterfaces must not have duplicate networkCardIndex and deviceIndex pairs, and can have at most one efa device per network card",
+                    class.metadata.name
+                ),
+            );
+        }
+    }
+}
+
+/// The pools on `class_name`, with their index.
+fn pools_on<'a>(
+    context: &Context<'a>,
+    class_name: &'a str,
+) -> impl Iterator<Item = (usize, &'a NodePool)> + use<'a> {
+    pools(context).filter(move |(_, pool)| {
+        let reference = &pool.spec.template.spec.node_class_ref;
+        reference.kind == "EC2NodeClass" && reference.name == class_name
+    })
+}
+
+fn karpenter_efa_interfaces_fit_no_type(context: &Context<'_>, report: &mut Report<'_>) {
+    for (_, class) in classes(context) {
+        let asked = crate::karpenter::efa_devices(&class.spec.network_interfaces);
+        if asked == 0 {
+            continue;
+        }
+        for (pool_index, pool) in pools_on(context, &class.metadata.name) {
+            let types = matching_instance_types(pool);
+            let most = types
+                .iter()
+                .map(|instance_type| instance_type.efa_interfaces)
+                .max();
+            // A pool the catalog knows no type of is another rule's finding.
+            let Some(most) = most else { continue };
+            if (most as usize) < asked {
+                report.fire(
+                    format!("{}.spec.template.spec.requirements", pool_path(pool_index)),
+                    format!(
+                        "NodePool `{}` uses EC2NodeClass `{}`, which asks for {asked} EFA devices; the most any of its instance types takes is {most}, so Karpenter launches none of them",
+                        pool.metadata.name, class.metadata.name
+                    ),
+                );
+            }
+        }
+    }
+}
+
+fn karpenter_efa_types_without_efa(context: &Context<'_>, report: &mut Report<'_>) {
+    for (_, class) in classes(context) {
+        if !class.spec.network_interfaces.is_empty() {
+            continue;
+        }
+        for (pool_index, pool) in pools_on(context, &class.metadata.name) {
+            let types = matching_instance_types(pool);
+            let all_efa = !types.is_empty()
+                && types
+                    .iter()
+                    .all(|instance_type| instance_type.efa_interfaces > 0);
+            if all_efa {
+                report.fire(
+                    format!("{}.spec.template.spec.nodeClassRef.name", pool_path(pool_index)),
+                    format!(
+                        "NodePool `{}` launches only EFA instance types, but EC2NodeClass `{}` gives its nodes no EFA device: traffic between nodes goes over TCP",
+                        pool.metadata.name, class.metadata.name
+                    ),
+                );
+            }
         }
     }
 }

@@ -97,6 +97,9 @@ fn karpenter_unknown_field(context: &Context<'_>, report: &mut Report<'_>) {
         check_mapping(&class.extra, class_keys, &at, report);
         let spec = &class_keys["spec"];
         check_mapping(&class.spec.extra, spec, &at, report);
+        for interface in &class.spec.network_interfaces {
+            check_mapping(&interface.extra, &spec["networkInterfaces"], &at, report);
+        }
         let lists: [(&str, &[crate::karpenter::SelectorTerm]); 4] = [
             ("amiSelectorTerms", &class.spec.ami_selector_terms),
             ("subnetSelectorTerms", &class.spec.subnet_selector_terms),
