@@ -75,9 +75,10 @@ fn unreachable(error: gloo_net::Error) -> String {
 }
 
 async fn post_spec(url: &str, spec: &Spec) -> Result<Response, String> {
+    let body = crate::lazy::json_later(spec).await?;
     Request::post(url)
         .header("content-type", "application/json")
-        .body(spec.to_json())
+        .body(body)
         .map_err(|error| error.to_string())?
         .send()
         .await
@@ -85,11 +86,15 @@ async fn post_spec(url: &str, spec: &Spec) -> Result<Response, String> {
 }
 
 /// The body of `POST /api/bundle` and `POST /api/bundle/files`.
-fn bundle_request(spec: &Spec, checks: &[CheckLine], facts: &LiveFacts) -> Result<String, String> {
+async fn bundle_request(
+    spec: &Spec,
+    checks: &[CheckLine],
+    facts: &LiveFacts,
+) -> Result<String, String> {
     let text = |error: serde_json::Error| error.to_string();
     Ok(format!(
         "{{\"spec\":{},\"checks\":{},\"facts\":{}}}",
-        spec.to_json(),
+        crate::lazy::json_later(spec).await?,
         serde_json::to_string(checks).map_err(text)?,
         serde_json::to_string(facts).map_err(text)?
     ))
@@ -117,7 +122,7 @@ pub async fn bundle(
     checks: &[CheckLine],
     facts: &LiveFacts,
 ) -> Result<(Vec<u8>, usize), String> {
-    let response = post_body("/api/bundle", bundle_request(spec, checks, facts)?).await?;
+    let response = post_body("/api/bundle", bundle_request(spec, checks, facts).await?).await?;
     let count = response
         .headers()
         .get("x-bundle-files")
@@ -137,7 +142,7 @@ struct BundleFilesAnswer {
 
 /// `POST /api/bundle/files`: the design's bundle as text files.
 pub async fn bundle_files(spec: &Spec) -> Result<Vec<BundleFile>, String> {
-    let body = bundle_request(spec, &[], &LiveFacts::default())?;
+    let body = bundle_request(spec, &[], &LiveFacts::default()).await?;
     let response = post_body("/api/bundle/files", body).await?;
     answer::<BundleFilesAnswer>(response)
         .await
@@ -244,9 +249,12 @@ pub async fn start_deploy(
     } else {
         "/api/deploys?review=true"
     };
+    let body = crate::lazy::json_later(spec)
+        .await
+        .map_err(DeployRefusal::Other)?;
     let request = with_token(Request::post(url), token)
         .header("content-type", "application/json")
-        .body(spec.to_json())
+        .body(body)
         .map_err(|error| DeployRefusal::Other(error.to_string()))?;
     let response = request
         .send()

@@ -67,7 +67,8 @@ pub fn base64url_decode(text: &str) -> Option<Vec<u8>> {
 pub async fn share_fragment(spec: &Spec) -> Result<String, String> {
     // The same JSON as studio.json: one serialiser for the spec keeps the page small, and
     // deflate makes the indentation nearly free.
-    let deflated = browser_deflate::deflate_raw(spec.to_json().as_bytes()).await?;
+    let json = crate::lazy::json_later(spec).await?;
+    let deflated = browser_deflate::deflate_raw(json.as_bytes()).await?;
     Ok(format!("{SHARE_PREFIX}{}", base64url_encode(&deflated)))
 }
 
@@ -185,12 +186,18 @@ pub fn autosave(spec: RwSignal<Spec>, ready: RwSignal<bool>) {
             move || {
                 pending.try_set_value(None);
                 // The page may be gone by now (tests unmount it).
-                if let (Some(storage), Some(json)) =
-                    (storage(), spec.try_with_untracked(Spec::to_json))
-                {
-                    let _ = storage.set_item(AUTOSAVE_KEY, &json);
-                    crate::lazy::prefetch_reader();
-                }
+                let Some(design) = spec.try_get_untracked() else {
+                    return;
+                };
+                // The code that writes JSON also reads a saved design back: once it is
+                // here, the next visit finds it in the browser's cache.
+                leptos::task::spawn_local(async move {
+                    if let (Some(storage), Ok(json)) =
+                        (storage(), crate::lazy::json_later(&design).await)
+                    {
+                        let _ = storage.set_item(AUTOSAVE_KEY, &json);
+                    }
+                });
             },
             Duration::from_millis(200),
         )
@@ -231,10 +238,10 @@ fn store_saved_times(times: &BTreeMap<String, String>) {
     }
 }
 
-/// Saves `spec` as the draft `name`, replacing one of the same name.
-pub fn save_draft(name: &str, spec: &Spec) -> Result<(), String> {
+/// Saves a design's JSON as the draft `name`, replacing one of the same name.
+pub fn save_draft(name: &str, json: String) -> Result<(), String> {
     let mut all = drafts();
-    all.insert(name.to_owned(), spec.to_json());
+    all.insert(name.to_owned(), json);
     store_drafts(&all)?;
     let mut times = saved_times();
     times.insert(
@@ -292,12 +299,18 @@ pub fn DraftsPanel() -> impl IntoView {
         } else {
             chosen
         };
-        let result = studio.spec.with_untracked(|spec| save_draft(&chosen, spec));
-        status.set(match result {
-            Ok(()) => format!("Saved draft “{chosen}”."),
-            Err(error) => error,
+        let design = studio.spec.get_untracked();
+        leptos::task::spawn_local(async move {
+            let result = match crate::lazy::json_later(&design).await {
+                Ok(json) => save_draft(&chosen, json),
+                Err(error) => Err(error),
+            };
+            status.set(match result {
+                Ok(()) => format!("Saved draft “{chosen}”."),
+                Err(error) => error,
+            });
+            list.set(drafts());
         });
-        list.set(drafts());
     };
     let rows = move || {
         let times = saved_times();

@@ -1,5 +1,6 @@
 //! Code a first visit does not run, loaded the first time it is needed: the steps past
-//! Start, and the reading of YAML the user imports or edits.
+//! Start, the reading of YAML the user imports or edits, and the writing of the design
+//! as JSON (saving it, sharing it, sending it to the server).
 //!
 //! A first visit draws the Start step, the findings and the preview; the other seven steps
 //! are most of the page's view code, and reading a ClusterConfig or Karpenter's objects
@@ -145,17 +146,28 @@ pub async fn read_later(reading: Reading, text: String, current: Spec) -> Read {
     })
 }
 
-/// Fetches the reading code in the background when it is not loaded yet.
-pub fn prefetch_reader() {
-    use std::sync::atomic::Ordering;
-    if READER_LOADED.load(Ordering::Relaxed) {
-        return;
+/// The design as JSON (studio.json), when the code that writes it is loaded.
+pub fn json_if_loaded(spec: &Spec) -> Option<String> {
+    if READER_LOADED.load(std::sync::atomic::Ordering::Relaxed) {
+        split::write_now(spec)
+    } else {
+        None
     }
-    leptos::task::spawn_local(async {
-        if split::load_reader().await {
-            READER_LOADED.store(true, Ordering::Relaxed);
+}
+
+/// The design as JSON, loading the code that writes it first when it is not loaded; why
+/// not, in words, when that code cannot be loaded.
+pub async fn json_later(spec: &Spec) -> Result<String, String> {
+    if let Some(json) = json_if_loaded(spec) {
+        return Ok(json);
+    }
+    if split::load_reader().await {
+        READER_LOADED.store(true, std::sync::atomic::Ordering::Relaxed);
+        if let Some(json) = split::write_now(spec) {
+            return Ok(json);
         }
-    });
+    }
+    Err("the page's code that writes the design could not be loaded; check the connection to the server".to_owned())
 }
 
 fn read_if_loaded(reading: &Reading, text: &str, current: &Spec) -> Option<Read> {
@@ -217,9 +229,25 @@ macro_rules! split_steps {
                 Ok(super::read_text(reading, text, current))
             }
 
+            // In the reading code's file too: writing a design as JSON is needed no sooner.
+            #[wasm_split(reader, wasm_split_path = ::leptos::wasm_split, preload(preload_writer), fallible)]
+            fn writer(spec: &shared::Spec) -> Result<String, SplitLoaderError> {
+                Ok(spec.to_json())
+            }
+
+            /// The design as JSON with the loaded code; `None` if it is not loaded.
+            pub fn write_now(spec: &shared::Spec) -> Option<String> {
+                let future = std::pin::pin!(writer(spec));
+                match future.poll(&mut Context::from_waker(Waker::noop())) {
+                    Poll::Ready(Ok(json)) => Some(json),
+                    _ => None,
+                }
+            }
+
             /// Fetches the reading code's file; false when it could not be loaded.
             pub async fn load_reader() -> bool {
-                preload_reader().await.is_ok()
+                // One file holds both; each split function keeps its own loaded state.
+                preload_reader().await.is_ok() && preload_writer().await.is_ok()
             }
 
             /// Reads with the loaded reading code; `None` if it is not loaded.
@@ -275,6 +303,10 @@ macro_rules! split_steps {
 
             pub async fn load_reader() -> bool {
                 true
+            }
+
+            pub fn write_now(spec: &shared::Spec) -> Option<String> {
+                Some(spec.to_json())
             }
 
             pub fn read_now(

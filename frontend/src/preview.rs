@@ -452,8 +452,10 @@ pub fn Preview() -> impl IntoView {
         edit.with(|edit| edit.as_ref().is_some_and(|edit| Some(edit.file) == file))
     });
     let from_server = bundle_from_server(tab, studio.spec);
+    let json_code_loaded = RwSignal::new(false);
     let rendered = Memo::new(move |_| {
         let current = tab.get();
+        json_code_loaded.track();
         studio.spec.with(|spec| {
             match current {
                 Tab::ClusterYaml => shared::render_cluster_yaml(spec).map(Some),
@@ -469,7 +471,18 @@ pub fn Preview() -> impl IntoView {
                         Some(Err(error)) => Err(error.clone()),
                     });
                 }
-                Tab::StudioJson => Ok(Some(spec.to_json())),
+                Tab::StudioJson => Ok(Some(match crate::lazy::json_if_loaded(spec) {
+                    Some(json) => json,
+                    None => {
+                        // Shown again once the code that writes JSON has arrived.
+                        let design = spec.clone();
+                        leptos::task::spawn_local(async move {
+                            let _ = crate::lazy::json_later(&design).await;
+                            json_code_loaded.try_set(true);
+                        });
+                        "// Loading the code that writes studio.json…".to_owned()
+                    }
+                })),
             }
             .map_err(|error| error.to_string())
         })
