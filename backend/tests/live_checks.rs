@@ -211,6 +211,8 @@ async fn instance_type_offered_or_not_in_the_zones_a_group_may_use() {
     assert_eq!(facts["status"], "ok", "{facts:#}");
     assert_eq!(facts["detail"]["live"]["gpu_count"], 8);
     assert_eq!(facts["detail"]["live"]["efa_supported"], true);
+    // p4de's four network cards, from EC2's answer, as Karpenter's VPC limits say.
+    assert_eq!(facts["detail"]["live"]["network_cards"], 4);
     // And the facts name the zones by name and id.
     let offering = report["facts"]["offerings"]
         .as_array()

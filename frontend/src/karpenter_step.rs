@@ -4,6 +4,7 @@
 //! name the same fields.
 
 use leptos::prelude::*;
+use shared::catalog::InstanceType;
 use shared::karpenter::{
     Budget, Disruption, Ec2NodeClass, NodeOverlay, NodePool, Requirement, SelectorTerm, Taint,
     TemplateMeta,
@@ -574,28 +575,39 @@ fn OverlayEditor(index: usize) -> impl IntoView {
 
 /// What the EFA field means for this class's pools: how many EFA devices their instance
 /// types take, since Karpenter launches only types with at least as many.
+/// The instance types the pools on class `index` may launch.
+fn class_pool_types(spec: &shared::spec::Spec, index: usize) -> Vec<&'static InstanceType> {
+    let Some(karpenter) = &spec.karpenter else {
+        return Vec::new();
+    };
+    let Some(class) = karpenter.node_classes.get(index) else {
+        return Vec::new();
+    };
+    karpenter
+        .node_pools
+        .iter()
+        .filter(|pool| pool.spec.template.spec.node_class_ref.name == class.metadata.name)
+        .flat_map(shared::rules::matching_instance_types)
+        .collect()
+}
+
 fn efa_hint(studio: Studio, index: usize) -> String {
     studio.spec.with(|spec| {
-        let Some(karpenter) = &spec.karpenter else {
-            return String::new();
-        };
-        let Some(class) = karpenter.node_classes.get(index) else {
-            return String::new();
-        };
-        let fewest = karpenter
-            .node_pools
+        let types = class_pool_types(spec, index);
+        let fewest = types
             .iter()
-            .filter(|pool| pool.spec.template.spec.node_class_ref.name == class.metadata.name)
-            .flat_map(shared::rules::matching_instance_types)
             .map(|instance_type| (instance_type.efa_interfaces, instance_type.name))
             .min();
-        let default = "Blank: Karpenter's one network interface, no EFA. A number n: the primary interface and an EFA device on card 0, then an EFA device on each of cards 1 to n − 1.";
+        let mut hint = "Blank: Karpenter's one network interface, no EFA. A number n: the primary interface and an EFA device on card 0, then an EFA device on each of cards 1 to n − 1.".to_owned();
+        if !karpenter::efa_on_card_zero(&types) {
+            hint = "Blank: Karpenter's one network interface, no EFA. A number n: the primary interface on card 0, which takes no EFA device on this class's types, then an EFA device on each of cards 1 to n.".to_owned();
+        }
         match fewest {
-            Some((0, name)) => format!("{default} This class's pools allow {name}, which has no EFA."),
+            Some((0, name)) => format!("{hint} This class's pools allow {name}, which has no EFA."),
             Some((most, name)) => format!(
-                "{default} Karpenter launches only instance types with at least n EFA interfaces; {name}, the fewest of this class's pools' types, has {most}."
+                "{hint} Karpenter launches only instance types with at least n EFA interfaces; {name}, the fewest of this class's pools' types, has {most}."
             ),
-            None => default.to_owned(),
+            None => hint,
         }
     })
 }
@@ -730,8 +742,17 @@ fn ClassEditor(index: usize) -> impl IntoView {
                         (!class.spec.network_interfaces.is_empty())
                             .then(|| karpenter::efa_devices(&class.spec.network_interfaces) as u32)
                     })
-                    set=class.set(|class, efa: Option<u32>| {
-                        class.spec.network_interfaces = karpenter::efa_layout(efa.unwrap_or(0)).into()
+                    set=Callback::new({
+                        let class = class.clone();
+                        move |efa: Option<u32>| {
+                            let card_zero = studio.spec.with_untracked(|spec| {
+                                karpenter::efa_on_card_zero(&class_pool_types(spec, index))
+                            });
+                            class.write(|class| {
+                                class.spec.network_interfaces =
+                                    karpenter::efa_layout(efa.unwrap_or(0), card_zero).into()
+                            })
+                        }
                     })
                 />
             </div>

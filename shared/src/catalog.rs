@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 const CATALOG_CSV: &str = include_str!("../data/instance-catalog.csv");
 
 /// The header the parser expects; `cargo xtask catalog` writes exactly this.
-const HEADER: &str = "name,family,gen,vcpu,mem_mib,gpus,gpu,gpu_mfr,gpu_mib,acc,accs,efa,net_mbps,arch,efa_ok,nvidia,neuron,cb,store,cb_only,eksctl";
+const HEADER: &str = "name,family,gen,vcpu,mem_mib,gpus,gpu,gpu_mfr,gpu_mib,acc,accs,efa,net_mbps,arch,efa_ok,nvidia,neuron,cb,store,cb_only,eksctl,cards,card_enis,efa_card0";
 
 /// A CPU architecture, spelled as Kubernetes' `kubernetes.io/arch` label spells it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -86,6 +86,13 @@ pub struct InstanceType {
     /// type (architecture, NVIDIA or Neuron variant) and the device plugins it installs
     /// from that table; a type it lacks counts as x86-64 without accelerators.
     pub eksctl_lists: bool,
+    /// Network cards (EC2's `MaximumNetworkCards`); 0 when unknown.
+    pub network_cards: u32,
+    /// Network interfaces each card takes (device indices 0 to this − 1); 0 when unknown.
+    pub interfaces_per_card: u32,
+    /// Whether network card 0 takes an EFA device. False for types without EFA and for
+    /// p6-b300.48xlarge, whose card 0 is ENA only and whose EFA devices go on cards 1–16.
+    pub efa_on_card_zero: bool,
 }
 
 impl InstanceType {
@@ -275,10 +282,13 @@ fn parse_row(line: &'static str) -> Result<InstanceType, String> {
             instance_storage,
             capacity_blocks_only,
             eksctl_lists,
+            network_cards,
+            interfaces_per_card,
+            efa_on_card_zero,
         ],
-    ) = <[&'static str; 21]>::try_from(fields)
+    ) = <[&'static str; 24]>::try_from(fields)
     else {
-        return Err(format!("{n_fields} fields, expected 21"));
+        return Err(format!("{n_fields} fields, expected 24"));
     };
     if name.is_empty() || family.is_empty() {
         return Err("name and family must not be empty".to_owned());
@@ -309,6 +319,9 @@ fn parse_row(line: &'static str) -> Result<InstanceType, String> {
         instance_storage: bit("store", instance_storage)?,
         capacity_blocks_only: bit("cb_only", capacity_blocks_only)?,
         eksctl_lists: bit("eksctl", eksctl_lists)?,
+        network_cards: number("cards", network_cards)?,
+        interfaces_per_card: number("card_enis", interfaces_per_card)?,
+        efa_on_card_zero: bit("efa_card0", efa_on_card_zero)?,
     })
 }
 
@@ -344,9 +357,9 @@ mod tests {
 
     #[test]
     fn a_malformed_row_is_reported_with_its_line_number() {
-        let text = "name,family,gen,vcpu,mem_mib,gpus,gpu,gpu_mfr,gpu_mib,acc,accs,efa,net_mbps,arch,efa_ok,nvidia,neuron,cb,store,cb_only,eksctl
-a1.large,a1,1,2,4096,0,,,,,0,0,750,arm64,0,0,0,0,0,0,1
-a1.medium,a1,1,one,2048,0,,,,,0,0,500,arm64,0,0,0,0,0,0,1
+        let text = "name,family,gen,vcpu,mem_mib,gpus,gpu,gpu_mfr,gpu_mib,acc,accs,efa,net_mbps,arch,efa_ok,nvidia,neuron,cb,store,cb_only,eksctl,cards,card_enis,efa_card0
+a1.large,a1,1,2,4096,0,,,,,0,0,750,arm64,0,0,0,0,0,0,1,1,3,0
+a1.medium,a1,1,one,2048,0,,,,,0,0,500,arm64,0,0,0,0,0,0,1,1,3,0
 ";
         let error = parse(text).unwrap_err();
         assert!(
@@ -357,9 +370,9 @@ a1.medium,a1,1,one,2048,0,,,,,0,0,500,arm64,0,0,0,0,0,0,1
 
     #[test]
     fn rows_out_of_order_are_refused() {
-        let text = "name,family,gen,vcpu,mem_mib,gpus,gpu,gpu_mfr,gpu_mib,acc,accs,efa,net_mbps,arch,efa_ok,nvidia,neuron,cb,store,cb_only,eksctl
-a1.medium,a1,1,1,2048,0,,,,,0,0,500,arm64,0,0,0,0,0,0,1
-a1.large,a1,1,2,4096,0,,,,,0,0,750,arm64,0,0,0,0,0,0,1
+        let text = "name,family,gen,vcpu,mem_mib,gpus,gpu,gpu_mfr,gpu_mib,acc,accs,efa,net_mbps,arch,efa_ok,nvidia,neuron,cb,store,cb_only,eksctl,cards,card_enis,efa_card0
+a1.medium,a1,1,1,2048,0,,,,,0,0,500,arm64,0,0,0,0,0,0,1,1,3,0
+a1.large,a1,1,2,4096,0,,,,,0,0,750,arm64,0,0,0,0,0,0,1,1,3,0
 ";
         let error = parse(text).unwrap_err();
         assert!(

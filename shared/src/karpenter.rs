@@ -467,23 +467,42 @@ impl NetworkInterface {
     }
 }
 
-/// The layout with `efa` EFA devices, one per network card from card 0: the primary ENA
-/// interface on card 0, an `efa-only` device beside it, then one `efa-only` device on
-/// each next card. It is the layout of Karpenter's own tests of EFA interfaces
+/// The layout with `efa` EFA devices, one per network card. When card 0 takes an EFA
+/// device (`card_zero`, every EFA type but p6-b300): the primary ENA interface on card 0,
+/// an `efa-only` device beside it, then one `efa-only` device on each next card; it is
+/// the layout of Karpenter's own tests of EFA interfaces
 /// (pkg/providers/instancetype/compatibility/suite_test.go) and its docs' example
-/// (website/content/en/docs/concepts/nodeclasses.md, spec.networkInterfaces); an
-/// instance type takes it when it has at least `efa` EFA interfaces and network cards.
-/// Empty for 0: Karpenter's default interface, no EFA.
-pub fn efa_layout(efa: u32) -> Vec<NetworkInterface> {
+/// (website/content/en/docs/concepts/nodeclasses.md, spec.networkInterfaces), and the EC2
+/// User Guide's ("Maximize network bandwidth on instances with multiple network cards").
+/// Otherwise card 0 keeps only the primary interface and the devices go on cards 1 to
+/// `efa` (the same guide: an EFA-only device on card 0 only "if the network card index 0
+/// supports EFA"; p6-b300's card 0 is ENA only). Empty for 0: Karpenter's default
+/// interface, no EFA.
+pub fn efa_layout(efa: u32, card_zero: bool) -> Vec<NetworkInterface> {
     if efa == 0 {
         return Vec::new();
     }
-    let mut layout = vec![
-        NetworkInterface::on(0, 0, INTERFACE),
-        NetworkInterface::on(0, 1, EFA_ONLY),
-    ];
-    layout.extend((1..efa).map(|card| NetworkInterface::on(card, 0, EFA_ONLY)));
+    let mut layout = vec![NetworkInterface::on(0, 0, INTERFACE)];
+    if card_zero {
+        layout.push(NetworkInterface::on(0, 1, EFA_ONLY));
+        layout.extend((1..efa).map(|card| NetworkInterface::on(card, 0, EFA_ONLY)));
+    } else {
+        layout.extend((1..=efa).map(|card| NetworkInterface::on(card, 0, EFA_ONLY)));
+    }
     layout
+}
+
+/// Whether an EFA layout for `types` should put a device on card 0: yes unless every one
+/// of them with EFA has an ENA-only card 0 (a class whose pools launch only p6-b300).
+pub fn efa_on_card_zero(types: &[&crate::catalog::InstanceType]) -> bool {
+    let with_efa: Vec<_> = types
+        .iter()
+        .filter(|instance_type| instance_type.efa_interfaces > 0)
+        .collect();
+    with_efa.is_empty()
+        || with_efa
+            .iter()
+            .any(|instance_type| instance_type.efa_on_card_zero)
 }
 
 /// How many EFA devices a class's interfaces ask for: Karpenter launches only instance

@@ -613,7 +613,7 @@ fn reserved_node_class(cluster_name: &str) -> Ec2NodeClass {
         vec![SelectorTerm::id(EXAMPLE_RESERVATION)].into();
     class.spec.instance_store_policy = Some("RAID0".into());
     let efa = crate::catalog::lookup("p5.48xlarge").map_or(0, |p5| p5.efa_interfaces);
-    class.spec.network_interfaces = crate::karpenter::efa_layout(efa).into();
+    class.spec.network_interfaces = crate::karpenter::efa_layout(efa, true).into();
     class
 }
 

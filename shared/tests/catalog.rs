@@ -405,3 +405,28 @@ fn the_ultraserver_types_are_known_with_their_sourced_facts() {
         );
     }
 }
+
+#[test]
+fn network_cards_come_from_karpenters_vpc_limits_with_p6_b300s_card_zero_without_efa() {
+    let cards = |name: &str| {
+        let instance_type = instance(name);
+        (
+            instance_type.network_cards,
+            instance_type.interfaces_per_card,
+            instance_type.efa_on_card_zero,
+        )
+    };
+    // zz_generated.vpclimits.go at 1d927085: p5 has 32 cards of 2 interfaces, p5en 16 of 4.
+    assert_eq!(cards("p5.48xlarge"), (32, 2, true));
+    assert_eq!(cards("p5en.48xlarge"), (16, 4, true));
+    assert_eq!(cards("p4d.24xlarge"), (4, 15, true));
+    // 17 cards but 16 EFA interfaces: card 0 is ENA only.
+    assert_eq!(cards("p6-b300.48xlarge"), (17, 4, false));
+    assert_eq!(instance("p6-b300.48xlarge").efa_interfaces, 16);
+    assert_eq!(cards("c5.2xlarge"), (1, 4, false));
+    // Not in Karpenter's table: from EC2's own answer as moto ships it (the additions).
+    assert_eq!(cards("trn2.48xlarge"), (16, 2, true));
+    assert_eq!(cards("trn2u.48xlarge"), (16, 2, true));
+    // In neither: unknown, and without a known EFA count, not an EFA card 0.
+    assert_eq!(cards("p6e-gb200.36xlarge"), (0, 0, false));
+}

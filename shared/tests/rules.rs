@@ -234,6 +234,15 @@ fn pool(spec: &mut Spec) -> &mut shared::karpenter::NodePool {
     &mut spec.karpenter.as_mut().unwrap().node_pools[0]
 }
 
+/// Narrows the first pool's instance types to `name` alone.
+fn only_type(spec: &mut Spec, name: &str) {
+    for requirement in &mut pool(spec).spec.template.spec.requirements {
+        if requirement.key == "node.kubernetes.io/instance-type" {
+            requirement.values = vec![name.into()].into();
+        }
+    }
+}
+
 fn class(spec: &mut Spec) -> &mut shared::karpenter::Ec2NodeClass {
     &mut spec.karpenter.as_mut().unwrap().node_classes[0]
 }
@@ -584,6 +593,12 @@ const CASES: &[Case] = &[
         rule: "efa-unsupported-instance-type",
         base: new_vpc_base,
         breaks: |spec, _| gpu(spec).instance_type = "g5.2xlarge".into(),
+        path: "node_groups[1].instance_type",
+    },
+    Case {
+        rule: "efa-card-zero-without-efa",
+        base: new_vpc_base,
+        breaks: |spec, _| gpu(spec).instance_type = "p6-b300.48xlarge".into(),
         path: "node_groups[1].instance_type",
     },
     Case {
@@ -1061,9 +1076,20 @@ const CASES: &[Case] = &[
         base: reserved_pool,
         breaks: |spec, _| {
             // p5.48xlarge has 32 EFA interfaces; 33 fit no type the pool allows.
-            class(spec).spec.network_interfaces = shared::karpenter::efa_layout(33).into();
+            class(spec).spec.network_interfaces = shared::karpenter::efa_layout(33, true).into();
         },
         path: "karpenter.node_pools[0].spec.template.spec.requirements",
+    },
+    Case {
+        rule: "karpenter-efa-on-card-without-efa",
+        base: reserved_pool,
+        breaks: |spec, _| {
+            // p6-b300 has 17 cards and 16 EFA interfaces: the 16 devices fit, but the
+            // layout from card 0 puts one on its ENA-only card 0.
+            only_type(spec, "p6-b300.48xlarge");
+            class(spec).spec.network_interfaces = shared::karpenter::efa_layout(16, true).into();
+        },
+        path: "karpenter.node_classes[0].spec.networkInterfaces",
     },
     Case {
         rule: "karpenter-efa-types-without-efa",
@@ -1400,6 +1426,7 @@ const CASES: &[Case] = &[
                 gpu_count: 8,
                 gpu_memory_mib: Some(81_920),
                 neuron_count: 0,
+                network_cards: 32,
             })
         },
         path: "node_groups[1].instance_type",
@@ -1563,7 +1590,16 @@ fn ec2_agreeing_with_the_catalog_is_no_finding_and_a_type_offered_nowhere_is_one
         gpu_count: catalog.gpu_count,
         gpu_memory_mib: catalog.gpu_memory_mib,
         neuron_count: 0,
+        network_cards: catalog.network_cards,
     });
+    assert!(fired_paths(&spec, &live, "instance-type-catalog-disagrees").is_empty());
+    // EC2 counting other network cards than Karpenter's table is said; not saying is not.
+    live.instance_types[0].network_cards = 16;
+    assert_eq!(
+        fired_paths(&spec, &live, "instance-type-catalog-disagrees"),
+        ["node_groups[1].instance_type"]
+    );
+    live.instance_types[0].network_cards = 0;
     assert!(fired_paths(&spec, &live, "instance-type-catalog-disagrees").is_empty());
     live.offerings[0].availability_zones.clear();
     // Offered nowhere is said once, not once per zone of the group.
@@ -2575,4 +2611,53 @@ fn an_ultraserver_pool_is_told_to_use_a_node_group_on_karpenter_too() {
         .unwrap()
         .spec();
     assert!(fired(&spot).is_empty());
+}
+
+/// Karpenter's compatibility check turns a type away for a network card it lacks or a
+/// device index its cards do not take, and the finding says which; the layout the page
+/// makes for a class of p6-b300 pools (cards 1 to 16) passes both EFA rules.
+#[test]
+fn network_interfaces_fit_only_types_with_the_cards_and_devices_they_name() {
+    let fit = "karpenter-efa-interfaces-fit-no-type";
+    let card_zero = "karpenter-efa-on-card-without-efa";
+    let messages = |spec: &Spec, rule: &str| -> Vec<String> {
+        rules::validate(spec)
+            .into_iter()
+            .filter(|finding| finding.rule == rule)
+            .map(|finding| finding.message)
+            .collect()
+    };
+    let mut spec = karpenter_reserved();
+    only_type(&mut spec, "p5en.48xlarge");
+    // 16 devices on cards 1-16: p5en has 16 EFA interfaces but only cards 0-15.
+    class(&mut spec).spec.network_interfaces = shared::karpenter::efa_layout(16, false).into();
+    let found = messages(&spec, fit);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(
+        found[0].contains("network card 16, and p5en.48xlarge has 16 cards"),
+        "{found:?}"
+    );
+    // A device index past the card's interfaces: p5 cards take 2 (0 and 1).
+    only_type(&mut spec, "p5.48xlarge");
+    let mut layout = shared::karpenter::efa_layout(2, true);
+    layout[2].device_index = 2;
+    class(&mut spec).spec.network_interfaces = layout.into();
+    let found = messages(&spec, fit);
+    assert!(
+        found[0].contains("device index 2 on a card, and each card of p5.48xlarge takes 2"),
+        "{found:?}"
+    );
+
+    only_type(&mut spec, "p6-b300.48xlarge");
+    class(&mut spec).spec.network_interfaces = shared::karpenter::efa_layout(16, false).into();
+    assert_eq!(messages(&spec, fit), Vec::<String>::new());
+    assert_eq!(messages(&spec, card_zero), Vec::<String>::new());
+    // With p5 allowed too, Karpenter can launch p5 with the layout from card 0.
+    for requirement in &mut pool(&mut spec).spec.template.spec.requirements {
+        if requirement.key == "node.kubernetes.io/instance-type" {
+            requirement.values = vec!["p6-b300.48xlarge".into(), "p5.48xlarge".into()].into();
+        }
+    }
+    class(&mut spec).spec.network_interfaces = shared::karpenter::efa_layout(16, true).into();
+    assert_eq!(messages(&spec, card_zero), Vec::<String>::new());
 }

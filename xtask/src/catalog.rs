@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use crate::error::{self, Error};
 
 /// The header of the generated file; `shared/src/catalog.rs` expects exactly this.
-const HEADER: &str = "name,family,gen,vcpu,mem_mib,gpus,gpu,gpu_mfr,gpu_mib,acc,accs,efa,net_mbps,arch,efa_ok,nvidia,neuron,cb,store,cb_only,eksctl";
+const HEADER: &str = "name,family,gen,vcpu,mem_mib,gpus,gpu,gpu_mfr,gpu_mib,acc,accs,efa,net_mbps,arch,efa_ok,nvidia,neuron,cb,store,cb_only,eksctl,cards,card_enis,efa_card0";
 
 /// Where the generated file goes, relative to the workspace root.
 const OUTPUT: &str = "shared/data/instance-catalog.csv";
@@ -31,7 +31,7 @@ const ADDITIONS: &str = "xtask/data/instance-type-additions.csv";
 const SOURCES_OUTPUT: &str = "shared/data/instance-catalog-sources.md";
 
 /// Where the reference tables' columns come from, by generated column.
-const COLUMN_SOURCES: [(&str, &str); 21] = [
+const COLUMN_SOURCES: [(&str, &str); 24] = [
     ("name", "both tables' `instance_type`"),
     (
         "family",
@@ -113,7 +113,22 @@ const COLUMN_SOURCES: [(&str, &str); 21] = [
         "eksctl",
         "1 when eksctl-instance-flags.csv lists the type: eksctl picks a managed group's AMI type and the device plugins it installs from that table (pkg/utils/instance/instance_types.go)",
     ),
+    (
+        "cards",
+        "network-cards.csv `network_cards` (written by `cargo xtask network-cards` from aws/karpenter-provider-aws pkg/providers/instancetype/zz_generated.vpclimits.go, EC2's `MaximumNetworkCards`); for types that table lacks, the additions table's, else 0 (unknown)",
+    ),
+    (
+        "card_enis",
+        "network-cards.csv `interfaces_per_card` (the same table's `MaximumNetworkInterfaces` of each card, equal on every card of a type); for types that table lacks, the additions table's, else 0 (unknown)",
+    ),
+    (
+        "efa_card0",
+        "derived: 1 when the type has EFA and network card 0 takes an EFA device, which is every EFA type whose EFA interfaces are as many as its network cards (or whose cards are unknown); 0 for p6-b300.48xlarge, whose 17th card is card 0, ENA only (aws/aws-parallelcluster#7143, quoting AWS: 'P6-B300 has 17 network cards, of which the primary network card (network card index 0) only supports ENA')",
+    ),
 ];
+
+/// The network cards of each type, written by `cargo xtask network-cards`.
+const NETWORK_CARDS: &str = crate::network_cards::OUTPUT;
 
 /// Writes `shared/data/instance-catalog.csv` from the reference tables in `reference`
 /// (by default `../shared/reference` next to the workspace root).
@@ -175,6 +190,8 @@ pub fn catalog(root: &Path, reference: Option<PathBuf>) -> Result<(), Error> {
     }
     let additions = Table::read(&root.join(ADDITIONS))?;
     let added = add_facts(&mut rows, &additions)?;
+    let cards = Table::read(&root.join(NETWORK_CARDS))?;
+    let carded = add_cards(&mut rows, &cards)?;
     let mut text = String::with_capacity(rows.len() * 80);
     text.push_str(HEADER);
     text.push('\n');
@@ -201,6 +218,16 @@ pub fn catalog(root: &Path, reference: Option<PathBuf>) -> Result<(), Error> {
         "xtask: {} facts added from {ADDITIONS}; sources in {}",
         added.len(),
         sources_output.display()
+    );
+    let cards_idx = HEADER.split(',').position(|column| column == "cards");
+    let unknown: Vec<&str> = rows
+        .iter()
+        .filter(|(_, row)| cards_idx.is_some_and(|idx| row[idx] == "0"))
+        .map(|(name, _)| name.as_str())
+        .collect();
+    println!(
+        "xtask: network cards of {carded} types from {NETWORK_CARDS}; unknown for {}",
+        unknown.join(" ")
     );
     if !only_types.is_empty() {
         println!(
@@ -233,7 +260,10 @@ impl Table {
             || path.display().to_string(),
             |name| name.to_string_lossy().into_owned(),
         );
-        let mut lines = text.lines().enumerate();
+        let mut lines = text
+            .lines()
+            .enumerate()
+            .skip_while(|(_, line)| line.starts_with('#'));
         let (_, header) = lines
             .next()
             .ok_or_else(|| format!("{file_name} is empty"))?;
@@ -245,7 +275,7 @@ impl Table {
         let n_columns = header.split(',').count();
         let mut rows = Vec::new();
         for (line_idx, line) in lines {
-            if line.trim().is_empty() {
+            if line.trim().is_empty() || line.starts_with('#') {
                 continue;
             }
             if line.contains('"') {
@@ -492,7 +522,7 @@ fn warn_on_disagreement(name: &str, facts: &Facts, flags: &Flags) {
 fn row(name: &str, facts: &Facts, flags: &Flags, eksctl_lists: bool) -> Vec<String> {
     let bit = |value: bool| if value { "1" } else { "0" };
     let optional = |value: Option<u32>| value.map(|number| number.to_string()).unwrap_or_default();
-    let fields: [&str; 21] = [
+    let fields: [&str; 24] = [
         name,
         &facts.family,
         &facts.generation.to_string(),
@@ -515,6 +545,10 @@ fn row(name: &str, facts: &Facts, flags: &Flags, eksctl_lists: bool) -> Vec<Stri
         // Sold only as Capacity Blocks: neither table says; the additions table does.
         "0",
         bit(eksctl_lists),
+        // Network cards: joined from their own table after the additions.
+        "0",
+        "0",
+        "0",
     ];
     fields.iter().map(|field| (*field).to_owned()).collect()
 }
@@ -614,6 +648,47 @@ fn add_facts(
         )));
     }
     Ok(added)
+}
+
+/// Fills `cards` and `card_enis` from the network-cards table, then derives `efa_card0`
+/// for every type (after the additions, which may give a type its EFA count). A card
+/// table entry for a type the catalog lacks is skipped: that table also lists types no
+/// EKS AMI runs (mac, f1). Returns how many types got their cards.
+fn add_cards(rows: &mut BTreeMap<String, Vec<String>>, cards: &Table) -> Result<usize, Error> {
+    let columns: Vec<&str> = HEADER.split(',').collect();
+    let index = |name: &str| {
+        columns
+            .iter()
+            .position(|column| *column == name)
+            .expect("a column of HEADER")
+    };
+    let (cards_idx, enis_idx, efa_idx, card0_idx) = (
+        index("cards"),
+        index("card_enis"),
+        index("efa"),
+        index("efa_card0"),
+    );
+    let mut carded = 0;
+    for fields in &cards.rows {
+        let name = cards.field(fields, "instance_type")?;
+        let Some(row) = rows.get_mut(name) else {
+            continue;
+        };
+        row[cards_idx] = cards.number(fields, "network_cards")?.to_string();
+        row[enis_idx] = cards.number(fields, "interfaces_per_card")?.to_string();
+        carded += 1;
+    }
+    for (name, row) in rows.iter_mut() {
+        let number = |idx: usize| -> Result<u32, Error> {
+            row[idx]
+                .parse()
+                .map_err(|_| Error::Task(format!("{name}: {} is {:?}", columns[idx], row[idx])))
+        };
+        let (efa, network_cards) = (number(efa_idx)?, number(cards_idx)?);
+        let card0 = efa > 0 && (network_cards == 0 || efa >= network_cards);
+        row[card0_idx] = if card0 { "1" } else { "0" }.to_owned();
+    }
+    Ok(carded)
 }
 
 /// `instance-catalog-sources.md`: each column's source, then every added fact's.

@@ -16,6 +16,7 @@ mod fresh;
 /// The fuzz targets behind `cargo xtask fuzz`.
 mod fuzz;
 /// `cargo xtask prices`: the on-demand price table `shared` embeds.
+mod network_cards;
 mod prices;
 /// Splitting the page's wasm so a first visit loads only the steps it shows.
 mod split;
@@ -93,6 +94,11 @@ enum Task {
         #[arg(long)]
         reference: Option<PathBuf>,
     },
+    /// Write xtask/data/network-cards.csv from Karpenter's generated VPC limits table.
+    NetworkCards {
+        /// A checkout's pkg/providers/instancetype directory (aws/karpenter-provider-aws).
+        instancetype: PathBuf,
+    },
     /// Write shared/data/on-demand-prices.csv from Karpenter's generated price tables.
     Prices {
         /// A checkout's pkg/providers/pricing directory (aws/karpenter-provider-aws).
@@ -123,6 +129,7 @@ fn main() -> ExitCode {
                 .env("UPDATE_EXPECT", "1"),
         ),
         Task::Catalog { reference } => catalog::catalog(&root(), reference),
+        Task::NetworkCards { instancetype } => network_cards::network_cards(&root(), &instancetype),
         Task::Prices { pricing } => prices::prices(&root(), &pricing),
     };
     match result {

@@ -49,6 +49,8 @@ pub struct InstanceTypeFacts {
     pub vcpus: u32,
     /// Memory, MiB.
     pub memory_mib: u64,
+    /// Network cards; 0 when EC2 does not say.
+    pub network_cards: u32,
 }
 
 impl InstanceTypeFacts {
@@ -61,6 +63,7 @@ impl InstanceTypeFacts {
             gpu_count: self.gpu_count,
             gpu_memory_mib: self.gpu_memory_mib,
             neuron_count: self.neuron_count,
+            network_cards: self.network_cards,
         }
     }
 }
@@ -543,6 +546,7 @@ impl LiveAws {
                     .and_then(|memory| memory.size_in_mib())
                     .and_then(|size| u64::try_from(size).ok())
                     .unwrap_or(0),
+                network_cards: count(network.and_then(|network| network.maximum_network_cards())),
             }))
         };
         self.inner

@@ -294,12 +294,22 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "karpenter-efa-interfaces-fit-no-type",
         severity: Severity::Error,
-        summary: "a NodePool's EC2NodeClass asks for more EFA devices than any instance type the pool allows has",
-        help: "ask for at most as many EFA devices as the pool's instance types take (p5.48xlarge 32, p5en and trn2 16, p4d 4), or allow types with more",
-        reference: "Karpenter pkg/providers/instancetype/compatibility/compatibility.go (networkInterfaceCheck: a type with fewer EFA interfaces than the class's efa-only interfaces is not launched)",
+        summary: "a NodePool's EC2NodeClass has network interfaces that no instance type the pool allows can take",
+        help: "ask for at most as many EFA devices and network cards as the pool's instance types have (p5.48xlarge 32 cards of 2 interfaces, p5en 16 of 4, p4d 4), or allow types with more",
+        reference: "Karpenter pkg/providers/instancetype/compatibility/compatibility.go (networkInterfaceCheck: a type is not launched when an interface's networkCardIndex is beyond its network cards, its deviceIndex beyond the card's maximum network interfaces, or the class's efa-only interfaces outnumber its EFA interfaces); network cards from its zz_generated.vpclimits.go",
         live: false,
         stage: Stage::Runtime,
         check: Check::Spec(karpenter_efa_interfaces_fit_no_type),
+    },
+    Rule {
+        id: "karpenter-efa-on-card-without-efa",
+        severity: Severity::Error,
+        summary: "an EC2NodeClass puts an EFA device on network card 0 of a type whose card 0 takes none (p6-b300)",
+        help: "leave card 0 to the primary interface and put the EFA devices on cards 1 to 16 (the page's \"EFA devices\" field does this for a class whose pools launch only p6-b300)",
+        reference: "AWS EC2 User Guide, Maximize network bandwidth on instances with multiple network cards (an EFA-only interface on card 0 only if card 0 supports EFA); aws/aws-parallelcluster#7143 (P6-B300: network card 0 supports ENA only)",
+        live: false,
+        stage: Stage::Runtime,
+        check: Check::Spec(karpenter_efa_on_card_without_efa),
     },
     Rule {
         id: "karpenter-efa-types-without-efa",
@@ -1574,26 +1584,119 @@ fn pools_on<'a>(
     })
 }
 
+/// Why Karpenter's compatibility check turns `instance_type` away for `interfaces`, or
+/// `None` when it launches it. Card counts the catalog does not know are not held against
+/// a type.
+fn interfaces_misfit(
+    interfaces: &[crate::karpenter::NetworkInterface],
+    instance_type: &InstanceType,
+) -> Option<String> {
+    let cards = instance_type.network_cards;
+    if let Some(card) = interfaces
+        .iter()
+        .map(|interface| interface.network_card_index)
+        .filter(|card| cards > 0 && *card >= cards)
+        .max()
+    {
+        return Some(format!(
+            "an interface on network card {card}, and {} has {cards} cards (0 to {})",
+            instance_type.name,
+            cards - 1
+        ));
+    }
+    let per_card = instance_type.interfaces_per_card;
+    if let Some(device) = interfaces
+        .iter()
+        .map(|interface| interface.device_index)
+        .filter(|device| per_card > 0 && *device >= per_card)
+        .max()
+    {
+        return Some(format!(
+            "device index {device} on a card, and each card of {} takes {per_card} interfaces (0 to {})",
+            instance_type.name,
+            per_card - 1
+        ));
+    }
+    let asked = crate::karpenter::efa_devices(interfaces);
+    // An EFA type whose EFA count the catalog lacks (p6e-gb200) is given the benefit.
+    let unknown = instance_type.efa_supported && instance_type.efa_interfaces == 0;
+    (!unknown && asked > instance_type.efa_interfaces as usize).then(|| {
+        format!(
+            "{asked} EFA devices, and {} takes {}",
+            instance_type.name, instance_type.efa_interfaces
+        )
+    })
+}
+
 fn karpenter_efa_interfaces_fit_no_type(context: &Context<'_>, report: &mut Report<'_>) {
     for (_, class) in classes(context) {
-        let asked = crate::karpenter::efa_devices(&class.spec.network_interfaces);
-        if asked == 0 {
+        let interfaces = &class.spec.network_interfaces;
+        if interfaces.is_empty() {
             continue;
         }
         for (pool_index, pool) in pools_on(context, &class.metadata.name) {
             let types = matching_instance_types(pool);
-            let most = types
+            // A pool the catalog knows no type of is another rule's finding; the reason
+            // given is the one of the type with the most EFA interfaces, the nearest fit.
+            let misfits: Option<Vec<(u32, String)>> = types
                 .iter()
-                .map(|instance_type| instance_type.efa_interfaces)
-                .max();
-            // A pool the catalog knows no type of is another rule's finding.
-            let Some(most) = most else { continue };
-            if (most as usize) < asked {
+                .map(|instance_type| {
+                    interfaces_misfit(interfaces, instance_type)
+                        .map(|reason| (instance_type.efa_interfaces, reason))
+                })
+                .collect();
+            let Some(reason) = misfits
+                .and_then(|misfits| misfits.into_iter().max_by_key(|(efa, _)| *efa))
+                .map(|(_, reason)| reason)
+            else {
+                continue;
+            };
+            report.fire(
+                format!("{}.spec.template.spec.requirements", pool_path(pool_index)),
+                format!(
+                    "NodePool `{}` uses EC2NodeClass `{}`, whose network interfaces no instance type of the pool takes ({reason}), so Karpenter launches none of them",
+                    pool.metadata.name, class.metadata.name
+                ),
+            );
+        }
+    }
+}
+
+fn karpenter_efa_on_card_without_efa(context: &Context<'_>, report: &mut Report<'_>) {
+    for (class_index, class) in classes(context) {
+        let on_card_zero = class.spec.network_interfaces.iter().any(|interface| {
+            interface.network_card_index == 0
+                && interface.interface_type == crate::karpenter::EFA_ONLY
+        });
+        if !on_card_zero {
+            continue;
+        }
+        for (_, pool) in pools_on(context, &class.metadata.name) {
+            let types = matching_instance_types(pool);
+            let fitting: Vec<&InstanceType> = types
+                .into_iter()
+                .filter(|instance_type| {
+                    interfaces_misfit(&class.spec.network_interfaces, instance_type).is_none()
+                })
+                .collect();
+            // Only when every type the pool would launch is refused: with others left,
+            // Karpenter may still pick one of them.
+            let refused = !fitting.is_empty()
+                && fitting
+                    .iter()
+                    .all(|instance_type| !instance_type.efa_on_card_zero);
+            if refused {
+                let names: Vec<&str> = fitting
+                    .iter()
+                    .map(|instance_type| instance_type.name)
+                    .collect();
                 report.fire(
-                    format!("{}.spec.template.spec.requirements", pool_path(pool_index)),
+                    format!("{}.spec.networkInterfaces", class_path(class_index)),
                     format!(
-                        "NodePool `{}` uses EC2NodeClass `{}`, which asks for {asked} EFA devices; the most any of its instance types takes is {most}, so Karpenter launches none of them",
-                        pool.metadata.name, class.metadata.name
+                        "EC2NodeClass `{}` puts an efa-only device on network card 0, but NodePool `{}` launches only {}, whose card 0 takes no EFA device: EC2 refuses every launch",
+                        class.metadata.name,
+                        pool.metadata.name,
+                        names.join(", ")
                     ),
                 );
             }

@@ -139,6 +139,9 @@ pub struct InstanceTypeFact {
     pub gpu_memory_mib: Option<u32>,
     /// Neuron accelerators per instance.
     pub neuron_count: u32,
+    /// Network cards (`MaximumNetworkCards`); 0 when EC2 did not say.
+    #[serde(default)]
+    pub network_cards: u32,
 }
 
 impl InstanceTypeFact {
@@ -174,6 +177,13 @@ impl InstanceTypeFact {
                 "gpu_memory_mib",
                 self.gpu_memory_mib.unwrap_or(0).to_string(),
                 catalog.gpu_memory_mib.unwrap_or(0).to_string(),
+            );
+        }
+        if catalog.network_cards > 0 && self.network_cards > 0 {
+            compare(
+                "network_cards",
+                self.network_cards.to_string(),
+                catalog.network_cards.to_string(),
             );
         }
         if catalog.neuron {
@@ -251,7 +261,7 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "instance-type-catalog-disagrees",
         severity: Severity::Warning,
-        summary: "EC2 describes the instance type otherwise than the studio's catalog (EFA, GPUs, Neuron devices)",
+        summary: "EC2 describes the instance type otherwise than the studio's catalog (EFA, network cards, GPUs, Neuron devices)",
         help: "trust EC2's answer; the rules that read the catalog (EFA, GPU counts) may judge this type wrongly until the catalog is updated",
         reference: "EC2 DescribeInstanceTypes against shared/data/instance-catalog.csv",
         live: true,

@@ -107,6 +107,16 @@ pub(super) static RULES: &[Rule] = &[
         check: Check::Spec(efa_unsupported_instance_type),
     },
     Rule {
+        id: "efa-card-zero-without-efa",
+        severity: Severity::Error,
+        summary: "eksctl gives an EFA group an EFA interface on network card 0, which this instance type's card 0 does not take (p6-b300)",
+        help: "for p6-b300 with EFA, launch the nodes from a Karpenter pool whose EC2NodeClass puts the EFA devices on cards 1 to 16, or turn EFA off for this group",
+        reference: "eksctl pkg/cfn/builder/network_interfaces.go buildNetworkInterfaces (InterfaceType efa on card 0 and on each further card up to MaximumNetworkCards); eksctl-io/eksctl#8685; aws/aws-parallelcluster#7143 (P6-B300: card 0 supports ENA only, EFA on cards 1-16)",
+        live: false,
+        stage: Stage::AwsCreate,
+        check: Check::Spec(efa_card_zero_without_efa),
+    },
+    Rule {
         id: "efa-multiple-subnets",
         severity: Severity::Error,
         summary: "an EFA node group may list at most one subnet or availability zone",
@@ -713,6 +723,32 @@ fn efa_unsupported_instance_type(context: &Context<'_>, report: &mut Report<'_>)
                     format!(
                         "{} has no EFA, but EFA is enabled for `{}`",
                         instance_type.name, group.name
+                    ),
+                );
+            }
+        }
+    }
+}
+
+fn efa_card_zero_without_efa(context: &Context<'_>, report: &mut Report<'_>) {
+    for (index, group) in groups(context) {
+        if !group.efa_enabled {
+            continue;
+        }
+        for instance_type in context.group_instance_types(index) {
+            // EFA types whose EFA count the catalog lacks (p6e-gb200) are not judged.
+            let card_zero_refused = instance_type.efa_interfaces > 0
+                && instance_type.network_cards > 0
+                && !instance_type.efa_on_card_zero;
+            if card_zero_refused {
+                report.fire(
+                    instance_type_path(index, group),
+                    format!(
+                        "eksctl gives EFA group `{}` an EFA interface on network card 0 and on each of {}'s {} cards, but its card 0 takes no EFA device and it has {} EFA interfaces: EC2 refuses the launch template",
+                        group.name,
+                        instance_type.name,
+                        instance_type.network_cards,
+                        instance_type.efa_interfaces
                     ),
                 );
             }
