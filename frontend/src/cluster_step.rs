@@ -4,7 +4,7 @@
 use leptos::prelude::*;
 
 use crate::api::{self, WhereSold as Answer};
-use crate::fields::{CheckboxField, FieldFindings, SelectField, TextField, options};
+use crate::fields::{CheckboxField, SelectField, TextField, options};
 use crate::{Step, StepHeading, Studio};
 
 /// The built-in node pools as the select shows them: eksctl's default (no list), one of the
@@ -114,80 +114,7 @@ fn AutoModeSettings() -> impl IntoView {
                 set=move |arn: String| auto(&|auto| auto.permissions_boundary_arn = arn.clone())
             />
         </Show>
-        <AutoModePoolsList />
-    }
-}
-
-/// Auto Mode's own NodePools and NodeClasses (from an import or a template), one line
-/// each, with their findings; their file is the preview's auto-mode/nodepools.yaml tab.
-#[component]
-fn AutoModePoolsList() -> impl IntoView {
-    let spec = expect_context::<Studio>().spec;
-    let lines = Memo::new(move |_| {
-        spec.with(|spec| {
-            let pools = &spec.auto_mode_pools;
-            let mut lines: Vec<String> = pools
-                .node_pools
-                .iter()
-                .map(|pool| {
-                    let claim = &pool.spec.template.spec;
-                    let requirements: Vec<String> = claim
-                        .requirements
-                        .iter()
-                        .map(|requirement| {
-                            format!(
-                                "{} {} {}",
-                                requirement.key,
-                                requirement.operator,
-                                requirement.values.join(", ")
-                            )
-                        })
-                        .collect();
-                    format!(
-                        "NodePool {} on NodeClass {}: {}",
-                        pool.metadata.name,
-                        claim.node_class_ref.name,
-                        requirements.join("; ")
-                    )
-                })
-                .collect();
-            lines.extend(pools.node_classes.iter().map(|class| {
-                let ids = |terms: &[shared::karpenter::SelectorTerm]| {
-                    let ids: Vec<&str> =
-                        terms.iter().filter_map(|term| term.id.as_deref()).collect();
-                    if ids.is_empty() {
-                        format!("{} term(s)", terms.len())
-                    } else {
-                        ids.join(", ")
-                    }
-                };
-                let reservations = &class.spec.capacity_reservation_selector_terms;
-                format!(
-                    "NodeClass {}: subnets {}; security groups {}; {}",
-                    class.metadata.name,
-                    ids(&class.spec.subnet_selector_terms),
-                    ids(&class.spec.security_group_selector_terms),
-                    if reservations.is_empty() {
-                        "no capacity reservation".to_owned()
-                    } else {
-                        format!("capacity reservations {}", ids(reservations))
-                    }
-                )
-            }));
-            lines
-        })
-    });
-    view! {
-        <Show when=move || !lines.get().is_empty()>
-            <h3>"Auto Mode NodePools and NodeClasses"</h3>
-            <p class="hint">
-                "Applied once the cluster is up (auto-mode/nodepools.yaml in the preview, where the text can be read in full); placeholders in them are in the checklist."
-            </p>
-            <ul class="auto-mode-pools">
-                {move || lines.get().into_iter().map(|line| view! { <li>{line}</li> }).collect_view()}
-            </ul>
-            <FieldFindings path="auto_mode_pools" nested=true />
-        </Show>
+        <crate::auto_mode_pools::AutoModePools />
     }
 }
 

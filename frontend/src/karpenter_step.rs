@@ -5,10 +5,7 @@
 
 use leptos::prelude::*;
 use shared::catalog::InstanceType;
-use shared::karpenter::{
-    Budget, Disruption, Ec2NodeClass, NodeOverlay, NodePool, Requirement, SelectorTerm, Taint,
-    TemplateMeta,
-};
+use shared::karpenter::{Ec2NodeClass, NodeOverlay, NodePool, Requirement, SelectorTerm};
 use shared::spec::{Addon, ControllerIdentity, KarpenterSettings};
 use shared::{items, karpenter, karpenter_aws};
 
@@ -17,6 +14,7 @@ use crate::fields::{
     CheckboxField, FieldFindings, ListField, NumberField, OptionalTextField, SelectField,
     TextField, options,
 };
+use crate::pool_fields::{NodePoolFields, optional, requirement_row};
 use crate::{Step, StepHeading, Studio, field_id};
 
 /// Items of a list field (a plain name, as `view!` attribute closures need).
@@ -36,114 +34,6 @@ fn bound_class(studio: Studio, index: usize) -> Bound<Ec2NodeClass> {
         move |spec| spec.karpenter.as_ref()?.node_classes.get(index),
         move |spec| spec.karpenter.as_mut()?.node_classes.get_mut(index),
     )
-}
-
-fn optional(text: String) -> Option<String> {
-    (!text.is_empty()).then_some(text)
-}
-
-/// Every operator a requirement may use, each named by itself.
-fn operator_options() -> Vec<(String, String)> {
-    karpenter::OPERATORS
-        .iter()
-        .map(|operator| (operator.to_string(), operator.to_string()))
-        .collect()
-}
-
-/// One requirement's inputs: key, operator, values, min values.
-fn requirement_row(requirement: Bound<Requirement>, base: String) -> impl IntoView {
-    view! {
-        <TextField
-            label="Key"
-            path=format!("{base}.key")
-            suggestions="requirement-keys"
-            value=requirement.get(|requirement| requirement.key.clone())
-            set=requirement.set(|requirement, key| requirement.key = key)
-        />
-        <SelectField
-            label="Operator"
-            path=format!("{base}.operator")
-            options=operator_options()
-            value=requirement.get(|requirement| requirement.operator.clone())
-            set=requirement.set(|requirement, operator| requirement.operator = operator)
-        />
-        <ListField
-            label="Values"
-            path=format!("{base}.values")
-            placeholder="on-demand, spot"
-            value=requirement.get(|requirement| requirement.values.to_vec())
-            set=requirement.set(|requirement, values: Items| requirement.values = values.into())
-        />
-        <NumberField
-            label="Min values"
-            path=format!("{base}.minValues")
-            value=requirement.get(|requirement| requirement.min_values)
-            set=requirement.set(|requirement, min| requirement.min_values = min)
-        />
-    }
-}
-
-/// One taint's inputs: key, value, effect.
-fn taint_row(taint: Bound<Taint>, base: String) -> impl IntoView {
-    view! {
-        <TextField
-            label="Taint key"
-            path=format!("{base}.key")
-            value=taint.get(|taint| taint.key.clone())
-            set=taint.set(|taint, key| taint.key = key)
-        />
-        <TextField
-            label="Taint value"
-            path=format!("{base}.value")
-            value=taint.get(|taint| taint.value.clone().unwrap_or_default())
-            set=taint.set(|taint, value| taint.value = optional(value))
-        />
-        <SelectField
-            label="Effect"
-            path=format!("{base}.effect")
-            options=options(&[
-                ("NoSchedule", "NoSchedule"),
-                ("PreferNoSchedule", "PreferNoSchedule"),
-                ("NoExecute", "NoExecute"),
-            ])
-            value=taint.get(|taint| taint.effect.clone())
-            set=taint.set(|taint, effect| taint.effect = effect)
-        />
-    }
-}
-
-/// One disruption budget's inputs.
-fn budget_row(budget: Bound<Budget>, base: String) -> impl IntoView {
-    view! {
-        <TextField
-            label="Nodes"
-            path=format!("{base}.nodes")
-            placeholder="10%"
-            value=budget.get(|budget| budget.nodes.clone())
-            set=budget.set(|budget, nodes| budget.nodes = nodes)
-        />
-        <ListField
-            label="Reasons"
-            path=format!("{base}.reasons")
-            placeholder="Underutilized, Empty, Drifted"
-            value=budget.get(|budget| budget.reasons.to_vec())
-            set=budget.set(|budget, reasons: Items| budget.reasons = reasons.into())
-        />
-        <TextField
-            label="Schedule (cron)"
-            path=format!("{base}.schedule")
-            placeholder="0 9 * * mon-fri"
-            value=budget.get(|budget| budget.schedule.clone().unwrap_or_default())
-            set=budget.set(|budget, schedule| budget.schedule = optional(schedule))
-        />
-        <TextField
-            label="Duration"
-            path=format!("{base}.duration")
-            placeholder="8h"
-            value=budget.get(|budget| budget.duration.clone().unwrap_or_default())
-            set=budget.set(|budget, duration| budget.duration = optional(duration))
-        />
-    }
 }
 
 /// The instance types pool `index` can launch, recomputed on every change of its
@@ -246,174 +136,20 @@ fn PoolTypes(index: usize) -> impl IntoView {
 #[component]
 fn PoolEditor(index: usize) -> impl IntoView {
     let studio = expect_context::<Studio>();
-    let pool = bound_pool(studio, index);
-    let base = format!("karpenter.node_pools[{index}]");
-    let claim = format!("{base}.spec.template.spec");
-    let disruption = pool.then(
-        |pool| pool.spec.disruption.as_ref(),
-        |pool| pool.spec.disruption.as_mut(),
-    );
-    // Writes the disruption block, creating it when needed and dropping it when empty.
-    let write_disruption = {
-        let pool = pool.clone();
-        move |change: Box<dyn FnOnce(&mut Disruption)>| {
-            pool.write(|pool| {
-                change(pool.spec.disruption.get_or_insert_with(Disruption::default));
-                if pool.spec.disruption.as_ref() == Some(&Disruption::default()) {
-                    pool.spec.disruption = None;
+    view! {
+        <NodePoolFields
+            pool=bound_pool(studio, index)
+            base=format!("karpenter.node_pools[{index}]")
+            number=index + 1
+            class_names="node-class-names"
+            auto_mode=false
+            types=view! { <PoolTypes index=index /> }.into_any()
+            remove=move || studio.update_karpenter(|karpenter| {
+                if index < karpenter.node_pools.len() {
+                    karpenter.node_pools.remove(index);
                 }
             })
-        }
-    };
-    let set_policy = write_disruption.clone();
-    let set_after = write_disruption.clone();
-    let add_requirement = pool.clone();
-    let add_taint = pool.clone();
-    let title = pool.get(move |pool| format!("NodePool {}: {}", index + 1, pool.metadata.name));
-    view! {
-        <fieldset class="group" id=field_id(&base) tabindex="-1">
-            <legend>{title}</legend>
-            <div class="grid">
-                <TextField
-                    label="NodePool name"
-                    path=format!("{base}.metadata.name")
-                    value=pool.get(|pool| pool.metadata.name.clone())
-                    set=pool.set(|pool, name| pool.metadata.name = name)
-                />
-                <TextField
-                    label="Node class"
-                    path=format!("{claim}.nodeClassRef.name")
-                    suggestions="node-class-names"
-                    value=pool.get(|pool| pool.spec.template.spec.node_class_ref.name.clone())
-                    set=pool.set(|pool, name| pool.spec.template.spec.node_class_ref.name = name)
-                />
-                <NumberField
-                    label="Static node count"
-                    path=format!("{base}.spec.replicas")
-                    value=pool.get(|pool| pool.spec.replicas.map(|count| u32::try_from(count).unwrap_or(u32::MAX)))
-                    set=pool.set(|pool, count: Option<u32>| pool.spec.replicas = count.map(u64::from))
-                />
-                <NumberField
-                    label="Weight"
-                    path=format!("{base}.spec.weight")
-                    value=pool.get(|pool| pool.spec.weight)
-                    set=pool.set(|pool, weight| pool.spec.weight = weight)
-                />
-                <OptionalTextField
-                    label="Expire after"
-                    path=format!("{claim}.expireAfter")
-                    placeholder="720h or Never"
-                    value=pool.get(|pool| pool.spec.template.spec.expire_after.clone())
-                    set=pool.set(|pool, after| pool.spec.template.spec.expire_after = after)
-                />
-            </div>
-            <ListField
-                label="Node labels"
-                path=format!("{base}.spec.template.metadata.labels")
-                placeholder="team=ml, workload=inference"
-                value=pool.get(|pool| {
-                    pool.spec.template.metadata.as_ref().map(|meta| items::map_to_items(&meta.labels)).unwrap_or_default()
-                })
-                set=pool.set(|pool, labels: Items| {
-                    let labels = items::items_to_map(&labels);
-                    match &mut pool.spec.template.metadata {
-                        Some(meta) => *meta.labels = labels,
-                        None if labels.is_empty() => {}
-                        None => {
-                            pool.spec.template.metadata = Some(TemplateMeta { labels: labels.into(), ..TemplateMeta::default() });
-                        }
-                    }
-                })
-            />
-            <h4>"Requirements"</h4>
-            <FieldFindings path=format!("{claim}.requirements") />
-            <PoolTypes index=index />
-            <Rows
-                list=field!(pool, spec.template.spec.requirements)
-                path=format!("{claim}.requirements")
-                noun="Requirement"
-                class="requirement"
-                row=requirement_row
-                add_label="Add requirement"
-                add=move || add_requirement.write(|pool| {
-                    pool.spec.template.spec.requirements.push(Requirement::new("", "In", &[]));
-                })
-            />
-            <h4>"Taints"</h4>
-            <Rows
-                list=pool.then(
-                    |pool| Some(&*pool.spec.template.spec.taints),
-                    |pool| Some(&mut *pool.spec.template.spec.taints),
-                )
-                path=format!("{claim}.taints")
-                noun="Taint"
-                class="taint"
-                row=taint_row
-                add_label="Add taint"
-                add=move || add_taint.write(|pool| {
-                    pool.spec.template.spec.taints.push(Taint { effect: "NoSchedule".into(), ..Taint::default() });
-                })
-            />
-            <h4>"Limits and disruption"</h4>
-            <ListField
-                label="Limits"
-                path=format!("{base}.spec.limits")
-                placeholder="cpu=1000, nvidia.com/gpu=64"
-                value=pool.get(|pool| items::limits_to_items(&pool.spec.limits))
-                set=pool.set(|pool, items| pool.spec.limits = items::items_to_limits(items).into())
-            />
-            <div class="grid">
-                <SelectField
-                    label="Consolidation policy"
-                    path=format!("{base}.spec.disruption.consolidationPolicy")
-                    options=options(&[
-                        ("", "not set (WhenEmptyOrUnderutilized)"),
-                        ("WhenEmpty", "WhenEmpty"),
-                        ("WhenEmptyOrUnderutilized", "WhenEmptyOrUnderutilized"),
-                        ("Balanced", "Balanced"),
-                    ])
-                    value=disruption.get(|disruption| disruption.consolidation_policy.clone().unwrap_or_default())
-                    set=move |policy: String| set_policy(Box::new(move |disruption| {
-                        disruption.consolidation_policy = optional(policy);
-                    }))
-                />
-                <OptionalTextField
-                    label="Consolidate after"
-                    path=format!("{base}.spec.disruption.consolidateAfter")
-                    placeholder="5m or Never"
-                    value=disruption.get(|disruption| disruption.consolidate_after.clone())
-                    set=move |after| set_after(Box::new(move |disruption| disruption.consolidate_after = after))
-                />
-            </div>
-            <FieldFindings path=format!("{base}.spec.disruption") />
-            <FieldFindings path=format!("{base}.spec.disruption.budgets") />
-            <Rows
-                list=disruption.then(
-                    |disruption| Some(&*disruption.budgets),
-                    |disruption| Some(&mut *disruption.budgets),
-                )
-                path=format!("{base}.spec.disruption.budgets")
-                noun="Budget"
-                class="budget"
-                row=budget_row
-                add_label="Add disruption budget"
-                add=move || write_disruption(Box::new(|disruption| {
-                    disruption.budgets.push(Budget { nodes: "10%".into(), ..Budget::default() });
-                }))
-            />
-            <FieldFindings path=base.clone() />
-            <button
-                type="button"
-                class="remove"
-                on:click=move |_| studio.update_karpenter(|karpenter| {
-                    if index < karpenter.node_pools.len() {
-                        karpenter.node_pools.remove(index);
-                    }
-                })
-            >
-                {format!("Remove NodePool {}", index + 1)}
-            </button>
-        </fieldset>
+        />
     }
 }
 

@@ -11,6 +11,8 @@
 mod addons_step;
 /// HTTP calls to the studio server: health, live checks, deploys.
 pub mod api;
+/// EKS Auto Mode's NodePools and NodeClasses, edited under Auto Mode in the Cluster step.
+mod auto_mode_pools;
 /// Inputs bound to one object of the spec in one line, and lists of rows.
 mod bind;
 /// The Capacity step: how each node group's instances are paid for and where they live.
@@ -41,6 +43,8 @@ mod lazy;
 mod network_step;
 /// The Node groups step, with the instance-type picker.
 mod node_groups_step;
+/// One NodePool's inputs, shared by Karpenter's and EKS Auto Mode's pools.
+mod pool_fields;
 /// The live preview pane: tabs, line numbers, highlighting, editing a file in place.
 mod preview;
 /// The Review and ship step: all findings, live checks, bundle, deploy.

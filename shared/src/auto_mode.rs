@@ -84,6 +84,47 @@ pub struct NodeClassSpec {
     pub extra: Mapping,
 }
 
+/// The NodePool the page's "Add Auto Mode NodePool" adds: Karpenter's GPU pool (`gpu-N`,
+/// GPU categories g and p, On-Demand, tainted for GPUs, at most 16 GPUs) on the Auto Mode
+/// NodeClass `class_name`, its category read from Auto Mode's own label.
+pub fn gpu_pool(number: usize, class_name: &str) -> NodePool {
+    let mut pool = NodePool::gpu(number, class_name);
+    pool.metadata.name = format!("auto-gpu-{number}");
+    let claim = &mut pool.spec.template.spec;
+    claim.node_class_ref.group = GROUP.into();
+    claim.node_class_ref.kind = NODE_CLASS_KIND.into();
+    for requirement in claim.requirements.iter_mut() {
+        if let Some(label) = requirement.key.strip_prefix("karpenter.k8s.aws/") {
+            requirement.key = format!("{GROUP}/{label}");
+        }
+    }
+    pool
+}
+
+/// The NodeClass the page's "Add Auto Mode NodeClass" adds: `class-N`, Auto Mode's node
+/// role, and no selector yet (the page asks for subnet, security group and reservation
+/// IDs).
+pub fn node_class(number: usize) -> NodeClass {
+    NodeClass {
+        metadata: ObjectMeta {
+            name: format!("class-{number}"),
+            ..ObjectMeta::default()
+        },
+        ..NodeClass::default()
+    }
+}
+
+/// The IDs among `terms` (the terms by tag are not listed).
+pub fn term_ids(terms: &[SelectorTerm]) -> Vec<String> {
+    terms.iter().filter_map(|term| term.id.clone()).collect()
+}
+
+/// Replaces the terms by ID with one term per ID of `ids`, keeping the terms by tag.
+pub fn set_term_ids(terms: &mut Vec<SelectorTerm>, ids: &[String]) {
+    terms.retain(|term| term.id.is_none());
+    terms.extend(ids.iter().map(|id| SelectorTerm::id(id)));
+}
+
 fn text<'a>(document: &'a Value, path: &[&str]) -> Option<&'a str> {
     let mut value = document;
     for key in path {

@@ -1218,6 +1218,24 @@ const CASES: &[Case] = &[
         path: "auto_mode_pools.node_pools[0].spec.template.spec.requirements",
     },
     Case {
+        rule: "auto-mode-pool-label-unknown",
+        base: auto_mode_reserved,
+        breaks: |spec, _| {
+            // Karpenter's label for what Auto Mode calls eks.amazonaws.com/instance-family.
+            spec.auto_mode_pools.node_pools[0]
+                .spec
+                .template
+                .spec
+                .requirements
+                .push(Requirement::new(
+                    "karpenter.k8s.aws/instance-family",
+                    "In",
+                    &["p5"],
+                ));
+        },
+        path: "auto_mode_pools.node_pools[0].spec.template.spec.requirements[2].key",
+    },
+    Case {
         rule: "ultraserver-on-node-pool",
         base: auto_mode_reserved,
         breaks: |spec, _| {
@@ -2660,4 +2678,31 @@ fn network_interfaces_fit_only_types_with_the_cards_and_devices_they_name() {
     }
     class(&mut spec).spec.network_interfaces = shared::karpenter::efa_layout(16, true).into();
     assert_eq!(messages(&spec, card_zero), Vec::<String>::new());
+}
+
+/// An Auto Mode pool is read with Auto Mode's labels: `eks.amazonaws.com/instance-family`
+/// narrows its types as `karpenter.k8s.aws/instance-family` narrows a Karpenter pool's,
+/// and Karpenter's label narrows nothing there.
+#[test]
+fn auto_mode_pools_choose_instance_types_by_auto_modes_labels() {
+    let mut pool = shared::karpenter::NodePool::gpu(1, "reserved");
+    pool.spec.template.spec.requirements = vec![Requirement::new(
+        "eks.amazonaws.com/instance-family",
+        "In",
+        &["p5en"],
+    )]
+    .into();
+    let names = |pool: &shared::karpenter::NodePool| -> Vec<&str> {
+        rules::matching_instance_types(pool)
+            .iter()
+            .map(|instance_type| instance_type.name)
+            .collect()
+    };
+    // A Karpenter pool does not know Auto Mode's label.
+    assert!(names(&pool).len() > 1000, "{}", names(&pool).len());
+    pool.spec.template.spec.node_class_ref.group = shared::auto_mode::GROUP.into();
+    pool.spec.template.spec.node_class_ref.kind = shared::auto_mode::NODE_CLASS_KIND.into();
+    assert_eq!(names(&pool), ["p5en.48xlarge"]);
+    pool.spec.template.spec.requirements[0].key = "karpenter.k8s.aws/instance-family".into();
+    assert!(names(&pool).len() > 1000, "{}", names(&pool).len());
 }

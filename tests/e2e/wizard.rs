@@ -1810,25 +1810,39 @@ async fn a_node_overlay_is_added_edited_beside_its_findings_and_written_with_its
 }
 
 #[tokio::test]
-async fn auto_mode_pools_are_listed_previewed_and_refused_without_auto_mode() {
+async fn auto_mode_pools_are_edited_previewed_and_refused_without_auto_mode() {
     let studio = Studio::start();
     let browser = Browser::start().await;
     browser.open(&studio).await;
     browser.choose_template("auto-mode-reserved-training").await;
     browser.go_to_step(2).await;
-    let listed = browser
-        .wait_for_text(Locator::Css("ul.auto-mode-pools"), |text| !text.is_empty())
+    let pool = "f-auto-mode-pools-node-pools-0";
+    let class = "f-auto-mode-pools-node-classes-0";
+    let reservations = format!("{class}-spec-capacityreservationselectorterms");
+    let typed = browser
+        .wait_for_element(&reservations)
+        .await
+        .prop("value")
+        .await
+        .unwrap()
+        .unwrap_or_default();
+    assert_eq!(typed, "PLACEHOLDER_CAPACITY_RESERVATION_ID");
+    let class_name = browser
+        .by_id(&format!("{pool}-spec-template-spec-nodeclassref-name"))
+        .await
+        .prop("value")
+        .await
+        .unwrap()
+        .unwrap_or_default();
+    assert_eq!(class_name, "reserved");
+    // The pool says what it can launch, read with Auto Mode's labels.
+    let types = browser
+        .wait_for_text(Locator::Css("p.pool-types"), |text| !text.is_empty())
         .await;
-    assert!(
-        listed.contains(
-            "NodePool p5-reserved on NodeClass reserved: karpenter.sh/capacity-type In reserved"
-        ),
-        "{listed}"
-    );
-    assert!(
-        listed.contains("capacity reservations PLACEHOLDER_CAPACITY_RESERVATION_ID"),
-        "{listed}"
-    );
+    assert_eq!(types, "1 instance type can launch: p5.48xlarge");
+
+    // The reservation typed into the NodeClass reaches its file.
+    browser.fill(&reservations, "cr-0123456789abcdef0").await;
     browser
         .by_id("tab-preview-auto-mode-yaml")
         .await
@@ -1837,11 +1851,57 @@ async fn auto_mode_pools_are_listed_previewed_and_refused_without_auto_mode() {
         .unwrap();
     let file = browser
         .wait_for_text(Locator::Id("preview-auto-mode-yaml"), |text| {
-            text.contains("kind: NodeClass")
+            text.contains("cr-0123456789abcdef0")
         })
         .await;
     assert!(file.contains("group: eks.amazonaws.com"), "{file}");
-    assert!(file.contains("capacityReservationSelectorTerms"), "{file}");
+    assert!(
+        !file.contains("PLACEHOLDER_CAPACITY_RESERVATION_ID"),
+        "{file}"
+    );
+
+    // A requirement on Karpenter's label is said beside its key: Auto Mode has its own.
+    browser.click_button("Add requirement").await;
+    let key = format!("{pool}-spec-template-spec-requirements-2-key");
+    browser
+        .fill(&key, "karpenter.k8s.aws/instance-family")
+        .await;
+    let said = browser
+        .wait_for_text(Locator::Id(&format!("{key}-findings")), |text| {
+            text.contains("eks.amazonaws.com/instance-family")
+        })
+        .await;
+    assert!(said.contains("NodePool `p5-reserved`"), "{said}");
+    browser
+        .fill(&key, "eks.amazonaws.com/instance-family")
+        .await;
+    browser
+        .wait_for_text(Locator::Id(&format!("{key}-findings")), |text| {
+            text.is_empty()
+        })
+        .await;
+
+    // A pool and a class are added, and the new pool names the design's first class.
+    browser.click_button("Add Auto Mode NodeClass").await;
+    browser.click_button("Add Auto Mode NodePool").await;
+    let file = browser
+        .wait_for_text(Locator::Id("preview-auto-mode-yaml"), |text| {
+            text.contains("name: auto-gpu-2") && text.contains("name: class-2")
+        })
+        .await;
+    assert!(
+        file.contains("eks.amazonaws.com/instance-category"),
+        "{file}"
+    );
+    browser.screenshot("auto-mode-pools").await;
+    browser.click_button("Remove NodePool 2").await;
+    browser.click_button("Remove NodeClass 2").await;
+    browser
+        .wait_for_text(Locator::Id("preview-auto-mode-yaml"), |text| {
+            !text.contains("auto-gpu-2") && !text.contains("class-2")
+        })
+        .await;
+
     // Without Auto Mode the cluster has no NodeClass kind to apply them to.
     browser
         .field_by_label("EKS Auto Mode (AWS launches and runs the nodes)")
@@ -1855,12 +1915,11 @@ async fn auto_mode_pools_are_listed_previewed_and_refused_without_auto_mode() {
         })
         .await;
     assert!(refused.contains("1 Auto Mode NodePool(s)"), "{refused}");
-    browser.screenshot("auto-mode-pools").await;
 
     // The file is edited in place: the reservation typed into the NodeClass's text reaches
-    // the design (the list beside the form follows).
+    // the form.
     browser.click_button("Edit auto-mode/nodepools.yaml").await;
-    let token = "PLACEHOLDER_CAPACITY_RESERVATION_ID";
+    let token = "cr-0123456789abcdef0";
     browser
         .eval(
             "const area = document.getElementById('preview-editor');
@@ -1872,15 +1931,28 @@ async fn auto_mode_pools_are_listed_previewed_and_refused_without_auto_mode() {
     let editor = browser.by_id("preview-editor").await;
     editor
         .send_keys(&format!(
-            "{}cr-0123456789abcdef0",
+            "{}cr-0fedcba9876543210",
             "\u{E003}".repeat(token.len())
         ))
         .await
         .unwrap();
-    browser
-        .wait_for_text(Locator::Css("ul.auto-mode-pools"), |text| {
-            text.contains("capacity reservations cr-0123456789abcdef0")
-        })
-        .await;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
+    loop {
+        let value = browser
+            .by_id(&reservations)
+            .await
+            .prop("value")
+            .await
+            .unwrap()
+            .unwrap_or_default();
+        if value == "cr-0fedcba9876543210" {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the form shows {value:?}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
     browser.close().await;
 }

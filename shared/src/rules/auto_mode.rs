@@ -48,6 +48,16 @@ pub(super) static RULES: &[Rule] = &[
         check: Check::Spec(auto_mode_reservation_unused),
     },
     Rule {
+        id: "auto-mode-pool-label-unknown",
+        severity: Severity::Warning,
+        summary: "an Auto Mode NodePool requires a label Auto Mode does not put on its nodes (Karpenter's karpenter.k8s.aws/ labels, kubernetes.io/os)",
+        help: "use Auto Mode's own label, eks.amazonaws.com/ in place of karpenter.k8s.aws/ (eks.amazonaws.com/instance-family, instance-gpu-name, …); Auto Mode runs Linux only",
+        reference: "EKS user guide, Create a Node Pool for EKS Auto Mode (EKS Auto Mode Supported Labels: labels of EC2 managed instances start with eks.amazonaws.com, Auto Mode uses different labels than Karpenter; not supported: kubernetes.io/os, node.kubernetes.io/windows-build)",
+        live: false,
+        stage: Stage::Advice,
+        check: Check::Spec(auto_mode_pool_label_unknown),
+    },
+    Rule {
         id: "ultraserver-on-node-pool",
         severity: Severity::Warning,
         summary: "a Karpenter or Auto Mode NodePool asks for P6e-GB200 UltraServers, whose multi-node NVLink needs Dynamic Resource Allocation that neither supports",
@@ -181,6 +191,41 @@ fn auto_mode_reservation_unused(context: &Context<'_>, report: &mut Report<'_>) 
                 format!(
                     "NodeClass `{}` selects capacity reservations, but NodePool `{}` does not allow reserved capacity: it never launches into them",
                     class.metadata.name, pool.metadata.name
+                ),
+            );
+        }
+    }
+}
+
+fn auto_mode_pool_label_unknown(context: &Context<'_>, report: &mut Report<'_>) {
+    use super::karpenter::AUTO_MODE_INSTANCE_LABELS;
+    for (pool_index, pool) in context.spec.auto_mode_pools.node_pools.iter().enumerate() {
+        let requirements = &pool.spec.template.spec.requirements;
+        for (index, requirement) in requirements.iter().enumerate() {
+            let key = requirement.key.as_str();
+            let instead = if let Some(label) = key.strip_prefix("karpenter.k8s.aws/") {
+                if AUTO_MODE_INSTANCE_LABELS.contains(&label) {
+                    format!("Auto Mode labels its nodes `eks.amazonaws.com/{label}`")
+                } else {
+                    "Auto Mode has no such label".to_owned()
+                }
+            } else if let Some(label) = key.strip_prefix("eks.amazonaws.com/") {
+                if AUTO_MODE_INSTANCE_LABELS.contains(&label) {
+                    continue;
+                }
+                "it is not among Auto Mode's labels".to_owned()
+            } else if key == "kubernetes.io/os" || key == "node.kubernetes.io/windows-build" {
+                "Auto Mode runs Linux nodes only and does not support it".to_owned()
+            } else {
+                continue;
+            };
+            report.fire(
+                format!(
+                    "auto_mode_pools.node_pools[{pool_index}].spec.template.spec.requirements[{index}].key"
+                ),
+                format!(
+                    "NodePool `{}` requires `{key}`, but {instead}: the requirement does not choose instance types as it reads",
+                    pool.metadata.name
                 ),
             );
         }

@@ -1001,8 +1001,53 @@ fn satisfies(
     }
 }
 
+/// The instance-type labels EKS Auto Mode puts on its nodes (EKS user guide, "Create a
+/// Node Pool for EKS Auto Mode", EKS Auto Mode Supported Labels): the same facts as
+/// Karpenter's `karpenter.k8s.aws/` labels, under `eks.amazonaws.com/`.
+pub const AUTO_MODE_INSTANCE_LABELS: &[&str] = &[
+    "instance-hypervisor",
+    "compute-type",
+    "instance-encryption-in-transit-supported",
+    "instance-category",
+    "instance-generation",
+    "instance-family",
+    "instance-size",
+    "instance-cpu",
+    "instance-cpu-manufacturer",
+    "instance-memory",
+    "instance-ebs-bandwidth",
+    "instance-network-bandwidth",
+    "instance-gpu-name",
+    "instance-gpu-manufacturer",
+    "instance-gpu-count",
+    "instance-gpu-memory",
+    "instance-local-nvme",
+];
+
+/// The key a requirement is judged under: Karpenter's own for a Karpenter pool; for an
+/// Auto Mode pool, Auto Mode's `eks.amazonaws.com/` labels read as Karpenter's
+/// (`karpenter.k8s.aws/` keys mean nothing to Auto Mode and narrow nothing).
+fn evaluated_key(key: &str, auto_mode: bool) -> Option<String> {
+    let key = if auto_mode {
+        if key.starts_with("karpenter.k8s.aws/") {
+            return None;
+        }
+        match key.strip_prefix("eks.amazonaws.com/") {
+            Some(label) if AUTO_MODE_INSTANCE_LABELS.contains(&label) => {
+                format!("karpenter.k8s.aws/{label}")
+            }
+            _ => key.to_owned(),
+        }
+    } else {
+        key.to_owned()
+    };
+    EVALUATED_KEYS.contains(&key.as_str()).then_some(key)
+}
+
 /// The catalog's instance types a pool's requirements allow, judged on the labels the
-/// studio knows (others, such as zone or capacity type, do not narrow the list).
+/// studio knows (others, such as zone or capacity type, do not narrow the list). An EKS
+/// Auto Mode pool (its nodeClassRef in `eks.amazonaws.com`) is read with Auto Mode's
+/// labels.
 ///
 /// The rules, the preview and the resolved-types view each ask for every pool on every
 /// keystroke, and a keystroke seldom changes a pool's requirements: the answers for the
@@ -1010,35 +1055,45 @@ fn satisfies(
 pub fn matching_instance_types(pool: &NodePool) -> Vec<&'static InstanceType> {
     const KEPT: usize = 32;
     thread_local! {
-        static ANSWERS: std::cell::RefCell<Vec<(Vec<Requirement>, Vec<&'static InstanceType>)>> =
+        static ANSWERS: std::cell::RefCell<Vec<Answer>> =
             const { std::cell::RefCell::new(Vec::new()) };
     }
     let requirements = &pool.spec.template.spec.requirements;
+    let auto_mode = pool.spec.template.spec.node_class_ref.group == crate::auto_mode::GROUP;
     ANSWERS.with(|answers| {
         let mut answers = answers.borrow_mut();
-        if let Some((_, found)) = answers.iter().find(|(asked, _)| asked == requirements) {
+        if let Some((_, _, found)) = answers
+            .iter()
+            .find(|(asked, mode, _)| *mode == auto_mode && asked == requirements)
+        {
             return found.clone();
         }
-        let found = scan_catalog(requirements);
+        let found = scan_catalog(requirements, auto_mode);
         if answers.len() >= KEPT {
             answers.remove(0);
         }
-        answers.push((requirements.clone(), found.clone()));
+        answers.push((requirements.clone(), auto_mode, found.clone()));
         found
     })
 }
 
-fn scan_catalog(requirements: &[Requirement]) -> Vec<&'static InstanceType> {
-    let evaluated: Vec<(&Requirement, Option<u64>)> = requirements
+/// A remembered answer: the requirements, whether they were read as Auto Mode's, and the
+/// types they allow.
+type Answer = (Vec<Requirement>, bool, Vec<&'static InstanceType>);
+
+fn scan_catalog(requirements: &[Requirement], auto_mode: bool) -> Vec<&'static InstanceType> {
+    let evaluated: Vec<(Requirement, Option<u64>)> = requirements
         .iter()
-        .filter(|requirement| EVALUATED_KEYS.contains(&requirement.key.as_str()))
         .filter(|requirement| OPERATORS.contains(&requirement.operator.as_str()))
-        .map(|requirement| {
+        .filter_map(|requirement| {
+            let key = evaluated_key(&requirement.key, auto_mode)?;
             let bound = requirement
                 .values
                 .first()
                 .and_then(|value| value.parse::<u64>().ok());
-            (requirement, bound)
+            let mut requirement = requirement.clone();
+            requirement.key = key;
+            Some((requirement, bound))
         })
         .collect();
     catalog::all()
