@@ -139,13 +139,14 @@ impl Step {
 /// The step whose form holds the field at a spec path.
 ///
 /// Placement lives with capacity: a reservation exists in one zone, so the zone or subnet
-/// a group is pinned to is chosen next to the reservation.
+/// a group is pinned to is chosen next to the reservation. EKS Auto Mode's own pools and
+/// classes are edited under Auto Mode, in the Cluster step.
 pub fn step_of_path(path: &str) -> Step {
     let is_capacity = path.starts_with("node_groups[")
         && path
             .split_once("].")
             .is_some_and(|(_, rest)| rest.starts_with("capacity") || rest.starts_with("placement"));
-    if path.starts_with("cluster") {
+    if path.starts_with("cluster") || path.starts_with("auto_mode_pools") {
         Step::Cluster
     } else if path.starts_with("network") {
         Step::Network

@@ -1841,6 +1841,16 @@ async fn auto_mode_pools_are_edited_previewed_and_refused_without_auto_mode() {
         .wait_for_text(Locator::Css("p.pool-types"), |text| !text.is_empty())
         .await;
     assert_eq!(types, "1 instance type can launch: p5.48xlarge");
+    // The findings list sends the class's placeholders to this step, where they are edited.
+    let listed = browser
+        .wait_for_text(Locator::Css(".findings-panel"), |text| {
+            text.contains("Auto Mode NodeClass `reserved`")
+        })
+        .await;
+    assert!(
+        listed.contains("Cluster · Auto Mode NodeClass `reserved`"),
+        "{listed}"
+    );
 
     // The reservation typed into the NodeClass reaches its file.
     browser.fill(&reservations, "cr-0123456789abcdef0").await;
