@@ -140,6 +140,12 @@ pub struct CapacityBlockRequest {
     /// Latest end (RFC 3339), if any.
     #[serde(default)]
     pub end_before: Option<String>,
+    /// An UltraServer type to search for instead of `instance_type` (`u-p6e-gb200x72`).
+    #[serde(default)]
+    pub ultraserver_type: Option<String>,
+    /// UltraServers in the block, with `ultraserver_type` (default 1).
+    #[serde(default)]
+    pub ultraserver_count: Option<u32>,
 }
 
 impl CapacityBlockRequest {
@@ -151,6 +157,11 @@ impl CapacityBlockRequest {
             duration_hours: self.duration_hours,
             start_after: self.start_after.clone(),
             end_before: self.end_before.clone(),
+            ultraserver_type: self.ultraserver_type.clone(),
+            ultraserver_count: self
+                .ultraserver_type
+                .as_ref()
+                .map(|_| self.ultraserver_count.unwrap_or(1)),
         }
     }
 }
@@ -180,10 +191,9 @@ async fn capacity_block_offerings(
         Ok(offerings) => CapacityBlockAnswer {
             status: CheckStatus::Ok,
             message: format!(
-                "{} Capacity Block offering(s) for {} × {} for {} h in {}",
+                "{} Capacity Block offering(s) for {} for {} h in {}",
                 offerings.len(),
-                query.instance_count,
-                query.instance_type,
+                query.asked(),
                 query.duration_hours,
                 region.as_str()
             ),
@@ -327,7 +337,11 @@ async fn where_sold(
                         let sold_as_blocks = shared::catalog::lookup(&entry.instance_type)
                             .is_some_and(|known| known.capacity_block_eligible);
                         if sold_as_blocks {
-                            block_searches.push((entry.instance_type.clone(), region.clone()));
+                            block_searches.extend(
+                                CapacityBlockQuery::for_a_day(&entry.instance_type)
+                                    .into_iter()
+                                    .map(|query| (query, region.clone())),
+                            );
                         }
                     }
                 }
@@ -342,10 +356,10 @@ async fn where_sold(
         }
     }
     let over_budget = block_searches.split_off(block_searches.len().min(WHERE_SOLD_BLOCK_SEARCHES));
-    for (instance_type, region) in &over_budget {
+    for (query, region) in &over_budget {
         if let Some(entry) = answer
             .iter_mut()
-            .find(|entry| &entry.instance_type == instance_type)
+            .find(|entry| entry.instance_type == query.instance_type)
         {
             entry.unanswered.push(format!(
                 "{} (Capacity Blocks): not asked, past {WHERE_SOLD_BLOCK_SEARCHES} searches in one request",
@@ -354,26 +368,17 @@ async fn where_sold(
         }
     }
     let blocks: Vec<_> = futures_util::stream::iter(block_searches.clone())
-        .map(|(instance_type, region)| {
+        .map(|(query, region)| {
             let aws = aws.clone();
-            async move {
-                let query = CapacityBlockQuery {
-                    instance_type,
-                    instance_count: 1,
-                    duration_hours: 24,
-                    start_after: None,
-                    end_before: None,
-                };
-                aws.capacity_block_offerings(&region, &query).await
-            }
+            async move { aws.capacity_block_offerings(&region, &query).await }
         })
         .buffered(WHERE_SOLD_AT_ONCE)
         .collect()
         .await;
-    for ((instance_type, region), found) in block_searches.iter().zip(blocks) {
+    for ((query, region), found) in block_searches.iter().zip(blocks) {
         let Some(entry) = answer
             .iter_mut()
-            .find(|entry| &entry.instance_type == instance_type)
+            .find(|entry| entry.instance_type == query.instance_type)
         else {
             continue;
         };
@@ -384,6 +389,7 @@ async fn where_sold(
                     .iter()
                     .filter_map(|offering| offering.start_date.clone())
                     .min(),
+                ultraserver_type: query.ultraserver_type.clone(),
             }),
             Ok(_) => {}
             Err(error) => entry

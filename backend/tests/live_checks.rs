@@ -759,6 +759,104 @@ async fn capacity_block_offerings_are_found_for_a_type_count_and_duration() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn ultraserver_capacity_blocks_are_found_by_ultraserver_type_not_by_instance_type() {
+    let emulator = Emulator::start();
+    emulator
+        .seed(
+            "capacity-block-offerings",
+            json!({
+                "region": REGION,
+                "offerings": [
+                    {
+                        "CapacityBlockOfferingId": "cb-fixture0000000011",
+                        "InstanceType": "p6e-gb200.36xlarge",
+                        "AvailabilityZone": "us-east-1a",
+                        "InstanceCount": 9,
+                        "UltraserverType": "u-p6e-gb200x36",
+                        "UltraserverCount": 1,
+                        "StartDate": "2030-03-01T11:30:00Z",
+                        "CapacityBlockDurationHours": 24,
+                    },
+                    {
+                        "CapacityBlockOfferingId": "cb-fixture0000000012",
+                        "InstanceType": "p6e-gb200.36xlarge",
+                        "AvailabilityZone": "us-east-1a",
+                        "InstanceCount": 18,
+                        "UltraserverType": "u-p6e-gb200x72",
+                        "UltraserverCount": 1,
+                        "StartDate": "2030-03-02T11:30:00Z",
+                        "CapacityBlockDurationHours": 24,
+                    },
+                ],
+            }),
+        )
+        .await;
+    let router = router(emulator.live_aws().await);
+    let (status, body) = post(
+        &router,
+        "/api/capacity-block-offerings",
+        &json!({
+            "region": REGION,
+            "instance_type": "p6e-gb200.36xlarge",
+            "instance_count": 9,
+            "duration_hours": 24,
+            "ultraserver_type": "u-p6e-gb200x36",
+        }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let offerings = body["offerings"].as_array().unwrap();
+    assert_eq!(offerings.len(), 1, "{body:#}");
+    assert_eq!(offerings[0]["id"], "cb-fixture0000000011");
+    assert_eq!(offerings[0]["ultraserver_type"], "u-p6e-gb200x36");
+    assert_eq!(offerings[0]["ultraserver_count"], 1);
+    assert_eq!(offerings[0]["instance_count"], 9);
+    assert!(
+        body["message"]
+            .as_str()
+            .unwrap()
+            .contains("for 1 × u-p6e-gb200x36 for 24 h"),
+        "{body}"
+    );
+    // Asked by instance type and count, EC2's search does not return UltraServer blocks.
+    let (status, body) = post(
+        &router,
+        "/api/capacity-block-offerings",
+        &json!({
+            "region": REGION,
+            "instance_type": "p6e-gb200.36xlarge",
+            "instance_count": 9,
+            "duration_hours": 24,
+        }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["offerings"].as_array().unwrap().len(), 0, "{body:#}");
+    // A count of none is refused before EC2 is asked.
+    let (status, body) = post(
+        &router,
+        "/api/capacity-block-offerings",
+        &json!({
+            "region": REGION,
+            "instance_type": "",
+            "instance_count": 0,
+            "duration_hours": 24,
+            "ultraserver_type": "u-p6e-gb200x72",
+            "ultraserver_count": 0,
+        }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    assert!(
+        body["error"]
+            .as_str()
+            .unwrap()
+            .contains("ultraserver_count"),
+        "{body}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn subnets_must_exist_belong_to_the_vpc_and_sit_in_the_stated_zone() {
     let emulator = Emulator::start();
     let ec2 = emulator.ec2_client();

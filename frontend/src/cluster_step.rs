@@ -153,22 +153,31 @@ fn sold_line(entry: &shared::api::TypeRegions, region: &str) -> (String, bool) {
     if !here {
         line.push_str(&format!(" (not in {region})"));
     }
-    let eligible = shared::catalog::lookup(&entry.instance_type)
-        .is_some_and(|known| known.capacity_block_eligible);
-    if eligible {
+    let known = shared::catalog::lookup(&entry.instance_type);
+    if known.is_some_and(|known| known.capacity_block_eligible) {
+        let unit = if known.is_some_and(|known| known.capacity_blocks_only) {
+            "one UltraServer"
+        } else {
+            "one instance"
+        };
         if entry.capacity_blocks.is_empty() {
-            line.push_str("; no Capacity Blocks on sale for one instance for a day");
+            line.push_str(&format!(
+                "; no Capacity Blocks on sale for {unit} for a day"
+            ));
         } else {
             let blocks: Vec<String> = entry
                 .capacity_blocks
                 .iter()
-                .map(|block| match &block.earliest_start {
-                    Some(start) => format!(
-                        "{} (from {})",
-                        block.region,
-                        shared::rules::readable_time(start)
-                    ),
-                    None => block.region.clone(),
+                .map(|block| {
+                    let mut said: Vec<String> = block.ultraserver_type.iter().cloned().collect();
+                    if let Some(start) = &block.earliest_start {
+                        said.push(format!("from {}", shared::rules::readable_time(start)));
+                    }
+                    if said.is_empty() {
+                        block.region.clone()
+                    } else {
+                        format!("{} ({})", block.region, said.join(", "))
+                    }
                 })
                 .collect();
             line.push_str(&format!(

@@ -241,6 +241,9 @@ pub struct BlockRegion {
     /// The earliest start on offer (RFC 3339), if EC2 says.
     #[serde(default)]
     pub earliest_start: Option<String>,
+    /// The UltraServer type on sale, for a type EC2 sells only in UltraServers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ultraserver_type: Option<String>,
 }
 
 /// What the live checks look at, as one phrase for a sentence ("… cannot run: …").

@@ -111,6 +111,55 @@ impl InstanceType {
     }
 }
 
+/// An EC2 UltraServer: instances of one type joined by NVLink or NeuronLink, which EC2
+/// sells as a unit through Capacity Blocks (DescribeCapacityBlockOfferings' and
+/// PurchaseCapacityBlock's `UltraserverType` and `UltraserverCount`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UltraServer {
+    /// The UltraServer type, e.g. `u-p6e-gb200x72`.
+    pub name: &'static str,
+    /// The instance type it is made of.
+    pub instance_type: &'static str,
+    /// Instances in one UltraServer.
+    pub instances: u32,
+}
+
+/// The UltraServer types: P6e-GB200 in 72 and 36 GPUs (18 and 9 instances of 4 GPUs;
+/// EKS user guide, "Use P6e-GB200 UltraServers with Amazon EKS"), Trn2 in 64 Trainium2
+/// chips (4 instances of 16; AWS Neuron docs, "Trainium2 architecture": the u-trn2x64
+/// UltraServer).
+pub const ULTRASERVERS: &[UltraServer] = &[
+    UltraServer {
+        name: "u-p6e-gb200x72",
+        instance_type: "p6e-gb200.36xlarge",
+        instances: 18,
+    },
+    UltraServer {
+        name: "u-p6e-gb200x36",
+        instance_type: "p6e-gb200.36xlarge",
+        instances: 9,
+    },
+    UltraServer {
+        name: "u-trn2x64",
+        instance_type: "trn2u.48xlarge",
+        instances: 4,
+    },
+];
+
+/// The UltraServer types made of `instance_type`, largest first.
+pub fn ultraservers_of(instance_type: &str) -> impl Iterator<Item = &'static UltraServer> + '_ {
+    ULTRASERVERS
+        .iter()
+        .filter(move |ultraserver| ultraserver.instance_type == instance_type)
+}
+
+/// The UltraServer type called `name`.
+pub fn ultraserver(name: &str) -> Option<&'static UltraServer> {
+    ULTRASERVERS
+        .iter()
+        .find(|ultraserver| ultraserver.name == name)
+}
+
 /// Every instance type, sorted by name.
 pub fn all() -> &'static [InstanceType] {
     static CATALOG: OnceLock<Vec<InstanceType>> = OnceLock::new();

@@ -430,3 +430,34 @@ fn network_cards_come_from_karpenters_vpc_limits_with_p6_b300s_card_zero_without
     // In neither: unknown, and without a known EFA count, not an EFA card 0.
     assert_eq!(cards("p6e-gb200.36xlarge"), (0, 0, false));
 }
+
+#[test]
+fn every_ultraserver_is_made_of_a_type_sold_only_as_capacity_blocks() {
+    for ultraserver in catalog::ULTRASERVERS {
+        let made_of = instance(ultraserver.instance_type);
+        assert!(made_of.capacity_blocks_only, "{}", ultraserver.name);
+        assert!(ultraserver.instances > 1, "{}", ultraserver.name);
+    }
+    let gb200: Vec<(&str, u32)> = catalog::ultraservers_of("p6e-gb200.36xlarge")
+        .map(|ultraserver| (ultraserver.name, ultraserver.instances))
+        .collect();
+    assert_eq!(gb200, [("u-p6e-gb200x72", 18), ("u-p6e-gb200x36", 9)]);
+    // Every type sold only as Capacity Blocks is sold as some UltraServer.
+    for instance_type in catalog::all()
+        .iter()
+        .filter(|known| known.capacity_blocks_only)
+    {
+        assert!(
+            catalog::ultraservers_of(instance_type.name)
+                .next()
+                .is_some(),
+            "{}",
+            instance_type.name
+        );
+    }
+    assert_eq!(
+        catalog::ultraserver("u-trn2x64").map(|u| u.instances),
+        Some(4)
+    );
+    assert_eq!(catalog::ultraserver("u-p5x8"), None);
+}

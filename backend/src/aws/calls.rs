@@ -142,15 +142,57 @@ pub struct CapacityBlockQuery {
     /// Latest end (RFC 3339), if any.
     #[serde(default)]
     pub end_before: Option<String>,
+    /// An UltraServer type (`u-p6e-gb200x72`): EC2 sells those types only as whole
+    /// UltraServers, so the search asks for them instead of an instance type and count.
+    #[serde(default)]
+    pub ultraserver_type: Option<String>,
+    /// UltraServers in the block, with `ultraserver_type`.
+    #[serde(default)]
+    pub ultraserver_count: Option<u32>,
 }
 
 impl CapacityBlockQuery {
+    /// The searches that find Capacity Blocks of `instance_type` for a day: by the type
+    /// for one instance, or, for a type EC2 sells only in UltraServers, one search per
+    /// UltraServer type for one UltraServer.
+    pub fn for_a_day(instance_type: &str) -> Vec<CapacityBlockQuery> {
+        let day = |ultraserver: Option<&shared::catalog::UltraServer>| CapacityBlockQuery {
+            instance_type: instance_type.to_owned(),
+            instance_count: ultraserver.map_or(1, |ultraserver| ultraserver.instances),
+            duration_hours: 24,
+            start_after: None,
+            end_before: None,
+            ultraserver_type: ultraserver.map(|ultraserver| ultraserver.name.to_owned()),
+            ultraserver_count: ultraserver.map(|_| 1),
+        };
+        let ultraservers: Vec<_> = shared::catalog::ultraservers_of(instance_type).collect();
+        if ultraservers.is_empty() {
+            vec![day(None)]
+        } else {
+            ultraservers.into_iter().map(Some).map(day).collect()
+        }
+    }
+
+    /// What it asks for, in words: `2 × p5.48xlarge` or `1 × u-p6e-gb200x36`.
+    pub fn asked(&self) -> String {
+        match &self.ultraserver_type {
+            Some(ultraserver) => format!("{} × {ultraserver}", self.ultraserver_count.unwrap_or(1)),
+            None => format!("{} × {}", self.instance_count, self.instance_type),
+        }
+    }
+
     /// What is wrong with the query before EC2 sees it, if anything.
     pub fn problem(&self) -> Option<String> {
-        if self.instance_type.trim().is_empty() {
+        if let Some(ultraserver) = &self.ultraserver_type {
+            if ultraserver.trim().is_empty() {
+                return Some("ultraserver_type is empty".to_owned());
+            }
+            if self.ultraserver_count == Some(0) || self.duration_hours == 0 {
+                return Some("ultraserver_count and duration_hours must be at least 1".to_owned());
+            }
+        } else if self.instance_type.trim().is_empty() {
             return Some("instance_type is empty".to_owned());
-        }
-        if self.instance_count == 0 || self.duration_hours == 0 {
+        } else if self.instance_count == 0 || self.duration_hours == 0 {
             return Some("instance_count and duration_hours must be at least 1".to_owned());
         }
         [
@@ -186,6 +228,10 @@ pub struct CapacityBlockOffering {
     pub upfront_fee: Option<String>,
     /// Currency of the fee.
     pub currency: Option<String>,
+    /// The UltraServer type, for a block of UltraServers.
+    pub ultraserver_type: Option<String>,
+    /// UltraServers in the block.
+    pub ultraserver_count: Option<u32>,
 }
 
 fn rfc3339(date: Option<&DateTime>) -> Option<String> {
@@ -900,11 +946,21 @@ impl LiveAws {
         let start_after = date(query.start_after.as_deref(), "start_after")?;
         let end_before = date(query.end_before.as_deref(), "end_before")?;
         let fetch = async {
+            let int = |value: u32| i32::try_from(value).unwrap_or(i32::MAX);
+            // An UltraServer search names the UltraServer, not the instances in it.
+            let by_type = query.ultraserver_type.is_none();
             let offerings = client
                 .describe_capacity_block_offerings()
-                .instance_type(&query.instance_type)
-                .instance_count(i32::try_from(query.instance_count).unwrap_or(i32::MAX))
-                .capacity_duration_hours(i32::try_from(query.duration_hours).unwrap_or(i32::MAX))
+                .set_instance_type(by_type.then(|| query.instance_type.clone()))
+                .set_instance_count(by_type.then(|| int(query.instance_count)))
+                .set_ultraserver_type(query.ultraserver_type.clone())
+                .set_ultraserver_count(
+                    query
+                        .ultraserver_type
+                        .as_ref()
+                        .map(|_| int(query.ultraserver_count.unwrap_or(1))),
+                )
+                .capacity_duration_hours(int(query.duration_hours))
                 .set_start_date_range(start_after)
                 .set_end_date_range(end_before)
                 .into_paginator()
@@ -928,6 +984,10 @@ impl LiveAws {
                     duration_hours: count(offering.capacity_block_duration_hours()),
                     upfront_fee: offering.upfront_fee().map(str::to_owned),
                     currency: offering.currency_code().map(str::to_owned),
+                    ultraserver_type: offering.ultraserver_type().map(str::to_owned),
+                    ultraserver_count: offering
+                        .ultraserver_count()
+                        .and_then(|count| u32::try_from(count).ok()),
                 })
                 .collect();
             offerings.sort_by(|a, b| a.start_date.cmp(&b.start_date));
@@ -988,5 +1048,24 @@ impl Caches {
             spot_prices: AnswerCache::new(lifetime),
             block_offerings: AnswerCache::new(lifetime),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::CapacityBlockQuery;
+
+    #[test]
+    fn a_day_of_an_ultraserver_type_is_asked_as_each_of_its_ultraservers() {
+        let asked: Vec<String> = CapacityBlockQuery::for_a_day("p6e-gb200.36xlarge")
+            .iter()
+            .map(CapacityBlockQuery::asked)
+            .collect();
+        assert_eq!(asked, ["1 × u-p6e-gb200x72", "1 × u-p6e-gb200x36"]);
+        let p5 = CapacityBlockQuery::for_a_day("p5.48xlarge");
+        assert_eq!(p5.len(), 1);
+        assert_eq!(p5[0].asked(), "1 × p5.48xlarge");
+        assert_eq!(p5[0].duration_hours, 24);
+        assert!(p5.iter().all(|query| query.problem().is_none()));
     }
 }
