@@ -2690,8 +2690,7 @@ fn auto_mode_pools_choose_instance_types_by_auto_modes_labels() {
         "eks.amazonaws.com/instance-family",
         "In",
         &["p5en"],
-    )]
-    .into();
+    )];
     let names = |pool: &shared::karpenter::NodePool| -> Vec<&str> {
         rules::matching_instance_types(pool)
             .iter()
