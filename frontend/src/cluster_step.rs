@@ -312,6 +312,7 @@ pub fn ClusterStep() -> impl IntoView {
                 set=move |on| spec.update(|spec| spec.cluster.with_oidc = on)
             />
             <AutoModeSettings />
+            <crate::access_fields::AccessSettings />
         </section>
     }
 }

@@ -7,6 +7,8 @@
 //! finding's path is all it takes to show it beside its field and to focus that field.
 #![cfg(target_arch = "wasm32")]
 
+/// Who may reach the cluster (`accessConfig`), in the Cluster step.
+mod access_fields;
 /// The Add-ons and storage step.
 mod addons_step;
 /// HTTP calls to the studio server: health, live checks, deploys.

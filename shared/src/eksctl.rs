@@ -78,6 +78,120 @@ pub struct ClusterConfig {
         skip_serializing_if = "Option::is_none"
     )]
     pub auto_mode_config: Option<AutoModeConfig>,
+    /// Who may reach the Kubernetes API: authentication mode and access entries.
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub access_config: Option<AccessConfig>,
+}
+
+/// `accessConfig` (eksctl `pkg/apis/eksctl.io/v1alpha5/types.go`, `access_entry.go`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AccessConfig {
+    /// `CONFIG_MAP`, `API` or `API_AND_CONFIG_MAP` (eksctl's default).
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub authentication_mode: Option<String>,
+    /// Whether the identity creating the cluster gets cluster-admin (EKS's default: yes).
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub bootstrap_cluster_creator_admin_permissions: Option<bool>,
+    /// Access entries created with the cluster.
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub access_entries: Vec<AccessEntry>,
+}
+
+/// One entry of `accessConfig.accessEntries`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AccessEntry {
+    /// The IAM principal (role or user) the entry lets in.
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "String::is_empty",
+        rename = "principalARN"
+    )]
+    pub principal_arn: String,
+    /// `STANDARD` (the default), `EC2` (Auto Mode nodes), `EC2_LINUX`, `EC2_WINDOWS`,
+    /// `FARGATE_LINUX` or `HYBRID_LINUX`.
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "String::is_empty"
+    )]
+    pub r#type: String,
+    /// Kubernetes groups the principal is mapped into.
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub kubernetes_groups: Vec<String>,
+    /// Kubernetes user name of the principal.
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "String::is_empty"
+    )]
+    pub kubernetes_username: String,
+    /// EKS access policies associated with the entry.
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub access_policies: Vec<AccessPolicy>,
+}
+
+/// One entry of an access entry's `accessPolicies`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AccessPolicy {
+    /// An EKS cluster access policy, `arn:aws:eks::aws:cluster-access-policy/…`.
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "String::is_empty",
+        rename = "policyARN"
+    )]
+    pub policy_arn: String,
+    /// Where the policy applies.
+    #[serde(default, deserialize_with = "lenient")]
+    pub access_scope: AccessScope,
+}
+
+/// An access policy's `accessScope`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AccessScope {
+    /// `cluster` or `namespace`.
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "String::is_empty"
+    )]
+    pub r#type: String,
+    /// The namespaces, for `namespace`.
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub namespaces: Vec<String>,
 }
 
 /// `autoModeConfig` (eksctl `pkg/apis/eksctl.io/v1alpha5/auto_mode.go`).

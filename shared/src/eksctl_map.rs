@@ -75,6 +75,78 @@ pub fn cluster_config(spec: &Spec) -> ClusterConfig {
         managed_node_groups: spec.node_groups.iter().map(managed_node_group).collect(),
         addons: spec.addons.iter().map(addon_spec).collect(),
         auto_mode_config: spec.cluster.auto_mode.as_ref().map(auto_mode_config),
+        access_config: spec.cluster.access.as_ref().map(access_config_spec),
+    }
+}
+
+/// How the spec writes `accessConfig` (without the entries' leftovers).
+fn access_config_spec(access: &crate::spec::AccessConfig) -> eksctl::AccessConfig {
+    eksctl::AccessConfig {
+        authentication_mode: (!access.authentication_mode.is_empty())
+            .then(|| access.authentication_mode.clone()),
+        bootstrap_cluster_creator_admin_permissions: access
+            .bootstrap_cluster_creator_admin_permissions,
+        access_entries: access
+            .access_entries
+            .iter()
+            .map(access_entry_spec)
+            .collect(),
+    }
+}
+
+/// How the spec writes one access entry (without its leftovers).
+pub fn access_entry_spec(entry: &crate::spec::AccessEntry) -> eksctl::AccessEntry {
+    eksctl::AccessEntry {
+        principal_arn: entry.principal_arn.clone(),
+        r#type: entry.entry_type.clone(),
+        kubernetes_groups: entry.kubernetes_groups.clone(),
+        kubernetes_username: entry.kubernetes_username.clone(),
+        access_policies: entry
+            .access_policies
+            .iter()
+            .map(access_policy_spec)
+            .collect(),
+    }
+}
+
+/// How the spec writes one access policy (without its leftovers).
+pub fn access_policy_spec(policy: &crate::spec::AccessPolicy) -> eksctl::AccessPolicy {
+    eksctl::AccessPolicy {
+        policy_arn: policy.policy_arn.clone(),
+        access_scope: eksctl::AccessScope {
+            r#type: policy.scope.clone(),
+            namespaces: policy.namespaces.clone(),
+        },
+    }
+}
+
+/// `accessConfig` as the spec models it (no leftovers).
+pub fn access_config(config: &eksctl::AccessConfig) -> crate::spec::AccessConfig {
+    crate::spec::AccessConfig {
+        authentication_mode: config.authentication_mode.clone().unwrap_or_default(),
+        bootstrap_cluster_creator_admin_permissions: config
+            .bootstrap_cluster_creator_admin_permissions,
+        access_entries: config
+            .access_entries
+            .iter()
+            .map(|entry| crate::spec::AccessEntry {
+                principal_arn: entry.principal_arn.clone(),
+                entry_type: entry.r#type.clone(),
+                kubernetes_groups: entry.kubernetes_groups.clone(),
+                kubernetes_username: entry.kubernetes_username.clone(),
+                access_policies: entry
+                    .access_policies
+                    .iter()
+                    .map(|policy| crate::spec::AccessPolicy {
+                        policy_arn: policy.policy_arn.clone(),
+                        scope: policy.access_scope.r#type.clone(),
+                        namespaces: policy.access_scope.namespaces.clone(),
+                        extra: serde_yaml::Mapping::new(),
+                    })
+                    .collect(),
+                extra: serde_yaml::Mapping::new(),
+            })
+            .collect(),
     }
 }
 
@@ -193,6 +265,7 @@ pub fn cluster_settings(config: &ClusterConfig) -> ClusterSettings {
                     .collect()
             })
             .unwrap_or_default(),
+        access: config.access_config.as_ref().map(access_config),
     }
 }
 
@@ -422,7 +495,66 @@ const CLUSTER_KEYS: &[(&str, &[&str])] = &[
         "pod_identity_associations",
         &["iam", "podIdentityAssociations"],
     ),
+    ("access", &["accessConfig"]),
 ];
+
+/// Spec field of `cluster.access` → its key under `accessConfig`.
+const ACCESS_KEYS: &[(&str, &[&str])] = &[
+    ("authentication_mode", &["authenticationMode"]),
+    (
+        "bootstrap_cluster_creator_admin_permissions",
+        &["bootstrapClusterCreatorAdminPermissions"],
+    ),
+    ("access_entries", &["accessEntries"]),
+];
+
+/// Spec field of an access entry → its key in the `accessEntries` entry.
+const ACCESS_ENTRY_KEYS: &[(&str, &[&str])] = &[
+    ("principal_arn", &["principalARN"]),
+    ("entry_type", &["type"]),
+    ("kubernetes_groups", &["kubernetesGroups"]),
+    ("kubernetes_username", &["kubernetesUsername"]),
+    ("access_policies", &["accessPolicies"]),
+];
+
+/// Spec field of an access policy → its keys in the `accessPolicies` entry.
+const ACCESS_POLICY_KEYS: &[(&str, &[&str])] = &[
+    ("policy_arn", &["policyARN"]),
+    ("scope", &["accessScope", "type"]),
+    ("namespaces", &["accessScope", "namespaces"]),
+];
+
+/// `field…` under `cluster.access`: `access_entries[i].access_policies[j].scope` is
+/// `accessEntries[i].accessPolicies[j].accessScope.type`.
+fn access_path(segments: &[PathSegment]) -> Vec<PathSegment> {
+    let field = |position: usize| match segments.get(position) {
+        Some(PathSegment::Key(name)) => Some(name.as_str()),
+        _ => None,
+    };
+    let mut path = Vec::new();
+    let Some(found) = looked_up(ACCESS_KEYS, field(0)) else {
+        return path;
+    };
+    path.extend(keys(found));
+    if field(0) != Some("access_entries") {
+        return path;
+    }
+    path.extend(segments.get(1).cloned());
+    let Some(found) = looked_up(ACCESS_ENTRY_KEYS, field(2)) else {
+        return path;
+    };
+    path.extend(keys(found));
+    if field(2) == Some("access_policies") {
+        path.extend(segments.get(3).cloned());
+        if let Some(found) = looked_up(ACCESS_POLICY_KEYS, field(4)) {
+            path.extend(keys(found));
+            path.extend(segments.get(5..).unwrap_or_default().iter().cloned());
+        }
+    } else {
+        path.extend(segments.get(3..).unwrap_or_default().iter().cloned());
+    }
+    path
+}
 
 /// Spec field of a Pod Identity association → its key in the entry.
 const ASSOCIATION_KEYS: &[(&str, &[&str])] = &[
@@ -554,6 +686,11 @@ pub fn yaml_path(spec: &Spec, segments: &[PathSegment]) -> Vec<PathSegment> {
             Some(found) if name(1) == Some("pod_identity_associations") => {
                 let mut path = keys(found);
                 path.extend(association_path(&rest(2)));
+                path
+            }
+            Some(found) if name(1) == Some("access") => {
+                let mut path = keys(found);
+                path.extend(access_path(&rest(2)));
                 path
             }
             Some(found) => keys(found),

@@ -165,6 +165,9 @@ pub fn import_cluster_config(document: &Value) -> Result<Spec, ImportError> {
         .get("iam")
         .map(import_associations)
         .unwrap_or_default();
+    if let Some(access) = &mut cluster.access {
+        import_access_leftovers(document, access);
+    }
     let network = import_network(document);
     let node_groups: Vec<NodeGroup> = match document.get("managedNodeGroups") {
         Some(Value::Sequence(groups)) => groups.iter().map(import_node_group).collect(),
@@ -260,6 +263,36 @@ fn import_associations(parent: &Value) -> Vec<PodIdentityAssociation> {
         .collect()
 }
 
+/// Gives each access entry, and each of its access policies, the keys it had that the model
+/// does not write back the same. A list holding anything but mappings keeps nothing here:
+/// it stays, whole, among the ClusterConfig's leftovers.
+fn import_access_leftovers(document: &Value, access: &mut crate::spec::AccessConfig) {
+    let Some(Value::Sequence(items)) = document
+        .get("accessConfig")
+        .and_then(|config| config.get("accessEntries"))
+    else {
+        return;
+    };
+    if !items.iter().all(Value::is_mapping) || items.len() != access.access_entries.len() {
+        return;
+    }
+    for (entry, original) in access.access_entries.iter_mut().zip(items) {
+        if let Some(Value::Sequence(policies)) = original.get("accessPolicies")
+            && policies.iter().all(Value::is_mapping)
+        {
+            for (policy, original_policy) in entry.access_policies.iter_mut().zip(policies) {
+                let rendered = serde_yaml::to_value(eksctl_map::access_policy_spec(policy))
+                    .expect("an access policy serialises");
+                policy.extra = leftover_mapping(original_policy, &rendered);
+            }
+        }
+        let mut rendered = serde_yaml::to_value(eksctl_map::access_entry_spec(entry))
+            .expect("an access entry serialises");
+        render::merge_access_policies(&mut rendered, &entry.access_policies);
+        entry.extra = leftover_mapping(original, &rendered);
+    }
+}
+
 /// The document's keys outside node groups, add-ons and subnets (those keep their own
 /// leftovers) that the model does not write back the same.
 fn top_level_leftover(document: &Value, spec: &Spec) -> Result<Mapping, ImportError> {
@@ -276,6 +309,23 @@ fn top_level_leftover(document: &Value, spec: &Spec) -> Result<Mapping, ImportEr
             }
             if mapping.get("addons").is_some_and(Value::is_sequence) {
                 mapping.remove("addons");
+            }
+            // Access entries keep their own leftovers when each was read as one.
+            let entries_read = spec
+                .cluster
+                .access
+                .as_ref()
+                .is_some_and(|access| !access.access_entries.is_empty());
+            if entries_read
+                && let Some(access) = mapping
+                    .get_mut("accessConfig")
+                    .and_then(Value::as_mapping_mut)
+                && access
+                    .get("accessEntries")
+                    .and_then(Value::as_sequence)
+                    .is_some_and(|items| items.iter().all(Value::is_mapping))
+            {
+                access.remove("accessEntries");
             }
             if let Network::ExistingVpc { .. } = spec.network
                 && let Some(vpc) = mapping.get_mut("vpc").and_then(Value::as_mapping_mut)

@@ -58,6 +58,17 @@ pub fn cluster_document(spec: &Spec) -> Result<Value, RenderError> {
     if let Some(iam) = document.get_mut("iam") {
         merge_associations(iam, &spec.cluster.pod_identity_associations);
     }
+    if let Some(access) = &spec.cluster.access
+        && let Some(entries) = document
+            .get_mut("accessConfig")
+            .and_then(|config| config.get_mut("accessEntries"))
+            .and_then(Value::as_sequence_mut)
+    {
+        for (rendered, entry) in entries.iter_mut().zip(&access.access_entries) {
+            merge_access_policies(rendered, &entry.access_policies);
+            merge_under(rendered, &entry.extra);
+        }
+    }
     if let Network::ExistingVpc {
         public_subnets,
         private_subnets,
@@ -79,6 +90,19 @@ pub fn cluster_document(spec: &Spec) -> Result<Value, RenderError> {
     }
     merge_under(&mut document, &spec.eksctl_extra);
     Ok(document)
+}
+
+/// Merges each access policy's leftovers into its entry of the `accessPolicies` list under
+/// an access entry.
+pub fn merge_access_policies(entry: &mut Value, policies: &[crate::spec::AccessPolicy]) {
+    if let Some(items) = entry
+        .get_mut("accessPolicies")
+        .and_then(Value::as_sequence_mut)
+    {
+        for (rendered, policy) in items.iter_mut().zip(policies) {
+            merge_under(rendered, &policy.extra);
+        }
+    }
 }
 
 /// Merges each Pod Identity association's leftovers into its entry of the

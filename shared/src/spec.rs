@@ -159,6 +159,119 @@ pub struct ClusterSettings {
     /// add-ons (`iam.podIdentityAssociations`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub pod_identity_associations: Vec<PodIdentityAssociation>,
+    /// Who may reach the Kubernetes API (`accessConfig`); `None` when the file does not
+    /// say (eksctl: `API_AND_CONFIG_MAP`, the creator an admin, no access entries).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub access: Option<AccessConfig>,
+}
+
+/// `accessConfig`: the cluster's authentication mode and the access entries created with
+/// it (EKS user guide, "Grant IAM users access to Kubernetes with EKS access entries").
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct AccessConfig {
+    /// `API`, `API_AND_CONFIG_MAP` or `CONFIG_MAP`; empty: eksctl's default,
+    /// `API_AND_CONFIG_MAP`.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub authentication_mode: String,
+    /// Whether the identity creating the cluster gets cluster-admin; `None`: yes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bootstrap_cluster_creator_admin_permissions: Option<bool>,
+    /// The access entries.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub access_entries: Vec<AccessEntry>,
+}
+
+impl AccessConfig {
+    /// The authentication modes EKS has.
+    pub const MODES: [&'static str; 3] = ["API", "API_AND_CONFIG_MAP", "CONFIG_MAP"];
+}
+
+/// An access entry: an IAM principal let into the cluster, as Kubernetes groups, a user
+/// name, EKS access policies, or (by type) as nodes.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct AccessEntry {
+    /// The IAM role or user ARN.
+    #[serde(default)]
+    pub principal_arn: String,
+    /// `STANDARD` (empty: the default), `EC2` (EKS Auto Mode nodes), `EC2_LINUX`,
+    /// `EC2_WINDOWS`, `FARGATE_LINUX` or `HYBRID_LINUX`.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub entry_type: String,
+    /// Kubernetes groups the principal is in.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub kubernetes_groups: Vec<String>,
+    /// Its Kubernetes user name.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub kubernetes_username: String,
+    /// EKS access policies and where they apply.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub access_policies: Vec<AccessPolicy>,
+    /// Keys the studio does not model, kept as imported.
+    #[serde(default, skip_serializing_if = "is_empty_mapping")]
+    pub extra: Mapping,
+}
+
+impl AccessEntry {
+    /// The entry types: `STANDARD` for people and tools, the others for nodes.
+    pub const TYPES: [&'static str; 6] = [
+        "STANDARD",
+        "EC2",
+        "EC2_LINUX",
+        "EC2_WINDOWS",
+        "FARGATE_LINUX",
+        "HYBRID_LINUX",
+    ];
+
+    /// The access policy EKS Auto Mode's nodes need on their entry.
+    pub const AUTO_NODE_POLICY: &'static str =
+        "arn:aws:eks::aws:cluster-access-policy/AmazonEKSAutoNodePolicy";
+
+    /// The entry a custom Auto Mode NodeClass's node role needs: type `EC2` with
+    /// AmazonEKSAutoNodePolicy on the whole cluster (EKS user guide, "Create a Node Class
+    /// for Amazon EKS").
+    pub fn for_auto_mode_nodes(role_arn: &str) -> AccessEntry {
+        AccessEntry {
+            principal_arn: role_arn.to_owned(),
+            entry_type: "EC2".into(),
+            access_policies: vec![AccessPolicy {
+                policy_arn: Self::AUTO_NODE_POLICY.into(),
+                scope: "cluster".into(),
+                ..AccessPolicy::default()
+            }],
+            ..AccessEntry::default()
+        }
+    }
+
+    /// A person or tool's entry, as the page adds one: cluster-admin on the whole cluster.
+    pub fn admin(principal_arn: &str) -> AccessEntry {
+        AccessEntry {
+            principal_arn: principal_arn.to_owned(),
+            access_policies: vec![AccessPolicy {
+                policy_arn: "arn:aws:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy"
+                    .into(),
+                scope: "cluster".into(),
+                ..AccessPolicy::default()
+            }],
+            ..AccessEntry::default()
+        }
+    }
+}
+
+/// An EKS access policy associated with an access entry.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct AccessPolicy {
+    /// `arn:aws:eks::aws:cluster-access-policy/…`.
+    #[serde(default)]
+    pub policy_arn: String,
+    /// `cluster` or `namespace`.
+    #[serde(default)]
+    pub scope: String,
+    /// The namespaces, for a `namespace` scope.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub namespaces: Vec<String>,
+    /// Keys the studio does not model, kept as imported.
+    #[serde(default, skip_serializing_if = "is_empty_mapping")]
+    pub extra: Mapping,
 }
 
 /// EKS Auto Mode: AWS runs the nodes, from built-in node pools and any NodePools on its

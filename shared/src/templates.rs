@@ -167,6 +167,7 @@ fn cluster(name: &str) -> ClusterSettings {
         with_oidc: true,
         auto_mode: None,
         pod_identity_associations: Vec::new(),
+        access: None,
     }
 }
 
@@ -818,6 +819,7 @@ pub fn sized_spec(node_groups: usize, pools: usize) -> Spec {
             with_oidc: true,
             auto_mode: None,
             pod_identity_associations: Vec::new(),
+            access: None,
         },
         network: Network::NewVpc {
             availability_zones: zones.iter().map(|zone| zone.to_string()).collect(),

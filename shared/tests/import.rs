@@ -639,6 +639,76 @@ addons:
 }
 
 #[test]
+fn access_entries_are_read_edited_and_written_back_with_what_the_studio_does_not_model() {
+    // eksctl's own example: four entries, groups, namespace and cluster scopes, a node role.
+    let corpus = data_dir("corpus/eksctl").join("40-access-entries.yaml");
+    let original = documents(&std::fs::read_to_string(&corpus).unwrap());
+    let mut spec = import::import_cluster_config(&original[0]).unwrap();
+    let access = spec.cluster.access.as_ref().unwrap();
+    assert_eq!(access.authentication_mode, "API");
+    assert_eq!(
+        access.bootstrap_cluster_creator_admin_permissions,
+        Some(false)
+    );
+    assert_eq!(access.access_entries.len(), 4);
+    assert_eq!(
+        access.access_entries[0].kubernetes_groups,
+        ["group1", "group2"]
+    );
+    let viewer = &access.access_entries[1].access_policies[0];
+    assert_eq!(viewer.scope, "namespace");
+    assert_eq!(viewer.namespaces, ["default", "my-namespace", "dev-*"]);
+    assert_eq!(access.access_entries[3].entry_type, "EC2_LINUX");
+    assert!(spec.eksctl_extra.get("accessConfig").is_none());
+    assert_eq!(render::cluster_document(&spec).unwrap(), original[0]);
+    // Edited in the studio: the scope follows, and the file says it where eksctl reads it.
+    let entry = &mut spec.cluster.access.as_mut().unwrap().access_entries[1];
+    entry.access_policies[0].scope = "cluster".into();
+    entry.access_policies[0].namespaces.clear();
+    let rendered = render::cluster_document(&spec).unwrap();
+    let scope = &rendered["accessConfig"]["accessEntries"][1]["accessPolicies"][0]["accessScope"];
+    assert_eq!(scope["type"], "cluster");
+    assert!(scope.get("namespaces").is_none());
+
+    // Keys the studio does not model, in an entry and in a policy, are kept; a list that
+    // holds something other than mappings stays whole among the leftovers.
+    let original = documents(
+        "apiVersion: eksctl.io/v1alpha5
+kind: ClusterConfig
+metadata:
+  name: research
+  region: us-west-2
+accessConfig:
+  authenticationMode: API_AND_CONFIG_MAP
+  accessEntries:
+    - principalARN: arn:aws:iam::111122223333:role/ml-admins
+      tags: {team: ml}
+      accessPolicies:
+        - policyARN: arn:aws:eks::aws:cluster-access-policy/AmazonEKSAdminPolicy
+          accessScope: {type: namespace, namespaces: [training], note: kept}
+          comment: kept too
+",
+    );
+    let spec = import::import_cluster_config(&original[0]).unwrap();
+    let entry = &spec.cluster.access.as_ref().unwrap().access_entries[0];
+    assert!(entry.extra.contains_key("tags"));
+    assert!(entry.access_policies[0].extra.contains_key("comment"));
+    assert_eq!(render::cluster_document(&spec).unwrap(), original[0]);
+    let odd = documents(
+        "apiVersion: eksctl.io/v1alpha5
+kind: ClusterConfig
+metadata:
+  name: research
+  region: us-west-2
+accessConfig:
+  accessEntries: [not-a-mapping]
+",
+    );
+    let spec = import::import_cluster_config(&odd[0]).unwrap();
+    assert_eq!(render::cluster_document(&spec).unwrap(), odd[0]);
+}
+
+#[test]
 fn a_storage_driver_moves_between_irsa_and_pod_identity_with_its_policies() {
     let mut spec = shared::templates::template("p5-checkpoint-storage")
         .unwrap()

@@ -234,6 +234,30 @@ fn pool(spec: &mut Spec) -> &mut shared::karpenter::NodePool {
     &mut spec.karpenter.as_mut().unwrap().node_pools[0]
 }
 
+/// The g5 design with two access entries eksctl takes: an admin role, and a viewer in
+/// two namespaces.
+fn with_access_entries() -> (Spec, LiveFacts) {
+    let mut spec = new_vpc();
+    let mut viewer = shared::spec::AccessEntry::admin("arn:aws:iam::111122223333:role/viewers");
+    viewer.access_policies[0].policy_arn =
+        "arn:aws:eks::aws:cluster-access-policy/AmazonEKSViewPolicy".into();
+    viewer.access_policies[0].scope = "namespace".into();
+    viewer.access_policies[0].namespaces = vec!["training".into(), "eval".into()];
+    spec.cluster.access = Some(shared::spec::AccessConfig {
+        authentication_mode: "API".into(),
+        bootstrap_cluster_creator_admin_permissions: Some(false),
+        access_entries: vec![
+            shared::spec::AccessEntry::admin("arn:aws:iam::111122223333:role/ml-admins"),
+            viewer,
+        ],
+    });
+    (spec, LiveFacts::default())
+}
+
+fn access(spec: &mut Spec) -> &mut shared::spec::AccessConfig {
+    spec.cluster.access.as_mut().unwrap()
+}
+
 /// Narrows the first pool's instance types to `name` alone.
 fn only_type(spec: &mut Spec, name: &str) {
     for requirement in &mut pool(spec).spec.template.spec.requirements {
@@ -1218,6 +1242,26 @@ const CASES: &[Case] = &[
         path: "auto_mode_pools.node_pools[0].spec.template.spec.requirements",
     },
     Case {
+        rule: "access-entry-invalid",
+        base: with_access_entries,
+        breaks: |spec, _| access(spec).access_entries[0].entry_type = "ec2_linux".into(),
+        path: "cluster.access.access_entries[0].entry_type",
+    },
+    Case {
+        rule: "access-entries-need-api-authentication",
+        base: with_access_entries,
+        breaks: |spec, _| access(spec).authentication_mode = "CONFIG_MAP".into(),
+        path: "cluster.access.authentication_mode",
+    },
+    Case {
+        rule: "auto-mode-node-role-without-access-entry",
+        base: auto_mode_reserved,
+        breaks: |spec, _| {
+            spec.auto_mode_pools.node_classes[0].spec.role = Some("GpuNodeRole".into());
+        },
+        path: "auto_mode_pools.node_classes[0].spec.role",
+    },
+    Case {
         rule: "auto-mode-pool-label-unknown",
         base: auto_mode_reserved,
         breaks: |spec, _| {
@@ -2083,11 +2127,6 @@ const DOCUMENT_CASES: &[DocumentCase] = &[
         path: "remoteNetworkConfig.iam.provider",
     },
     DocumentCase {
-        rule: "access-entry-invalid",
-        yaml: "accessConfig:\n  accessEntries:\n    - principalARN: arn:aws:iam::111122223333:role/a\n      type: ec2_linux\n",
-        path: "accessConfig.accessEntries[0].type",
-    },
-    DocumentCase {
         rule: "nodegroup-name-missing",
         yaml: "managedNodeGroups:\n  - instanceType: m5.large\n",
         path: "managedNodeGroups[0].name",
@@ -2131,11 +2170,6 @@ const DOCUMENT_CASES: &[DocumentCase] = &[
         rule: "secrets-encryption-invalid",
         yaml: "secretsEncryption:\n  keyARN: my-key\n",
         path: "secretsEncryption.keyARN",
-    },
-    DocumentCase {
-        rule: "access-entries-need-api-authentication",
-        yaml: "accessConfig:\n  authenticationMode: CONFIG_MAP\n  accessEntries:\n    - principalARN: arn:aws:iam::123456789012:role/admin\n",
-        path: "accessConfig.authenticationMode",
     },
     DocumentCase {
         rule: "karpenter-block-invalid",
@@ -2704,4 +2738,53 @@ fn auto_mode_pools_choose_instance_types_by_auto_modes_labels() {
     assert_eq!(names(&pool), ["p5en.48xlarge"]);
     pool.spec.template.spec.requirements[0].key = "karpenter.k8s.aws/instance-family".into();
     assert!(names(&pool).len() > 1000, "{}", names(&pool).len());
+}
+
+/// eksctl's access entry checks, each said at the field it is about; an Auto Mode
+/// NodeClass's own role is satisfied by an EC2 entry for it, and the page's helper makes one.
+#[test]
+fn access_entries_are_judged_as_eksctl_does_and_auto_mode_roles_find_their_entry() {
+    let fired = |spec: &Spec, rule: &str| -> Vec<String> {
+        rules::validate(spec)
+            .into_iter()
+            .filter(|finding| finding.rule == rule)
+            .map(|finding| format!("{}: {}", finding.path, finding.message))
+            .collect()
+    };
+    let (mut spec, _) = with_access_entries();
+    assert!(fired(&spec, "access-entry-invalid").is_empty());
+    let entries = &mut access(&mut spec).access_entries;
+    entries[1].principal_arn = entries[0].principal_arn.clone();
+    entries[1].access_policies[0].namespaces.clear();
+    entries[0].entry_type = "EC2_LINUX".into();
+    let found = fired(&spec, "access-entry-invalid");
+    assert_eq!(
+        found,
+        [
+            "cluster.access.access_entries[0].access_policies: accessPolicies cannot be given for an access entry of type EC2_LINUX",
+            "cluster.access.access_entries[1].access_policies[0].namespaces: a namespace access scope needs at least one namespace",
+            "cluster.access.access_entries[1].principal_arn: principal `arn:aws:iam::111122223333:role/ml-admins` has an access entry already",
+        ],
+        "{found:#?}"
+    );
+
+    let (mut spec, _) = auto_mode_reserved();
+    spec.auto_mode_pools.node_classes[0].spec.role = Some("GpuNodeRole".into());
+    let rule = "auto-mode-node-role-without-access-entry";
+    assert_eq!(fired(&spec, rule).len(), 1);
+    let arn = "arn:aws:iam::111122223333:role/training/GpuNodeRole";
+    let mut standard = shared::spec::AccessEntry::admin(arn);
+    standard.access_policies.clear();
+    spec.cluster.access = Some(shared::spec::AccessConfig {
+        access_entries: vec![standard],
+        ..Default::default()
+    });
+    assert!(
+        fired(&spec, rule)[0].contains("of type STANDARD, not EC2"),
+        "{:?}",
+        fired(&spec, rule)
+    );
+    access(&mut spec).access_entries = vec![shared::spec::AccessEntry::for_auto_mode_nodes(arn)];
+    assert!(fired(&spec, rule).is_empty());
+    assert!(fired(&spec, "access-entry-invalid").is_empty());
 }

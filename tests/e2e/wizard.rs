@@ -1967,3 +1967,92 @@ async fn auto_mode_pools_are_edited_previewed_and_refused_without_auto_mode() {
     }
     browser.close().await;
 }
+
+#[tokio::test]
+async fn access_entries_are_edited_in_the_cluster_step_and_auto_mode_roles_find_theirs() {
+    let studio = Studio::start();
+    let browser = Browser::start().await;
+    browser.open(&studio).await;
+    browser.choose_template("auto-mode-reserved-training").await;
+    browser.go_to_step(2).await;
+    // A NodeClass with a node role of its own needs an EC2 access entry for it.
+    let role = "f-auto-mode-pools-node-classes-0-spec-role";
+    browser.fill(role, "GpuNodeRole").await;
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    let all = browser
+        .by_id("findings-list")
+        .await
+        .text()
+        .await
+        .unwrap_or_default();
+    let value = browser.by_id(role).await.prop("value").await.unwrap();
+    eprintln!("DEBUG value={value:?} findings={all}");
+    browser
+        .wait_for_text(Locator::Id(&format!("{role}-findings")), |text| {
+            text.contains("has no access entry here")
+        })
+        .await;
+
+    browser.click_button("Add access entry").await;
+    let entry = "f-cluster-access-access-entries-0";
+    browser
+        .fill(
+            &format!("{entry}-principal-arn"),
+            "arn:aws:iam::111122223333:role/GpuNodeRole",
+        )
+        .await;
+    // The entry the page adds is an admin's; as a STANDARD entry it lets no node in.
+    browser
+        .wait_for_text(Locator::Id(&format!("{role}-findings")), |text| {
+            text.contains("of type STANDARD, not EC2")
+        })
+        .await;
+    select(&browser, &format!("{entry}-entry-type"), "EC2").await;
+    browser
+        .fill(
+            &format!("{entry}-access-policies-0-policy-arn"),
+            "arn:aws:eks::aws:cluster-access-policy/AmazonEKSAutoNodePolicy",
+        )
+        .await;
+    browser
+        .wait_for_text(Locator::Id(&format!("{role}-findings")), |text| {
+            text.is_empty()
+        })
+        .await;
+    let preview = browser
+        .wait_for_text(PREVIEW, |text| text.contains("AmazonEKSAutoNodePolicy"))
+        .await;
+    assert!(
+        preview.contains("principalARN: arn:aws:iam::111122223333:role/GpuNodeRole"),
+        "{preview}"
+    );
+    assert!(preview.contains("type: EC2"), "{preview}");
+
+    // eksctl's checks, beside their fields: CONFIG_MAP takes no access entries, and a node
+    // entry type takes no access policies.
+    select(
+        &browser,
+        "f-cluster-access-authentication-mode",
+        "CONFIG_MAP",
+    )
+    .await;
+    browser
+        .wait_for_text(
+            Locator::Id("f-cluster-access-authentication-mode-findings"),
+            |text| text.contains("access entries need authenticationMode"),
+        )
+        .await;
+    select(&browser, &format!("{entry}-entry-type"), "EC2_LINUX").await;
+    browser
+        .wait_for_text(
+            Locator::Id(&format!("{entry}-access-policies-findings")),
+            |text| {
+                text.contains(
+                    "accessPolicies cannot be given for an access entry of type EC2_LINUX",
+                )
+            },
+        )
+        .await;
+    browser.screenshot("access-entries").await;
+    browser.close().await;
+}

@@ -10,9 +10,13 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "auto-mode-pools-without-auto-mode",
         severity: Severity::Error,
-        summary: "NodePools or NodeClasses for EKS Auto Mode are in the design, but Auto Mode is off",
+        summary: super::described(
+            "NodePools or NodeClasses for EKS Auto Mode are in the design, but Auto Mode is off",
+        ),
         help: "turn EKS Auto Mode on (Cluster step), or remove the Auto Mode NodePools and NodeClasses",
-        reference: "EKS user guide, Create a Node Class for Amazon EKS: the eks.amazonaws.com/v1 NodeClass exists only in clusters with Auto Mode; kubectl apply is refused (no matches for kind NodeClass)",
+        reference: super::described(
+            "EKS user guide, Create a Node Class for Amazon EKS: the eks.amazonaws.com/v1 NodeClass exists only in clusters with Auto Mode; kubectl apply is refused (no matches for kind NodeClass)",
+        ),
         live: false,
         stage: Stage::ApiServer,
         check: Check::Spec(auto_mode_pools_without_auto_mode),
@@ -20,9 +24,13 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "auto-mode-node-class-missing",
         severity: Severity::Error,
-        summary: "an Auto Mode NodePool names a NodeClass the design does not have",
+        summary: super::described(
+            "an Auto Mode NodePool names a NodeClass the design does not have",
+        ),
         help: "name one of the design's NodeClasses, or `default` (Auto Mode's own)",
-        reference: "EKS user guide, Create a Node Pool for EKS Auto Mode (nodeClassRef names an eks.amazonaws.com NodeClass; without it the pool launches no node)",
+        reference: super::described(
+            "EKS user guide, Create a Node Pool for EKS Auto Mode (nodeClassRef names an eks.amazonaws.com NodeClass; without it the pool launches no node)",
+        ),
         live: false,
         stage: Stage::Runtime,
         check: Check::Spec(auto_mode_node_class_missing),
@@ -30,9 +38,13 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "auto-mode-reserved-without-selector",
         severity: Severity::Error,
-        summary: "an Auto Mode NodePool allows only reserved capacity, but its NodeClass selects no capacity reservation",
+        summary: super::described(
+            "an Auto Mode NodePool allows only reserved capacity, but its NodeClass selects no capacity reservation",
+        ),
         help: "add the ODCR or Capacity Block to the NodeClass's capacityReservationSelectorTerms (by id, or by tags)",
-        reference: "EKS user guide, Control deployment of workloads into Capacity Reservations with EKS Auto Mode: reserved capacity is used only through capacityReservationSelectorTerms, and Capacity Blocks for ML always require them",
+        reference: super::described(
+            "EKS user guide, Control deployment of workloads into Capacity Reservations with EKS Auto Mode: reserved capacity is used only through capacityReservationSelectorTerms, and Capacity Blocks for ML always require them",
+        ),
         live: false,
         stage: Stage::Runtime,
         check: Check::Spec(auto_mode_reserved_without_selector),
@@ -40,9 +52,13 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "auto-mode-reservation-unused",
         severity: Severity::Warning,
-        summary: "an Auto Mode NodeClass selects capacity reservations, but a NodePool on it does not allow reserved capacity",
+        summary: super::described(
+            "an Auto Mode NodeClass selects capacity reservations, but a NodePool on it does not allow reserved capacity",
+        ),
         help: "add `reserved` to the pool's karpenter.sh/capacity-type requirement: nodes launched into a selected reservation are reserved capacity",
-        reference: "EKS user guide, Control deployment of workloads into Capacity Reservations with EKS Auto Mode (nodes in selected reservations are labelled karpenter.sh/capacity-type: reserved)",
+        reference: super::described(
+            "EKS user guide, Control deployment of workloads into Capacity Reservations with EKS Auto Mode (nodes in selected reservations are labelled karpenter.sh/capacity-type: reserved)",
+        ),
         live: false,
         stage: Stage::Advice,
         check: Check::Spec(auto_mode_reservation_unused),
@@ -50,9 +66,13 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "auto-mode-pool-label-unknown",
         severity: Severity::Warning,
-        summary: "an Auto Mode NodePool requires a label Auto Mode does not put on its nodes (Karpenter's karpenter.k8s.aws/ labels, kubernetes.io/os)",
+        summary: super::described(
+            "an Auto Mode NodePool requires a label Auto Mode does not put on its nodes (Karpenter's karpenter.k8s.aws/ labels, kubernetes.io/os)",
+        ),
         help: "use Auto Mode's own label, eks.amazonaws.com/ in place of karpenter.k8s.aws/ (eks.amazonaws.com/instance-family, instance-gpu-name, …); Auto Mode runs Linux only",
-        reference: "EKS user guide, Create a Node Pool for EKS Auto Mode (EKS Auto Mode Supported Labels: labels of EC2 managed instances start with eks.amazonaws.com, Auto Mode uses different labels than Karpenter; not supported: kubernetes.io/os, node.kubernetes.io/windows-build)",
+        reference: super::described(
+            "EKS user guide, Create a Node Pool for EKS Auto Mode (EKS Auto Mode Supported Labels: labels of EC2 managed instances start with eks.amazonaws.com, Auto Mode uses different labels than Karpenter; not supported: kubernetes.io/os, node.kubernetes.io/windows-build)",
+        ),
         live: false,
         stage: Stage::Advice,
         check: Check::Spec(auto_mode_pool_label_unknown),
@@ -60,9 +80,13 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "ultraserver-on-node-pool",
         severity: Severity::Warning,
-        summary: "a Karpenter or Auto Mode NodePool asks for P6e-GB200 UltraServers, whose multi-node NVLink needs Dynamic Resource Allocation that neither supports",
+        summary: super::described(
+            "a Karpenter or Auto Mode NodePool asks for P6e-GB200 UltraServers, whose multi-node NVLink needs Dynamic Resource Allocation that neither supports",
+        ),
         help: "run P6e-GB200 in a managed node group on its Capacity Block (the p6e-gb200-ultraserver template), as the EKS user guide recommends",
-        reference: "EKS user guide, Use P6e-GB200 UltraServers with Amazon EKS (considerations: DRA is required; Karpenter and EKS Auto Mode do not support it; use managed or self-managed node groups)",
+        reference: super::described(
+            "EKS user guide, Use P6e-GB200 UltraServers with Amazon EKS (considerations: DRA is required; Karpenter and EKS Auto Mode do not support it; use managed or self-managed node groups)",
+        ),
         live: false,
         stage: Stage::Advice,
         check: Check::Spec(ultraserver_on_node_pool),

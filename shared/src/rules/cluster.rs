@@ -9,9 +9,13 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "placeholder-left",
         severity: Severity::Error,
-        summary: "a PLACEHOLDER_* or example value from a template is still in the spec",
+        summary: super::described(
+            "a PLACEHOLDER_* or example value from a template is still in the spec",
+        ),
         help: "replace it with the real value from your AWS account",
-        reference: "reference manifests, aws-samples/awsome-distributed-training 1.architectures/4.amazon-eks",
+        reference: super::described(
+            "reference manifests, aws-samples/awsome-distributed-training 1.architectures/4.amazon-eks",
+        ),
         live: false,
         stage: Stage::AwsCreate,
         check: Check::Spec(placeholder_left),
@@ -19,9 +23,13 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "cluster-name-invalid",
         severity: Severity::Error,
-        summary: "cluster name must start with a letter and hold only letters, digits and hyphens",
+        summary: super::described(
+            "cluster name must start with a letter and hold only letters, digits and hyphens",
+        ),
         help: "use a name such as `training-p5`",
-        reference: "eksctl validation.go:1052-1066 (A2.1); pkg/ctl/create/cluster.go:155",
+        reference: super::described(
+            "eksctl validation.go:1052-1066 (A2.1); pkg/ctl/create/cluster.go:155",
+        ),
         live: false,
         stage: Stage::EksctlValidation,
         check: Check::Spec(cluster_name_invalid),
@@ -29,9 +37,9 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "region-unknown",
         severity: Severity::Error,
-        summary: "region is not an AWS region where EKS runs",
+        summary: super::described("region is not an AWS region where EKS runs"),
         help: "pick a region such as `us-east-1` or `us-west-2`",
-        reference: "AWS docs: Amazon EKS endpoints and quotas",
+        reference: super::described("AWS docs: Amazon EKS endpoints and quotas"),
         live: false,
         stage: Stage::EksctlValidation,
         check: Check::Spec(region_unknown),
@@ -39,9 +47,13 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "kubernetes-version-unsupported",
         severity: Severity::Error,
-        summary: "Kubernetes version is not one EKS offers: malformed, past its extended support, or not released yet",
+        summary: super::described(
+            "Kubernetes version is not one EKS offers: malformed, past its extended support, or not released yet",
+        ),
         help: "pick a version in standard support (see `shared/data/eks-kubernetes-versions.csv`)",
-        reference: "AWS docs: Amazon EKS Kubernetes release calendar (kubernetes-versions.html), or EKS DescribeClusterVersions for the region when live checks run; EKS CreateCluster refuses the version (eksctl create cluster fails before any stack)",
+        reference: super::described(
+            "AWS docs: Amazon EKS Kubernetes release calendar (kubernetes-versions.html), or EKS DescribeClusterVersions for the region when live checks run; EKS CreateCluster refuses the version (eksctl create cluster fails before any stack)",
+        ),
         live: false,
         stage: Stage::AwsCreate,
         check: Check::Spec(kubernetes_version_unsupported),
@@ -49,9 +61,13 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "kubernetes-version-extended-support",
         severity: Severity::Warning,
-        summary: "Kubernetes version is in EKS extended support: the cluster costs more per hour and must be upgraded soon",
+        summary: super::described(
+            "Kubernetes version is in EKS extended support: the cluster costs more per hour and must be upgraded soon",
+        ),
         help: "pick a version in standard support, or plan the upgrade before extended support ends",
-        reference: "AWS docs: Amazon EKS Kubernetes release calendar, or EKS DescribeClusterVersions when live checks run; Amazon EKS pricing (extended support: USD 0.60 per cluster hour instead of 0.10)",
+        reference: super::described(
+            "AWS docs: Amazon EKS Kubernetes release calendar, or EKS DescribeClusterVersions when live checks run; Amazon EKS pricing (extended support: USD 0.60 per cluster hour instead of 0.10)",
+        ),
         live: false,
         stage: Stage::Advice,
         check: Check::Spec(kubernetes_version_extended_support),
@@ -59,9 +75,11 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "kubernetes-version-newer-than-calendar",
         severity: Severity::Warning,
-        summary: "Kubernetes version is newer than the studio's EKS release calendar",
+        summary: super::described(
+            "Kubernetes version is newer than the studio's EKS release calendar",
+        ),
         help: "check that EKS offers it in your region (`aws eks describe-cluster-versions`)",
-        reference: "AWS docs: Amazon EKS Kubernetes release calendar",
+        reference: super::described("AWS docs: Amazon EKS Kubernetes release calendar"),
         live: false,
         stage: Stage::Advice,
         check: Check::Spec(kubernetes_version_newer_than_calendar),
@@ -69,9 +87,13 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "auto-mode-config-invalid",
         severity: Severity::Error,
-        summary: "autoModeConfig has node pools other than general-purpose and system, a duplicate, or settings that need Auto Mode on",
+        summary: super::described(
+            "autoModeConfig has node pools other than general-purpose and system, a duplicate, or settings that need Auto Mode on",
+        ),
         help: "use nodePools [general-purpose, system]; nodeRoleARN and permissionsBoundaryARN only with Auto Mode enabled and node pools, not both",
-        reference: "eksctl pkg/apis/eksctl.io/v1alpha5/auto_mode.go (ValidateAutoModeConfig); eksctl refuses the file before calling AWS",
+        reference: super::described(
+            "eksctl pkg/apis/eksctl.io/v1alpha5/auto_mode.go (ValidateAutoModeConfig); eksctl refuses the file before calling AWS",
+        ),
         live: false,
         stage: Stage::EksctlValidation,
         check: Check::Spec(auto_mode_config_invalid),
@@ -79,9 +101,13 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "auto-mode-create-conflict",
         severity: Severity::Error,
-        summary: "with Auto Mode on, eksctl creates no node groups and no core networking add-ons with the cluster",
+        summary: super::described(
+            "with Auto Mode on, eksctl creates no node groups and no core networking add-ons with the cluster",
+        ),
         help: "leave node groups out of the file (add them later with `eksctl create nodegroup`, or let Auto Mode launch the nodes); drop vpc-cni, kube-proxy and coredns from the add-ons",
-        reference: "eksctl pkg/ctl/cmdutils/configfile.go (NewCreateClusterLoader: Auto Mode refuses managed and self-managed node groups, and default add-ons other than metrics-server unless Fargate or hybrid nodes are set); eksctl create cluster refuses the file before calling AWS",
+        reference: super::described(
+            "eksctl pkg/ctl/cmdutils/configfile.go (NewCreateClusterLoader: Auto Mode refuses managed and self-managed node groups, and default add-ons other than metrics-server unless Fargate or hybrid nodes are set); eksctl create cluster refuses the file before calling AWS",
+        ),
         live: false,
         stage: Stage::EksctlValidation,
         check: Check::Spec(auto_mode_create_conflict),
@@ -89,9 +115,9 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "availability-zone-not-in-region",
         severity: Severity::Error,
-        summary: "an availability zone is not a zone of the cluster's region",
+        summary: super::described("an availability zone is not a zone of the cluster's region"),
         help: "zones are the region name plus a letter, e.g. `us-east-1a` in `us-east-1`",
-        reference: "AWS docs: Regions and Zones",
+        reference: super::described("AWS docs: Regions and Zones"),
         live: false,
         stage: Stage::AwsCreate,
         check: Check::Spec(availability_zone_not_in_region),
@@ -99,9 +125,9 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "new-vpc-zones-too-few",
         severity: Severity::Error,
-        summary: "a new VPC needs at least two availability zones",
+        summary: super::described("a new VPC needs at least two availability zones"),
         help: "list two or more zones for the cluster's subnets",
-        reference: "eksctl validation.go:1918-1932; vpc.go:246-250 (A2.3)",
+        reference: super::described("eksctl validation.go:1918-1932; vpc.go:246-250 (A2.3)"),
         live: false,
         stage: Stage::EksctlValidation,
         check: Check::Spec(new_vpc_zones_too_few),
@@ -109,9 +135,9 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "vpc-id-malformed",
         severity: Severity::Error,
-        summary: "VPC id is not `vpc-` followed by 8 or 17 hex digits",
+        summary: super::described("VPC id is not `vpc-` followed by 8 or 17 hex digits"),
         help: "copy the id from the VPC console or `aws ec2 describe-vpcs`",
-        reference: "AWS docs: resource IDs",
+        reference: super::described("AWS docs: resource IDs"),
         live: false,
         stage: Stage::AwsCreate,
         check: Check::Spec(vpc_id_malformed),
@@ -119,9 +145,9 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "subnet-id-malformed",
         severity: Severity::Error,
-        summary: "subnet id is not `subnet-` followed by 8 or 17 hex digits",
+        summary: super::described("subnet id is not `subnet-` followed by 8 or 17 hex digits"),
         help: "copy the id from the VPC console or `aws ec2 describe-subnets`",
-        reference: "AWS docs: resource IDs",
+        reference: super::described("AWS docs: resource IDs"),
         live: false,
         stage: Stage::AwsCreate,
         check: Check::Spec(subnet_id_malformed),
@@ -129,9 +155,11 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "existing-vpc-subnets-too-few",
         severity: Severity::Error,
-        summary: "an existing VPC needs at least two public subnets if any, and two private if any",
+        summary: super::described(
+            "an existing VPC needs at least two public subnets if any, and two private if any",
+        ),
         help: "add a second subnet in another availability zone",
-        reference: "eksctl pkg/apis/eksctl.io/v1alpha5/vpc.go:466-486 (A2.5)",
+        reference: super::described("eksctl pkg/apis/eksctl.io/v1alpha5/vpc.go:466-486 (A2.5)"),
         live: false,
         stage: Stage::EksctlValidation,
         check: Check::Spec(existing_vpc_subnets_too_few),
@@ -139,9 +167,9 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "existing-vpc-no-subnets",
         severity: Severity::Error,
-        summary: "an existing VPC is given without any subnets",
+        summary: super::described("an existing VPC is given without any subnets"),
         help: "list the VPC's private (and public) subnets the cluster may use",
-        reference: "eksctl docs: Use an existing VPC",
+        reference: super::described("eksctl docs: Use an existing VPC"),
         live: false,
         stage: Stage::EksctlValidation,
         check: Check::Spec(existing_vpc_no_subnets),
@@ -149,9 +177,9 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "subnet-duplicate",
         severity: Severity::Error,
-        summary: "the same subnet id or local name appears twice",
+        summary: super::described("the same subnet id or local name appears twice"),
         help: "list each subnet once, under one unique name",
-        reference: "eksctl vpc.go (subnets are a map keyed by name)",
+        reference: super::described("eksctl vpc.go (subnets are a map keyed by name)"),
         live: false,
         stage: Stage::EksctlValidation,
         check: Check::Spec(subnet_duplicate),
@@ -159,9 +187,9 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "existing-vpc-single-zone",
         severity: Severity::Error,
-        summary: "the cluster's subnets all sit in one availability zone",
+        summary: super::described("the cluster's subnets all sit in one availability zone"),
         help: "EKS needs subnets in at least two zones for the control plane",
-        reference: "AWS docs: Amazon EKS VPC and subnet requirements",
+        reference: super::described("AWS docs: Amazon EKS VPC and subnet requirements"),
         live: false,
         stage: Stage::AwsCreate,
         check: Check::Spec(existing_vpc_single_zone),
@@ -169,9 +197,13 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "addon-irsa-without-oidc",
         severity: Severity::Error,
-        summary: "an add-on's IAM policies need the cluster's OIDC provider, which is off",
+        summary: super::described(
+            "an add-on's IAM policies need the cluster's OIDC provider, which is off",
+        ),
         help: "turn on the cluster's OIDC provider (iam.withOIDC): without it eksctl only warns and creates no role, and the add-on runs without AWS credentials",
-        reference: "eksctl pkg/actions/addon/create.go (IRSA set and withOIDC off: OIDCDisabledWarning, no role is created)",
+        reference: super::described(
+            "eksctl pkg/actions/addon/create.go (IRSA set and withOIDC off: OIDCDisabledWarning, no role is created)",
+        ),
         live: false,
         stage: Stage::Runtime,
         check: Check::Spec(addon_irsa_without_oidc),
@@ -179,9 +211,13 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "pod-identity-agent-missing",
         severity: Severity::Error,
-        summary: "Pod Identity associations are asked for without the eks-pod-identity-agent add-on",
+        summary: super::described(
+            "Pod Identity associations are asked for without the eks-pod-identity-agent add-on",
+        ),
         help: "add the eks-pod-identity-agent add-on (Add-ons step): eksctl refuses to create pod identity associations without it, unless EKS Auto Mode is on",
-        reference: "eksctl pkg/ctl/cmdutils/configfile.go (create cluster: \"the eks-pod-identity-agent addon must be installed to create pod identity associations\")",
+        reference: super::described(
+            "eksctl pkg/ctl/cmdutils/configfile.go (create cluster: \"the eks-pod-identity-agent addon must be installed to create pod identity associations\")",
+        ),
         live: false,
         stage: Stage::EksctlValidation,
         check: Check::Spec(pod_identity_agent_missing),
@@ -189,9 +225,13 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "storage-association-after-controller",
         severity: Severity::Warning,
-        summary: "the FSx driver's Pod Identity association is made after its controller starts, so the controller has no AWS role until restarted",
+        summary: super::described(
+            "the FSx driver's Pod Identity association is made after its controller starts, so the controller has no AWS role until restarted",
+        ),
         help: "give the association on the aws-fsx-csi-driver add-on (Add-ons step, EKS Pod Identity), so EKS makes it with the add-on",
-        reference: "eksctl pkg/ctl/create/cluster.go (iam.podIdentityAssociations are created after the add-ons); EKS user guide, EKS Pod Identity: credentials are injected when a pod is created",
+        reference: super::described(
+            "eksctl pkg/ctl/create/cluster.go (iam.podIdentityAssociations are created after the add-ons); EKS user guide, EKS Pod Identity: credentials are injected when a pod is created",
+        ),
         live: false,
         stage: Stage::Advice,
         check: Check::Spec(storage_association_after_controller),
@@ -199,9 +239,13 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "storage-addon-without-iam",
         severity: Severity::Warning,
-        summary: "a storage CSI add-on has no IAM policy, so its driver cannot call FSx or S3",
+        summary: super::described(
+            "a storage CSI add-on has no IAM policy, so its driver cannot call FSx or S3",
+        ),
         help: "give the add-on its policy: AmazonFSxFullAccess for FSx for Lustre; a policy on your bucket (s3:ListBucket, s3:GetObject, s3:PutObject, s3:AbortMultipartUpload, s3:DeleteObject) for Mountpoint",
-        reference: "EKS user guide: Deploy the FSx for Lustre driver (AmazonFSxFullAccess for fsx-csi-controller-sa); Deploy the Mountpoint for Amazon S3 driver (IAM policy and role for s3-csi-driver-sa)",
+        reference: super::described(
+            "EKS user guide: Deploy the FSx for Lustre driver (AmazonFSxFullAccess for fsx-csi-controller-sa); Deploy the Mountpoint for Amazon S3 driver (IAM policy and role for s3-csi-driver-sa)",
+        ),
         live: false,
         stage: Stage::Advice,
         check: Check::Spec(storage_addon_without_iam),
@@ -209,9 +253,9 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "addon-duplicate",
         severity: Severity::Error,
-        summary: "the same EKS add-on is listed twice",
+        summary: super::described("the same EKS add-on is listed twice"),
         help: "keep one entry per add-on",
-        reference: "eksctl pkg/apis/eksctl.io/v1alpha5/addon.go",
+        reference: super::described("eksctl pkg/apis/eksctl.io/v1alpha5/addon.go"),
         live: false,
         stage: Stage::EksctlValidation,
         check: Check::Spec(addon_duplicate),

@@ -95,20 +95,6 @@ pub(super) static RULES: &[Rule] = &[
         secrets_encryption_invalid
     ),
     eksctl_rule!(
-        "access-entries-need-api-authentication",
-        "access entries need authenticationMode API or API_AND_CONFIG_MAP",
-        "set accessConfig.authenticationMode to API_AND_CONFIG_MAP (or API)",
-        "(ValidateClusterConfig, accessConfig)",
-        access_entries_need_api_authentication
-    ),
-    eksctl_rule!(
-        "access-entry-invalid",
-        "an access entry lacks a valid principal ARN, has an unknown type, a field its type does not take, or a malformed access policy",
-        "give principalARN; for EC2_LINUX, EC2_WINDOWS, FARGATE_LINUX and HYBRID_LINUX no groups, username or policies; each policy a cluster-access-policy ARN with a cluster or namespace scope",
-        "(validateAccessEntries)",
-        access_entry_invalid
-    ),
-    eksctl_rule!(
         "outposts-unsupported-setting",
         "a setting eksctl refuses for a control plane on AWS Outposts (add-ons, Fargate, Karpenter, IPv6, OIDC, zones...)",
         "remove the setting, or create the cluster outside Outposts",
@@ -1051,111 +1037,6 @@ fn secrets_encryption_invalid(document: &Value, report: &mut Report<'_>) {
             report.fire("secretsEncryption.keyARN", format!("`{key}` is not an ARN"))
         }
         Some(_) => {}
-    }
-}
-
-fn access_entries_need_api_authentication(document: &Value, report: &mut Report<'_>) {
-    if !is_cluster_config(document) {
-        return;
-    }
-    let Some(access) = document.get("accessConfig") else {
-        return;
-    };
-    if has(access, "accessEntries") && text(access, "authenticationMode") == Some("CONFIG_MAP") {
-        report.fire(
-            "accessConfig.authenticationMode",
-            "access entries need authenticationMode API_AND_CONFIG_MAP or API, not CONFIG_MAP",
-        );
-    }
-}
-
-fn access_entry_invalid(document: &Value, report: &mut Report<'_>) {
-    if !is_cluster_config(document) {
-        return;
-    }
-    let Some(access) = document.get("accessConfig") else {
-        return;
-    };
-    let mut seen: Vec<&str> = Vec::new();
-    for (index, entry) in list(access, "accessEntries").iter().enumerate() {
-        let path = format!("accessConfig.accessEntries[{index}]");
-        let principal = non_empty(entry, "principalARN");
-        match principal {
-            Some(principal) if is_arn(principal) => {
-                if seen.contains(&principal) {
-                    report.fire(
-                        format!("{path}.principalARN"),
-                        format!("principal `{principal}` has an access entry already"),
-                    );
-                }
-                seen.push(principal);
-            }
-            Some(principal) => report.fire(
-                format!("{path}.principalARN"),
-                format!("`{principal}` is not an AWS ARN"),
-            ),
-            None => report.fire(
-                format!("{path}.principalARN"),
-                "principalARN must be set to a valid AWS ARN",
-            ),
-        }
-        let kind = text(entry, "type").unwrap_or("");
-        match kind {
-            "" | "STANDARD" | "EC2" => {}
-            "EC2_LINUX" | "EC2_WINDOWS" | "FARGATE_LINUX" | "HYBRID_LINUX" => {
-                for field in ["kubernetesGroups", "kubernetesUsername", "accessPolicies"] {
-                    if has(entry, field) {
-                        report.fire(
-                            format!("{path}.{field}"),
-                            format!("{field} cannot be given for an access entry of type {kind}"),
-                        );
-                    }
-                }
-            }
-            other => report.fire(
-                format!("{path}.type"),
-                format!("`{other}` is not an access entry type (STANDARD, EC2, EC2_LINUX, EC2_WINDOWS, FARGATE_LINUX, HYBRID_LINUX)"),
-            ),
-        }
-        for (item, policy) in list(entry, "accessPolicies").iter().enumerate() {
-            let at = format!("{path}.accessPolicies[{item}]");
-            match non_empty(policy, "policyARN") {
-                None => report.fire(
-                    format!("{at}.policyARN"),
-                    "policyARN must be set to a valid AWS ARN",
-                ),
-                Some(arn) => {
-                    let resource = arn.splitn(6, ':').nth(5).unwrap_or("");
-                    if !is_arn(arn) || !resource.starts_with("cluster-access-policy/") {
-                        report.fire(
-                            format!("{at}.policyARN"),
-                            format!("`{arn}` is not a cluster-access-policy ARN"),
-                        );
-                    }
-                }
-            }
-            let scope = policy.get("accessScope").unwrap_or(&Value::Null);
-            let namespaces = has(scope, "namespaces");
-            match text(scope, "type").unwrap_or("") {
-                "cluster" if namespaces => report.fire(
-                    format!("{at}.accessScope.namespaces"),
-                    "namespaces cannot be given for a cluster access scope",
-                ),
-                "namespace" if !namespaces => report.fire(
-                    format!("{at}.accessScope.namespaces"),
-                    "a namespace access scope needs at least one namespace",
-                ),
-                "cluster" | "namespace" => {}
-                "" => report.fire(
-                    format!("{at}.accessScope.type"),
-                    "accessScope.type must be namespace or cluster",
-                ),
-                other => report.fire(
-                    format!("{at}.accessScope.type"),
-                    format!("`{other}` is not an access scope type (namespace, cluster)"),
-                ),
-            }
-        }
     }
 }
 

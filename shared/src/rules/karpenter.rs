@@ -14,9 +14,11 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "karpenter-name-invalid",
         severity: Severity::Error,
-        summary: "NodePool and EC2NodeClass names must be unique lowercase DNS names",
+        summary: super::described(
+            "NodePool and EC2NodeClass names must be unique lowercase DNS names",
+        ),
         help: "use lowercase letters, digits and hyphens, e.g. `gpu-training`",
-        reference: "Kubernetes object names (RFC 1123)",
+        reference: super::described("Kubernetes object names (RFC 1123)"),
         live: false,
         stage: Stage::ApiServer,
         check: Check::Spec(karpenter_name_invalid),
@@ -24,9 +26,9 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "karpenter-node-class-missing",
         severity: Severity::Error,
-        summary: "a NodePool refers to an EC2NodeClass that is not defined",
+        summary: super::described("a NodePool refers to an EC2NodeClass that is not defined"),
         help: "add the EC2NodeClass or point nodeClassRef at an existing one",
-        reference: NODEPOOL_CRD,
+        reference: super::described(NODEPOOL_CRD),
         live: false,
         stage: Stage::Runtime,
         check: Check::Spec(karpenter_node_class_missing),
@@ -34,9 +36,13 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "karpenter-requirement-operator",
         severity: Severity::Error,
-        summary: "requirement operator must be In, NotIn, Exists, DoesNotExist, Gt, Lt, Gte or Lte",
+        summary: super::described(
+            "requirement operator must be In, NotIn, Exists, DoesNotExist, Gt, Lt, Gte or Lte",
+        ),
         help: "use `In` with a list of values for most requirements",
-        reference: "Karpenter NodePool CRD .spec.template.spec.requirements (B1.2)",
+        reference: super::described(
+            "Karpenter NodePool CRD .spec.template.spec.requirements (B1.2)",
+        ),
         live: false,
         stage: Stage::ApiServer,
         check: Check::Spec(karpenter_requirement_operator),
@@ -44,9 +50,9 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "karpenter-requirement-values",
         severity: Severity::Error,
-        summary: "requirement values do not fit the operator",
+        summary: super::described("requirement values do not fit the operator"),
         help: "In/NotIn take values; Gt/Lt/Gte/Lte take one non-negative integer; Exists/DoesNotExist take none",
-        reference: "Karpenter NodePool CRD CEL rules (B1.2)",
+        reference: super::described("Karpenter NodePool CRD CEL rules (B1.2)"),
         live: false,
         stage: Stage::ApiServer,
         check: Check::Spec(karpenter_requirement_values),
@@ -54,9 +60,11 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "karpenter-restricted-label",
         severity: Severity::Error,
-        summary: "requirement or label uses a key Karpenter reserves",
+        summary: super::described("requirement or label uses a key Karpenter reserves"),
         help: "drop the key; Karpenter sets it itself (only karpenter.sh/capacity-type and the well-known karpenter.k8s.aws labels are allowed)",
-        reference: "Karpenter NodePool CRD (AWS provider) label-domain rules (B1.3)",
+        reference: super::described(
+            "Karpenter NodePool CRD (AWS provider) label-domain rules (B1.3)",
+        ),
         live: false,
         stage: Stage::ApiServer,
         check: Check::Spec(karpenter_restricted_label),
@@ -64,9 +72,11 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "karpenter-capacity-type-value",
         severity: Severity::Error,
-        summary: "karpenter.sh/capacity-type values are on-demand, spot and reserved",
+        summary: super::described(
+            "karpenter.sh/capacity-type values are on-demand, spot and reserved",
+        ),
         help: "use `on-demand`, `spot` or `reserved`",
-        reference: "kubernetes-sigs/karpenter pkg/apis/v1/labels.go:34-36 (B1.4)",
+        reference: super::described("kubernetes-sigs/karpenter pkg/apis/v1/labels.go:34-36 (B1.4)"),
         live: false,
         stage: Stage::Runtime,
         check: Check::Spec(karpenter_capacity_type_value),
@@ -74,9 +84,13 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "karpenter-taint-invalid",
         severity: Severity::Error,
-        summary: "taint needs a key and an effect of NoSchedule, PreferNoSchedule or NoExecute, once per key and effect",
+        summary: super::described(
+            "taint needs a key and an effect of NoSchedule, PreferNoSchedule or NoExecute, once per key and effect",
+        ),
         help: "use e.g. key `nvidia.com/gpu`, effect `NoSchedule`",
-        reference: "Karpenter NodePool CRD taints; pkg/apis/v1/nodeclaim_validation.go (B1.5)",
+        reference: super::described(
+            "Karpenter NodePool CRD taints; pkg/apis/v1/nodeclaim_validation.go (B1.5)",
+        ),
         live: false,
         stage: Stage::ApiServer,
         check: Check::Spec(karpenter_taint_invalid),
@@ -84,9 +98,11 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "karpenter-disruption-invalid",
         severity: Severity::Error,
-        summary: "disruption settings are malformed (policy, consolidateAfter, budgets)",
+        summary: super::described(
+            "disruption settings are malformed (policy, consolidateAfter, budgets)",
+        ),
         help: "policy WhenEmpty/WhenEmptyOrUnderutilized/Balanced; consolidateAfter (required in a disruption block) like `5m` or `Never`; budget nodes `N` or `N%`, schedule and duration together",
-        reference: "Karpenter NodePool CRD .spec.disruption (B1.7)",
+        reference: super::described("Karpenter NodePool CRD .spec.disruption (B1.7)"),
         live: false,
         stage: Stage::ApiServer,
         check: Check::Spec(karpenter_disruption_invalid),
@@ -94,9 +110,11 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "karpenter-expire-after-invalid",
         severity: Severity::Error,
-        summary: "expireAfter must be a duration such as `720h` or `Never`",
+        summary: super::described("expireAfter must be a duration such as `720h` or `Never`"),
         help: "use `720h` (30 days) for inference pools and `Never` for training pools",
-        reference: "Karpenter NodePool CRD .spec.template.spec.expireAfter (B1.8)",
+        reference: super::described(
+            "Karpenter NodePool CRD .spec.template.spec.expireAfter (B1.8)",
+        ),
         live: false,
         stage: Stage::ApiServer,
         check: Check::Spec(karpenter_expire_after_invalid),
@@ -104,9 +122,9 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "karpenter-limits-invalid",
         severity: Severity::Error,
-        summary: "limits must map resource names to Kubernetes quantities",
+        summary: super::described("limits must map resource names to Kubernetes quantities"),
         help: "e.g. `cpu: 1000`, `nvidia.com/gpu: 64`, `memory: 4000Gi`",
-        reference: "Karpenter NodePool CRD .spec.limits (B1.6)",
+        reference: super::described("Karpenter NodePool CRD .spec.limits (B1.6)"),
         live: false,
         stage: Stage::ApiServer,
         check: Check::Spec(karpenter_limits_invalid),
@@ -114,9 +132,9 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "karpenter-weight-range",
         severity: Severity::Error,
-        summary: "NodePool weight must be between 1 and 100",
+        summary: super::described("NodePool weight must be between 1 and 100"),
         help: "higher weights are tried first; leave it unset for equal priority",
-        reference: "Karpenter NodePool CRD .spec.weight (B1.8)",
+        reference: super::described("Karpenter NodePool CRD .spec.weight (B1.8)"),
         live: false,
         stage: Stage::ApiServer,
         check: Check::Spec(karpenter_weight_range),
@@ -124,9 +142,11 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "karpenter-static-pool-limits",
         severity: Severity::Error,
-        summary: "a static NodePool (replicas set) may limit only `nodes`",
+        summary: super::described("a static NodePool (replicas set) may limit only `nodes`"),
         help: "remove the cpu, memory and GPU limits; `limits.nodes` caps the pool during scaling and drift",
-        reference: "Karpenter NodePool CRD .spec (CEL: only 'limits.nodes' is supported on static NodePools); Karpenter docs, NodePools, spec.replicas",
+        reference: super::described(
+            "Karpenter NodePool CRD .spec (CEL: only 'limits.nodes' is supported on static NodePools); Karpenter docs, NodePools, spec.replicas",
+        ),
         live: false,
         stage: Stage::ApiServer,
         check: Check::Spec(karpenter_static_pool_limits),
@@ -134,9 +154,11 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "karpenter-static-pool-weight",
         severity: Severity::Error,
-        summary: "a static NodePool (replicas set) may not have a weight",
+        summary: super::described("a static NodePool (replicas set) may not have a weight"),
         help: "remove the weight: a static pool keeps its node count and is not chosen among pools for pending pods",
-        reference: "Karpenter NodePool CRD .spec (CEL: 'weight' is not supported on static NodePools)",
+        reference: super::described(
+            "Karpenter NodePool CRD .spec (CEL: 'weight' is not supported on static NodePools)",
+        ),
         live: false,
         stage: Stage::ApiServer,
         check: Check::Spec(karpenter_static_pool_weight),
@@ -144,9 +166,13 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "karpenter-static-pool-above-node-limit",
         severity: Severity::Warning,
-        summary: "a static NodePool asks for more nodes than its `limits.nodes` allows",
+        summary: super::described(
+            "a static NodePool asks for more nodes than its `limits.nodes` allows",
+        ),
         help: "raise limits.nodes to at least the replicas (one more leaves room for a drift replacement), or lower the replicas",
-        reference: "kubernetes-sigs/karpenter pkg/controllers/static/provisioning/controller.go (provisions at most limits.nodes, logs `nodepool node limit reached`)",
+        reference: super::described(
+            "kubernetes-sigs/karpenter pkg/controllers/static/provisioning/controller.go (provisions at most limits.nodes, logs `nodepool node limit reached`)",
+        ),
         live: false,
         stage: Stage::Advice,
         check: Check::Spec(karpenter_static_pool_above_node_limit),
@@ -154,9 +180,13 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "karpenter-node-repair-without-monitoring-agent",
         severity: Severity::Warning,
-        summary: "Karpenter's node repair is on, but no agent reports the node conditions it acts on",
+        summary: super::described(
+            "Karpenter's node repair is on, but no agent reports the node conditions it acts on",
+        ),
         help: "add the `eks-node-monitoring-agent` add-on (or run Node Problem Detector) so unhealthy GPUs and networks show as node conditions",
-        reference: "Karpenter docs, Disruption, Node Auto Repair (needs a node monitoring agent and NodeRepair=true)",
+        reference: super::described(
+            "Karpenter docs, Disruption, Node Auto Repair (needs a node monitoring agent and NodeRepair=true)",
+        ),
         live: false,
         stage: Stage::Advice,
         check: Check::Spec(karpenter_node_repair_without_monitoring_agent),
@@ -164,9 +194,13 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "karpenter-capacity-blocks-only-without-reserved",
         severity: Severity::Error,
-        summary: "every type the NodePool allows is sold only as Capacity Blocks, but the pool does not take reserved capacity",
+        summary: super::described(
+            "every type the NodePool allows is sold only as Capacity Blocks, but the pool does not take reserved capacity",
+        ),
         help: "add `reserved` to karpenter.sh/capacity-type and select the Capacity Block in the EC2NodeClass's capacityReservationSelectorTerms",
-        reference: "AWS EC2 User Guide, Capacity Blocks for ML (UltraServers); Karpenter docs, Capacity Reservations (capacity type `reserved`); catalog column cb_only",
+        reference: super::described(
+            "AWS EC2 User Guide, Capacity Blocks for ML (UltraServers); Karpenter docs, Capacity Reservations (capacity type `reserved`); catalog column cb_only",
+        ),
         live: false,
         stage: Stage::Runtime,
         check: Check::Spec(karpenter_capacity_blocks_only_without_reserved),
@@ -174,9 +208,9 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "karpenter-requirements-match-nothing",
         severity: Severity::Error,
-        summary: "a NodePool's requirements leave no instance type to launch",
+        summary: super::described("a NodePool's requirements leave no instance type to launch"),
         help: "loosen the requirements (e.g. GPU memory floor, categories, generation)",
-        reference: "instance catalog; Karpenter well-known labels (B3)",
+        reference: super::described("instance catalog; Karpenter well-known labels (B3)"),
         live: false,
         stage: Stage::Runtime,
         check: Check::Spec(karpenter_requirements_match_nothing),
@@ -184,9 +218,13 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "karpenter-spot-single-instance-type",
         severity: Severity::Warning,
-        summary: "a Spot NodePool's requirements resolve to fewer than three instance types",
+        summary: super::described(
+            "a Spot NodePool's requirements resolve to fewer than three instance types",
+        ),
         help: "allow more families or sizes so Spot has capacity pools to choose from",
-        reference: "EKS best practices: Karpenter, diversify instance types for Spot",
+        reference: super::described(
+            "EKS best practices: Karpenter, diversify instance types for Spot",
+        ),
         live: false,
         stage: Stage::Advice,
         check: Check::Spec(karpenter_spot_single_instance_type),
@@ -194,9 +232,9 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "karpenter-spot-without-interruption-queue",
         severity: Severity::Warning,
-        summary: "a NodePool allows Spot but Karpenter has no interruption queue",
+        summary: super::described("a NodePool allows Spot but Karpenter has no interruption queue"),
         help: "name the interruption queue: the bundle creates it with the EventBridge rules that feed it, and Karpenter drains nodes before Spot reclaims them",
-        reference: "Karpenter docs: interruption handling",
+        reference: super::described("Karpenter docs: interruption handling"),
         live: false,
         stage: Stage::Advice,
         check: Check::Spec(karpenter_spot_without_interruption_queue),
@@ -204,9 +242,11 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "karpenter-spot-training",
         severity: Severity::Warning,
-        summary: "a NodePool for multi-node training (p or trn family) allows Spot",
+        summary: super::described(
+            "a NodePool for multi-node training (p or trn family) allows Spot",
+        ),
         help: "training jobs that span nodes should run on on-demand or reserved capacity",
-        reference: "EKS best practices for AI/ML",
+        reference: super::described("EKS best practices for AI/ML"),
         live: false,
         stage: Stage::Advice,
         check: Check::Spec(karpenter_spot_training),
@@ -214,9 +254,13 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "karpenter-consolidation-evicts-training",
         severity: Severity::Warning,
-        summary: "a training NodePool lets Karpenter remove busy nodes (underutilisation or expiry)",
+        summary: super::described(
+            "a training NodePool lets Karpenter remove busy nodes (underutilisation or expiry)",
+        ),
         help: "use consolidationPolicy WhenEmpty and expireAfter Never, or a budget of 0 nodes for Underutilized and Drifted",
-        reference: "EKS best practices for AI/ML: Karpenter disruption for training",
+        reference: super::described(
+            "EKS best practices for AI/ML: Karpenter disruption for training",
+        ),
         live: false,
         stage: Stage::Advice,
         check: Check::Spec(karpenter_consolidation_evicts_training),
@@ -224,9 +268,11 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "karpenter-reserved-capacity-type-missing",
         severity: Severity::Error,
-        summary: "reservations are selected but the NodePool does not allow capacity type `reserved`",
+        summary: super::described(
+            "reservations are selected but the NodePool does not allow capacity type `reserved`",
+        ),
         help: "add `reserved` to the karpenter.sh/capacity-type requirement, or Karpenter never uses the reservation",
-        reference: "karpenter-provider-aws docs tasks/odcrs.md (B1.4)",
+        reference: super::described("karpenter-provider-aws docs tasks/odcrs.md (B1.4)"),
         live: false,
         stage: Stage::Runtime,
         check: Check::Spec(karpenter_reserved_capacity_type_missing),
@@ -234,9 +280,11 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "karpenter-reservation-term-invalid",
         severity: Severity::Error,
-        summary: "capacityReservationSelectorTerms are malformed",
+        summary: super::described("capacityReservationSelectorTerms are malformed"),
         help: "each term: an `id` (cr-…) alone, or tags / ownerID (12 digits) / instanceMatchCriteria (open|targeted); at most 30 terms",
-        reference: "EC2NodeClass CRD .spec.capacityReservationSelectorTerms (B2.4)",
+        reference: super::described(
+            "EC2NodeClass CRD .spec.capacityReservationSelectorTerms (B2.4)",
+        ),
         live: false,
         stage: Stage::ApiServer,
         check: Check::Spec(karpenter_reservation_term_invalid),
@@ -244,9 +292,9 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "karpenter-role-or-instance-profile",
         severity: Severity::Error,
-        summary: "an EC2NodeClass needs exactly one of role and instanceProfile",
+        summary: super::described("an EC2NodeClass needs exactly one of role and instanceProfile"),
         help: "set `role` to the node IAM role name (e.g. KarpenterNodeRole-<cluster>)",
-        reference: "EC2NodeClass CRD .spec (B2.1)",
+        reference: super::described("EC2NodeClass CRD .spec (B2.1)"),
         live: false,
         stage: Stage::ApiServer,
         check: Check::Spec(karpenter_role_or_instance_profile),
@@ -254,9 +302,11 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "karpenter-ami-alias-invalid",
         severity: Severity::Error,
-        summary: "AMI selector terms are malformed (alias format, alias alone, one selector per term)",
+        summary: super::described(
+            "AMI selector terms are malformed (alias format, alias alone, one selector per term)",
+        ),
         help: "use a single term `alias: al2023@latest` (or bottlerocket@latest)",
-        reference: "EC2NodeClass CRD .spec.amiSelectorTerms (B2.2)",
+        reference: super::described("EC2NodeClass CRD .spec.amiSelectorTerms (B2.2)"),
         live: false,
         stage: Stage::ApiServer,
         check: Check::Spec(karpenter_ami_alias_invalid),
@@ -264,9 +314,13 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "karpenter-selector-terms-invalid",
         severity: Severity::Error,
-        summary: "subnet and security group selector terms are missing or malformed",
+        summary: super::described(
+            "subnet and security group selector terms are missing or malformed",
+        ),
         help: "select subnets and security groups by tag (e.g. karpenter.sh/discovery: <cluster>) or by id",
-        reference: "EC2NodeClass CRD .spec.subnetSelectorTerms, .securityGroupSelectorTerms (B2.1, B2.3)",
+        reference: super::described(
+            "EC2NodeClass CRD .spec.subnetSelectorTerms, .securityGroupSelectorTerms (B2.1, B2.3)",
+        ),
         live: false,
         stage: Stage::ApiServer,
         check: Check::Spec(karpenter_selector_terms_invalid),
@@ -274,9 +328,13 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "karpenter-placement-group-selector-invalid",
         severity: Severity::Error,
-        summary: "placementGroupSelector must name a placement group by name or by `pg-` id, one of the two",
+        summary: super::described(
+            "placementGroupSelector must name a placement group by name or by `pg-` id, one of the two",
+        ),
         help: "give the group's name, or its id (`pg-` and lowercase letters and digits), not both",
-        reference: "EC2NodeClass CRD .spec.placementGroupSelector (CEL: name or id, mutually exclusive; id pattern ^pg-[0-9a-z]+$)",
+        reference: super::described(
+            "EC2NodeClass CRD .spec.placementGroupSelector (CEL: name or id, mutually exclusive; id pattern ^pg-[0-9a-z]+$)",
+        ),
         live: false,
         stage: Stage::ApiServer,
         check: Check::Spec(karpenter_placement_group_selector_invalid),
@@ -284,9 +342,13 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "karpenter-network-interfaces-invalid",
         severity: Severity::Error,
-        summary: "an EC2NodeClass's networkInterfaces lack the primary interface, repeat a card and device, or put two EFA devices on one card",
+        summary: super::described(
+            "an EC2NodeClass's networkInterfaces lack the primary interface, repeat a card and device, or put two EFA devices on one card",
+        ),
         help: "start with networkCardIndex 0, deviceIndex 0, interfaceType interface; give each card and device once and at most one efa-only device per card",
-        reference: "EC2NodeClass CRD .spec.networkInterfaces (CEL: a primary interface with interfaceType='interface'; no duplicate networkCardIndex and deviceIndex pairs, at most one efa device per network card; interfaceType interface or efa-only)",
+        reference: super::described(
+            "EC2NodeClass CRD .spec.networkInterfaces (CEL: a primary interface with interfaceType='interface'; no duplicate networkCardIndex and deviceIndex pairs, at most one efa device per network card; interfaceType interface or efa-only)",
+        ),
         live: false,
         stage: Stage::ApiServer,
         check: Check::Spec(karpenter_network_interfaces_invalid),
@@ -294,9 +356,13 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "karpenter-efa-interfaces-fit-no-type",
         severity: Severity::Error,
-        summary: "a NodePool's EC2NodeClass has network interfaces that no instance type the pool allows can take",
+        summary: super::described(
+            "a NodePool's EC2NodeClass has network interfaces that no instance type the pool allows can take",
+        ),
         help: "ask for at most as many EFA devices and network cards as the pool's instance types have (p5.48xlarge 32 cards of 2 interfaces, p5en 16 of 4, p4d 4), or allow types with more",
-        reference: "Karpenter pkg/providers/instancetype/compatibility/compatibility.go (networkInterfaceCheck: a type is not launched when an interface's networkCardIndex is beyond its network cards, its deviceIndex beyond the card's maximum network interfaces, or the class's efa-only interfaces outnumber its EFA interfaces); network cards from its zz_generated.vpclimits.go",
+        reference: super::described(
+            "Karpenter pkg/providers/instancetype/compatibility/compatibility.go (networkInterfaceCheck: a type is not launched when an interface's networkCardIndex is beyond its network cards, its deviceIndex beyond the card's maximum network interfaces, or the class's efa-only interfaces outnumber its EFA interfaces); network cards from its zz_generated.vpclimits.go",
+        ),
         live: false,
         stage: Stage::Runtime,
         check: Check::Spec(karpenter_efa_interfaces_fit_no_type),
@@ -304,9 +370,13 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "karpenter-efa-on-card-without-efa",
         severity: Severity::Error,
-        summary: "an EC2NodeClass puts an EFA device on network card 0 of a type whose card 0 takes none (p6-b300)",
+        summary: super::described(
+            "an EC2NodeClass puts an EFA device on network card 0 of a type whose card 0 takes none (p6-b300)",
+        ),
         help: "leave card 0 to the primary interface and put the EFA devices on cards 1 to 16 (the page's \"EFA devices\" field does this for a class whose pools launch only p6-b300)",
-        reference: "AWS EC2 User Guide, Maximize network bandwidth on instances with multiple network cards (an EFA-only interface on card 0 only if card 0 supports EFA); aws/aws-parallelcluster#7143 (P6-B300: network card 0 supports ENA only)",
+        reference: super::described(
+            "AWS EC2 User Guide, Maximize network bandwidth on instances with multiple network cards (an EFA-only interface on card 0 only if card 0 supports EFA); aws/aws-parallelcluster#7143 (P6-B300: network card 0 supports ENA only)",
+        ),
         live: false,
         stage: Stage::Runtime,
         check: Check::Spec(karpenter_efa_on_card_without_efa),
@@ -314,9 +384,13 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "karpenter-efa-types-without-efa",
         severity: Severity::Warning,
-        summary: "a NodePool launches only EFA instance types on an EC2NodeClass that attaches no EFA device",
+        summary: super::described(
+            "a NodePool launches only EFA instance types on an EC2NodeClass that attaches no EFA device",
+        ),
         help: "give the EC2NodeClass networkInterfaces with an efa-only device per network card (the page's \"EFA devices\" field), or accept TCP between nodes",
-        reference: "Karpenter docs, NodeClasses, spec.networkInterfaces (without it a node gets Karpenter's default interface and no EFA device); AWS EC2 User Guide, Elastic Fabric Adapter",
+        reference: super::described(
+            "Karpenter docs, NodeClasses, spec.networkInterfaces (without it a node gets Karpenter's default interface and no EFA device); AWS EC2 User Guide, Elastic Fabric Adapter",
+        ),
         live: false,
         stage: Stage::Advice,
         check: Check::Spec(karpenter_efa_types_without_efa),
@@ -324,9 +398,13 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "karpenter-placement-group-with-reservation",
         severity: Severity::Warning,
-        summary: "an EC2NodeClass puts its nodes in a placement group and selects capacity reservations",
+        summary: super::described(
+            "an EC2NodeClass puts its nodes in a placement group and selects capacity reservations",
+        ),
         help: "select reservations made in that placement group, or drop the placement group",
-        reference: "AWS EC2 User Guide, Capacity Reservations in cluster placement groups (an instance uses a reservation in a placement group only when it launches into that group); Karpenter docs, NodeClasses, spec.placementGroupSelector",
+        reference: super::described(
+            "AWS EC2 User Guide, Capacity Reservations in cluster placement groups (an instance uses a reservation in a placement group only when it launches into that group); Karpenter docs, NodeClasses, spec.placementGroupSelector",
+        ),
         live: false,
         stage: Stage::Advice,
         check: Check::Spec(karpenter_placement_group_with_reservation),
@@ -334,9 +412,13 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "karpenter-node-overlay-invalid",
         severity: Severity::Error,
-        summary: "a NodeOverlay's price, price adjustment or weight is malformed, or it sets both a price and an adjustment",
+        summary: super::described(
+            "a NodeOverlay's price, price adjustment or weight is malformed, or it sets both a price and an adjustment",
+        ),
         help: "give either price (`5.00`) or priceAdjustment (`-0.5`, `+1.2`, `+10%`, `-15%`), not both; weight 1-10000",
-        reference: "Karpenter NodeOverlay CRD karpenter.sh_nodeoverlays.yaml .spec (CEL: cannot set both 'price' and 'priceAdjustment'; patterns of price and priceAdjustment; weight 1-10000)",
+        reference: super::described(
+            "Karpenter NodeOverlay CRD karpenter.sh_nodeoverlays.yaml .spec (CEL: cannot set both 'price' and 'priceAdjustment'; patterns of price and priceAdjustment; weight 1-10000)",
+        ),
         live: false,
         stage: Stage::ApiServer,
         check: Check::Spec(karpenter_node_overlay_invalid),
@@ -344,9 +426,9 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "karpenter-instance-store-policy",
         severity: Severity::Error,
-        summary: "instanceStorePolicy must be RAID0",
+        summary: super::described("instanceStorePolicy must be RAID0"),
         help: "set `RAID0` to use the NVMe instance store for ephemeral storage, or leave it unset",
-        reference: "EC2NodeClass CRD .spec.instanceStorePolicy (B2.7)",
+        reference: super::described("EC2NodeClass CRD .spec.instanceStorePolicy (B2.7)"),
         live: false,
         stage: Stage::ApiServer,
         check: Check::Spec(karpenter_instance_store_policy),

@@ -14,9 +14,11 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "karpenter-pod-identity-agent-missing",
         severity: Severity::Error,
-        summary: "Karpenter is on but the eks-pod-identity-agent add-on is not: its controller gets no AWS credentials",
+        summary: super::described(
+            "Karpenter is on but the eks-pod-identity-agent add-on is not: its controller gets no AWS credentials",
+        ),
         help: "add the eks-pod-identity-agent add-on; the bundle gives the controller its role through EKS Pod Identity",
-        reference: GETTING_STARTED,
+        reference: super::described(GETTING_STARTED),
         live: false,
         stage: Stage::Runtime,
         check: Check::Spec(pod_identity_agent_missing),
@@ -24,9 +26,13 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "karpenter-controller-has-no-nodes",
         severity: Severity::Error,
-        summary: "Karpenter is on but the cluster has no node group for its controller to run on",
+        summary: super::described(
+            "Karpenter is on but the cluster has no node group for its controller to run on",
+        ),
         help: "add a small CPU node group (e.g. two m6i.large): the chart keeps the controller off the nodes it launches itself",
-        reference: "Karpenter chart values.yaml: affinity karpenter.sh/nodepool DoesNotExist",
+        reference: super::described(
+            "Karpenter chart values.yaml: affinity karpenter.sh/nodepool DoesNotExist",
+        ),
         live: false,
         stage: Stage::Runtime,
         check: Check::Spec(controller_has_no_nodes),
@@ -34,9 +40,13 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "karpenter-controller-cannot-schedule",
         severity: Severity::Error,
-        summary: "every node group is tainted against the Karpenter controller, which tolerates only CriticalAddonsOnly",
+        summary: super::described(
+            "every node group is tainted against the Karpenter controller, which tolerates only CriticalAddonsOnly",
+        ),
         help: "add an untainted CPU node group, or give one group only the CriticalAddonsOnly taint, for the controller and other cluster add-ons",
-        reference: "Karpenter chart values.yaml: tolerations CriticalAddonsOnly Exists, nodeSelector kubernetes.io/os linux",
+        reference: super::described(
+            "Karpenter chart values.yaml: tolerations CriticalAddonsOnly Exists, nodeSelector kubernetes.io/os linux",
+        ),
         live: false,
         stage: Stage::Runtime,
         check: Check::Spec(controller_cannot_schedule),
@@ -44,9 +54,13 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "karpenter-controller-one-node",
         severity: Severity::Warning,
-        summary: "the node groups the Karpenter controller can run on have room for one node; the chart runs two replicas on different nodes",
+        summary: super::described(
+            "the node groups the Karpenter controller can run on have room for one node; the chart runs two replicas on different nodes",
+        ),
         help: "let the controller's node group grow to two nodes (maxSize 2), so a node's loss or upgrade does not stop Karpenter",
-        reference: "Karpenter chart values.yaml: replicas 2, podAntiAffinity on kubernetes.io/hostname",
+        reference: super::described(
+            "Karpenter chart values.yaml: replicas 2, podAntiAffinity on kubernetes.io/hostname",
+        ),
         live: false,
         stage: Stage::Advice,
         check: Check::Spec(controller_one_node),
@@ -54,9 +68,13 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "karpenter-irsa-without-oidc",
         severity: Severity::Error,
-        summary: "the Karpenter controller gets its role through IRSA, but the cluster has no IAM OIDC provider",
+        summary: super::described(
+            "the Karpenter controller gets its role through IRSA, but the cluster has no IAM OIDC provider",
+        ),
         help: "turn on the cluster's OIDC provider (iam.withOIDC), or give the controller its role through EKS Pod Identity",
-        reference: "EKS user guide: Create an IAM OIDC provider for your cluster; eksctl iam.withOIDC",
+        reference: super::described(
+            "EKS user guide: Create an IAM OIDC provider for your cluster; eksctl iam.withOIDC",
+        ),
         live: false,
         stage: Stage::Runtime,
         check: Check::Spec(irsa_without_oidc),
@@ -64,9 +82,11 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "karpenter-node-role-not-created",
         severity: Severity::Warning,
-        summary: "an EC2NodeClass names a node role the bundle neither creates nor gives cluster access",
+        summary: super::described(
+            "an EC2NodeClass names a node role the bundle neither creates nor gives cluster access",
+        ),
         help: "use the role the bundle creates (KarpenterNodeRole-<cluster>), or make sure the role exists and has an EC2_LINUX access entry",
-        reference: GETTING_STARTED,
+        reference: super::described(GETTING_STARTED),
         live: false,
         stage: Stage::Advice,
         check: Check::Spec(node_role_not_created),
@@ -74,9 +94,11 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "karpenter-discovery-tag-not-applied",
         severity: Severity::Warning,
-        summary: "an EC2NodeClass discovers subnets or security groups by a karpenter.sh/discovery value the bundle does not tag",
+        summary: super::described(
+            "an EC2NodeClass discovers subnets or security groups by a karpenter.sh/discovery value the bundle does not tag",
+        ),
         help: "discover by the value the cluster is tagged with (the first EC2NodeClass's), or tag those resources yourself",
-        reference: GETTING_STARTED,
+        reference: super::described(GETTING_STARTED),
         live: false,
         stage: Stage::Advice,
         check: Check::Spec(discovery_tag_not_applied),
@@ -84,9 +106,11 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "karpenter-subnet-cannot-be-tagged",
         severity: Severity::Warning,
-        summary: "an existing subnet Karpenter should launch into has no id, so the deploy cannot tag it for discovery",
+        summary: super::described(
+            "an existing subnet Karpenter should launch into has no id, so the deploy cannot tag it for discovery",
+        ),
         help: "give the subnet's id, so the deploy can tag it with karpenter.sh/discovery",
-        reference: GETTING_STARTED,
+        reference: super::described(GETTING_STARTED),
         live: false,
         stage: Stage::Advice,
         check: Check::Spec(subnet_cannot_be_tagged),

@@ -231,9 +231,11 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "vpc-not-found",
         severity: Severity::Error,
-        summary: "the existing VPC does not exist in this account and region",
+        summary: super::described("the existing VPC does not exist in this account and region"),
         help: "check the VPC id and the region; VPCs are regional",
-        reference: "EC2 DescribeVpcs; eksctl create cluster fails looking up the VPC before any stack",
+        reference: super::described(
+            "EC2 DescribeVpcs; eksctl create cluster fails looking up the VPC before any stack",
+        ),
         live: true,
         stage: Stage::AwsCreate,
         check: Check::Spec(vpc_not_found),
@@ -241,9 +243,11 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "instance-type-unknown-to-ec2",
         severity: Severity::Error,
-        summary: "EC2 does not know the instance type in this region",
+        summary: super::described("EC2 does not know the instance type in this region"),
         help: "check the type's spelling, or pick a region that has it",
-        reference: "EC2 DescribeInstanceTypes (InvalidInstanceType); the launch template or the Auto Scaling group is refused at create",
+        reference: super::described(
+            "EC2 DescribeInstanceTypes (InvalidInstanceType); the launch template or the Auto Scaling group is refused at create",
+        ),
         live: true,
         stage: Stage::AwsCreate,
         check: Check::Spec(instance_type_unknown_to_ec2),
@@ -251,9 +255,13 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "instance-type-offered-nowhere",
         severity: Severity::Error,
-        summary: "the instance type is offered in no availability zone of the region",
+        summary: super::described(
+            "the instance type is offered in no availability zone of the region",
+        ),
         help: "pick a region that offers it, or another type",
-        reference: "EC2 DescribeInstanceTypeOfferings; the Auto Scaling group cannot launch it anywhere",
+        reference: super::described(
+            "EC2 DescribeInstanceTypeOfferings; the Auto Scaling group cannot launch it anywhere",
+        ),
         live: true,
         stage: Stage::AwsCreate,
         check: Check::Spec(instance_type_offered_nowhere),
@@ -261,9 +269,13 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "instance-type-catalog-disagrees",
         severity: Severity::Warning,
-        summary: "EC2 describes the instance type otherwise than the studio's catalog (EFA, network cards, GPUs, Neuron devices)",
+        summary: super::described(
+            "EC2 describes the instance type otherwise than the studio's catalog (EFA, network cards, GPUs, Neuron devices)",
+        ),
         help: "trust EC2's answer; the rules that read the catalog (EFA, GPU counts) may judge this type wrongly until the catalog is updated",
-        reference: "EC2 DescribeInstanceTypes against shared/data/instance-catalog.csv",
+        reference: super::described(
+            "EC2 DescribeInstanceTypes against shared/data/instance-catalog.csv",
+        ),
         live: true,
         stage: Stage::Advice,
         check: Check::Spec(instance_type_catalog_disagrees),
@@ -271,9 +283,11 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "instance-type-not-offered",
         severity: Severity::Error,
-        summary: "the instance type is not offered in an availability zone the group may use",
+        summary: super::described(
+            "the instance type is not offered in an availability zone the group may use",
+        ),
         help: "pick a zone where the type is offered, or another type",
-        reference: "EC2 DescribeInstanceTypeOfferings",
+        reference: super::described("EC2 DescribeInstanceTypeOfferings"),
         live: true,
         stage: Stage::AwsCreate,
         check: Check::Spec(instance_type_not_offered),
@@ -281,9 +295,11 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "reservation-not-found",
         severity: Severity::Error,
-        summary: "the capacity reservation does not exist in this account and region",
+        summary: super::described(
+            "the capacity reservation does not exist in this account and region",
+        ),
         help: "check the id and the region; reservations are regional",
-        reference: DESCRIBE_RESERVATIONS,
+        reference: super::described(DESCRIBE_RESERVATIONS),
         live: true,
         stage: Stage::AwsCreate,
         check: Check::Spec(reservation_not_found),
@@ -291,9 +307,11 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "reservation-not-active",
         severity: Severity::Error,
-        summary: "the capacity reservation is not active (or scheduled, for a Capacity Block)",
+        summary: super::described(
+            "the capacity reservation is not active (or scheduled, for a Capacity Block)",
+        ),
         help: "use an active reservation; an expired or cancelled one launches nothing",
-        reference: DESCRIBE_RESERVATIONS,
+        reference: super::described(DESCRIBE_RESERVATIONS),
         live: true,
         stage: Stage::AwsCreate,
         check: Check::Spec(reservation_not_active),
@@ -301,9 +319,11 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "reservation-instance-type-mismatch",
         severity: Severity::Error,
-        summary: "the reservation is for another instance type than the node group's",
+        summary: super::described(
+            "the reservation is for another instance type than the node group's",
+        ),
         help: "set the group's instance type to the reservation's",
-        reference: DESCRIBE_RESERVATIONS,
+        reference: super::described(DESCRIBE_RESERVATIONS),
         live: true,
         stage: Stage::AwsCreate,
         check: Check::Spec(reservation_instance_type_mismatch),
@@ -311,9 +331,13 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "reservation-zone-mismatch",
         severity: Severity::Error,
-        summary: "the node group may launch outside the reservation's availability zone",
+        summary: super::described(
+            "the node group may launch outside the reservation's availability zone",
+        ),
         help: "pin the group to the reservation's zone (or a subnet in it)",
-        reference: "DescribeCapacityReservations; eksctl does not check this (A4.8)",
+        reference: super::described(
+            "DescribeCapacityReservations; eksctl does not check this (A4.8)",
+        ),
         live: true,
         stage: Stage::AwsCreate,
         check: Check::Spec(reservation_zone_mismatch),
@@ -321,9 +345,9 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "reservation-capacity-short",
         severity: Severity::Error,
-        summary: "the node group wants more nodes than the reservation has free",
+        summary: super::described("the node group wants more nodes than the reservation has free"),
         help: "lower the desired capacity or extend the reservation",
-        reference: DESCRIBE_RESERVATIONS,
+        reference: super::described(DESCRIBE_RESERVATIONS),
         live: true,
         stage: Stage::AwsCreate,
         check: Check::Spec(reservation_capacity_short),
@@ -331,9 +355,9 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "reservation-smaller-than-max-size",
         severity: Severity::Warning,
-        summary: "the node group may grow past the reservation it launches into",
+        summary: super::described("the node group may grow past the reservation it launches into"),
         help: "keep maxSize at or below the reservation's instance count, or grow the reservation first",
-        reference: DESCRIBE_RESERVATIONS,
+        reference: super::described(DESCRIBE_RESERVATIONS),
         live: true,
         stage: Stage::Advice,
         check: Check::Spec(reservation_smaller_than_max_size),
@@ -341,9 +365,9 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "reservation-end-date",
         severity: Severity::Info,
-        summary: "the capacity reservation ends on a fixed date",
+        summary: super::described("the capacity reservation ends on a fixed date"),
         help: "plan checkpoints before the end: instances in a Capacity Block are terminated when it ends",
-        reference: DESCRIBE_RESERVATIONS,
+        reference: super::described(DESCRIBE_RESERVATIONS),
         live: true,
         stage: Stage::Advice,
         check: Check::Spec(reservation_end_date),
@@ -351,9 +375,13 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "capacity-block-not-started",
         severity: Severity::Warning,
-        summary: "the node group asks for nodes at creation from a Capacity Block that has not started",
+        summary: super::described(
+            "the node group asks for nodes at creation from a Capacity Block that has not started",
+        ),
         help: "create the group with 0 desired nodes (and min 0) and scale it up once the block is active, or deploy after it starts",
-        reference: "EC2 DescribeCapacityReservations (state scheduled, startDate); EKS User Guide, Capacity Blocks for ML: a node group created before its reservation is active is set to 0 desired nodes; eksctl waits for a new group's nodes",
+        reference: super::described(
+            "EC2 DescribeCapacityReservations (state scheduled, startDate); EKS User Guide, Capacity Blocks for ML: a node group created before its reservation is active is set to 0 desired nodes; eksctl waits for a new group's nodes",
+        ),
         live: true,
         stage: Stage::Advice,
         check: Check::Spec(capacity_block_not_started),
@@ -361,9 +389,13 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "capacity-block-market-type-mismatch",
         severity: Severity::Error,
-        summary: "a Capacity Block needs marketType capacity-block, and only a Capacity Block may have it",
+        summary: super::described(
+            "a Capacity Block needs marketType capacity-block, and only a Capacity Block may have it",
+        ),
         help: "choose Capacity Block for a block's id, On-Demand Capacity Reservation for an ODCR's id",
-        reference: "eksctl validation.go:959-969 (A4.4-A4.5); managed_nodegroup.go:173-178",
+        reference: super::described(
+            "eksctl validation.go:959-969 (A4.4-A4.5); managed_nodegroup.go:173-178",
+        ),
         live: true,
         stage: Stage::AwsCreate,
         check: Check::Spec(capacity_block_market_type_mismatch),
@@ -371,9 +403,9 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "subnet-not-found",
         severity: Severity::Error,
-        summary: "a subnet does not exist in this account and region",
+        summary: super::described("a subnet does not exist in this account and region"),
         help: "check the subnet id and the region",
-        reference: "EC2 DescribeSubnets",
+        reference: super::described("EC2 DescribeSubnets"),
         live: true,
         stage: Stage::AwsCreate,
         check: Check::Spec(subnet_not_found),
@@ -381,9 +413,9 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "subnet-wrong-vpc",
         severity: Severity::Error,
-        summary: "a subnet belongs to another VPC",
+        summary: super::described("a subnet belongs to another VPC"),
         help: "list only subnets of the cluster's VPC",
-        reference: "EC2 DescribeSubnets",
+        reference: super::described("EC2 DescribeSubnets"),
         live: true,
         stage: Stage::AwsCreate,
         check: Check::Spec(subnet_wrong_vpc),
@@ -391,9 +423,9 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "subnet-zone-mismatch",
         severity: Severity::Error,
-        summary: "a subnet is in another availability zone than the spec says",
+        summary: super::described("a subnet is in another availability zone than the spec says"),
         help: "correct the zone, or pick the subnet that is in the zone you meant",
-        reference: "EC2 DescribeSubnets",
+        reference: super::described("EC2 DescribeSubnets"),
         live: true,
         stage: Stage::AwsCreate,
         check: Check::Spec(subnet_zone_mismatch),
@@ -401,9 +433,9 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "subnet-few-free-addresses",
         severity: Severity::Warning,
-        summary: "a subnet has few free IP addresses left for nodes and pods",
+        summary: super::described("a subnet has few free IP addresses left for nodes and pods"),
         help: "each GPU node takes many addresses (pods and EFA interfaces); use a larger subnet",
-        reference: "EC2 DescribeSubnets AvailableIpAddressCount",
+        reference: super::described("EC2 DescribeSubnets AvailableIpAddressCount"),
         live: true,
         stage: Stage::Advice,
         check: Check::Spec(subnet_few_free_addresses),
@@ -411,9 +443,11 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "spot-placement-score-low",
         severity: Severity::Warning,
-        summary: "Spot capacity for the group's instance types is unlikely to be available",
+        summary: super::described(
+            "Spot capacity for the group's instance types is unlikely to be available",
+        ),
         help: "allow more instance types or zones, or use On-Demand",
-        reference: "EC2 GetSpotPlacementScores",
+        reference: super::described("EC2 GetSpotPlacementScores"),
         live: true,
         stage: Stage::Advice,
         check: Check::Spec(spot_placement_score_low),
@@ -421,9 +455,11 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "karpenter-pool-offered-nowhere",
         severity: Severity::Error,
-        summary: "none of the instance types a NodePool allows is offered in the zones it may use",
+        summary: super::described(
+            "none of the instance types a NodePool allows is offered in the zones it may use",
+        ),
         help: "allow other types or zones: Karpenter finds nothing to launch for this pool",
-        reference: "EC2 DescribeInstanceTypeOfferings",
+        reference: super::described("EC2 DescribeInstanceTypeOfferings"),
         live: true,
         stage: Stage::Runtime,
         check: Check::Spec(karpenter_pool_offered_nowhere),
@@ -431,9 +467,11 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "karpenter-spot-placement-score-low",
         severity: Severity::Warning,
-        summary: "a NodePool allows Spot, but EC2 scores Spot capacity for its types low",
+        summary: super::described(
+            "a NodePool allows Spot, but EC2 scores Spot capacity for its types low",
+        ),
         help: "allow more instance types or zones, or On-Demand as a fallback",
-        reference: "EC2 GetSpotPlacementScores",
+        reference: super::described("EC2 GetSpotPlacementScores"),
         live: true,
         stage: Stage::Advice,
         check: Check::Spec(karpenter_spot_placement_score_low),
@@ -441,9 +479,11 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "karpenter-reservation-not-found",
         severity: Severity::Error,
-        summary: "an EC2NodeClass selects a capacity reservation id that does not exist",
+        summary: super::described(
+            "an EC2NodeClass selects a capacity reservation id that does not exist",
+        ),
         help: "check the id and the region; Karpenter finds no such reservation, so its reserved pools launch nothing into it",
-        reference: DESCRIBE_RESERVATIONS,
+        reference: super::described(DESCRIBE_RESERVATIONS),
         live: true,
         stage: Stage::Runtime,
         check: Check::Spec(karpenter_reservation_not_found),
@@ -451,9 +491,11 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "karpenter-reservation-not-active",
         severity: Severity::Error,
-        summary: "an EC2NodeClass selects a capacity reservation that is expired, cancelled or failed",
+        summary: super::described(
+            "an EC2NodeClass selects a capacity reservation that is expired, cancelled or failed",
+        ),
         help: "select an active reservation (or a Capacity Block that is scheduled or active)",
-        reference: DESCRIBE_RESERVATIONS,
+        reference: super::described(DESCRIBE_RESERVATIONS),
         live: true,
         stage: Stage::Runtime,
         check: Check::Spec(karpenter_reservation_not_active),
@@ -461,9 +503,11 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "karpenter-reservation-type-not-launched",
         severity: Severity::Warning,
-        summary: "no NodePool on the EC2NodeClass can launch the instance type of a reservation it selects",
+        summary: super::described(
+            "no NodePool on the EC2NodeClass can launch the instance type of a reservation it selects",
+        ),
         help: "allow the reservation's instance type in the pool's requirements, or select a reservation for a type the pool launches",
-        reference: DESCRIBE_RESERVATIONS,
+        reference: super::described(DESCRIBE_RESERVATIONS),
         live: true,
         stage: Stage::Advice,
         check: Check::Spec(karpenter_reservation_type_not_launched),
@@ -471,9 +515,11 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "placement-group-not-found",
         severity: Severity::Error,
-        summary: "a node group or EC2NodeClass names a placement group that does not exist",
+        summary: super::described(
+            "a node group or EC2NodeClass names a placement group that does not exist",
+        ),
         help: "create the placement group in the cluster's region first (aws ec2 create-placement-group --strategy cluster), or fix its name",
-        reference: DESCRIBE_PLACEMENT_GROUPS,
+        reference: super::described(DESCRIBE_PLACEMENT_GROUPS),
         live: true,
         stage: Stage::AwsCreate,
         check: Check::Spec(placement_group_not_found),
@@ -481,9 +527,11 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "placement-group-spread-too-small",
         severity: Severity::Error,
-        summary: "a node group may grow past the seven instances per zone a spread placement group holds",
+        summary: super::described(
+            "a node group may grow past the seven instances per zone a spread placement group holds",
+        ),
         help: "use a cluster placement group (the one for EFA training), or keep the group at seven nodes per zone",
-        reference: DESCRIBE_PLACEMENT_GROUPS,
+        reference: super::described(DESCRIBE_PLACEMENT_GROUPS),
         live: true,
         stage: Stage::Runtime,
         check: Check::Spec(placement_group_spread_too_small),
@@ -491,9 +539,11 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "placement-group-efa-not-cluster",
         severity: Severity::Warning,
-        summary: "an EFA node group or node class uses a placement group whose strategy is not `cluster`",
+        summary: super::described(
+            "an EFA node group or node class uses a placement group whose strategy is not `cluster`",
+        ),
         help: "EFA's low latency needs the nodes close together: use a cluster placement group",
-        reference: DESCRIBE_PLACEMENT_GROUPS,
+        reference: super::described(DESCRIBE_PLACEMENT_GROUPS),
         live: true,
         stage: Stage::Advice,
         check: Check::Spec(placement_group_efa_not_cluster),
@@ -501,9 +551,11 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "karpenter-static-pool-exceeds-reservations",
         severity: Severity::Warning,
-        summary: "a static NodePool that launches only into reservations keeps more nodes than its reservations hold",
+        summary: super::described(
+            "a static NodePool that launches only into reservations keeps more nodes than its reservations hold",
+        ),
         help: "lower the replicas to the reservations' instance count, or select another reservation (a Capacity Block sells no more instances)",
-        reference: DESCRIBE_RESERVATIONS,
+        reference: super::described(DESCRIBE_RESERVATIONS),
         live: true,
         stage: Stage::Advice,
         check: Check::Spec(karpenter_static_pool_exceeds_reservations),

@@ -4,6 +4,8 @@
 //! given as plain data) that reports findings at spec field paths. Validation collects
 //! every finding; it never stops at the first.
 
+/// Rules on `accessConfig`: access entries and the entries Auto Mode's node roles need.
+mod access;
 /// Rules on EKS Auto Mode's own NodePools and NodeClasses.
 mod auto_mode;
 /// Rules on the cluster, network and identifiers.
@@ -300,10 +302,22 @@ impl Report<'_> {
     }
 }
 
+/// A spec rule's summary or reference. The CLI (`eks-studio rules`) and the server list
+/// them; the page only shows findings, so its build carries an empty text instead (the
+/// choice is made when the rule tables are built, so the texts are not in its code).
+pub(crate) const fn described(text: &'static str) -> &'static str {
+    if cfg!(target_arch = "wasm32") {
+        ""
+    } else {
+        text
+    }
+}
+
 /// The rules that read the spec, offline and live.
 fn spec_rules() -> impl Iterator<Item = &'static Rule> {
     cluster::RULES
         .iter()
+        .chain(access::RULES)
         .chain(node_groups::RULES)
         .chain(karpenter::RULES)
         .chain(karpenter_aws::RULES)

@@ -9,9 +9,11 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "nodegroup-name-invalid",
         severity: Severity::Error,
-        summary: "node group name must start with a letter and hold only letters, digits and hyphens",
+        summary: super::described(
+            "node group name must start with a letter and hold only letters, digits and hyphens",
+        ),
         help: "use a name such as `gpu-p5`",
-        reference: "eksctl validation.go:1052-1066 (A2.1)",
+        reference: super::described("eksctl validation.go:1052-1066 (A2.1)"),
         live: false,
         stage: Stage::EksctlValidation,
         check: Check::Spec(nodegroup_name_invalid),
@@ -19,9 +21,9 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "nodegroup-name-duplicate",
         severity: Severity::Error,
-        summary: "node group names must be unique in the cluster",
+        summary: super::described("node group names must be unique in the cluster"),
         help: "rename one of the groups",
-        reference: "eksctl validation.go:251-259 (A2.2)",
+        reference: super::described("eksctl validation.go:251-259 (A2.2)"),
         live: false,
         stage: Stage::EksctlValidation,
         check: Check::Spec(nodegroup_name_duplicate),
@@ -29,9 +31,9 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "nodegroup-size-order",
         severity: Severity::Error,
-        summary: "node group sizes must satisfy min <= desired <= max",
+        summary: super::described("node group sizes must satisfy min <= desired <= max"),
         help: "raise the maximum or lower the desired or minimum size",
-        reference: "eksctl validation.go:1421-1452 (A5.3)",
+        reference: super::described("eksctl validation.go:1421-1452 (A5.3)"),
         live: false,
         stage: Stage::EksctlValidation,
         check: Check::Spec(nodegroup_size_order),
@@ -39,9 +41,13 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "nodegroup-instance-type-missing",
         severity: Severity::Warning,
-        summary: "node group names no instance type, no launch template and no instance selector: eksctl gives it its default, m5.large",
+        summary: super::described(
+            "node group names no instance type, no launch template and no instance selector: eksctl gives it its default, m5.large",
+        ),
         help: "pick an instance type, e.g. `p5.48xlarge`",
-        reference: "eksctl defaults.go SetManagedNodeGroupDefaults / SetNodeGroupDefaults (DefaultNodeType m5.large); accepted by eksctl, so not an error",
+        reference: super::described(
+            "eksctl defaults.go SetManagedNodeGroupDefaults / SetNodeGroupDefaults (DefaultNodeType m5.large); accepted by eksctl, so not an error",
+        ),
         live: false,
         stage: Stage::Advice,
         check: Check::Spec(nodegroup_instance_type_missing),
@@ -49,9 +55,9 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "nodegroup-instance-type-and-types",
         severity: Severity::Error,
-        summary: "`instanceType` and `instanceTypes` cannot both be set",
+        summary: super::described("`instanceType` and `instanceTypes` cannot both be set"),
         help: "use `instanceType` for one type or `instanceTypes` for several",
-        reference: "eksctl validation.go:1470-1477 (A5.1)",
+        reference: super::described("eksctl validation.go:1470-1477 (A5.1)"),
         live: false,
         stage: Stage::EksctlValidation,
         check: Check::Spec(nodegroup_instance_type_and_types),
@@ -59,9 +65,11 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "instance-type-unknown",
         severity: Severity::Warning,
-        summary: "instance type is not in the studio's catalog",
+        summary: super::described("instance type is not in the studio's catalog"),
         help: "check the spelling (e.g. `p4de.24xlarge`); very new types may be missing from the catalog",
-        reference: "instance catalog from eksctl pkg/utils/instance/instance_types.go and EC2 DescribeInstanceTypes",
+        reference: super::described(
+            "instance catalog from eksctl pkg/utils/instance/instance_types.go and EC2 DescribeInstanceTypes",
+        ),
         live: false,
         stage: Stage::Advice,
         check: Check::Spec(instance_type_unknown),
@@ -69,9 +77,11 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "nodegroup-subnet-unknown",
         severity: Severity::Error,
-        summary: "node group names a subnet or zone the cluster does not have",
+        summary: super::described("node group names a subnet or zone the cluster does not have"),
         help: "pick one of the cluster's subnets (existing VPC) or zones (new VPC)",
-        reference: "eksctl pkg/vpc/vpc.go (node group subnets are resolved against the cluster's)",
+        reference: super::described(
+            "eksctl pkg/vpc/vpc.go (node group subnets are resolved against the cluster's)",
+        ),
         live: false,
         stage: Stage::EksctlValidation,
         check: Check::Spec(nodegroup_subnet_unknown),
@@ -79,9 +89,11 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "local-nvme-needs-al2023",
         severity: Severity::Error,
-        summary: "local NVMe RAID0 uses an AL2023 NodeConfig, which eksctl accepts only on AmazonLinux2023",
+        summary: super::described(
+            "local NVMe RAID0 uses an AL2023 NodeConfig, which eksctl accepts only on AmazonLinux2023",
+        ),
         help: "use amiFamily AmazonLinux2023 (the default) or turn off local NVMe RAID0",
-        reference: "eksctl validation.go:1574-1576 (A5.4), 1479-1493 (A5.5)",
+        reference: super::described("eksctl validation.go:1574-1576 (A5.4), 1479-1493 (A5.5)"),
         live: false,
         stage: Stage::EksctlValidation,
         check: Check::Spec(local_nvme_needs_al2023),
@@ -89,9 +101,11 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "local-nvme-without-instance-store",
         severity: Severity::Warning,
-        summary: "local NVMe RAID0 is asked for on an instance type without instance storage",
+        summary: super::described(
+            "local NVMe RAID0 is asked for on an instance type without instance storage",
+        ),
         help: "pick a type with local NVMe (e.g. p4d, p5, g5, g4dn) or turn the option off",
-        reference: "eksctl instance_types.go InstanceStorageSupported (A6.4)",
+        reference: super::described("eksctl instance_types.go InstanceStorageSupported (A6.4)"),
         live: false,
         stage: Stage::Advice,
         check: Check::Spec(local_nvme_without_instance_store),
@@ -99,9 +113,9 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "efa-unsupported-instance-type",
         severity: Severity::Error,
-        summary: "EFA is enabled on an instance type that has no EFA",
+        summary: super::described("EFA is enabled on an instance type that has no EFA"),
         help: "pick an EFA-capable type (p4d, p5, g5.8xlarge and larger, trn1.32xlarge…) or turn EFA off",
-        reference: "eksctl pkg/cfn/builder/network_interfaces.go:37-70 (A3.3)",
+        reference: super::described("eksctl pkg/cfn/builder/network_interfaces.go:37-70 (A3.3)"),
         live: false,
         stage: Stage::AwsCreate,
         check: Check::Spec(efa_unsupported_instance_type),
@@ -109,9 +123,13 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "efa-card-zero-without-efa",
         severity: Severity::Error,
-        summary: "eksctl gives an EFA group an EFA interface on network card 0, which this instance type's card 0 does not take (p6-b300)",
+        summary: super::described(
+            "eksctl gives an EFA group an EFA interface on network card 0, which this instance type's card 0 does not take (p6-b300)",
+        ),
         help: "for p6-b300 with EFA, launch the nodes from a Karpenter pool whose EC2NodeClass puts the EFA devices on cards 1 to 16, or turn EFA off for this group",
-        reference: "eksctl pkg/cfn/builder/network_interfaces.go buildNetworkInterfaces (InterfaceType efa on card 0 and on each further card up to MaximumNetworkCards); eksctl-io/eksctl#8685; aws/aws-parallelcluster#7143 (P6-B300: card 0 supports ENA only, EFA on cards 1-16)",
+        reference: super::described(
+            "eksctl pkg/cfn/builder/network_interfaces.go buildNetworkInterfaces (InterfaceType efa on card 0 and on each further card up to MaximumNetworkCards); eksctl-io/eksctl#8685; aws/aws-parallelcluster#7143 (P6-B300: card 0 supports ENA only, EFA on cards 1-16)",
+        ),
         live: false,
         stage: Stage::AwsCreate,
         check: Check::Spec(efa_card_zero_without_efa),
@@ -119,9 +137,11 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "efa-multiple-subnets",
         severity: Severity::Error,
-        summary: "an EFA node group may list at most one subnet or availability zone",
+        summary: super::described(
+            "an EFA node group may list at most one subnet or availability zone",
+        ),
         help: "keep only the subnet or zone where the instances (and any reservation) live",
-        reference: "eksctl validation.go:882-886 (A3.1)",
+        reference: super::described("eksctl validation.go:882-886 (A3.1)"),
         live: false,
         stage: Stage::EksctlValidation,
         check: Check::Spec(efa_multiple_subnets),
@@ -129,9 +149,13 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "efa-group-not-pinned",
         severity: Severity::Error,
-        summary: "an EFA node group is not pinned to one subnet or zone while the cluster has several",
+        summary: super::described(
+            "an EFA node group is not pinned to one subnet or zone while the cluster has several",
+        ),
         help: "set the group's subnet (existing VPC) or availability zone (new VPC) to the one its capacity lives in",
-        reference: "eksctl pkg/vpc/vpc.go:873-876 keeps only the first subnet (A3.2)",
+        reference: super::described(
+            "eksctl pkg/vpc/vpc.go:873-876 keeps only the first subnet (A3.2)",
+        ),
         live: false,
         stage: Stage::Runtime,
         check: Check::Spec(efa_group_not_pinned),
@@ -139,9 +163,13 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "efa-reservation-placement-group",
         severity: Severity::Info,
-        summary: "eksctl creates no placement group for an EFA group that uses a reservation",
+        summary: super::described(
+            "eksctl creates no placement group for an EFA group that uses a reservation",
+        ),
         help: "make sure the reservation (or Capacity Block) was made in a cluster placement group if your jobs need one",
-        reference: "eksctl pkg/cfn/builder/managed_launch_template.go:76-107 (A3.4)",
+        reference: super::described(
+            "eksctl pkg/cfn/builder/managed_launch_template.go:76-107 (A3.4)",
+        ),
         live: false,
         stage: Stage::Advice,
         check: Check::Spec(efa_reservation_placement_group),
@@ -149,9 +177,13 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "node-repair-threshold-count-and-percentage",
         severity: Severity::Error,
-        summary: "auto-repair's unhealthy threshold is given both as a count and as a percentage",
+        summary: super::described(
+            "auto-repair's unhealthy threshold is given both as a count and as a percentage",
+        ),
         help: "keep one of Stop repairs above unhealthy nodes (count) and (%)",
-        reference: "eksctl pkg/apis/eksctl.io/v1alpha5/types.go NodeGroupNodeRepairConfig (passed to CloudFormation's AWS::EKS::Nodegroup NodeRepairConfig by pkg/cfn/builder/managed_nodegroup.go); EKS API NodeRepairConfig: \"you cannot also set MaxUnhealthyNodeThresholdCount at the same time\"",
+        reference: super::described(
+            "eksctl pkg/apis/eksctl.io/v1alpha5/types.go NodeGroupNodeRepairConfig (passed to CloudFormation's AWS::EKS::Nodegroup NodeRepairConfig by pkg/cfn/builder/managed_nodegroup.go); EKS API NodeRepairConfig: \"you cannot also set MaxUnhealthyNodeThresholdCount at the same time\"",
+        ),
         live: false,
         stage: Stage::AwsCreate,
         check: Check::Spec(node_repair_threshold_count_and_percentage),
@@ -159,9 +191,13 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "node-repair-parallel-count-and-percentage",
         severity: Severity::Error,
-        summary: "auto-repair's parallel repairs are limited both by a count and by a percentage",
+        summary: super::described(
+            "auto-repair's parallel repairs are limited both by a count and by a percentage",
+        ),
         help: "keep one of Nodes repaired at once (count) and (%)",
-        reference: "eksctl pkg/apis/eksctl.io/v1alpha5/types.go NodeGroupNodeRepairConfig (passed to CloudFormation's AWS::EKS::Nodegroup NodeRepairConfig by pkg/cfn/builder/managed_nodegroup.go); EKS API NodeRepairConfig: \"you cannot also set MaxParallelNodesRepairedPercentage at the same time\"",
+        reference: super::described(
+            "eksctl pkg/apis/eksctl.io/v1alpha5/types.go NodeGroupNodeRepairConfig (passed to CloudFormation's AWS::EKS::Nodegroup NodeRepairConfig by pkg/cfn/builder/managed_nodegroup.go); EKS API NodeRepairConfig: \"you cannot also set MaxParallelNodesRepairedPercentage at the same time\"",
+        ),
         live: false,
         stage: Stage::AwsCreate,
         check: Check::Spec(node_repair_parallel_count_and_percentage),
@@ -169,9 +205,11 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "node-repair-percentage-out-of-range",
         severity: Severity::Error,
-        summary: "an auto-repair percentage is above 100",
+        summary: super::described("an auto-repair percentage is above 100"),
         help: "give a percentage from 1 to 100",
-        reference: "eksctl pkg/apis/eksctl.io/v1alpha5/types.go NodeGroupNodeRepairConfig (passed to CloudFormation's AWS::EKS::Nodegroup NodeRepairConfig by pkg/cfn/builder/managed_nodegroup.go); EKS API NodeRepairConfig (percentages of the node group's nodes, 1-100)",
+        reference: super::described(
+            "eksctl pkg/apis/eksctl.io/v1alpha5/types.go NodeGroupNodeRepairConfig (passed to CloudFormation's AWS::EKS::Nodegroup NodeRepairConfig by pkg/cfn/builder/managed_nodegroup.go); EKS API NodeRepairConfig (percentages of the node group's nodes, 1-100)",
+        ),
         live: false,
         stage: Stage::AwsCreate,
         check: Check::Spec(node_repair_percentage_out_of_range),
@@ -179,9 +217,13 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "node-repair-override-incomplete",
         severity: Severity::Error,
-        summary: "an auto-repair override leaves out its condition, reason, wait or action",
+        summary: super::described(
+            "an auto-repair override leaves out its condition, reason, wait or action",
+        ),
         help: "give the node monitoring condition, the unhealthy reason, the wait and the action of every override",
-        reference: "eksctl pkg/apis/eksctl.io/v1alpha5/types.go NodeGroupNodeRepairConfig (passed to CloudFormation's AWS::EKS::Nodegroup NodeRepairConfig by pkg/cfn/builder/managed_nodegroup.go); EKS API NodeRepairConfig: NodeRepairConfigOverrides, \"If you use this, you must specify all the values\"; EKS API NodeRepairConfigOverrides: minRepairWaitTimeMins minimum 1",
+        reference: super::described(
+            "eksctl pkg/apis/eksctl.io/v1alpha5/types.go NodeGroupNodeRepairConfig (passed to CloudFormation's AWS::EKS::Nodegroup NodeRepairConfig by pkg/cfn/builder/managed_nodegroup.go); EKS API NodeRepairConfig: NodeRepairConfigOverrides, \"If you use this, you must specify all the values\"; EKS API NodeRepairConfigOverrides: minRepairWaitTimeMins minimum 1",
+        ),
         live: false,
         stage: Stage::AwsCreate,
         check: Check::Spec(node_repair_override_incomplete),
@@ -189,9 +231,13 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "node-repair-override-action-unknown",
         severity: Severity::Error,
-        summary: "an auto-repair override's action is not Replace, Reboot or NoAction",
+        summary: super::described(
+            "an auto-repair override's action is not Replace, Reboot or NoAction",
+        ),
         help: "use Replace, Reboot or NoAction (spelled so)",
-        reference: "EKS API reference, NodeRepairConfigOverrides.repairAction: Valid Values Replace | Reboot | NoAction (eksctl passes the value through unchecked)",
+        reference: super::described(
+            "EKS API reference, NodeRepairConfigOverrides.repairAction: Valid Values Replace | Reboot | NoAction (eksctl passes the value through unchecked)",
+        ),
         live: false,
         stage: Stage::AwsCreate,
         check: Check::Spec(node_repair_override_action_unknown),
@@ -199,9 +245,11 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "node-repair-settings-while-off",
         severity: Severity::Warning,
-        summary: "auto-repair limits are set while auto-repair is off",
+        summary: super::described("auto-repair limits are set while auto-repair is off"),
         help: "turn Node auto-repair on, or clear its limits",
-        reference: "eksctl pkg/apis/eksctl.io/v1alpha5/types.go NodeGroupNodeRepairConfig (passed to CloudFormation's AWS::EKS::Nodegroup NodeRepairConfig by pkg/cfn/builder/managed_nodegroup.go); EKS API NodeRepairConfig: the limits apply to repairs, which run only with enabled: true",
+        reference: super::described(
+            "eksctl pkg/apis/eksctl.io/v1alpha5/types.go NodeGroupNodeRepairConfig (passed to CloudFormation's AWS::EKS::Nodegroup NodeRepairConfig by pkg/cfn/builder/managed_nodegroup.go); EKS API NodeRepairConfig: the limits apply to repairs, which run only with enabled: true",
+        ),
         live: false,
         stage: Stage::Advice,
         check: Check::Spec(node_repair_settings_while_off),
@@ -209,9 +257,11 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "placement-group-with-reservation",
         severity: Severity::Warning,
-        summary: "a group on reserved capacity is pinned to a placement group",
+        summary: super::described("a group on reserved capacity is pinned to a placement group"),
         help: "use the placement group the reservation was made in, or leave the placement group empty",
-        reference: "AWS EC2 User Guide, Capacity Reservations in cluster placement groups (an instance uses a reservation in a placement group only when it launches into that group); eksctl pkg/cfn/builder/managed_launch_template.go: a reservation should already be made with its placement group",
+        reference: super::described(
+            "AWS EC2 User Guide, Capacity Reservations in cluster placement groups (an instance uses a reservation in a placement group only when it launches into that group); eksctl pkg/cfn/builder/managed_launch_template.go: a reservation should already be made with its placement group",
+        ),
         live: false,
         stage: Stage::Advice,
         check: Check::Spec(placement_group_with_reservation),
@@ -219,9 +269,9 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "reservation-id-missing",
         severity: Severity::Error,
-        summary: "a reservation or Capacity Block is chosen without its id",
+        summary: super::described("a reservation or Capacity Block is chosen without its id"),
         help: "enter the capacity reservation id, `cr-` followed by 17 hex digits",
-        reference: "eksctl validation.go:942-957 (A4.1-A4.3)",
+        reference: super::described("eksctl validation.go:942-957 (A4.1-A4.3)"),
         live: false,
         stage: Stage::AwsCreate,
         check: Check::Spec(reservation_id_missing),
@@ -229,9 +279,11 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "reservation-id-malformed",
         severity: Severity::Error,
-        summary: "capacity reservation id is not `cr-` followed by 8 or 17 hex digits",
+        summary: super::described(
+            "capacity reservation id is not `cr-` followed by 8 or 17 hex digits",
+        ),
         help: "copy the id from the EC2 console (Capacity Reservations) or `aws ec2 describe-capacity-reservations`",
-        reference: "AWS docs: resource IDs",
+        reference: super::described("AWS docs: resource IDs"),
         live: false,
         stage: Stage::AwsCreate,
         check: Check::Spec(reservation_id_malformed),
@@ -239,9 +291,13 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "reservation-group-not-pinned",
         severity: Severity::Warning,
-        summary: "a node group on a reservation is not pinned to the reservation's zone",
+        summary: super::described(
+            "a node group on a reservation is not pinned to the reservation's zone",
+        ),
         help: "a reservation lives in one availability zone: pin the group to that zone or its subnet",
-        reference: "reference manifests' comments; eksctl does not check this (A4.8)",
+        reference: super::described(
+            "reference manifests' comments; eksctl does not check this (A4.8)",
+        ),
         live: false,
         stage: Stage::Advice,
         check: Check::Spec(reservation_group_not_pinned),
@@ -249,9 +305,11 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "capacity-block-ineligible-instance-type",
         severity: Severity::Error,
-        summary: "Capacity Blocks for ML are not sold for this instance type",
+        summary: super::described("Capacity Blocks for ML are not sold for this instance type"),
         help: "Capacity Blocks exist for p4d, p4de, p5, p5e, p5en, p6, trn1.32xlarge and trn2.48xlarge",
-        reference: "eksctl instance_types.go CBRSupported (A6.4); AWS docs: Capacity Blocks for ML",
+        reference: super::described(
+            "eksctl instance_types.go CBRSupported (A6.4); AWS docs: Capacity Blocks for ML",
+        ),
         live: false,
         stage: Stage::AwsCreate,
         check: Check::Spec(capacity_block_ineligible_instance_type),
@@ -259,9 +317,13 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "capacity-blocks-only-instance-type",
         severity: Severity::Error,
-        summary: "the instance type is sold only as Capacity Blocks for ML, and the group asks for other capacity",
+        summary: super::described(
+            "the instance type is sold only as Capacity Blocks for ML, and the group asks for other capacity",
+        ),
         help: "reserve a Capacity Block of the UltraServer and set the group's capacity to Capacity Block with its reservation id",
-        reference: "AWS EC2 User Guide, Capacity Blocks for ML (UltraServers: P6e-GB200, Trn2); a launch into a Capacity Block needs marketType capacity-block (eksctl instanceMarketOptions); catalog column cb_only",
+        reference: super::described(
+            "AWS EC2 User Guide, Capacity Blocks for ML (UltraServers: P6e-GB200, Trn2); a launch into a Capacity Block needs marketType capacity-block (eksctl instanceMarketOptions); catalog column cb_only",
+        ),
         live: false,
         stage: Stage::AwsCreate,
         check: Check::Spec(capacity_blocks_only_instance_type),
@@ -269,9 +331,13 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "eksctl-arm-type-unknown",
         severity: Severity::Error,
-        summary: "eksctl does not know the Arm instance type, gives the group an x86-64 AMI type, and EKS refuses the node group",
+        summary: super::described(
+            "eksctl does not know the Arm instance type, gives the group an x86-64 AMI type, and EKS refuses the node group",
+        ),
         help: "give the group a custom `ami` (the EKS-optimized AL2023 arm64 image: SSM parameter /aws/service/eks/optimized-ami/VERSION/amazon-linux-2023/arm64/nvidia/recommended/image_id for NVIDIA types) with amiFamily AmazonLinux2023",
-        reference: "eksctl pkg/apis/eksctl.io/v1alpha5/amitype.go GetAMIType (the architecture from pkg/utils/instance/instance_types.go; a type it lacks is taken as x86-64) and pkg/cfn/builder/managed_nodegroup.go (AmiType unless the launch template has an image); EKS CreateNodegroup refuses an AMI type of another architecture; catalog column eksctl",
+        reference: super::described(
+            "eksctl pkg/apis/eksctl.io/v1alpha5/amitype.go GetAMIType (the architecture from pkg/utils/instance/instance_types.go; a type it lacks is taken as x86-64) and pkg/cfn/builder/managed_nodegroup.go (AmiType unless the launch template has an image); EKS CreateNodegroup refuses an AMI type of another architecture; catalog column eksctl",
+        ),
         live: false,
         stage: Stage::AwsCreate,
         check: Check::Spec(eksctl_arm_type_unknown),
@@ -279,9 +345,13 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "eksctl-accelerated-type-unknown",
         severity: Severity::Error,
-        summary: "eksctl does not know the GPU or Neuron instance type and gives the group the standard AMI, without the accelerator's drivers",
+        summary: super::described(
+            "eksctl does not know the GPU or Neuron instance type and gives the group the standard AMI, without the accelerator's drivers",
+        ),
         help: "give the group a custom `ami` (the EKS-optimized AL2023 NVIDIA or Neuron image for the cluster's version) with amiFamily AmazonLinux2023",
-        reference: "eksctl pkg/apis/eksctl.io/v1alpha5/amitype.go GetAMIType (NVIDIA and Neuron variants only for types pkg/utils/instance/instance_types.go marks); EKS user guide, EKS-optimized accelerated AMIs (the standard AMI has no NVIDIA or Neuron driver); catalog column eksctl",
+        reference: super::described(
+            "eksctl pkg/apis/eksctl.io/v1alpha5/amitype.go GetAMIType (NVIDIA and Neuron variants only for types pkg/utils/instance/instance_types.go marks); EKS user guide, EKS-optimized accelerated AMIs (the standard AMI has no NVIDIA or Neuron driver); catalog column eksctl",
+        ),
         live: false,
         stage: Stage::Runtime,
         check: Check::Spec(eksctl_accelerated_type_unknown),
@@ -289,9 +359,13 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "eksctl-device-plugin-not-installed",
         severity: Severity::Warning,
-        summary: "eksctl installs no NVIDIA or Neuron device plugin for an instance type it does not know",
+        summary: super::described(
+            "eksctl installs no NVIDIA or Neuron device plugin for an instance type it does not know",
+        ),
         help: "install the device plugin yourself (NVIDIA's device plugin or GPU Operator, or the Neuron device plugin) before scheduling pods that ask for the accelerators",
-        reference: "eksctl pkg/eks/tasks.go and pkg/addons/device_plugin.go (the NVIDIA and Neuron device plugins are installed for groups with a type pkg/utils/instance/instance_types.go marks NVIDIA or Neuron); catalog column eksctl",
+        reference: super::described(
+            "eksctl pkg/eks/tasks.go and pkg/addons/device_plugin.go (the NVIDIA and Neuron device plugins are installed for groups with a type pkg/utils/instance/instance_types.go marks NVIDIA or Neuron); catalog column eksctl",
+        ),
         live: false,
         stage: Stage::Advice,
         check: Check::Spec(eksctl_device_plugin_not_installed),
@@ -299,9 +373,13 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "ultraserver-kubernetes-version",
         severity: Severity::Warning,
-        summary: "EKS supports P6e-GB200 UltraServers from Kubernetes 1.33, whose Dynamic Resource Allocation their multi-node NVLink needs",
+        summary: super::described(
+            "EKS supports P6e-GB200 UltraServers from Kubernetes 1.33, whose Dynamic Resource Allocation their multi-node NVLink needs",
+        ),
         help: "use Kubernetes 1.33 or later for a cluster with p6e-gb200 nodes",
-        reference: "EKS user guide, Use P6e-GB200 UltraServers with Amazon EKS (considerations: Kubernetes 1.33 and above, DRA on by default in EKS and the AL2023 accelerated AMIs)",
+        reference: super::described(
+            "EKS user guide, Use P6e-GB200 UltraServers with Amazon EKS (considerations: Kubernetes 1.33 and above, DRA on by default in EKS and the AL2023 accelerated AMIs)",
+        ),
         live: false,
         stage: Stage::Advice,
         check: Check::Spec(ultraserver_kubernetes_version),
@@ -309,9 +387,13 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "capacity-block-single-instance-type",
         severity: Severity::Error,
-        summary: "a Capacity Block node group must have exactly one instance type",
+        summary: super::described(
+            "a Capacity Block node group must have exactly one instance type",
+        ),
         help: "set `instanceType` to the block's type and remove `instanceTypes`",
-        reference: "eksctl pkg/cfn/builder/managed_nodegroup.go:173-178,217-239 (A4.6)",
+        reference: super::described(
+            "eksctl pkg/cfn/builder/managed_nodegroup.go:173-178,217-239 (A4.6)",
+        ),
         live: false,
         stage: Stage::EksctlValidation,
         check: Check::Spec(capacity_block_single_instance_type),
@@ -319,9 +401,9 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "gpu-ami-without-nvidia-driver",
         severity: Severity::Warning,
-        summary: "this AMI family ships no NVIDIA driver for a GPU instance type",
+        summary: super::described("this AMI family ships no NVIDIA driver for a GPU instance type"),
         help: "use AmazonLinux2023, AmazonLinux2 or Bottlerocket for NVIDIA GPUs",
-        reference: "eksctl validation.go:910-923 (A6.1)",
+        reference: super::described("eksctl validation.go:910-923 (A6.1)"),
         live: false,
         stage: Stage::Advice,
         check: Check::Spec(gpu_ami_without_nvidia_driver),
@@ -329,9 +411,11 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "neuron-ami-unsupported",
         severity: Severity::Error,
-        summary: "Trainium and Inferentia types need AmazonLinux2, AmazonLinux2023 or Bottlerocket",
+        summary: super::described(
+            "Trainium and Inferentia types need AmazonLinux2, AmazonLinux2023 or Bottlerocket",
+        ),
         help: "switch the AMI family to AmazonLinux2023",
-        reference: "eksctl validation.go:926-940 (A6.2)",
+        reference: super::described("eksctl validation.go:926-940 (A6.2)"),
         live: false,
         stage: Stage::EksctlValidation,
         check: Check::Spec(neuron_ami_unsupported),
@@ -339,9 +423,11 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "gpu-group-without-taint",
         severity: Severity::Info,
-        summary: "a GPU node group has no `nvidia.com/gpu` taint, so any pod may land on it",
+        summary: super::described(
+            "a GPU node group has no `nvidia.com/gpu` taint, so any pod may land on it",
+        ),
         help: "add the taint `nvidia.com/gpu` (NoSchedule) so only pods asking for GPUs use these nodes",
-        reference: "EKS best practices for AI/ML: compute and autoscaling",
+        reference: super::described("EKS best practices for AI/ML: compute and autoscaling"),
         live: false,
         stage: Stage::Advice,
         check: Check::Spec(gpu_group_without_taint),
@@ -349,9 +435,13 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "no-system-node-group",
         severity: Severity::Warning,
-        summary: "every node group is a GPU group: system pods will take GPU nodes",
+        summary: super::described(
+            "every node group is a GPU group: system pods will take GPU nodes",
+        ),
         help: "add a small CPU node group (e.g. c5.2xlarge) for CoreDNS, controllers and Karpenter",
-        reference: "EKS best practices for AI/ML; reference manifests' `sys` group",
+        reference: super::described(
+            "EKS best practices for AI/ML; reference manifests' `sys` group",
+        ),
         live: false,
         stage: Stage::Advice,
         check: Check::Spec(no_system_node_group),
@@ -359,9 +449,11 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "taint-effect-invalid",
         severity: Severity::Error,
-        summary: "a taint needs a key and an effect of NoSchedule, PreferNoSchedule or NoExecute",
+        summary: super::described(
+            "a taint needs a key and an effect of NoSchedule, PreferNoSchedule or NoExecute",
+        ),
         help: "set the effect to NoSchedule for GPU taints",
-        reference: "eksctl validation.go:1836-1849 (A7.3)",
+        reference: super::described("eksctl validation.go:1836-1849 (A7.3)"),
         live: false,
         stage: Stage::EksctlValidation,
         check: Check::Spec(taint_effect_invalid),
@@ -369,9 +461,13 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "nodegroup-label-invalid",
         severity: Severity::Error,
-        summary: "a node label is not a valid Kubernetes label, or uses a reserved kubernetes.io/k8s.io prefix",
+        summary: super::described(
+            "a node label is not a valid Kubernetes label, or uses a reserved kubernetes.io/k8s.io prefix",
+        ),
         help: "keys are `[prefix/]name` (name up to 63 letters, digits, `-_.`); kubernetes.io and k8s.io prefixes are only for the kubelet's own labels",
-        reference: "eksctl pkg/apis/eksctl.io/v1alpha5/validation.go (validateLabels); k8s.io/apimachinery IsQualifiedName, IsValidLabelValue",
+        reference: super::described(
+            "eksctl pkg/apis/eksctl.io/v1alpha5/validation.go (validateLabels); k8s.io/apimachinery IsQualifiedName, IsValidLabelValue",
+        ),
         live: false,
         stage: Stage::EksctlValidation,
         check: Check::Spec(nodegroup_label_invalid),
@@ -379,9 +475,11 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "ami-family-al2-unsupported",
         severity: Severity::Error,
-        summary: "AmazonLinux2 node groups are refused from Kubernetes 1.33",
+        summary: super::described("AmazonLinux2 node groups are refused from Kubernetes 1.33"),
         help: "use AmazonLinux2023 (or Bottlerocket); AL2 has no EKS AMIs for 1.33 and later",
-        reference: "eksctl pkg/apis/eksctl.io/v1alpha5/defaults.go SetManagedNodeGroupDefaults (AmazonLinux2EOLVersion = 1.33)",
+        reference: super::described(
+            "eksctl pkg/apis/eksctl.io/v1alpha5/defaults.go SetManagedNodeGroupDefaults (AmazonLinux2EOLVersion = 1.33)",
+        ),
         live: false,
         stage: Stage::EksctlValidation,
         check: Check::Spec(ami_family_al2_unsupported),
@@ -389,9 +487,13 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "nodegroup-placement-empty",
         severity: Severity::Warning,
-        summary: "an empty subnets or availabilityZones list is no restriction: the group may launch anywhere in the cluster",
+        summary: super::described(
+            "an empty subnets or availabilityZones list is no restriction: the group may launch anywhere in the cluster",
+        ),
         help: "list the subnets or zones the group belongs in, or remove the empty list",
-        reference: "eksctl pkg/cfn/builder/managed_nodegroup.go and vpc.go: an empty list means the cluster's subnets",
+        reference: super::described(
+            "eksctl pkg/cfn/builder/managed_nodegroup.go and vpc.go: an empty list means the cluster's subnets",
+        ),
         live: false,
         stage: Stage::Advice,
         check: Check::Spec(nodegroup_placement_empty),
@@ -399,9 +501,11 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "nodegroup-size-invalid",
         severity: Severity::Error,
-        summary: "a node group size is not a whole number of nodes of 0 or more",
+        summary: super::described("a node group size is not a whole number of nodes of 0 or more"),
         help: "give minSize, desiredCapacity and maxSize as whole numbers, 0 or more",
-        reference: "EKS CreateNodegroup scalingConfig (minSize, maxSize, desiredSize: integers, 0 or more); eksctl schema (integer)",
+        reference: super::described(
+            "EKS CreateNodegroup scalingConfig (minSize, maxSize, desiredSize: integers, 0 or more); eksctl schema (integer)",
+        ),
         live: false,
         stage: Stage::AwsCreate,
         check: Check::Spec(nodegroup_size_invalid),
@@ -409,9 +513,13 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "spot-efa-training",
         severity: Severity::Warning,
-        summary: "Spot capacity for an EFA group: one interruption stops the whole multi-node job",
+        summary: super::described(
+            "Spot capacity for an EFA group: one interruption stops the whole multi-node job",
+        ),
         help: "use On-Demand, an ODCR or a Capacity Block for tightly-coupled NCCL training",
-        reference: "EKS best practices for AI/ML: Spot for inference, reserved capacity for training",
+        reference: super::described(
+            "EKS best practices for AI/ML: Spot for inference, reserved capacity for training",
+        ),
         live: false,
         stage: Stage::Advice,
         check: Check::Spec(spot_efa_training),
@@ -419,9 +527,11 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "spot-few-instance-types",
         severity: Severity::Warning,
-        summary: "a Spot node group should allow at least three instance types",
+        summary: super::described("a Spot node group should allow at least three instance types"),
         help: "list several similar types in `instanceTypes` so Spot has pools to choose from",
-        reference: "AWS docs: Spot best practices (be flexible about instance types)",
+        reference: super::described(
+            "AWS docs: Spot best practices (be flexible about instance types)",
+        ),
         live: false,
         stage: Stage::Advice,
         check: Check::Spec(spot_few_instance_types),
@@ -429,9 +539,9 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "spot-single-zone",
         severity: Severity::Warning,
-        summary: "a Spot node group is pinned to one availability zone",
+        summary: super::described("a Spot node group is pinned to one availability zone"),
         help: "let Spot groups use every zone of the cluster",
-        reference: "AWS docs: Spot best practices (be flexible about zones)",
+        reference: super::described("AWS docs: Spot best practices (be flexible about zones)"),
         live: false,
         stage: Stage::Advice,
         check: Check::Spec(spot_single_zone),

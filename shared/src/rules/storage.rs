@@ -10,9 +10,13 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "storage-without-csi-driver",
         severity: Severity::Error,
-        summary: "a volume is asked for without the add-on whose CSI driver makes or mounts it",
+        summary: super::described(
+            "a volume is asked for without the add-on whose CSI driver makes or mounts it",
+        ),
         help: "tick the FSx for Lustre CSI driver (for the file system) or the Mountpoint for S3 CSI driver (for the bucket) in Add-ons and storage",
-        reference: "kubernetes-sigs/aws-fsx-csi-driver (provisioner fsx.csi.aws.com), awslabs/mountpoint-s3-csi-driver (driver s3.csi.aws.com): without the driver nothing provisions or mounts the claim, which stays Pending",
+        reference: super::described(
+            "kubernetes-sigs/aws-fsx-csi-driver (provisioner fsx.csi.aws.com), awslabs/mountpoint-s3-csi-driver (driver s3.csi.aws.com): without the driver nothing provisions or mounts the claim, which stays Pending",
+        ),
         live: false,
         stage: Stage::Runtime,
         check: Check::Spec(storage_without_csi_driver),
@@ -20,9 +24,13 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "storage-fsx-network-invalid",
         severity: Severity::Error,
-        summary: "the FSx file system's subnet or security groups are missing or malformed",
+        summary: super::described(
+            "the FSx file system's subnet or security groups are missing or malformed",
+        ),
         help: "give one subnet id (`subnet-…`, in the zone of the GPU nodes) and at least one security group id (`sg-…`) that allows Lustre traffic (TCP 988 and 1018-1023)",
-        reference: "kubernetes-sigs/aws-fsx-csi-driver examples/kubernetes/dynamic_provisioning (subnetId and securityGroupIds are required); FSx CreateFileSystem refuses a malformed id, and the claim stays Pending",
+        reference: super::described(
+            "kubernetes-sigs/aws-fsx-csi-driver examples/kubernetes/dynamic_provisioning (subnetId and securityGroupIds are required); FSx CreateFileSystem refuses a malformed id, and the claim stays Pending",
+        ),
         live: false,
         stage: Stage::Runtime,
         check: Check::Spec(storage_fsx_network_invalid),
@@ -30,9 +38,13 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "storage-fsx-deployment-invalid",
         severity: Severity::Error,
-        summary: "the FSx deployment type, throughput or size is one FSx does not sell",
+        summary: super::described(
+            "the FSx deployment type, throughput or size is one FSx does not sell",
+        ),
         help: "use SCRATCH_2 (no throughput) or PERSISTENT_2 with 125, 250, 500 or 1000 MB/s per TiB; ask for at least 1200 GiB",
-        reference: "FSx API CreateFileSystemLustreConfiguration: DeploymentType SCRATCH_1 | SCRATCH_2 | PERSISTENT_1 | PERSISTENT_2; PerUnitStorageThroughput required for PERSISTENT_1 (50, 100, 200; HDD 12, 40) and PERSISTENT_2 (125, 250, 500, 1000), valid only for them; the driver sends the claim's size, rounded up, as StorageCapacity (at least 1200 GiB)",
+        reference: super::described(
+            "FSx API CreateFileSystemLustreConfiguration: DeploymentType SCRATCH_1 | SCRATCH_2 | PERSISTENT_1 | PERSISTENT_2; PerUnitStorageThroughput required for PERSISTENT_1 (50, 100, 200; HDD 12, 40) and PERSISTENT_2 (125, 250, 500, 1000), valid only for them; the driver sends the claim's size, rounded up, as StorageCapacity (at least 1200 GiB)",
+        ),
         live: false,
         stage: Stage::Runtime,
         check: Check::Spec(storage_fsx_deployment_invalid),
@@ -40,9 +52,11 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "storage-s3-bucket-invalid",
         severity: Severity::Error,
-        summary: "the S3 bucket name is not one S3 allows",
+        summary: super::described("the S3 bucket name is not one S3 allows"),
         help: "3 to 63 lowercase letters, digits, dots and hyphens, starting and ending with a letter or digit; no `..`, not an IP address",
-        reference: "Amazon S3 User Guide, general purpose bucket naming rules; Mountpoint cannot mount a bucket that cannot exist, and the pod stays ContainerCreating",
+        reference: super::described(
+            "Amazon S3 User Guide, general purpose bucket naming rules; Mountpoint cannot mount a bucket that cannot exist, and the pod stays ContainerCreating",
+        ),
         live: false,
         stage: Stage::Runtime,
         check: Check::Spec(storage_s3_bucket_invalid),

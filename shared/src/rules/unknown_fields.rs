@@ -16,9 +16,13 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "eksctl-unknown-field",
         severity: Severity::Error,
-        summary: "an imported ClusterConfig has a field eksctl does not know (a typo, or a newer eksctl's)",
+        summary: super::described(
+            "an imported ClusterConfig has a field eksctl does not know (a typo, or a newer eksctl's)",
+        ),
         help: "fix the field's name; eksctl refuses any field its ClusterConfig schema does not have",
-        reference: "eksctl pkg/apis/eksctl.io/v1alpha5/assets/schema.json; eksctl reads config files strictly (UnmarshalStrict)",
+        reference: super::described(
+            "eksctl pkg/apis/eksctl.io/v1alpha5/assets/schema.json; eksctl reads config files strictly (UnmarshalStrict)",
+        ),
         live: false,
         stage: Stage::EksctlValidation,
         check: Check::Spec(eksctl_unknown_field),
@@ -26,9 +30,13 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "karpenter-unknown-field",
         severity: Severity::Error,
-        summary: "an imported NodePool or EC2NodeClass has a field its CRD does not have (a typo, or a newer Karpenter's)",
+        summary: super::described(
+            "an imported NodePool or EC2NodeClass has a field its CRD does not have (a typo, or a newer Karpenter's)",
+        ),
         help: "fix the field's name; kubectl apply refuses unknown fields (strict field validation), and the API server drops them otherwise",
-        reference: "karpenter-provider-aws pkg/apis/crds (Karpenter 1.14); kubectl --validate=strict",
+        reference: super::described(
+            "karpenter-provider-aws pkg/apis/crds (Karpenter 1.14); kubectl --validate=strict",
+        ),
         live: false,
         stage: Stage::ApiServer,
         check: Check::Spec(karpenter_unknown_field),
