@@ -5,7 +5,7 @@
 
 use leptos::prelude::*;
 use shared::auto_mode::{self, BUILT_IN_NODE_CLASS, NodeClass};
-use shared::karpenter::NodePool;
+use shared::karpenter::{self, NodePool};
 
 use crate::Studio;
 use crate::bind::Bound;
@@ -116,22 +116,22 @@ fn ClassFields(index: usize) -> impl IntoView {
                     label="Subnet IDs"
                     path=format!("{base}.spec.subnetSelectorTerms")
                     placeholder="empty: the cluster's subnets"
-                    value=class.get(|class| auto_mode::term_ids(&class.spec.subnet_selector_terms))
-                    set=class.set(|class, ids: Items| auto_mode::set_term_ids(&mut class.spec.subnet_selector_terms, &ids))
+                    value=class.get(|class| karpenter::term_ids(&class.spec.subnet_selector_terms))
+                    set=class.set(|class, ids: Items| karpenter::set_term_ids(&mut class.spec.subnet_selector_terms, &ids))
                 />
                 <ListField
                     label="Security group IDs"
                     path=format!("{base}.spec.securityGroupSelectorTerms")
                     placeholder="empty: the cluster security group"
-                    value=class.get(|class| auto_mode::term_ids(&class.spec.security_group_selector_terms))
-                    set=class.set(|class, ids: Items| auto_mode::set_term_ids(&mut class.spec.security_group_selector_terms, &ids))
+                    value=class.get(|class| karpenter::term_ids(&class.spec.security_group_selector_terms))
+                    set=class.set(|class, ids: Items| karpenter::set_term_ids(&mut class.spec.security_group_selector_terms, &ids))
                 />
                 <ListField
                     label="Capacity reservation IDs (ODCR or Capacity Block)"
                     path=format!("{base}.spec.capacityReservationSelectorTerms")
                     placeholder="cr-0123456789abcdef0"
-                    value=class.get(|class| auto_mode::term_ids(&class.spec.capacity_reservation_selector_terms))
-                    set=class.set(|class, ids: Items| auto_mode::set_term_ids(&mut class.spec.capacity_reservation_selector_terms, &ids))
+                    value=class.get(|class| karpenter::term_ids(&class.spec.capacity_reservation_selector_terms))
+                    set=class.set(|class, ids: Items| karpenter::set_term_ids(&mut class.spec.capacity_reservation_selector_terms, &ids))
                 />
             </div>
             <Show when=move || { tag_terms.get() > 0 }>

@@ -406,14 +406,8 @@ fn ClassEditor(index: usize) -> impl IntoView {
                     label="Capacity reservation IDs"
                     path=format!("{base}.spec.capacityReservationSelectorTerms")
                     placeholder="cr-0123456789abcdef0"
-                    value=class.get(|class| {
-                        class.spec.capacity_reservation_selector_terms.iter().filter_map(|term| term.id.clone()).collect()
-                    })
-                    set=class.set(|class, ids: Items| {
-                        let terms = &mut class.spec.capacity_reservation_selector_terms;
-                        terms.retain(|term| term.id.is_none());
-                        terms.extend(ids.iter().map(|id| SelectorTerm::id(id)));
-                    })
+                    value=class.get(|class| karpenter::term_ids(&class.spec.capacity_reservation_selector_terms))
+                    set=class.set(|class, ids: Items| karpenter::set_term_ids(&mut class.spec.capacity_reservation_selector_terms, &ids))
                 />
                 <ListField
                     label="Capacity reservation tags (one term each)"

@@ -114,17 +114,6 @@ pub fn node_class(number: usize) -> NodeClass {
     }
 }
 
-/// The IDs among `terms` (the terms by tag are not listed).
-pub fn term_ids(terms: &[SelectorTerm]) -> Vec<String> {
-    terms.iter().filter_map(|term| term.id.clone()).collect()
-}
-
-/// Replaces the terms by ID with one term per ID of `ids`, keeping the terms by tag.
-pub fn set_term_ids(terms: &mut Vec<SelectorTerm>, ids: &[String]) {
-    terms.retain(|term| term.id.is_none());
-    terms.extend(ids.iter().map(|id| SelectorTerm::id(id)));
-}
-
 fn text<'a>(document: &'a Value, path: &[&str]) -> Option<&'a str> {
     let mut value = document;
     for key in path {

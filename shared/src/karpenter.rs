@@ -687,6 +687,17 @@ impl SelectorTerm {
     }
 }
 
+/// The IDs among `terms` (the terms by tag are not listed).
+pub fn term_ids(terms: &[SelectorTerm]) -> Vec<String> {
+    terms.iter().filter_map(|term| term.id.clone()).collect()
+}
+
+/// Replaces the terms by ID with one term per ID of `ids`, keeping the terms by tag.
+pub fn set_term_ids(terms: &mut Vec<SelectorTerm>, ids: &[String]) {
+    terms.retain(|term| term.id.is_none());
+    terms.extend(ids.iter().map(|id| SelectorTerm::id(id)));
+}
+
 /// Sets the owning account (`ownerID`) of the capacity-reservation terms that do not
 /// select by `id` (an `id` term may not name an owner). With no such term, a term of the
 /// owner alone keeps it until tags are added; an empty `owner` takes it off every term

@@ -4,6 +4,7 @@
 //! an EKS Auto Mode NodeClass with its own node role needs (EKS user guide, "Create a Node
 //! Class for Amazon EKS", Create node class access entry).
 
+use super::eksctl_config::is_arn;
 use super::{Check, Context, Report, Rule, Severity, Stage};
 use crate::spec::{AccessConfig, AccessEntry};
 
@@ -179,12 +180,6 @@ fn access_entry_invalid(context: &Context<'_>, report: &mut Report<'_>) {
             }
         }
     }
-}
-
-/// Go's `arn.Parse` as eksctl uses it: `arn:` and six colon-separated sections.
-fn is_arn(text: &str) -> bool {
-    let parts: Vec<&str> = text.splitn(6, ':').collect();
-    parts.len() == 6 && parts[0] == "arn"
 }
 
 /// Whether `principal` is the ARN of the IAM role called `role` (a NodeClass names its

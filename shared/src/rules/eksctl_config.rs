@@ -308,7 +308,7 @@ fn kubernetes_version(document: &Value) -> Option<(u32, u32)> {
 }
 
 /// AWS's ARN shape as `arn.Parse` checks it: `arn:partition:service:region:account:resource`.
-fn is_arn(text: &str) -> bool {
+pub(super) fn is_arn(text: &str) -> bool {
     let parts: Vec<&str> = text.splitn(6, ':').collect();
     parts.len() == 6 && parts[0] == "arn"
 }
