@@ -18,10 +18,11 @@ fn names(found: &[&InstanceType]) -> Vec<&'static str> {
 #[test]
 fn the_catalog_holds_every_type_of_both_reference_tables_sorted_by_name() {
     // 1363 types in instance-types.csv, 1220 in eksctl-instance-flags.csv, all of which are
-    // among the 1363; the 143 others are mostly `.metal` sizes eksctl does not list. The two
-    // UltraServer types come from the additions table (`cargo xtask catalog`).
+    // among the 1363; the 143 others are mostly `.metal` sizes eksctl does not list. 49 more
+    // from Karpenter's earlier docs (xtask/data/karpenter-earlier-types.csv); the two
+    // UltraServer types and trn2.3xlarge come from the additions table (`cargo xtask catalog`).
     let all = catalog::all();
-    assert_eq!(all.len(), 1365);
+    assert_eq!(all.len(), 1415);
     assert!(all.windows(2).all(|pair| pair[0].name < pair[1].name));
     assert_eq!(all.first().map(|first| first.name), Some("a1.2xlarge"));
 }
@@ -149,7 +150,7 @@ fn lookup_of_an_unknown_or_misspelled_type_is_none() {
 
 #[test]
 fn the_default_filter_finds_every_type() {
-    assert_eq!(catalog::search(&CatalogFilter::default()).len(), 1365);
+    assert_eq!(catalog::search(&CatalogFilter::default()).len(), 1415);
 }
 
 #[test]
@@ -201,6 +202,7 @@ fn text_matches_part_of_the_name_in_any_case() {
             "trn1.2xlarge",
             "trn1.32xlarge",
             "trn1n.32xlarge",
+            "trn2.3xlarge",
             "trn2.48xlarge",
             "trn2u.48xlarge"
         ]
@@ -266,7 +268,8 @@ fn accelerated_only_keeps_nvidia_and_neuron_types() {
         ..CatalogFilter::default()
     };
     let found = catalog::search(&filter);
-    assert_eq!(found.len(), 79);
+    // 79 in the reference tables, p3 and g3 (three sizes each) and trn2.3xlarge.
+    assert_eq!(found.len(), 86);
     assert!(
         found
             .iter()
@@ -277,7 +280,7 @@ fn accelerated_only_keeps_nvidia_and_neuron_types() {
 }
 
 #[test]
-fn capacity_block_only_lists_the_twelve_eligible_types() {
+fn capacity_block_only_lists_the_thirteen_eligible_types() {
     let filter = CatalogFilter {
         capacity_block_only: true,
         ..CatalogFilter::default()
@@ -295,6 +298,7 @@ fn capacity_block_only_lists_the_twelve_eligible_types() {
             "p6-b300.48xlarge",
             "p6e-gb200.36xlarge",
             "trn1.32xlarge",
+            "trn2.3xlarge",
             "trn2.48xlarge",
             "trn2u.48xlarge",
         ]
@@ -310,6 +314,7 @@ fn gpu_models_lists_each_gpu_and_accelerator_once() {
             "a10g",
             "b200",
             "b300",
+            "gaudi-hl-205",
             "gb200",
             "h100",
             "h200",
@@ -317,6 +322,7 @@ fn gpu_models_lists_each_gpu_and_accelerator_once() {
             "inferentia2",
             "l4",
             "l40s",
+            "m60",
             "qualcomm-ai100",
             "radeon-pro-v520",
             "rtx-pro-4500",
@@ -460,4 +466,49 @@ fn every_ultraserver_is_made_of_a_type_sold_only_as_capacity_blocks() {
         Some(4)
     );
     assert_eq!(catalog::ultraserver("u-p5x8"), None);
+}
+
+/// Every type Karpenter's generated VPC limits table lists (xtask/data/network-cards.csv,
+/// written from it) is in the catalog, except the Mac types, which the studio knows as
+/// types no EKS node runs on.
+#[test]
+fn every_type_karpenters_vpc_limits_table_lists_is_known() {
+    let table = include_str!("../../xtask/data/network-cards.csv");
+    let mut rows = 0;
+    let unknown: Vec<&str> = table
+        .lines()
+        .filter(|line| !line.starts_with('#') && !line.starts_with("instance_type,"))
+        .filter_map(|line| line.split(',').next())
+        .inspect(|_| rows += 1)
+        .filter(|name| catalog::lookup(name).is_none() && !catalog::is_mac(name))
+        .collect();
+    assert!(rows > 1300, "{rows} rows read");
+    assert_eq!(unknown, Vec::<&str>::new());
+    assert!(catalog::is_mac("mac2-m2pro.metal") && catalog::is_mac("mac-m5.metal"));
+    assert!(!catalog::is_mac("m8g.metal-24xl") && !catalog::is_mac("machine.large"));
+}
+
+#[test]
+fn types_ec2_no_longer_offers_everywhere_keep_the_facts_karpenter_published() {
+    let p3 = instance("p3.8xlarge");
+    assert_eq!((p3.vcpus, p3.gpu_count, p3.gpu_name), (32, 4, Some("v100")));
+    assert_eq!(p3.gpu_memory_mib, Some(16 * GIB));
+    assert!(p3.nvidia_gpu && p3.is_accelerated() && !p3.efa_supported);
+    let dl1 = instance("dl1.24xlarge");
+    assert_eq!((dl1.gpu_count, dl1.gpu_manufacturer), (8, Some("habana")));
+    assert_eq!(dl1.efa_interfaces, 4);
+    assert!(dl1.instance_storage && !dl1.is_accelerated());
+    let trn2 = instance("trn2.3xlarge");
+    assert_eq!((trn2.vcpus, trn2.memory_mib), (12, 128 * GIB));
+    assert_eq!(
+        (trn2.accelerator_name, trn2.accelerator_count),
+        (Some("trainium2"), 1)
+    );
+    assert!(trn2.neuron && trn2.capacity_block_eligible && trn2.efa_supported);
+    // A size no revision of Karpenter's docs describes: its family's architecture, its
+    // network cards, and sizes left unknown (0) rather than guessed.
+    let flex = instance("c8g-flex.large");
+    assert_eq!(flex.architecture, Architecture::Arm64);
+    assert_eq!((flex.vcpus, flex.memory_mib), (0, 0));
+    assert_eq!(flex.network_cards, 1);
 }

@@ -592,6 +592,12 @@ const CASES: &[Case] = &[
         path: "node_groups[1].instance_type",
     },
     Case {
+        rule: "instance-type-mac",
+        base: block,
+        breaks: |spec, _| gpu(spec).instance_type = "mac2-m2pro.metal".into(),
+        path: "node_groups[1].instance_type",
+    },
+    Case {
         rule: "nodegroup-subnet-unknown",
         base: block,
         breaks: |spec, _| {

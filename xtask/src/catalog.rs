@@ -27,6 +27,10 @@ const OUTPUT: &str = "shared/data/instance-catalog.csv";
 /// Facts about types the reference tables lack, each with its source.
 const ADDITIONS: &str = "xtask/data/instance-type-additions.csv";
 
+/// The types Karpenter's tables list that its current docs no longer describe, written by
+/// `cargo xtask earlier-types`.
+const EARLIER: &str = crate::earlier_types::OUTPUT;
+
 /// Where each column's values come from, and the added facts, written beside the catalog.
 const SOURCES_OUTPUT: &str = "shared/data/instance-catalog-sources.md";
 
@@ -137,13 +141,36 @@ pub fn catalog(root: &Path, reference: Option<PathBuf>) -> Result<(), Error> {
     let types = Table::read(&reference.join("instance-types.csv"))?;
     let flags = Table::read(&reference.join("eksctl-instance-flags.csv"))?;
 
-    let mut joined: BTreeMap<&str, (Option<usize>, Option<usize>)> = BTreeMap::new();
+    let earlier = Table::read(&root.join(EARLIER))?;
+
+    // Each name with its facts' table and row (instance-types.csv first, then the types
+    // Karpenter's earlier docs described) and its row of eksctl's table.
+    let mut joined: BTreeMap<&str, Joined<'_>> = BTreeMap::new();
     for (row_idx, row) in types.rows.iter().enumerate() {
         let name = types.field(row, "instance_type")?;
-        if joined.insert(name, (Some(row_idx), None)).is_some() {
+        if joined
+            .insert(name, (Some((&types, row_idx)), None))
+            .is_some()
+        {
             return Err(Error::Task(format!(
                 "instance-types.csv lists {name} twice"
             )));
+        }
+    }
+    let mut from_earlier = Vec::new();
+    for (row_idx, row) in earlier.rows.iter().enumerate() {
+        let name = earlier.field(row, "instance_type")?;
+        let entry = joined.entry(name).or_default();
+        match entry.0 {
+            Some((table, _)) if std::ptr::eq(table, &earlier) => {
+                return Err(Error::Task(format!("{EARLIER} lists {name} twice")));
+            }
+            // The reference table describes it: that is the newer description.
+            Some(_) => {}
+            None => {
+                entry.0 = Some((&earlier, row_idx));
+                from_earlier.push(name);
+            }
         }
     }
     for (row_idx, row) in flags.rows.iter().enumerate() {
@@ -159,20 +186,28 @@ pub fn catalog(root: &Path, reference: Option<PathBuf>) -> Result<(), Error> {
     let storage_by_family = instance_storage_by_family(&flags)?;
     let mut rows: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let (mut only_types, mut only_flags) = (Vec::new(), Vec::new());
-    for (name, (type_idx, flag_idx)) in &joined {
-        let type_row = type_idx.map(|row_idx| &types.rows[row_idx]);
+    for (name, (type_row, flag_idx)) in &joined {
+        let type_row = type_row.map(|(table, row_idx)| (table, &table.rows[row_idx]));
         let flag_row = flag_idx.map(|row_idx| &flags.rows[row_idx]);
         let (facts, row_flags) = match (type_row, flag_row) {
-            (Some(type_row), Some(flag_row)) => {
-                let facts = Facts::from_types(&types, type_row)?;
+            (Some((table, type_row)), Some(flag_row)) => {
+                let facts = Facts::from_types(table, type_row)?;
                 let row_flags = Flags::from_eksctl(&flags, flag_row)?;
                 warn_on_disagreement(name, &facts, &row_flags);
                 (facts, row_flags)
             }
-            (Some(type_row), None) => {
+            (Some((table, type_row)), None) => {
                 only_types.push(*name);
-                let facts = Facts::from_types(&types, type_row)?;
-                let row_flags = Flags::guessed(&facts, &storage_by_family);
+                let facts = Facts::from_types(table, type_row)?;
+                let mut row_flags = Flags::guessed(&facts, &storage_by_family);
+                // Karpenter's docs label local NVMe (`instance-local-nvme`, in GB).
+                if table.columns.contains_key("local_nvme_gb")
+                    && table
+                        .optional_number(type_row, "local_nvme_gb")?
+                        .is_some_and(|gb| gb > 0)
+                {
+                    row_flags.instance_storage = true;
+                }
                 (facts, row_flags)
             }
             (None, Some(flag_row)) => {
@@ -211,7 +246,16 @@ pub fn catalog(root: &Path, reference: Option<PathBuf>) -> Result<(), Error> {
         text.len(),
         output.display()
     );
-    let sources = sources_text(&added);
+    let earlier_sources = from_earlier
+        .iter()
+        .map(|name| {
+            let (table, row_idx) = joined[name].0.expect("joined from the earlier table");
+            table
+                .field(&table.rows[row_idx], "source")
+                .map(|source| (*name, source))
+        })
+        .collect::<Result<Vec<_>, Error>>()?;
+    let sources = sources_text(&earlier_sources, &added);
     let sources_output = root.join(SOURCES_OUTPUT);
     std::fs::write(&sources_output, sources).map_err(error::file(&sources_output))?;
     println!(
@@ -229,6 +273,11 @@ pub fn catalog(root: &Path, reference: Option<PathBuf>) -> Result<(), Error> {
         "xtask: network cards of {carded} types from {NETWORK_CARDS}; unknown for {}",
         unknown.join(" ")
     );
+    println!(
+        "xtask: {} types from {EARLIER} (Karpenter's earlier docs): {}",
+        from_earlier.len(),
+        from_earlier.join(" ")
+    );
     if !only_types.is_empty() {
         println!(
             "xtask: {} types are not in eksctl's table; their flags are derived: {}",
@@ -245,6 +294,9 @@ pub fn catalog(root: &Path, reference: Option<PathBuf>) -> Result<(), Error> {
     }
     Ok(())
 }
+
+/// One type's rows: its facts' table and row, and its row of eksctl's table.
+type Joined<'a> = (Option<(&'a Table, usize)>, Option<usize>);
 
 /// A CSV file without quoting: a header and rows of equal width.
 struct Table {
@@ -692,7 +744,7 @@ fn add_cards(rows: &mut BTreeMap<String, Vec<String>>, cards: &Table) -> Result<
 }
 
 /// `instance-catalog-sources.md`: each column's source, then every added fact's.
-fn sources_text(added: &[Added]) -> String {
+fn sources_text(earlier: &[(&str, &str)], added: &[Added]) -> String {
     let mut text = String::from(
         "# Where the instance catalog's values come from\n\n\
          Written by `cargo xtask catalog` with `instance-catalog.csv`; the reference tables and \
@@ -701,6 +753,21 @@ fn sources_text(added: &[Added]) -> String {
     );
     for (column, source) in COLUMN_SOURCES {
         text.push_str(&format!("| `{column}` | {source} |\n"));
+    }
+    text.push_str(&format!(
+        "\n## Types from `{EARLIER}`\n\n\
+         Types Karpenter's generated VPC limits or bandwidth tables list but `instance-types.csv` \
+         (Karpenter's current instance-type docs) does not describe: EC2 no longer offers them \
+         in the region the docs are generated from, or they are newer than the docs. Their \
+         `instance-types.csv` columns come from the newest revision of Karpenter's docs that \
+         described them (`cargo xtask earlier-types` reads the docs page's git history); a type \
+         no revision described has its family's category, generation and architecture, the \
+         bandwidth table's number and 0 (unknown) for its sizes. eksctl's table lists none of \
+         them, so their flags are derived as for other types eksctl lacks (instance storage \
+         also from the docs' `instance-local-nvme` label).\n\n| type | source |\n|---|---|\n"
+    ));
+    for (name, source) in earlier {
+        text.push_str(&format!("| `{name}` | {source} |\n"));
     }
     text.push_str(&format!(
         "\n## Facts added from `{ADDITIONS}`\n\n\

@@ -9,14 +9,17 @@ mod bench;
 mod catalog;
 /// Brotli and gzip copies of the built page's files.
 mod compress;
+/// `cargo xtask earlier-types`: the types Karpenter's tables list that its docs no longer describe.
+mod earlier_types;
 /// What stops a task, as a type.
 mod error;
 /// `cargo xtask fresh`: the README's commands proven from nothing.
 mod fresh;
 /// The fuzz targets behind `cargo xtask fuzz`.
 mod fuzz;
-/// `cargo xtask prices`: the on-demand price table `shared` embeds.
+/// `cargo xtask network-cards`: each type's network cards, from Karpenter's VPC limits.
 mod network_cards;
+/// `cargo xtask prices`: the on-demand price table `shared` embeds.
 mod prices;
 /// Splitting the page's wasm so a first visit loads only the steps it shows.
 mod split;
@@ -99,6 +102,12 @@ enum Task {
         /// A checkout's pkg/providers/instancetype directory (aws/karpenter-provider-aws).
         instancetype: PathBuf,
     },
+    /// Write xtask/data/karpenter-earlier-types.csv: the types Karpenter's generated tables
+    /// list that its generated docs no longer describe, each from the newest revision that did.
+    EarlierTypes {
+        /// A git clone of aws/karpenter-provider-aws, with its history.
+        checkout: PathBuf,
+    },
     /// Write shared/data/on-demand-prices.csv from Karpenter's generated price tables.
     Prices {
         /// A checkout's pkg/providers/pricing directory (aws/karpenter-provider-aws).
@@ -130,6 +139,7 @@ fn main() -> ExitCode {
         ),
         Task::Catalog { reference } => catalog::catalog(&root(), reference),
         Task::NetworkCards { instancetype } => network_cards::network_cards(&root(), &instancetype),
+        Task::EarlierTypes { checkout } => earlier_types::earlier_types(&root(), &checkout),
         Task::Prices { pricing } => prices::prices(&root(), &pricing),
     };
     match result {

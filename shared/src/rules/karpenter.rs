@@ -1025,8 +1025,13 @@ fn label_value(instance_type: &'static InstanceType, key: &str) -> Option<Label>
         "karpenter.k8s.aws/instance-family" => Some(Label::Text(family)),
         "karpenter.k8s.aws/instance-generation" => number(instance_type.generation),
         "karpenter.k8s.aws/instance-size" => size.map(Label::Text),
-        "karpenter.k8s.aws/instance-cpu" => number(instance_type.vcpus),
-        "karpenter.k8s.aws/instance-memory" => number(instance_type.memory_mib),
+        // 0 is the catalog's "not known" (a size no public table describes yet).
+        "karpenter.k8s.aws/instance-cpu" => (instance_type.vcpus > 0)
+            .then_some(instance_type.vcpus)
+            .and_then(number),
+        "karpenter.k8s.aws/instance-memory" => (instance_type.memory_mib > 0)
+            .then_some(instance_type.memory_mib)
+            .and_then(number),
         "karpenter.k8s.aws/instance-gpu-count" => number(instance_type.gpu_count),
         "karpenter.k8s.aws/instance-gpu-memory" => instance_type.gpu_memory_mib.and_then(number),
         "karpenter.k8s.aws/instance-gpu-name" => instance_type.gpu_name.map(Label::Text),

@@ -75,6 +75,20 @@ pub(super) static RULES: &[Rule] = &[
         check: Check::Spec(instance_type_unknown),
     },
     Rule {
+        id: "instance-type-mac",
+        severity: Severity::Error,
+        summary: super::described(
+            "node group uses an EC2 Mac instance type, which runs macOS on a Dedicated Host: no EKS AMI runs there and the group's instances cannot launch",
+        ),
+        help: "pick a Linux instance type; macOS build machines are managed outside the cluster",
+        reference: super::described(
+            "Amazon EC2 User Guide, 'Amazon EC2 Mac instances' (bare metal, launched only onto an allocated Dedicated Host); the EKS optimized AMIs are Amazon Linux, Bottlerocket and Windows; Karpenter's VPC limits table lists the Mac types",
+        ),
+        live: false,
+        stage: Stage::AwsCreate,
+        check: Check::Spec(instance_type_mac),
+    },
+    Rule {
         id: "nodegroup-subnet-unknown",
         severity: Severity::Error,
         summary: super::described("node group names a subnet or zone the cluster does not have"),
@@ -725,10 +739,26 @@ fn instance_type_unknown(context: &Context<'_>, report: &mut Report<'_>) {
             if !name.trim().is_empty()
                 && !ids::is_placeholder(name)
                 && catalog::lookup(name).is_none()
+                && !catalog::is_mac(name)
             {
                 report.fire(
                     instance_type_path(index, group),
                     format!("instance type `{name}` is not in the catalog"),
+                );
+            }
+        }
+    }
+}
+
+fn instance_type_mac(context: &Context<'_>, report: &mut Report<'_>) {
+    for (index, group) in groups(context) {
+        for name in instance_type_names(group) {
+            if catalog::is_mac(name) {
+                report.fire(
+                    instance_type_path(index, group),
+                    format!(
+                        "`{name}` is an EC2 Mac instance: macOS on a Dedicated Host, which EKS nodes cannot run on"
+                    ),
                 );
             }
         }
