@@ -516,8 +516,12 @@ pub fn resolve(
                     println!(
                         "  {:18} {:>4} vCPU {:>5} GiB  {:22} EFA {:>2}  {}{}",
                         instance.name,
-                        instance.vcpus,
-                        instance.memory_mib / 1024,
+                        instance
+                            .known_vcpus()
+                            .map_or_else(|| "?".to_owned(), |vcpus| vcpus.to_string()),
+                        instance
+                            .known_memory_gib()
+                            .map_or_else(|| "?".to_owned(), |gib| gib.to_string()),
                         shared::resolve::accelerators(instance),
                         instance.efa_interfaces,
                         price,

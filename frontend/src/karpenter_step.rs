@@ -114,8 +114,12 @@ fn PoolTypes(index: usize) -> impl IntoView {
                         "{}: {}, {} vCPU, {} GiB, {} EFA{price}{}",
                         instance.name,
                         shared::resolve::accelerators(instance),
-                        instance.vcpus,
-                        instance.memory_mib / 1024,
+                        instance
+                            .known_vcpus()
+                            .map_or_else(|| "?".to_owned(), |vcpus| vcpus.to_string()),
+                        instance
+                            .known_memory_gib()
+                            .map_or_else(|| "?".to_owned(), |gib| gib.to_string()),
                         instance.efa_interfaces,
                         offered(instance.name).unwrap_or_default()
                     );

@@ -34,13 +34,15 @@ pub fn summary(instance_type: &InstanceType) -> String {
         (0, false) => "no EFA".to_owned(),
         (n, _) => format!("{n} EFA"),
     };
-    let memory = match instance_type.memory_mib {
-        0 => "memory not known".to_owned(),
-        mib => format!("{} GiB", mib / 1024),
-    };
+    let memory = instance_type
+        .known_memory_gib()
+        .map_or_else(|| "memory not known".to_owned(), |gib| format!("{gib} GiB"));
+    let vcpus = instance_type.known_vcpus().map_or_else(
+        || "vCPUs not known".to_owned(),
+        |vcpus| format!("{vcpus} vCPU"),
+    );
     format!(
-        "{} vCPU, {memory}, {}, {efa}, {}{}",
-        instance_type.vcpus,
+        "{vcpus}, {memory}, {}, {efa}, {}{}",
         accelerators(instance_type),
         bandwidth(instance_type),
         if instance_type.capacity_block_eligible {
@@ -293,8 +295,8 @@ fn InstancePicker(index: usize) -> impl IntoView {
                                 {accelerators(instance_type)}
                                 {instance_type.capacity_block_eligible.then_some(view! { <span class="tag" title="Sold as Capacity Blocks for ML">"CB"</span> })}
                             </td>
-                            <td>{instance_type.vcpus}</td>
-                            <td>{instance_type.memory_mib / 1024}</td>
+                            <td>{instance_type.known_vcpus().map_or_else(|| "—".to_owned(), |vcpus| vcpus.to_string())}</td>
+                            <td>{instance_type.known_memory_gib().map_or_else(|| "—".to_owned(), |gib| gib.to_string())}</td>
                             <td>{instance_type.efa_interfaces}</td>
                             <td>{instance_type.network_bandwidth_mbps.map(|mbps| format!("{}", f64::from(mbps) / 1000.0)).unwrap_or_else(|| "—".to_owned())}</td>
                             <td>{price}</td>

@@ -96,6 +96,17 @@ pub struct InstanceType {
 }
 
 impl InstanceType {
+    /// Default vCPUs, or `None` where the catalog's 0 says no public table gives them
+    /// (a new size such as `c8g-flex.large`).
+    pub fn known_vcpus(&self) -> Option<u32> {
+        (self.vcpus > 0).then_some(self.vcpus)
+    }
+
+    /// Memory in whole GiB, or `None` where the catalog's 0 says it is not known.
+    pub fn known_memory_gib(&self) -> Option<u32> {
+        (self.memory_mib > 0).then_some(self.memory_mib / 1024)
+    }
+
     /// Whether the type has an NVIDIA GPU or Neuron devices, the accelerators EKS's
     /// accelerated AMIs support. AMD GPUs and Qualcomm AI 100 cards do not count.
     pub fn is_accelerated(&self) -> bool {
