@@ -20,9 +20,9 @@ fn the_catalog_holds_every_type_of_both_reference_tables_sorted_by_name() {
     // 1363 types in instance-types.csv, 1220 in eksctl-instance-flags.csv, all of which are
     // among the 1363; the 143 others are mostly `.metal` sizes eksctl does not list. 49 more
     // from Karpenter's earlier docs (xtask/data/karpenter-earlier-types.csv); the two
-    // UltraServer types and trn2.3xlarge come from the additions table (`cargo xtask catalog`).
+    // UltraServer types, trn2.3xlarge and u7inh-32tb.480xlarge come from the additions table (`cargo xtask catalog`).
     let all = catalog::all();
-    assert_eq!(all.len(), 1415);
+    assert_eq!(all.len(), 1416);
     assert!(all.windows(2).all(|pair| pair[0].name < pair[1].name));
     assert_eq!(all.first().map(|first| first.name), Some("a1.2xlarge"));
 }
@@ -150,7 +150,7 @@ fn lookup_of_an_unknown_or_misspelled_type_is_none() {
 
 #[test]
 fn the_default_filter_finds_every_type() {
-    assert_eq!(catalog::search(&CatalogFilter::default()).len(), 1415);
+    assert_eq!(catalog::search(&CatalogFilter::default()).len(), 1416);
 }
 
 #[test]
