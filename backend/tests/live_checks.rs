@@ -1867,6 +1867,67 @@ async fn where_a_gpu_type_is_sold_is_asked_of_every_region_with_its_capacity_blo
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn where_an_ultraserver_type_is_sold_searches_each_ultraserver_size_for_blocks() {
+    let emulator = Emulator::start();
+    // moto's bundled offerings predate P6e-GB200: EC2 here offers it in one region, and
+    // sells a day-long block of one 72-GPU UltraServer there (none of 36 GPUs).
+    emulator
+        .seed(
+            "instance-type-offerings",
+            json!({
+                "region": REGION,
+                "instance_types": ["p6e-gb200.36xlarge"],
+                "zones": ["us-east-1a"],
+            }),
+        )
+        .await;
+    emulator
+        .seed(
+            "capacity-block-offerings",
+            json!({
+                "region": REGION,
+                "offerings": [
+                    {
+                        "InstanceType": "p6e-gb200.36xlarge",
+                        "AvailabilityZone": "us-east-1a",
+                        "InstanceCount": 18,
+                        "UltraserverType": "u-p6e-gb200x72",
+                        "UltraserverCount": 1,
+                        "StartDate": "2030-04-01T11:30:00Z",
+                        "CapacityBlockDurationHours": 24,
+                    },
+                ],
+            }),
+        )
+        .await;
+    let router = router(emulator.live_aws().await);
+    let (status, body) = post(
+        &router,
+        "/api/where-sold",
+        &json!({ "region": REGION, "instance_types": ["p6e-gb200.36xlarge"] }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["status"], "ok", "{body:#}");
+    let entry = &body["instance_types"][0];
+    assert_eq!(entry["instance_type"], "p6e-gb200.36xlarge");
+    assert_eq!(entry["regions"], json!([REGION]), "{body:#}");
+    // One search per UltraServer size the type makes (u-p6e-gb200x36 and x72): an
+    // UltraServer block is never found by its instance type.
+    assert_eq!(emulator.calls("DescribeCapacityBlockOfferings").await, 2);
+    assert_eq!(
+        entry["capacity_blocks"],
+        json!([{
+            "region": REGION,
+            "earliest_start": "2030-04-01T11:30:00Z",
+            "ultraserver_type": "u-p6e-gb200x72",
+        }]),
+        "{body:#}"
+    );
+    assert_eq!(entry["unanswered"], json!([]), "{body:#}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn without_credentials_the_offerings_say_why_they_are_not_known() {
     let router = router(LiveAws::offline(
         "no credentials in this test",
