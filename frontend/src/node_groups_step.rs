@@ -27,8 +27,8 @@ fn bandwidth(instance_type: &InstanceType) -> String {
 
 /// One line on what an instance type offers.
 pub fn summary(instance_type: &InstanceType) -> String {
-    // The catalog's 0 is "not known" for a type newer than its tables (p6e-gb200's
-    // memory and EFA interfaces): said so rather than shown as none.
+    // The catalog's 0 is "not known" for a type newer than its tables (p6e-gb200's EFA
+    // interfaces, c8g-flex's sizes): said so rather than shown as none.
     let efa = match (instance_type.efa_interfaces, instance_type.efa_supported) {
         (0, true) => "EFA".to_owned(),
         (0, false) => "no EFA".to_owned(),

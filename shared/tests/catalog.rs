@@ -380,7 +380,7 @@ fn search_words_find_a_type_by_name_family_gpu_model_or_gpu_memory() {
 }
 
 /// The UltraServer types, newer than both reference tables, with the facts their sources
-/// give and nothing guessed: p6e-gb200's memory is not known here and stays 0.
+/// give and nothing guessed: p6e-gb200's GPU memory is not known here and stays unset.
 #[test]
 fn the_ultraserver_types_are_known_with_their_sourced_facts() {
     let gb200 = instance("p6e-gb200.36xlarge");
@@ -391,7 +391,7 @@ fn the_ultraserver_types_are_known_with_their_sourced_facts() {
     assert_eq!(gb200.architecture, Architecture::Arm64);
     assert_eq!(gb200.network_bandwidth_mbps, Some(3_200_000));
     assert!(gb200.nvidia_gpu && gb200.efa_supported && gb200.capacity_block_eligible);
-    assert_eq!(gb200.memory_mib, 0);
+    assert_eq!(gb200.memory_mib, 960 * GIB);
     assert_eq!(gb200.gpu_memory_mib, None);
     let trn2u = instance("trn2u.48xlarge");
     let trn2 = instance("trn2.48xlarge");
