@@ -237,11 +237,7 @@ macro_rules! split_steps {
 
             /// The design as JSON with the loaded code; `None` if it is not loaded.
             pub fn write_now(spec: &shared::Spec) -> Option<String> {
-                let future = std::pin::pin!(writer(spec));
-                match future.poll(&mut Context::from_waker(Waker::noop())) {
-                    Poll::Ready(Ok(json)) => Some(json),
-                    _ => None,
-                }
+                now(writer(spec))
             }
 
             /// Fetches the reading code's file; false when it could not be loaded.
@@ -256,11 +252,7 @@ macro_rules! split_steps {
                 text: &str,
                 current: &shared::Spec,
             ) -> Option<super::Read> {
-                let future = std::pin::pin!(reader(reading, text, current));
-                match future.poll(&mut Context::from_waker(Waker::noop())) {
-                    Poll::Ready(Ok(read)) => Some(read),
-                    _ => None,
-                }
+                now(reader(reading, text, current))
             }
 
             /// Fetches `step`'s file; false when it could not be loaded.
@@ -271,8 +263,7 @@ macro_rules! split_steps {
                 }
             }
 
-            /// A loaded step's split function completes at its first poll: its loader
-            /// is already initialised, so nothing is awaited.
+            /// A loaded step's view.
             pub fn view(step: Step) -> Option<AnyView> {
                 match step {
                     $(Step::$step => now($view()),)*
@@ -280,10 +271,13 @@ macro_rules! split_steps {
                 }
             }
 
-            fn now(future: impl Future<Output = Result<AnyView, SplitLoaderError>>) -> Option<AnyView> {
+            /// A split function whose file is loaded completes at its first poll: its
+            /// loader is already initialised, so nothing is awaited. `None` when the
+            /// file is not loaded (or failed to).
+            fn now<T>(future: impl Future<Output = Result<T, SplitLoaderError>>) -> Option<T> {
                 let future = std::pin::pin!(future);
                 match future.poll(&mut Context::from_waker(Waker::noop())) {
-                    Poll::Ready(Ok(view)) => Some(view),
+                    Poll::Ready(Ok(value)) => Some(value),
                     _ => None,
                 }
             }
