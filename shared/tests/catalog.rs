@@ -433,8 +433,9 @@ fn network_cards_come_from_karpenters_vpc_limits_with_p6_b300s_card_zero_without
     // Not in Karpenter's table: from EC2's own answer as moto ships it (the additions).
     assert_eq!(cards("trn2.48xlarge"), (16, 2, true));
     assert_eq!(cards("trn2u.48xlarge"), (16, 2, true));
-    // In neither: unknown, and without a known EFA count, not an EFA card 0.
-    assert_eq!(cards("p6e-gb200.36xlarge"), (0, 0, false));
+    // In neither: from AWS's maintainers in aws/aws-parallelcluster#6930 (17 cards, two
+    // interfaces on even cards, one on odd; `efa` on card 0).
+    assert_eq!(cards("p6e-gb200.36xlarge"), (17, 2, true));
 }
 
 #[test]

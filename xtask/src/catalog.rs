@@ -127,7 +127,7 @@ const COLUMN_SOURCES: [(&str, &str); 24] = [
     ),
     (
         "efa_card0",
-        "derived: 1 when the type has EFA and network card 0 takes an EFA device, which is every EFA type whose EFA interfaces are as many as its network cards (or whose cards are unknown); 0 for p6-b300.48xlarge, whose 17th card is card 0, ENA only (aws/aws-parallelcluster#7143, quoting AWS: 'P6-B300 has 17 network cards, of which the primary network card (network card index 0) only supports ENA')",
+        "derived: 1 when the type has EFA and network card 0 takes an EFA device, which is every EFA type whose EFA interfaces are as many as its network cards (or whose cards or EFA count are unknown: p6e-gb200, whose card 0 takes `efa` in AWS's own launch templates, aws/aws-parallelcluster#6930); 0 for p6-b300.48xlarge, whose 17th card is card 0, ENA only (aws/aws-parallelcluster#7143, quoting AWS: 'P6-B300 has 17 network cards, of which the primary network card (network card index 0) only supports ENA')",
     ),
 ];
 
@@ -714,10 +714,11 @@ fn add_cards(rows: &mut BTreeMap<String, Vec<String>>, cards: &Table) -> Result<
             .position(|column| *column == name)
             .expect("a column of HEADER")
     };
-    let (cards_idx, enis_idx, efa_idx, card0_idx) = (
+    let (cards_idx, enis_idx, efa_idx, efa_ok_idx, card0_idx) = (
         index("cards"),
         index("card_enis"),
         index("efa"),
+        index("efa_ok"),
         index("efa_card0"),
     );
     let mut carded = 0;
@@ -737,7 +738,10 @@ fn add_cards(rows: &mut BTreeMap<String, Vec<String>>, cards: &Table) -> Result<
                 .map_err(|_| Error::Task(format!("{name}: {} is {:?}", columns[idx], row[idx])))
         };
         let (efa, network_cards) = (number(efa_idx)?, number(cards_idx)?);
-        let card0 = efa > 0 && (network_cards == 0 || efa >= network_cards);
+        // An EFA type whose EFA count is unknown (p6e-gb200) is taken to have EFA on card
+        // 0, as AWS's own launch templates for it do (aws/aws-parallelcluster#6930).
+        let efa_type = efa > 0 || row[efa_ok_idx] == "1";
+        let card0 = efa_type && (network_cards == 0 || efa == 0 || efa >= network_cards);
         row[card0_idx] = if card0 { "1" } else { "0" }.to_owned();
     }
     Ok(carded)

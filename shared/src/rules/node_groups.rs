@@ -320,7 +320,7 @@ pub(super) static RULES: &[Rule] = &[
         id: "capacity-block-ineligible-instance-type",
         severity: Severity::Error,
         summary: super::described("Capacity Blocks for ML are not sold for this instance type"),
-        help: "Capacity Blocks exist for p4d, p4de, p5, p5e, p5en, p6, trn1.32xlarge and trn2.48xlarge",
+        help: "Capacity Blocks exist for p4d, p4de, p5, p5e, p5en, p6, p6e-gb200, trn1.32xlarge, trn2 and trn2u",
         reference: super::described(
             "eksctl instance_types.go CBRSupported (A6.4); AWS docs: Capacity Blocks for ML",
         ),
