@@ -210,6 +210,61 @@ async fn an_instance_type_without_efa_is_flagged_next_to_the_field() {
     browser.close().await;
 }
 
+/// Types EC2 no longer offers everywhere, sizes no table describes yet and the Mac types
+/// are known to the page: each gets what is true of it, not "not in the catalog".
+#[tokio::test]
+async fn older_newer_and_mac_types_are_known_beside_the_field() {
+    let studio = Studio::start();
+    let browser = Browser::start().await;
+    browser.open(&studio).await;
+    browser.choose_template("p5-capacity-block").await;
+    browser.go_to_step(4).await;
+    let summary = |wanted: &'static str| {
+        let browser = &browser;
+        async move {
+            browser
+                .wait_for_text(Locator::Css(".instance-type .instance-summary"), |text| {
+                    text.contains(wanted)
+                })
+                .await
+        }
+    };
+
+    browser.fill_by_label("Instance type", "p3.8xlarge").await;
+    let line = summary("V100").await;
+    assert!(
+        line.contains("32 vCPU") && line.contains("4 × V100"),
+        "{line}"
+    );
+    let findings = browser
+        .wait_for_text(
+            Locator::Id("f-node-groups-0-instance-type-findings"),
+            |text| text.contains("eksctl does not list p3.8xlarge"),
+        )
+        .await;
+    assert!(!findings.contains("not in the catalog"), "{findings}");
+
+    browser
+        .fill_by_label("Instance type", "c8g-flex.large")
+        .await;
+    let line = summary("not known").await;
+    assert!(
+        line.contains("vCPUs not known") && line.contains("memory not known"),
+        "{line}"
+    );
+    browser.screenshot("instance-type-sizes-not-known").await;
+
+    browser.fill_by_label("Instance type", "mac2.metal").await;
+    let findings = browser
+        .wait_for_text(
+            Locator::Id("f-node-groups-0-instance-type-findings"),
+            |text| text.contains("EC2 Mac instance"),
+        )
+        .await;
+    assert!(findings.contains("mac2.metal"), "{findings}");
+    browser.close().await;
+}
+
 #[tokio::test]
 async fn a_capacity_block_without_a_reservation_id_is_an_error() {
     let studio = Studio::start();
