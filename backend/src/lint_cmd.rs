@@ -513,15 +513,12 @@ pub fn resolve(
                             format!("{}{place}", shared::prices::per_hour(&price))
                         })
                         .unwrap_or_else(|| "price unknown".to_owned());
+                    let (vcpus, memory_gib) = shared::resolve::sizes(instance);
                     println!(
                         "  {:18} {:>4} vCPU {:>5} GiB  {:22} EFA {:>2}  {}{}",
                         instance.name,
-                        instance
-                            .known_vcpus()
-                            .map_or_else(|| "?".to_owned(), |vcpus| vcpus.to_string()),
-                        instance
-                            .known_memory_gib()
-                            .map_or_else(|| "?".to_owned(), |gib| gib.to_string()),
+                        vcpus,
+                        memory_gib,
                         shared::resolve::accelerators(instance),
                         instance.efa_interfaces,
                         price,

@@ -110,16 +110,11 @@ fn PoolTypes(index: usize) -> impl IntoView {
                             format!(", {} on-demand{place}", shared::prices::per_hour(&price))
                         })
                         .unwrap_or_default();
+                    let (vcpus, memory_gib) = shared::resolve::sizes(instance);
                     let line = format!(
-                        "{}: {}, {} vCPU, {} GiB, {} EFA{price}{}",
+                        "{}: {}, {vcpus} vCPU, {memory_gib} GiB, {} EFA{price}{}",
                         instance.name,
                         shared::resolve::accelerators(instance),
-                        instance
-                            .known_vcpus()
-                            .map_or_else(|| "?".to_owned(), |vcpus| vcpus.to_string()),
-                        instance
-                            .known_memory_gib()
-                            .map_or_else(|| "?".to_owned(), |gib| gib.to_string()),
                         instance.efa_interfaces,
                         offered(instance.name).unwrap_or_default()
                     );

@@ -193,34 +193,19 @@ pub fn lookup(name: &str) -> Option<&'static InstanceType> {
         .copied()
 }
 
-/// The EC2 Mac families Karpenter's VPC limits table lists (aws/karpenter-provider-aws
-/// `zz_generated.vpclimits.go` at 1d927085). They are not in the catalog: every size is a
-/// bare-metal Mac mini or Mac Studio that runs macOS, launched only onto an allocated
-/// Dedicated Host, and no EKS AMI runs on them.
-pub const MAC_FAMILIES: &[&str] = &[
-    "mac1",
-    "mac2",
-    "mac2-m1ultra",
-    "mac2-m2",
-    "mac2-m2pro",
-    "mac-m3ultra",
-    "mac-m4",
-    "mac-m4max",
-    "mac-m4pro",
-];
-
-/// Whether `name` is an EC2 Mac instance type (`mac2.metal`, `mac-m4pro.metal`): one of
-/// [`MAC_FAMILIES`], or a later Mac family named the same way.
+/// Whether `name` is an EC2 Mac instance type. They are not in the catalog: every size is
+/// a bare-metal Mac mini or Mac Studio that runs macOS, launched only onto an allocated
+/// Dedicated Host, and no EKS AMI runs on them. EC2 names them `mac<digit>…` or `mac-…`,
+/// all `.metal` (Karpenter's VPC limits table at 1d927085 lists mac1, mac2, mac2-m1ultra,
+/// mac2-m2, mac2-m2pro, mac-m3ultra, mac-m4, mac-m4max and mac-m4pro).
 pub fn is_mac(name: &str) -> bool {
-    let Some((family, size)) = name.split_once('.') else {
+    let Some((family, "metal")) = name.split_once('.') else {
         return false;
     };
-    MAC_FAMILIES.contains(&family)
-        || (size == "metal"
-            && (family.strip_prefix("mac-").is_some()
-                || family
-                    .strip_prefix("mac")
-                    .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit()))))
+    family.starts_with("mac-")
+        || family
+            .strip_prefix("mac")
+            .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit()))
 }
 
 /// Every GPU and accelerator model in the catalog (`a100`, `h100`, `trainium`, …),

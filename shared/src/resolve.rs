@@ -68,6 +68,15 @@ pub fn resolve(spec: &Spec) -> Vec<PoolTypes> {
         .collect()
 }
 
+/// The type's vCPUs and memory in GiB as text, `?` where the catalog does not know them.
+pub fn sizes(instance_type: &InstanceType) -> (String, String) {
+    let text = |value: Option<u32>| value.map_or_else(|| "?".to_owned(), |value| value.to_string());
+    (
+        text(instance_type.known_vcpus()),
+        text(instance_type.known_memory_gib()),
+    )
+}
+
 /// "8 × H100 80 GiB", "16 × trainium", or "no GPU".
 pub fn accelerators(instance_type: &InstanceType) -> String {
     if let Some(gpu) = instance_type.gpu_name {

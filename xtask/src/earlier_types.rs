@@ -43,7 +43,10 @@ pub fn earlier_types(root: &Path, checkout: &Path) -> Result<(), Error> {
     let vpc_limits = git.run(&["show", &format!("HEAD:{VPC_LIMITS}")])?;
     let bandwidth_text = git.run(&["show", &format!("HEAD:{BANDWIDTH}")])?;
     let bandwidth = read_bandwidth(&bandwidth_text)?;
-    let mut listed: BTreeSet<String> = read_vpc_limit_names(&vpc_limits)?;
+    let mut listed: BTreeSet<String> = crate::network_cards::read_table(&vpc_limits)?
+        .into_iter()
+        .map(|cards| cards.name)
+        .collect();
     listed.extend(bandwidth.keys().cloned());
 
     let current = read_docs(&git.run(&["show", &format!("HEAD:{DOCS}")])?);
@@ -202,30 +205,6 @@ fn read_docs(text: &str) -> BTreeMap<String, Labels> {
         described.insert(name, labels);
     }
     described
-}
-
-/// The type names of `var Limits = map[string]*VPCLimits{`: lines `\t"type": {`.
-fn read_vpc_limit_names(text: &str) -> Result<BTreeSet<String>, Error> {
-    let names: BTreeSet<String> = text
-        .lines()
-        .filter_map(|line| {
-            let entry = line.strip_prefix('\t')?;
-            if entry.starts_with('\t') {
-                return None;
-            }
-            entry
-                .strip_suffix(": {")?
-                .strip_prefix('"')?
-                .strip_suffix('"')
-                .map(str::to_owned)
-        })
-        .collect();
-    if names.is_empty() {
-        return Err(Error::Task(format!(
-            "{VPC_LIMITS}: no instance types found"
-        )));
-    }
-    Ok(names)
 }
 
 /// The bandwidth table's `"type": megabits,` entries. A type the table names only in a
@@ -409,16 +388,6 @@ mod tests {
                 .unwrap_err()
                 .to_string()
                 .contains("g3.4xlarge")
-        );
-    }
-
-    #[test]
-    fn vpc_limit_names_are_the_top_level_entries() {
-        let text = "var Limits = map[string]*VPCLimits{\n\t\"a1.large\": {\n\t\tInterface: 3,\n\t\tNetworkCards: []NetworkCard{\n\t\t\t{\n\t\t\t},\n\t\t},\n\t},\n\t\"p3.8xlarge\": {\n\t},\n}\n";
-        let names = read_vpc_limit_names(text).unwrap();
-        assert_eq!(
-            names.into_iter().collect::<Vec<_>>(),
-            ["a1.large", "p3.8xlarge"]
         );
     }
 }

@@ -22,8 +22,8 @@ const SOURCE: &str = "zz_generated.vpclimits.go";
 /// One type's cards: how many, and the interfaces each takes (the same on every card of
 /// every type in the table; a type where they differ is refused rather than averaged).
 #[derive(Debug, PartialEq, Eq)]
-struct Cards {
-    name: String,
+pub(crate) struct Cards {
+    pub(crate) name: String,
     cards: u32,
     interfaces_per_card: u32,
 }
@@ -69,7 +69,7 @@ type Entry = (String, Vec<(u32, u32)>, Option<u32>);
 /// The entries of `var Limits = map[string]*VPCLimits{`: a `"type": {` line opens one,
 /// its `NetworkCards` list holds `MaximumNetworkInterfaces: N,` and `NetworkCardIndex: I,`
 /// pairs, and a line `},` at the entry's depth closes it.
-fn read_table(text: &str) -> Result<Vec<Cards>, Error> {
+pub(crate) fn read_table(text: &str) -> Result<Vec<Cards>, Error> {
     let mut rows = Vec::new();
     let mut current: Option<Entry> = None;
     for (number, line) in text.lines().enumerate() {

@@ -1026,9 +1026,7 @@ fn label_value(instance_type: &'static InstanceType, key: &str) -> Option<Label>
         "karpenter.k8s.aws/instance-generation" => number(instance_type.generation),
         "karpenter.k8s.aws/instance-size" => size.map(Label::Text),
         // 0 is the catalog's "not known" (a size no public table describes yet).
-        "karpenter.k8s.aws/instance-cpu" => (instance_type.vcpus > 0)
-            .then_some(instance_type.vcpus)
-            .and_then(number),
+        "karpenter.k8s.aws/instance-cpu" => instance_type.known_vcpus().and_then(number),
         "karpenter.k8s.aws/instance-memory" => (instance_type.memory_mib > 0)
             .then_some(instance_type.memory_mib)
             .and_then(number),
