@@ -178,10 +178,16 @@ async fn a_first_visit_loads_only_what_it_shows_and_each_step_arrives_when_opene
         result.contains("Read") || result.starts_with("Imported"),
         "{result}"
     );
+    // The design changed when the group was added, and its first save may already have
+    // fetched the reading code (on a busy machine it does): either way, it came after the
+    // first visit and before the import worked.
     let read = requested_paths(&browser).await;
     assert!(
-        read.iter().any(|path| path.starts_with("/split_reader-")),
-        "{read:?}"
+        opened
+            .iter()
+            .chain(&read)
+            .any(|path| path.starts_with("/split_reader-")),
+        "{opened:?} then {read:?}"
     );
     browser.close().await;
 }
