@@ -11,7 +11,7 @@ use shared::rules::{Finding, Severity};
 
 use crate::AwsStatus;
 use crate::aws::LiveAws;
-use crate::checks::JsonBody;
+use crate::checks::{JsonBody, SizedJsonBody};
 use crate::error::ApiError;
 
 /// The `/api` router; its handlers only need EC2 access (an `Arc`, cheap to clone per request).
@@ -95,31 +95,41 @@ pub struct Validation {
 /// answer everything else (the health check, the page's files, event streams).
 static HEAVY_WORK: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(2);
 
-/// Runs `work` on a blocking thread once one of [`HEAVY_WORK`]'s turns is free.
+/// How long a request waits for one of [`HEAVY_WORK`]'s turns before it is answered 503.
+const HEAVY_WORK_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Runs `work` on a blocking thread once one of [`HEAVY_WORK`]'s turns is free. The turn
+/// goes with the work, not with the request: a request that times out or is dropped
+/// leaves its work to finish, and the turn is free only once the work has ended, so no
+/// more than two such works ever run. A request that finds every turn taken for
+/// [`HEAVY_WORK_WAIT`] is answered 503.
 pub(crate) async fn off_the_workers<T: Send + 'static>(
     work: impl FnOnce() -> T + Send + 'static,
 ) -> Result<T, ApiError> {
-    let _turn = HEAVY_WORK
-        .acquire()
-        .await
-        .map_err(|error| ApiError::Internal(Box::new(error)))?;
-    tokio::task::spawn_blocking(work)
-        .await
-        .map_err(|error| ApiError::Internal(Box::new(error)))
+    let turn = match tokio::time::timeout(HEAVY_WORK_WAIT, HEAVY_WORK.acquire()).await {
+        Ok(turn) => turn.map_err(|error| ApiError::Internal(Box::new(error)))?,
+        Err(_) => {
+            return Err(ApiError::Unavailable(
+                "the server is busy with other large requests; try again in a few seconds".into(),
+            ));
+        }
+    };
+    tokio::task::spawn_blocking(move || {
+        let answer = work();
+        drop(turn);
+        answer
+    })
+    .await
+    .map_err(|error| ApiError::Internal(Box::new(error)))
 }
 
-/// Specs with more node groups and NodePools than this are checked off the async workers;
-/// smaller ones (every real design) take microseconds and stay on the fast path.
-const LARGE_SPEC_ITEMS: usize = 32;
+/// Bodies larger than this are validated off the async workers: what a check costs grows
+/// with the bytes (a long key, many mappings), not only with the node groups.
+const LARGE_VALIDATE_BODY_BYTES: usize = 16 * 1024;
 
 /// `POST /api/validate`: the same rules the browser runs, run again on the server.
-async fn validate(JsonBody(spec): JsonBody<Spec>) -> Result<Response, ApiError> {
-    let items = spec.node_groups.len()
-        + spec
-            .karpenter
-            .as_ref()
-            .map_or(0, |karpenter| karpenter.node_pools.len());
-    let findings = if items > LARGE_SPEC_ITEMS {
+async fn validate(SizedJsonBody(spec, size): SizedJsonBody<Spec>) -> Result<Response, ApiError> {
+    let findings = if size > LARGE_VALIDATE_BODY_BYTES {
         off_the_workers(move || shared::rules::validate_with(&spec, &crate::todays_facts())).await?
     } else {
         shared::rules::validate_with(&spec, &crate::todays_facts())
@@ -247,4 +257,39 @@ async fn render_bundle(JsonBody(spec): JsonBody<Spec>) -> Result<Response, ApiEr
         facts: None,
     })
     .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A request that gives up (a 408, a closed connection) leaves its work running, and
+    /// the work keeps its turn until it ends: the limit bounds the work, not the requests.
+    #[tokio::test]
+    async fn a_turn_is_held_until_the_work_ends_not_until_the_request_gives_up() {
+        let (finish, finished) = std::sync::mpsc::channel::<()>();
+        let (started, has_started) = std::sync::mpsc::channel::<()>();
+        let waiting = tokio::time::timeout(
+            std::time::Duration::from_millis(200),
+            off_the_workers(move || {
+                started.send(()).unwrap();
+                finished.recv().unwrap();
+            }),
+        );
+        assert!(waiting.await.is_err(), "the request gave up first");
+        has_started.recv().unwrap();
+        assert_eq!(
+            HEAVY_WORK.available_permits(),
+            1,
+            "the abandoned work still holds its turn"
+        );
+        finish.send(()).unwrap();
+        for _ in 0..200 {
+            if HEAVY_WORK.available_permits() == 2 {
+                return;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        panic!("the turn never came back once the work had ended");
+    }
 }

@@ -65,6 +65,10 @@ async fn one_of_few(
 /// field, for a body that does not fit the type).
 pub struct JsonBody<T>(pub T);
 
+/// A [`JsonBody`] with the size of the body it was read from, for handlers whose work grows
+/// with the input's bytes rather than with anything the type counts (a 1 MB key).
+pub struct SizedJsonBody<T>(pub T, pub usize);
+
 /// Bodies larger than this are read off the async workers (see `api::off_the_workers`).
 const LARGE_BODY_BYTES: usize = 256 * 1024;
 
@@ -76,6 +80,19 @@ where
     type Rejection = ApiError;
 
     async fn from_request(request: Request, state: &S) -> Result<JsonBody<T>, ApiError> {
+        let SizedJsonBody(value, _) = SizedJsonBody::from_request(request, state).await?;
+        Ok(JsonBody(value))
+    }
+}
+
+impl<S, T> FromRequest<S> for SizedJsonBody<T>
+where
+    S: Send + Sync,
+    T: DeserializeOwned + Send + 'static,
+{
+    type Rejection = ApiError;
+
+    async fn from_request(request: Request, state: &S) -> Result<SizedJsonBody<T>, ApiError> {
         let plain_json = request
             .headers()
             .get(axum::http::header::CONTENT_TYPE)
@@ -84,14 +101,23 @@ where
             .is_some_and(|mime| mime.trim().eq_ignore_ascii_case("application/json"));
         if !plain_json {
             // axum decides about other content types and says why it refuses them.
+            let size = request
+                .headers()
+                .get(axum::http::header::CONTENT_LENGTH)
+                .and_then(|value| value.to_str().ok()?.parse().ok())
+                // Not said: counted as large, so its work goes off the async workers.
+                .unwrap_or(usize::MAX);
             let Json(value) = Json::<T>::from_request(request, state).await?;
-            return Ok(JsonBody(value));
+            return Ok(SizedJsonBody(value, size));
         }
         let bytes = axum::body::Bytes::from_request(request, state).await?;
-        if bytes.len() > LARGE_BODY_BYTES {
-            return crate::api::off_the_workers(move || read_json(&bytes)).await?;
-        }
-        read_json(&bytes)
+        let size = bytes.len();
+        let JsonBody(value) = if size > LARGE_BODY_BYTES {
+            crate::api::off_the_workers(move || read_json(&bytes)).await??
+        } else {
+            read_json(&bytes)?
+        };
+        Ok(SizedJsonBody(value, size))
     }
 }
 
@@ -115,8 +141,11 @@ fn read_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<JsonBody<T>, ApiError>
 async fn run_checks(
     State(aws): State<LiveAws>,
     JsonBody(spec): JsonBody<Spec>,
-) -> Json<LiveReport> {
-    Json(live::run(&aws, &spec).await)
+) -> Result<Json<LiveReport>, ApiError> {
+    if let Some(reason) = spec.beyond_what_eks_runs() {
+        return Err(ApiError::unprocessable(reason));
+    }
+    Ok(Json(live::run(&aws, &spec).await))
 }
 
 /// `POST /api/capacity-block-offerings` input: where and what to look for.
@@ -421,8 +450,9 @@ pub fn check_command(
     ec2_endpoint: Option<String>,
     eks_endpoint: Option<String>,
     format: CheckFormat,
+    max_bytes: u64,
 ) -> ExitCode {
-    let text = match crate::lint_cmd::read_capped(spec_path, crate::lint_cmd::DEFAULT_MAX_BYTES) {
+    let text = match crate::lint_cmd::read_capped(spec_path, max_bytes) {
         Ok(text) => text,
         Err(failure) => {
             eprintln!(
@@ -445,6 +475,10 @@ pub fn check_command(
             return ExitCode::from(2);
         }
     };
+    if let Some(reason) = spec.beyond_what_eks_runs() {
+        eprintln!("error: {}: {reason}", spec_path.display());
+        return ExitCode::from(2);
+    }
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(runtime) => runtime,
         Err(error) => {

@@ -85,6 +85,9 @@ pub enum Command {
         /// Output format.
         #[arg(long, value_enum, default_value = "human")]
         format: crate::checks::CheckFormat,
+        /// Largest file read, in bytes (larger ones are refused, exit 2).
+        #[arg(long, default_value_t = crate::lint_cmd::DEFAULT_MAX_BYTES)]
+        max_bytes: u64,
     },
     /// List the instance types each NodePool can launch: exit 0, 2 unreadable.
     Resolve {
@@ -100,6 +103,9 @@ pub enum Command {
         /// Output format.
         #[arg(long, value_enum, default_value = "human")]
         format: crate::lint_cmd::Format,
+        /// Largest file read, in bytes (larger ones are refused, exit 2).
+        #[arg(long, default_value_t = crate::lint_cmd::DEFAULT_MAX_BYTES)]
+        max_bytes: u64,
     },
     /// Write a bundle's files into a directory.
     Render {
@@ -112,6 +118,9 @@ pub enum Command {
         /// Directory to write into (created when missing).
         #[arg(long)]
         out: PathBuf,
+        /// Largest file read, in bytes (larger ones are refused, exit 2).
+        #[arg(long, default_value_t = crate::lint_cmd::DEFAULT_MAX_BYTES)]
+        max_bytes: u64,
     },
 }
 
@@ -185,18 +194,27 @@ pub fn run(cli: Cli) -> ExitCode {
             ec2_endpoint,
             eks_endpoint,
             format,
-        } => crate::checks::check_command(&spec, ec2_endpoint, eks_endpoint, format),
+            max_bytes,
+        } => crate::checks::check_command(&spec, ec2_endpoint, eks_endpoint, format, max_bytes),
         Command::Render {
             template,
             spec,
             out,
-        } => render(template.as_deref(), spec.as_deref(), &out),
+            max_bytes,
+        } => render(template.as_deref(), spec.as_deref(), &out, max_bytes),
         Command::Resolve {
             files,
             template,
             spec,
             format,
-        } => crate::lint_cmd::resolve(&files, template.as_deref(), spec.as_deref(), format),
+            max_bytes,
+        } => crate::lint_cmd::resolve(
+            &files,
+            template.as_deref(),
+            spec.as_deref(),
+            format,
+            max_bytes,
+        ),
     }
 }
 
@@ -204,6 +222,7 @@ pub fn run(cli: Cli) -> ExitCode {
 pub(crate) fn design(
     template_id: Option<&str>,
     spec_path: Option<&Path>,
+    max_bytes: u64,
 ) -> Result<shared::Spec, ExitCode> {
     match (template_id, spec_path) {
         (Some(id), _) => match shared::template(id) {
@@ -221,8 +240,7 @@ pub(crate) fn design(
             }
         },
         (None, Some(path)) => {
-            let text = match crate::lint_cmd::read_capped(path, crate::lint_cmd::DEFAULT_MAX_BYTES)
-            {
+            let text = match crate::lint_cmd::read_capped(path, max_bytes) {
                 Ok(text) => text,
                 Err(failure) => {
                     eprintln!("error: cannot read {}: {}", path.display(), failure.message);
@@ -246,8 +264,13 @@ pub(crate) fn design(
     }
 }
 
-fn render(template_id: Option<&str>, spec_path: Option<&Path>, out: &Path) -> ExitCode {
-    let spec = match design(template_id, spec_path) {
+fn render(
+    template_id: Option<&str>,
+    spec_path: Option<&Path>,
+    out: &Path,
+    max_bytes: u64,
+) -> ExitCode {
+    let spec = match design(template_id, spec_path, max_bytes) {
         Ok(spec) => spec,
         Err(code) => return code,
     };

@@ -97,6 +97,17 @@ impl From<DeployError> for ApiError {
                 message,
                 detail: detail("server_files", json!(files)),
             },
+            DeployError::RefusedKeys(keys) => ApiError::Unprocessable {
+                message,
+                detail: detail(
+                    "refused_keys",
+                    json!(
+                        keys.iter()
+                            .map(|key| json!({"path": key.path, "reason": key.reason}))
+                            .collect::<Vec<_>>()
+                    ),
+                ),
+            },
             DeployError::Unprocessable(_) => ApiError::unprocessable(message),
             DeployError::NotFound(_) => ApiError::NotFound(message),
             DeployError::Active { job, .. } => ApiError::Conflict {

@@ -75,6 +75,43 @@ pub fn todays_facts() -> shared::rules::LiveFacts {
 /// headers are sent.
 pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// The largest body any route reads (axum's default limit for the JSON routes; deploys
+/// allow less).
+pub const MAX_BODY_BYTES: u64 = 2 * 1024 * 1024;
+
+/// Answers 413 at once to a request that declares a body larger than [`MAX_BODY_BYTES`]
+/// (no route would read it, and waiting for it would hold the connection until the
+/// request timeout); and tells browsers the studio may not be framed by another page
+/// (clickjacking: a page of someone else's overlaying the Deploy button).
+async fn edge_rules(
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    use axum::http::{HeaderValue, header};
+    use axum::response::IntoResponse;
+    let declared = request
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|value| value.to_str().ok()?.parse::<u64>().ok());
+    let mut response = match declared {
+        Some(length) if length > MAX_BODY_BYTES => error::ApiError::BadRequest {
+            status: StatusCode::PAYLOAD_TOO_LARGE,
+            message: format!(
+                "the request body is {length} bytes; the studio reads at most {MAX_BODY_BYTES}"
+            ),
+        }
+        .into_response(),
+        _ => next.run(request).await,
+    };
+    let headers = response.headers_mut();
+    headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    headers.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static("frame-ancestors 'none'"),
+    );
+    response
+}
+
 /// The whole HTTP application: the JSON API and the built page from one origin.
 pub fn app(state: AppState) -> Router {
     let static_dir = state.static_dir.clone();
@@ -100,5 +137,7 @@ pub fn app(state: AppState) -> Router {
         )),
         None => router,
     };
-    router.layer(TraceLayer::new_for_http())
+    router
+        .layer(axum::middleware::from_fn(edge_rules))
+        .layer(TraceLayer::new_for_http())
 }

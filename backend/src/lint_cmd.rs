@@ -40,7 +40,8 @@ struct Report {
 /// endless file such as `/dev/zero` stops here instead of filling the memory).
 pub const DEFAULT_MAX_BYTES: u64 = 8 * 1024 * 1024;
 
-/// Reads at most `max_bytes` of `path` as UTF-8 text.
+/// Reads at most `max_bytes` of `path` as UTF-8 text, without the byte-order mark some
+/// editors write at its start.
 pub fn read_capped(path: &Path, max_bytes: u64) -> Result<String, LintFailure> {
     use std::io::Read;
     let cannot = |error: std::io::Error| LintFailure {
@@ -62,7 +63,7 @@ pub fn read_capped(path: &Path, max_bytes: u64) -> Result<String, LintFailure> {
             ),
         });
     }
-    String::from_utf8(bytes).map_err(|error| {
+    let mut text = String::from_utf8(bytes).map_err(|error| {
         let valid = &error.as_bytes()[..error.utf8_error().valid_up_to()];
         let line = valid.iter().filter(|byte| **byte == b'\n').count() + 1;
         let column = valid
@@ -76,19 +77,41 @@ pub fn read_capped(path: &Path, max_bytes: u64) -> Result<String, LintFailure> {
             column,
             message: "the file is not UTF-8 text".into(),
         }
-    })
+    })?;
+    if text.starts_with('\u{FEFF}') {
+        text.drain(..'\u{FEFF}'.len_utf8());
+    }
+    Ok(text)
+}
+
+/// Whether `char` changes how a terminal shows the text around it, or shows nothing:
+/// control characters, line and paragraph separators, zero-width characters and the
+/// bidirectional overrides that can make a line read otherwise than it is.
+fn is_unsafe_for_terminal(char: char) -> bool {
+    char.is_control()
+        || matches!(
+            char,
+            '\u{061C}'
+                | '\u{180E}'
+                | '\u{200B}'..='\u{200F}'
+                | '\u{2028}'..='\u{202E}'
+                | '\u{2060}'..='\u{2064}'
+                | '\u{2066}'..='\u{2069}'
+                | '\u{FEFF}'
+        )
 }
 
 /// `text` as it may be printed to a terminal: control characters (escape sequences, a
-/// bell, carriage returns) from names in a file or from file names are shown escaped.
+/// bell, carriage returns), invisible and bidirectional-override characters from names in
+/// a file or from file names are shown escaped.
 pub fn terminal_safe(text: &str) -> std::borrow::Cow<'_, str> {
-    if !text.chars().any(char::is_control) {
+    if !text.chars().any(is_unsafe_for_terminal) {
         return std::borrow::Cow::Borrowed(text);
     }
     std::borrow::Cow::Owned(
         text.chars()
             .map(|char| {
-                if char.is_control() {
+                if is_unsafe_for_terminal(char) {
                     char.escape_default().to_string()
                 } else {
                     char.to_string()
@@ -104,15 +127,13 @@ pub fn terminal_safe(text: &str) -> std::borrow::Cow<'_, str> {
 /// (a StorageClass, a PersistentVolume). A document that names one of those groups, or a
 /// `kind` without an `apiVersion`, is linted, so a typo is still reported.
 fn holds_no_design(text: &str) -> bool {
-    use serde::Deserialize;
-    let documents: Result<Vec<serde_yaml::Value>, _> = serde_yaml::Deserializer::from_str(text)
-        .map(serde_yaml::Value::deserialize)
-        .collect();
-    let Ok(documents) = documents else {
+    // The same bounded reader as lint's: aliases cannot make a found file expand.
+    let Ok(documents) = shared::yaml_source::parse_documents(text) else {
         return false;
     };
     let documents: Vec<&serde_yaml::Value> = documents
         .iter()
+        .map(|document| &document.value)
         .filter(|document| !document.is_null())
         .collect();
     !documents.is_empty()
@@ -135,6 +156,8 @@ fn holds_no_design(text: &str) -> bool {
 /// given (recursively, in name order, hidden entries skipped), each with whether it was
 /// found in a directory.
 fn expand(paths: &[PathBuf]) -> Vec<(PathBuf, bool)> {
+    /// Regular files only (or links to them): a FIFO or device named `*.yaml` would block
+    /// or never end.
     fn walk(directory: &Path, found: &mut Vec<PathBuf>) {
         let Ok(entries) = std::fs::read_dir(directory) else {
             // Unreadable: keep it, so the report says why.
@@ -150,9 +173,10 @@ fn expand(paths: &[PathBuf]) -> Vec<(PathBuf, bool)> {
         for entry in entries {
             if entry.is_dir() {
                 walk(&entry, found);
-            } else if entry
-                .extension()
-                .is_some_and(|extension| extension == "yaml" || extension == "yml")
+            } else if entry.is_file()
+                && entry
+                    .extension()
+                    .is_some_and(|extension| extension == "yaml" || extension == "yml")
             {
                 found.push(entry);
             }
@@ -462,10 +486,11 @@ pub fn resolve(
     template: Option<&str>,
     spec: Option<&Path>,
     format: Format,
+    max_bytes: u64,
 ) -> ExitCode {
     let mut design = shared::Spec::default();
     if files.is_empty() {
-        match crate::cli::design(template, spec) {
+        match crate::cli::design(template, spec, max_bytes) {
             Ok(spec) => design = spec,
             Err(code) => return code,
         }
@@ -473,7 +498,7 @@ pub fn resolve(
         let settings = design.karpenter.get_or_insert_with(Default::default);
         for path in files {
             let shown = terminal_safe(&path.display().to_string()).into_owned();
-            match import_file(path, &shown, DEFAULT_MAX_BYTES) {
+            match import_file(path, &shown, max_bytes) {
                 Ok(file) => {
                     if let Some(karpenter) = file.spec.karpenter {
                         settings.node_pools.extend(karpenter.node_pools);

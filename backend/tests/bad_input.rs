@@ -355,36 +355,36 @@ const ROWS: &[Row] = &[
     ),
     row(Made("deep.json", deep_json), RENDER_SPEC, 2, "deep.json:1:"),
     row(Made("deep.json", deep_json), LINT, 2, "deep.json:1:"),
-    // Oversize bodies.
+    // Oversize bodies, declared in Content-Length: refused before any byte is read.
     row(
         Made("oversize.json", oversize_json),
         VALIDATE,
         413,
-        "length limit exceeded",
+        "the studio reads at most 2097152",
     ),
     row(
         Made("oversize.json", oversize_json),
         RENDER,
         413,
-        "length limit exceeded",
+        "the studio reads at most 2097152",
     ),
     row(
         Made("oversize.json", oversize_json),
         CHECKS,
         413,
-        "length limit exceeded",
+        "the studio reads at most 2097152",
     ),
     row(
         Made("oversize.json", oversize_json),
         OFFERINGS,
         413,
-        "length limit exceeded",
+        "the studio reads at most 2097152",
     ),
     row(
         Made("oversize.json", oversize_json),
         DEPLOYS,
         413,
-        "the request body is larger than 1048576 bytes",
+        "the studio reads at most 2097152",
     ),
 ];
 

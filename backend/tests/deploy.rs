@@ -1563,3 +1563,134 @@ async fn every_template_with_its_placeholders_filled_deploys_with_the_tools() {
     })
     .await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_tools_never_see_the_deploy_token_or_another_secret_of_the_servers() {
+    bounded(async {
+        let scratch = scratch_dir("tool-env");
+        let data_dir = scratch.join("data");
+        let mut environment = DEPLOY_ENV.to_vec();
+        environment.push(("DATABASE_PASSWORD", "not-for-tools"));
+        environment.push(("EKSCTL_STANDIN_DELAY_MS", "0"));
+        let server = Server::start(&standin_server_args(&data_dir), &environment);
+        let (status, job) = server.call("POST", "/api/deploys", TOKEN, Some(&g5_spec("eks-env")));
+        assert_eq!(status, 202, "{job}");
+        let id = text(&job["id"]).to_owned();
+        wait_for_state(&server, TOKEN, &id, "succeeded").await;
+        let calls = standin_calls(&data_dir.join("jobs").join(&id));
+        assert_eq!(calls.len(), 2, "plan and create: {calls:?}");
+        for call in calls {
+            let names: Vec<&str> = call["env_names"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(text)
+                .collect();
+            for secret in ["EKS_STUDIO_DEPLOY_TOKEN", "DATABASE_PASSWORD"] {
+                assert!(
+                    !names.contains(&secret),
+                    "{secret} reached eksctl: {names:?}"
+                );
+            }
+            for needed in [
+                "PATH",
+                "AWS_ACCESS_KEY_ID",
+                "AWS_SECRET_ACCESS_KEY",
+                "KUBECONFIG",
+            ] {
+                assert!(names.contains(&needed), "{needed} missing: {names:?}");
+            }
+        }
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_design_whose_keys_would_act_on_the_server_is_refused_naming_each_key() {
+    let harness = Harness::new("refused-keys");
+    let mut spec = g5_spec("eks-gitops");
+    spec["eksctl_extra"] = json!({
+        "gitops": { "flux": {
+            "gitProvider": "github",
+            "flags": { "hostname": "git.attacker.test", "private-key-file": "~/.ssh/id_rsa" }
+        } },
+        "metadata": { "tags": { "team": "ml" } },
+        "someFutureKey": true,
+    });
+    spec["node_groups"][0]["extra"] = json!({ "ssh": { "allow": true } });
+    let (status, body) = harness.call("POST", "/api/deploys", Some(&spec)).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    let paths: Vec<&str> = body["refused_keys"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|key| text(&key["path"]))
+        .collect();
+    assert_eq!(
+        paths,
+        ["gitops", "someFutureKey", "managedNodeGroups[0].ssh.allow"],
+        "{body}"
+    );
+    let error = text(&body["error"]);
+    assert!(error.contains("`flux` program"), "{error}");
+    assert!(error.contains("~/.ssh/id_rsa.pub"), "{error}");
+    let (_, history) = harness.call("GET", "/api/deploys", None).await;
+    assert_eq!(history, json!([]), "no job was created");
+
+    // Tags and an SSH key given inline act on AWS alone: the same design without the
+    // refused keys deploys.
+    spec["eksctl_extra"] = json!({ "metadata": { "tags": { "team": "ml" } } });
+    spec["node_groups"][0]["extra"] =
+        json!({ "ssh": { "allow": true, "publicKey": "ssh-ed25519 AAAAC3Nza" } });
+    let (status, body) = harness.call("POST", "/api/deploys", Some(&spec)).await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{body}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_approval_names_who_gets_access_to_the_cluster() {
+    bounded(async {
+        let harness = Harness::new("grants");
+        let mut spec = g5_spec("eks-grants");
+        spec["cluster"]["access"] = json!({
+            "access_entries": [{
+                "principal_arn": "arn:aws:iam::999988887777:role/contractor",
+                "access_policies": [{
+                    "policy_arn": "arn:aws:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy",
+                    "scope": "cluster"
+                }]
+            }]
+        });
+        spec["eksctl_extra"] = json!({ "iam": { "serviceAccounts": [{
+            "metadata": { "name": "ci", "namespace": "default" },
+            "attachPolicyARNs": ["arn:aws:iam::aws:policy/AdministratorAccess"]
+        }] } });
+        let (status, job) = harness
+            .call("POST", "/api/deploys?review=true", Some(&spec))
+            .await;
+        assert_eq!(status, StatusCode::ACCEPTED, "{job}");
+        let id = text(&job["id"]).to_owned();
+        let steps = wait_for_approval_step(&harness, &id).await;
+        let job = harness.job(&id).await;
+        let title = job["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|step| step["name"] == "approve")
+            .map(|step| text(&step["title"]).to_owned())
+            .unwrap_or_else(|| panic!("an approval step: {steps:?}"));
+        assert!(
+            title.contains("Access entry for arn:aws:iam::999988887777:role/contractor (account 999988887777): AmazonEKSClusterAdminPolicy (cluster-admin) on the whole cluster"),
+            "{title}"
+        );
+        assert!(
+            title.contains("Service account default/ci gets an IAM role with AdministratorAccess — administrator rights on the AWS account"),
+            "{title}"
+        );
+        assert!(title.contains("The Kubernetes API endpoint is public"), "{title}");
+        let (status, _) = harness
+            .call("POST", &format!("/api/deploys/{id}/cancel"), None)
+            .await;
+        assert_eq!(status, StatusCode::OK);
+    })
+    .await;
+}

@@ -72,13 +72,18 @@ pub async fn share_fragment(spec: &Spec) -> Result<String, String> {
     Ok(format!("{SHARE_PREFIX}{}", base64url_encode(&deflated)))
 }
 
+/// The largest design a share link may inflate to: what the server reads at most, far
+/// beyond any real design. A link is a few kilobytes that deflate can make expand a
+/// thousand times; past this the page stops reading it.
+pub const MAX_SHARED_SPEC_BYTES: usize = 2 * 1024 * 1024;
+
 /// The spec in a share link's fragment, after its `#spec=`.
 async fn read_share(encoded: &str, current: Spec) -> Result<Spec, String> {
     let deflated =
         base64url_decode(encoded).ok_or("the link's spec is not base64url (cut short?)")?;
-    let json = browser_deflate::inflate_raw(&deflated)
+    let json = browser_deflate::inflate_raw(&deflated, MAX_SHARED_SPEC_BYTES)
         .await
-        .map_err(|error| format!("the link's spec does not inflate ({error}; cut short?)"))?;
+        .map_err(|error| format!("the link's spec does not inflate ({error})"))?;
     let json = String::from_utf8(json).map_err(|_| "the link's spec is not UTF-8 text")?;
     crate::lazy::read_later(crate::lazy::Reading::Saved, json, current)
         .await
@@ -94,7 +99,7 @@ pub fn autosaved() -> Option<String> {
 
 /// Deflate and inflate by the browser's own `CompressionStream`, in the raw deflate
 /// format share links have always held: the page carries no deflate code of its own.
-mod browser_deflate {
+pub mod browser_deflate {
     use js_sys::{Array, Uint8Array};
     use wasm_bindgen::JsCast;
     use wasm_bindgen::prelude::*;
@@ -133,14 +138,37 @@ mod browser_deflate {
         Ok(Uint8Array::new(&buffer).to_vec())
     }
 
+    /// `bytes` deflated (raw deflate, as share links hold them).
     pub async fn deflate_raw(bytes: &[u8]) -> Result<Vec<u8>, String> {
         let compress = CompressionStream::new("deflate-raw").map_err(message)?;
         through(bytes, compress.into()).await.map_err(message)
     }
 
-    pub async fn inflate_raw(bytes: &[u8]) -> Result<Vec<u8>, String> {
+    /// `bytes` inflated, read a chunk at a time and refused once past `max_bytes`.
+    pub async fn inflate_raw(bytes: &[u8], max_bytes: usize) -> Result<Vec<u8>, String> {
         let inflate = DecompressionStream::new("deflate-raw").map_err(message)?;
-        through(bytes, inflate.into()).await.map_err(message)
+        let blob = web_sys::Blob::new_with_u8_array_sequence(&Array::of1(&Uint8Array::from(bytes)))
+            .map_err(message)?;
+        let stream = blob.stream().pipe_through(inflate.unchecked_ref());
+        let reader = web_sys::ReadableStreamDefaultReader::new(&stream).map_err(message)?;
+        let mut inflated = Vec::new();
+        loop {
+            let chunk = JsFuture::from(reader.read()).await.map_err(message)?;
+            let done = js_sys::Reflect::get(&chunk, &"done".into())
+                .map_err(message)?
+                .is_truthy();
+            if done {
+                return Ok(inflated);
+            }
+            let value = js_sys::Reflect::get(&chunk, &"value".into()).map_err(message)?;
+            inflated.extend(Uint8Array::new(&value).to_vec());
+            if inflated.len() > max_bytes {
+                let _ = reader.cancel();
+                return Err(format!(
+                    "it inflates to more than {max_bytes} bytes, larger than any design the studio reads"
+                ));
+            }
+        }
     }
 }
 

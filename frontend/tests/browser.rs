@@ -229,3 +229,30 @@ fn the_page_reads_back_the_json_it_writes() {
     assert!(frontend::json::from_str::<shared::Spec>("{\"cluster\": ").is_err());
     assert!(frontend::json::from_str::<shared::Spec>("").is_err());
 }
+
+/// A share link is a few kilobytes that deflate can make inflate a thousandfold: the page
+/// reads it a chunk at a time and stops past the largest design it reads.
+#[wasm_bindgen_test]
+async fn a_share_link_that_inflates_past_the_cap_is_refused_not_read_whole() {
+    use frontend::drafts::{MAX_SHARED_SPEC_BYTES, browser_deflate};
+    let bomb = browser_deflate::deflate_raw(&vec![b' '; 3 * MAX_SHARED_SPEC_BYTES / 2])
+        .await
+        .unwrap();
+    assert!(bomb.len() < 10_000, "{} bytes of link", bomb.len());
+    let error = browser_deflate::inflate_raw(&bomb, MAX_SHARED_SPEC_BYTES)
+        .await
+        .unwrap_err();
+    assert!(
+        error.contains("inflates to more than 2097152 bytes"),
+        "{error}"
+    );
+    let small = browser_deflate::deflate_raw(b"{\"cluster\": {}}")
+        .await
+        .unwrap();
+    assert_eq!(
+        browser_deflate::inflate_raw(&small, MAX_SHARED_SPEC_BYTES)
+            .await
+            .unwrap(),
+        b"{\"cluster\": {}}"
+    );
+}

@@ -59,10 +59,27 @@ fn lenient(text: &str) {
     }
 }
 
+/// No text of N bytes reads into more than a fixed multiple of N (aliases included).
+fn within_byte_budget(text: &str) {
+    if let Ok(documents) = shared::yaml_source::parse_documents(text) {
+        let held: usize = documents
+            .iter()
+            .map(|document| shared::yaml_source::counted_bytes(&document.value))
+            .sum();
+        let budget = shared::yaml_source::byte_budget(text.len());
+        assert!(
+            held <= budget,
+            "{} bytes of text read into {held} bytes of values, over the budget of {budget}",
+            text.len()
+        );
+    }
+}
+
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
+    within_byte_budget(text);
     strict(text);
     lenient(text);
 });

@@ -114,12 +114,40 @@ fn teardown_script(spec: &Spec) -> String {
     )
 }
 
+/// Whether `char` would change how the README reads rather than stand in it: control
+/// characters (an escape sequence, NUL, a line break that would start a heading of its
+/// own), line separators and bidirectional overrides.
+fn changes_the_text(char: char) -> bool {
+    char.is_control()
+        || matches!(char, '\u{2028}' | '\u{2029}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+}
+
+/// Prose for the README, such characters written as escapes (backticks kept: they mark
+/// code).
+fn readme_line(text: &str) -> String {
+    text.chars()
+        .map(|char| {
+            if changes_the_text(char) {
+                char.escape_unicode().to_string()
+            } else {
+                char.to_string()
+            }
+        })
+        .collect()
+}
+
+/// A value inside a code span of the README: as [`readme_line`], and a backtick, which
+/// would end the span, escaped.
+fn readme_text(text: &str) -> String {
+    readme_line(text).replace('`', "\\`")
+}
+
 fn readme(spec: &Spec, findings: &[Finding], checks: &[CheckLine]) -> String {
     let mut text = format!(
         "# {name}\n\nEKS cluster `{name}` in `{region}` (Kubernetes {version}), designed in EKS Training Studio.\n\n",
-        name = spec.cluster.name,
-        region = spec.cluster.region,
-        version = spec.cluster.kubernetes_version
+        name = readme_text(&spec.cluster.name),
+        region = readme_text(&spec.cluster.region),
+        version = readme_text(&spec.cluster.kubernetes_version)
     );
     text.push_str("## Files\n\n- `cluster.yaml` — eksctl ClusterConfig\n");
     if spec.karpenter.is_some() {
@@ -153,7 +181,11 @@ fn readme(spec: &Spec, findings: &[Finding], checks: &[CheckLine]) -> String {
         {
             text.push_str(&format!(
                 "- **{}** `{}` at `{}`: {} — {}\n",
-                finding.severity, finding.rule, finding.path, finding.message, finding.help
+                finding.severity,
+                finding.rule,
+                readme_text(&finding.path),
+                readme_line(&finding.message),
+                readme_line(&finding.help)
             ));
         }
     }
@@ -164,7 +196,9 @@ fn readme(spec: &Spec, findings: &[Finding], checks: &[CheckLine]) -> String {
     for check in checks {
         text.push_str(&format!(
             "- `{}`: {} — {}\n",
-            check.id, check.status, check.message
+            readme_text(&check.id),
+            check.status,
+            readme_line(&check.message)
         ));
     }
     text

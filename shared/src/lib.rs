@@ -15,6 +15,9 @@ pub mod catalog;
 /// The CRDs' CEL validation rules, evaluated on documents as the API server does.
 #[cfg(feature = "documents")]
 mod crd_cel;
+/// What a deploy's `cluster.yaml` may carry when eksctl runs it on the server, and what in
+/// it grants access.
+pub mod deploy_keys;
 /// The device plugins Karpenter's nodes need (NVIDIA, EFA, Neuron), chosen from the pools.
 pub mod device_plugins;
 /// The files the page edits as text: read back into the design, findings on their lines.

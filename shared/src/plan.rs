@@ -48,6 +48,10 @@ pub struct PlanSummary {
     pub volumes: Vec<String>,
     /// EKS Auto Mode's NodePools, in words.
     pub auto_mode_pools: Vec<String>,
+    /// What grants access to the cluster or the account (access entries, roles of service
+    /// accounts, a public endpoint, SSH), one sentence each
+    /// ([`crate::deploy_keys::grants`]).
+    pub grants: Vec<String>,
 }
 
 /// What deploying `spec` creates.
@@ -120,6 +124,9 @@ pub fn summary(spec: &Spec) -> PlanSummary {
         hourly,
         volumes: volumes(spec),
         auto_mode_pools: auto_mode_pools(spec),
+        grants: crate::render::cluster_document(spec)
+            .map(|cluster| crate::deploy_keys::grants(&cluster))
+            .unwrap_or_default(),
     }
 }
 
@@ -234,6 +241,7 @@ pub fn lines(plan: &PlanSummary) -> Vec<String> {
     }
     lines.extend(plan.auto_mode_pools.iter().cloned());
     lines.extend(plan.volumes.iter().cloned());
+    lines.extend(plan.grants.iter().cloned());
     if let Some((total, region)) = plan.hourly {
         lines.push(format!(
             "Node groups at their desired sizes: about ${total:.2} an hour at on-demand rates ({region} prices; reservations and Spot are billed otherwise)"

@@ -925,38 +925,56 @@ fn short_repr(value: &Value) -> String {
     }
 }
 
+/// Keys longer than this get no suggestion: no schema key is near that long, and comparing
+/// a huge key with every known one would cost time in proportion to its length.
+const LONGEST_SUGGESTED_KEY: usize = 64;
+
 /// The known key a misspelt one most likely meant: at most two edits away (one for short
 /// keys), ignoring ASCII case (schema keys are ASCII; no Unicode tables in the bundle).
+/// Bounded work: keys past [`LONGEST_SUGGESTED_KEY`] and known keys whose length alone
+/// puts them too far are not compared, and a comparison stops once it exceeds the edits
+/// allowed.
 pub(crate) fn closest_key<'a>(
     key: &str,
     known_keys: impl Iterator<Item = &'a String>,
 ) -> Option<&'a str> {
-    let allowed_edits = if key.chars().count() <= 4 { 1 } else { 2 };
+    if key.len() > LONGEST_SUGGESTED_KEY {
+        return None;
+    }
+    let key_length = key.chars().count();
+    let allowed_edits = if key_length <= 4 { 1 } else { 2 };
+    let key = key.to_ascii_lowercase();
     known_keys
-        .map(|known| {
-            (
-                edit_distance(&key.to_ascii_lowercase(), &known.to_ascii_lowercase()),
-                known,
-            )
+        .filter(|known| known.len().abs_diff(key.len()) <= allowed_edits * 4)
+        .filter_map(|known| {
+            bounded_edit_distance(&key, &known.to_ascii_lowercase(), allowed_edits)
+                .map(|distance| (distance, known))
         })
-        .filter(|(distance, _)| *distance <= allowed_edits)
         .min_by_key(|(distance, _)| *distance)
         .map(|(_, known)| known.as_str())
 }
 
-/// Levenshtein distance in characters.
-fn edit_distance(left: &str, right: &str) -> usize {
+/// Levenshtein distance in characters, when it is at most `limit`.
+fn bounded_edit_distance(left: &str, right: &str, limit: usize) -> Option<usize> {
+    let left: Vec<char> = left.chars().collect();
     let right: Vec<char> = right.chars().collect();
+    if left.len().abs_diff(right.len()) > limit {
+        return None;
+    }
     let mut previous_row: Vec<usize> = (0..=right.len()).collect();
-    for (left_idx, left_char) in left.chars().enumerate() {
+    for (left_idx, left_char) in left.iter().enumerate() {
         let mut row = vec![left_idx + 1];
         for (right_idx, right_char) in right.iter().enumerate() {
-            let substitution = previous_row[right_idx] + usize::from(left_char != *right_char);
+            let substitution = previous_row[right_idx] + usize::from(left_char != right_char);
             let deletion = previous_row[right_idx + 1] + 1;
             let insertion = row[right_idx] + 1;
             row.push(substitution.min(deletion).min(insertion));
         }
+        // Every later row is at least this row's smallest value.
+        if row.iter().min().is_some_and(|smallest| *smallest > limit) {
+            return None;
+        }
         previous_row = row;
     }
-    previous_row[right.len()]
+    Some(previous_row[right.len()]).filter(|distance| *distance <= limit)
 }

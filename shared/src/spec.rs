@@ -629,7 +629,34 @@ impl Default for Network {
     }
 }
 
+/// Most node groups, and most Karpenter NodePools, a design may have to be checked against
+/// AWS or deployed: ten times EKS's default quota of 30 managed node groups per cluster.
+/// Past it a design is no cluster anyone runs, and its checks and deploy would only cost.
+pub const MOST_NODE_GROUPS: usize = 300;
+
 impl Spec {
+    /// Why the design is too large to check against AWS or deploy, when it is: more node
+    /// groups or NodePools than [`MOST_NODE_GROUPS`].
+    pub fn beyond_what_eks_runs(&self) -> Option<String> {
+        let pools = self
+            .karpenter
+            .as_ref()
+            .map_or(0, |karpenter| karpenter.node_pools.len())
+            + self.auto_mode_pools.node_pools.len();
+        if self.node_groups.len() > MOST_NODE_GROUPS {
+            Some(format!(
+                "the design has {} node groups; EKS allows 30 managed node groups per cluster unless the quota is raised, and the studio checks and deploys at most {MOST_NODE_GROUPS}",
+                self.node_groups.len()
+            ))
+        } else if pools > MOST_NODE_GROUPS {
+            Some(format!(
+                "the design has {pools} NodePools; the studio checks and deploys at most {MOST_NODE_GROUPS}"
+            ))
+        } else {
+            None
+        }
+    }
+
     /// Reads a spec from its JSON form (`studio.json`).
     pub fn from_json(text: &str) -> Result<Spec, serde_json::Error> {
         serde_json::from_str(text)

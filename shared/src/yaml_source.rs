@@ -34,6 +34,47 @@ pub const MAX_NESTING_DEPTH: usize = 128;
 /// billions of nodes ("billion laughs"); a real cluster file copies a few hundred.
 pub const MAX_ALIAS_EXPANSION: usize = 100_000;
 
+/// Aliases may copy at most this many times the text's own bytes into its documents (or
+/// [`MIN_ALIAS_EXPANSION_BYTES`], when that is more).
+///
+/// Nodes alone are no bound: one alias of a 100 KB string copies 100 KB, so 2,000 of them
+/// in a 108 KB file would make 200 MB. Counting bytes keeps what a document holds within a
+/// few times the size of its text.
+pub const ALIAS_EXPANSION_BYTES_PER_TEXT_BYTE: usize = 4;
+
+/// The bytes aliases may copy into a small text's documents.
+pub const MIN_ALIAS_EXPANSION_BYTES: usize = 4 * 1024 * 1024;
+
+/// What a node counts for in [`ALIAS_EXPANSION_BYTES_PER_TEXT_BYTE`] beyond its text.
+const NODE_BYTES: usize = 16;
+
+/// What a value holds, counted as the alias limit counts it: the bytes of its scalars and
+/// [`NODE_BYTES`] for each node. A text of N bytes reads into values of at most
+/// `(1 + NODE_BYTES) × N` bytes of its own plus what aliases copy
+/// (`max(MIN_ALIAS_EXPANSION_BYTES, ALIAS_EXPANSION_BYTES_PER_TEXT_BYTE × N)`), which
+/// the fuzz targets hold the reader to.
+pub fn counted_bytes(value: &Value) -> usize {
+    NODE_BYTES
+        + match value {
+            Value::Null => 0,
+            Value::Bool(_) => 4,
+            Value::Number(number) => number.to_string().len(),
+            Value::String(text) => text.len(),
+            Value::Sequence(items) => items.iter().map(counted_bytes).sum(),
+            Value::Mapping(mapping) => mapping
+                .iter()
+                .map(|(key, value)| counted_bytes(key) + counted_bytes(value))
+                .sum(),
+            Value::Tagged(tagged) => counted_bytes(&tagged.value),
+        }
+}
+
+/// The most bytes ([`counted_bytes`]) the documents of a text of `text_bytes` bytes may hold.
+pub fn byte_budget(text_bytes: usize) -> usize {
+    (1 + NODE_BYTES) * (text_bytes + 1)
+        + (ALIAS_EXPANSION_BYTES_PER_TEXT_BYTE * text_bytes).max(MIN_ALIAS_EXPANSION_BYTES)
+}
+
 /// A place in the text: 1-based line and 1-based column (counted in characters).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Position {
@@ -367,7 +408,7 @@ impl SourceDocument {
                         .for_each(|child| fix(&mut child.position));
                 }
                 PositionNode::Mapping(entries) => {
-                    for entry in entries {
+                    for entry in &mut entries.list {
                         fix(&mut entry.key_position);
                         fix(&mut entry.value.position);
                     }
@@ -388,8 +429,7 @@ impl SourceDocument {
         for segment in path.segments() {
             let found = match (&self.nodes[node_idx], segment) {
                 (PositionNode::Mapping(entries), PathSegment::Key(key)) => entries
-                    .iter()
-                    .find(|entry| entry.key.as_deref() == Some(key.as_str()))
+                    .get(key)
                     .map(|entry| (entry.value, Some(entry.key_position))),
                 (PositionNode::Sequence(items), PathSegment::Index(index)) => {
                     items.get(*index).map(|item| (*item, None))
@@ -440,6 +480,9 @@ pub fn mapping_key_text(key: &Value) -> Option<String> {
 /// block. Such a line is indented for yaml-rust2 and the text read again (leading spaces
 /// inside a flow collection change no value); positions on it are moved back.
 pub fn parse_documents(text: &str) -> Result<Vec<SourceDocument>, YamlError> {
+    // A byte-order mark some editors write first is no part of the first key (go-yaml
+    // skips it too); columns on the first line are counted after it, as editors show them.
+    let text = text.strip_prefix('\u{FEFF}').unwrap_or(text);
     /// Each round re-reads the text; more flow collections than this to re-indent is not
     /// a file anyone wrote by hand.
     const MAX_REINDENTED_COLLECTIONS: usize = 16;
@@ -595,6 +638,7 @@ fn parse_strict(text: &str) -> Result<Vec<SourceDocument>, YamlError> {
     let mut parser = Parser::new_from_str(text);
     let mut documents = Vec::new();
     let mut document: Option<DocumentBuilder> = None;
+    let mut copied = (0, 0);
     let inside_text = |mut error: YamlError| {
         if error.position() > end {
             (error.line, error.column) = (end.line, end.column);
@@ -609,9 +653,15 @@ fn parse_strict(text: &str) -> Result<Vec<SourceDocument>, YamlError> {
         match event {
             Event::StreamEnd => return Ok(documents),
             Event::StreamStart | Event::Nothing => {}
-            Event::DocumentStart => document = Some(DocumentBuilder::default()),
+            Event::DocumentStart => {
+                // What aliases copy counts over the whole stream, not each document anew.
+                let mut builder = DocumentBuilder::new(text.len());
+                (builder.alias_expansion, builder.alias_expansion_bytes) = copied;
+                document = Some(builder);
+            }
             Event::DocumentEnd => {
                 if let Some(builder) = document.take() {
+                    copied = (builder.alias_expansion, builder.alias_expansion_bytes);
                     documents.push(builder.finish(position));
                 }
             }
@@ -694,12 +744,47 @@ struct MappingEntry {
     value: Child,
 }
 
+/// A mapping's entries in order, with an index by key: finding a key is one hash look-up,
+/// so a mapping of 100,000 keys reads and locates in linear time.
+#[derive(Clone, Debug, Default)]
+struct MappingEntries {
+    list: Vec<MappingEntry>,
+    /// The first entry of each key (a key that is a collection has none).
+    by_key: std::collections::HashMap<String, usize>,
+}
+
+impl MappingEntries {
+    fn get(&self, key: &str) -> Option<&MappingEntry> {
+        self.by_key.get(key).map(|index| &self.list[*index])
+    }
+
+    fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+
+    /// Adds `entry` at the end, or replaces the entry of its key when `replace` and there is
+    /// one.
+    fn put(&mut self, entry: MappingEntry, replace: bool) {
+        if let Some(key) = &entry.key {
+            if let Some(index) = self.by_key.get(key) {
+                if replace {
+                    self.list[*index] = entry;
+                    return;
+                }
+            } else {
+                self.by_key.insert(key.clone(), self.list.len());
+            }
+        }
+        self.list.push(entry);
+    }
+}
+
 /// The position tree, parallel to the value. An alias shares the anchored node's subtree.
 #[derive(Clone, Debug)]
 enum PositionNode {
     Scalar,
     Sequence(Vec<Child>),
-    Mapping(Vec<MappingEntry>),
+    Mapping(MappingEntries),
 }
 
 /// A finished node, ready to be attached to its parent.
@@ -710,6 +795,8 @@ struct Built {
     merge: bool,
     /// Nodes in the value, counting copies made by aliases.
     size: usize,
+    /// Bytes of the value's scalars and nodes ([`NODE_BYTES`] each), counting copies.
+    bytes: usize,
     /// Nesting depth of collections inside the value (0 for a scalar).
     height: usize,
 }
@@ -719,17 +806,20 @@ struct Anchored {
     value: Value,
     node: usize,
     size: usize,
+    bytes: usize,
     height: usize,
 }
 
+// At most MAX_NESTING_DEPTH of these are open at once: their size does not matter.
+#[allow(clippy::large_enum_variant)]
 enum OpenContent {
     Sequence(Vec<Value>, Vec<Child>),
     Mapping {
         mapping: Mapping,
-        entries: Vec<MappingEntry>,
+        entries: MappingEntries,
         pending_key: Option<PendingKey>,
         /// Keys that came from a `<<` merge, which a later explicit key may override.
-        merged: Vec<Value>,
+        merged: std::collections::HashSet<Value>,
     },
 }
 
@@ -749,6 +839,7 @@ struct OpenCollection {
     node: usize,
     position: Position,
     size: usize,
+    bytes: usize,
     height: usize,
 }
 
@@ -759,10 +850,22 @@ struct DocumentBuilder {
     /// By yaml-rust2's anchor id, which counts the anchors of the stream from 1.
     anchors: Vec<Option<Anchored>>,
     alias_expansion: usize,
+    alias_expansion_bytes: usize,
+    /// The most bytes aliases may copy: a share of the whole text's size.
+    alias_expansion_byte_limit: usize,
     root: Option<(Value, Child)>,
 }
 
 impl DocumentBuilder {
+    fn new(text_bytes: usize) -> DocumentBuilder {
+        DocumentBuilder {
+            alias_expansion_byte_limit: text_bytes
+                .saturating_mul(ALIAS_EXPANSION_BYTES_PER_TEXT_BYTE)
+                .max(MIN_ALIAS_EXPANSION_BYTES),
+            ..DocumentBuilder::default()
+        }
+    }
+
     fn on_event(&mut self, event: Event, position: Position) -> Result<(), YamlError> {
         match event {
             Event::Scalar(text, style, anchor_id, tag) => {
@@ -781,6 +884,7 @@ impl DocumentBuilder {
                     _ => position,
                 };
                 let merge = plain && tag.is_none() && text == "<<";
+                let bytes = NODE_BYTES + text.len();
                 let tag = tag.map(|tag| format!("{}{}", tag.handle, tag.suffix));
                 let value = scalar_value(text, plain, tag.as_deref())
                     .map_err(|message| YamlError::at(position, message))?;
@@ -792,6 +896,7 @@ impl DocumentBuilder {
                         child: Child { position, node },
                         merge,
                         size: 1,
+                        bytes,
                         height: 0,
                     },
                 )
@@ -812,6 +917,16 @@ impl DocumentBuilder {
                         ),
                     ));
                 }
+                self.alias_expansion_bytes += anchored.bytes;
+                if self.alias_expansion_bytes > self.alias_expansion_byte_limit {
+                    return Err(YamlError::at(
+                        position,
+                        format!(
+                            "aliases copy more than {} bytes, {ALIAS_EXPANSION_BYTES_PER_TEXT_BYTE} times the size of the text; refusing to expand them",
+                            self.alias_expansion_byte_limit
+                        ),
+                    ));
+                }
                 if self.open.len() + anchored.height > MAX_NESTING_DEPTH {
                     return Err(nesting_error(position));
                 }
@@ -823,6 +938,7 @@ impl DocumentBuilder {
                     },
                     merge: false,
                     size: anchored.size,
+                    bytes: anchored.bytes,
                     height: anchored.height,
                 };
                 self.attach(built)
@@ -836,9 +952,9 @@ impl DocumentBuilder {
             Event::MappingStart(anchor_id, tag) => self.open_collection(
                 OpenContent::Mapping {
                     mapping: Mapping::new(),
-                    entries: Vec::new(),
+                    entries: MappingEntries::default(),
                     pending_key: None,
-                    merged: Vec::new(),
+                    merged: std::collections::HashSet::new(),
                 },
                 anchor_id,
                 tag,
@@ -872,6 +988,7 @@ impl DocumentBuilder {
                     },
                     merge: false,
                     size: collection.size,
+                    bytes: collection.bytes,
                     height: collection.height,
                 };
                 self.finish_node(collection.anchor_id, built)
@@ -907,6 +1024,7 @@ impl DocumentBuilder {
             node,
             position,
             size: 1,
+            bytes: NODE_BYTES,
             height: 1,
         });
         Ok(())
@@ -922,6 +1040,7 @@ impl DocumentBuilder {
                 value: built.value.clone(),
                 node: built.child.node,
                 size: built.size,
+                bytes: built.bytes,
                 height: built.height,
             });
         }
@@ -934,6 +1053,7 @@ impl DocumentBuilder {
             return Ok(());
         };
         parent.size += built.size;
+        parent.bytes += built.bytes;
         parent.height = parent.height.max(built.height + 1);
         match &mut parent.content {
             OpenContent::Sequence(items, children) => {
@@ -979,20 +1099,14 @@ impl DocumentBuilder {
                             duplicate_key_message(&pending.key),
                         ));
                     }
-                    merged.retain(|key| key != &pending.key);
+                    merged.remove(&pending.key);
                     mapping.insert(pending.key, built.value);
                     let entry = MappingEntry {
                         key: pending.text,
                         key_position: pending.position,
                         value: built.child,
                     };
-                    match entries
-                        .iter_mut()
-                        .find(|existing| existing.key == entry.key)
-                    {
-                        Some(existing) if overrides_merge => *existing = entry,
-                        _ => entries.push(entry),
-                    }
+                    entries.put(entry, overrides_merge);
                 }
             },
         }
@@ -1040,8 +1154,8 @@ fn duplicate_key_message(key: &Value) -> String {
 /// after (a later explicit key is no duplicate).
 fn merge_into(
     mapping: &mut Mapping,
-    entries: &mut Vec<MappingEntry>,
-    merged: &mut Vec<Value>,
+    entries: &mut MappingEntries,
+    merged: &mut std::collections::HashSet<Value>,
     nodes: &[PositionNode],
     value: &Value,
     child: Child,
@@ -1072,32 +1186,24 @@ fn merge_into(
         _ => return Err(not_a_mapping()),
     };
     for (source, source_child) in sources {
-        let source_entries: &[MappingEntry] = match &nodes[source_child.node] {
-            PositionNode::Mapping(source_entries) => source_entries,
-            _ => &[],
+        let source_entries = match &nodes[source_child.node] {
+            PositionNode::Mapping(source_entries) => Some(source_entries),
+            _ => None,
         };
         for (key, item) in source {
             mapping.insert(key.clone(), item.clone());
-            if !merged.contains(key) {
-                merged.push(key.clone());
-            }
+            merged.insert(key.clone());
             let text = mapping_key_text(key);
-            let entry = source_entries
-                .iter()
-                .find(|entry| entry.key == text)
+            let entry = text
+                .as_deref()
+                .and_then(|text| source_entries?.get(text))
                 .cloned()
                 .unwrap_or(MappingEntry {
                     key: text,
                     key_position,
                     value: source_child,
                 });
-            match entries
-                .iter_mut()
-                .find(|existing| existing.key == entry.key)
-            {
-                Some(existing) => *existing = entry,
-                None => entries.push(entry),
-            }
+            entries.put(entry, true);
         }
     }
     Ok(())

@@ -321,6 +321,76 @@ i: &i [*h, *h, *h, *h, *h, *h, *h, *h, *h]
     assert_eq!(error.to_string(), "2:7: nesting deeper than 128 levels");
 }
 
+#[test]
+fn aliases_are_bounded_by_the_bytes_they_copy_not_only_by_their_nodes() {
+    // 2,000 aliases of one 100 KB string: few nodes, 200 MB of copies.
+    let mut text = format!("big: &big \"{}\"\n", "x".repeat(100_000));
+    for index in 0..2_000 {
+        text.push_str(&format!("t{index}: *big\n"));
+    }
+    let error = parse_documents(&text).unwrap_err();
+    assert!(
+        error
+            .message
+            .starts_with("aliases copy more than 4194304 bytes"),
+        "{error}"
+    );
+    // The 42nd alias is the first past 4 MiB: line 43.
+    assert_eq!((error.line, error.column), (43, 6));
+
+    // Spread over many documents, each within the limit, the copies count for the whole
+    // text: 60 documents of twenty 10 KB copies each.
+    let mut text = String::new();
+    for _ in 0..60 {
+        text.push_str(&format!("---\nbig: &big \"{}\"\n", "y".repeat(10_000)));
+        for copy in 0..20 {
+            text.push_str(&format!("c{copy}: *big\n"));
+        }
+    }
+    let Err(error) = parse_documents(&text) else {
+        panic!("12 MB of copies over 60 documents were read");
+    };
+    assert!(
+        error.message.starts_with("aliases copy more than"),
+        "{error}"
+    );
+}
+
+#[test]
+fn what_a_text_reads_into_stays_within_a_multiple_of_its_size() {
+    use shared::yaml_source::{byte_budget, counted_bytes};
+    let anchored_many_times = {
+        let mut text = "base: &base {a: 1, b: [x, y, z], c: {d: e}}\n".to_owned();
+        for index in 0..500 {
+            text.push_str(&format!("k{index}: {{<<: *base, n: {index}}}\n"));
+        }
+        text
+    };
+    let cases = [
+        "a: 1\n".to_owned(),
+        "[".to_owned() + &"a,".repeat(10_000) + "]",
+        "[".to_owned() + &"{}, ".repeat(3_000) + "]",
+        "---\n".repeat(1_000),
+        anchored_many_times,
+    ];
+    for text in cases {
+        let documents = match parse_documents(&text) {
+            Ok(documents) => documents,
+            Err(error) => panic!("{error}"),
+        };
+        let held: usize = documents
+            .iter()
+            .map(|document| counted_bytes(&document.value))
+            .sum();
+        assert!(
+            held <= byte_budget(text.len()),
+            "{} bytes of text hold {held}, over {}",
+            text.len(),
+            byte_budget(text.len())
+        );
+    }
+}
+
 /// A small deterministic generator, so failures reproduce.
 struct XorShift(u64);
 

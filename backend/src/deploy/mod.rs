@@ -201,6 +201,13 @@ pub enum DeployError {
         .0.join(", ")
     )]
     ServerFiles(Vec<String>),
+    /// The design carries keys whose effect on the server is not known to be harmless
+    /// (422, with each key and why).
+    #[error(
+        "the design carries keys this server will not deploy: {}",
+        .0.iter().map(|key| format!("`{}` ({})", key.path, key.reason)).collect::<Vec<_>>().join("; ")
+    )]
+    RefusedKeys(Vec<shared::deploy_keys::RefusedKey>),
     /// No such job (404).
     #[error("no deploy job with id `{0}`")]
     NotFound(String),
@@ -537,6 +544,17 @@ impl Deployer {
         if self.inner.stopping.load(Ordering::SeqCst) {
             return Err(DeployError::Unavailable("the server is stopping".into()));
         }
+        if let Some(reason) = spec.beyond_what_eks_runs() {
+            return Err(DeployError::Unprocessable(reason));
+        }
+        // First what the design would make eksctl do on this server: refused whatever else
+        // the rules find.
+        let cluster_document = shared::render::cluster_document(spec)
+            .map_err(|error| DeployError::Unprocessable(error.to_string()))?;
+        let refused = shared::deploy_keys::refused_keys(&cluster_document);
+        if !refused.is_empty() {
+            return Err(DeployError::RefusedKeys(refused));
+        }
         let findings = shared::rules::validate_with(spec, &crate::todays_facts());
         if shared::rules::has_errors(&findings) {
             return Err(DeployError::Refused(findings));
@@ -550,7 +568,7 @@ impl Deployer {
         self.check_prerequisites(spec)?;
         let files = shared::bundle::bundle_files(spec, &findings, &[])
             .map_err(|error| DeployError::Unprocessable(error.to_string()))?;
-        let server_files = server_files(&files);
+        let server_files = shared::deploy_keys::server_files(&cluster_document);
         if !server_files.is_empty() {
             if !server_files_confirmed {
                 return Err(DeployError::ServerFiles(server_files));
@@ -867,48 +885,6 @@ impl Follow {
 }
 
 /// 16 random hex digits.
-/// Keys whose value eksctl reads as a path on the machine it runs on: in a deploy that is
-/// this server, so a design (an imported file, a share link) could make eksctl read any
-/// file the server's user can and send it to AWS.
-const SERVER_FILE_KEYS: [&str; 1] = ["publicKeyPath"];
-
-/// Each `key: file` of the bundle's YAML that names a file of the server's.
-fn server_files(files: &[BundleFile]) -> Vec<String> {
-    fn walk(value: &serde_yaml::Value, path: &str, found: &mut Vec<String>) {
-        match value {
-            serde_yaml::Value::Mapping(mapping) => {
-                for (key, value) in mapping {
-                    let key = key.as_str().unwrap_or_default();
-                    let here = if path.is_empty() {
-                        key.to_owned()
-                    } else {
-                        format!("{path}.{key}")
-                    };
-                    if SERVER_FILE_KEYS.contains(&key)
-                        && let Some(file) = value.as_str()
-                    {
-                        found.push(format!("{here}: `{}`", file.escape_default()));
-                    }
-                    walk(value, &here, found);
-                }
-            }
-            serde_yaml::Value::Sequence(items) => {
-                for (index, item) in items.iter().enumerate() {
-                    walk(item, &format!("{path}[{index}]"), found);
-                }
-            }
-            _ => {}
-        }
-    }
-    let mut found = Vec::new();
-    for file in files.iter().filter(|file| file.path.ends_with(".yaml")) {
-        if let Ok(value) = serde_yaml::from_str::<serde_yaml::Value>(&file.contents) {
-            walk(&value, "", &mut found);
-        }
-    }
-    found
-}
-
 fn new_job_id() -> Result<String, DeployError> {
     let mut bytes = [0u8; 8];
     getrandom::fill(&mut bytes)
@@ -916,18 +892,26 @@ fn new_job_id() -> Result<String, DeployError> {
     Ok(bytes.iter().map(|byte| format!("{byte:02x}")).collect())
 }
 
+/// Writes the bundle readable by the server's user alone: directories 0700, files 0600
+/// (0700 for the scripts). The job directory holds the cluster's kubeconfig and its plan.
 async fn write_bundle(directory: &Path, files: &[BundleFile]) -> std::io::Result<()> {
+    let mut directories = tokio::fs::DirBuilder::new();
+    directories.recursive(true);
+    #[cfg(unix)]
+    directories.mode(0o700);
+    directories.create(directory).await?;
     for file in files {
         let path = directory.join(&file.path);
         if let Some(parent) = path.parent() {
-            tokio::fs::create_dir_all(parent).await?;
+            directories.create(parent).await?;
         }
-        tokio::fs::write(&path, &file.contents).await?;
+        let mut options = tokio::fs::OpenOptions::new();
+        options.write(true).create(true).truncate(true);
         #[cfg(unix)]
-        if file.executable {
-            use std::os::unix::fs::PermissionsExt;
-            tokio::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).await?;
-        }
+        options.mode(if file.executable { 0o700 } else { 0o600 });
+        let mut written = options.open(&path).await?;
+        tokio::io::AsyncWriteExt::write_all(&mut written, file.contents.as_bytes()).await?;
+        tokio::io::AsyncWriteExt::flush(&mut written).await?;
     }
     Ok(())
 }

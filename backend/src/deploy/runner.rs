@@ -322,6 +322,53 @@ pub async fn run_job(
     Ok(outcome.0)
 }
 
+/// Variables the tools get from the server's environment, by name: where to find
+/// programs and the home directory (eksctl's and helm's caches), the locale, proxies and
+/// certificates for HTTPS, and every `AWS_*` variable (credentials, profile, region,
+/// endpoints); `HELM_*` and `EKSCTL_*` configure those tools.
+const TOOL_VARIABLES: &[&str] = &[
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "LANG",
+    "LANGUAGE",
+    "TZ",
+    "TMPDIR",
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+    "HTTPS_PROXY",
+    "HTTP_PROXY",
+    "NO_PROXY",
+    "https_proxy",
+    "http_proxy",
+    "no_proxy",
+    "XDG_CONFIG_HOME",
+    "XDG_CACHE_HOME",
+    "XDG_DATA_HOME",
+];
+
+/// Prefixes of the variables the tools get ([`TOOL_VARIABLES`]).
+const TOOL_VARIABLE_PREFIXES: &[&str] = &["AWS_", "LC_", "HELM_", "EKSCTL_"];
+
+/// The part of `environment` a step's tool is given: an allow-list, so a secret the server
+/// holds (its deploy token, anything it is started with) never reaches a tool.
+pub fn tool_environment(
+    environment: impl IntoIterator<Item = (OsString, OsString)>,
+) -> Vec<(OsString, OsString)> {
+    environment
+        .into_iter()
+        .filter(|(name, _)| {
+            name.to_str().is_some_and(|name| {
+                TOOL_VARIABLES.contains(&name)
+                    || TOOL_VARIABLE_PREFIXES
+                        .iter()
+                        .any(|prefix| name.starts_with(prefix))
+            })
+        })
+        .collect()
+}
+
 /// Runs one step; with its end, its standard output when a later step needs it.
 #[allow(clippy::too_many_arguments)]
 async fn run_step(
@@ -338,6 +385,10 @@ async fn run_step(
     command
         .args(args)
         .current_dir(directory)
+        // The tools see what they need and none of the server's own secrets (the deploy
+        // token above all): whatever they start inherits the same.
+        .env_clear()
+        .envs(tool_environment(std::env::vars_os()))
         // Each job gets its own kubeconfig: eksctl writes it, helm and kubectl read it, and
         // two deploys never race on ~/.kube/config's current context.
         .env("KUBECONFIG", directory.join("kubeconfig"))
@@ -607,6 +658,36 @@ pub fn stop_leftovers(job_ids: &[String], jobs_dir: &Path) -> Vec<(String, i32)>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tools_get_the_allowed_variables_and_no_secret_of_the_servers() {
+        let environment = [
+            ("PATH", "/usr/bin"),
+            ("HOME", "/home/studio"),
+            ("AWS_PROFILE", "training"),
+            ("AWS_ENDPOINT_URL_EC2", "http://127.0.0.1:5000"),
+            ("LC_ALL", "C.UTF-8"),
+            ("EKS_STUDIO_DEPLOY_TOKEN", "secret"),
+            ("DATABASE_PASSWORD", "secret"),
+            ("GITHUB_TOKEN", "secret"),
+            ("PATHOLOGICAL", "not PATH"),
+        ]
+        .map(|(name, value)| (OsString::from(name), OsString::from(value)));
+        let names: Vec<String> = tool_environment(environment)
+            .into_iter()
+            .map(|(name, _)| name.into_string().unwrap())
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "PATH",
+                "HOME",
+                "AWS_PROFILE",
+                "AWS_ENDPOINT_URL_EC2",
+                "LC_ALL"
+            ]
+        );
+    }
 
     /// A process is a leftover of this server's job only when its environment names the
     /// job and the job's directory here: another data directory's job of the same id (or a
