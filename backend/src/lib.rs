@@ -1,143 +1,20 @@
 //! The imperative shell around `shared`: the HTTP server and the `eks-studio` CLI.
 //!
-//! `app` builds the whole router; `main.rs` only hands the command line to [`cli`].
+//! The folders are layers, lowest first (`cargo xtask layers` checks it): `clock` <
+//! `aws` < `deploy` < `http` < `cli`. `http::app` builds the whole router; `main.rs` only
+//! hands the command line to [`cli`].
 
-/// Routes under `/api`.
-pub mod api;
-/// EC2 access: SDK configuration, per-call timeouts, the answer cache, and the live checks.
+/// EC2 and EKS access: SDK configuration, per-call timeouts, the answer cache, the live checks.
 pub mod aws;
-/// Live AWS checks over HTTP and from the terminal.
-pub mod checks;
-/// The `eks-studio` command line.
+/// The `eks-studio` command line, one module per command.
 pub mod cli;
-/// One-click deploy: jobs that run eksctl, helm and kubectl, stored in SQLite, under `/api/deploys`.
+/// Today's date, for the rules that depend on the day.
+pub mod clock;
+/// One-click deploy: jobs that run eksctl, helm and kubectl, stored in SQLite.
 pub mod deploy;
-/// The one error type handlers return.
-pub mod error;
-/// Writing a command's output files without following symlinks.
-pub mod files;
-/// `Host` and `Origin` checks: requests must be meant for the studio.
-pub mod guard;
-/// `eks-studio lint` and `eks-studio convert`.
-pub mod lint_cmd;
-/// The built page: precompressed files, cache headers, the wizard's paths.
-pub mod page;
-/// The accept loop: header deadlines, a connection budget, a bounded shutdown.
-pub mod server;
-
-use std::path::PathBuf;
-
-use std::time::Duration;
-
-use axum::Router;
-use axum::http::StatusCode;
-use tower_http::timeout::TimeoutLayer;
-use tower_http::trace::TraceLayer;
+/// The HTTP server: routes by area, extractors, errors, the guard, the accept loop.
+pub mod http;
 
 pub use aws::AwsStatus;
-
-/// Everything handlers share.
-#[derive(Clone, Debug, Default)]
-pub struct AppState {
-    /// The built frontend (trunk's `dist`), served at `/`.
-    pub static_dir: Option<PathBuf>,
-    /// EC2 access (offline when no credentials were found at start).
-    pub aws: aws::LiveAws,
-    /// Deploy jobs, or why there are none (the deploy routes' 503 says it).
-    pub deploys: deploy::Deploys,
-    /// The `Host` names requests must carry (`eks-studio serve` always sets it; without
-    /// it, as in tests that call the router directly, every host is answered).
-    pub host_guard: Option<guard::HostGuard>,
-}
-
-/// Today (UTC) by this machine's clock, for the rules that depend on the day (Kubernetes
-/// version support); `EKS_STUDIO_TODAY=YYYY-MM-DD` sets another day, for reproducible runs.
-pub fn today() -> shared::versions::Date {
-    if let Some(date) = std::env::var("EKS_STUDIO_TODAY")
-        .ok()
-        .and_then(|text| shared::versions::Date::parse(&text))
-    {
-        return date;
-    }
-    let seconds = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |elapsed| elapsed.as_secs());
-    shared::versions::Date::from_days_since_epoch((seconds / 86_400) as i64)
-}
-
-/// The facts every validation gets without AWS: today's date.
-pub fn todays_facts() -> shared::rules::LiveFacts {
-    shared::rules::LiveFacts::on(today())
-}
-
-/// Longest time from a request's arrival to its answer's headers: bodies that trickle in
-/// slower than this are cut off with 408. Event streams are not affected once their
-/// headers are sent.
-pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
-
-/// The largest body any route reads (axum's default limit for the JSON routes; deploys
-/// allow less).
-pub const MAX_BODY_BYTES: u64 = 2 * 1024 * 1024;
-
-/// Answers 413 at once to a request that declares a body larger than [`MAX_BODY_BYTES`]
-/// (no route would read it, and waiting for it would hold the connection until the
-/// request timeout); and tells browsers the studio may not be framed by another page
-/// (clickjacking: a page of someone else's overlaying the Deploy button).
-async fn edge_rules(
-    request: axum::extract::Request,
-    next: axum::middleware::Next,
-) -> axum::response::Response {
-    use axum::http::{HeaderValue, header};
-    use axum::response::IntoResponse;
-    let declared = request
-        .headers()
-        .get(header::CONTENT_LENGTH)
-        .and_then(|value| value.to_str().ok()?.parse::<u64>().ok());
-    let mut response = match declared {
-        Some(length) if length > MAX_BODY_BYTES => error::ApiError::BadRequest {
-            status: StatusCode::PAYLOAD_TOO_LARGE,
-            message: format!(
-                "the request body is {length} bytes; the studio reads at most {MAX_BODY_BYTES}"
-            ),
-        }
-        .into_response(),
-        _ => next.run(request).await,
-    };
-    let headers = response.headers_mut();
-    headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
-    headers.insert(
-        header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static("frame-ancestors 'none'"),
-    );
-    response
-}
-
-/// The whole HTTP application: the JSON API and the built page from one origin.
-pub fn app(state: AppState) -> Router {
-    let static_dir = state.static_dir.clone();
-    let host_guard = state.host_guard.clone();
-    let deploys = deploy::router(state.deploys.clone());
-    // The routers spell out `/api/…` rather than being nested under `/api`: a nested
-    // route rewrites every request's URI on the way in, a cost on the API's hot path.
-    let router = api::router(state.aws.clone())
-        .merge(checks::router(state.aws))
-        .merge(deploys);
-    let router = match static_dir {
-        Some(dir) => router.fallback_service(page::router(dir)),
-        None => router.fallback(page::not_found),
-    };
-    let router = router.layer(TimeoutLayer::with_status_code(
-        StatusCode::REQUEST_TIMEOUT,
-        REQUEST_TIMEOUT,
-    ));
-    let router = match host_guard {
-        Some(host_guard) => router.layer(axum::middleware::from_fn_with_state(
-            host_guard,
-            guard::check,
-        )),
-        None => router,
-    };
-    router
-        .layer(axum::middleware::from_fn(edge_rules))
-        .layer(TraceLayer::new_for_http())
-}
+pub use clock::{today, todays_facts};
+pub use http::{AppState, app};

@@ -151,7 +151,7 @@ async fn the_pages_bundle_lists_its_live_checks_and_the_findings_they_lead_to() 
         .node_groups
         .iter_mut()
         .find_map(|group| match &mut group.capacity {
-            shared::spec::Capacity::Reservation { reservation_id } => Some(reservation_id),
+            shared::model::spec::Capacity::Reservation { reservation_id } => Some(reservation_id),
             _ => None,
         })
         .expect("the template reserves capacity");

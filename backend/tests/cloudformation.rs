@@ -6,8 +6,8 @@ use std::path::Path;
 use std::process::Command;
 
 use shared::Spec;
-use shared::bundle::bundle_files;
-use shared::karpenter_aws::{CLUSTER_ACCESS_PATH, PREREQUISITES_PATH};
+use shared::deploy::bundle::bundle_files;
+use shared::documents::karpenter_aws::{CLUSTER_ACCESS_PATH, PREREQUISITES_PATH};
 use studio_e2e::ec2_emulator::python;
 
 /// Runs cfn-lint on `files`; its exit status and what it printed.
@@ -43,7 +43,7 @@ fn karpenter_designs() -> Vec<(String, Spec)> {
         let mut irsa = designs[index].1.clone();
         irsa.cluster.with_oidc = true;
         irsa.karpenter.as_mut().unwrap().controller_identity =
-            shared::spec::ControllerIdentity::Irsa;
+            shared::model::spec::ControllerIdentity::Irsa;
         designs.push((format!("IRSA {queue}"), irsa));
     }
     designs

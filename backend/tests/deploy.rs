@@ -348,7 +348,7 @@ async fn a_karpenter_bundle_creates_what_karpenter_needs_then_installs_it_and_ap
         for name in &names[1..] {
             let title = text(&job["steps"][names.iter().position(|n| n == name).unwrap()]["title"]);
             let found = deploy_sh[at..]
-                .find(&shared::sequence::shell_quote(title))
+                .find(&shared::deploy::sequence::shell_quote(title))
                 .unwrap_or_else(|| panic!("deploy.sh runs `{title}` in the same order"));
             at += found;
         }
@@ -1492,24 +1492,24 @@ async fn every_template_with_its_placeholders_filled_deploys_with_the_tools() {
     bounded(async {
         for template in shared::TEMPLATES {
             let mut spec = template.spec();
-            for placeholder in shared::placeholders::list(&template.spec()) {
-                spec = shared::placeholders::fill(
+            for placeholder in shared::lint::placeholders::list(&template.spec()) {
+                spec = shared::lint::placeholders::fill(
                     &spec,
                     &placeholder.token,
                     &filled_in(&placeholder.label),
                 );
             }
             assert!(
-                shared::placeholders::list(&spec).is_empty(),
+                shared::lint::placeholders::list(&spec).is_empty(),
                 "{}: {:?}",
                 template.id,
-                shared::placeholders::list(&spec)
+                shared::lint::placeholders::list(&spec)
             );
             // The p5 ODCR seed leaves its EFA group on both private subnets; a user pins it
             // to the reservation's, as the finding asks.
             for finding in shared::rules::validate(&spec) {
                 if finding.rule == "efa-group-not-pinned"
-                    && let shared::spec::Network::ExistingVpc {
+                    && let shared::model::spec::Network::ExistingVpc {
                         private_subnets, ..
                     } = &spec.network
                 {
@@ -1520,9 +1520,10 @@ async fn every_template_with_its_placeholders_filled_deploys_with_the_tools() {
                         .unwrap()
                         .parse()
                         .unwrap();
-                    spec.node_groups[index].placement = shared::spec::GroupPlacement::Subnets {
-                        subnets: vec![first],
-                    };
+                    spec.node_groups[index].placement =
+                        shared::model::spec::GroupPlacement::Subnets {
+                            subnets: vec![first],
+                        };
                 }
             }
             let errors: Vec<_> = shared::rules::validate(&spec)

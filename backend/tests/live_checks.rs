@@ -1509,7 +1509,7 @@ async fn the_kubernetes_version_is_checked_against_what_eks_lists_in_the_region(
         .iter()
         .map(|fact| fact["version"].as_str().unwrap())
         .collect();
-    let calendar: Vec<&str> = shared::versions::calendar()
+    let calendar: Vec<&str> = shared::catalog::versions::calendar()
         .iter()
         .map(|entry| entry.version)
         .collect();
@@ -1618,24 +1618,27 @@ async fn router_with_fresh_cache(emulator: &Emulator) -> Router {
 }
 
 #[test]
-fn the_readme_lists_every_live_check_and_every_permission_it_needs() {
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md"))
-        .expect("README.md reads");
+fn the_live_checks_page_lists_every_live_check_and_every_permission_it_needs() {
+    let readme = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../docs/live-checks.md"
+    ))
+    .expect("docs/live-checks.md reads");
     let policy_start = readme
         .find("\"Sid\": \"EksTrainingStudioLiveChecks\"")
-        .expect("the README has the live checks' IAM policy");
+        .expect("docs/live-checks.md has the live checks' IAM policy");
     let policy = &readme[policy_start..];
     let policy = &policy[..policy.find("```").expect("the policy block ends")];
-    for kind in shared::api::LIVE_CHECKS {
+    for kind in shared::model::live_checks::LIVE_CHECKS {
         assert!(
             readme.contains(&format!("| `{}` |", kind.id)),
-            "the README's table has no row for {}",
+            "docs/live-checks.md's table has no row for {}",
             kind.id
         );
         for action in kind.asks {
             assert!(
                 policy.contains(&format!("\"{action}\"")),
-                "the README's IAM policy lacks {action} (check {})",
+                "docs/live-checks.md's IAM policy lacks {action} (check {})",
                 kind.id
             );
         }
@@ -1661,7 +1664,7 @@ fn the_readme_lists_every_live_check_and_every_permission_it_needs() {
         };
         assert!(
             policy.contains(&format!("\"{service}:{call}\"")),
-            "the README's IAM policy lacks {service}:{call}"
+            "docs/live-checks.md's IAM policy lacks {service}:{call}"
         );
     }
     assert!(seen >= 10, "{seen} calls found in calls.rs");

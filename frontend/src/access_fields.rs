@@ -3,7 +3,7 @@
 //! EKS access policies.
 
 use leptos::prelude::*;
-use shared::spec::{AccessConfig, AccessEntry, AccessPolicy};
+use shared::model::spec::{AccessConfig, AccessEntry, AccessPolicy};
 
 use crate::Studio;
 use crate::bind::{Bound, Rows, field};

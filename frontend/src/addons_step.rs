@@ -3,7 +3,7 @@
 //! and shown.
 
 use leptos::prelude::*;
-use shared::spec::Addon;
+use shared::model::spec::Addon;
 
 use crate::fields::{
     CheckboxField, FieldFindings, ListField, NumberField, SelectField, TextField, options,
@@ -59,7 +59,7 @@ pub fn AddonsStep() -> impl IntoView {
             let index = Memo::new(move |_| {
                 spec.with(|spec| spec.addons.iter().position(|addon| addon.name == name && shows_policies(addon)))
             });
-            if let Some(driver) = shared::storage::driver(name) {
+            if let Some(driver) = shared::documents::storage::driver(name) {
                 return view! {
                     <AddonBox id=id name=name description=description />
                     <DriverIdentityFields driver=driver />
@@ -113,7 +113,7 @@ pub fn AddonsStep() -> impl IntoView {
                 })
                 .map(|(index, _)| format!("addons[{index}].attach_policy_arns"))
                 .collect();
-            for driver in &shared::storage::DRIVERS {
+            for driver in &shared::documents::storage::DRIVERS {
                 if let Some((path, _)) = driver.policies(spec) {
                     beside.push(path);
                 }
@@ -175,8 +175,8 @@ fn AddonBox(id: String, name: &'static str, description: &'static str) -> impl I
 
 /// How a ticked storage driver gets its AWS role, and the policies of that role.
 #[component]
-fn DriverIdentityFields(driver: &'static shared::storage::Driver) -> impl IntoView {
-    use shared::storage::DriverIdentity;
+fn DriverIdentityFields(driver: &'static shared::documents::storage::Driver) -> impl IntoView {
+    use shared::documents::storage::DriverIdentity;
     let spec = expect_context::<Studio>().spec;
     // Memos, so the fields are made again only when the design moves them.
     let policies_path =
@@ -233,19 +233,19 @@ fn Volumes() -> impl IntoView {
     let spec = studio.spec;
     let has_fsx = Signal::derive(move || spec.with(|spec| spec.storage.fsx.is_some()));
     let has_s3 = Signal::derive(move || spec.with(|spec| spec.storage.s3.is_some()));
-    let fsx = move |read: fn(&shared::spec::FsxVolume) -> String| {
+    let fsx = move |read: fn(&shared::model::spec::FsxVolume) -> String| {
         Signal::derive(move || {
             spec.with(|spec| spec.storage.fsx.as_ref().map(read).unwrap_or_default())
         })
     };
-    let edit_fsx = move |change: &dyn Fn(&mut shared::spec::FsxVolume)| {
+    let edit_fsx = move |change: &dyn Fn(&mut shared::model::spec::FsxVolume)| {
         spec.update(|spec| {
             if let Some(fsx) = spec.storage.fsx.as_mut() {
                 change(fsx);
             }
         })
     };
-    let edit_s3 = move |change: &dyn Fn(&mut shared::spec::S3Volume)| {
+    let edit_s3 = move |change: &dyn Fn(&mut shared::model::spec::S3Volume)| {
         spec.update(|spec| {
             if let Some(s3) = spec.storage.s3.as_mut() {
                 change(s3);
@@ -263,7 +263,7 @@ fn Volumes() -> impl IntoView {
                 path="storage.fsx"
                 checked=has_fsx
                 set=move |on: bool| spec.update(|spec| {
-                    spec.storage.fsx = on.then(|| shared::spec::FsxVolume {
+                    spec.storage.fsx = on.then(|| shared::model::spec::FsxVolume {
                         subnet_id: "PLACEHOLDER_FSX_SUBNET_ID".into(),
                         security_group_ids: vec!["PLACEHOLDER_FSX_SECURITY_GROUP_ID".into()],
                         deployment_type: "PERSISTENT_2".into(),
@@ -302,7 +302,7 @@ fn Volumes() -> impl IntoView {
                     set=move |kind: String| edit_fsx(&|fsx| {
                         fsx.deployment_type = kind.clone();
                         // Scratch file systems take no throughput; persistent ones need one.
-                        fsx.per_unit_storage_throughput = shared::storage::fsx_throughputs(&kind)
+                        fsx.per_unit_storage_throughput = shared::documents::storage::fsx_throughputs(&kind)
                             .first()
                             .map(|_| fsx.per_unit_storage_throughput.unwrap_or(if kind == "PERSISTENT_2" { 250 } else { 200 }));
                     })
@@ -325,7 +325,7 @@ fn Volumes() -> impl IntoView {
                 path="storage.s3"
                 checked=has_s3
                 set=move |on: bool| spec.update(|spec| {
-                    spec.storage.s3 = on.then(|| shared::spec::S3Volume {
+                    spec.storage.s3 = on.then(|| shared::model::spec::S3Volume {
                         bucket: "PLACEHOLDER_S3_BUCKET".into(),
                         prefix: String::new(),
                     });

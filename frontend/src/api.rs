@@ -7,12 +7,12 @@ use gloo_net::http::{Request, RequestBuilder, Response};
 use js_sys::Uint8Array;
 use serde::Deserialize;
 use shared::Spec;
-use shared::bundle::{BundleFile, CheckLine};
+use shared::deploy::bundle::{BundleFile, CheckLine};
 use shared::rules::LiveFacts;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
-pub use shared::api::{
+pub use shared::model::live_checks::{
     DeployEvent, EventBody, Job, JobState, LiveCheck, OutputStream, RegionOfferings, Stage,
     StageKind, WhereSold,
 };

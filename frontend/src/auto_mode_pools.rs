@@ -4,8 +4,9 @@
 //! the IDs of its subnets, security groups and capacity reservations.
 
 use leptos::prelude::*;
-use shared::auto_mode::{self, BUILT_IN_NODE_CLASS, NodeClass};
-use shared::karpenter::{self, NodePool};
+use shared::documents::auto_mode;
+use shared::upstream::auto_mode::{BUILT_IN_NODE_CLASS, NodeClass};
+use shared::upstream::karpenter::{self, NodePool};
 
 use crate::Studio;
 use crate::bind::Bound;
@@ -60,7 +61,7 @@ fn AutoPoolTypes(index: usize) -> impl IntoView {
             let Some(pool) = spec.auto_mode_pools.node_pools.get(index) else {
                 return String::new();
             };
-            let types = shared::rules::matching_instance_types(pool);
+            let types = shared::upstream::matching::matching_instance_types(pool);
             let mut families: Vec<&str> = types.iter().map(|instance| instance.family).collect();
             families.dedup();
             match types.len() {

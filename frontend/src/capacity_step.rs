@@ -3,7 +3,7 @@
 //! it. Conflicting choices are explained by the findings shown under each control.
 
 use leptos::prelude::*;
-use shared::spec::{Capacity, GroupPlacement, Network, NodeGroup};
+use shared::model::spec::{Capacity, GroupPlacement, Network, NodeGroup};
 
 use crate::fields::{ListField, SelectField, TextField, options};
 use crate::{Step, StepHeading, Studio, field_id};
@@ -183,7 +183,7 @@ fn GroupCapacity(index: usize) -> impl IntoView {
                         <ListField
                             label="Availability zone"
                             path=zones_path.clone()
-                            placeholder=Signal::derive(move || studio.spec.with(|spec| shared::ids::example_zones(&spec.cluster.region, 1)))
+                            placeholder=Signal::derive(move || studio.spec.with(|spec| shared::model::ids::example_zones(&spec.cluster.region, 1)))
                             value=Signal::derive(move || studio.group(index, |group| match &group.placement {
                                 GroupPlacement::AvailabilityZones { availability_zones } => availability_zones.clone(),
                                 _ => Vec::new(),

@@ -1,9 +1,9 @@
 //! The placeholders a design still holds, as a short checklist above the steps: each value
-//! once, filled in once for every field that holds it (`shared::placeholders`).
+//! once, filled in once for every field that holds it (`shared::lint::placeholders`).
 
 use leptos::html;
 use leptos::prelude::*;
-use shared::placeholders::{self, Placeholder};
+use shared::lint::placeholders::{self, Placeholder};
 
 use crate::Studio;
 
@@ -12,7 +12,7 @@ use crate::Studio;
 pub fn PlaceholderChecklist() -> impl IntoView {
     let studio = expect_context::<Studio>();
     let items = Memo::new(move |_| studio.spec.with(placeholders::list));
-    let regions = shared::ids::REGION_NAMES
+    let regions = shared::model::ids::REGION_NAMES
         .iter()
         .map(|(code, name)| view! { <option value=*code>{*name}</option> })
         .collect_view();
@@ -56,7 +56,7 @@ fn ChecklistItem(item: Placeholder) -> impl IntoView {
         if is_zone {
             studio
                 .spec
-                .with(|spec| shared::ids::example_zones(&spec.cluster.region, 1))
+                .with(|spec| shared::model::ids::example_zones(&spec.cluster.region, 1))
         } else if is_region {
             "us-west-2".to_owned()
         } else {

@@ -28,7 +28,7 @@ fn AutoModeSettings() -> impl IntoView {
     let studio = expect_context::<Studio>();
     let spec = studio.spec;
     let enabled = Memo::new(move |_| spec.with(|spec| spec.cluster.auto_mode_enabled()));
-    let auto = move |change: &dyn Fn(&mut shared::spec::AutoMode)| {
+    let auto = move |change: &dyn Fn(&mut shared::model::spec::AutoMode)| {
         spec.update(|spec| change(spec.cluster.auto_mode.get_or_insert_with(Default::default)));
     };
     let pools = Memo::new(move |_| {
@@ -71,7 +71,7 @@ fn AutoModeSettings() -> impl IntoView {
                 spec.update(|spec| {
                     let auto = spec.cluster.auto_mode.get_or_insert_with(Default::default);
                     auto.enabled = on;
-                    if *auto == shared::spec::AutoMode::default() {
+                    if *auto == shared::model::spec::AutoMode::default() {
                         spec.cluster.auto_mode = None;
                     }
                 })
@@ -91,7 +91,7 @@ fn AutoModeSettings() -> impl IntoView {
                     set=move |choice: String| auto(&|auto| {
                         auto.node_pools = match choice.as_str() {
                             "default" => None,
-                            "both" => Some(shared::spec::AutoMode::NODE_POOLS.map(str::to_owned).to_vec()),
+                            "both" => Some(shared::model::spec::AutoMode::NODE_POOLS.map(str::to_owned).to_vec()),
                             "none" => Some(Vec::new()),
                             "general-purpose" | "system" => Some(vec![choice.clone()]),
                             _ => auto.node_pools.clone(),
@@ -124,7 +124,7 @@ fn accelerated_types(studio: Studio) -> Vec<String> {
     studio.spec.with(|spec| {
         let mut types: Vec<String> = Vec::new();
         for group in &spec.node_groups {
-            let accelerated = shared::catalog::lookup(&group.instance_type)
+            let accelerated = shared::catalog::instances::lookup(&group.instance_type)
                 .is_some_and(|known| known.gpu_count > 0 || known.neuron);
             if accelerated && !types.contains(&group.instance_type) && types.len() < 4 {
                 types.push(group.instance_type.clone());
@@ -135,7 +135,7 @@ fn accelerated_types(studio: Studio) -> Vec<String> {
 }
 
 /// One line on where a type is sold, from EC2's answer.
-fn sold_line(entry: &shared::api::TypeRegions, region: &str) -> (String, bool) {
+fn sold_line(entry: &shared::model::live_checks::TypeRegions, region: &str) -> (String, bool) {
     let here = entry.regions.iter().any(|offered| offered == region);
     let mut line = if entry.regions.is_empty() {
         format!(
@@ -153,7 +153,7 @@ fn sold_line(entry: &shared::api::TypeRegions, region: &str) -> (String, bool) {
     if !here {
         line.push_str(&format!(" (not in {region})"));
     }
-    let known = shared::catalog::lookup(&entry.instance_type);
+    let known = shared::catalog::instances::lookup(&entry.instance_type);
     if known.is_some_and(|known| known.capacity_block_eligible) {
         let unit = if known.is_some_and(|known| known.capacity_blocks_only) {
             "one UltraServer"
@@ -220,7 +220,7 @@ fn WhereSold() -> impl IntoView {
         });
     };
     let can_ask = move || {
-        let region_known = region.with(|region| shared::ids::Region::parse(region).is_ok());
+        let region_known = region.with(|region| shared::model::ids::Region::parse(region).is_ok());
         region_known && types.with(|types| !types.is_empty()) && !asking.get()
     };
     view! {
@@ -240,7 +240,7 @@ fn WhereSold() -> impl IntoView {
                     match answer.get() {
                         None => ().into_any(),
                         Some(Err(error)) => view! { <p class="could-not-run">{format!("Could not ask: {error}")}</p> }.into_any(),
-                        Some(Ok(found)) if found.status != shared::api::CheckStatus::Ok => {
+                        Some(Ok(found)) if found.status != shared::model::live_checks::CheckStatus::Ok => {
                             view! { <p class="could-not-run">{format!("Could not ask EC2: {}", found.message)}</p> }.into_any()
                         }
                         Some(Ok(found)) => view! {
@@ -268,11 +268,11 @@ fn WhereSold() -> impl IntoView {
 pub fn ClusterStep() -> impl IntoView {
     let studio = expect_context::<Studio>();
     let spec = studio.spec;
-    let regions = shared::ids::REGION_NAMES
+    let regions = shared::model::ids::REGION_NAMES
         .iter()
         .map(|(code, name)| view! { <option value=*code>{*name}</option> })
         .collect_view();
-    let versions = shared::ids::KUBERNETES_VERSIONS
+    let versions = shared::model::ids::KUBERNETES_VERSIONS
         .iter()
         .map(|version| view! { <option value=*version></option> })
         .collect_view();
@@ -291,7 +291,7 @@ pub fn ClusterStep() -> impl IntoView {
                 label="Region"
                 path="cluster.region"
                 placeholder="us-east-1"
-                hint=Signal::derive(move || spec.with(|spec| shared::ids::region_name(&spec.cluster.region).unwrap_or_default().to_owned()))
+                hint=Signal::derive(move || spec.with(|spec| shared::model::ids::region_name(&spec.cluster.region).unwrap_or_default().to_owned()))
                 suggestions="regions"
                 value=Signal::derive(move || spec.with(|spec| spec.cluster.region.clone()))
                 set=move |region| spec.update(|spec| spec.cluster.region = region)

@@ -12,8 +12,8 @@ use shared::rules::Severity;
 
 use crate::Studio;
 use crate::api::{self, DeployEvent, EventBody, Job, JobState, StageKind};
-use shared::api::StepState;
-use shared::plan::APPROVAL_STEP;
+use shared::deploy::plan::APPROVAL_STEP;
+use shared::model::live_checks::StepState;
 
 /// sessionStorage key of the deploy token: kept for this tab, gone when it closes.
 const TOKEN_KEY: &str = "eks-studio.deploy-token";
@@ -427,7 +427,7 @@ fn FollowedJob(deploys: Deploys) -> impl IntoView {
                 .map(|step| {
                     // The approval step's title holds the whole plan, shown above it.
                     let title = if step.name == APPROVAL_STEP {
-                        shared::plan::APPROVAL_TITLE
+                        shared::deploy::plan::APPROVAL_TITLE
                     } else {
                         step.title.as_str()
                     };
@@ -497,7 +497,7 @@ fn approval_lines(deploys: Deploys) -> impl IntoView {
             .map(|step| step.title.clone())
             .unwrap_or_default()
     });
-    shared::plan::lines_of_approval_title(&title)
+    shared::deploy::plan::lines_of_approval_title(&title)
         .into_iter()
         .map(|line| view! { <li>{line.to_owned()}</li> })
         .collect_view()

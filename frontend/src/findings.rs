@@ -22,7 +22,7 @@ pub fn FindingsList() -> impl IntoView {
                             .map(|path| {
                                 let step = step_of_path(&path);
                                 let target = path.clone();
-                                let place = studio.spec.with_untracked(|spec| shared::labels::place(spec, &path));
+                                let place = studio.spec.with_untracked(|spec| shared::model::places::place(spec, &path));
                                 view! {
                                     <button type="button" class="finding-link" title=path.clone() data-path=path.clone() on:click=move |_| studio.go_to_path(&target)>
                                         <span class="where">{format!("{} · {place}", step.title())}</span>

@@ -1,7 +1,7 @@
 //! How the page reads JSON: drafts, share links and the server's answers.
 //!
 //! YAML 1.2 is a superset of JSON and the page reads YAML anyway (imports), so it reads
-//! JSON with the same reader: [`shared::yaml_source`] and serde_yaml's `Value`. Reading
+//! JSON with the same reader: [`shared::yaml::source`] and serde_yaml's `Value`. Reading
 //! it with serde_json as well would put a second copy of every type's reading code in the
 //! page, the spec's above all: about 30 KiB more to load.
 
@@ -12,7 +12,7 @@ use serde::de::DeserializeOwned;
 
 /// Reads one JSON value (any YAML text holding one document) as a `T`.
 pub fn from_str<T: DeserializeOwned>(text: &str) -> Result<T, String> {
-    let mut documents = shared::yaml_source::parse_documents(&yaml_safe(text))
+    let mut documents = shared::yaml::source::parse_documents(&yaml_safe(text))
         .map_err(|error| error.to_string())?;
     let document = match documents.len() {
         1 => documents.remove(0),

@@ -1,13 +1,13 @@
 //! Karpenter's own objects are edited as they are written: a NodePool *is* the user's
-//! intent, so the inputs map one to one onto `shared::karpenter`'s fields, and the paths
+//! intent, so the inputs map one to one onto `shared::upstream::karpenter`'s fields, and the paths
 //! of the findings (`karpenter.node_pools[0].spec.template.spec.requirements[2].values`)
 //! name the same fields.
 
 use leptos::prelude::*;
-use shared::catalog::InstanceType;
-use shared::karpenter::{Ec2NodeClass, NodeOverlay, NodePool, Requirement, SelectorTerm};
-use shared::spec::{Addon, ControllerIdentity, KarpenterSettings};
-use shared::{items, karpenter, karpenter_aws};
+use shared::catalog::instances::InstanceType;
+use shared::model::spec::{Addon, ControllerIdentity, KarpenterSettings};
+use shared::upstream::karpenter::{Ec2NodeClass, NodeOverlay, NodePool, Requirement, SelectorTerm};
+use shared::{documents::karpenter_aws, model::items, upstream::karpenter};
 
 use crate::bind::{Bound, Rows, field};
 use crate::fields::{
@@ -44,7 +44,7 @@ fn PoolTypes(index: usize) -> impl IntoView {
     let resolved = Memo::new(move |_| {
         studio
             .spec
-            .with(|spec| shared::resolve::resolve(spec).into_iter().nth(index))
+            .with(|spec| shared::model::resolve::resolve(spec).into_iter().nth(index))
     });
     let summary = move || {
         resolved.with(|pool| match pool {
@@ -107,14 +107,17 @@ fn PoolTypes(index: usize) -> impl IntoView {
                             } else {
                                 format!(" in {}", price.region)
                             };
-                            format!(", {} on-demand{place}", shared::prices::per_hour(&price))
+                            format!(
+                                ", {} on-demand{place}",
+                                shared::catalog::prices::per_hour(&price)
+                            )
                         })
                         .unwrap_or_default();
-                    let (vcpus, memory_gib) = shared::resolve::sizes(instance);
+                    let (vcpus, memory_gib) = shared::model::resolve::sizes(instance);
                     let line = format!(
                         "{}: {}, {vcpus} vCPU, {memory_gib} GiB, {} EFA{price}{}",
                         instance.name,
-                        shared::resolve::accelerators(instance),
+                        shared::model::resolve::accelerators(instance),
                         instance.efa_interfaces,
                         offered(instance.name).unwrap_or_default()
                     );
@@ -311,7 +314,7 @@ fn OverlayEditor(index: usize) -> impl IntoView {
 /// What the EFA field means for this class's pools: how many EFA devices their instance
 /// types take, since Karpenter launches only types with at least as many.
 /// The instance types the pools on class `index` may launch.
-fn class_pool_types(spec: &shared::spec::Spec, index: usize) -> Vec<&'static InstanceType> {
+fn class_pool_types(spec: &shared::model::spec::Spec, index: usize) -> Vec<&'static InstanceType> {
     let Some(karpenter) = &spec.karpenter else {
         return Vec::new();
     };
@@ -322,7 +325,7 @@ fn class_pool_types(spec: &shared::spec::Spec, index: usize) -> Vec<&'static Ins
         .node_pools
         .iter()
         .filter(|pool| pool.spec.template.spec.node_class_ref.name == class.metadata.name)
-        .flat_map(shared::rules::matching_instance_types)
+        .flat_map(shared::upstream::matching::matching_instance_types)
         .collect()
 }
 

@@ -18,8 +18,8 @@
 use leptos::prelude::*;
 
 use shared::Spec;
-use shared::editable::EditableFile;
-use shared::import::TextImportError;
+use shared::documents::import::TextImportError;
+use shared::lint::editable::EditableFile;
 
 use crate::Step;
 
@@ -181,7 +181,7 @@ fn read_if_loaded(reading: &Reading, text: &str, current: &Spec) -> Option<Read>
 /// Reads `text` with the loaded reading code.
 fn read_text(reading: &Reading, text: &str, current: &Spec) -> Read {
     match reading {
-        Reading::Import => shared::import::import_text(text, current),
+        Reading::Import => shared::documents::import::import_text(text, current),
         Reading::File(file) => file.read(text, current).map(|spec| (spec, String::new())),
         Reading::Saved => crate::json::from_str::<Spec>(text)
             .map(|spec| (spec, String::new()))
@@ -193,7 +193,7 @@ fn read_text(reading: &Reading, text: &str, current: &Spec) -> Read {
                 message,
             }),
         Reading::Fill { token } => Ok((
-            shared::placeholders::fill(current, token, text),
+            shared::lint::placeholders::fill(current, token, text),
             String::new(),
         )),
     }

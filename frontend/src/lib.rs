@@ -58,8 +58,8 @@ use std::collections::HashMap;
 
 use leptos::prelude::*;
 use shared::Spec;
+use shared::model::spec::{KarpenterSettings, NodeGroup};
 use shared::rules::{Finding, LiveFacts, Severity};
-use shared::spec::{KarpenterSettings, NodeGroup};
 
 pub use api::LiveCheck;
 pub use cluster_step::ClusterStep;
@@ -634,7 +634,7 @@ fn CurrentStep() -> impl IntoView {
 /// the rules that depend on the day (Kubernetes version support).
 fn todays_facts() -> LiveFacts {
     let days = (js_sys::Date::now() / 86_400_000.0).floor() as i64;
-    LiveFacts::on(shared::versions::Date::from_days_since_epoch(days))
+    LiveFacts::on(shared::catalog::versions::Date::from_days_since_epoch(days))
 }
 
 /// The whole page.

@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 use shared::Spec;
-use shared::spec::{Network, Subnet};
+use shared::model::spec::{Network, Subnet};
 
 use crate::fields::{FieldFindings, ListField, OptionalTextField, SelectField, TextField, options};
 use crate::{Step, StepHeading, Studio};
@@ -105,7 +105,7 @@ fn SubnetRow(private: bool, index: usize) -> impl IntoView {
             <OptionalTextField
                 label="Subnet availability zone"
                 path=format!("{base}.availability_zone")
-                placeholder=Signal::derive(move || spec.with(|spec| shared::ids::example_zones(&spec.cluster.region, 1)))
+                placeholder=Signal::derive(move || spec.with(|spec| shared::model::ids::example_zones(&spec.cluster.region, 1)))
                 value=Signal::derive(move || {
                     spec.with(|spec| {
                         subnets(spec, private)
@@ -188,7 +188,7 @@ pub fn NetworkStep() -> impl IntoView {
                     <ListField
                         label="Availability zones"
                         path="network.availability_zones"
-                        placeholder=Signal::derive(move || spec.with(|spec| shared::ids::example_zones(&spec.cluster.region, 2)))
+                        placeholder=Signal::derive(move || spec.with(|spec| shared::model::ids::example_zones(&spec.cluster.region, 2)))
                         value=Signal::derive(move || spec.with(|spec| match &spec.network {
                             Network::NewVpc { availability_zones } => availability_zones.clone(),
                             Network::ExistingVpc { .. } => Vec::new(),

@@ -2,9 +2,9 @@
 //! the embedded catalog, sizes and node settings. Capacity and placement are the next step.
 
 use leptos::prelude::*;
-use shared::catalog::{self, CatalogFilter, InstanceType};
-use shared::items;
-use shared::spec::{NodeGroup, NodeTaint, RepairOverride};
+use shared::catalog::instances::{self, CatalogFilter, InstanceType};
+use shared::model::items;
+use shared::model::spec::{NodeGroup, NodeTaint, RepairOverride};
 
 use crate::bind::{Bound, Rows, field};
 use crate::fields::{
@@ -16,7 +16,7 @@ use crate::{Step, StepHeading, Studio, field_id};
 /// Most rows the picker lists at once; narrowing the filter shows the rest.
 const PICKER_ROWS: usize = 40;
 
-use shared::resolve::accelerators;
+use shared::model::resolve::accelerators;
 
 fn bandwidth(instance_type: &InstanceType) -> String {
     instance_type
@@ -111,7 +111,7 @@ impl SortBy {
 #[derive(Clone, Copy, PartialEq)]
 struct Row {
     instance: &'static InstanceType,
-    price: Option<shared::prices::Price>,
+    price: Option<shared::catalog::prices::Price>,
     offered: Option<Offered>,
 }
 
@@ -149,7 +149,7 @@ fn group_zones(studio: Studio, index: usize) -> Option<Vec<String>> {
     let usable = !zones.is_empty()
         && zones
             .iter()
-            .all(|zone| !zone.trim().is_empty() && !shared::ids::is_placeholder(zone));
+            .all(|zone| !zone.trim().is_empty() && !shared::model::ids::is_placeholder(zone));
     usable.then_some(zones)
 }
 
@@ -168,7 +168,7 @@ fn InstancePicker(index: usize) -> impl IntoView {
         let region = studio
             .spec
             .with(|spec| spec.cluster.region.trim().to_owned());
-        if shared::ids::Region::parse(&region).is_ok() {
+        if shared::model::ids::Region::parse(&region).is_ok() {
             studio.ask_zone_offerings(&region);
         }
     });
@@ -180,7 +180,7 @@ fn InstancePicker(index: usize) -> impl IntoView {
         studio.zone_offerings.with(|known| {
             let offerings = match &known.answer {
                 Some(Ok(answer))
-                    if answer.status == shared::api::CheckStatus::Ok
+                    if answer.status == shared::model::live_checks::CheckStatus::Ok
                         && answer.region == region.trim() =>
                 {
                     Some(&answer.instance_types)
@@ -188,11 +188,11 @@ fn InstancePicker(index: usize) -> impl IntoView {
                 _ => None,
             };
             let mut rows: Vec<Row> = filter
-                .with(catalog::search)
+                .with(instances::search)
                 .into_iter()
                 .map(|instance| Row {
                     instance,
-                    price: shared::prices::on_demand(&region, instance.name),
+                    price: shared::catalog::prices::on_demand(&region, instance.name),
                     offered: offerings.map(|offerings| {
                         let listed = offerings
                             .get(instance.name)
@@ -246,7 +246,7 @@ fn InstancePicker(index: usize) -> impl IntoView {
     };
     let id = move |name: &str| format!("picker-{index}-{name}");
     let number = move |text: String| text.trim().parse::<u32>().unwrap_or(0);
-    let models = catalog::gpu_models()
+    let models = instances::gpu_models()
         .into_iter()
         .map(|model| view! { <option value=model>{model}</option> })
         .collect_view();
@@ -261,8 +261,8 @@ fn InstancePicker(index: usize) -> impl IntoView {
                     let price = row
                         .price
                         .map(|price| {
-                            let mut shown = shared::prices::per_hour(&price).trim_end_matches("/h").to_owned();
-                            if price.region == shared::prices::REFERENCE_REGION
+                            let mut shown = shared::catalog::prices::per_hour(&price).trim_end_matches("/h").to_owned();
+                            if price.region == shared::catalog::prices::REFERENCE_REGION
                                 && studio.spec.with_untracked(|spec| spec.cluster.region.trim() != price.region)
                             {
                                 shown.push('*');
@@ -387,7 +387,7 @@ fn InstancePicker(index: usize) -> impl IntoView {
                     />
                     <label for=id("accelerated")>"GPU or Neuron only"</label>
                 </div>
-                <Show when=move || studio.zone_offerings.with(|known| matches!(&known.answer, Some(Ok(answer)) if answer.status == shared::api::CheckStatus::Ok))>
+                <Show when=move || studio.zone_offerings.with(|known| matches!(&known.answer, Some(Ok(answer)) if answer.status == shared::model::live_checks::CheckStatus::Ok))>
                     <div class="field checkbox">
                         <input
                             id=id("offered")
@@ -406,8 +406,8 @@ fn InstancePicker(index: usize) -> impl IntoView {
                     let verb = if total == 1 { "matches" } else { "match" };
                     let priced = studio.spec.with(|spec| {
                         let region = spec.cluster.region.trim();
-                        if shared::prices::price_region(region).is_some_and(|priced| priced != region) {
-                            format!("; * prices are {}'s", shared::prices::REFERENCE_REGION)
+                        if shared::catalog::prices::price_region(region).is_some_and(|priced| priced != region) {
+                            format!("; * prices are {}'s", shared::catalog::prices::REFERENCE_REGION)
                         } else {
                             String::new()
                         }
@@ -415,7 +415,7 @@ fn InstancePicker(index: usize) -> impl IntoView {
                     let offered = studio.zone_offerings.with(|known| match &known.answer {
                         _ if known.region.is_empty() => String::new(),
                         None => "; asking EC2 where they are offered…".to_owned(),
-                        Some(Ok(answer)) if answer.status == shared::api::CheckStatus::Ok => match zones.get() {
+                        Some(Ok(answer)) if answer.status == shared::model::live_checks::CheckStatus::Ok => match zones.get() {
                             Some(zones) => format!("; EC2's offerings checked against {}", zones.join(", ")),
                             None => format!("; EC2's offerings in {}", answer.region),
                         },
@@ -511,7 +511,7 @@ fn NodeGroupEditor(index: usize) -> impl IntoView {
     let show_picker = RwSignal::new(false);
     let instance_summary = Memo::new(move |_| {
         studio.group(index, |group| {
-            catalog::lookup(group.instance_type.trim()).map(summary)
+            instances::lookup(group.instance_type.trim()).map(summary)
         })
     });
     let title = group.get(move |group| format!("Node group {}: {}", index + 1, group.name));
@@ -734,19 +734,20 @@ pub fn NodeGroupsStep() -> impl IntoView {
 #[component]
 fn RepairSettings(group: Bound<NodeGroup>, base: String) -> impl IntoView {
     let settings = field!(group, node_repair_config);
-    let number = |label: &'static str,
-                  name: &str,
-                  read: fn(&shared::spec::NodeRepairSettings) -> Option<u32>,
-                  write: fn(&mut shared::spec::NodeRepairSettings, Option<u32>)| {
-        view! {
-            <NumberField
-                label=label
-                path=format!("{base}.{name}")
-                value=settings.get(read)
-                set=settings.set(write)
-            />
-        }
-    };
+    let number =
+        |label: &'static str,
+         name: &str,
+         read: fn(&shared::model::spec::NodeRepairSettings) -> Option<u32>,
+         write: fn(&mut shared::model::spec::NodeRepairSettings, Option<u32>)| {
+            view! {
+                <NumberField
+                    label=label
+                    path=format!("{base}.{name}")
+                    value=settings.get(read)
+                    set=settings.set(write)
+                />
+            }
+        };
     let add = settings.clone();
     view! {
         <div class="grid">

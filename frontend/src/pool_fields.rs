@@ -2,8 +2,8 @@
 //! shared by the Karpenter step's pools and the Cluster step's EKS Auto Mode pools.
 
 use leptos::prelude::*;
-use shared::karpenter::{Budget, Disruption, NodePool, Requirement, Taint, TemplateMeta};
-use shared::{items, karpenter};
+use shared::upstream::karpenter::{Budget, Disruption, NodePool, Requirement, Taint, TemplateMeta};
+use shared::{model::items, upstream::karpenter};
 
 use crate::bind::{Bound, Rows, field};
 use crate::field_id;

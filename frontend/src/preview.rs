@@ -5,11 +5,11 @@
 
 use leptos::prelude::*;
 use shared::Spec;
-use shared::bundle::BundleFile;
-use shared::editable::EditableFile;
-use shared::import::TextImportError;
+use shared::deploy::bundle::BundleFile;
+use shared::documents::import::TextImportError;
+use shared::lint::editable::EditableFile;
 use shared::rules::{Finding, Severity};
-use shared::yaml_source::Position;
+use shared::yaml::source::Position;
 
 use crate::Studio;
 use crate::editor::{LineMarks, NumberedText, mark};
@@ -37,13 +37,13 @@ impl Tab {
     fn title(self) -> &'static str {
         match self {
             Tab::ClusterYaml => "cluster.yaml",
-            Tab::NodePools => shared::render::NODEPOOLS_PATH,
-            Tab::KarpenterValues => shared::render::KARPENTER_VALUES_PATH,
-            Tab::KarpenterStack => shared::karpenter_aws::PREREQUISITES_PATH,
-            Tab::KarpenterAccess => shared::karpenter_aws::CLUSTER_ACCESS_PATH,
+            Tab::NodePools => shared::documents::render::NODEPOOLS_PATH,
+            Tab::KarpenterValues => shared::documents::render::KARPENTER_VALUES_PATH,
+            Tab::KarpenterStack => shared::documents::karpenter_aws::PREREQUISITES_PATH,
+            Tab::KarpenterAccess => shared::documents::karpenter_aws::CLUSTER_ACCESS_PATH,
             Tab::DevicePlugins => "plugins/*.yaml",
-            Tab::Storage => shared::storage::STORAGE_PATH,
-            Tab::AutoMode => shared::auto_mode::PATH,
+            Tab::Storage => shared::documents::storage::STORAGE_PATH,
+            Tab::AutoMode => shared::documents::auto_mode::PATH,
             Tab::StudioJson => "studio.json",
         }
     }
@@ -76,12 +76,12 @@ impl Tab {
                 .map(|file| file.contents.clone())
         };
         match self {
-            Tab::KarpenterStack => file(shared::karpenter_aws::PREREQUISITES_PATH),
-            Tab::KarpenterAccess => file(shared::karpenter_aws::CLUSTER_ACCESS_PATH),
-            Tab::Storage => file(shared::storage::STORAGE_PATH),
+            Tab::KarpenterStack => file(shared::documents::karpenter_aws::PREREQUISITES_PATH),
+            Tab::KarpenterAccess => file(shared::documents::karpenter_aws::CLUSTER_ACCESS_PATH),
+            Tab::Storage => file(shared::documents::storage::STORAGE_PATH),
             Tab::DevicePlugins => {
                 // Each plugin's values, headed by its path, in the order the bundle has them.
-                let documents: Vec<String> = shared::device_plugins::Plugin::ALL
+                let documents: Vec<String> = shared::documents::device_plugins::Plugin::ALL
                     .iter()
                     .filter_map(|plugin| {
                         let path = plugin.chart().values_path;
@@ -407,9 +407,9 @@ pub fn Preview() -> impl IntoView {
     let uses_karpenter = Memo::new(move |_| studio.spec.with(|spec| spec.karpenter.is_some()));
     let needs_plugins = Memo::new(move |_| {
         studio.spec.with(|spec| {
-            spec.karpenter
-                .as_ref()
-                .is_some_and(|karpenter| !shared::device_plugins::needed(karpenter).is_empty())
+            spec.karpenter.as_ref().is_some_and(|karpenter| {
+                !shared::documents::device_plugins::needed(karpenter).is_empty()
+            })
         })
     });
     let has_volumes = Memo::new(move |_| studio.spec.with(|spec| !spec.storage.is_empty()));
@@ -459,9 +459,9 @@ pub fn Preview() -> impl IntoView {
         studio.spec.with(|spec| {
             match current {
                 Tab::ClusterYaml => shared::render_cluster_yaml(spec).map(Some),
-                Tab::NodePools => shared::render::render_karpenter_yaml(spec),
-                Tab::KarpenterValues => shared::render::render_karpenter_values(spec),
-                Tab::AutoMode => shared::auto_mode::render(spec),
+                Tab::NodePools => shared::documents::render::render_karpenter_yaml(spec),
+                Tab::KarpenterValues => shared::documents::render::render_karpenter_values(spec),
+                Tab::AutoMode => shared::documents::auto_mode::render(spec),
                 Tab::KarpenterStack | Tab::KarpenterAccess | Tab::DevicePlugins | Tab::Storage => {
                     return from_server.with(|answer| match answer {
                         None => Ok(Some(

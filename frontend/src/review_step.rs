@@ -3,7 +3,7 @@
 //! page says which checks could not run, and the rest works as before.
 
 use leptos::prelude::*;
-use shared::bundle::{self, CheckLine};
+use shared::deploy::bundle::{self, CheckLine};
 use wasm_bindgen::{JsCast, JsValue};
 
 use crate::api;
@@ -74,14 +74,14 @@ fn LiveChecksPanel() -> impl IntoView {
         }
         Some(Ok(_)) => view! {
             <p class="warning" id="aws-status">
-                "The server has no AWS credentials, so these checks cannot run: " {shared::api::live_checks_in_words()}
+                "The server has no AWS credentials, so these checks cannot run: " {shared::model::live_checks::live_checks_in_words()}
                 ". Everything else (rules, preview, bundle) works without AWS."
             </p>
         }
         .into_any(),
         Some(Err(reason)) => view! {
             <p class="warning" id="aws-status">
-                {format!("The server cannot be reached ({reason}), so these checks cannot run: {}. Everything else works in this page.", shared::api::live_checks_in_words())}
+                {format!("The server cannot be reached ({reason}), so these checks cannot run: {}. Everything else works in this page.", shared::model::live_checks::live_checks_in_words())}
             </p>
         }
         .into_any(),
@@ -98,7 +98,7 @@ fn LiveChecksPanel() -> impl IntoView {
         LiveChecks::Done(checks) => {
             // Checks that end the same way for the same reason are said once, with each
             // check's id and field.
-            let mut said: Vec<(shared::api::LiveCheck, Vec<String>, Vec<String>)> = Vec::new();
+            let mut said: Vec<(shared::model::live_checks::LiveCheck, Vec<String>, Vec<String>)> = Vec::new();
             for check in checks {
                 match said.iter_mut().find(|(first, _, _)| {
                     first.status == check.status && first.message == check.message
@@ -122,7 +122,7 @@ fn LiveChecksPanel() -> impl IntoView {
                         .into_iter()
                         .map(|path| {
                             let target = path.clone();
-                            let place = studio.spec.with_untracked(|spec| shared::labels::place(spec, &path));
+                            let place = studio.spec.with_untracked(|spec| shared::model::places::place(spec, &path));
                             view! {
                                 " "
                                 <button type="button" class="link" title=path.clone() on:click=move |_| studio.go_to_path(&target)>

@@ -1,5 +1,5 @@
 //! Each template shows its name, its id as the CLI knows it, and one line on what it is.
-//! Import reads eksctl and Karpenter YAML through `shared::import`; a problem is shown with
+//! Import reads eksctl and Karpenter YAML through `shared::documents::import`; a problem is shown with
 //! its line and column.
 
 use leptos::prelude::*;
@@ -16,7 +16,7 @@ use crate::{Step, StepHeading, Studio};
 fn ImportPanel() -> impl IntoView {
     let studio = expect_context::<Studio>();
     let text = RwSignal::new(String::new());
-    let result = RwSignal::new(None::<Result<String, shared::import::TextImportError>>);
+    let result = RwSignal::new(None::<Result<String, shared::documents::import::TextImportError>>);
     // The design the last import read, and what became of it: `None` while the page waits
     // for the user to confirm replacing edited work, then whether it replaced the design.
     let imported = RwSignal::new(None::<shared::Spec>);
@@ -80,7 +80,7 @@ fn ImportPanel() -> impl IntoView {
                     text.set(contents.as_string().unwrap_or_default());
                     run_import();
                 }
-                Err(_) => result.set(Some(Err(shared::import::TextImportError {
+                Err(_) => result.set(Some(Err(shared::documents::import::TextImportError {
                     document: None,
                     line: 0,
                     column: 0,

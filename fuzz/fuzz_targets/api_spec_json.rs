@@ -16,8 +16,8 @@ fuzz_target!(|data: &[u8]| {
     };
     let findings = shared::rules::validate(&spec);
     serde_json::to_vec(&findings).expect("findings serialise to JSON");
-    if let Ok(files) = shared::bundle::bundle_files(&spec, &findings, &[]) {
-        shared::bundle::zip_bundle(&files);
+    if let Ok(files) = shared::deploy::bundle::bundle_files(&spec, &findings, &[]) {
+        shared::deploy::bundle::zip_bundle(&files);
     }
     let again = Spec::from_json(&spec.to_json()).expect("a spec's own JSON reads back");
     assert_eq!(again, spec, "a spec's JSON form holds the same spec");

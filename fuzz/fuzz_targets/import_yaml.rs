@@ -1,6 +1,6 @@
 //! YAML text through the importer, both ways the studio reads it: the strict way of
 //! `eks-studio convert` (`lint::import_yaml`: schemas enforced) and the lenient way of the
-//! browser's import (`shared::import::import_text`). Whatever is
+//! browser's import (`shared::documents::import::import_text`). Whatever is
 //! imported is then checked and rendered into a bundle, as the studio does next.
 //!
 //! Nothing may panic, and every refusal must point into the text.
@@ -8,7 +8,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use shared::import;
+use shared::documents::import;
 use shared::{Spec, lint, rules};
 
 /// The last line a position may name: one past the last line break.
@@ -30,11 +30,11 @@ fn assert_in_text(text: &str, line: usize, column: usize, message: &str) {
 /// What the studio does with an imported design: check it, render every file, zip them.
 fn check_and_render(spec: &Spec) {
     let findings = rules::validate(spec);
-    if let Ok(files) = shared::bundle::bundle_files(spec, &findings, &[]) {
-        shared::bundle::zip_bundle(&files);
+    if let Ok(files) = shared::deploy::bundle::bundle_files(spec, &findings, &[]) {
+        shared::deploy::bundle::zip_bundle(&files);
     }
     if let Some(settings) = &spec.karpenter {
-        let _ = shared::render::karpenter_documents(settings);
+        let _ = shared::documents::render::karpenter_documents(settings);
     }
 }
 
@@ -61,12 +61,12 @@ fn lenient(text: &str) {
 
 /// No text of N bytes reads into more than a fixed multiple of N (aliases included).
 fn within_byte_budget(text: &str) {
-    if let Ok(documents) = shared::yaml_source::parse_documents(text) {
+    if let Ok(documents) = shared::yaml::source::parse_documents(text) {
         let held: usize = documents
             .iter()
-            .map(|document| shared::yaml_source::counted_bytes(&document.value))
+            .map(|document| shared::yaml::source::counted_bytes(&document.value))
             .sum();
-        let budget = shared::yaml_source::byte_budget(text.len());
+        let budget = shared::yaml::source::byte_budget(text.len());
         assert!(
             held <= budget,
             "{} bytes of text read into {held} bytes of values, over the budget of {budget}",

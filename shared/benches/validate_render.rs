@@ -2,7 +2,7 @@
 //! seed template and for generated designs of growing size.
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use shared::{render, rules};
+use shared::{documents::render, rules};
 
 fn keystroke(spec: &shared::Spec) -> usize {
     let findings = rules::validate_with(spec, &today());
@@ -15,7 +15,9 @@ fn keystroke(spec: &shared::Spec) -> usize {
 
 /// The facts the page validates with before live checks run: today's date.
 fn today() -> rules::LiveFacts {
-    rules::LiveFacts::on(shared::versions::Date::from_days_since_epoch(20_789))
+    rules::LiveFacts::on(shared::catalog::versions::Date::from_days_since_epoch(
+        20_789,
+    ))
 }
 
 /// The parts of a keystroke in the page with `cluster.yaml` on screen, one by one: the
@@ -44,7 +46,7 @@ fn keystroke_parts(criterion: &mut Criterion) {
         });
         group.bench_function("place findings", |bencher| {
             bencher.iter(|| {
-                shared::editable::EditableFile::ClusterConfig.place(
+                shared::lint::editable::EditableFile::ClusterConfig.place(
                     std::hint::black_box(&text),
                     &spec,
                     &findings,

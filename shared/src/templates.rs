@@ -4,13 +4,13 @@
 
 use std::collections::BTreeMap;
 
-use crate::karpenter::{
-    Budget, Disruption, Ec2NodeClass, Ec2NodeClassSpec, NodePool, ObjectMeta, Requirement,
-    SelectorTerm,
-};
-use crate::spec::{
+use crate::model::spec::{
     Addon, AddonPolicies, Capacity, ClusterSettings, GroupPlacement, KarpenterSettings, Network,
     NodeGroup, NodeTaint, Spec, Subnet,
+};
+use crate::upstream::karpenter::{
+    Budget, Disruption, Ec2NodeClass, Ec2NodeClassSpec, NodePool, ObjectMeta, Requirement,
+    SelectorTerm,
 };
 
 /// A named starting point for a design.
@@ -138,8 +138,10 @@ pub fn starting_addon(name: &str) -> Addon {
             "amazon-cloudwatch-observability" => {
                 vec!["arn:aws:iam::aws:policy/CloudWatchFullAccess".into()]
             }
-            crate::storage::FSX_ADDON => vec!["arn:aws:iam::aws:policy/AmazonFSxFullAccess".into()],
-            crate::storage::S3_ADDON => vec!["PLACEHOLDER_S3_POLICY_ARN".into()],
+            crate::documents::storage::FSX_ADDON => {
+                vec!["arn:aws:iam::aws:policy/AmazonFSxFullAccess".into()]
+            }
+            crate::documents::storage::S3_ADDON => vec!["PLACEHOLDER_S3_POLICY_ARN".into()],
             _ => Vec::new(),
         },
         ..Addon::default()
@@ -291,7 +293,7 @@ pub fn added_group(spec: &Spec, gpu: bool) -> NodeGroup {
             desired_capacity: Some(1),
             max_size: Some(2),
             placement,
-            taints: vec![crate::spec::NodeTaint {
+            taints: vec![crate::model::spec::NodeTaint {
                 key: "nvidia.com/gpu".into(),
                 value: None,
                 effect: "NoSchedule".into(),
@@ -467,11 +469,11 @@ fn p5_checkpoint_storage() -> Spec {
         network: existing_vpc(),
         node_groups: vec![system_group(), gpu],
         addons: vec![
-            starting_addon(crate::storage::FSX_ADDON),
-            starting_addon(crate::storage::S3_ADDON),
+            starting_addon(crate::documents::storage::FSX_ADDON),
+            starting_addon(crate::documents::storage::S3_ADDON),
         ],
-        storage: crate::spec::Storage {
-            fsx: Some(crate::spec::FsxVolume {
+        storage: crate::model::spec::Storage {
+            fsx: Some(crate::model::spec::FsxVolume {
                 // The same token as the private subnet the GPU nodes use: one value.
                 subnet_id: "PLACEHOLDER_SUBNET_PRIVATE_1".into(),
                 security_group_ids: vec!["PLACEHOLDER_FSX_SECURITY_GROUP_ID".into()],
@@ -479,15 +481,18 @@ fn p5_checkpoint_storage() -> Spec {
                 per_unit_storage_throughput: Some(250),
                 storage_gib: 2400,
             }),
-            s3: Some(crate::spec::S3Volume {
+            s3: Some(crate::model::spec::S3Volume {
                 bucket: "PLACEHOLDER_S3_BUCKET".into(),
                 prefix: "checkpoints/".into(),
             }),
         },
         ..Spec::default()
     };
-    for driver in &crate::storage::DRIVERS {
-        driver.set_identity(&mut spec, crate::storage::DriverIdentity::PodIdentity);
+    for driver in &crate::documents::storage::DRIVERS {
+        driver.set_identity(
+            &mut spec,
+            crate::documents::storage::DriverIdentity::PodIdentity,
+        );
     }
     spec
 }
@@ -577,7 +582,7 @@ fn karpenter_cluster(name: &str) -> Spec {
         node_groups: vec![system],
         // Hands the Karpenter controller its role (EKS Pod Identity).
         addons: vec![Addon {
-            name: crate::karpenter_aws::POD_IDENTITY_AGENT.into(),
+            name: crate::documents::karpenter_aws::POD_IDENTITY_AGENT.into(),
             ..Addon::default()
         }],
         ..Spec::default()
@@ -613,8 +618,8 @@ fn reserved_node_class(cluster_name: &str) -> Ec2NodeClass {
     class.spec.capacity_reservation_selector_terms =
         vec![SelectorTerm::id(EXAMPLE_RESERVATION)].into();
     class.spec.instance_store_policy = Some("RAID0".into());
-    let efa = crate::catalog::lookup("p5.48xlarge").map_or(0, |p5| p5.efa_interfaces);
-    class.spec.network_interfaces = crate::karpenter::efa_layout(efa, true).into();
+    let efa = crate::catalog::instances::lookup("p5.48xlarge").map_or(0, |p5| p5.efa_interfaces);
+    class.spec.network_interfaces = crate::upstream::karpenter::efa_layout(efa, true).into();
     class
 }
 
@@ -708,7 +713,9 @@ fn karpenter_reserved_training() -> Spec {
 /// nodes there are `reserved` capacity). No node group and none of the networking add-ons:
 /// eksctl refuses them with Auto Mode, which runs them itself.
 fn auto_mode_reserved_training() -> Spec {
-    use crate::auto_mode::{AutoModePools, GROUP, NODE_CLASS_KIND, NodeClass, NodeClassSpec};
+    use crate::upstream::auto_mode::{
+        AutoModePools, GROUP, NODE_CLASS_KIND, NodeClass, NodeClassSpec,
+    };
     let mut pool = reserved_training_pool("p5-reserved", "reserved");
     pool.spec.template.spec.node_class_ref.group = GROUP.into();
     pool.spec.template.spec.node_class_ref.kind = NODE_CLASS_KIND.into();
@@ -717,9 +724,9 @@ fn auto_mode_reserved_training() -> Spec {
         ..SelectorTerm::default()
     };
     let class = NodeClass {
-        metadata: crate::karpenter::ObjectMeta {
+        metadata: crate::upstream::karpenter::ObjectMeta {
             name: "reserved".into(),
-            ..crate::karpenter::ObjectMeta::default()
+            ..crate::upstream::karpenter::ObjectMeta::default()
         },
         spec: NodeClassSpec {
             // The reservation's zone: the subnet the user gives for it.
@@ -735,9 +742,9 @@ fn auto_mode_reserved_training() -> Spec {
             // Not a seed manifest: the newest version in standard support.
             kubernetes_version: NEWEST_STANDARD_VERSION.into(),
             with_oidc: false,
-            auto_mode: Some(crate::spec::AutoMode {
+            auto_mode: Some(crate::model::spec::AutoMode {
                 enabled: true,
-                ..crate::spec::AutoMode::default()
+                ..crate::model::spec::AutoMode::default()
             }),
             ..cluster("eks-auto-training")
         },
@@ -881,7 +888,7 @@ pub fn sized_spec(node_groups: usize, pools: usize) -> Spec {
         }
         spec.karpenter = Some(karpenter);
         spec.addons.push(Addon {
-            name: crate::karpenter_aws::POD_IDENTITY_AGENT.into(),
+            name: crate::documents::karpenter_aws::POD_IDENTITY_AGENT.into(),
             ..Addon::default()
         });
     }
@@ -892,8 +899,10 @@ pub fn sized_spec(node_groups: usize, pools: usize) -> Spec {
 mod version_tests {
     #[test]
     fn templates_use_the_newest_version_in_standard_support() {
-        let newest = crate::versions::newest_in_standard_support(crate::versions::CALENDAR_CHECKED)
-            .expect("a version is in standard support");
+        let newest = crate::catalog::versions::newest_in_standard_support(
+            crate::catalog::versions::CALENDAR_CHECKED,
+        )
+        .expect("a version is in standard support");
         assert_eq!(super::NEWEST_STANDARD_VERSION, newest.version);
     }
 }

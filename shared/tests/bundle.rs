@@ -2,7 +2,7 @@
 
 use std::io::Read;
 
-use shared::bundle::{self, CheckLine};
+use shared::deploy::bundle::{self, CheckLine};
 use shared::rules;
 
 fn unzip(bytes: &[u8]) -> Vec<(String, String, u32)> {
@@ -85,7 +85,7 @@ fn a_karpenter_bundle_adds_what_karpenter_needs_and_its_steps() {
         .spec();
     let checks = [CheckLine {
         id: "reservation".into(),
-        status: shared::api::CheckStatus::Ok,
+        status: shared::model::live_checks::CheckStatus::Ok,
         message: "cr-0123456789abcdef0 is active in us-west-2a".into(),
     }];
     let files = bundle::bundle_files(&spec, &[], &checks).unwrap();
@@ -287,14 +287,16 @@ fn run_deploy_sh(spec: &shared::Spec, case: &str) -> (Vec<Vec<String>>, Vec<Vec<
         .map(|line| serde_json::from_str::<serde_json::Value>(line).unwrap())
         .filter_map(|call| serde_json::from_value(call["argv"].clone()).ok())
         .collect();
-    let expected: Vec<Vec<String>> = shared::sequence::deploy_steps(spec)
+    let expected: Vec<Vec<String>> = shared::deploy::sequence::deploy_steps(spec)
         .iter()
         .map(|step| {
             std::iter::once(step.tool.command().to_owned())
                 .chain(step.args.iter().map(|arg| match arg {
-                    shared::sequence::Arg::Text(text) => text.clone(),
-                    shared::sequence::Arg::File(path) => (*path).to_owned(),
-                    shared::sequence::Arg::Read { prefix, name } => format!("{prefix}<{name}>"),
+                    shared::deploy::sequence::Arg::Text(text) => text.clone(),
+                    shared::deploy::sequence::Arg::File(path) => (*path).to_owned(),
+                    shared::deploy::sequence::Arg::Read { prefix, name } => {
+                        format!("{prefix}<{name}>")
+                    }
                 }))
                 .collect()
         })
@@ -324,7 +326,8 @@ fn with_irsa_deploy_sh_hands_the_issuer_and_the_role_it_reads_to_the_steps_after
     spec.cluster.name = "x'; touch pwned #".into();
     spec.cluster.region = "us-east-2".into();
     spec.cluster.with_oidc = true;
-    spec.karpenter.as_mut().unwrap().controller_identity = shared::spec::ControllerIdentity::Irsa;
+    spec.karpenter.as_mut().unwrap().controller_identity =
+        shared::model::spec::ControllerIdentity::Irsa;
     let (ran, expected) = run_deploy_sh(&spec, "irsa");
     assert_eq!(ran.len(), expected.len());
     let issuer = "https://oidc.eks.us-east-2.amazonaws.com/id/";
@@ -359,12 +362,15 @@ fn with_irsa_deploy_sh_hands_the_issuer_and_the_role_it_reads_to_the_steps_after
 }
 
 /// The plugins a design with one pool of `requirements` installs, by values file.
-fn plugins_for(requirements: Vec<shared::karpenter::Requirement>, alias: &str) -> Vec<String> {
+fn plugins_for(
+    requirements: Vec<shared::upstream::karpenter::Requirement>,
+    alias: &str,
+) -> Vec<String> {
     let mut spec = shared::template("karpenter-spot-inference").unwrap().spec();
     let karpenter = spec.karpenter.as_mut().unwrap();
     karpenter.node_pools[0].spec.template.spec.requirements = requirements;
     karpenter.node_classes[0].spec.ami_selector_terms =
-        vec![shared::karpenter::SelectorTerm::alias(alias)];
+        vec![shared::upstream::karpenter::SelectorTerm::alias(alias)];
     bundle::bundle_files(&spec, &[], &[])
         .unwrap()
         .into_iter()
@@ -375,7 +381,7 @@ fn plugins_for(requirements: Vec<shared::karpenter::Requirement>, alias: &str) -
 
 #[test]
 fn device_plugins_follow_what_each_pool_can_launch() {
-    use shared::karpenter::Requirement;
+    use shared::upstream::karpenter::Requirement;
     let types = |names: &[&str]| {
         vec![Requirement::new(
             "node.kubernetes.io/instance-type",
@@ -421,7 +427,7 @@ fn plugin_values_keep_to_the_pools_that_need_them_and_tolerate_their_taints() {
         .template
         .spec
         .taints
-        .push(shared::karpenter::Taint {
+        .push(shared::upstream::karpenter::Taint {
             key: "dedicated".into(),
             value: Some("training".into()),
             effect: "NoExecute".into(),
@@ -482,7 +488,7 @@ fn plugin_values_keep_to_the_pools_that_need_them_and_tolerate_their_taints() {
 /// The FSx file system and the S3 bucket of a design with checkpoint storage.
 fn storage_spec() -> shared::Spec {
     let mut spec = shared::template("p5-checkpoint-storage").unwrap().spec();
-    for placeholder in shared::placeholders::list(&spec.clone()) {
+    for placeholder in shared::lint::placeholders::list(&spec.clone()) {
         let value = match placeholder.label.as_str() {
             "AWS region" => "us-east-2",
             "Private subnet 1 ID" => "subnet-0123456789abcdef0",
@@ -490,7 +496,7 @@ fn storage_spec() -> shared::Spec {
             "S3 bucket name" => "training-checkpoints",
             _ => "x",
         };
-        spec = shared::placeholders::fill(&spec, &placeholder.token, value);
+        spec = shared::lint::placeholders::fill(&spec, &placeholder.token, value);
     }
     spec
 }
@@ -499,7 +505,7 @@ fn storage_spec() -> shared::Spec {
 fn checkpoint_volumes_are_the_csi_drivers_objects_applied_after_the_cluster_and_deleted_first() {
     let spec = storage_spec();
     let files = bundle::bundle_files(&spec, &[], &[]).unwrap();
-    let volumes = file(&files, shared::storage::STORAGE_PATH);
+    let volumes = file(&files, shared::documents::storage::STORAGE_PATH);
     let documents: Vec<serde_yaml::Value> = serde_yaml::Deserializer::from_str(volumes)
         .map(|document| serde::Deserialize::deserialize(document).unwrap())
         .collect();

@@ -1,11 +1,11 @@
 //! The embedded instance-type catalog answers with the facts of the reference tables.
 
-use shared::catalog::{self, Architecture, CatalogFilter, InstanceType};
+use shared::catalog::instances::{self, Architecture, CatalogFilter, InstanceType};
 
 const GIB: u32 = 1024;
 
 fn instance(name: &str) -> &'static InstanceType {
-    catalog::lookup(name).unwrap_or_else(|| panic!("{name} is not in the catalog"))
+    instances::lookup(name).unwrap_or_else(|| panic!("{name} is not in the catalog"))
 }
 
 fn names(found: &[&InstanceType]) -> Vec<&'static str> {
@@ -21,7 +21,7 @@ fn the_catalog_holds_every_type_of_both_reference_tables_sorted_by_name() {
     // among the 1363; the 143 others are mostly `.metal` sizes eksctl does not list. 49 more
     // from Karpenter's earlier docs (xtask/data/karpenter-earlier-types.csv); the two
     // UltraServer types, trn2.3xlarge and u7inh-32tb.480xlarge come from the additions table (`cargo xtask catalog`).
-    let all = catalog::all();
+    let all = instances::all();
     assert_eq!(all.len(), 1416);
     assert!(all.windows(2).all(|pair| pair[0].name < pair[1].name));
     assert_eq!(all.first().map(|first| first.name), Some("a1.2xlarge"));
@@ -143,14 +143,14 @@ fn types_eksctl_does_not_list_get_flags_from_their_facts_and_family() {
 
 #[test]
 fn lookup_of_an_unknown_or_misspelled_type_is_none() {
-    assert_eq!(catalog::lookup("p9.96xlarge"), None);
-    assert_eq!(catalog::lookup("P5.48XLARGE"), None);
-    assert_eq!(catalog::lookup(""), None);
+    assert_eq!(instances::lookup("p9.96xlarge"), None);
+    assert_eq!(instances::lookup("P5.48XLARGE"), None);
+    assert_eq!(instances::lookup(""), None);
 }
 
 #[test]
 fn the_default_filter_finds_every_type() {
-    assert_eq!(catalog::search(&CatalogFilter::default()).len(), 1416);
+    assert_eq!(instances::search(&CatalogFilter::default()).len(), 1416);
 }
 
 #[test]
@@ -162,7 +162,7 @@ fn efa_40_gib_gpus_and_capacity_blocks_find_the_p4d_and_later_p_types() {
         ..CatalogFilter::default()
     };
     assert_eq!(
-        names(&catalog::search(&filter)),
+        names(&instances::search(&filter)),
         [
             "p4d.24xlarge",
             "p4de.24xlarge",
@@ -183,7 +183,7 @@ fn gpu_memory_alone_also_finds_the_g6e_and_g7e_sizes_with_efa() {
         min_gpu_memory_mib: 40 * GIB,
         ..CatalogFilter::default()
     };
-    let found = names(&catalog::search(&filter));
+    let found = names(&instances::search(&filter));
     assert_eq!(found.len(), 17);
     assert!(found.contains(&"g6e.48xlarge"));
     assert!(found.contains(&"g7e.8xlarge"));
@@ -197,7 +197,7 @@ fn text_matches_part_of_the_name_in_any_case() {
         ..CatalogFilter::default()
     };
     assert_eq!(
-        names(&catalog::search(&filter)),
+        names(&instances::search(&filter)),
         [
             "trn1.2xlarge",
             "trn1.32xlarge",
@@ -216,7 +216,7 @@ fn gpu_model_matches_gpu_or_accelerator_names_whole_and_in_any_case() {
         ..CatalogFilter::default()
     };
     assert_eq!(
-        names(&catalog::search(&h100)),
+        names(&instances::search(&h100)),
         ["p5.48xlarge", "p5.4xlarge"]
     );
     // Whole names: `trainium` does not also bring in `trainium2`, nor `t4` the `t4g`.
@@ -225,14 +225,14 @@ fn gpu_model_matches_gpu_or_accelerator_names_whole_and_in_any_case() {
         ..CatalogFilter::default()
     };
     assert_eq!(
-        names(&catalog::search(&trainium)),
+        names(&instances::search(&trainium)),
         ["trn1.2xlarge", "trn1.32xlarge", "trn1n.32xlarge"]
     );
     let t4 = CatalogFilter {
         gpu_model: "t4".to_owned(),
         ..CatalogFilter::default()
     };
-    let found = catalog::search(&t4);
+    let found = instances::search(&t4);
     assert!(!found.is_empty());
     assert!(
         found
@@ -249,7 +249,7 @@ fn min_gpu_count_and_min_generation_narrow_to_large_recent_gpu_types() {
         ..CatalogFilter::default()
     };
     assert_eq!(
-        names(&catalog::search(&filter)),
+        names(&instances::search(&filter)),
         [
             "g6.48xlarge",
             "g6e.48xlarge",
@@ -267,7 +267,7 @@ fn accelerated_only_keeps_nvidia_and_neuron_types() {
         accelerated_only: true,
         ..CatalogFilter::default()
     };
-    let found = catalog::search(&filter);
+    let found = instances::search(&filter);
     // 79 in the reference tables, p3 and g3 (three sizes each) and trn2.3xlarge.
     assert_eq!(found.len(), 86);
     assert!(
@@ -286,7 +286,7 @@ fn capacity_block_only_lists_the_thirteen_eligible_types() {
         ..CatalogFilter::default()
     };
     assert_eq!(
-        names(&catalog::search(&filter)),
+        names(&instances::search(&filter)),
         [
             "p4d.24xlarge",
             "p4de.24xlarge",
@@ -308,7 +308,7 @@ fn capacity_block_only_lists_the_thirteen_eligible_types() {
 #[test]
 fn gpu_models_lists_each_gpu_and_accelerator_once() {
     assert_eq!(
-        catalog::gpu_models(),
+        instances::gpu_models(),
         [
             "a100",
             "a10g",
@@ -345,7 +345,7 @@ fn architecture_is_spelled_as_the_kubernetes_label() {
 #[test]
 fn search_words_find_a_type_by_name_family_gpu_model_or_gpu_memory() {
     let names = |text: &str| -> Vec<&'static str> {
-        catalog::search(&CatalogFilter {
+        instances::search(&CatalogFilter {
             text: text.into(),
             ..CatalogFilter::default()
         })
@@ -358,7 +358,7 @@ fn search_words_find_a_type_by_name_family_gpu_model_or_gpu_memory() {
     assert!(h100.contains(&"p5.48xlarge"), "{h100:?}");
     assert!(
         h100.iter()
-            .all(|name| { catalog::lookup(name).unwrap().gpu_name == Some("h100") })
+            .all(|name| { instances::lookup(name).unwrap().gpu_name == Some("h100") })
     );
     // Words narrow each other: a model and a size.
     assert_eq!(names("h100 48xlarge"), ["p5.48xlarge"]);
@@ -440,22 +440,22 @@ fn network_cards_come_from_karpenters_vpc_limits_with_p6_b300s_card_zero_without
 
 #[test]
 fn every_ultraserver_is_made_of_a_type_sold_only_as_capacity_blocks() {
-    for ultraserver in catalog::ULTRASERVERS {
+    for ultraserver in instances::ULTRASERVERS {
         let made_of = instance(ultraserver.instance_type);
         assert!(made_of.capacity_blocks_only, "{}", ultraserver.name);
         assert!(ultraserver.instances > 1, "{}", ultraserver.name);
     }
-    let gb200: Vec<(&str, u32)> = catalog::ultraservers_of("p6e-gb200.36xlarge")
+    let gb200: Vec<(&str, u32)> = instances::ultraservers_of("p6e-gb200.36xlarge")
         .map(|ultraserver| (ultraserver.name, ultraserver.instances))
         .collect();
     assert_eq!(gb200, [("u-p6e-gb200x72", 18), ("u-p6e-gb200x36", 9)]);
     // Every type sold only as Capacity Blocks is sold as some UltraServer.
-    for instance_type in catalog::all()
+    for instance_type in instances::all()
         .iter()
         .filter(|known| known.capacity_blocks_only)
     {
         assert!(
-            catalog::ultraservers_of(instance_type.name)
+            instances::ultraservers_of(instance_type.name)
                 .next()
                 .is_some(),
             "{}",
@@ -463,10 +463,10 @@ fn every_ultraserver_is_made_of_a_type_sold_only_as_capacity_blocks() {
         );
     }
     assert_eq!(
-        catalog::ultraserver("u-trn2x64").map(|u| u.instances),
+        instances::ultraserver("u-trn2x64").map(|u| u.instances),
         Some(4)
     );
-    assert_eq!(catalog::ultraserver("u-p5x8"), None);
+    assert_eq!(instances::ultraserver("u-p5x8"), None);
 }
 
 /// Every type Karpenter's generated VPC limits table lists (xtask/data/network-cards.csv,
@@ -481,12 +481,12 @@ fn every_type_karpenters_vpc_limits_table_lists_is_known() {
         .filter(|line| !line.starts_with('#') && !line.starts_with("instance_type,"))
         .filter_map(|line| line.split(',').next())
         .inspect(|_| rows += 1)
-        .filter(|name| catalog::lookup(name).is_none() && !catalog::is_mac(name))
+        .filter(|name| instances::lookup(name).is_none() && !instances::is_mac(name))
         .collect();
     assert!(rows > 1300, "{rows} rows read");
     assert_eq!(unknown, Vec::<&str>::new());
-    assert!(catalog::is_mac("mac2-m2pro.metal") && catalog::is_mac("mac-m5.metal"));
-    assert!(!catalog::is_mac("m8g.metal-24xl") && !catalog::is_mac("machine.large"));
+    assert!(instances::is_mac("mac2-m2pro.metal") && instances::is_mac("mac-m5.metal"));
+    assert!(!instances::is_mac("m8g.metal-24xl") && !instances::is_mac("machine.large"));
 }
 
 #[test]

@@ -1,16 +1,16 @@
 //! What a deploy on the server will carry: every template is deployable as it is, and of
 //! eksctl's own example files only the keys that act on the machine eksctl runs on are
-//! refused (`shared::deploy_keys`).
+//! refused (`shared::deploy::keys`).
 
 use std::path::Path;
 
-use shared::deploy_keys::refused_keys;
-use shared::yaml_source::parse_documents;
+use shared::deploy::keys::refused_keys;
+use shared::yaml::source::parse_documents;
 
 #[test]
 fn no_template_carries_a_key_the_deploy_refuses() {
     for template in shared::TEMPLATES {
-        let cluster = shared::render::cluster_document(&template.spec()).unwrap();
+        let cluster = shared::documents::render::cluster_document(&template.spec()).unwrap();
         assert_eq!(refused_keys(&cluster), [], "template {}", template.id);
     }
 }

@@ -1,11 +1,11 @@
 //! Inputs the fuzz targets of `cargo xtask fuzz` found a problem with, kept as data in
 //! `tests/data/fuzz/` (named after the target that found them), and smaller cases of the
 //! same kind. Each is read the ways the studio reads text: `eks-studio lint`, the strict
-//! import of `eks-studio convert`, and the browser's import through `shared::import`.
+//! import of `eks-studio convert`, and the browser's import through `shared::documents::import`.
 
-use shared::import::{self, ImportError};
+use shared::documents::import::{self, ImportError};
 use shared::lint::{self, LintFailure};
-use shared::yaml_source::{self, YamlPath};
+use shared::yaml::source::{self, YamlPath};
 
 fn fuzz_input(name: &str) -> String {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -39,7 +39,7 @@ fn check_refused(text: &str, expected: &str) {
 
 /// The browser's import of the first document: the error and where it points.
 fn browser_import_error(text: &str) -> (ImportError, String) {
-    let documents = yaml_source::parse_documents(text).unwrap();
+    let documents = source::parse_documents(text).unwrap();
     let document = &documents[0];
     let error = import::import_cluster_config(&document.value)
         .or_else(|_| {
@@ -126,8 +126,7 @@ fn keys_json_cannot_hold_are_refused_and_quoted_ones_kept() {
 
     let quoted = cluster("\"1\": one");
     let spec =
-        import::import_cluster_config(&yaml_source::parse_documents(&quoted).unwrap()[0].value)
-            .unwrap();
+        import::import_cluster_config(&source::parse_documents(&quoted).unwrap()[0].value).unwrap();
     assert_eq!(
         spec.node_groups[0].labels.get("1").map(String::as_str),
         Some("one")
@@ -165,10 +164,10 @@ fn an_error_at_the_end_of_the_text_points_into_the_text() {
         (last_line, last_column),
         "{failure}"
     );
-    let error = yaml_source::parse_documents(&text).unwrap_err();
+    let error = source::parse_documents(&text).unwrap_err();
     assert_eq!((error.line, error.column), (last_line, last_column));
 
     // The same text with a final line break is refused on the line that break opens.
-    let error = yaml_source::parse_documents(&format!("{text}\n")).unwrap_err();
+    let error = source::parse_documents(&format!("{text}\n")).unwrap_err();
     assert_eq!((error.line, error.column), (last_line + 1, 1), "{error}");
 }

@@ -4,8 +4,8 @@
 use std::path::{Path, PathBuf};
 
 use serde_yaml::Value;
-use shared::import::{self, DocumentKind};
-use shared::render;
+use shared::documents::import::{self, DocumentKind};
+use shared::documents::render;
 
 fn data_dir(folder: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -112,8 +112,8 @@ fn template_output_imports_to_the_same_spec() {
         import::settle_leftovers(&mut imported);
         // The volumes and Auto Mode's pools read back from their own files.
         for file in [
-            shared::storage::render(&spec).unwrap(),
-            shared::auto_mode::render(&spec).unwrap(),
+            shared::documents::storage::render(&spec).unwrap(),
+            shared::documents::auto_mode::render(&spec).unwrap(),
         ]
         .into_iter()
         .flatten()
@@ -226,7 +226,7 @@ managedNodeGroups:
 
 /// The studio's own import of pasted text: what it reads, and where it says a problem is.
 mod import_text {
-    use shared::import::import_text;
+    use shared::documents::import::import_text;
 
     fn current() -> shared::Spec {
         shared::template("karpenter-spot-inference").unwrap().spec()
@@ -320,7 +320,7 @@ managedNodeGroups:
     efaEnable: true
     volumeSize: 200
 ";
-    let (spec, _) = shared::import::import_text(text, &shared::Spec::default()).unwrap();
+    let (spec, _) = shared::documents::import::import_text(text, &shared::Spec::default()).unwrap();
     assert!(spec.node_groups[0].extra.contains_key("efaEnable"));
     let findings: Vec<_> = shared::rules::validate(&spec)
         .into_iter()
@@ -378,7 +378,7 @@ spec:
     - {deviceName: /dev/xvda, ebs: {volumeSize: 200Gi}}
   amiFamliy: AL2023
 ";
-    let (spec, _) = shared::import::import_text(text, &shared::Spec::default()).unwrap();
+    let (spec, _) = shared::documents::import::import_text(text, &shared::Spec::default()).unwrap();
     let findings: Vec<_> = shared::rules::validate(&spec)
         .into_iter()
         .filter(|finding| finding.rule == "karpenter-unknown-field")
@@ -398,7 +398,7 @@ spec:
         "{messages:#?}"
     );
     // Nothing the file said is lost: the pool renders back with the unknown keys.
-    let rendered = shared::render::render_karpenter_yaml(&spec)
+    let rendered = shared::documents::render::render_karpenter_yaml(&spec)
         .unwrap()
         .unwrap();
     assert!(
@@ -458,7 +458,7 @@ addons:
     assert_eq!(group.min_size, None);
     assert_eq!(group.max_size, Some(4));
     assert!(!group.efa_enabled, "`yes` is a string in YAML 1.2");
-    assert_eq!(group.capacity, shared::spec::Capacity::OnDemand);
+    assert_eq!(group.capacity, shared::model::spec::Capacity::OnDemand);
     assert!(group.addon_policies.ebs);
     assert!(!group.addon_policies.fsx);
     assert!(spec.addons[0].attach_policy_arns.is_empty());
@@ -518,10 +518,10 @@ fn auto_mode_is_read_edited_and_written_back_with_what_the_studio_does_not_model
     let spec = import::import_cluster_config(&original[0]).unwrap();
     assert_eq!(
         spec.cluster.auto_mode,
-        Some(shared::spec::AutoMode {
+        Some(shared::model::spec::AutoMode {
             enabled: true,
             node_pools: Some(vec!["general-purpose".into(), "system".into()]),
-            ..shared::spec::AutoMode::default()
+            ..shared::model::spec::AutoMode::default()
         })
     );
     assert!(spec.eksctl_extra.get("autoModeConfig").is_none());
@@ -627,10 +627,10 @@ addons:
     assert!(spec.addons[2].pod_identity_associations.is_empty());
     assert!(spec.addons[2].extra.contains_key("podIdentityAssociations"));
     assert_eq!(render::cluster_document(&spec).unwrap(), original[0]);
-    let driver = shared::storage::driver("aws-fsx-csi-driver").unwrap();
+    let driver = shared::documents::storage::driver("aws-fsx-csi-driver").unwrap();
     assert_eq!(
         driver.identity(&spec),
-        shared::storage::DriverIdentity::PodIdentity
+        shared::documents::storage::DriverIdentity::PodIdentity
     );
     assert_eq!(
         driver.policies(&spec).unwrap().0,
@@ -713,18 +713,21 @@ fn a_storage_driver_moves_between_irsa_and_pod_identity_with_its_policies() {
     let mut spec = shared::templates::template("p5-checkpoint-storage")
         .unwrap()
         .spec();
-    let s3 = shared::storage::driver("aws-mountpoint-s3-csi-driver").unwrap();
+    let s3 = shared::documents::storage::driver("aws-mountpoint-s3-csi-driver").unwrap();
     let (path, policies) = s3.policies(&spec).unwrap();
     assert_eq!(
         path,
         "cluster.pod_identity_associations[0].permission_policy_arns"
     );
-    s3.set_identity(&mut spec, shared::storage::DriverIdentity::Irsa);
+    s3.set_identity(&mut spec, shared::documents::storage::DriverIdentity::Irsa);
     assert!(spec.cluster.pod_identity_associations.is_empty());
     let (path, moved) = s3.policies(&spec).unwrap();
     assert!(path.ends_with("].attach_policy_arns"), "{path}");
     assert_eq!(moved, policies);
-    s3.set_identity(&mut spec, shared::storage::DriverIdentity::PodIdentity);
+    s3.set_identity(
+        &mut spec,
+        shared::documents::storage::DriverIdentity::PodIdentity,
+    );
     assert_eq!(
         s3.policies(&spec).unwrap(),
         (
@@ -783,13 +786,15 @@ fn the_volumes_the_studio_writes_are_read_back_unchanged_and_others_refused_wher
     let template = shared::templates::template("p5-checkpoint-storage")
         .unwrap()
         .spec();
-    let filled = shared::placeholders::fill(&template, "PLACEHOLDER_AWS_REGION", "us-east-2");
-    let volumes = shared::storage::render(&filled).unwrap().unwrap();
+    let filled = shared::lint::placeholders::fill(&template, "PLACEHOLDER_AWS_REGION", "us-east-2");
+    let volumes = shared::documents::storage::render(&filled)
+        .unwrap()
+        .unwrap();
     let cluster = render::render_cluster_yaml(&filled).unwrap();
 
     // The volumes alone, into a design that has none: the rest of the design stays.
     let mut without = filled.clone();
-    without.storage = shared::spec::Storage::default();
+    without.storage = shared::model::spec::Storage::default();
     let (read, said) = import::import_text(&volumes, &without).unwrap();
     assert_eq!(read, filled);
     assert_eq!(

@@ -116,7 +116,7 @@ spec:
         "{findings:#?}"
     );
     // Without the spec rules' words the CEL rule would still say it: the rule is evaluated.
-    let cel = shared::schema_check::check_karpenter(&serde_yaml::from_str(text).unwrap());
+    let cel = shared::upstream::schema_check::check_karpenter(&serde_yaml::from_str(text).unwrap());
     assert_eq!(
         cel.iter()
             .filter(|issue| issue.message.contains("static NodePools"))
@@ -147,7 +147,7 @@ fn node_overlays_are_imported_checked_and_written_back() {
         .collect();
     assert_eq!(names, ["g6e-savings-plan", "fuse-devices"]);
     assert_eq!(file.node_overlay_documents, [2, 3]);
-    let values = shared::render::render_karpenter_values(&file.spec)
+    let values = shared::documents::render::render_karpenter_values(&file.spec)
         .unwrap()
         .unwrap();
     assert!(values.contains("nodeOverlay: true"), "{values}");
@@ -253,7 +253,7 @@ fn the_user_guides_auto_mode_pool_and_class_lint_without_error_and_read_back_unc
     assert!(file.spec.karpenter.is_none(), "not Karpenter's");
     assert_eq!(file.auto_mode_pool_documents, [0]);
     assert_eq!(file.auto_mode_class_documents, [1]);
-    let rendered = shared::auto_mode::documents(&file.spec.auto_mode_pools).unwrap();
+    let rendered = shared::documents::auto_mode::documents(&file.spec.auto_mode_pools).unwrap();
     let originals: Vec<serde_yaml::Value> = file
         .documents
         .iter()

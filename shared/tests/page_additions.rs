@@ -7,13 +7,13 @@ mod common;
 use std::collections::BTreeMap;
 
 use common::*;
-use shared::karpenter::{self, Ec2NodeClass, NodePool, SelectorTerm};
 use shared::rules::Severity;
-use shared::{bundle, items, templates};
+use shared::upstream::karpenter::{self, Ec2NodeClass, NodePool, SelectorTerm};
+use shared::{deploy::bundle, model::items, templates};
 
 /// Errors `eks-studio lint` reports on the rendered NodePools file.
 fn rendered_karpenter_errors(spec: &shared::Spec) -> Vec<String> {
-    let yaml = shared::render::render_karpenter_yaml(spec)
+    let yaml = shared::documents::render::render_karpenter_yaml(spec)
         .expect("renders")
         .expect("has Karpenter");
     shared::lint::lint_text("nodepools.yaml", &yaml)
@@ -61,7 +61,7 @@ fn an_added_node_overlay_passes_its_crd_and_brings_no_error_of_its_own() {
         .collect();
     assert_eq!(errors, Vec::<String>::new());
     // The chart values turn on the gate that makes Karpenter read it.
-    let values = shared::render::render_karpenter_values(&spec)
+    let values = shared::documents::render::render_karpenter_values(&spec)
         .unwrap()
         .unwrap();
     assert!(values.contains("nodeOverlay: true"), "{values}");
@@ -204,7 +204,7 @@ fn the_bundle_is_named_alike_in_the_page_and_the_server() {
 
 #[test]
 fn an_existing_vpcs_zones_are_listed_once_each_in_the_order_they_appear() {
-    use shared::spec::{Network, Subnet};
+    use shared::model::spec::{Network, Subnet};
     let subnet = |zone: &str| Subnet {
         availability_zone: Some(zone.into()),
         ..Subnet::default()

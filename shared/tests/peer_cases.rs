@@ -48,7 +48,7 @@ fn run_table(file: &str) -> Outcome {
             merge(&mut document, patch);
         }
         // Written as the studio writes YAML, so YAML 1.1 readers read the values as typed.
-        let text = shared::yaml_text::to_string(&document).unwrap();
+        let text = shared::yaml::text::to_string(&document).unwrap();
         let findings = match lint_text("case.yaml", &text) {
             Ok(findings) => findings,
             Err(failure) => {

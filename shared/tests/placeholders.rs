@@ -1,8 +1,8 @@
 //! The placeholder checklist: each token once with every field that holds it, and filling
 //! a token in once fills every use.
 
-use shared::placeholders::{fill, label, list};
-use shared::spec::{GroupPlacement, Network};
+use shared::lint::placeholders::{fill, label, list};
+use shared::model::spec::{GroupPlacement, Network};
 
 #[test]
 fn a_zone_used_by_the_network_and_a_group_is_one_item_filled_once() {
@@ -92,7 +92,7 @@ fn every_templates_placeholders_have_a_label_in_words() {
 
 #[test]
 fn every_region_has_its_console_name_and_zone_hints_follow_the_region() {
-    use shared::ids::{REGION_NAMES, REGIONS, example_zones, region_name};
+    use shared::model::ids::{REGION_NAMES, REGIONS, example_zones, region_name};
     let named: Vec<&str> = REGION_NAMES.iter().map(|(code, _)| *code).collect();
     assert_eq!(named, REGIONS);
     assert_eq!(region_name("us-west-2"), Some("US West (Oregon)"));

@@ -38,7 +38,7 @@ fn every_written_leaf_of_every_template_resolves_to_its_own_line() {
     for template in shared::TEMPLATES {
         let spec = template.spec();
         let mut text = shared::render_cluster_yaml(&spec).unwrap();
-        if let Some(karpenter) = shared::render::render_karpenter_yaml(&spec).unwrap() {
+        if let Some(karpenter) = shared::documents::render::render_karpenter_yaml(&spec).unwrap() {
             text.push_str("---\n");
             text.push_str(&karpenter);
         }

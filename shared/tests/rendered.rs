@@ -7,8 +7,8 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use common::upstream::{cluster_config_schema, crd_json_schema, upstream_errors};
-use shared::spec::{Capacity, GroupPlacement, NodeTaint, Spec};
-use shared::{bundle, render, schema_check};
+use shared::model::spec::{Capacity, GroupPlacement, NodeTaint, Spec};
+use shared::{deploy::bundle, documents::render, upstream::schema_check};
 
 fn golden_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/rendered")
@@ -135,7 +135,7 @@ fn every_rendered_document_passes_the_upstream_schemas() {
         // Auto Mode's NodePools are Karpenter's NodePool API (the core CRD: EKS runs
         // Karpenter, and the AWS provider's label rules are not Auto Mode's).
         let core_pool = crd_json_schema("karpenter.sh_nodepools.yaml", true);
-        for document in shared::auto_mode::documents(&spec.auto_mode_pools).unwrap() {
+        for document in shared::documents::auto_mode::documents(&spec.auto_mode_pools).unwrap() {
             if document["kind"] != "NodePool" {
                 continue;
             }

@@ -1,9 +1,9 @@
 //! Which instance types each NodePool can launch, checked against the pools' own
 //! requirements type by type, and kept in step with the rules' matcher.
 
-use shared::catalog::{self, Architecture};
-use shared::karpenter::Requirement;
-use shared::resolve::resolve;
+use shared::catalog::instances::{self, Architecture};
+use shared::model::resolve::resolve;
+use shared::upstream::karpenter::Requirement;
 
 #[test]
 fn the_best_practice_spot_pool_resolves_to_the_recent_big_memory_gpu_types_and_nothing_else() {
@@ -23,13 +23,13 @@ fn the_best_practice_spot_pool_resolves_to_the_recent_big_memory_gpu_types_and_n
             .unwrap_or_default()
             .to_owned()
     };
-    let fits = |instance: &catalog::InstanceType| {
+    let fits = |instance: &instances::InstanceType| {
         ["g", "p"].contains(&category(instance.family).as_str())
             && instance.generation > 3
             && instance.gpu_memory_mib.is_some_and(|mib| mib > 20480)
             && instance.architecture == Architecture::Amd64
     };
-    let expected: Vec<&str> = catalog::all()
+    let expected: Vec<&str> = instances::all()
         .iter()
         .filter(|instance| fits(instance))
         .map(|instance| instance.name)
@@ -102,7 +102,7 @@ fn a_design_without_karpenter_has_no_pools_to_resolve() {
 
 #[test]
 fn each_type_carries_its_on_demand_price_for_the_designs_region_or_says_whose_it_is() {
-    use shared::prices::{REFERENCE_REGION, on_demand};
+    use shared::catalog::prices::{REFERENCE_REGION, on_demand};
     // Figures of Karpenter's generated table (pkg/providers/pricing), as embedded.
     let p5 = on_demand("us-east-1", "p5.48xlarge").unwrap();
     assert_eq!((p5.usd_per_hour, p5.region), (55.04, "us-east-1"));
@@ -114,7 +114,7 @@ fn each_type_carries_its_on_demand_price_for_the_designs_region_or_says_whose_it
     // China is priced in yuan, a GovCloud type the table lacks has no price, nor a typo.
     assert_eq!(on_demand("cn-north-1", "p5.48xlarge"), None);
     assert_eq!(on_demand("us-east-1", "p5.48xlargee"), None);
-    assert!(!shared::prices::generated_at().is_empty());
+    assert!(!shared::catalog::prices::generated_at().is_empty());
 
     let mut spec = shared::template("karpenter-reserved-training")
         .unwrap()
@@ -123,7 +123,7 @@ fn each_type_carries_its_on_demand_price_for_the_designs_region_or_says_whose_it
     let pool = &resolve(&spec)[0];
     let price = pool.instance_types[0].on_demand.unwrap();
     assert_eq!(pool.instance_types[0].name, "p5.48xlarge");
-    assert_eq!(shared::prices::per_hour(&price), "$55.04/h");
+    assert_eq!(shared::catalog::prices::per_hour(&price), "$55.04/h");
     let json = serde_json::to_value(pool).unwrap();
     assert_eq!(json["instance_types"][0]["name"], "p5.48xlarge");
     assert_eq!(
@@ -142,7 +142,7 @@ fn the_plan_says_where_what_and_how_much_before_anything_is_created() {
         .unwrap()
         .spec();
     spec.cluster.region = "us-east-1".into();
-    let plan = shared::plan::summary(&spec);
+    let plan = shared::deploy::plan::summary(&spec);
     let cluster = &spec.cluster.name;
     assert_eq!(plan.region, "us-east-1");
     assert_eq!(plan.stacks.first(), Some(&format!("Karpenter-{cluster}")));
@@ -156,7 +156,7 @@ fn the_plan_says_where_what_and_how_much_before_anything_is_created() {
         system.desired,
         spec.node_groups[0].desired_capacity.unwrap()
     );
-    let price = shared::prices::on_demand("us-east-1", &spec.node_groups[0].instance_type)
+    let price = shared::catalog::prices::on_demand("us-east-1", &spec.node_groups[0].instance_type)
         .unwrap()
         .usd_per_hour;
     let (total, region) = plan.hourly.unwrap();
@@ -172,7 +172,7 @@ fn the_plan_says_where_what_and_how_much_before_anything_is_created() {
             1
         )]
     );
-    let lines = shared::plan::lines(&plan);
+    let lines = shared::deploy::plan::lines(&plan);
     assert!(
         lines[0].starts_with("Region us-east-1, zones "),
         "{lines:?}"
@@ -185,13 +185,13 @@ fn the_plan_says_where_what_and_how_much_before_anything_is_created() {
     );
     // A type the table does not price leaves the total out rather than guessing.
     spec.node_groups[0].instance_type = "p5.48xlargee".into();
-    assert_eq!(shared::plan::summary(&spec).hourly, None);
+    assert_eq!(shared::deploy::plan::summary(&spec).hourly, None);
 }
 
 #[test]
 fn the_plan_names_the_volumes_it_makes_and_what_bills() {
     let spec = shared::template("p5-checkpoint-storage").unwrap().spec();
-    let lines = shared::plan::lines(&shared::plan::summary(&spec));
+    let lines = shared::deploy::plan::lines(&shared::deploy::plan::summary(&spec));
     assert!(
         lines.iter().any(|line| line.starts_with(
             "FSx for Lustre file system: PERSISTENT_2, 2400 GiB at 250 MB/s per TiB, in subnet PLACEHOLDER_SUBNET_PRIVATE_1"
@@ -205,11 +205,11 @@ fn the_plan_names_the_volumes_it_makes_and_what_bills() {
         "{lines:?}"
     );
     // The approval step's title carries them and gives them back line by line.
-    let title = shared::plan::approval_title(&shared::plan::summary(&spec));
-    let back = shared::plan::lines_of_approval_title(&title);
+    let title = shared::deploy::plan::approval_title(&shared::deploy::plan::summary(&spec));
+    let back = shared::deploy::plan::lines_of_approval_title(&title);
     assert_eq!(back.len(), lines.len(), "{back:?}");
     let plain = shared::template("p5-odcr-vpc").unwrap().spec();
-    assert!(shared::plan::summary(&plain).volumes.is_empty());
+    assert!(shared::deploy::plan::summary(&plain).volumes.is_empty());
 }
 
 /// The matcher keeps its last answers; a pool whose requirements change gets the answer
@@ -218,8 +218,8 @@ fn the_plan_names_the_volumes_it_makes_and_what_bills() {
 fn a_changed_requirement_is_answered_afresh_and_a_restored_one_as_before() {
     let spec = shared::template("karpenter-spot-inference").unwrap().spec();
     let mut pool = spec.karpenter.as_ref().unwrap().node_pools[0].clone();
-    let names = |pool: &shared::karpenter::NodePool| -> Vec<&'static str> {
-        shared::rules::matching_instance_types(pool)
+    let names = |pool: &shared::upstream::karpenter::NodePool| -> Vec<&'static str> {
+        shared::upstream::matching::matching_instance_types(pool)
             .iter()
             .map(|instance| instance.name)
             .collect()

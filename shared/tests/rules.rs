@@ -4,11 +4,11 @@
 mod common;
 
 use common::*;
-use shared::karpenter::{Budget, Requirement, SelectorTerm};
+use shared::model::spec::{Addon, Capacity, GroupPlacement, Network, NodeTaint, Spec};
 use shared::rules::{
     self, ClusterVersionFact, InstanceTypeFact, LiveFacts, Severity, SpotScoreFact,
 };
-use shared::spec::{Addon, Capacity, GroupPlacement, Network, NodeTaint, Spec};
+use shared::upstream::karpenter::{Budget, Requirement, SelectorTerm};
 
 type Base = fn() -> (Spec, LiveFacts);
 type Breaker = fn(&mut Spec, &mut LiveFacts);
@@ -24,7 +24,7 @@ struct Case {
 fn ultraserver() -> (Spec, LiveFacts) {
     let template = shared::templates::template("p6e-gb200-ultraserver").unwrap();
     let mut spec = template.spec();
-    for placeholder in shared::placeholders::list(&template.spec()) {
+    for placeholder in shared::lint::placeholders::list(&template.spec()) {
         let value = match placeholder.label.as_str() {
             "AWS region" => "us-east-2".to_owned(),
             "VPC ID" => "vpc-0123456789abcdef0".to_owned(),
@@ -36,7 +36,7 @@ fn ultraserver() -> (Spec, LiveFacts) {
                 format!("subnet-{kind}{number:0>16}")
             }
         };
-        spec = shared::placeholders::fill(&spec, &placeholder.token, &value);
+        spec = shared::lint::placeholders::fill(&spec, &placeholder.token, &value);
     }
     (spec, LiveFacts::default())
 }
@@ -62,13 +62,13 @@ fn new_vpc_base() -> (Spec, LiveFacts) {
 fn storage_base() -> (Spec, LiveFacts) {
     (with_storage(), LiveFacts::default())
 }
-fn fsx_of(spec: &mut Spec) -> &mut shared::spec::FsxVolume {
+fn fsx_of(spec: &mut Spec) -> &mut shared::model::spec::FsxVolume {
     spec.storage.fsx.as_mut().unwrap()
 }
 fn auto_mode_base() -> (Spec, LiveFacts) {
     (auto_mode(), LiveFacts::default())
 }
-fn auto_mode_of(spec: &mut Spec) -> &mut shared::spec::AutoMode {
+fn auto_mode_of(spec: &mut Spec) -> &mut shared::model::spec::AutoMode {
     spec.cluster.auto_mode.as_mut().unwrap()
 }
 fn spot_pool() -> (Spec, LiveFacts) {
@@ -78,7 +78,8 @@ fn spot_pool() -> (Spec, LiveFacts) {
 fn irsa_pool() -> (Spec, LiveFacts) {
     let mut spec = karpenter_spot();
     spec.cluster.with_oidc = true;
-    spec.karpenter.as_mut().unwrap().controller_identity = shared::spec::ControllerIdentity::Irsa;
+    spec.karpenter.as_mut().unwrap().controller_identity =
+        shared::model::spec::ControllerIdentity::Irsa;
     // IRSA needs no Pod Identity agent.
     spec.addons.clear();
     (spec, LiveFacts::default())
@@ -122,8 +123,11 @@ fn storage_through_pod_identity() -> (Spec, LiveFacts) {
         attach_policy_arns: vec!["arn:aws:iam::aws:policy/AmazonFSxFullAccess".into()],
         ..Addon::default()
     });
-    for driver in &shared::storage::DRIVERS {
-        driver.set_identity(&mut spec, shared::storage::DriverIdentity::PodIdentity);
+    for driver in &shared::documents::storage::DRIVERS {
+        driver.set_identity(
+            &mut spec,
+            shared::documents::storage::DriverIdentity::PodIdentity,
+        );
     }
     (spec, live)
 }
@@ -152,13 +156,13 @@ fn in_placement_group() -> (Spec, LiveFacts) {
     (spec, live)
 }
 /// A NodeOverlay on g6e instances with this price adjustment.
-fn overlay(adjustment: &str) -> shared::karpenter::NodeOverlay {
-    shared::karpenter::NodeOverlay {
-        metadata: shared::karpenter::ObjectMeta {
+fn overlay(adjustment: &str) -> shared::upstream::karpenter::NodeOverlay {
+    shared::upstream::karpenter::NodeOverlay {
+        metadata: shared::upstream::karpenter::ObjectMeta {
             name: "g6e-savings".into(),
             ..Default::default()
         },
-        spec: shared::karpenter::NodeOverlaySpec {
+        spec: shared::upstream::karpenter::NodeOverlaySpec {
             requirements: vec![Requirement::new(
                 "karpenter.k8s.aws/instance-family",
                 "In",
@@ -213,8 +217,8 @@ const EKS_TODAY: &[(&str, &str)] = &[
 fn existing_subnets(
     spec: &mut Spec,
 ) -> (
-    &mut Vec<shared::spec::Subnet>,
-    &mut Vec<shared::spec::Subnet>,
+    &mut Vec<shared::model::spec::Subnet>,
+    &mut Vec<shared::model::spec::Subnet>,
 ) {
     match &mut spec.network {
         Network::ExistingVpc {
@@ -226,11 +230,11 @@ fn existing_subnets(
     }
 }
 
-fn gpu(spec: &mut Spec) -> &mut shared::spec::NodeGroup {
+fn gpu(spec: &mut Spec) -> &mut shared::model::spec::NodeGroup {
     spec.node_groups.last_mut().unwrap()
 }
 
-fn pool(spec: &mut Spec) -> &mut shared::karpenter::NodePool {
+fn pool(spec: &mut Spec) -> &mut shared::upstream::karpenter::NodePool {
     &mut spec.karpenter.as_mut().unwrap().node_pools[0]
 }
 
@@ -238,23 +242,24 @@ fn pool(spec: &mut Spec) -> &mut shared::karpenter::NodePool {
 /// two namespaces.
 fn with_access_entries() -> (Spec, LiveFacts) {
     let mut spec = new_vpc();
-    let mut viewer = shared::spec::AccessEntry::admin("arn:aws:iam::111122223333:role/viewers");
+    let mut viewer =
+        shared::model::spec::AccessEntry::admin("arn:aws:iam::111122223333:role/viewers");
     viewer.access_policies[0].policy_arn =
         "arn:aws:eks::aws:cluster-access-policy/AmazonEKSViewPolicy".into();
     viewer.access_policies[0].scope = "namespace".into();
     viewer.access_policies[0].namespaces = vec!["training".into(), "eval".into()];
-    spec.cluster.access = Some(shared::spec::AccessConfig {
+    spec.cluster.access = Some(shared::model::spec::AccessConfig {
         authentication_mode: "API".into(),
         bootstrap_cluster_creator_admin_permissions: Some(false),
         access_entries: vec![
-            shared::spec::AccessEntry::admin("arn:aws:iam::111122223333:role/ml-admins"),
+            shared::model::spec::AccessEntry::admin("arn:aws:iam::111122223333:role/ml-admins"),
             viewer,
         ],
     });
     (spec, LiveFacts::default())
 }
 
-fn access(spec: &mut Spec) -> &mut shared::spec::AccessConfig {
+fn access(spec: &mut Spec) -> &mut shared::model::spec::AccessConfig {
     spec.cluster.access.as_mut().unwrap()
 }
 
@@ -267,7 +272,7 @@ fn only_type(spec: &mut Spec, name: &str) {
     }
 }
 
-fn class(spec: &mut Spec) -> &mut shared::karpenter::Ec2NodeClass {
+fn class(spec: &mut Spec) -> &mut shared::upstream::karpenter::Ec2NodeClass {
     &mut spec.karpenter.as_mut().unwrap().node_classes[0]
 }
 
@@ -333,7 +338,7 @@ const CASES: &[Case] = &[
         base: spot_pool,
         breaks: |spec, _| {
             for group in &mut spec.node_groups {
-                group.taints.push(shared::spec::NodeTaint {
+                group.taints.push(shared::model::spec::NodeTaint {
                     key: "dedicated".into(),
                     value: Some("batch".into()),
                     effect: "NoSchedule".into(),
@@ -373,7 +378,7 @@ const CASES: &[Case] = &[
             let karpenter = spec.karpenter.as_mut().unwrap();
             let mut second = karpenter.node_classes[0].clone();
             second.metadata.name = "other".into();
-            shared::karpenter::set_discovery(
+            shared::upstream::karpenter::set_discovery(
                 &mut second.spec.security_group_selector_terms,
                 "another-cluster".into(),
             );
@@ -424,7 +429,7 @@ const CASES: &[Case] = &[
         base: block,
         breaks: |spec, live| {
             spec.cluster.kubernetes_version = "1.35".into();
-            live.today = shared::versions::Date::parse("2026-01-26");
+            live.today = shared::catalog::versions::Date::parse("2026-01-26");
         },
         path: "cluster.kubernetes_version",
     },
@@ -438,7 +443,7 @@ const CASES: &[Case] = &[
         rule: "kubernetes-version-extended-support",
         base: block,
         // The shell's clock moves 1.35 past its standard support.
-        breaks: |_, live| live.today = shared::versions::Date::parse("2027-04-01"),
+        breaks: |_, live| live.today = shared::catalog::versions::Date::parse("2027-04-01"),
         path: "cluster.kubernetes_version",
     },
     // EKS's own answer, when live checks ran, wins over the calendar: a version it does
@@ -738,7 +743,7 @@ const CASES: &[Case] = &[
             let group = gpu(spec);
             group.node_repair = true;
             group.node_repair_config.node_repair_config_overrides =
-                vec![shared::spec::RepairOverride {
+                vec![shared::model::spec::RepairOverride {
                     node_monitoring_condition: "AcceleratedHardwareReady".into(),
                     min_repair_wait_time_mins: 10,
                     repair_action: "Reboot".into(),
@@ -754,7 +759,7 @@ const CASES: &[Case] = &[
             let group = gpu(spec);
             group.node_repair = true;
             group.node_repair_config.node_repair_config_overrides =
-                vec![shared::spec::RepairOverride {
+                vec![shared::model::spec::RepairOverride {
                     node_monitoring_condition: "AcceleratedHardwareReady".into(),
                     node_unhealthy_reason: "NvidiaXID13Error".into(),
                     min_repair_wait_time_mins: 10,
@@ -1080,7 +1085,7 @@ const CASES: &[Case] = &[
         base: || {
             let mut spec = karpenter_spot();
             class(&mut spec).spec.placement_group_selector =
-                Some(shared::karpenter::PlacementGroupSelector {
+                Some(shared::upstream::karpenter::PlacementGroupSelector {
                     id: Some("pg-0123456789abcdef0".into()),
                     ..Default::default()
                 });
@@ -1106,7 +1111,8 @@ const CASES: &[Case] = &[
         base: reserved_pool,
         breaks: |spec, _| {
             // p5.48xlarge has 32 EFA interfaces; 33 fit no type the pool allows.
-            class(spec).spec.network_interfaces = shared::karpenter::efa_layout(33, true).into();
+            class(spec).spec.network_interfaces =
+                shared::upstream::karpenter::efa_layout(33, true).into();
         },
         path: "karpenter.node_pools[0].spec.template.spec.requirements",
     },
@@ -1117,7 +1123,8 @@ const CASES: &[Case] = &[
             // p6-b300 has 17 cards and 16 EFA interfaces: the 16 devices fit, but the
             // layout from card 0 puts one on its ENA-only card 0.
             only_type(spec, "p6-b300.48xlarge");
-            class(spec).spec.network_interfaces = shared::karpenter::efa_layout(16, true).into();
+            class(spec).spec.network_interfaces =
+                shared::upstream::karpenter::efa_layout(16, true).into();
         },
         path: "karpenter.node_classes[0].spec.networkInterfaces",
     },
@@ -1132,7 +1139,7 @@ const CASES: &[Case] = &[
         base: reserved_pool,
         breaks: |spec, _| {
             class(spec).spec.placement_group_selector =
-                Some(shared::karpenter::PlacementGroupSelector {
+                Some(shared::upstream::karpenter::PlacementGroupSelector {
                     name: Some("training".into()),
                     ..Default::default()
                 });
@@ -1351,7 +1358,7 @@ const CASES: &[Case] = &[
             // A Spot pool narrowed to the Trn2 UltraServer type alone.
             let requirements = &mut pool(spec).spec.template.spec.requirements;
             requirements.retain(|requirement| requirement.key == "karpenter.sh/capacity-type");
-            requirements.push(shared::karpenter::Requirement {
+            requirements.push(shared::upstream::karpenter::Requirement {
                 key: "node.kubernetes.io/instance-type".into(),
                 operator: "In".into(),
                 values: vec!["trn2u.48xlarge".into()].into(),
@@ -1562,7 +1569,7 @@ const CASES: &[Case] = &[
         base: storage_base,
         breaks: |spec, _| {
             spec.addons
-                .retain(|addon| addon.name != shared::storage::FSX_ADDON)
+                .retain(|addon| addon.name != shared::documents::storage::FSX_ADDON)
         },
         path: "storage.fsx",
     },
@@ -1650,7 +1657,7 @@ const CASES: &[Case] = &[
 #[test]
 fn ec2_agreeing_with_the_catalog_is_no_finding_and_a_type_offered_nowhere_is_one() {
     let (spec, mut live) = block();
-    let catalog = shared::catalog::lookup("p5.48xlarge").unwrap();
+    let catalog = shared::catalog::instances::lookup("p5.48xlarge").unwrap();
     live.instance_types.push(InstanceTypeFact {
         instance_type: "p5.48xlarge".into(),
         efa_supported: catalog.efa_supported,
@@ -1777,9 +1784,9 @@ fn auto_mode_is_judged_as_eksctl_judges_it() {
     // Fargate profiles make them allowed again.
     let mut spec = auto_mode();
     for name in ["metrics-server", "coredns"] {
-        spec.addons.push(shared::spec::Addon {
+        spec.addons.push(shared::model::spec::Addon {
             name: name.into(),
-            ..shared::spec::Addon::default()
+            ..shared::model::spec::Addon::default()
         });
     }
     let core = messages(&spec, "auto-mode-create-conflict");
@@ -2483,7 +2490,7 @@ fn errors_name_the_stage_that_refuses_and_opinions_are_advice() {
 #[test]
 fn every_live_check_is_judged_by_rules_of_the_catalog_and_every_live_rule_judges_one() {
     let mut judging = std::collections::BTreeSet::new();
-    for kind in shared::api::LIVE_CHECKS {
+    for kind in shared::model::live_checks::LIVE_CHECKS {
         for id in kind.judged_by {
             assert!(
                 shared::rules::rule(id).is_some(),
@@ -2512,7 +2519,7 @@ fn an_ultraserver_group_on_its_capacity_block_is_not_flagged_and_on_demand_it_is
     let (mut spec, live) = block();
     gpu(&mut spec).instance_type = "p6e-gb200.36xlarge".into();
     assert!(fired_paths(&spec, &live, "capacity-blocks-only-instance-type").is_empty());
-    gpu(&mut spec).capacity = shared::spec::Capacity::OnDemand;
+    gpu(&mut spec).capacity = shared::model::spec::Capacity::OnDemand;
     assert_eq!(
         fired_paths(&spec, &live, "capacity-blocks-only-instance-type"),
         ["node_groups[1].instance_type"]
@@ -2535,7 +2542,7 @@ fn a_disruption_block_without_consolidate_after_is_refused_as_the_aws_crd_requir
 
 #[test]
 fn a_placement_group_selector_takes_one_of_a_name_or_a_pg_id() {
-    use shared::karpenter::PlacementGroupSelector;
+    use shared::upstream::karpenter::PlacementGroupSelector;
     let fired = |selector: PlacementGroupSelector| {
         let mut spec = karpenter_spot();
         class(&mut spec).spec.placement_group_selector = Some(selector);
@@ -2610,7 +2617,7 @@ fn node_overlay_price_patterns_agree_with_the_crd() {
             "apiVersion: karpenter.sh/v1alpha1\nkind: NodeOverlay\nmetadata:\n  name: o\nspec:\n  requirements: []\n  priceAdjustment: {adjustment:?}\n"
         ))
         .unwrap();
-        let refused = shared::schema_check::check_karpenter(&document)
+        let refused = shared::upstream::schema_check::check_karpenter(&document)
             .iter()
             .any(|issue| issue.path.to_string() == "spec.priceAdjustment");
         assert_eq!(fired, refused, "priceAdjustment {adjustment:?}");
@@ -2635,7 +2642,7 @@ fn node_overlay_price_patterns_agree_with_the_crd() {
             "apiVersion: karpenter.sh/v1alpha1\nkind: NodeOverlay\nmetadata:\n  name: o\nspec:\n  requirements: []\n  price: {price:?}\n"
         ))
         .unwrap();
-        let refused = shared::schema_check::check_karpenter(&document)
+        let refused = shared::upstream::schema_check::check_karpenter(&document)
             .iter()
             .any(|issue| issue.path.to_string() == "spec.price");
         assert_eq!(fired, refused, "price {price:?}");
@@ -2688,7 +2695,8 @@ fn network_interfaces_fit_only_types_with_the_cards_and_devices_they_name() {
     let mut spec = karpenter_reserved();
     only_type(&mut spec, "p5en.48xlarge");
     // 16 devices on cards 1-16: p5en has 16 EFA interfaces but only cards 0-15.
-    class(&mut spec).spec.network_interfaces = shared::karpenter::efa_layout(16, false).into();
+    class(&mut spec).spec.network_interfaces =
+        shared::upstream::karpenter::efa_layout(16, false).into();
     let found = messages(&spec, fit);
     assert_eq!(found.len(), 1, "{found:?}");
     assert!(
@@ -2697,7 +2705,7 @@ fn network_interfaces_fit_only_types_with_the_cards_and_devices_they_name() {
     );
     // A device index past the card's interfaces: p5 cards take 2 (0 and 1).
     only_type(&mut spec, "p5.48xlarge");
-    let mut layout = shared::karpenter::efa_layout(2, true);
+    let mut layout = shared::upstream::karpenter::efa_layout(2, true);
     layout[2].device_index = 2;
     class(&mut spec).spec.network_interfaces = layout.into();
     let found = messages(&spec, fit);
@@ -2707,7 +2715,8 @@ fn network_interfaces_fit_only_types_with_the_cards_and_devices_they_name() {
     );
 
     only_type(&mut spec, "p6-b300.48xlarge");
-    class(&mut spec).spec.network_interfaces = shared::karpenter::efa_layout(16, false).into();
+    class(&mut spec).spec.network_interfaces =
+        shared::upstream::karpenter::efa_layout(16, false).into();
     assert_eq!(messages(&spec, fit), Vec::<String>::new());
     assert_eq!(messages(&spec, card_zero), Vec::<String>::new());
     // With p5 allowed too, Karpenter can launch p5 with the layout from card 0.
@@ -2716,7 +2725,8 @@ fn network_interfaces_fit_only_types_with_the_cards_and_devices_they_name() {
             requirement.values = vec!["p6-b300.48xlarge".into(), "p5.48xlarge".into()].into();
         }
     }
-    class(&mut spec).spec.network_interfaces = shared::karpenter::efa_layout(16, true).into();
+    class(&mut spec).spec.network_interfaces =
+        shared::upstream::karpenter::efa_layout(16, true).into();
     assert_eq!(messages(&spec, card_zero), Vec::<String>::new());
 }
 
@@ -2725,22 +2735,23 @@ fn network_interfaces_fit_only_types_with_the_cards_and_devices_they_name() {
 /// and Karpenter's label narrows nothing there.
 #[test]
 fn auto_mode_pools_choose_instance_types_by_auto_modes_labels() {
-    let mut pool = shared::karpenter::NodePool::gpu(1, "reserved");
+    let mut pool = shared::upstream::karpenter::NodePool::gpu(1, "reserved");
     pool.spec.template.spec.requirements = vec![Requirement::new(
         "eks.amazonaws.com/instance-family",
         "In",
         &["p5en"],
     )];
-    let names = |pool: &shared::karpenter::NodePool| -> Vec<&str> {
-        rules::matching_instance_types(pool)
+    let names = |pool: &shared::upstream::karpenter::NodePool| -> Vec<&str> {
+        shared::upstream::matching::matching_instance_types(pool)
             .iter()
             .map(|instance_type| instance_type.name)
             .collect()
     };
     // A Karpenter pool does not know Auto Mode's label.
     assert!(names(&pool).len() > 1000, "{}", names(&pool).len());
-    pool.spec.template.spec.node_class_ref.group = shared::auto_mode::GROUP.into();
-    pool.spec.template.spec.node_class_ref.kind = shared::auto_mode::NODE_CLASS_KIND.into();
+    pool.spec.template.spec.node_class_ref.group = shared::upstream::auto_mode::GROUP.into();
+    pool.spec.template.spec.node_class_ref.kind =
+        shared::upstream::auto_mode::NODE_CLASS_KIND.into();
     assert_eq!(names(&pool), ["p5en.48xlarge"]);
     pool.spec.template.spec.requirements[0].key = "karpenter.k8s.aws/instance-family".into();
     assert!(names(&pool).len() > 1000, "{}", names(&pool).len());
@@ -2779,9 +2790,9 @@ fn access_entries_are_judged_as_eksctl_does_and_auto_mode_roles_find_their_entry
     let rule = "auto-mode-node-role-without-access-entry";
     assert_eq!(fired(&spec, rule).len(), 1);
     let arn = "arn:aws:iam::111122223333:role/training/GpuNodeRole";
-    let mut standard = shared::spec::AccessEntry::admin(arn);
+    let mut standard = shared::model::spec::AccessEntry::admin(arn);
     standard.access_policies.clear();
-    spec.cluster.access = Some(shared::spec::AccessConfig {
+    spec.cluster.access = Some(shared::model::spec::AccessConfig {
         access_entries: vec![standard],
         ..Default::default()
     });
@@ -2790,7 +2801,8 @@ fn access_entries_are_judged_as_eksctl_does_and_auto_mode_roles_find_their_entry
         "{:?}",
         fired(&spec, rule)
     );
-    access(&mut spec).access_entries = vec![shared::spec::AccessEntry::for_auto_mode_nodes(arn)];
+    access(&mut spec).access_entries =
+        vec![shared::model::spec::AccessEntry::for_auto_mode_nodes(arn)];
     assert!(fired(&spec, rule).is_empty());
     assert!(fired(&spec, "access-entry-invalid").is_empty());
 }

@@ -3,15 +3,15 @@
 use std::path::Path;
 
 use serde_json::Value as Json;
-use shared::schema_check::{
+use shared::upstream::schema_check::{
     DocumentKind, SchemaIssueKind, check_cluster_config, check_document, check_karpenter,
 };
-use shared::yaml_source::parse_documents;
+use shared::yaml::source::parse_documents;
 
 /// `(path, "line:col", kind)` of every issue `check` finds in every document of `text`.
 fn issues(
     text: &str,
-    check: fn(&serde_yaml::Value) -> Vec<shared::schema_check::SchemaIssue>,
+    check: fn(&serde_yaml::Value) -> Vec<shared::upstream::schema_check::SchemaIssue>,
 ) -> Vec<(String, String, SchemaIssueKind)> {
     parse_documents(text)
         .unwrap()
@@ -28,7 +28,7 @@ fn issues(
 /// The issues of `text` are exactly `expected`, in document order.
 fn check(
     text: &str,
-    check: fn(&serde_yaml::Value) -> Vec<shared::schema_check::SchemaIssue>,
+    check: fn(&serde_yaml::Value) -> Vec<shared::upstream::schema_check::SchemaIssue>,
     expected: &[(&str, &str, SchemaIssueKind)],
 ) {
     let expected: Vec<(String, String, SchemaIssueKind)> = expected
@@ -41,7 +41,7 @@ fn check(
 /// The one issue of `text`, for tests about its message.
 fn only_message(
     text: &str,
-    check: fn(&serde_yaml::Value) -> Vec<shared::schema_check::SchemaIssue>,
+    check: fn(&serde_yaml::Value) -> Vec<shared::upstream::schema_check::SchemaIssue>,
 ) -> String {
     let document = &parse_documents(text).unwrap()[0];
     let issues = check(&document.value);

@@ -1,5 +1,5 @@
 //! An independent cross-check: the upstream schema files, validated by the `jsonschema`
-//! crate instead of our own walker (`shared::schema_check`), accept the seed manifests and
+//! crate instead of our own walker (`shared::upstream::schema_check`), accept the seed manifests and
 //! realistic Karpenter documents and reject the broken ones; and both validators agree.
 //!
 //! `upstream_errors` with `cluster_config_schema` / `crd_json_schema` is the helper to
@@ -119,7 +119,9 @@ fn our_walker_agrees_with_jsonschema() {
     }
     cluster_documents.push(CLUSTER_HEADER.replace("  version: \"1.32\"\n", "  version: 1.32\n"));
     for text in &cluster_documents {
-        let ours = shared::schema_check::check_cluster_config(&serde_yaml::from_str(text).unwrap());
+        let ours = shared::upstream::schema_check::check_cluster_config(
+            &serde_yaml::from_str(text).unwrap(),
+        );
         let theirs = upstream_errors(&cluster_config, text);
         assert_eq!(
             ours.is_empty(),
@@ -139,8 +141,10 @@ fn our_walker_agrees_with_jsonschema() {
     ] {
         let text = format!("{CLUSTER_HEADER}{body}");
         assert!(
-            shared::schema_check::check_cluster_config(&serde_yaml::from_str(&text).unwrap())
-                .is_empty()
+            shared::upstream::schema_check::check_cluster_config(
+                &serde_yaml::from_str(&text).unwrap()
+            )
+            .is_empty()
         );
         assert!(!upstream_errors(&cluster_config, &text).is_empty());
         assert!(
@@ -151,8 +155,10 @@ fn our_walker_agrees_with_jsonschema() {
     }
     let nameless = CLUSTER_HEADER.replace("  name: demo\n", "");
     assert!(
-        shared::schema_check::check_cluster_config(&serde_yaml::from_str(&nameless).unwrap())
-            .is_empty()
+        shared::upstream::schema_check::check_cluster_config(
+            &serde_yaml::from_str(&nameless).unwrap()
+        )
+        .is_empty()
     );
     assert!(!upstream_errors(&cluster_config, &nameless).is_empty());
 
@@ -203,7 +209,8 @@ fn our_walker_agrees_with_jsonschema() {
         ),
     ];
     for (schema, text) in &karpenter_documents {
-        let ours = shared::schema_check::check_karpenter(&serde_yaml::from_str(text).unwrap());
+        let ours =
+            shared::upstream::schema_check::check_karpenter(&serde_yaml::from_str(text).unwrap());
         let theirs = upstream_errors(schema, text);
         assert_eq!(
             ours.is_empty(),

@@ -86,7 +86,7 @@ fn every_templates_bundle_reads_the_same_under_yaml_1_1() {
     for template in shared::TEMPLATES {
         let spec = template.spec();
         let findings = shared::rules::validate(&spec);
-        for file in shared::bundle::bundle_files(&spec, &findings, &[]).unwrap() {
+        for file in shared::deploy::bundle::bundle_files(&spec, &findings, &[]).unwrap() {
             if file.path.ends_with(".yaml") {
                 named.push((format!("{}/{}", template.id, file.path), file.contents));
             }
@@ -123,7 +123,9 @@ fn converted_manifests_read_the_same_under_yaml_1_1() {
                     shared::render_cluster_yaml(&file.spec).unwrap(),
                 ));
             }
-            if let Some(karpenter) = shared::render::render_karpenter_yaml(&file.spec).unwrap() {
+            if let Some(karpenter) =
+                shared::documents::render::render_karpenter_yaml(&file.spec).unwrap()
+            {
                 named.push((name, karpenter));
             }
         }
@@ -183,7 +185,7 @@ fn the_studio_reads_what_libyaml_reads() {
     .to_vec();
     let expected = libyaml_read(&texts);
     for (text, expected) in texts.iter().zip(expected) {
-        let ours: Vec<serde_json::Value> = shared::yaml_source::parse_documents(text)
+        let ours: Vec<serde_json::Value> = shared::yaml::source::parse_documents(text)
             .unwrap_or_else(|error| panic!("{error} in\n{text}"))
             .into_iter()
             .map(|document| serde_json::to_value(&document.value).unwrap())
@@ -191,11 +193,11 @@ fn the_studio_reads_what_libyaml_reads() {
         assert_eq!(serde_json::Value::Array(ours), expected, "for\n{text}");
     }
     // Positions stay where the text has them, on re-indented lines too.
-    let documents = shared::yaml_source::parse_documents(&texts[0]).unwrap();
+    let documents = shared::yaml::source::parse_documents(&texts[0]).unwrap();
     let path = "vpc.publicAccessCIDRs[0]".parse().unwrap();
     assert_eq!(documents[0].position(&path).to_string(), "3:1");
     // A real indentation error in block context is still one.
-    assert!(shared::yaml_source::parse_documents("a:\n  b: 1\n c: 2\n").is_err());
+    assert!(shared::yaml::source::parse_documents("a:\n  b: 1\n c: 2\n").is_err());
 }
 
 /// Every string the studio writes reads back as that string under the studio's own reader,
@@ -272,8 +274,8 @@ fn strings_written_read_back_as_strings_under_go_yaml_rules() {
         }
     }
     for scalar in &scalars {
-        let text = shared::yaml_text::to_string(&serde_json::json!({ "v": scalar })).unwrap();
-        let documents = shared::yaml_source::parse_documents(&text).unwrap();
+        let text = shared::yaml::text::to_string(&serde_json::json!({ "v": scalar })).unwrap();
+        let documents = shared::yaml::source::parse_documents(&text).unwrap();
         assert_eq!(
             documents[0].value["v"].as_str(),
             Some(scalar.as_str()),

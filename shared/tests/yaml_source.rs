@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use shared::yaml_source::{
+use shared::yaml::source::{
     MAX_ALIAS_EXPANSION, MAX_NESTING_DEPTH, PathSegment, Position, SourceDocument, YamlPath,
     parse_documents,
 };
@@ -358,7 +358,7 @@ fn aliases_are_bounded_by_the_bytes_they_copy_not_only_by_their_nodes() {
 
 #[test]
 fn what_a_text_reads_into_stays_within_a_multiple_of_its_size() {
-    use shared::yaml_source::{byte_budget, counted_bytes};
+    use shared::yaml::source::{byte_budget, counted_bytes};
     let anchored_many_times = {
         let mut text = "base: &base {a: 1, b: [x, y, z], c: {d: e}}\n".to_owned();
         for index in 0..500 {

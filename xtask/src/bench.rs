@@ -1,5 +1,5 @@
 //! `cargo xtask bench`: the figures SPEC §11 budgets, measured on this machine and printed
-//! as one table. Nothing here asserts a time; the numbers go into the README.
+//! as one table. Nothing here asserts a time; the numbers go into docs/performance.md.
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -289,7 +289,7 @@ fn checks_of_the_largest_design(rows: &mut Vec<Row>, dir: &Path) -> Result<(), E
     use std::io::Write;
     let mut spec = largest_seed_template().spec();
     let first = spec.node_groups[0].clone();
-    spec.node_groups = (0..shared::spec::MOST_NODE_GROUPS)
+    spec.node_groups = (0..shared::model::spec::MOST_NODE_GROUPS)
         .map(|index| {
             let mut group = first.clone();
             group.name = format!("group-{index}");
@@ -324,7 +324,7 @@ fn checks_of_the_largest_design(rows: &mut Vec<Row>, dir: &Path) -> Result<(), E
     rows.push(Row {
         what: format!(
             "POST /api/checks of {} node groups ({} KB), offline (median of 5)",
-            shared::spec::MOST_NODE_GROUPS,
+            shared::model::spec::MOST_NODE_GROUPS,
             body.len() / 1000
         ),
         figure: format!(
@@ -420,12 +420,12 @@ pub fn bench(only: &[Part], load_seconds: u64) -> Result<(), Error> {
 }
 
 /// Writes the run's figures as a Markdown table to `target/bench/results.md` (the day,
-/// the machine, each figure with its budget), for the README and `BENCHMARKS.md`.
+/// the machine, each figure with its budget), for docs/performance.md and `BENCHMARKS.md`.
 fn write_results(rows: &[Row]) -> Result<std::path::PathBuf, Error> {
     let days = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |elapsed| elapsed.as_secs() / 86_400);
-    let day = shared::versions::Date::from_days_since_epoch(days as i64);
+    let day = shared::catalog::versions::Date::from_days_since_epoch(days as i64);
     let mut text = format!(
         "# cargo xtask bench, {day} ({})\n\n| what | measured | budget |\n|---|---|---|\n",
         machine()

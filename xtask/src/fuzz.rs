@@ -74,11 +74,11 @@ fn yaml_seeds() -> Result<Vec<(String, String)>, Error> {
             .unwrap_or_default();
         let nodepools = rendered(
             "nodepools.yaml",
-            shared::render::render_karpenter_yaml(&spec),
+            shared::documents::render::render_karpenter_yaml(&spec),
         )?;
         let values = rendered(
             "values.yaml",
-            shared::render::render_karpenter_values(&spec),
+            shared::documents::render::render_karpenter_values(&spec),
         )?;
         if let Some(nodepools) = nodepools {
             seeds.push((

@@ -10,9 +10,9 @@ use aws_sdk_ec2::error::{DisplayErrorContext, ProvideErrorMetadata, SdkError};
 use aws_sdk_ec2::primitives::{DateTime, DateTimeFormat};
 use aws_sdk_ec2::types::{Filter, InstanceType, LocationType};
 use serde::{Deserialize, Serialize};
-use shared::ids::Region;
+use shared::catalog::versions::Date;
+use shared::model::ids::Region;
 use shared::rules::{ClusterVersionFact, PlacementGroupFact, ReservationFact, SubnetFact};
-use shared::versions::Date;
 
 use super::cache::AnswerCache;
 use super::{AwsError, LiveAws};
@@ -156,16 +156,18 @@ impl CapacityBlockQuery {
     /// for one instance, or, for a type EC2 sells only in UltraServers, one search per
     /// UltraServer type for one UltraServer.
     pub fn for_a_day(instance_type: &str) -> Vec<CapacityBlockQuery> {
-        let day = |ultraserver: Option<&shared::catalog::UltraServer>| CapacityBlockQuery {
-            instance_type: instance_type.to_owned(),
-            instance_count: ultraserver.map_or(1, |ultraserver| ultraserver.instances),
-            duration_hours: 24,
-            start_after: None,
-            end_before: None,
-            ultraserver_type: ultraserver.map(|ultraserver| ultraserver.name.to_owned()),
-            ultraserver_count: ultraserver.map(|_| 1),
-        };
-        let ultraservers: Vec<_> = shared::catalog::ultraservers_of(instance_type).collect();
+        let day =
+            |ultraserver: Option<&shared::catalog::instances::UltraServer>| CapacityBlockQuery {
+                instance_type: instance_type.to_owned(),
+                instance_count: ultraserver.map_or(1, |ultraserver| ultraserver.instances),
+                duration_hours: 24,
+                start_after: None,
+                end_before: None,
+                ultraserver_type: ultraserver.map(|ultraserver| ultraserver.name.to_owned()),
+                ultraserver_count: ultraserver.map(|_| 1),
+            };
+        let ultraservers: Vec<_> =
+            shared::catalog::instances::ultraservers_of(instance_type).collect();
         if ultraservers.is_empty() {
             vec![day(None)]
         } else {
@@ -739,7 +741,7 @@ impl LiveAws {
     ) -> Result<Option<PlacementGroupFact>, AwsError> {
         const CALL: &str = "DescribePlacementGroups";
         let client = self.client(region)?;
-        let by_id = shared::karpenter::is_placement_group_id(name_or_id);
+        let by_id = shared::upstream::karpenter::is_placement_group_id(name_or_id);
         let fetch = async {
             let request = client.describe_placement_groups();
             let request = if by_id {

@@ -10,20 +10,20 @@ use futures_util::future::{try_join, try_join_all};
 use serde::Serialize;
 use serde_json::{Value, json};
 use shared::Spec;
-use shared::ids::{self, Region};
+use shared::model::ids::{self, Region};
+use shared::model::spec::{Capacity, Network};
 use shared::rules::{
     ClusterVersionFact, Finding, LiveFacts, OfferingFact, Severity, SpotScoreFact, validate_with,
 };
-use shared::spec::{Capacity, Network};
 
 use super::calls::{InstanceTypeFacts, Reservation, SpotPrice, SpotScore, Subnet, Vpc, Zone};
 use super::{AwsError, LiveAws};
 
-pub use shared::api::CheckStatus;
-use shared::api::LiveCheck;
+pub use shared::model::live_checks::CheckStatus;
+use shared::model::live_checks::LiveCheck;
 
 /// The outcome of one live check.
-pub type CheckResult = shared::api::LiveCheck;
+pub type CheckResult = shared::model::live_checks::LiveCheck;
 
 /// Everything `POST /api/checks` answers.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -36,7 +36,7 @@ pub struct LiveReport {
     pub findings: Vec<Finding>,
 }
 
-pub use shared::api::{
+pub use shared::model::live_checks::{
     CAPACITY_RESERVATION, INSTANCE_TYPE_FACTS, INSTANCE_TYPE_OFFERED, KUBERNETES_VERSION,
     PLACEMENT_GROUP, SPOT_PLACEMENT_SCORE, SPOT_PRICE, SUBNET, VPC_EXISTS,
 };
@@ -181,7 +181,7 @@ enum Answer {
     SpotPrice(Arc<Vec<SpotPrice>>),
 }
 
-fn group_types(group: &shared::spec::NodeGroup) -> Vec<String> {
+fn group_types(group: &shared::model::spec::NodeGroup) -> Vec<String> {
     let mut types: Vec<String> = if group.instance_types.is_empty() {
         vec![group.instance_type.clone()]
     } else {
@@ -214,7 +214,7 @@ fn plan(spec: &Spec) -> Vec<Planned> {
             question: Question::ClusterVersions {
                 version: version.to_owned(),
             },
-            blocked: shared::versions::minor_of(version).is_none().then(|| {
+            blocked: shared::catalog::versions::minor_of(version).is_none().then(|| {
                 format!(
                     "the Kubernetes version `{version}` is not `1.NN`: fix it before checking it against EKS"
                 )
@@ -294,7 +294,7 @@ fn plan(spec: &Spec) -> Vec<Planned> {
         .iter()
         .flat_map(|karpenter| karpenter.node_pools.iter().enumerate());
     for (index, pool) in pools {
-        let instance_types: Vec<String> = shared::rules::matching_instance_types(pool)
+        let instance_types: Vec<String> = shared::upstream::matching::matching_instance_types(pool)
             .iter()
             .map(|instance| instance.name.to_owned())
             .collect();
@@ -310,7 +310,7 @@ fn plan(spec: &Spec) -> Vec<Planned> {
             blocked: None,
             over_budget: false,
         });
-        if shared::rules::capacity_types(pool).contains("spot") {
+        if shared::upstream::matching::capacity_types(pool).contains("spot") {
             planned.push(Planned {
                 id: SPOT_PLACEMENT_SCORE,
                 path: format!("karpenter.node_pools[{index}]"),
@@ -347,8 +347,8 @@ fn plan(spec: &Spec) -> Vec<Planned> {
         .into_iter()
         .filter(|named| !ids::is_placeholder(&named.name))
     {
-        let malformed_id =
-            named.name.starts_with("pg-") && !shared::karpenter::is_placement_group_id(&named.name);
+        let malformed_id = named.name.starts_with("pg-")
+            && !shared::upstream::karpenter::is_placement_group_id(&named.name);
         planned.push(Planned {
             id: PLACEMENT_GROUP,
             blocked: malformed_id.then(|| {
@@ -516,7 +516,7 @@ fn add_offering(facts: &mut LiveFacts, zones: &[Zone], instance_type: &str, name
 
 /// The answers as the shared rules read them.
 fn facts_from(answered: &[(&Planned, &Answer)]) -> LiveFacts {
-    let mut facts = crate::todays_facts();
+    let mut facts = crate::clock::todays_facts();
     for (planned, answer) in answered {
         match (answer, &planned.question) {
             (Answer::ClusterVersions(versions), _) => {
@@ -584,7 +584,8 @@ fn facts_from(answered: &[(&Planned, &Answer)]) -> LiveFacts {
 
 /// The findings of the rules that judge check `check` at or under `path_prefix`.
 fn findings_for<'a>(findings: &'a [Finding], check: &str, path_prefix: &str) -> Vec<&'a Finding> {
-    let rules = shared::api::live_check(check).map_or(&[][..], |kind| kind.judged_by);
+    let rules =
+        shared::model::live_checks::live_check(check).map_or(&[][..], |kind| kind.judged_by);
     findings
         .iter()
         .filter(|finding| rules.contains(&&*finding.rule))
@@ -683,7 +684,8 @@ fn judge(region: &Region, planned: &Planned, answer: &Answer, findings: &[Findin
             let Question::ClusterVersions { version } = &planned.question else {
                 unreachable!("a versions answer comes from a versions question")
             };
-            let version = shared::versions::minor_of(version).map(|minor| format!("1.{minor}"));
+            let version =
+                shared::catalog::versions::minor_of(version).map(|minor| format!("1.{minor}"));
             let listed = versions
                 .iter()
                 .find(|fact| Some(&fact.version) == version.as_ref());
@@ -955,7 +957,7 @@ fn judge_facts(planned: &Planned, live: &InstanceTypeFacts, findings: &[Finding]
     } else {
         "not supported".to_owned()
     };
-    let catalog = shared::catalog::lookup(&live.instance_type);
+    let catalog = shared::catalog::instances::lookup(&live.instance_type);
     let differences: Vec<Value> = live
         .fact()
         .differences()

@@ -322,7 +322,7 @@ impl LiveAws {
     fn client_in<C: Clone>(
         &self,
         clients: &Mutex<HashMap<&'static str, C>>,
-        region: &shared::ids::Region,
+        region: &shared::model::ids::Region,
         build: impl FnOnce(Region) -> C,
     ) -> Result<C, AwsError> {
         if let Err(reason) = &self.inner.credentials {
@@ -338,7 +338,7 @@ impl LiveAws {
     }
 
     /// The EC2 client for a region, or why there is none.
-    fn client(&self, region: &shared::ids::Region) -> Result<aws_sdk_ec2::Client, AwsError> {
+    fn client(&self, region: &shared::model::ids::Region) -> Result<aws_sdk_ec2::Client, AwsError> {
         self.client_in(&self.inner.clients, region, |region| {
             let mut config =
                 aws_sdk_ec2::config::Builder::from(&self.inner.sdk_config).region(region);
@@ -350,7 +350,10 @@ impl LiveAws {
     }
 
     /// The EKS client for a region, or why there is none.
-    fn eks_client(&self, region: &shared::ids::Region) -> Result<aws_sdk_eks::Client, AwsError> {
+    fn eks_client(
+        &self,
+        region: &shared::model::ids::Region,
+    ) -> Result<aws_sdk_eks::Client, AwsError> {
         self.client_in(&self.inner.eks_clients, region, |region| {
             let mut config =
                 aws_sdk_eks::config::Builder::from(&self.inner.sdk_config).region(region);
@@ -362,7 +365,7 @@ impl LiveAws {
     }
 
     /// Where calls of a service (`ec2`, `eks`) go, for error messages.
-    fn endpoint_for_errors(&self, service: &str, region: &shared::ids::Region) -> String {
+    fn endpoint_for_errors(&self, service: &str, region: &shared::model::ids::Region) -> String {
         let configured = match service {
             "eks" => &self.inner.eks_endpoint_shown,
             _ => &self.inner.endpoint_shown,
@@ -371,4 +374,9 @@ impl LiveAws {
             .clone()
             .unwrap_or_else(|| format!("https://{service}.{}.amazonaws.com", region.as_str()))
     }
+}
+/// Builds the server's EC2 access for `serve`: the default chain, `--ec2-endpoint`, and
+/// the cache and timeout settings from the environment.
+pub async fn server_aws(ec2_endpoint: Option<String>, eks_endpoint: Option<String>) -> LiveAws {
+    LiveAws::from_default_chain(AwsOptions::from_environment(ec2_endpoint, eks_endpoint)).await
 }

@@ -1,16 +1,11 @@
-//! The deploy token: taken from `EKS_STUDIO_DEPLOY_TOKEN` or generated at start, and the
-//! middleware that asks every deploy route for it as `Authorization: Bearer …`.
+//! The deploy token: taken from `EKS_STUDIO_DEPLOY_TOKEN` or generated at start, and
+//! whether a request presents it (`http::deploys` asks every deploy route for it).
 
 use std::fmt;
 use std::sync::Arc;
 
-use axum::extract::{Request, State};
-use axum::http::header::{AUTHORIZATION, WWW_AUTHENTICATE};
-use axum::middleware::Next;
-use axum::response::{IntoResponse, Response};
+use axum::http::header::AUTHORIZATION;
 use subtle::ConstantTimeEq;
-
-use super::Deployer;
 
 /// The environment variable a deploy token can be given in.
 pub const TOKEN_VARIABLE: &str = "EKS_STUDIO_DEPLOY_TOKEN";
@@ -96,34 +91,4 @@ pub fn presents(request_headers: &axum::http::HeaderMap, token: &DeployToken) ->
                 .then(|| presented.trim())
         })
         .is_some_and(|presented| token.matches(presented))
-}
-
-/// Lets a request through only with `Authorization: Bearer <token>`; else 401 with a JSON
-/// body and `WWW-Authenticate: Bearer`.
-pub async fn require_token(
-    State(deployer): State<Deployer>,
-    request: Request,
-    next: Next,
-) -> Response {
-    let presented = request
-        .headers()
-        .get(AUTHORIZATION)
-        .and_then(|value| value.to_str().ok())
-        .and_then(|value| {
-            let (scheme, token) = value.split_once(' ')?;
-            scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
-        });
-    let refusal = match presented {
-        Some(token) if deployer.token().matches(token) => return next.run(request).await,
-        Some(_) => "wrong deploy token",
-        None => {
-            "deploy routes need `Authorization: Bearer <token>`; the server printed the token at start (or took it from EKS_STUDIO_DEPLOY_TOKEN)"
-        }
-    };
-    let mut response = crate::error::ApiError::Unauthorized(refusal.into()).into_response();
-    response.headers_mut().insert(
-        WWW_AUTHENTICATE,
-        "Bearer".parse().expect("a valid header value"),
-    );
-    response
 }

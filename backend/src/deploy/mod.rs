@@ -8,8 +8,6 @@
 
 /// The deploy token and the middleware that asks for it.
 pub mod auth;
-/// `/api/deploys…`: create, list, show, follow (server-sent events) and cancel.
-pub mod routes;
 /// Running a job's steps as process groups.
 pub mod runner;
 /// eksctl's log lines read as progress stages.
@@ -26,13 +24,12 @@ use std::time::Duration;
 
 use futures_util::Stream;
 use shared::Spec;
-use shared::bundle::BundleFile;
-use shared::ids::{Region, ResourceName};
+use shared::deploy::bundle::BundleFile;
+use shared::model::ids::{Region, ResourceName};
 use shared::rules::{Finding, Severity};
 use tokio::sync::{Semaphore, watch};
 
 pub use auth::{DeployToken, TokenSource};
-pub use routes::router;
 pub use store::{Event, Job, JobState};
 
 use runner::StopReason;
@@ -59,8 +56,8 @@ pub struct Tools {
 
 impl Tools {
     /// The path of one of the sequence's tools.
-    pub fn path(&self, tool: shared::sequence::Tool) -> &std::path::Path {
-        use shared::sequence::Tool;
+    pub fn path(&self, tool: shared::deploy::sequence::Tool) -> &std::path::Path {
+        use shared::deploy::sequence::Tool;
         match tool {
             Tool::Eksctl => &self.eksctl,
             Tool::Helm => &self.helm,
@@ -207,7 +204,7 @@ pub enum DeployError {
         "the design carries keys this server will not deploy: {}",
         .0.iter().map(|key| format!("`{}` ({})", key.path, key.reason)).collect::<Vec<_>>().join("; ")
     )]
-    RefusedKeys(Vec<shared::deploy_keys::RefusedKey>),
+    RefusedKeys(Vec<shared::deploy::keys::RefusedKey>),
     /// No such job (404).
     #[error("no deploy job with id `{0}`")]
     NotFound(String),
@@ -489,7 +486,7 @@ impl Deployer {
         let config = &self.inner.config;
         let mut missing: Vec<String> = Vec::new();
         let mut seen = Vec::new();
-        for step in shared::sequence::deploy_steps(spec) {
+        for step in shared::deploy::sequence::deploy_steps(spec) {
             if seen.contains(&step.tool) {
                 continue;
             }
@@ -549,13 +546,13 @@ impl Deployer {
         }
         // First what the design would make eksctl do on this server: refused whatever else
         // the rules find.
-        let cluster_document = shared::render::cluster_document(spec)
+        let cluster_document = shared::documents::render::cluster_document(spec)
             .map_err(|error| DeployError::Unprocessable(error.to_string()))?;
-        let refused = shared::deploy_keys::refused_keys(&cluster_document);
+        let refused = shared::deploy::keys::refused_keys(&cluster_document);
         if !refused.is_empty() {
             return Err(DeployError::RefusedKeys(refused));
         }
-        let findings = shared::rules::validate_with(spec, &crate::todays_facts());
+        let findings = shared::rules::validate_with(spec, &crate::clock::todays_facts());
         if shared::rules::has_errors(&findings) {
             return Err(DeployError::Refused(findings));
         }
@@ -566,9 +563,9 @@ impl Deployer {
             DeployError::Unprocessable(format!("region `{}`: {error}", spec.cluster.region))
         })?;
         self.check_prerequisites(spec)?;
-        let files = shared::bundle::bundle_files(spec, &findings, &[])
+        let files = shared::deploy::bundle::bundle_files(spec, &findings, &[])
             .map_err(|error| DeployError::Unprocessable(error.to_string()))?;
-        let server_files = shared::deploy_keys::server_files(&cluster_document);
+        let server_files = shared::deploy::keys::server_files(&cluster_document);
         if !server_files.is_empty() {
             if !server_files_confirmed {
                 return Err(DeployError::ServerFiles(server_files));

@@ -14,7 +14,7 @@ use std::time::Duration;
 use nix::sys::signal::{Signal, kill, killpg};
 use nix::unistd::Pid;
 use shared::Spec;
-use shared::sequence::Arg;
+use shared::deploy::sequence::Arg;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, BufReader};
 use tokio::process::Command;
 use tokio::sync::watch;
@@ -72,7 +72,7 @@ pub struct StepCommand {
     pub approval: bool,
 }
 
-pub use shared::plan::APPROVAL_STEP;
+pub use shared::deploy::plan::APPROVAL_STEP;
 
 impl StepCommand {
     /// The argument vector as text, program first, for the job's record; a value read from
@@ -109,11 +109,11 @@ impl StepCommand {
 }
 
 /// The steps of a deploy of `spec`, whose bundle is written to `directory`: the same
-/// sequence as its `deploy.sh` (`shared::sequence`), with this server's tools and
+/// sequence as its `deploy.sh` (`shared::deploy::sequence`), with this server's tools and
 /// absolute paths to the bundle's files. With `review`, the job waits after the plan
 /// until it is approved ([`APPROVAL_STEP`]), its title saying what will be created.
 pub fn plan_steps(tools: &Tools, directory: &Path, spec: &Spec, review: bool) -> Vec<StepCommand> {
-    let mut steps: Vec<StepCommand> = shared::sequence::deploy_steps(spec)
+    let mut steps: Vec<StepCommand> = shared::deploy::sequence::deploy_steps(spec)
         .into_iter()
         .map(|step| StepCommand {
             name: step.name,
@@ -137,7 +137,7 @@ pub fn plan_steps(tools: &Tools, directory: &Path, spec: &Spec, review: bool) ->
             1,
             StepCommand {
                 name: APPROVAL_STEP,
-                title: shared::plan::approval_title(&shared::plan::summary(spec)),
+                title: shared::deploy::plan::approval_title(&shared::deploy::plan::summary(spec)),
                 program: PathBuf::new(),
                 args: Vec::new(),
                 output_into: None,

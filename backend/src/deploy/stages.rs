@@ -2,7 +2,7 @@
 //! deployed or waited for, and when the cluster is ready. A cheap reading of the line's
 //! words, not a parser of eksctl's output; the raw line is always kept beside it.
 
-pub use shared::api::{Stage, StageKind};
+pub use shared::model::live_checks::{Stage, StageKind};
 
 /// Reads a line printed by eksctl, e.g.
 /// `2026-11-30 10:00:00 [ℹ]  deploying stack "eksctl-NAME-cluster"`.

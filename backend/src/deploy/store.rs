@@ -96,7 +96,7 @@ impl StoreError {
     }
 }
 
-pub use shared::api::{
+pub use shared::model::live_checks::{
     DeployEvent as Event, EventBody, Job, JobState, JobStep as Step, OutputStream, StepState,
 };
 

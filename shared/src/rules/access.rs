@@ -6,7 +6,7 @@
 
 use super::eksctl_config::is_arn;
 use super::{Check, Context, Report, Rule, Severity, Stage};
-use crate::spec::{AccessConfig, AccessEntry};
+use crate::model::spec::{AccessConfig, AccessEntry};
 
 pub(super) static RULES: &[Rule] = &[
     Rule {

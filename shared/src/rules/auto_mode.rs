@@ -4,7 +4,7 @@
 //! workloads into Capacity Reservations with EKS Auto Mode").
 
 use super::{Check, Context, Report, Rule, Severity, Stage};
-use crate::auto_mode::{self, BUILT_IN_NODE_CLASS};
+use crate::upstream::auto_mode::{self, BUILT_IN_NODE_CLASS};
 
 pub(super) static RULES: &[Rule] = &[
     Rule {
@@ -94,7 +94,7 @@ pub(super) static RULES: &[Rule] = &[
 ];
 
 /// Whether a pool names P6e-GB200 in an instance type or family requirement.
-fn names_ultraserver(pool: &crate::karpenter::NodePool) -> bool {
+fn names_ultraserver(pool: &crate::upstream::karpenter::NodePool) -> bool {
     const KEYS: [&str; 3] = [
         "node.kubernetes.io/instance-type",
         "karpenter.k8s.aws/instance-family",
@@ -180,7 +180,7 @@ fn auto_mode_node_class_missing(context: &Context<'_>, report: &mut Report<'_>) 
 fn auto_mode_reserved_without_selector(context: &Context<'_>, report: &mut Report<'_>) {
     let pools = &context.spec.auto_mode_pools;
     for (index, pool) in pools.node_pools.iter().enumerate() {
-        let types = super::karpenter::capacity_types(pool);
+        let types = crate::upstream::matching::capacity_types(pool);
         if types.len() != 1 || !types.contains("reserved") {
             continue;
         }
@@ -208,7 +208,7 @@ fn auto_mode_reservation_unused(context: &Context<'_>, report: &mut Report<'_>) 
             continue;
         };
         if !class.spec.capacity_reservation_selector_terms.is_empty()
-            && !super::karpenter::capacity_types(pool).contains("reserved")
+            && !crate::upstream::matching::capacity_types(pool).contains("reserved")
         {
             report.fire(
                 format!("auto_mode_pools.node_pools[{index}].spec.template.spec.requirements"),
@@ -222,7 +222,7 @@ fn auto_mode_reservation_unused(context: &Context<'_>, report: &mut Report<'_>) 
 }
 
 fn auto_mode_pool_label_unknown(context: &Context<'_>, report: &mut Report<'_>) {
-    use super::karpenter::AUTO_MODE_INSTANCE_LABELS;
+    use crate::upstream::matching::AUTO_MODE_INSTANCE_LABELS;
     for (pool_index, pool) in context.spec.auto_mode_pools.node_pools.iter().enumerate() {
         let requirements = &pool.spec.template.spec.requirements;
         for (index, requirement) in requirements.iter().enumerate() {

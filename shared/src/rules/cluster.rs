@@ -1,9 +1,9 @@
 //! Cluster-wide rules: placeholders, names, region, version, zones and the VPC.
 
 use super::{Check, Context, Report, Rule, Severity, Stage};
-use crate::ids::{self, AvailabilityZone, IdError, ResourceName, SubnetId, VpcId};
-use crate::spec::{GroupPlacement, Network};
-use crate::versions::{self, Support};
+use crate::catalog::versions::{self, Support};
+use crate::model::ids::{self, AvailabilityZone, IdError, ResourceName, SubnetId, VpcId};
+use crate::model::spec::{GroupPlacement, Network};
 
 pub(super) static RULES: &[Rule] = &[
     Rule {
@@ -262,22 +262,6 @@ pub(super) static RULES: &[Rule] = &[
     },
 ];
 
-/// Appends a key to a field path, quoting keys that are not plain identifiers.
-pub(crate) fn push_key(path: &mut String, key: &str) {
-    let plain = !key.is_empty()
-        && key
-            .bytes()
-            .all(|byte| byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'-');
-    if plain {
-        if !path.is_empty() {
-            path.push('.');
-        }
-        path.push_str(key);
-    } else {
-        path.push_str(&format!("[{key:?}]"));
-    }
-}
-
 fn placeholder_left(context: &Context<'_>, report: &mut Report<'_>) {
     super::strings::each_string(context.spec, &mut |path, text| {
         if ids::is_placeholder(text) {
@@ -300,7 +284,7 @@ fn cluster_name_invalid(context: &Context<'_>, report: &mut Report<'_>) {
 
 fn region_unknown(context: &Context<'_>, report: &mut Report<'_>) {
     let region = &context.spec.cluster.region;
-    match crate::ids::Region::parse(region) {
+    match crate::model::ids::Region::parse(region) {
         Ok(_) | Err(IdError::Placeholder) => {}
         Err(IdError::Empty) => report.fire("cluster.region", "the region is empty"),
         Err(error) => report.fire("cluster.region", format!("region `{region}` {error}")),
@@ -660,7 +644,7 @@ fn addon_irsa_without_oidc(context: &Context<'_>, report: &mut Report<'_>) {
 }
 
 /// Where the design asks eksctl for a Pod Identity association: the first one's path.
-fn first_association(spec: &crate::spec::Spec) -> Option<String> {
+fn first_association(spec: &crate::model::spec::Spec) -> Option<String> {
     if !spec.cluster.pod_identity_associations.is_empty() {
         return Some("cluster.pod_identity_associations[0]".to_owned());
     }
@@ -692,7 +676,7 @@ fn pod_identity_agent_missing(context: &Context<'_>, report: &mut Report<'_>) {
         || spec
             .addons
             .iter()
-            .any(|addon| addon.name == crate::karpenter_aws::POD_IDENTITY_AGENT)
+            .any(|addon| addon.name == crate::documents::karpenter_aws::POD_IDENTITY_AGENT)
     {
         return;
     }
@@ -712,7 +696,7 @@ fn pod_identity_agent_missing(context: &Context<'_>, report: &mut Report<'_>) {
 }
 
 fn storage_association_after_controller(context: &Context<'_>, report: &mut Report<'_>) {
-    for driver in crate::storage::DRIVERS
+    for driver in crate::documents::storage::DRIVERS
         .iter()
         .filter(|driver| driver.association_on_addon)
     {
@@ -746,7 +730,7 @@ fn storage_association_after_controller(context: &Context<'_>, report: &mut Repo
 
 fn storage_addon_without_iam(context: &Context<'_>, report: &mut Report<'_>) {
     for (index, addon) in context.spec.addons.iter().enumerate() {
-        let Some(driver) = crate::storage::driver(&addon.name) else {
+        let Some(driver) = crate::documents::storage::driver(&addon.name) else {
             continue;
         };
         // An association for the driver's service account, wherever it is, is its IAM.
@@ -819,7 +803,7 @@ fn auto_mode_config_invalid(context: &Context<'_>, report: &mut Report<'_>) {
         return;
     }
     // eksctl's defaults come first: no list is both built-in pools.
-    let defaults = crate::spec::AutoMode::NODE_POOLS
+    let defaults = crate::model::spec::AutoMode::NODE_POOLS
         .map(str::to_owned)
         .to_vec();
     let pools = auto.node_pools.as_ref().unwrap_or(&defaults);
@@ -839,7 +823,7 @@ fn auto_mode_config_invalid(context: &Context<'_>, report: &mut Report<'_>) {
         let path = format!("cluster.auto_mode.node_pools[{index}]");
         if pools[..index].contains(pool) {
             report.fire(path, format!("node pool `{pool}` is listed twice"));
-        } else if !crate::spec::AutoMode::NODE_POOLS.contains(&pool.as_str()) {
+        } else if !crate::model::spec::AutoMode::NODE_POOLS.contains(&pool.as_str()) {
             report.fire(
                 path,
                 format!("`{pool}` is not an Auto Mode node pool (general-purpose, system)"),

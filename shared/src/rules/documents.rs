@@ -6,7 +6,7 @@ use serde_yaml::Value;
 
 use super::eksctl_config::{Kind, groups, is_cluster_config};
 use super::{Check, Report, Rule, Severity, Stage};
-use crate::schema_check::{self, DocumentKind, SchemaIssueKind};
+use crate::upstream::schema_check::{self, DocumentKind, SchemaIssueKind};
 
 pub(super) static RULES: &[Rule] = &[
     Rule {

@@ -9,7 +9,7 @@
 use serde_yaml::Value;
 
 use super::{Check, Report, Rule, Severity, Stage};
-use crate::schema_check::DocumentKind;
+use crate::upstream::schema_check::DocumentKind;
 
 macro_rules! eksctl_rule {
     ($id:literal, $summary:literal, $help:literal, $where:literal, $check:ident) => {
@@ -246,7 +246,7 @@ pub(super) fn groups(document: &Value) -> Vec<(String, Kind, &Value)> {
 
 /// `base` followed by `key` as a path segment: `.key`, or `["key"]` for keys with dots.
 pub(super) fn child(base: &str, key: &str) -> String {
-    let segment = crate::yaml_source::YamlPath::root()
+    let segment = crate::yaml::source::YamlPath::root()
         .with_key(key)
         .to_string();
     if segment.starts_with('[') {
@@ -1323,7 +1323,7 @@ fn addon_config_invalid(document: &Value, report: &mut Report<'_>) {
             continue;
         };
         if let Some(values) = non_empty(addon, "configurationValues")
-            && crate::yaml_source::parse_documents(values).is_err()
+            && crate::yaml::source::parse_documents(values).is_err()
         {
             report.fire(
                 format!("{path}.configurationValues"),
@@ -2399,7 +2399,7 @@ fn self_managed_nodegroup_invalid(document: &Value, report: &mut Report<'_>) {
 /// `strict`): no Arm NVIDIA image for AmazonLinux2, no Arm or Neuron image for Windows,
 /// no Arm Neuron image for AmazonLinux2023. A custom `ami` skips the check.
 fn instance_type_without_ami_type(path: &str, group: &Value, report: &mut Report<'_>) {
-    use crate::catalog::{self, Architecture};
+    use crate::catalog::instances::{self, Architecture};
     if non_empty(group, "ami").is_some_and(|ami| ami.starts_with("ami-")) {
         return;
     }
@@ -2411,7 +2411,7 @@ fn instance_type_without_ami_type(path: &str, group: &Value, report: &mut Report
                 .and_then(|distribution| list(distribution, "instanceTypes").first())
                 .and_then(Value::as_str)
         });
-    let Some(instance) = name.and_then(catalog::lookup) else {
+    let Some(instance) = name.and_then(instances::lookup) else {
         return;
     };
     // Checked before eksctl's defaults: no family yet means no image type to miss.

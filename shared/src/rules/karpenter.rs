@@ -4,9 +4,12 @@
 use std::collections::BTreeSet;
 
 use super::{Check, Context, Report, Rule, Severity, Stage};
-use crate::catalog::{self, InstanceType};
-use crate::ids::{IdError, ReservationId, SecurityGroupId, SubnetId};
-use crate::karpenter::{Ec2NodeClass, NodePool, OPERATORS, Requirement, SelectorTerm};
+use crate::catalog::instances::InstanceType;
+use crate::model::ids::{IdError, ReservationId, SecurityGroupId, SubnetId};
+use crate::upstream::karpenter::{
+    CAPACITY_TYPE, Ec2NodeClass, NodePool, OPERATORS, Requirement, SelectorTerm,
+};
+use crate::upstream::matching::{capacity_types, matching_instance_types};
 
 const NODEPOOL_CRD: &str = "karpenter-provider-aws pkg/apis/crds/karpenter.sh_nodepools.yaml";
 
@@ -435,7 +438,6 @@ pub(super) static RULES: &[Rule] = &[
     },
 ];
 
-const CAPACITY_TYPE: &str = "karpenter.sh/capacity-type";
 const AWS_ALLOWED_LABELS: &[&str] = &[
     "instance-category",
     "instance-family",
@@ -731,7 +733,7 @@ fn karpenter_restricted_label(context: &Context<'_>, report: &mut Report<'_>) {
                 if let Some(reason) = restricted_label(key) {
                     let mut path =
                         format!("{}.spec.template.metadata.labels", pool_path(pool_index));
-                    super::cluster::push_key(&mut path, key);
+                    super::push_key(&mut path, key);
                     report.fire(path, format!("label `{key}` is restricted: {reason}"));
                 }
             }
@@ -888,7 +890,7 @@ fn karpenter_limits_invalid(context: &Context<'_>, report: &mut Report<'_>) {
         for (resource, quantity) in &pool.spec.limits {
             if !is_quantity(quantity) {
                 let mut path = format!("{}.spec.limits", pool_path(pool_index));
-                super::cluster::push_key(&mut path, resource);
+                super::push_key(&mut path, resource);
                 report.fire(
                     path,
                     format!("limit of `{resource}` is not a Kubernetes quantity"),
@@ -992,230 +994,6 @@ fn karpenter_node_repair_without_monitoring_agent(context: &Context<'_>, report:
             "Karpenter's node repair acts on node conditions that nothing in this design reports: add the eks-node-monitoring-agent add-on",
         );
     }
-}
-
-/// A well-known label's value on an instance type, borrowed from the catalog.
-#[derive(Clone, Copy, PartialEq)]
-enum Label {
-    Text(&'static str),
-    Number(u64),
-}
-
-impl Label {
-    fn equals(self, value: &str) -> bool {
-        match self {
-            Label::Text(text) => text == value,
-            Label::Number(number) => value.parse::<u64>() == Ok(number),
-        }
-    }
-}
-
-/// The value an instance type has for a well-known label, if the studio knows it.
-fn label_value(instance_type: &'static InstanceType, key: &str) -> Option<Label> {
-    let family = instance_type.family;
-    let category = &family[..family
-        .find(|char: char| !char.is_ascii_alphabetic())
-        .unwrap_or(family.len())];
-    let size = instance_type.name.split_once('.').map(|(_, size)| size);
-    let number = |value: u32| Some(Label::Number(u64::from(value)));
-    match key {
-        "node.kubernetes.io/instance-type" => Some(Label::Text(instance_type.name)),
-        "kubernetes.io/arch" => Some(Label::Text(instance_type.architecture.as_str())),
-        "karpenter.k8s.aws/instance-category" => Some(Label::Text(category)),
-        "karpenter.k8s.aws/instance-family" => Some(Label::Text(family)),
-        "karpenter.k8s.aws/instance-generation" => number(instance_type.generation),
-        "karpenter.k8s.aws/instance-size" => size.map(Label::Text),
-        // 0 is the catalog's "not known" (a size no public table describes yet).
-        "karpenter.k8s.aws/instance-cpu" => instance_type.known_vcpus().and_then(number),
-        "karpenter.k8s.aws/instance-memory" => (instance_type.memory_mib > 0)
-            .then_some(instance_type.memory_mib)
-            .and_then(number),
-        "karpenter.k8s.aws/instance-gpu-count" => number(instance_type.gpu_count),
-        "karpenter.k8s.aws/instance-gpu-memory" => instance_type.gpu_memory_mib.and_then(number),
-        "karpenter.k8s.aws/instance-gpu-name" => instance_type.gpu_name.map(Label::Text),
-        "karpenter.k8s.aws/instance-gpu-manufacturer" => {
-            instance_type.gpu_manufacturer.map(Label::Text)
-        }
-        "karpenter.k8s.aws/instance-accelerator-name" => {
-            instance_type.accelerator_name.map(Label::Text)
-        }
-        "karpenter.k8s.aws/instance-accelerator-count" => number(instance_type.accelerator_count),
-        _ => None,
-    }
-}
-
-const EVALUATED_KEYS: &[&str] = &[
-    "node.kubernetes.io/instance-type",
-    "kubernetes.io/arch",
-    "karpenter.k8s.aws/instance-category",
-    "karpenter.k8s.aws/instance-family",
-    "karpenter.k8s.aws/instance-generation",
-    "karpenter.k8s.aws/instance-size",
-    "karpenter.k8s.aws/instance-cpu",
-    "karpenter.k8s.aws/instance-memory",
-    "karpenter.k8s.aws/instance-gpu-count",
-    "karpenter.k8s.aws/instance-gpu-memory",
-    "karpenter.k8s.aws/instance-gpu-name",
-    "karpenter.k8s.aws/instance-gpu-manufacturer",
-    "karpenter.k8s.aws/instance-accelerator-name",
-    "karpenter.k8s.aws/instance-accelerator-count",
-];
-
-fn satisfies(
-    instance_type: &'static InstanceType,
-    requirement: &Requirement,
-    bound: Option<u64>,
-) -> bool {
-    let value = label_value(instance_type, &requirement.key);
-    let number = || match value {
-        Some(Label::Number(number)) => Some(number),
-        Some(Label::Text(text)) => text.parse::<u64>().ok(),
-        None => None,
-    };
-    let listed = |label: Label| requirement.values.iter().any(|value| label.equals(value));
-    match requirement.operator.as_str() {
-        "In" => value.is_some_and(listed),
-        "NotIn" => value.is_none_or(|label| !listed(label)),
-        "Exists" => value.is_some(),
-        "DoesNotExist" => value.is_none(),
-        "Gt" => matches!((number(), bound), (Some(number), Some(bound)) if number > bound),
-        "Gte" => matches!((number(), bound), (Some(number), Some(bound)) if number >= bound),
-        "Lt" => matches!((number(), bound), (Some(number), Some(bound)) if number < bound),
-        "Lte" => matches!((number(), bound), (Some(number), Some(bound)) if number <= bound),
-        _ => true,
-    }
-}
-
-/// The instance-type labels EKS Auto Mode puts on its nodes (EKS user guide, "Create a
-/// Node Pool for EKS Auto Mode", EKS Auto Mode Supported Labels): the same facts as
-/// Karpenter's `karpenter.k8s.aws/` labels, under `eks.amazonaws.com/`.
-pub const AUTO_MODE_INSTANCE_LABELS: &[&str] = &[
-    "instance-hypervisor",
-    "compute-type",
-    "instance-encryption-in-transit-supported",
-    "instance-category",
-    "instance-generation",
-    "instance-family",
-    "instance-size",
-    "instance-cpu",
-    "instance-cpu-manufacturer",
-    "instance-memory",
-    "instance-ebs-bandwidth",
-    "instance-network-bandwidth",
-    "instance-gpu-name",
-    "instance-gpu-manufacturer",
-    "instance-gpu-count",
-    "instance-gpu-memory",
-    "instance-local-nvme",
-];
-
-/// The key a requirement is judged under: Karpenter's own for a Karpenter pool; for an
-/// Auto Mode pool, Auto Mode's `eks.amazonaws.com/` labels read as Karpenter's
-/// (`karpenter.k8s.aws/` keys mean nothing to Auto Mode and narrow nothing).
-fn evaluated_key(key: &str, auto_mode: bool) -> Option<String> {
-    let key = if auto_mode {
-        if key.starts_with("karpenter.k8s.aws/") {
-            return None;
-        }
-        match key.strip_prefix("eks.amazonaws.com/") {
-            Some(label) if AUTO_MODE_INSTANCE_LABELS.contains(&label) => {
-                format!("karpenter.k8s.aws/{label}")
-            }
-            _ => key.to_owned(),
-        }
-    } else {
-        key.to_owned()
-    };
-    EVALUATED_KEYS.contains(&key.as_str()).then_some(key)
-}
-
-/// The catalog's instance types a pool's requirements allow, judged on the labels the
-/// studio knows (others, such as zone or capacity type, do not narrow the list). An EKS
-/// Auto Mode pool (its nodeClassRef in `eks.amazonaws.com`) is read with Auto Mode's
-/// labels.
-///
-/// The rules, the preview and the resolved-types view each ask for every pool on every
-/// keystroke, and a keystroke seldom changes a pool's requirements: the answers for the
-/// last few requirement lists are kept, so the catalog is scanned once per change.
-pub fn matching_instance_types(pool: &NodePool) -> Vec<&'static InstanceType> {
-    const KEPT: usize = 32;
-    thread_local! {
-        static ANSWERS: std::cell::RefCell<Vec<Answer>> =
-            const { std::cell::RefCell::new(Vec::new()) };
-    }
-    let requirements = &pool.spec.template.spec.requirements;
-    let auto_mode = pool.spec.template.spec.node_class_ref.group == crate::auto_mode::GROUP;
-    ANSWERS.with(|answers| {
-        let mut answers = answers.borrow_mut();
-        if let Some((_, _, found)) = answers
-            .iter()
-            .find(|(asked, mode, _)| *mode == auto_mode && asked == requirements)
-        {
-            return found.clone();
-        }
-        let found = scan_catalog(requirements, auto_mode);
-        if answers.len() >= KEPT {
-            answers.remove(0);
-        }
-        answers.push((requirements.clone(), auto_mode, found.clone()));
-        found
-    })
-}
-
-/// A remembered answer: the requirements, whether they were read as Auto Mode's, and the
-/// types they allow.
-type Answer = (Vec<Requirement>, bool, Vec<&'static InstanceType>);
-
-fn scan_catalog(requirements: &[Requirement], auto_mode: bool) -> Vec<&'static InstanceType> {
-    let evaluated: Vec<(Requirement, Option<u64>)> = requirements
-        .iter()
-        .filter(|requirement| OPERATORS.contains(&requirement.operator.as_str()))
-        .filter_map(|requirement| {
-            let key = evaluated_key(&requirement.key, auto_mode)?;
-            let bound = requirement
-                .values
-                .first()
-                .and_then(|value| value.parse::<u64>().ok());
-            let mut requirement = requirement.clone();
-            requirement.key = key;
-            Some((requirement, bound))
-        })
-        .collect();
-    catalog::all()
-        .iter()
-        .filter(|instance_type| {
-            evaluated
-                .iter()
-                .all(|(requirement, bound)| satisfies(instance_type, requirement, *bound))
-        })
-        .collect()
-}
-
-/// The capacity types a pool allows (Karpenter's default is on-demand only).
-pub fn capacity_types(pool: &NodePool) -> BTreeSet<&str> {
-    const ALL: [&str; 3] = ["on-demand", "spot", "reserved"];
-    let requirement = pool
-        .spec
-        .template
-        .spec
-        .requirements
-        .iter()
-        .find(|requirement| requirement.key == CAPACITY_TYPE);
-    // Built by `extend`, which inserts one by one; `collect` and `From<[_; N]>` sort a
-    // vector first, a sort the page would carry for sets of at most three names.
-    let mut types = BTreeSet::new();
-    match requirement {
-        Some(requirement) if requirement.operator == "In" => {
-            types.extend(requirement.values.iter().map(String::as_str));
-        }
-        Some(requirement) if requirement.operator == "Exists" => types.extend(ALL),
-        Some(requirement) if requirement.operator == "NotIn" => types.extend(
-            ALL.into_iter()
-                .filter(|kind| !requirement.values.iter().any(|value| value == kind)),
-        ),
-        _ => types.extend(["on-demand"]),
-    }
-    types
 }
 
 fn karpenter_capacity_blocks_only_without_reserved(context: &Context<'_>, report: &mut Report<'_>) {
@@ -1647,7 +1425,7 @@ fn karpenter_placement_group_selector_invalid(context: &Context<'_>, report: &mu
                 format!("{path}.name"),
                 "the placement group's name is empty",
             ),
-            (None, Some(id)) if !crate::karpenter::is_placement_group_id(id) => report.fire(
+            (None, Some(id)) if !crate::upstream::karpenter::is_placement_group_id(id) => report.fire(
                 format!("{path}.id"),
                 format!(
                     "`{id}` is not a placement group id (`pg-` then lowercase letters and digits)"
@@ -1659,7 +1437,7 @@ fn karpenter_placement_group_selector_invalid(context: &Context<'_>, report: &mu
 }
 
 fn karpenter_network_interfaces_invalid(context: &Context<'_>, report: &mut Report<'_>) {
-    use crate::karpenter::{EFA_ONLY, INTERFACE};
+    use crate::upstream::karpenter::{EFA_ONLY, INTERFACE};
     for (class_index, class) in classes(context) {
         let interfaces = &class.spec.network_interfaces;
         let path = format!("{}.spec.networkInterfaces", class_path(class_index));
@@ -1728,7 +1506,7 @@ fn pools_on<'a>(
 /// `None` when it launches it. Card counts the catalog does not know are not held against
 /// a type.
 fn interfaces_misfit(
-    interfaces: &[crate::karpenter::NetworkInterface],
+    interfaces: &[crate::upstream::karpenter::NetworkInterface],
     instance_type: &InstanceType,
 ) -> Option<String> {
     let cards = instance_type.network_cards;
@@ -1757,7 +1535,7 @@ fn interfaces_misfit(
             per_card - 1
         ));
     }
-    let asked = crate::karpenter::efa_devices(interfaces);
+    let asked = crate::upstream::karpenter::efa_devices(interfaces);
     // An EFA type whose EFA count the catalog lacks (p6e-gb200) is given the benefit.
     let unknown = instance_type.efa_supported && instance_type.efa_interfaces == 0;
     (!unknown && asked > instance_type.efa_interfaces as usize).then(|| {
@@ -1806,7 +1584,7 @@ fn karpenter_efa_on_card_without_efa(context: &Context<'_>, report: &mut Report<
     for (class_index, class) in classes(context) {
         let on_card_zero = class.spec.network_interfaces.iter().any(|interface| {
             interface.network_card_index == 0
-                && interface.interface_type == crate::karpenter::EFA_ONLY
+                && interface.interface_type == crate::upstream::karpenter::EFA_ONLY
         });
         if !on_card_zero {
             continue;

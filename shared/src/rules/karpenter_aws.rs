@@ -1,11 +1,11 @@
 //! Rules on what a Karpenter design needs on AWS and in the cluster beyond its own objects:
 //! the controller's identity and a place to run, the node role the bundle creates, and
-//! the discovery tags its node classes look for (see `crate::karpenter_aws`).
+//! the discovery tags its node classes look for (see `crate::documents::karpenter_aws`).
 
 use super::{Check, Context, Report, Rule, Severity, Stage};
-use crate::karpenter::discovery_value;
-use crate::karpenter_aws::{self, POD_IDENTITY_AGENT};
-use crate::spec::{ControllerIdentity, Network, NodeGroup, Spec};
+use crate::documents::karpenter_aws::{self, POD_IDENTITY_AGENT};
+use crate::model::spec::{ControllerIdentity, Network, NodeGroup, Spec};
+use crate::upstream::karpenter::discovery_value;
 
 const GETTING_STARTED: &str =
     "Karpenter v1.14 getting started: cloudformation.yaml, step02-create-cluster.sh";

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::node_groups::reservation_id;
 use super::{Check, Context, Report, Rule, Severity, Stage};
-use crate::spec::{Capacity, GroupPlacement, Network, NodeGroup, Spec};
+use crate::model::spec::{Capacity, GroupPlacement, Network, NodeGroup, Spec};
 
 /// What EC2 said, as plain data.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -50,12 +50,12 @@ pub struct LiveFacts {
     /// Today's date (UTC), as the shell's clock says; without it, rules that depend on the
     /// day (Kubernetes version support) judge as of the day their calendar was checked.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub today: Option<crate::versions::Date>,
+    pub today: Option<crate::catalog::versions::Date>,
 }
 
 impl LiveFacts {
     /// No answers from AWS, only today's date.
-    pub fn on(today: crate::versions::Date) -> LiveFacts {
+    pub fn on(today: crate::catalog::versions::Date) -> LiveFacts {
         LiveFacts {
             today: Some(today),
             ..LiveFacts::default()
@@ -148,7 +148,7 @@ impl InstanceTypeFact {
     /// Where EC2 and the catalog disagree: `(field, EC2's value, the catalog's)`; empty
     /// when they agree or the catalog does not list the type.
     pub fn differences(&self) -> Vec<(&'static str, String, String)> {
-        let Some(catalog) = crate::catalog::lookup(&self.instance_type) else {
+        let Some(catalog) = crate::catalog::instances::lookup(&self.instance_type) else {
             return Vec::new();
         };
         let mut differences = Vec::new();
@@ -206,10 +206,10 @@ pub struct ClusterVersionFact {
     pub status: String,
     /// The first day of extended support, if EKS says.
     #[serde(default)]
-    pub end_of_standard_support: Option<crate::versions::Date>,
+    pub end_of_standard_support: Option<crate::catalog::versions::Date>,
     /// The day EKS stops offering it, if EKS says.
     #[serde(default)]
-    pub end_of_extended_support: Option<crate::versions::Date>,
+    pub end_of_extended_support: Option<crate::catalog::versions::Date>,
 }
 
 /// A Spot placement score for an instance type in a region or zone.
@@ -667,7 +667,7 @@ fn instance_type_not_offered(context: &Context<'_>, report: &mut Report<'_>) {
             .collect();
         for zone in group_zones(context, group).unwrap_or_default() {
             // A placeholder zone is the placeholder rule's to report.
-            if zone.trim().is_empty() || crate::ids::is_placeholder(&zone) {
+            if zone.trim().is_empty() || crate::model::ids::is_placeholder(&zone) {
                 continue;
             }
             if !offering.availability_zones.contains(&zone) {
@@ -1188,7 +1188,7 @@ fn karpenter_static_pool_exceeds_reservations(context: &Context<'_>, report: &mu
         return;
     };
     for (pool_index, pool, replicas) in super::karpenter::static_pools(context) {
-        let capacity_types = super::karpenter::capacity_types(pool);
+        let capacity_types = crate::upstream::matching::capacity_types(pool);
         if capacity_types.len() != 1 || !capacity_types.contains("reserved") {
             continue;
         }
@@ -1256,7 +1256,7 @@ pub struct NamedPlacementGroup {
 
 /// Every placement group a node group (`placement_group`) or an EC2NodeClass
 /// (`placementGroupSelector`, its name or else its id) names, blank ones left out.
-pub fn named_placement_groups(spec: &crate::spec::Spec) -> Vec<NamedPlacementGroup> {
+pub fn named_placement_groups(spec: &crate::model::spec::Spec) -> Vec<NamedPlacementGroup> {
     let mut named = Vec::new();
     for (index, group) in spec.node_groups.iter().enumerate() {
         named.push(NamedPlacementGroup {
@@ -1350,7 +1350,7 @@ fn placement_group_efa_not_cluster(context: &Context<'_>, report: &mut Report<'_
 
 /// The zones pool `pool` may use: its `topology.kubernetes.io/zone In` values, else the
 /// cluster's (a new VPC's zones, an existing VPC's subnets'); empty means any.
-fn pool_zones(context: &Context<'_>, pool: &crate::karpenter::NodePool) -> Vec<String> {
+fn pool_zones(context: &Context<'_>, pool: &crate::upstream::karpenter::NodePool) -> Vec<String> {
     let required = pool
         .spec
         .template
@@ -1412,7 +1412,7 @@ fn karpenter_pool_offered_nowhere(context: &Context<'_>, report: &mut Report<'_>
 
 fn karpenter_spot_placement_score_low(context: &Context<'_>, report: &mut Report<'_>) {
     for (index, pool) in super::karpenter::pools(context) {
-        if !super::capacity_types(pool).contains("spot") {
+        if !crate::upstream::matching::capacity_types(pool).contains("spot") {
             continue;
         }
         let allowed = context.pool_instance_types(index);

@@ -35,11 +35,10 @@ use std::borrow::Cow;
 use std::cell::OnceCell;
 use std::fmt;
 
-use crate::catalog::{self, InstanceType};
-use crate::ids::Region;
-use crate::spec::{Network, Spec, Subnet};
+use crate::catalog::instances::{self, InstanceType};
+use crate::model::ids::Region;
+use crate::model::spec::{Network, Spec, Subnet};
 
-pub use karpenter::{capacity_types, matching_instance_types};
 pub use live::{
     ClusterVersionFact, InstanceTypeFact, LiveFacts, NamedPlacementGroup, OfferingFact,
     PlacementGroupFact, ReservationFact, SpotScoreFact, SubnetFact, named_placement_groups,
@@ -228,8 +227,10 @@ impl<'a> Context<'a> {
 
     /// Today, as the shell said in the live facts, else the day the version calendar was
     /// checked (so tests and the CLI without a clock judge the same way every run).
-    pub(crate) fn today(&self) -> crate::versions::Date {
-        self.live.today.unwrap_or(crate::versions::CALENDAR_CHECKED)
+    pub(crate) fn today(&self) -> crate::catalog::versions::Date {
+        self.live
+            .today
+            .unwrap_or(crate::catalog::versions::CALENDAR_CHECKED)
     }
 
     /// The subnets of an existing VPC, public then private, with their paths.
@@ -261,7 +262,7 @@ impl<'a> Context<'a> {
                 .iter()
                 .map(|group| {
                     node_groups::instance_type_names(group)
-                        .filter_map(catalog::lookup)
+                        .filter_map(instances::lookup)
                         .collect()
                 })
                 .collect()
@@ -276,7 +277,7 @@ impl<'a> Context<'a> {
                 .karpenter
                 .iter()
                 .flat_map(|karpenter| &karpenter.node_pools)
-                .map(karpenter::matching_instance_types)
+                .map(crate::upstream::matching::matching_instance_types)
                 .collect()
         });
         all.get(index).map(Vec::as_slice).unwrap_or_default()
@@ -390,6 +391,22 @@ fn sort(findings: &mut [Finding]) {
     findings.sort_by(|left, right| {
         (left.severity, &left.path, &left.rule).cmp(&(right.severity, &right.path, &right.rule))
     });
+}
+
+/// Appends a key to a field path, quoting keys that are not plain identifiers.
+pub(crate) fn push_key(path: &mut String, key: &str) {
+    let plain = !key.is_empty()
+        && key
+            .bytes()
+            .all(|byte| byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'-');
+    if plain {
+        if !path.is_empty() {
+            path.push('.');
+        }
+        path.push_str(key);
+    } else {
+        path.push_str(&format!("[{key:?}]"));
+    }
 }
 
 /// Calls `repeated(index, first)` for each key equal to an earlier one, `first` being the

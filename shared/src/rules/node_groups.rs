@@ -1,9 +1,9 @@
 //! Rules on managed node groups: names, sizes, instance types, EFA, capacity, GPUs, Spot.
 
 use super::{Check, Context, Report, Rule, Severity, Stage};
-use crate::catalog;
-use crate::ids::{self, IdError, ReservationId, ResourceName};
-use crate::spec::{Capacity, GroupPlacement, Network, NodeGroup};
+use crate::catalog::instances;
+use crate::model::ids::{self, IdError, ReservationId, ResourceName};
+use crate::model::spec::{Capacity, GroupPlacement, Network, NodeGroup};
 
 pub(super) static RULES: &[Rule] = &[
     Rule {
@@ -738,8 +738,8 @@ fn instance_type_unknown(context: &Context<'_>, report: &mut Report<'_>) {
         for name in instance_type_names(group) {
             if !name.trim().is_empty()
                 && !ids::is_placeholder(name)
-                && catalog::lookup(name).is_none()
-                && !catalog::is_mac(name)
+                && instances::lookup(name).is_none()
+                && !instances::is_mac(name)
             {
                 report.fire(
                     instance_type_path(index, group),
@@ -753,7 +753,7 @@ fn instance_type_unknown(context: &Context<'_>, report: &mut Report<'_>) {
 fn instance_type_mac(context: &Context<'_>, report: &mut Report<'_>) {
     for (index, group) in groups(context) {
         for name in instance_type_names(group) {
-            if catalog::is_mac(name) {
+            if instances::is_mac(name) {
                 report.fire(
                     instance_type_path(index, group),
                     format!(
@@ -994,7 +994,7 @@ fn count_and_percentage(
     report: &mut Report<'_>,
     field: &str,
     what: &str,
-    both: fn(&crate::spec::NodeRepairSettings) -> bool,
+    both: fn(&crate::model::spec::NodeRepairSettings) -> bool,
 ) {
     for (index, group) in groups(context) {
         if both(&group.node_repair_config) {
@@ -1222,7 +1222,7 @@ fn has_custom_ami(group: &NodeGroup) -> bool {
 fn unknown_to_eksctl(
     context: &Context<'_>,
     index: usize,
-) -> Vec<&'static crate::catalog::InstanceType> {
+) -> Vec<&'static crate::catalog::instances::InstanceType> {
     context
         .group_instance_types(index)
         .iter()
@@ -1237,7 +1237,7 @@ fn eksctl_arm_type_unknown(context: &Context<'_>, report: &mut Report<'_>) {
             continue;
         }
         for instance_type in unknown_to_eksctl(context, index) {
-            if instance_type.architecture == crate::catalog::Architecture::Arm64 {
+            if instance_type.architecture == crate::catalog::instances::Architecture::Arm64 {
                 report.fire(
                     instance_type_path(index, group),
                     format!(
@@ -1256,7 +1256,7 @@ fn eksctl_accelerated_type_unknown(context: &Context<'_>, report: &mut Report<'_
             continue;
         }
         for instance_type in unknown_to_eksctl(context, index) {
-            if instance_type.architecture == crate::catalog::Architecture::Amd64
+            if instance_type.architecture == crate::catalog::instances::Architecture::Amd64
                 && (instance_type.nvidia_gpu || instance_type.neuron)
             {
                 report.fire(
@@ -1303,7 +1303,8 @@ fn eksctl_device_plugin_not_installed(context: &Context<'_>, report: &mut Report
 }
 
 fn ultraserver_kubernetes_version(context: &Context<'_>, report: &mut Report<'_>) {
-    let Some(minor) = crate::versions::minor_of(&context.spec.cluster.kubernetes_version) else {
+    let Some(minor) = crate::catalog::versions::minor_of(&context.spec.cluster.kubernetes_version)
+    else {
         return;
     };
     if minor >= 33 {
@@ -1435,7 +1436,8 @@ fn nodegroup_label_invalid(context: &Context<'_>, report: &mut Report<'_>) {
 }
 
 fn ami_family_al2_unsupported(context: &Context<'_>, report: &mut Report<'_>) {
-    let Some(minor) = crate::versions::minor_of(&context.spec.cluster.kubernetes_version) else {
+    let Some(minor) = crate::catalog::versions::minor_of(&context.spec.cluster.kubernetes_version)
+    else {
         return;
     };
     if minor < 33 {

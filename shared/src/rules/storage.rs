@@ -3,8 +3,8 @@
 //! pods that mount it unscheduled, so these fail at run time.
 
 use super::{Check, Context, Report, Rule, Severity, Stage};
-use crate::ids::{IdError, SecurityGroupId, SubnetId};
-use crate::storage::{self, FSX_DEPLOYMENT_TYPES};
+use crate::documents::storage::{self, FSX_DEPLOYMENT_TYPES};
+use crate::model::ids::{IdError, SecurityGroupId, SubnetId};
 
 pub(super) static RULES: &[Rule] = &[
     Rule {
@@ -225,7 +225,7 @@ fn storage_s3_bucket_invalid(context: &Context<'_>, report: &mut Report<'_>) {
     let Some(s3) = &context.spec.storage.s3 else {
         return;
     };
-    if crate::ids::is_placeholder(&s3.bucket) {
+    if crate::model::ids::is_placeholder(&s3.bucket) {
         return;
     }
     if s3.bucket.is_empty() {

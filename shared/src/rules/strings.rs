@@ -9,7 +9,7 @@ use std::fmt;
 
 use serde::ser::{self, Serialize};
 
-use super::cluster::push_key;
+use super::push_key;
 
 /// Calls `visit(path, text)` for every string in `value` (map keys excepted).
 pub(crate) fn each_string<T: Serialize + ?Sized>(
@@ -507,7 +507,7 @@ impl ser::Serializer for KeyText<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::cluster::push_key;
+    use crate::rules::push_key;
 
     /// The same walk over the spec's JSON value: what the paths must equal.
     fn through_json(value: &serde_json::Value, path: &mut String, out: &mut Vec<(String, String)>) {
@@ -566,12 +566,12 @@ mod tests {
     #[test]
     fn imported_keys_and_odd_map_keys_walk_like_json() {
         let text = "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: a\n  annotations:\n    example.com/x y: PLACEHOLDER_A\nspec:\n  template:\n    metadata:\n      labels:\n        team.example.com/name: ml\n    spec:\n      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: a}\n      requirements: []\n      startupTaints:\n        - {key: k, effect: NoSchedule}\n  limits:\n    cpu: 10\n";
-        let documents = crate::yaml_source::parse_documents(text).unwrap();
+        let documents = crate::yaml::source::parse_documents(text).unwrap();
         let values: Vec<_> = documents
             .into_iter()
             .map(|document| document.value)
             .collect();
-        let imported = crate::import::import_karpenter(&values).unwrap();
+        let imported = crate::documents::import::import_karpenter(&values).unwrap();
         let spec = crate::Spec {
             karpenter: Some(imported.settings),
             ..crate::template("g4dn").unwrap().spec()

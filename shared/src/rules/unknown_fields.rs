@@ -10,7 +10,7 @@ use serde_json::Value as Json;
 use serde_yaml::{Mapping, Value};
 
 use super::{Check, Context, Report, Rule, Severity, Stage};
-use crate::yaml_source::mapping_key_text;
+use crate::yaml::source::mapping_key_text;
 
 pub(super) static RULES: &[Rule] = &[
     Rule {
@@ -108,7 +108,7 @@ fn karpenter_unknown_field(context: &Context<'_>, report: &mut Report<'_>) {
         for interface in &class.spec.network_interfaces {
             check_mapping(&interface.extra, &spec["networkInterfaces"], &at, report);
         }
-        let lists: [(&str, &[crate::karpenter::SelectorTerm]); 4] = [
+        let lists: [(&str, &[crate::upstream::karpenter::SelectorTerm]); 4] = [
             ("amiSelectorTerms", &class.spec.ami_selector_terms),
             ("subnetSelectorTerms", &class.spec.subnet_selector_terms),
             (
@@ -179,7 +179,7 @@ fn check_mapping(mapping: &Mapping, allowed: &Json, at: &str, report: &mut Repor
         };
         match keys.get(&key) {
             None => {
-                let suggestion = crate::schema_check::closest_key(&key, keys.keys())
+                let suggestion = crate::upstream::schema_check::closest_key(&key, keys.keys())
                     .map(|known| format!(" (did you mean `{known}`?)"))
                     .unwrap_or_default();
                 let place = if at.is_empty() {

@@ -4,9 +4,9 @@
 
 pub mod upstream;
 
-use shared::karpenter::Taint as PoolTaint;
+use shared::model::spec::{Capacity, GroupPlacement, Network, NodeTaint, Spec};
 use shared::rules::{LiveFacts, OfferingFact, ReservationFact, SubnetFact};
-use shared::spec::{Capacity, GroupPlacement, Network, NodeTaint, Spec};
+use shared::upstream::karpenter::Taint as PoolTaint;
 
 pub const RESERVATION: &str = "cr-0123456789abcdef0";
 pub const VPC: &str = "vpc-0a1b2c3d4e5f67890";
@@ -122,9 +122,9 @@ pub fn new_vpc() -> Spec {
 /// node groups, and the add-ons Auto Mode leaves to the user.
 pub fn auto_mode() -> Spec {
     let mut spec = new_vpc();
-    spec.cluster.auto_mode = Some(shared::spec::AutoMode {
+    spec.cluster.auto_mode = Some(shared::model::spec::AutoMode {
         enabled: true,
-        ..shared::spec::AutoMode::default()
+        ..shared::model::spec::AutoMode::default()
     });
     spec.node_groups.clear();
     spec.addons
@@ -136,20 +136,23 @@ pub fn auto_mode() -> Spec {
 /// through its CSI add-on.
 pub fn with_storage() -> Spec {
     let mut spec = new_vpc();
-    for name in [shared::storage::FSX_ADDON, shared::storage::S3_ADDON] {
+    for name in [
+        shared::documents::storage::FSX_ADDON,
+        shared::documents::storage::S3_ADDON,
+    ] {
         let mut addon = shared::templates::starting_addon(name);
         addon.attach_policy_arns = vec!["arn:aws:iam::111122223333:policy/training-data".into()];
         spec.addons.push(addon);
     }
-    spec.storage = shared::spec::Storage {
-        fsx: Some(shared::spec::FsxVolume {
+    spec.storage = shared::model::spec::Storage {
+        fsx: Some(shared::model::spec::FsxVolume {
             subnet_id: "subnet-0123456789abcdef0".into(),
             security_group_ids: vec!["sg-0123456789abcdef0".into()],
             deployment_type: "PERSISTENT_2".into(),
             per_unit_storage_throughput: Some(250),
             storage_gib: 2400,
         }),
-        s3: Some(shared::spec::S3Volume {
+        s3: Some(shared::model::spec::S3Volume {
             bucket: "training-checkpoints".into(),
             prefix: "run-7/".into(),
         }),

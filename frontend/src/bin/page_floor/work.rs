@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 
 use shared::Spec;
-use shared::catalog::CatalogFilter;
+use shared::catalog::instances::CatalogFilter;
 use shared::rules::LiveFacts;
 use wasm_bindgen::prelude::*;
 
@@ -23,22 +23,22 @@ pub fn work(what: u32, text: &str, extra: &str) -> Vec<u8> {
     let findings = shared::rules::validate_with(&spec, &facts);
     let text = match what {
         0 => shared::render_cluster_yaml(&spec).unwrap_or_default(),
-        1 => shared::render::render_karpenter_yaml(&spec)
+        1 => shared::documents::render::render_karpenter_yaml(&spec)
             .ok()
             .flatten()
             .unwrap_or_default(),
-        2 => shared::render::render_karpenter_values(&spec)
+        2 => shared::documents::render::render_karpenter_values(&spec)
             .ok()
             .flatten()
             .unwrap_or_default(),
         3 => spec.to_json(),
-        4 => match shared::import::import_text(extra, &spec) {
+        4 => match shared::documents::import::import_text(extra, &spec) {
             Ok((imported, summary)) => imported.to_json() + &summary,
             Err(error) => error.to_string(),
         },
         5 => {
-            return shared::bundle::bundle_files(&spec, &findings, &[])
-                .map(|files| shared::bundle::zip_bundle(&files))
+            return shared::deploy::bundle::bundle_files(&spec, &findings, &[])
+                .map(|files| shared::deploy::bundle::zip_bundle(&files))
                 .unwrap_or_default();
         }
         6 => {
@@ -46,7 +46,7 @@ pub fn work(what: u32, text: &str, extra: &str) -> Vec<u8> {
                 text: extra.to_owned(),
                 ..CatalogFilter::default()
             };
-            let names: Vec<&str> = shared::catalog::search(&filter)
+            let names: Vec<&str> = shared::catalog::instances::search(&filter)
                 .iter()
                 .map(|instance_type| instance_type.name)
                 .collect();

@@ -1,0 +1,196 @@
+//! `/api/deploys…`. Every route needs the deploy token; request bodies are size-limited.
+//!
+//! | route | answer |
+//! |---|---|
+//! | `POST /deploys` (a spec) | 202 and the new job; 422 with the findings when the rules find errors; 409 when the cluster already has an active deploy; 429 at the concurrency limit |
+//! | `GET /deploys` | every job, newest first |
+//! | `GET /deploys/{id}` | one job, with the plan's output once the plan ran |
+//! | `GET /deploys/{id}/events` | server-sent events after `Last-Event-ID` (or all), ending with the job |
+//! | `POST /deploys/{id}/cancel` | stops the job's processes; the job, `cancelled` |
+
+use axum::extract::{Path, Request, State};
+use axum::http::header::{CONTENT_TYPE, LOCATION};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{any, get, post};
+use axum::{Json, Router, middleware};
+use futures_util::{Stream, StreamExt};
+use shared::Spec;
+use tower_http::limit::RequestBodyLimitLayer;
+
+use axum::http::header::{AUTHORIZATION, WWW_AUTHENTICATE};
+use axum::middleware::Next;
+
+use crate::deploy::{Deployer, Deploys, Job};
+use crate::http::error::ApiError;
+use crate::http::extract::JsonBody;
+
+/// Largest request body accepted: far above any real spec, far below harm.
+pub const MAX_REQUEST_BYTES: usize = 1024 * 1024;
+
+/// The deploy routes, under `/api/deploys`. Without a deployer every deploy route
+/// answers 503; the reason deploys could not be set up (which names the server's data
+/// directory) only to callers that present the deploy token.
+pub fn router(deploys: Deploys) -> Router {
+    let (deployer, unavailable) = match deploys {
+        Deploys::Enabled(deployer) => (Some(deployer), None),
+        Deploys::Unavailable(unavailable) => (None, Some(unavailable)),
+        Deploys::NotEnabled => (None, None),
+    };
+    let Some(deployer) = deployer else {
+        let not_enabled = move |headers: HeaderMap| {
+            let message = match &unavailable {
+                Some(unavailable) if crate::deploy::auth::presents(&headers, &unavailable.token) => {
+                    format!(
+                        "deploys are disabled on this server: {}; fix it and restart the server",
+                        unavailable.reason
+                    )
+                }
+                Some(_) => "deploys are disabled on this server: its data directory cannot be used; the server's log says why".to_owned(),
+                None => "deploys are not enabled on this server".to_owned(),
+            };
+            async move { ApiError::Unavailable(message) }
+        };
+        return Router::new()
+            .route("/api/deploys", any(not_enabled.clone()))
+            .route("/api/deploys/{*rest}", any(not_enabled));
+    };
+    Router::new()
+        .route("/api/deploys", get(list).post(create))
+        .route("/api/deploys/{id}", get(show))
+        .route("/api/deploys/{id}/events", get(events))
+        .route("/api/deploys/{id}/cancel", post(cancel))
+        .route("/api/deploys/{id}/approve", post(approve))
+        .route_layer(RequestBodyLimitLayer::new(MAX_REQUEST_BYTES))
+        .route_layer(middleware::map_response(payload_too_large_as_json))
+        .route_layer(middleware::from_fn_with_state(
+            deployer.clone(),
+            require_token,
+        ))
+        .with_state(deployer)
+}
+
+/// The body limit answers a declared oversize body in plain text; say it in JSON like
+/// every other refusal.
+async fn payload_too_large_as_json(response: Response) -> Response {
+    let is_json = response
+        .headers()
+        .get(CONTENT_TYPE)
+        .is_some_and(|value| value.as_bytes().starts_with(b"application/json"));
+    if response.status() != StatusCode::PAYLOAD_TOO_LARGE || is_json {
+        return response;
+    }
+    ApiError::BadRequest {
+        status: StatusCode::PAYLOAD_TOO_LARGE,
+        message: format!("the request body is larger than {MAX_REQUEST_BYTES} bytes"),
+    }
+    .into_response()
+}
+
+/// `POST /api/deploys?confirm_server_files=true`: the user has seen which files of the
+/// server's the design makes eksctl read (the 422's `server_files`) and allows it.
+/// `POST /api/deploys?review=true`: the job waits after the plan until
+/// `POST /api/deploys/{id}/approve`.
+#[derive(serde::Deserialize)]
+struct CreateQuery {
+    #[serde(default)]
+    confirm_server_files: bool,
+    #[serde(default)]
+    review: bool,
+}
+
+async fn create(
+    State(deployer): State<Deployer>,
+    query: Result<axum::extract::Query<CreateQuery>, axum::extract::rejection::QueryRejection>,
+    JsonBody(spec): JsonBody<Spec>,
+) -> Result<(StatusCode, [(axum::http::HeaderName, String); 1], Json<Job>), ApiError> {
+    let axum::extract::Query(query) = query?;
+    let job = deployer
+        .start_with(&spec, query.confirm_server_files, query.review)
+        .await?;
+    let location = format!("/api/deploys/{}", job.id);
+    Ok((StatusCode::ACCEPTED, [(LOCATION, location)], Json(job)))
+}
+
+async fn list(State(deployer): State<Deployer>) -> Result<Json<Vec<Job>>, ApiError> {
+    Ok(Json(deployer.jobs().await?))
+}
+
+async fn show(
+    State(deployer): State<Deployer>,
+    Path(id): Path<String>,
+) -> Result<Json<Job>, ApiError> {
+    Ok(Json(deployer.job(&id).await?))
+}
+
+async fn approve(
+    State(deployer): State<Deployer>,
+    Path(id): Path<String>,
+) -> Result<Json<Job>, ApiError> {
+    Ok(Json(deployer.approve(&id).await?))
+}
+
+async fn cancel(
+    State(deployer): State<Deployer>,
+    Path(id): Path<String>,
+) -> Result<Json<Job>, ApiError> {
+    Ok(Json(deployer.cancel(&id).await?))
+}
+
+/// Each event is `id: <event id>`, `event: log|stage|step|state` and the event as JSON.
+async fn events(
+    State(deployer): State<Deployer>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Result<Sse<impl Stream<Item = Result<SseEvent, std::convert::Infallible>>>, ApiError> {
+    let after = match headers.get("last-event-id") {
+        None => 0,
+        Some(value) => value
+            .to_str()
+            .ok()
+            .and_then(|value| value.trim().parse::<i64>().ok())
+            .ok_or_else(|| ApiError::BadRequest {
+                status: StatusCode::BAD_REQUEST,
+                message: "Last-Event-ID must be an event id (a number)".into(),
+            })?,
+    };
+    deployer.job(&id).await?;
+    let stream = deployer.follow(&id, after).map(|event| {
+        Ok(SseEvent::default()
+            .id(event.id.to_string())
+            .event(event.body.kind())
+            .json_data(&event)
+            .expect("an event serialises"))
+    });
+    Ok(Sse::new(stream).keep_alive(KeepAlive::default()))
+}
+/// Lets a request through only with `Authorization: Bearer <token>`; else 401 with a JSON
+/// body and `WWW-Authenticate: Bearer`.
+pub async fn require_token(
+    State(deployer): State<Deployer>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let presented = request
+        .headers()
+        .get(AUTHORIZATION)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| {
+            let (scheme, token) = value.split_once(' ')?;
+            scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
+        });
+    let refusal = match presented {
+        Some(token) if deployer.token().matches(token) => return next.run(request).await,
+        Some(_) => "wrong deploy token",
+        None => {
+            "deploy routes need `Authorization: Bearer <token>`; the server printed the token at start (or took it from EKS_STUDIO_DEPLOY_TOKEN)"
+        }
+    };
+    let mut response = ApiError::Unauthorized(refusal.into()).into_response();
+    response.headers_mut().insert(
+        WWW_AUTHENTICATE,
+        "Bearer".parse().expect("a valid header value"),
+    );
+    response
+}

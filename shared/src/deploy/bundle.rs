@@ -1,0 +1,264 @@
+//! A bundle is what download and deploy share: the rendered files, the spec, scripts
+//! that run each step and stop at the first failure, and a README that says what is
+//! still open. It is built in memory; the server builds it for the page (`POST
+//! /api/bundle`), which then carries neither the zip writer nor the files only the
+//! bundle holds.
+
+use std::io::Write;
+
+use crate::documents::render::{self, KARPENTER_VALUES_PATH, NODEPOOLS_PATH, RenderError};
+use crate::model::spec::Spec;
+use crate::rules::{Finding, Severity};
+use crate::{deploy::sequence, documents::device_plugins, documents::karpenter_aws};
+
+pub use crate::deploy::sequence::KARPENTER_CHART_VERSION;
+
+/// One file of a bundle.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct BundleFile {
+    /// Path inside the bundle, `/`-separated.
+    pub path: String,
+    /// File contents.
+    pub contents: String,
+    /// Whether the file is a script to run.
+    #[serde(default)]
+    pub executable: bool,
+}
+
+/// The outcome of one live check, as the bundle README lists it.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct CheckLine {
+    /// Check id.
+    pub id: String,
+    /// How it went.
+    pub status: crate::model::live_checks::CheckStatus,
+    /// What it found.
+    pub message: String,
+}
+
+fn file(path: &str, contents: String, executable: bool) -> BundleFile {
+    BundleFile {
+        path: path.into(),
+        contents,
+        executable,
+    }
+}
+
+/// Every file of the bundle for `spec`, with the findings still open and the live
+/// checks that ran listed in its README.
+pub fn bundle_files(
+    spec: &Spec,
+    findings: &[Finding],
+    checks: &[CheckLine],
+) -> Result<Vec<BundleFile>, RenderError> {
+    let mut files = vec![file(
+        "cluster.yaml",
+        render::render_cluster_yaml(spec)?,
+        false,
+    )];
+    if let Some(volumes) = crate::documents::storage::render(spec)? {
+        files.push(file(
+            crate::documents::storage::STORAGE_PATH,
+            volumes,
+            false,
+        ));
+    }
+    if let Some(pools) = crate::documents::auto_mode::render(spec)? {
+        files.push(file(crate::documents::auto_mode::PATH, pools, false));
+    }
+    let nodepools = render::render_karpenter_yaml(spec)?;
+    let values = render::render_karpenter_values(spec)?;
+    if let (Some(nodepools), Some(values)) = (nodepools, values) {
+        files.push(file(NODEPOOLS_PATH, nodepools, false));
+        files.push(file(KARPENTER_VALUES_PATH, values, false));
+    }
+    let templates = [
+        (
+            karpenter_aws::PREREQUISITES_PATH,
+            karpenter_aws::prerequisites(spec),
+        ),
+        (
+            karpenter_aws::CLUSTER_ACCESS_PATH,
+            karpenter_aws::cluster_access(spec),
+        ),
+    ];
+    for (path, template) in templates {
+        if let Some(template) = template {
+            files.push(file(path, crate::yaml::text::to_string(&template)?, false));
+        }
+    }
+    if let Some(karpenter) = &spec.karpenter {
+        for (plugin, pools) in device_plugins::needed(karpenter) {
+            let values = device_plugins::values(plugin, &pools);
+            files.push(file(
+                plugin.chart().values_path,
+                crate::yaml::text::to_string(&values)?,
+                false,
+            ));
+        }
+    }
+    files.push(file("studio.json", spec.to_json() + "\n", false));
+    files.push(file("deploy.sh", deploy_script(spec), true));
+    files.push(file("teardown.sh", teardown_script(spec), true));
+    files.push(file("README.md", readme(spec, findings, checks), false));
+    Ok(files)
+}
+
+fn deploy_script(spec: &Spec) -> String {
+    sequence::script(
+        "Creates the cluster designed in EKS Training Studio.",
+        &sequence::deploy_steps(spec),
+    )
+}
+
+fn teardown_script(spec: &Spec) -> String {
+    sequence::script(
+        "Deletes the cluster and everything the deploy created for it, in reverse order.",
+        &sequence::teardown_steps(spec),
+    )
+}
+
+/// Whether `char` would change how the README reads rather than stand in it: control
+/// characters (an escape sequence, NUL, a line break that would start a heading of its
+/// own), line separators and bidirectional overrides.
+fn changes_the_text(char: char) -> bool {
+    char.is_control()
+        || matches!(char, '\u{2028}' | '\u{2029}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+}
+
+/// Prose for the README, such characters written as escapes (backticks kept: they mark
+/// code).
+fn readme_line(text: &str) -> String {
+    text.chars()
+        .map(|char| {
+            if changes_the_text(char) {
+                char.escape_unicode().to_string()
+            } else {
+                char.to_string()
+            }
+        })
+        .collect()
+}
+
+/// A value inside a code span of the README: as [`readme_line`], and a backtick, which
+/// would end the span, escaped.
+fn readme_text(text: &str) -> String {
+    readme_line(text).replace('`', "\\`")
+}
+
+fn readme(spec: &Spec, findings: &[Finding], checks: &[CheckLine]) -> String {
+    let mut text = format!(
+        "# {name}\n\nEKS cluster `{name}` in `{region}` (Kubernetes {version}), designed in EKS Training Studio.\n\n",
+        name = readme_text(&spec.cluster.name),
+        region = readme_text(&spec.cluster.region),
+        version = readme_text(&spec.cluster.kubernetes_version)
+    );
+    text.push_str("## Files\n\n- `cluster.yaml` — eksctl ClusterConfig\n");
+    if spec.karpenter.is_some() {
+        text.push_str(&format!(
+            "- `{NODEPOOLS_PATH}` — Karpenter NodePools and EC2NodeClasses\n- `{KARPENTER_VALUES_PATH}` — Helm values for the Karpenter controller\n"
+        ));
+    }
+    if !spec.auto_mode_pools.is_empty() {
+        text.push_str(&format!(
+            "- `{}` — EKS Auto Mode's NodePools and NodeClasses, applied once the cluster is up\n",
+            crate::documents::auto_mode::PATH
+        ));
+    }
+    if !spec.storage.is_empty() {
+        text.push_str(&format!(
+            "- `{}` — the volumes for datasets and checkpoints (FSx for Lustre StorageClass and claim, S3 volume and claim); teardown deletes the claims first, so FSx deletes the file system it made\n",
+            crate::documents::storage::STORAGE_PATH
+        ));
+    }
+    text.push_str(
+        "- `studio.json` — the design; open it in the studio to keep editing\n- `deploy.sh` — creates the cluster (eksctl, then helm and kubectl when Karpenter is used)\n- `teardown.sh` — deletes it\n\n",
+    );
+    text.push_str("## Findings still open\n\n");
+    if findings.is_empty() {
+        text.push_str("None.\n");
+    }
+    for severity in [Severity::Error, Severity::Warning, Severity::Info] {
+        for finding in findings
+            .iter()
+            .filter(|finding| finding.severity == severity)
+        {
+            text.push_str(&format!(
+                "- **{}** `{}` at `{}`: {} — {}\n",
+                finding.severity,
+                finding.rule,
+                readme_text(&finding.path),
+                readme_line(&finding.message),
+                readme_line(&finding.help)
+            ));
+        }
+    }
+    text.push_str("\n## Live AWS checks\n\n");
+    if checks.is_empty() {
+        text.push_str("No live checks ran for this bundle.\n");
+    }
+    for check in checks {
+        text.push_str(&format!(
+            "- `{}`: {} — {}\n",
+            readme_text(&check.id),
+            check.status,
+            readme_line(&check.message)
+        ));
+    }
+    text
+}
+
+/// How bundle files are zipped: deflated where deflate is built in (the `deflate`
+/// feature: server and CLI), stored in the page, which leaves deflate's code out to load
+/// less (a bundle is a few dozen KB of text).
+#[cfg(feature = "deflate")]
+const BUNDLE_COMPRESSION: zip::CompressionMethod = zip::CompressionMethod::Deflated;
+#[cfg(not(feature = "deflate"))]
+const BUNDLE_COMPRESSION: zip::CompressionMethod = zip::CompressionMethod::Stored;
+
+/// Longest bundle file name, without `.zip`.
+const MAX_FILE_NAME: usize = 100;
+
+/// The bundle's download name, from the cluster name: letters, digits, `-`, `_` and `.`
+/// kept, anything else `-`, at most 100 characters and no leading dot, then `.zip`;
+/// `eks-cluster.zip` when nothing is left. The page and the server name it alike.
+pub fn file_name(cluster_name: &str) -> String {
+    let cleaned: String = cluster_name
+        .trim()
+        .chars()
+        .map(|character| {
+            if character.is_ascii_alphanumeric() || matches!(character, '-' | '_' | '.') {
+                character
+            } else {
+                '-'
+            }
+        })
+        .take(MAX_FILE_NAME)
+        .collect();
+    let cleaned = cleaned.trim_start_matches('.');
+    if cleaned.is_empty() {
+        "eks-cluster.zip".to_owned()
+    } else {
+        format!("{cleaned}.zip")
+    }
+}
+
+/// Zips the files in memory (scripts marked executable).
+pub fn zip_bundle(files: &[BundleFile]) -> Vec<u8> {
+    let mut writer = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    for bundle_file in files {
+        let options = zip::write::SimpleFileOptions::default()
+            .compression_method(BUNDLE_COMPRESSION)
+            .unix_permissions(if bundle_file.executable { 0o755 } else { 0o644 });
+        writer
+            .start_file(bundle_file.path.as_str(), options)
+            .expect("writing to memory cannot fail");
+        writer
+            .write_all(bundle_file.contents.as_bytes())
+            .expect("writing to memory cannot fail");
+    }
+    writer
+        .finish()
+        .expect("writing to memory cannot fail")
+        .into_inner()
+}

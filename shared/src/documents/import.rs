@@ -1,0 +1,629 @@
+//! Import reads what the studio models into the spec and keeps everything else, per
+//! object, in the spec's `extra` mappings; rendering merges those back. The leftovers
+//! are computed against what rendering the imported spec would write, so a value the
+//! model would write differently (an explicit `false`, an empty list) is kept as well.
+//!
+//! A spec must always be writable as JSON (`studio.json`, drafts, share links), whose keys
+//! are strings; so a document with any other key (`1:`, `~:`, `!tag key:`, `[a, b]:`) is
+//! refused at that key rather than imported into a spec that could not be saved.
+
+use serde::de::DeserializeOwned;
+use serde_yaml::{Mapping, Value};
+
+use crate::documents::cluster;
+use crate::documents::render;
+use crate::model::spec::{
+    Addon, KarpenterSettings, Network, NodeGroup, PodIdentityAssociation, Spec, Subnet,
+};
+use crate::upstream::eksctl;
+use crate::upstream::karpenter::{Ec2NodeClass, NodeOverlay, NodePool};
+use crate::yaml::source::{YamlPath, mapping_key_text};
+
+/// Why a document could not be imported; `path` is the path inside the document.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ImportError {
+    /// Path inside the document, e.g. `managedNodeGroups[1].taints`.
+    pub path: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl std::fmt::Display for ImportError {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.path.is_empty() {
+            formatter.write_str(&self.message)
+        } else {
+            write!(formatter, "{}: {}", self.path, self.message)
+        }
+    }
+}
+
+impl std::error::Error for ImportError {}
+
+fn error(path: impl Into<String>, message: impl Into<String>) -> ImportError {
+    ImportError {
+        path: path.into(),
+        message: message.into(),
+    }
+}
+
+pub use crate::upstream::schema_check::DocumentKind;
+
+/// Recognises a document the studio imports, or says plainly what it is instead.
+pub fn document_kind(document: &Value) -> Result<DocumentKind, ImportError> {
+    if !document.is_mapping() {
+        return Err(error(
+            "",
+            "a document must be a mapping with apiVersion and kind",
+        ));
+    }
+    match DocumentKind::of(document) {
+        DocumentKind::Unknown { api_version, kind } => match (api_version, kind) {
+            (None, _) => Err(error("apiVersion", "the document has no apiVersion")),
+            (_, None) => Err(error("kind", "the document has no kind")),
+            (Some(api_version), Some(kind)) => Err(error(
+                "kind",
+                format!(
+                    "`{kind}` in `{api_version}` is not an eksctl ClusterConfig (eksctl.io/v1alpha5), a Karpenter NodePool (karpenter.sh/v1), an EC2NodeClass (karpenter.k8s.aws/v1) or a NodeOverlay (karpenter.sh/v1alpha1)"
+                ),
+            )),
+        },
+        known => Ok(known),
+    }
+}
+
+/// What the model would write for `original`, removed from it: the keys the model does
+/// not cover, and the values it would write differently.
+pub fn leftover(original: &Value, rendered: &Value) -> Option<Value> {
+    match (original, rendered) {
+        (Value::Mapping(original), Value::Mapping(rendered)) => {
+            let mut kept = Mapping::new();
+            for (key, value) in original {
+                match rendered.get(key) {
+                    None => {
+                        kept.insert(key.clone(), value.clone());
+                    }
+                    Some(rendered_value) => {
+                        if let Some(rest) = leftover(value, rendered_value) {
+                            kept.insert(key.clone(), rest);
+                        }
+                    }
+                }
+            }
+            (!kept.is_empty()).then_some(Value::Mapping(kept))
+        }
+        (original, rendered) if original == rendered => None,
+        (original, _) => Some(original.clone()),
+    }
+}
+
+fn leftover_mapping(original: &Value, rendered: &Value) -> Mapping {
+    match leftover(original, rendered) {
+        Some(Value::Mapping(mapping)) => mapping,
+        _ => Mapping::new(),
+    }
+}
+
+/// The first mapping key under `value` that is not a plain string: an error at the entry
+/// it opens (or at its mapping, for a key that is itself a collection).
+fn non_string_key(value: &Value, path: &YamlPath) -> Option<ImportError> {
+    match value {
+        Value::Mapping(mapping) => mapping.iter().find_map(|(key, item)| match key {
+            Value::String(name) => non_string_key(item, &path.with_key(name.as_str())),
+            other => {
+                let described = match other {
+                    Value::Null => "a null key".to_owned(),
+                    Value::Bool(boolean) => format!("the key `{boolean}`"),
+                    Value::Number(number) => format!("the key `{number}`"),
+                    Value::Tagged(_) => "a tagged key".to_owned(),
+                    Value::Sequence(_) => "a sequence used as a key".to_owned(),
+                    _ => "a mapping used as a key".to_owned(),
+                };
+                let entry = match mapping_key_text(other) {
+                    Some(text) => path.with_key(text),
+                    None => path.clone(),
+                };
+                Some(error(
+                    entry.to_string(),
+                    format!(
+                        "{described} is not a string; the studio saves designs as JSON, whose keys are strings (quote it)"
+                    ),
+                ))
+            }
+        }),
+        Value::Sequence(items) => items
+            .iter()
+            .enumerate()
+            .find_map(|(index, item)| non_string_key(item, &path.with_index(index))),
+        Value::Tagged(tagged) => non_string_key(&tagged.value, path),
+        Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_) => None,
+    }
+}
+
+/// Refuses a document with a key the spec could not keep (see the module docs).
+fn string_keys_only(document: &Value) -> Result<(), ImportError> {
+    match non_string_key(document, &YamlPath::root()) {
+        Some(refused) => Err(refused),
+        None => Ok(()),
+    }
+}
+
+/// Reads `value` through the typed eksctl structs, which read a field of another shape
+/// as nothing (it then stays in the leftovers).
+fn typed<T: DeserializeOwned + Default>(value: &Value) -> T {
+    serde_yaml::from_value(value.clone()).unwrap_or_default()
+}
+
+/// Imports an eksctl `ClusterConfig` document into a spec.
+pub fn import_cluster_config(document: &Value) -> Result<Spec, ImportError> {
+    if document_kind(document)? != DocumentKind::ClusterConfig {
+        return Err(error("kind", "expected an eksctl ClusterConfig"));
+    }
+    string_keys_only(document)?;
+    let mut cluster = cluster::cluster_settings(&typed(document));
+    cluster.pod_identity_associations = document
+        .get("iam")
+        .map(import_associations)
+        .unwrap_or_default();
+    if let Some(access) = &mut cluster.access {
+        import_access_leftovers(document, access);
+    }
+    let network = import_network(document);
+    let node_groups: Vec<NodeGroup> = match document.get("managedNodeGroups") {
+        Some(Value::Sequence(groups)) => groups.iter().map(import_node_group).collect(),
+        _ => Vec::new(),
+    };
+    let addons: Vec<Addon> = match document.get("addons") {
+        Some(Value::Sequence(addons)) => addons.iter().map(import_addon).collect(),
+        _ => Vec::new(),
+    };
+    let mut spec = Spec {
+        cluster,
+        network,
+        node_groups,
+        addons,
+        ..Spec::default()
+    };
+    spec.eksctl_extra = top_level_leftover(document, &spec)?;
+    Ok(spec)
+}
+
+fn import_network(document: &Value) -> Network {
+    let vpc = document.get("vpc");
+    let subnets = vpc.and_then(|vpc| vpc.get("subnets"));
+    let has_vpc_id = vpc.and_then(|vpc| vpc.get("id")).is_some();
+    if !has_vpc_id && subnets.is_none() {
+        let config: eksctl::ClusterConfig = typed(document);
+        return Network::NewVpc {
+            availability_zones: config.availability_zones.unwrap_or_default(),
+        };
+    }
+    let read = |kind: &str| -> Vec<Subnet> {
+        let Some(Value::Mapping(by_name)) = subnets.and_then(|subnets| subnets.get(kind)) else {
+            return Vec::new();
+        };
+        by_name
+            .iter()
+            .map(|(name, original)| {
+                let mut subnet =
+                    cluster::subnet(name.as_str().unwrap_or_default(), &typed(original));
+                let rendered = serde_yaml::to_value(cluster::subnet_spec(&subnet))
+                    .expect("a subnet serialises");
+                subnet.extra = leftover_mapping(original, &rendered);
+                subnet
+            })
+            .collect()
+    };
+    Network::ExistingVpc {
+        vpc_id: vpc
+            .map(|vpc| typed::<eksctl::Vpc>(vpc).id.unwrap_or_default())
+            .unwrap_or_default(),
+        public_subnets: read("public"),
+        private_subnets: read("private"),
+    }
+}
+
+fn import_node_group(original: &Value) -> NodeGroup {
+    let mut group = cluster::node_group(&typed(original));
+    let rendered =
+        serde_yaml::to_value(cluster::managed_node_group(&group)).expect("a node group serialises");
+    group.extra = leftover_mapping(original, &rendered);
+    group
+}
+
+fn import_addon(original: &Value) -> Addon {
+    let mut addon = cluster::addon(&typed(original));
+    addon.pod_identity_associations = import_associations(original);
+    let mut rendered =
+        serde_yaml::to_value(cluster::addon_spec(&addon)).expect("an add-on serialises");
+    render::merge_associations(&mut rendered, &addon.pod_identity_associations);
+    addon.extra = leftover_mapping(original, &rendered);
+    addon
+}
+
+/// The `podIdentityAssociations` under `parent`, each with its own leftovers; none when the
+/// list holds anything but mappings (it then stays, whole, in the parent's leftovers).
+fn import_associations(parent: &Value) -> Vec<PodIdentityAssociation> {
+    let Some(Value::Sequence(items)) = parent.get("podIdentityAssociations") else {
+        return Vec::new();
+    };
+    if !items.iter().all(Value::is_mapping) {
+        return Vec::new();
+    }
+    items
+        .iter()
+        .map(|original| {
+            let mut association = cluster::pod_identity_association(&typed(original));
+            let rendered =
+                serde_yaml::to_value(cluster::pod_identity_association_spec(&association))
+                    .expect("an association serialises");
+            association.extra = leftover_mapping(original, &rendered);
+            association
+        })
+        .collect()
+}
+
+/// Gives each access entry, and each of its access policies, the keys it had that the model
+/// does not write back the same. A list holding anything but mappings keeps nothing here:
+/// it stays, whole, among the ClusterConfig's leftovers.
+fn import_access_leftovers(document: &Value, access: &mut crate::model::spec::AccessConfig) {
+    let Some(Value::Sequence(items)) = document
+        .get("accessConfig")
+        .and_then(|config| config.get("accessEntries"))
+    else {
+        return;
+    };
+    if !items.iter().all(Value::is_mapping) || items.len() != access.access_entries.len() {
+        return;
+    }
+    for (entry, original) in access.access_entries.iter_mut().zip(items) {
+        if let Some(Value::Sequence(policies)) = original.get("accessPolicies")
+            && policies.iter().all(Value::is_mapping)
+        {
+            for (policy, original_policy) in entry.access_policies.iter_mut().zip(policies) {
+                let rendered = serde_yaml::to_value(cluster::access_policy_spec(policy))
+                    .expect("an access policy serialises");
+                policy.extra = leftover_mapping(original_policy, &rendered);
+            }
+        }
+        let mut rendered = serde_yaml::to_value(cluster::access_entry_spec(entry))
+            .expect("an access entry serialises");
+        render::merge_access_policies(&mut rendered, &entry.access_policies);
+        entry.extra = leftover_mapping(original, &rendered);
+    }
+}
+
+/// The document's keys outside node groups, add-ons and subnets (those keep their own
+/// leftovers) that the model does not write back the same.
+fn top_level_leftover(document: &Value, spec: &Spec) -> Result<Mapping, ImportError> {
+    let rendered = render::cluster_document(spec)
+        .map_err(|render_error| error("", render_error.to_string()))?;
+    let strip = |value: &Value| {
+        let mut value = value.clone();
+        if let Some(mapping) = value.as_mapping_mut() {
+            if mapping
+                .get("managedNodeGroups")
+                .is_some_and(Value::is_sequence)
+            {
+                mapping.remove("managedNodeGroups");
+            }
+            if mapping.get("addons").is_some_and(Value::is_sequence) {
+                mapping.remove("addons");
+            }
+            // Access entries keep their own leftovers when each was read as one.
+            let entries_read = spec
+                .cluster
+                .access
+                .as_ref()
+                .is_some_and(|access| !access.access_entries.is_empty());
+            if entries_read
+                && let Some(access) = mapping
+                    .get_mut("accessConfig")
+                    .and_then(Value::as_mapping_mut)
+                && access
+                    .get("accessEntries")
+                    .and_then(Value::as_sequence)
+                    .is_some_and(|items| items.iter().all(Value::is_mapping))
+            {
+                access.remove("accessEntries");
+            }
+            if let Network::ExistingVpc { .. } = spec.network
+                && let Some(vpc) = mapping.get_mut("vpc").and_then(Value::as_mapping_mut)
+                && let Some(subnets) = vpc.get_mut("subnets").and_then(Value::as_mapping_mut)
+            {
+                for kind in ["public", "private"] {
+                    if subnets.get(kind).is_some_and(Value::is_mapping) {
+                        subnets.remove(kind);
+                    }
+                }
+                if subnets.is_empty() {
+                    vpc.remove("subnets");
+                }
+            }
+        }
+        value
+    };
+    let original = strip(document);
+    let rendered = strip(&rendered);
+    Ok(leftover_mapping(&original, &rendered))
+}
+
+/// Drops from the ClusterConfig's leftovers what the spec now writes itself. A ClusterConfig
+/// read before its Karpenter documents keeps the `metadata.tags` the design derives from
+/// them (see `karpenter_aws::cluster_tags`); once the documents are in, they are the
+/// spec's own again.
+pub fn settle_leftovers(spec: &mut Spec) {
+    let rendered =
+        serde_yaml::to_value(cluster::cluster_config(spec)).expect("a ClusterConfig serialises");
+    spec.eksctl_extra = leftover_mapping(&Value::Mapping(spec.eksctl_extra.clone()), &rendered);
+}
+
+/// Karpenter objects read from a multi-document file, with the index of the document
+/// each came from.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ImportedKarpenter {
+    /// Pools and classes, in file order.
+    pub settings: KarpenterSettings,
+    /// Document index of each node pool.
+    pub node_pool_documents: Vec<usize>,
+    /// Document index of each node class.
+    pub node_class_documents: Vec<usize>,
+    /// Document index of each node overlay.
+    pub node_overlay_documents: Vec<usize>,
+}
+
+/// Imports Karpenter `NodePool` and `EC2NodeClass` documents.
+pub fn import_karpenter(documents: &[Value]) -> Result<ImportedKarpenter, ImportError> {
+    let mut imported = ImportedKarpenter::default();
+    for (index, document) in documents.iter().enumerate() {
+        let prefix = if documents.len() > 1 {
+            format!("document {}: ", index + 1)
+        } else {
+            String::new()
+        };
+        let located = |import_error: ImportError| ImportError {
+            message: format!("{prefix}{}", import_error.message),
+            ..import_error
+        };
+        let kind = document_kind(document).map_err(located)?;
+        string_keys_only(document).map_err(located)?;
+        match kind {
+            DocumentKind::NodePool => {
+                let pool: NodePool =
+                    serde_yaml::from_value(crate::upstream::karpenter::object_body(document))
+                        .map_err(|serde_error| located(error("spec", serde_error.to_string())))?;
+                imported.settings.node_pools.push(pool);
+                imported.node_pool_documents.push(index);
+            }
+            DocumentKind::Ec2NodeClass => {
+                let class: Ec2NodeClass =
+                    serde_yaml::from_value(crate::upstream::karpenter::object_body(document))
+                        .map_err(|serde_error| located(error("spec", serde_error.to_string())))?;
+                imported.settings.node_classes.push(class);
+                imported.node_class_documents.push(index);
+            }
+            DocumentKind::NodeOverlay => {
+                let overlay: NodeOverlay =
+                    serde_yaml::from_value(crate::upstream::karpenter::object_body(document))
+                        .map_err(|serde_error| located(error("spec", serde_error.to_string())))?;
+                imported.settings.node_overlays.push(overlay);
+                imported.node_overlay_documents.push(index);
+            }
+            DocumentKind::ClusterConfig | DocumentKind::Unknown { .. } => {
+                return Err(located(error(
+                    "kind",
+                    "expected a Karpenter NodePool, EC2NodeClass or NodeOverlay",
+                )));
+            }
+        }
+    }
+    Ok(imported)
+}
+
+/// Why pasted or chosen YAML could not be imported, placed in the text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TextImportError {
+    /// Which document (from 1), when the text has several.
+    pub document: Option<usize>,
+    /// Line of the problem, from 1; 0 when the problem is the text as a whole.
+    pub line: usize,
+    /// Column of the problem, from 1; 0 when the problem is the text as a whole.
+    pub column: usize,
+    /// The text is not YAML at all (rather than YAML the studio cannot import).
+    pub syntax: bool,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl std::fmt::Display for TextImportError {
+    /// "YAML error at line 4, column 3: …" or "document 2, line 4, column 3: …", as the
+    /// studio shows it.
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.line == 0 {
+            return formatter.write_str(&self.message);
+        }
+        if self.syntax {
+            return write!(
+                formatter,
+                "YAML error at line {}, column {}: {}",
+                self.line, self.column, self.message
+            );
+        }
+        if let Some(document) = self.document {
+            write!(formatter, "document {document}, ")?;
+        }
+        write!(
+            formatter,
+            "line {}, column {}: {}",
+            self.line, self.column, self.message
+        )
+    }
+}
+
+impl std::error::Error for TextImportError {}
+
+/// The text as a whole is refused (no document, two clusters).
+pub(crate) fn whole_text(message: impl Into<String>) -> TextImportError {
+    TextImportError {
+        document: None,
+        line: 0,
+        column: 0,
+        syntax: false,
+        message: message.into(),
+    }
+}
+
+/// An import problem at a path of document `index` (of `count`), placed in the text.
+pub(crate) fn placed(
+    document: &crate::yaml::source::SourceDocument,
+    index: usize,
+    count: usize,
+    error: &ImportError,
+) -> TextImportError {
+    let path = error
+        .path
+        .parse::<YamlPath>()
+        .unwrap_or_else(|_| YamlPath::root());
+    let position = document.position(&path);
+    let message = error
+        .message
+        .strip_prefix(&format!("document {}: ", index + 1))
+        .unwrap_or(&error.message);
+    TextImportError {
+        document: (count > 1).then_some(index + 1),
+        line: position.line,
+        column: position.column,
+        syntax: false,
+        message: message.to_owned(),
+    }
+}
+
+/// Reads pasted or chosen YAML the way the studio's import does: a `ClusterConfig`
+/// replaces the design, NodePools and EC2NodeClasses replace the Karpenter objects of
+/// `current` (or of the imported cluster). Unmodelled keys are kept, not refused (the
+/// strict reading of `eks-studio convert` is [`crate::lint::import_yaml`]). Returns the
+/// design and a sentence on what was read.
+pub fn import_text(text: &str, current: &Spec) -> Result<(Spec, String), TextImportError> {
+    let documents =
+        crate::yaml::source::parse_documents(text).map_err(|error| TextImportError {
+            document: None,
+            line: error.line,
+            column: error.column,
+            syntax: true,
+            message: error.message,
+        })?;
+    if documents.is_empty() {
+        return Err(whole_text(
+            "Nothing to import: the text holds no YAML document.",
+        ));
+    }
+    let count = documents.len();
+    let mut cluster: Option<Spec> = None;
+    let mut pools = Vec::new();
+    let mut classes = Vec::new();
+    let mut overlays = Vec::new();
+    let mut volumes = Vec::new();
+    let mut auto_mode = crate::upstream::auto_mode::AutoModePools::default();
+    for (index, document) in documents.iter().enumerate() {
+        if crate::documents::storage::is_storage_document(&document.value) {
+            volumes.push(index);
+            continue;
+        }
+        let unreadable =
+            |message: String| placed(document, index, count, &self::error("spec", message));
+        if crate::documents::auto_mode::read_into(&document.value, &mut auto_mode)
+            .map_err(unreadable)?
+            .is_some()
+        {
+            continue;
+        }
+        let kind = document_kind(&document.value)
+            .map_err(|error| placed(document, index, count, &error))?;
+        match kind {
+            DocumentKind::ClusterConfig => {
+                if cluster.is_some() {
+                    return Err(whole_text(format!(
+                        "document {}: a second ClusterConfig; import one cluster at a time",
+                        index + 1
+                    )));
+                }
+                let spec = import_cluster_config(&document.value)
+                    .map_err(|error| placed(document, index, count, &error))?;
+                cluster = Some(spec);
+            }
+            _ => {
+                let imported = import_karpenter(std::slice::from_ref(&document.value))
+                    .map_err(|error| placed(document, index, count, &error))?;
+                pools.extend(imported.settings.node_pools);
+                classes.extend(imported.settings.node_classes);
+                overlays.extend(imported.settings.node_overlays);
+            }
+        }
+    }
+    let read_cluster = cluster.is_some();
+    let mut spec = cluster.unwrap_or_else(|| current.clone());
+    let mut parts = Vec::new();
+    if read_cluster {
+        parts.push(format!(
+            "cluster {} with {} node group(s)",
+            spec.cluster.name,
+            spec.node_groups.len()
+        ));
+    }
+    if !pools.is_empty() || !classes.is_empty() || !overlays.is_empty() {
+        let mut karpenter = format!(
+            "{} NodePool(s) and {} EC2NodeClass(es)",
+            pools.len(),
+            classes.len()
+        );
+        if !overlays.is_empty() {
+            karpenter = format!(
+                "{} NodePool(s), {} EC2NodeClass(es) and {} NodeOverlay(s)",
+                pools.len(),
+                classes.len(),
+                overlays.len()
+            );
+        }
+        parts.push(karpenter);
+        let settings = spec
+            .karpenter
+            .get_or_insert_with(|| current.karpenter.clone().unwrap_or_default());
+        settings.node_pools = pools;
+        settings.node_classes = classes;
+        settings.node_overlays = overlays;
+        settle_leftovers(&mut spec);
+    }
+    if !auto_mode.is_empty() {
+        parts.push(format!(
+            "{} Auto Mode NodePool(s) and {} NodeClass(es)",
+            auto_mode.node_pools.len(),
+            auto_mode.node_classes.len()
+        ));
+        spec.auto_mode_pools = auto_mode;
+    }
+    if !volumes.is_empty() {
+        let values: Vec<&Value> = volumes
+            .iter()
+            .map(|index| &documents[*index].value)
+            .collect();
+        spec.storage =
+            crate::documents::storage::import(&values, &spec.cluster.region).map_err(|error| {
+                let index = volumes[error.document];
+                placed(
+                    &documents[index],
+                    index,
+                    count,
+                    &self::error(error.path, error.message),
+                )
+            })?;
+        let mut read = Vec::new();
+        if spec.storage.fsx.is_some() {
+            read.push("an FSx for Lustre file system");
+        }
+        if spec.storage.s3.is_some() {
+            read.push("an S3 bucket volume");
+        }
+        parts.push(read.join(" and "));
+    }
+    Ok((spec, format!("Imported {}.", parts.join(" and "))))
+}
