@@ -27,11 +27,11 @@ fn temp_dir(name: &str) -> PathBuf {
     dir
 }
 
-fn yaml(path: &Path) -> Vec<serde_yaml::Value> {
+fn yaml(path: &Path) -> Vec<yaml_serde::Value> {
     use serde::Deserialize;
     let text = std::fs::read_to_string(path).unwrap();
-    serde_yaml::Deserializer::from_str(&text)
-        .map(|document| serde_yaml::Value::deserialize(document).unwrap())
+    yaml_serde::Deserializer::from_str(&text)
+        .map(|document| yaml_serde::Value::deserialize(document).unwrap())
         .collect()
 }
 

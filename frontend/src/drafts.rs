@@ -294,7 +294,7 @@ pub fn delete_draft(name: &str) -> Result<(), String> {
 /// What a draft is: "cluster `x` in us-west-2, saved 2026-12-01 19:40 UTC".
 fn draft_summary(json: &str, saved: Option<&String>) -> String {
     // Read as plain data: reading the whole design is left to opening it.
-    let Ok(design) = crate::json::from_str::<serde_yaml::Value>(json) else {
+    let Ok(design) = crate::json::from_str::<yaml_serde::Value>(json) else {
         return "cannot be read".to_owned();
     };
     let cluster = |key: &str| {

@@ -1,7 +1,7 @@
 //! How the page reads JSON: drafts, share links and the server's answers.
 //!
 //! YAML 1.2 is a superset of JSON and the page reads YAML anyway (imports), so it reads
-//! JSON with the same reader: [`shared::yaml::source`] and serde_yaml's `Value`. Reading
+//! JSON with the same reader: [`shared::yaml::source`] and yaml_serde's `Value`. Reading
 //! it with serde_json as well would put a second copy of every type's reading code in the
 //! page, the spec's above all: about 30 KiB more to load.
 
@@ -19,7 +19,7 @@ pub fn from_str<T: DeserializeOwned>(text: &str) -> Result<T, String> {
         0 => return Err("no value: the text is empty".to_owned()),
         count => return Err(format!("{count} documents where one value was expected")),
     };
-    serde_yaml::from_value(document.value).map_err(|error| error.to_string())
+    yaml_serde::from_value(document.value).map_err(|error| error.to_string())
 }
 
 /// Characters JSON writers leave as they are inside strings but YAML does not take as

@@ -106,12 +106,12 @@ fn a_karpenter_bundle_adds_what_karpenter_needs_and_its_steps() {
             "README.md"
         ]
     );
-    let values: serde_yaml::Value =
-        serde_yaml::from_str(file(&files, "karpenter/values.yaml")).unwrap();
+    let values: yaml_serde::Value =
+        yaml_serde::from_str(file(&files, "karpenter/values.yaml")).unwrap();
     assert_eq!(values["settings"]["clusterName"], "eks-p5-training");
     assert_eq!(values["settings"]["interruptionQueue"], "eks-p5-training");
     assert_eq!(values["settings"]["featureGates"]["reservedCapacity"], true);
-    let cluster: serde_yaml::Value = serde_yaml::from_str(file(&files, "cluster.yaml")).unwrap();
+    let cluster: yaml_serde::Value = yaml_serde::from_str(file(&files, "cluster.yaml")).unwrap();
     assert_eq!(
         cluster["metadata"]["tags"]["karpenter.sh/discovery"], "eks-p5-training",
         "eksctl tags its subnets and security groups for the node classes"
@@ -124,8 +124,8 @@ fn a_karpenter_bundle_adds_what_karpenter_needs_and_its_steps() {
             .any(|addon| addon["name"] == "eks-pod-identity-agent")
     );
 
-    let stack: serde_yaml::Value =
-        serde_yaml::from_str(file(&files, "karpenter/cloudformation.yaml")).unwrap();
+    let stack: yaml_serde::Value =
+        yaml_serde::from_str(file(&files, "karpenter/cloudformation.yaml")).unwrap();
     let resources = stack["Resources"].as_mapping().unwrap();
     let of_type = |kind: &str| {
         resources
@@ -168,8 +168,8 @@ fn a_karpenter_bundle_adds_what_karpenter_needs_and_its_steps() {
         controller["ManagedPolicyArns"].as_sequence().unwrap().len(),
         6
     );
-    let access: serde_yaml::Value =
-        serde_yaml::from_str(file(&files, "karpenter/cluster-access.yaml")).unwrap();
+    let access: yaml_serde::Value =
+        yaml_serde::from_str(file(&files, "karpenter/cluster-access.yaml")).unwrap();
     let entry = &access["Resources"]["NodeAccessEntry"]["Properties"];
     assert_eq!(entry["Type"], "EC2_LINUX");
     assert_eq!(
@@ -434,8 +434,8 @@ fn plugin_values_keep_to_the_pools_that_need_them_and_tolerate_their_taints() {
             ..Default::default()
         });
     let files = bundle::bundle_files(&spec, &[], &[]).unwrap();
-    let nvidia: serde_yaml::Value =
-        serde_yaml::from_str(file(&files, "plugins/nvidia-device-plugin.yaml")).unwrap();
+    let nvidia: yaml_serde::Value =
+        yaml_serde::from_str(file(&files, "plugins/nvidia-device-plugin.yaml")).unwrap();
     let terms = &nvidia["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
         ["nodeSelectorTerms"];
     assert_eq!(
@@ -455,8 +455,8 @@ fn plugin_values_keep_to_the_pools_that_need_them_and_tolerate_their_taints() {
             "{key}:{effect} in {tolerations:?}"
         );
     }
-    let efa: serde_yaml::Value =
-        serde_yaml::from_str(file(&files, "plugins/aws-efa-k8s-device-plugin.yaml")).unwrap();
+    let efa: yaml_serde::Value =
+        yaml_serde::from_str(file(&files, "plugins/aws-efa-k8s-device-plugin.yaml")).unwrap();
     assert_eq!(
         efa["supportedInstanceLabels"]["keys"][0],
         "karpenter.sh/nodepool"
@@ -506,7 +506,7 @@ fn checkpoint_volumes_are_the_csi_drivers_objects_applied_after_the_cluster_and_
     let spec = storage_spec();
     let files = bundle::bundle_files(&spec, &[], &[]).unwrap();
     let volumes = file(&files, shared::documents::storage::STORAGE_PATH);
-    let documents: Vec<serde_yaml::Value> = serde_yaml::Deserializer::from_str(volumes)
+    let documents: Vec<yaml_serde::Value> = yaml_serde::Deserializer::from_str(volumes)
         .map(|document| serde::Deserialize::deserialize(document).unwrap())
         .collect();
     let kinds: Vec<&str> = documents

@@ -3,9 +3,9 @@
 
 use std::path::{Path, PathBuf};
 
-use serde_yaml::Value;
 use shared::documents::import::{self, DocumentKind};
 use shared::documents::render;
+use yaml_serde::Value;
 
 fn data_dir(folder: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -28,7 +28,7 @@ fn yaml_files(folder: &str) -> Vec<PathBuf> {
 
 fn documents(text: &str) -> Vec<Value> {
     use serde::Deserialize;
-    serde_yaml::Deserializer::from_str(text)
+    yaml_serde::Deserializer::from_str(text)
         .map(|document| Value::deserialize(document).unwrap())
         .filter(|document| !document.is_null())
         .collect()

@@ -116,7 +116,7 @@ spec:
         "{findings:#?}"
     );
     // Without the spec rules' words the CEL rule would still say it: the rule is evaluated.
-    let cel = shared::upstream::schema_check::check_karpenter(&serde_yaml::from_str(text).unwrap());
+    let cel = shared::upstream::schema_check::check_karpenter(&yaml_serde::from_str(text).unwrap());
     assert_eq!(
         cel.iter()
             .filter(|issue| issue.message.contains("static NodePools"))
@@ -254,7 +254,7 @@ fn the_user_guides_auto_mode_pool_and_class_lint_without_error_and_read_back_unc
     assert_eq!(file.auto_mode_pool_documents, [0]);
     assert_eq!(file.auto_mode_class_documents, [1]);
     let rendered = shared::documents::auto_mode::documents(&file.spec.auto_mode_pools).unwrap();
-    let originals: Vec<serde_yaml::Value> = file
+    let originals: Vec<yaml_serde::Value> = file
         .documents
         .iter()
         .map(|document| document.value.clone())

@@ -161,9 +161,9 @@ fn limits_items_keep_numbers_as_numbers_and_quantities_as_text() {
         "cpu = 1000".into(),
         "memory=1000Gi".into(),
     ]);
-    assert_eq!(limits["nvidia.com/gpu"], serde_yaml::Value::from(16));
-    assert_eq!(limits["cpu"], serde_yaml::Value::from(1000));
-    assert_eq!(limits["memory"], serde_yaml::Value::from("1000Gi"));
+    assert_eq!(limits["nvidia.com/gpu"], yaml_serde::Value::from(16));
+    assert_eq!(limits["cpu"], yaml_serde::Value::from(1000));
+    assert_eq!(limits["memory"], yaml_serde::Value::from("1000Gi"));
     let mut items = items::limits_to_items(&limits);
     items.sort();
     assert_eq!(items, ["cpu=1000", "memory=1000Gi", "nvidia.com/gpu=16"]);

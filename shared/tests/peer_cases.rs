@@ -34,7 +34,7 @@ fn run_table(file: &str) -> Outcome {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/data/peer-cases")
         .join(file);
-    let table: Json = serde_yaml::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let table: Json = yaml_serde::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     let bases = table["bases"].as_object().expect("bases");
     let mut outcome = Outcome {
         mismatches: Vec::new(),

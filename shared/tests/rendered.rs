@@ -121,7 +121,7 @@ fn every_rendered_document_passes_the_upstream_schemas() {
     let node_class = crd_json_schema("karpenter.k8s.aws_ec2nodeclasses.yaml", true);
     for (name, spec) in specs_to_check() {
         let cluster = render::render_cluster_yaml(&spec).unwrap();
-        let document: serde_yaml::Value = serde_yaml::from_str(&cluster).unwrap();
+        let document: yaml_serde::Value = yaml_serde::from_str(&cluster).unwrap();
         assert_eq!(
             schema_check::check_cluster_config(&document),
             vec![],
@@ -139,7 +139,7 @@ fn every_rendered_document_passes_the_upstream_schemas() {
             if document["kind"] != "NodePool" {
                 continue;
             }
-            let text = serde_yaml::to_string(&document).unwrap();
+            let text = yaml_serde::to_string(&document).unwrap();
             assert_eq!(
                 upstream_errors(&core_pool, &text),
                 Vec::<String>::new(),
@@ -150,7 +150,7 @@ fn every_rendered_document_passes_the_upstream_schemas() {
             continue;
         };
         for document in render::karpenter_documents(karpenter).unwrap() {
-            let text = serde_yaml::to_string(&document).unwrap();
+            let text = yaml_serde::to_string(&document).unwrap();
             let schema = if document["kind"] == "NodePool" {
                 &node_pool
             } else {

@@ -869,7 +869,7 @@ const CASES: &[Case] = &[
         breaks: |spec, _| {
             gpu(spec)
                 .extra
-                .insert("efaEnable".into(), serde_yaml::Value::Bool(true));
+                .insert("efaEnable".into(), yaml_serde::Value::Bool(true));
         },
         path: "node_groups[1]",
     },
@@ -890,7 +890,7 @@ const CASES: &[Case] = &[
             gpu(spec).min_size = None;
             gpu(spec)
                 .extra
-                .insert("minSize".into(), serde_yaml::Value::Number((-1).into()));
+                .insert("minSize".into(), yaml_serde::Value::Number((-1).into()));
         },
         path: "node_groups[1].min_size",
     },
@@ -901,7 +901,7 @@ const CASES: &[Case] = &[
             pool(spec)
                 .spec
                 .extra
-                .insert("wieght".into(), serde_yaml::Value::Number(10.into()));
+                .insert("wieght".into(), yaml_serde::Value::Number(10.into()));
         },
         path: "karpenter.node_pools[0]",
     },
@@ -1794,12 +1794,12 @@ fn auto_mode_is_judged_as_eksctl_judges_it() {
     assert_eq!(core[0].0, format!("addons[{}].name", spec.addons.len() - 1));
     spec.eksctl_extra.insert(
         "fargateProfiles".into(),
-        serde_yaml::from_str("[{name: fp-default, selectors: [{namespace: default}]}]").unwrap(),
+        yaml_serde::from_str("[{name: fp-default, selectors: [{namespace: default}]}]").unwrap(),
     );
     assert!(messages(&spec, "auto-mode-create-conflict").is_empty());
     spec.eksctl_extra.insert(
         "nodeGroups".into(),
-        serde_yaml::from_str("[{name: ng-1, instanceType: m5.large}]").unwrap(),
+        yaml_serde::from_str("[{name: ng-1, instanceType: m5.large}]").unwrap(),
     );
     assert_eq!(
         messages(&spec, "auto-mode-create-conflict"),
@@ -2318,7 +2318,7 @@ const DOCUMENT_CASES: &[DocumentCase] = &[
 
 const PRUNED_NODE_POOL: &str = "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: gpu\nspec:\n  template:\n    spec:\n      gpuCount: 8\n      nodeClassRef:\n        group: karpenter.k8s.aws\n        kind: EC2NodeClass\n        name: gpu\n      requirements: []\n  disruption:\n    consolidateAfter: 5m\n";
 
-fn document(case: &DocumentCase) -> serde_yaml::Value {
+fn document(case: &DocumentCase) -> yaml_serde::Value {
     let text = if case.rule == "karpenter-schema" {
         PRUNED_NODE_POOL.to_owned()
     } else if case.yaml.starts_with("apiVersion:") {
@@ -2326,10 +2326,10 @@ fn document(case: &DocumentCase) -> serde_yaml::Value {
     } else {
         format!("{CLUSTER_HEAD}{}", case.yaml)
     };
-    serde_yaml::from_str(&text).unwrap()
+    yaml_serde::from_str(&text).unwrap()
 }
 
-fn correct_documents() -> Vec<(std::path::PathBuf, serde_yaml::Value)> {
+fn correct_documents() -> Vec<(std::path::PathBuf, yaml_serde::Value)> {
     use serde::Deserialize;
     let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
     let mut documents = Vec::new();
@@ -2341,10 +2341,10 @@ fn correct_documents() -> Vec<(std::path::PathBuf, serde_yaml::Value)> {
                 .is_some_and(|extension| extension == "yaml")
             {
                 let text = std::fs::read_to_string(&path).unwrap();
-                for document in serde_yaml::Deserializer::from_str(&text) {
+                for document in yaml_serde::Deserializer::from_str(&text) {
                     documents.push((
                         path.clone(),
-                        serde_yaml::Value::deserialize(document).unwrap(),
+                        yaml_serde::Value::deserialize(document).unwrap(),
                     ));
                 }
             }
@@ -2386,7 +2386,7 @@ fn a_group_whose_types_come_from_a_launch_template_or_a_selector_is_not_flagged(
         group.instance_type.clear();
         group.extra.insert(
             key.into(),
-            serde_yaml::from_str("{id: lt-0123, vCPUs: 8}").unwrap(),
+            yaml_serde::from_str("{id: lt-0123, vCPUs: 8}").unwrap(),
         );
         let fired = fired_paths(&spec, &live, "nodegroup-instance-type-missing");
         assert!(fired.is_empty(), "{key}: {fired:?}");
@@ -2613,7 +2613,7 @@ fn node_overlay_price_patterns_agree_with_the_crd() {
             "karpenter-node-overlay-invalid",
         )
         .is_empty();
-        let document: serde_yaml::Value = serde_yaml::from_str(&format!(
+        let document: yaml_serde::Value = yaml_serde::from_str(&format!(
             "apiVersion: karpenter.sh/v1alpha1\nkind: NodeOverlay\nmetadata:\n  name: o\nspec:\n  requirements: []\n  priceAdjustment: {adjustment:?}\n"
         ))
         .unwrap();
@@ -2638,7 +2638,7 @@ fn node_overlay_price_patterns_agree_with_the_crd() {
             "karpenter-node-overlay-invalid",
         )
         .is_empty();
-        let document: serde_yaml::Value = serde_yaml::from_str(&format!(
+        let document: yaml_serde::Value = yaml_serde::from_str(&format!(
             "apiVersion: karpenter.sh/v1alpha1\nkind: NodeOverlay\nmetadata:\n  name: o\nspec:\n  requirements: []\n  price: {price:?}\n"
         ))
         .unwrap();

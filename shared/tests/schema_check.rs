@@ -11,7 +11,7 @@ use shared::yaml::source::parse_documents;
 /// `(path, "line:col", kind)` of every issue `check` finds in every document of `text`.
 fn issues(
     text: &str,
-    check: fn(&serde_yaml::Value) -> Vec<shared::upstream::schema_check::SchemaIssue>,
+    check: fn(&yaml_serde::Value) -> Vec<shared::upstream::schema_check::SchemaIssue>,
 ) -> Vec<(String, String, SchemaIssueKind)> {
     parse_documents(text)
         .unwrap()
@@ -28,7 +28,7 @@ fn issues(
 /// The issues of `text` are exactly `expected`, in document order.
 fn check(
     text: &str,
-    check: fn(&serde_yaml::Value) -> Vec<shared::upstream::schema_check::SchemaIssue>,
+    check: fn(&yaml_serde::Value) -> Vec<shared::upstream::schema_check::SchemaIssue>,
     expected: &[(&str, &str, SchemaIssueKind)],
 ) {
     let expected: Vec<(String, String, SchemaIssueKind)> = expected
@@ -41,7 +41,7 @@ fn check(
 /// The one issue of `text`, for tests about its message.
 fn only_message(
     text: &str,
-    check: fn(&serde_yaml::Value) -> Vec<shared::upstream::schema_check::SchemaIssue>,
+    check: fn(&yaml_serde::Value) -> Vec<shared::upstream::schema_check::SchemaIssue>,
 ) -> String {
     let document = &parse_documents(text).unwrap()[0];
     let issues = check(&document.value);
@@ -137,7 +137,7 @@ fn an_unknown_ami_family_is_the_rules_not_the_schemas() {
     let text =
         format!("{CLUSTER_HEADER}managedNodeGroups:\n  - name: gpu\n    amiFamily: Ubuntu9000\n");
     assert_eq!(issues(&text, check_cluster_config), Vec::new());
-    let findings = shared::rules::check_document(&serde_yaml::from_str(&text).unwrap());
+    let findings = shared::rules::check_document(&yaml_serde::from_str(&text).unwrap());
     let unsupported: Vec<_> = findings
         .iter()
         .filter(|finding| finding.rule == "nodegroup-ami-invalid")
@@ -146,7 +146,7 @@ fn an_unknown_ami_family_is_the_rules_not_the_schemas() {
     assert_eq!(unsupported[0].path, "managedNodeGroups[0].amiFamily");
     assert!(unsupported[0].message.contains("AmazonLinux2023"));
     let lower = text.replace("Ubuntu9000", "amazonlinux2023");
-    assert!(shared::rules::check_document(&serde_yaml::from_str(&lower).unwrap()).is_empty());
+    assert!(shared::rules::check_document(&yaml_serde::from_str(&lower).unwrap()).is_empty());
 }
 
 #[test]
@@ -597,7 +597,7 @@ fn reduce_schema(schema: &Json) -> Json {
 /// The OpenAPI schema of a CRD file's served storage version (`v1`, or `v1alpha1` for
 /// NodeOverlay).
 fn crd_schema(text: &str) -> Json {
-    let crd: Json = serde_yaml::from_str(text).unwrap();
+    let crd: Json = yaml_serde::from_str(text).unwrap();
     let versions = crd["spec"]["versions"].as_array().unwrap();
     let stored = versions
         .iter()

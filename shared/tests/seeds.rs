@@ -20,10 +20,10 @@ fn check_same_data(template_id: &str) {
         .join("tests/data/seeds")
         .join(seed_file(template_id));
     let expected_text = std::fs::read_to_string(&path).unwrap();
-    let expected: serde_yaml::Value = serde_yaml::from_str(&expected_text).unwrap();
+    let expected: yaml_serde::Value = yaml_serde::from_str(&expected_text).unwrap();
     let spec = shared::template(template_id).unwrap().spec();
     let rendered_text = shared::render_cluster_yaml(&spec).unwrap();
-    let rendered: serde_yaml::Value = serde_yaml::from_str(&rendered_text).unwrap();
+    let rendered: yaml_serde::Value = yaml_serde::from_str(&rendered_text).unwrap();
     assert_eq!(
         rendered,
         expected,

@@ -120,7 +120,7 @@ fn our_walker_agrees_with_jsonschema() {
     cluster_documents.push(CLUSTER_HEADER.replace("  version: \"1.32\"\n", "  version: 1.32\n"));
     for text in &cluster_documents {
         let ours = shared::upstream::schema_check::check_cluster_config(
-            &serde_yaml::from_str(text).unwrap(),
+            &yaml_serde::from_str(text).unwrap(),
         );
         let theirs = upstream_errors(&cluster_config, text);
         assert_eq!(
@@ -142,13 +142,13 @@ fn our_walker_agrees_with_jsonschema() {
         let text = format!("{CLUSTER_HEADER}{body}");
         assert!(
             shared::upstream::schema_check::check_cluster_config(
-                &serde_yaml::from_str(&text).unwrap()
+                &yaml_serde::from_str(&text).unwrap()
             )
             .is_empty()
         );
         assert!(!upstream_errors(&cluster_config, &text).is_empty());
         assert!(
-            rules::check_document(&serde_yaml::from_str(&text).unwrap())
+            rules::check_document(&yaml_serde::from_str(&text).unwrap())
                 .iter()
                 .any(|finding| finding.severity == rules::Severity::Error)
         );
@@ -156,7 +156,7 @@ fn our_walker_agrees_with_jsonschema() {
     let nameless = CLUSTER_HEADER.replace("  name: demo\n", "");
     assert!(
         shared::upstream::schema_check::check_cluster_config(
-            &serde_yaml::from_str(&nameless).unwrap()
+            &yaml_serde::from_str(&nameless).unwrap()
         )
         .is_empty()
     );
@@ -210,7 +210,7 @@ fn our_walker_agrees_with_jsonschema() {
     ];
     for (schema, text) in &karpenter_documents {
         let ours =
-            shared::upstream::schema_check::check_karpenter(&serde_yaml::from_str(text).unwrap());
+            shared::upstream::schema_check::check_karpenter(&yaml_serde::from_str(text).unwrap());
         let theirs = upstream_errors(schema, text);
         assert_eq!(
             ours.is_empty(),

@@ -58,12 +58,12 @@ fn run_python(script: &str, texts: &[String], reader: &str) -> Vec<serde_json::V
     serde_json::from_slice(&output.stdout).unwrap()
 }
 
-/// The same texts as serde_yaml (YAML 1.2) reads them.
+/// The same texts as yaml_serde (YAML 1.2) reads them.
 fn serde_yaml_read(texts: &[String]) -> Vec<serde_json::Value> {
     texts
         .iter()
         .map(|text| {
-            let documents: Vec<serde_json::Value> = serde_yaml::Deserializer::from_str(text)
+            let documents: Vec<serde_json::Value> = yaml_serde::Deserializer::from_str(text)
                 .map(|document| serde::Deserialize::deserialize(document).unwrap())
                 .collect();
             serde_json::Value::from(documents)

@@ -483,15 +483,15 @@ fn no_input_makes_the_parser_panic() {
     }
 }
 
-/// serde_yaml's reading of every document in `text`.
-fn serde_yaml_documents(text: &str) -> Vec<serde_yaml::Value> {
-    serde_yaml::Deserializer::from_str(text)
+/// yaml_serde's reading of every document in `text`.
+fn serde_yaml_documents(text: &str) -> Vec<yaml_serde::Value> {
+    yaml_serde::Deserializer::from_str(text)
         .map(|document| serde::Deserialize::deserialize(document).unwrap())
         .collect()
 }
 
 fn check_same_values_as_serde_yaml(text: &str) {
-    let ours: Vec<serde_yaml::Value> = parse_documents(text)
+    let ours: Vec<yaml_serde::Value> = parse_documents(text)
         .unwrap_or_else(|error| panic!("{error} in\n{text}"))
         .into_iter()
         .map(|document| document.value)
@@ -500,7 +500,7 @@ fn check_same_values_as_serde_yaml(text: &str) {
 }
 
 /// Documents with no plain scalar that YAML 1.1 and 1.2 read differently: there, this reader
-/// and serde_yaml (YAML 1.2) agree value for value.
+/// and yaml_serde (YAML 1.2) agree value for value.
 #[test]
 fn unambiguous_documents_read_as_serde_yaml_reads_them() {
     for seed in seed_texts() {

@@ -47,7 +47,7 @@ fn holds_no_design(text: &str) -> bool {
     let Ok(documents) = shared::yaml::source::parse_documents(text) else {
         return false;
     };
-    let documents: Vec<&serde_yaml::Value> = documents
+    let documents: Vec<&yaml_serde::Value> = documents
         .iter()
         .map(|document| &document.value)
         .filter(|document| !document.is_null())
@@ -57,7 +57,7 @@ fn holds_no_design(text: &str) -> bool {
             let kind = document.get("kind");
             match document
                 .get("apiVersion")
-                .and_then(serde_yaml::Value::as_str)
+                .and_then(yaml_serde::Value::as_str)
             {
                 None => kind.is_none() && document.get("apiVersion").is_none(),
                 Some(api_version) => {
@@ -299,8 +299,8 @@ pub fn convert(files: &[PathBuf], out: &Path, max_bytes: u64) -> ExitCode {
     let mut cluster: Option<(String, String)> = None;
     // Karpenter documents are written back in the order they were read, and so are Auto
     // Mode's.
-    let mut karpenter_documents: Vec<serde_yaml::Value> = Vec::new();
-    let mut auto_mode_documents: Vec<serde_yaml::Value> = Vec::new();
+    let mut karpenter_documents: Vec<yaml_serde::Value> = Vec::new();
+    let mut auto_mode_documents: Vec<yaml_serde::Value> = Vec::new();
     for path in files {
         let shown = terminal_safe(&path.display().to_string()).into_owned();
         let file = match import_file(path, &shown, max_bytes) {
@@ -323,17 +323,17 @@ pub fn convert(files: &[PathBuf], out: &Path, max_bytes: u64) -> ExitCode {
         }
         // Each rendered document goes where its source was read (document order).
         let in_order =
-            |rendered: Result<Vec<serde_yaml::Value>, shared::documents::render::RenderError>,
+            |rendered: Result<Vec<yaml_serde::Value>, shared::documents::render::RenderError>,
              indices: Vec<usize>,
-             into: &mut Vec<serde_yaml::Value>| {
-                let rendered: Vec<serde_yaml::Value> = match rendered {
+             into: &mut Vec<yaml_serde::Value>| {
+                let rendered: Vec<yaml_serde::Value> = match rendered {
                     Ok(rendered) => rendered,
                     Err(error) => {
                         eprintln!("{shown}: error: {error}");
                         return false;
                     }
                 };
-                let mut ordered: Vec<(usize, serde_yaml::Value)> =
+                let mut ordered: Vec<(usize, yaml_serde::Value)> =
                     indices.into_iter().zip(rendered).collect();
                 ordered.sort_by_key(|(index, _)| *index);
                 into.extend(ordered.into_iter().map(|(_, document)| document));

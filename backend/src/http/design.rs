@@ -108,10 +108,8 @@ async fn validate(SizedJsonBody(spec, size): SizedJsonBody<Spec>) -> Result<Resp
             .filter(|finding| finding.severity == severity)
             .count()
     };
-    // Written into a buffer of about the answer's size (axum's `Json` starts small and
-    // copies the text each time it outgrows its buffer), by sonic-rs, whose string
-    // escaping works a block of bytes at a time: writing the findings is a fifth of a
-    // validation's cost, and this answer is the API's hot path (SPEC §11 throughput).
+    // Written into a buffer of about the answer's size: axum's `Json` starts small and
+    // copies the text each time it outgrows its buffer.
     let size = 64
         + findings
             .iter()
@@ -128,7 +126,7 @@ async fn validate(SizedJsonBody(spec, size): SizedJsonBody<Spec>) -> Result<Resp
         warnings: count(Severity::Warning),
         findings,
     };
-    sonic_rs::to_writer(&mut body, &validation)
+    serde_json::to_writer(&mut body, &validation)
         .map_err(|error| ApiError::Internal(Box::new(error)))?;
     Ok(([(header::CONTENT_TYPE, "application/json")], body).into_response())
 }

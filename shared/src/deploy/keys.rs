@@ -9,7 +9,7 @@
 //! AWS or to the cluster and nothing else. Every other key is refused, by name. The list
 //! is an allow-list on purpose: a key eksctl adds later is refused until it is read.
 
-use serde_yaml::Value;
+use yaml_serde::Value;
 
 /// One pattern a path to a key: `.`-separated segments; `[]` after a segment means each
 /// item of that sequence; `*` is any one key; a final `**` is the whole value below.
@@ -244,7 +244,7 @@ fn walk(value: &Value, pattern: &mut Vec<String>, display: &mut String, out: &mu
             for (key, child) in mapping {
                 let name = match key {
                     Value::String(text) => text.clone(),
-                    other => serde_yaml::to_string(other)
+                    other => yaml_serde::to_string(other)
                         .unwrap_or_default()
                         .trim()
                         .to_owned(),
@@ -566,7 +566,7 @@ mod tests {
     use super::*;
 
     fn yaml(text: &str) -> Value {
-        serde_yaml::from_str(text).unwrap()
+        yaml_serde::from_str(text).unwrap()
     }
 
     #[test]

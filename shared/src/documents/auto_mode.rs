@@ -10,7 +10,7 @@
 //! reservation carry `karpenter.sh/capacity-type: reserved` (EKS user guide, "Control
 //! deployment of workloads into Capacity Reservations with EKS Auto Mode").
 
-use serde_yaml::Value;
+use yaml_serde::Value;
 
 use crate::documents::render::RenderError;
 use crate::model::spec::Spec;
@@ -79,14 +79,14 @@ pub fn is_auto_mode_pool(document: &Value) -> bool {
 pub fn documents(pools: &AutoModePools) -> Result<Vec<Value>, RenderError> {
     let mut documents = Vec::with_capacity(pools.node_pools.len() + pools.node_classes.len());
     for pool in &pools.node_pools {
-        documents.push(serde_yaml::to_value(Document {
+        documents.push(yaml_serde::to_value(Document {
             api_version: crate::upstream::karpenter::NODE_POOL_API_VERSION,
             kind: "NodePool",
             body: pool,
         })?);
     }
     for class in &pools.node_classes {
-        documents.push(serde_yaml::to_value(Document {
+        documents.push(yaml_serde::to_value(Document {
             api_version: NODE_CLASS_API_VERSION,
             kind: NODE_CLASS_KIND,
             body: class,
@@ -121,11 +121,11 @@ pub enum Object {
 pub fn read_into(document: &Value, pools: &mut AutoModePools) -> Result<Option<Object>, String> {
     let body = || crate::upstream::karpenter::object_body(document);
     if is_auto_mode_pool(document) {
-        let pool = serde_yaml::from_value(body()).map_err(|error| error.to_string())?;
+        let pool = yaml_serde::from_value(body()).map_err(|error| error.to_string())?;
         pools.node_pools.push(pool);
         Ok(Some(Object::NodePool))
     } else if is_node_class(document) {
-        let class = serde_yaml::from_value(body()).map_err(|error| error.to_string())?;
+        let class = yaml_serde::from_value(body()).map_err(|error| error.to_string())?;
         pools.node_classes.push(class);
         Ok(Some(Object::NodeClass))
     } else {

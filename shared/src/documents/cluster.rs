@@ -141,10 +141,10 @@ pub fn access_config(config: &eksctl::AccessConfig) -> crate::model::spec::Acces
                         policy_arn: policy.policy_arn.clone(),
                         scope: policy.access_scope.r#type.clone(),
                         namespaces: policy.access_scope.namespaces.clone(),
-                        extra: serde_yaml::Mapping::new(),
+                        extra: yaml_serde::Mapping::new(),
                     })
                     .collect(),
-                extra: serde_yaml::Mapping::new(),
+                extra: yaml_serde::Mapping::new(),
             })
             .collect(),
     }
@@ -277,7 +277,7 @@ pub fn pod_identity_association(
         namespace: written.namespace.clone(),
         service_account_name: written.service_account_name.clone(),
         permission_policy_arns: written.permission_policy_arns.clone(),
-        extra: serde_yaml::Mapping::new(),
+        extra: yaml_serde::Mapping::new(),
     }
 }
 
@@ -395,7 +395,7 @@ pub fn node_group(written: &ManagedNodeGroup) -> NodeGroup {
                 effect: taint.effect.clone(),
             })
             .collect(),
-        extra: serde_yaml::Mapping::new(),
+        extra: yaml_serde::Mapping::new(),
     }
 }
 
@@ -457,7 +457,7 @@ pub fn addon(written: &eksctl::Addon) -> Addon {
             .iter()
             .map(pod_identity_association)
             .collect(),
-        extra: serde_yaml::Mapping::new(),
+        extra: yaml_serde::Mapping::new(),
     }
 }
 

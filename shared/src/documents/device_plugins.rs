@@ -268,10 +268,10 @@ fn pool_names(pools: &[&NodePool]) -> Vec<String> {
 }
 
 /// The values file of `plugin` for `pools`, as YAML.
-pub fn values(plugin: Plugin, pools: &[&NodePool]) -> serde_yaml::Value {
+pub fn values(plugin: Plugin, pools: &[&NodePool]) -> yaml_serde::Value {
     let critical = ("CriticalAddonsOnly", None);
     let rendered = match plugin {
-        Plugin::Nvidia => serde_yaml::to_value(NvidiaValues {
+        Plugin::Nvidia => yaml_serde::to_value(NvidiaValues {
             affinity: Affinity {
                 node_affinity: NodeAffinity {
                     required: NodeSelector {
@@ -294,14 +294,14 @@ pub fn values(plugin: Plugin, pools: &[&NodePool]) -> serde_yaml::Value {
             },
             tolerations: tolerations(&[critical, ("nvidia.com/gpu", Some("NoSchedule"))], pools),
         }),
-        Plugin::Efa => serde_yaml::to_value(EfaValues {
+        Plugin::Efa => yaml_serde::to_value(EfaValues {
             supported_instance_labels: SupportedLabels {
                 keys: vec!["karpenter.sh/nodepool".into()],
                 values: pool_names(pools),
             },
             tolerations: tolerations(&[], pools),
         }),
-        Plugin::Neuron => serde_yaml::to_value(NeuronValues {
+        Plugin::Neuron => yaml_serde::to_value(NeuronValues {
             device_plugin: NeuronDevicePlugin {
                 tolerations: tolerations(
                     &[critical, ("aws.amazon.com/neuron", Some("NoSchedule"))],

@@ -8,7 +8,7 @@
 //! refused at that key rather than imported into a spec that could not be saved.
 
 use serde::de::DeserializeOwned;
-use serde_yaml::{Mapping, Value};
+use yaml_serde::{Mapping, Value};
 
 use crate::documents::cluster;
 use crate::documents::render;
@@ -151,7 +151,7 @@ fn string_keys_only(document: &Value) -> Result<(), ImportError> {
 /// Reads `value` through the typed eksctl structs, which read a field of another shape
 /// as nothing (it then stays in the leftovers).
 fn typed<T: DeserializeOwned + Default>(value: &Value) -> T {
-    serde_yaml::from_value(value.clone()).unwrap_or_default()
+    yaml_serde::from_value(value.clone()).unwrap_or_default()
 }
 
 /// Imports an eksctl `ClusterConfig` document into a spec.
@@ -207,7 +207,7 @@ fn import_network(document: &Value) -> Network {
             .map(|(name, original)| {
                 let mut subnet =
                     cluster::subnet(name.as_str().unwrap_or_default(), &typed(original));
-                let rendered = serde_yaml::to_value(cluster::subnet_spec(&subnet))
+                let rendered = yaml_serde::to_value(cluster::subnet_spec(&subnet))
                     .expect("a subnet serialises");
                 subnet.extra = leftover_mapping(original, &rendered);
                 subnet
@@ -226,7 +226,7 @@ fn import_network(document: &Value) -> Network {
 fn import_node_group(original: &Value) -> NodeGroup {
     let mut group = cluster::node_group(&typed(original));
     let rendered =
-        serde_yaml::to_value(cluster::managed_node_group(&group)).expect("a node group serialises");
+        yaml_serde::to_value(cluster::managed_node_group(&group)).expect("a node group serialises");
     group.extra = leftover_mapping(original, &rendered);
     group
 }
@@ -235,7 +235,7 @@ fn import_addon(original: &Value) -> Addon {
     let mut addon = cluster::addon(&typed(original));
     addon.pod_identity_associations = import_associations(original);
     let mut rendered =
-        serde_yaml::to_value(cluster::addon_spec(&addon)).expect("an add-on serialises");
+        yaml_serde::to_value(cluster::addon_spec(&addon)).expect("an add-on serialises");
     render::merge_associations(&mut rendered, &addon.pod_identity_associations);
     addon.extra = leftover_mapping(original, &rendered);
     addon
@@ -255,7 +255,7 @@ fn import_associations(parent: &Value) -> Vec<PodIdentityAssociation> {
         .map(|original| {
             let mut association = cluster::pod_identity_association(&typed(original));
             let rendered =
-                serde_yaml::to_value(cluster::pod_identity_association_spec(&association))
+                yaml_serde::to_value(cluster::pod_identity_association_spec(&association))
                     .expect("an association serialises");
             association.extra = leftover_mapping(original, &rendered);
             association
@@ -281,12 +281,12 @@ fn import_access_leftovers(document: &Value, access: &mut crate::model::spec::Ac
             && policies.iter().all(Value::is_mapping)
         {
             for (policy, original_policy) in entry.access_policies.iter_mut().zip(policies) {
-                let rendered = serde_yaml::to_value(cluster::access_policy_spec(policy))
+                let rendered = yaml_serde::to_value(cluster::access_policy_spec(policy))
                     .expect("an access policy serialises");
                 policy.extra = leftover_mapping(original_policy, &rendered);
             }
         }
-        let mut rendered = serde_yaml::to_value(cluster::access_entry_spec(entry))
+        let mut rendered = yaml_serde::to_value(cluster::access_entry_spec(entry))
             .expect("an access entry serialises");
         render::merge_access_policies(&mut rendered, &entry.access_policies);
         entry.extra = leftover_mapping(original, &rendered);
@@ -354,7 +354,7 @@ fn top_level_leftover(document: &Value, spec: &Spec) -> Result<Mapping, ImportEr
 /// spec's own again.
 pub fn settle_leftovers(spec: &mut Spec) {
     let rendered =
-        serde_yaml::to_value(cluster::cluster_config(spec)).expect("a ClusterConfig serialises");
+        yaml_serde::to_value(cluster::cluster_config(spec)).expect("a ClusterConfig serialises");
     spec.eksctl_extra = leftover_mapping(&Value::Mapping(spec.eksctl_extra.clone()), &rendered);
 }
 
@@ -390,21 +390,21 @@ pub fn import_karpenter(documents: &[Value]) -> Result<ImportedKarpenter, Import
         match kind {
             DocumentKind::NodePool => {
                 let pool: NodePool =
-                    serde_yaml::from_value(crate::upstream::karpenter::object_body(document))
+                    yaml_serde::from_value(crate::upstream::karpenter::object_body(document))
                         .map_err(|serde_error| located(error("spec", serde_error.to_string())))?;
                 imported.settings.node_pools.push(pool);
                 imported.node_pool_documents.push(index);
             }
             DocumentKind::Ec2NodeClass => {
                 let class: Ec2NodeClass =
-                    serde_yaml::from_value(crate::upstream::karpenter::object_body(document))
+                    yaml_serde::from_value(crate::upstream::karpenter::object_body(document))
                         .map_err(|serde_error| located(error("spec", serde_error.to_string())))?;
                 imported.settings.node_classes.push(class);
                 imported.node_class_documents.push(index);
             }
             DocumentKind::NodeOverlay => {
                 let overlay: NodeOverlay =
-                    serde_yaml::from_value(crate::upstream::karpenter::object_body(document))
+                    yaml_serde::from_value(crate::upstream::karpenter::object_body(document))
                         .map_err(|serde_error| located(error("spec", serde_error.to_string())))?;
                 imported.settings.node_overlays.push(overlay);
                 imported.node_overlay_documents.push(index);

@@ -363,7 +363,7 @@ fn controller_policies() -> &'static [ControllerPolicy] {
             .next()
             .expect("the embedded controller policies are one document");
         let data: ControllerPolicies =
-            serde_yaml::from_value(document.value).expect("the embedded controller policies parse");
+            yaml_serde::from_value(document.value).expect("the embedded controller policies parse");
         data.policies
     })
 }

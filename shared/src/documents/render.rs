@@ -2,7 +2,7 @@
 //! string templates. Keys an import brought in that the studio does not model are merged
 //! back under the modelled ones, so import followed by render keeps every key.
 
-use serde_yaml::{Mapping, Value};
+use yaml_serde::{Mapping, Value};
 
 use crate::documents::cluster::cluster_config;
 use crate::model::spec::{KarpenterSettings, Network, Spec};
@@ -10,7 +10,7 @@ use crate::upstream::karpenter::{self, Document, FeatureGates, HelmSettings, Hel
 
 /// A spec that could not be turned into YAML.
 #[derive(Debug)]
-pub struct RenderError(serde_yaml::Error);
+pub struct RenderError(yaml_serde::Error);
 
 impl std::fmt::Display for RenderError {
     fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -20,8 +20,8 @@ impl std::fmt::Display for RenderError {
 
 impl std::error::Error for RenderError {}
 
-impl From<serde_yaml::Error> for RenderError {
-    fn from(error: serde_yaml::Error) -> RenderError {
+impl From<yaml_serde::Error> for RenderError {
+    fn from(error: yaml_serde::Error) -> RenderError {
         RenderError(error)
     }
 }
@@ -40,7 +40,7 @@ pub fn render_cluster_yaml(spec: &Spec) -> Result<String, RenderError> {
 
 /// The spec's `ClusterConfig` as a YAML value, with imported unmodelled keys merged back.
 pub fn cluster_document(spec: &Spec) -> Result<Value, RenderError> {
-    let mut document = serde_yaml::to_value(cluster_config(spec))?;
+    let mut document = yaml_serde::to_value(cluster_config(spec))?;
     if let Some(groups) = document
         .get_mut("managedNodeGroups")
         .and_then(Value::as_sequence_mut)
@@ -146,21 +146,21 @@ pub fn merge_under(rendered: &mut Value, extra: &Mapping) {
 /// The Karpenter documents as YAML values: every `NodePool`, then every `EC2NodeClass`.
 pub fn karpenter_documents(karpenter: &KarpenterSettings) -> Result<Vec<Value>, RenderError> {
     let pools = karpenter.node_pools.iter().map(|pool| {
-        serde_yaml::to_value(Document {
+        yaml_serde::to_value(Document {
             api_version: karpenter::NODE_POOL_API_VERSION,
             kind: "NodePool",
             body: pool,
         })
     });
     let classes = karpenter.node_classes.iter().map(|class| {
-        serde_yaml::to_value(Document {
+        yaml_serde::to_value(Document {
             api_version: karpenter::NODE_CLASS_API_VERSION,
             kind: "EC2NodeClass",
             body: class,
         })
     });
     let overlays = karpenter.node_overlays.iter().map(|overlay| {
-        serde_yaml::to_value(Document {
+        yaml_serde::to_value(Document {
             api_version: karpenter::NODE_OVERLAY_API_VERSION,
             kind: "NodeOverlay",
             body: overlay,

@@ -6,7 +6,7 @@
 //! S3 (a volume and its claim, as in awslabs/mountpoint-s3-csi-driver's
 //! `examples/kubernetes/static_provisioning`).
 
-use serde_yaml::{Mapping, Value};
+use yaml_serde::{Mapping, Value};
 
 use crate::documents::render::RenderError;
 use crate::model::spec::{FsxVolume, S3Volume, Spec};

@@ -7,7 +7,7 @@
 //! EKS Auto Mode's NodePools and NodeClasses. A file as rendered reads
 //! back into the same design, so opening a file to edit it changes nothing by itself.
 
-use serde_yaml::Value;
+use yaml_serde::Value;
 
 use crate::documents::import::{self, DocumentKind, TextImportError};
 use crate::documents::render::{self, RenderError};

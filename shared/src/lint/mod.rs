@@ -14,7 +14,7 @@ use std::borrow::Cow;
 use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
-use serde_yaml::Value;
+use yaml_serde::Value;
 
 use crate::documents::import::{self, DocumentKind};
 use crate::model::spec::Spec;

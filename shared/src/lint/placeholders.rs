@@ -126,7 +126,7 @@ pub fn fill(spec: &Spec, token: &str, value: &str) -> Spec {
         return spec.clone();
     };
     replace_in(&mut document.value, token, value);
-    serde_yaml::from_value(document.value).unwrap_or_else(|_| spec.clone())
+    yaml_serde::from_value(document.value).unwrap_or_else(|_| spec.clone())
 }
 
 /// The text with `token` replaced, when the text holds it.
@@ -140,8 +140,8 @@ fn replaced(text: &str, token: &str, value: &str) -> Option<String> {
     }
 }
 
-fn replace_in(yaml: &mut serde_yaml::Value, token: &str, value: &str) {
-    use serde_yaml::Value;
+fn replace_in(yaml: &mut yaml_serde::Value, token: &str, value: &str) {
+    use yaml_serde::Value;
     match yaml {
         Value::String(text) => {
             if let Some(new) = replaced(text, token, value) {

@@ -51,15 +51,15 @@ pub fn item_to_taint(item: &str) -> (String, Option<String>, String) {
 }
 
 /// `k=v` items of a limits map; numbers stay numbers.
-pub fn limits_to_items(limits: &BTreeMap<String, serde_yaml::Value>) -> Vec<String> {
+pub fn limits_to_items(limits: &BTreeMap<String, yaml_serde::Value>) -> Vec<String> {
     limits
         .iter()
         .map(|(resource, quantity)| match quantity {
-            serde_yaml::Value::String(text) => format!("{resource}={text}"),
-            serde_yaml::Value::Number(number) => format!("{resource}={number}"),
+            yaml_serde::Value::String(text) => format!("{resource}={text}"),
+            yaml_serde::Value::Number(number) => format!("{resource}={number}"),
             other => format!(
                 "{resource}={}",
-                serde_yaml::to_string(other).unwrap_or_default().trim()
+                yaml_serde::to_string(other).unwrap_or_default().trim()
             ),
         })
         .collect()
@@ -67,14 +67,14 @@ pub fn limits_to_items(limits: &BTreeMap<String, serde_yaml::Value>) -> Vec<Stri
 
 /// Limits from `k=v` items (of one resource given twice, the later wins); whole numbers
 /// become numbers, anything else stays text.
-pub fn items_to_limits(items: Vec<String>) -> BTreeMap<String, serde_yaml::Value> {
+pub fn items_to_limits(items: Vec<String>) -> BTreeMap<String, yaml_serde::Value> {
     let mut limits = BTreeMap::new();
     limits.extend(items.into_iter().map(|item| {
         let (resource, quantity) = item.split_once('=').unwrap_or((item.as_str(), ""));
         let quantity = quantity.trim();
         let value = match quantity.parse::<i64>() {
-            Ok(number) => serde_yaml::Value::from(number),
-            Err(_) => serde_yaml::Value::from(quantity),
+            Ok(number) => yaml_serde::Value::from(number),
+            Err(_) => yaml_serde::Value::from(quantity),
         };
         (resource.trim().to_owned(), value)
     }));

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
-use serde_yaml::Mapping;
+use yaml_serde::Mapping;
 
 use crate::upstream::karpenter::{Ec2NodeClass, NodeOverlay, NodePool};
 

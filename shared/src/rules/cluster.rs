@@ -648,7 +648,7 @@ fn first_association(spec: &crate::model::spec::Spec) -> Option<String> {
     if !spec.cluster.pod_identity_associations.is_empty() {
         return Some("cluster.pod_identity_associations[0]".to_owned());
     }
-    let asks = |extra: &serde_yaml::Mapping, key: &str| {
+    let asks = |extra: &yaml_serde::Mapping, key: &str| {
         extra
             .get(key)
             .is_some_and(|value| value.as_bool() == Some(true))
@@ -660,7 +660,7 @@ fn first_association(spec: &crate::model::spec::Spec) -> Option<String> {
             || addon
                 .extra
                 .get("podIdentityAssociations")
-                .and_then(serde_yaml::Value::as_sequence)
+                .and_then(yaml_serde::Value::as_sequence)
                 .is_some_and(|list| !list.is_empty())
         {
             Some(format!("addons[{index}]"))
@@ -844,7 +844,7 @@ fn auto_mode_create_conflict(context: &Context<'_>, report: &mut Report<'_>) {
     let extra_has = |key: &str| {
         spec.eksctl_extra
             .get(key)
-            .and_then(serde_yaml::Value::as_sequence)
+            .and_then(yaml_serde::Value::as_sequence)
             .is_some_and(|items| !items.is_empty())
     };
     if !spec.node_groups.is_empty() {

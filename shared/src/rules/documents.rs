@@ -2,7 +2,7 @@
 //! both subnets and zones, a reservation with both a preference and a target), so they
 //! are caught where they can be seen: in the imported file, at their path in it.
 
-use serde_yaml::Value;
+use yaml_serde::Value;
 
 use super::eksctl_config::{Kind, groups, is_cluster_config};
 use super::{Check, Report, Rule, Severity, Stage};
@@ -315,7 +315,7 @@ fn market_type_invalid(document: &Value, report: &mut Report<'_>) {
         if let Some(market) = market_type(group)
             && market.as_str() != Some("capacity-block")
         {
-            let shown = serde_yaml::to_string(market).unwrap_or_default();
+            let shown = yaml_serde::to_string(market).unwrap_or_default();
             report.fire(
                 format!("{path}.instanceMarketOptions.marketType"),
                 format!("marketType `{}` is not capacity-block", shown.trim()),

@@ -6,7 +6,7 @@
 //! Each rule here is one that eksctl refuses the file for, checked on the document as
 //! written; what the spec models is checked by the spec rules instead.
 
-use serde_yaml::Value;
+use yaml_serde::Value;
 
 use super::{Check, Report, Rule, Severity, Stage};
 use crate::upstream::schema_check::DocumentKind;

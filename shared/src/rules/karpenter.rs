@@ -529,10 +529,10 @@ fn is_duration(text: &str) -> bool {
 }
 
 /// A Kubernetes resource quantity (`1000`, `64`, `4000Gi`, `500m`, `1.5`).
-fn is_quantity(value: &serde_yaml::Value) -> bool {
+fn is_quantity(value: &yaml_serde::Value) -> bool {
     match value {
-        serde_yaml::Value::Number(number) => number.as_f64().is_some_and(|number| number >= 0.0),
-        serde_yaml::Value::String(text) => {
+        yaml_serde::Value::Number(number) => number.as_f64().is_some_and(|number| number >= 0.0),
+        yaml_serde::Value::String(text) => {
             let number_end = text
                 .find(|char: char| !(char.is_ascii_digit() || char == '.'))
                 .unwrap_or(text.len());
@@ -959,8 +959,8 @@ fn karpenter_static_pool_weight(context: &Context<'_>, report: &mut Report<'_>) 
 /// A `limits.nodes` written as a whole number (`"4"` or `4`).
 fn node_limit(pool: &NodePool) -> Option<u64> {
     match pool.spec.limits.get("nodes")? {
-        serde_yaml::Value::Number(number) => number.as_u64(),
-        serde_yaml::Value::String(text) => text.trim().parse().ok(),
+        yaml_serde::Value::Number(number) => number.as_u64(),
+        yaml_serde::Value::String(text) => text.trim().parse().ok(),
         _ => None,
     }
 }

@@ -166,7 +166,7 @@ pub(crate) enum Check {
     /// The spec (with live answers).
     Spec(fn(&Context<'_>, &mut Report<'_>)),
     /// One YAML document as written; paths are paths inside the document.
-    Document(fn(&serde_yaml::Value, &mut Report<'_>)),
+    Document(fn(&yaml_serde::Value, &mut Report<'_>)),
 }
 
 impl Rule {
@@ -370,7 +370,7 @@ pub fn validate_with(spec: &Spec, live: &LiveFacts) -> Vec<Finding> {
 
 /// Runs the rules that read a YAML document as written (schema, eksctl structure).
 /// Paths of the findings are paths inside the document.
-pub fn check_document(document: &serde_yaml::Value) -> Vec<Finding> {
+pub fn check_document(document: &yaml_serde::Value) -> Vec<Finding> {
     let mut findings = Vec::new();
     for rule in catalog() {
         if let Check::Document(check) = rule.check {

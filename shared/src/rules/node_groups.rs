@@ -1214,7 +1214,7 @@ fn has_custom_ami(group: &NodeGroup) -> bool {
     group
         .extra
         .get("ami")
-        .and_then(serde_yaml::Value::as_str)
+        .and_then(yaml_serde::Value::as_str)
         .is_some_and(|ami| !ami.is_empty() && !matches!(ami, "auto" | "auto-ssm" | "static"))
 }
 
@@ -1498,7 +1498,7 @@ fn nodegroup_size_invalid(context: &Context<'_>, report: &mut Report<'_>) {
             if value.is_null() {
                 continue;
             }
-            let shown = serde_yaml::to_string(value).unwrap_or_default();
+            let shown = yaml_serde::to_string(value).unwrap_or_default();
             report.fire(
                 format!("node_groups[{index}].{field}"),
                 format!(

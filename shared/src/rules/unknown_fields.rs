@@ -7,7 +7,7 @@
 use std::sync::OnceLock;
 
 use serde_json::Value as Json;
-use serde_yaml::{Mapping, Value};
+use yaml_serde::{Mapping, Value};
 
 use super::{Check, Context, Report, Rule, Severity, Stage};
 use crate::yaml::source::mapping_key_text;

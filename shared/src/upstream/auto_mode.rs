@@ -4,7 +4,7 @@
 //! the bundle is `documents::auto_mode`.
 
 use serde::{Deserialize, Serialize};
-use serde_yaml::Mapping;
+use yaml_serde::Mapping;
 
 use crate::upstream::karpenter::{NodePool, ObjectMeta, SelectorTerm};
 

@@ -18,7 +18,7 @@ use cel::extractors::This;
 use cel::objects::{Key, Map as CelMap};
 use cel::{Context, ExecutionError, FunctionContext, Program, ResolveResult, Value as Cel};
 use serde_json::{Map, Value as Json};
-use serde_yaml::Value;
+use yaml_serde::Value;
 
 use crate::yaml::source::mapping_key_text;
 use crate::yaml::source::untagged;
@@ -201,7 +201,7 @@ pub(crate) fn with_defaults(schema: &Map<String, Json>, value: &Value) -> Cel {
                     continue;
                 }
                 if let Some(default) = property.get("default") {
-                    let default: Value = serde_yaml::to_value(default).unwrap_or(Value::Null);
+                    let default: Value = yaml_serde::to_value(default).unwrap_or(Value::Null);
                     map.insert(key, with_defaults(property, &default));
                 }
             }

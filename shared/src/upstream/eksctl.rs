@@ -16,8 +16,8 @@ where
     D: Deserializer<'de>,
     T: DeserializeOwned + Default,
 {
-    let value = serde_yaml::Value::deserialize(deserializer)?;
-    Ok(serde_yaml::from_value(value).unwrap_or_default())
+    let value = yaml_serde::Value::deserialize(deserializer)?;
+    Ok(yaml_serde::from_value(value).unwrap_or_default())
 }
 
 /// The eksctl API version this studio writes.

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
-use serde_yaml::Mapping;
+use yaml_serde::Mapping;
 
 /// The label Karpenter sets to a node's capacity type (`on-demand`, `spot`, `reserved`).
 pub const CAPACITY_TYPE: &str = "karpenter.sh/capacity-type";
@@ -158,7 +158,7 @@ pub struct NodePoolSpec {
     pub disruption: Option<Disruption>,
     /// Resource ceilings for the whole pool (e.g. `nvidia.com/gpu: 64`).
     #[serde(default, skip_serializing_if = "Explicit::is_absent")]
-    pub limits: Explicit<BTreeMap<String, serde_yaml::Value>>,
+    pub limits: Explicit<BTreeMap<String, yaml_serde::Value>>,
     /// A static pool's fixed node count: Karpenter keeps this many nodes whatever the pods
     /// ask for (the `StaticCapacity` feature gate; only `limits.nodes`, no weight).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -316,7 +316,7 @@ impl NodePool {
             ..Disruption::default()
         });
         pool.spec.limits =
-            BTreeMap::from([("nvidia.com/gpu".to_owned(), serde_yaml::Value::from(16))]).into();
+            BTreeMap::from([("nvidia.com/gpu".to_owned(), yaml_serde::Value::from(16))]).into();
         pool
     }
 }
@@ -546,7 +546,7 @@ pub struct NodeOverlaySpec {
     pub price: Option<String>,
     /// Extended resources the nodes are assumed to have (e.g. `smarter-devices/fuse: 1`).
     #[serde(default, skip_serializing_if = "Explicit::is_absent")]
-    pub capacity: Explicit<BTreeMap<String, serde_yaml::Value>>,
+    pub capacity: Explicit<BTreeMap<String, yaml_serde::Value>>,
     /// Order among overlays that select the same types, 1–10000.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub weight: Option<u32>,
@@ -820,7 +820,7 @@ pub fn set_discovery(terms: &mut Vec<SelectorTerm>, value: String) {
 }
 
 /// The body of a Kubernetes object (everything but `apiVersion` and `kind`).
-pub(crate) fn object_body(document: &serde_yaml::Value) -> serde_yaml::Value {
+pub(crate) fn object_body(document: &yaml_serde::Value) -> yaml_serde::Value {
     let mut body = document.clone();
     if let Some(mapping) = body.as_mapping_mut() {
         mapping.remove("apiVersion");

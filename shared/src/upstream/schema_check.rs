@@ -25,7 +25,7 @@ use std::fmt;
 use std::sync::OnceLock;
 
 use serde_json::{Map, Value as Json};
-use serde_yaml::Value;
+use yaml_serde::Value;
 
 use crate::yaml::source::untagged;
 use crate::yaml::source::{YamlPath, mapping_key_text};
@@ -502,7 +502,7 @@ impl<'schema> Walker<'schema> {
     fn check_mapping(
         &mut self,
         schema: &'schema Map<String, Json>,
-        mapping: &serde_yaml::Mapping,
+        mapping: &yaml_serde::Mapping,
         path: &mut YamlPath,
         inherited_properties: Option<&'schema Map<String, Json>>,
     ) {
@@ -750,7 +750,7 @@ fn flag(schema: &Map<String, Json>, keyword: &str) -> bool {
     schema.get(keyword) == Some(&Json::Bool(true))
 }
 
-fn mapping_key<'a>(mapping: &'a serde_yaml::Mapping, name: &str) -> Option<&'a Value> {
+fn mapping_key<'a>(mapping: &'a yaml_serde::Mapping, name: &str) -> Option<&'a Value> {
     mapping
         .iter()
         .find(|(key, _)| mapping_key_text(key).as_deref() == Some(name))

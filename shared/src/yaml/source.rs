@@ -1,7 +1,7 @@
 //! YAML text into documents that remember where each value came from.
 //!
 //! [`parse_documents`] reads one or more `---`-separated documents with yaml-rust2's event
-//! parser and builds, from the same events, each document's [`serde_yaml::Value`] and an
+//! parser and builds, from the same events, each document's [`yaml_serde::Value`] and an
 //! index of positions beside it. A finding about `managedNodeGroups[1].subnets` can then be
 //! reported at a line and column even though the checks only ever see the value.
 //!
@@ -17,14 +17,14 @@
 use std::fmt;
 use std::str::FromStr;
 
-use serde_yaml::value::{Tag, TaggedValue};
-use serde_yaml::{Mapping, Number, Value};
 use yaml_rust2::parser::{Event, Parser, Tag as EventTag};
 use yaml_rust2::scanner::{Marker, ScanError, TScalarStyle};
+use yaml_serde::value::{Tag, TaggedValue};
+use yaml_serde::{Mapping, Number, Value};
 
 /// Deepest nesting of sequences and mappings a document may have.
 ///
-/// The same limit serde_yaml applies, so anything accepted here also deserialises there;
+/// The same limit yaml_serde applies, so anything accepted here also deserialises there;
 /// and every recursive walk over a [`Value`] (including its `Drop`) stays shallow.
 pub const MAX_NESTING_DEPTH: usize = 128;
 
@@ -383,7 +383,7 @@ pub struct Location {
 /// One parsed YAML document: its data and where each part of it is in the text.
 #[derive(Clone, Debug)]
 pub struct SourceDocument {
-    /// The data, as serde_yaml would read it (aliases expanded, tags kept).
+    /// The data, as yaml_serde would read it (aliases expanded, tags kept).
     pub value: Value,
     nodes: Vec<PositionNode>,
     root: Child,
@@ -465,7 +465,7 @@ pub fn untagged(mut value: &Value) -> &Value {
 }
 
 /// The text of a mapping key as a path segment: strings as they are, numbers and booleans
-/// as written by serde_yaml (the way Kubernetes' YAML-to-JSON conversion names them),
+/// as written by yaml_serde (the way Kubernetes' YAML-to-JSON conversion names them),
 /// `null` for a null key, and `None` for a sequence or mapping used as a key.
 pub fn mapping_key_text(key: &Value) -> Option<String> {
     match key {
@@ -1144,7 +1144,7 @@ fn nesting_error(position: Position) -> YamlError {
     )
 }
 
-/// The message serde_yaml gives for the same duplicate key.
+/// The message yaml_serde gives for the same duplicate key.
 fn duplicate_key_message(key: &Value) -> String {
     match key {
         Value::Null => "duplicate entry with null key".to_owned(),
@@ -1219,7 +1219,7 @@ fn merge_into(
 
 const CORE_TAG_PREFIX: &str = "tag:yaml.org,2002:";
 
-/// A local tag (`!Name`) as serde_yaml names it: without the `!`, unless that is all it is.
+/// A local tag (`!Name`) as yaml_serde names it: without the `!`, unless that is all it is.
 fn local_tag_name(tag: Option<&str>) -> Option<String> {
     let full = tag?;
     if !full.starts_with('!') {

@@ -1,20 +1,20 @@
 //! YAML text that means the same to YAML 1.1 readers as to YAML 1.2 ones.
 //!
 //! eksctl and kubectl read YAML through sigs.k8s.io/yaml (go-yaml v2, YAML 1.1 rules);
-//! nodeadm and PyYAML do too. serde_yaml writes YAML 1.2, where `yes`, `off`, `y`,
+//! nodeadm and PyYAML do too. yaml_serde writes YAML 1.2, where `yes`, `off`, `y`,
 //! `2012-10-17`, `12:30:00` and `0755` are plain strings, so it leaves them unquoted, and
 //! a YAML 1.1 reader then takes them for a boolean, a date, a sexagesimal or octal number.
-//! [`to_string`] writes with serde_yaml and then quotes every plain scalar that YAML 1.1
+//! [`to_string`] writes with yaml_serde and then quotes every plain scalar that YAML 1.1
 //! would read as something other than the string it is.
 
 use serde::Serialize;
 
 /// `value` as YAML text whose every scalar reads the same under YAML 1.1 and 1.2.
 ///
-/// Scalars are quoted only where serde_yaml left a string plain; a number or boolean it
+/// Scalars are quoted only where yaml_serde left a string plain; a number or boolean it
 /// wrote stays as it is (see `written_as_non_string`).
-pub fn to_string<T: Serialize + ?Sized>(value: &T) -> Result<String, serde_yaml::Error> {
-    serde_yaml::to_string(value).map(|text| quote_yaml_1_1_ambiguities(&text))
+pub fn to_string<T: Serialize + ?Sized>(value: &T) -> Result<String, yaml_serde::Error> {
+    yaml_serde::to_string(value).map(|text| quote_yaml_1_1_ambiguities(&text))
 }
 
 /// YAML 1.1's booleans (go-yaml v2 reads the one-letter forms too), nulls, and the merge
@@ -147,16 +147,16 @@ pub fn yaml_1_1_reads_as_non_string(scalar: &str) -> bool {
     // it add what the YAML 1.1 spec and PyYAML also take for numbers or dates.
     !matches!(
         crate::yaml::source::resolve_plain(scalar.to_owned()),
-        serde_yaml::Value::String(_)
+        yaml_serde::Value::String(_)
     ) || YAML_1_1_WORDS.contains(&scalar)
         || is_yaml_1_1_int(scalar)
         || is_yaml_1_1_float(scalar)
         || is_yaml_1_1_timestamp(scalar)
 }
 
-/// Whether a plain scalar in serde_yaml's output is a number, boolean or null that
-/// serde_yaml wrote: only in its own spellings (`true`, `null`, `42`, `-0.5`, `1e-7`,
-/// `.inf`). Any other plain scalar is a string, since serde_yaml quotes a string that
+/// Whether a plain scalar in yaml_serde's output is a number, boolean or null that
+/// yaml_serde wrote: only in its own spellings (`true`, `null`, `42`, `-0.5`, `1e-7`,
+/// `.inf`). Any other plain scalar is a string, since yaml_serde quotes a string that
 /// YAML 1.2 would read as anything else. (Deciding it by parsing the scalar again would
 /// bring libyaml's parser into the page for this one question.)
 fn written_as_non_string(scalar: &str) -> bool {
@@ -236,7 +236,7 @@ fn quoted_length(text: &str) -> Option<usize> {
     }
 }
 
-/// Quotes the YAML 1.1 ambiguities of block-style YAML as serde_yaml writes it: one
+/// Quotes the YAML 1.1 ambiguities of block-style YAML as yaml_serde writes it: one
 /// `key: value`, `key:` or `- item` per line (items may nest: `- - x`, `- key: value`),
 /// and literal block scalars (`|`, `|-`, `|2-`) whose lines are left as they are.
 pub fn quote_yaml_1_1_ambiguities(text: &str) -> String {
@@ -266,7 +266,7 @@ pub fn quote_yaml_1_1_ambiguities(text: &str) -> String {
             continue;
         }
         // The key, when there is one: quoted, or plain up to the first `: ` (a plain key
-        // cannot hold `: `; serde_yaml quotes such a key).
+        // cannot hold `: `; yaml_serde quotes such a key).
         let value = if let Some(length) = quoted_length(rest) {
             let after = &rest[length..];
             if after == ":" || after.starts_with(": ") {
@@ -421,7 +421,7 @@ mod tests {
             assert!(text.contains(expected), "`{expected}` not in:\n{text}");
         }
         // Read back as YAML 1.2 it is the same document.
-        let back: serde_json::Value = serde_yaml::from_str(&text).unwrap();
+        let back: serde_json::Value = yaml_serde::from_str(&text).unwrap();
         assert_eq!(back, document);
     }
 }

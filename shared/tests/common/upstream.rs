@@ -47,7 +47,7 @@ pub fn encode_refs(schema: &mut Json) {
 /// with `additionalProperties: false`, so a key the API server would prune is an error.
 pub fn crd_json_schema(crd_file: &str, strict: bool) -> Json {
     let text = std::fs::read_to_string(schemas_dir().join(crd_file)).unwrap();
-    let crd: Json = serde_yaml::from_str(&text).unwrap();
+    let crd: Json = yaml_serde::from_str(&text).unwrap();
     let v1 = crd["spec"]["versions"]
         .as_array()
         .unwrap()
@@ -106,7 +106,7 @@ pub fn to_json_schema(schema: &Json, strict: bool) -> Json {
 /// Every error `jsonschema` finds in the YAML document `text` against `schema`, as
 /// `instance path: message` (the YAML is converted to JSON the way Kubernetes does).
 pub fn upstream_errors(schema: &Json, text: &str) -> Vec<String> {
-    let instance: Json = serde_yaml::from_str(text).unwrap();
+    let instance: Json = yaml_serde::from_str(text).unwrap();
     let validator = jsonschema::validator_for(schema).unwrap();
     validator
         .iter_errors(&instance)
