@@ -626,3 +626,97 @@ fn resolve_lists_each_pools_types_from_a_template_a_spec_or_files() {
     let unknown = eks_studio(&["resolve", "--template", "nope"]);
     assert_eq!(unknown.status.code(), Some(2));
 }
+
+/// `eks-studio diff`: two bundles (a design in Git before and after a pull request), each
+/// side a directory, a studio.json or a YAML file; exit 0 no changes, 1 changes, 3 a
+/// change the peers refuse, 2 unreadable.
+#[test]
+fn diff_plans_the_change_between_two_bundles_and_exits_by_what_it_found() {
+    let before = temp_dir("diff-before");
+    let after = temp_dir("diff-after");
+    for out in [&before, &after] {
+        let rendered = eks_studio(&[
+            "render",
+            "--template",
+            "g4dn",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(rendered.status.success(), "{rendered:?}");
+    }
+    let same = eks_studio(&["diff", before.to_str().unwrap(), after.to_str().unwrap()]);
+    assert_eq!(same.status.code(), Some(0), "{same:?}");
+    assert!(stdout(&same).starts_with("No changes"), "{}", stdout(&same));
+
+    // The pull request: the GPU group grows, a CPU group is added.
+    let cluster = after.join("cluster.yaml");
+    let text = std::fs::read_to_string(&cluster).unwrap();
+    assert!(
+        text.contains("  desiredCapacity: 2\n  maxSize: 10\n"),
+        "{text}"
+    );
+    let text = text
+        .replacen(
+            "  desiredCapacity: 2\n  maxSize: 10\n",
+            "  desiredCapacity: 3\n  maxSize: 12\n",
+            1,
+        )
+        .replacen(
+            "managedNodeGroups:\n",
+            "managedNodeGroups:\n- name: cpu\n  instanceType: m7i.large\n  desiredCapacity: 1\n",
+            1,
+        );
+    std::fs::write(&cluster, text).unwrap();
+    std::fs::remove_file(after.join("studio.json")).unwrap();
+    let changed = eks_studio(&[
+        "diff",
+        before.join("studio.json").to_str().unwrap(),
+        after.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(changed.status.code(), Some(1), "{changed:?}");
+    let plan: serde_json::Value = serde_json::from_slice(&changed.stdout).unwrap();
+    let changes: Vec<(String, String, String)> = plan["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|change| {
+            (
+                change["kind"].as_str().unwrap().to_owned(),
+                change["name"].as_str().unwrap().to_owned(),
+                change["action"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        changes,
+        [
+            ("nodegroup".into(), "cpu".into(), "create".into()),
+            ("nodegroup".into(), "g4dn".into(), "update".into()),
+        ],
+        "{plan}"
+    );
+    assert_eq!(
+        plan["changes"][1]["fields"],
+        serde_json::json!(["desiredCapacity", "maxSize"])
+    );
+    assert_eq!(plan["changes"][1]["disruptive"], false);
+    assert_eq!(plan["changes"][0]["steps"][0][0], "eksctl");
+
+    // A lower Kubernetes version: EKS refuses it.
+    let lowered = std::fs::read_to_string(&cluster)
+        .unwrap()
+        .replace("version: '1.32'", "version: '1.31'");
+    std::fs::write(&cluster, lowered).unwrap();
+    let refused = eks_studio(&["diff", before.to_str().unwrap(), after.to_str().unwrap()]);
+    assert_eq!(refused.status.code(), Some(3), "{refused:?}");
+    assert!(
+        stdout(&refused).contains("change-version-lowered"),
+        "{}",
+        stdout(&refused)
+    );
+
+    let unreadable = eks_studio(&["diff", before.to_str().unwrap(), "/nonexistent/studio.json"]);
+    assert_eq!(unreadable.status.code(), Some(2), "{unreadable:?}");
+}

@@ -7,10 +7,13 @@
 //! The folders are layers, lowest first; a module uses its own layer and the ones below,
 //! never one above (`cargo xtask layers` checks it):
 //! `yaml` < `catalog` < `upstream` < `model` < `documents` < `templates` < `rules` <
-//! `lint` < `deploy`.
+//! `lint` < `deploy` < `changes`.
 
 /// What AWS sells: instance types, on-demand prices, EKS's Kubernetes versions.
 pub mod catalog;
+/// What a changed design would do to a running cluster: each change, its steps, whether
+/// it disrupts running pods.
+pub mod changes;
 /// What a deploy runs and shows: the bundle, its steps, the approval's plan, what it carries.
 pub mod deploy;
 /// One file per bundle document: how each is written from the spec, read back, placed.

@@ -33,6 +33,7 @@ pub const CRATES: &[CrateLayers] = &[
             &["rules"],
             &["lint"],
             &["deploy"],
+            &["changes"],
         ],
     },
     CrateLayers {

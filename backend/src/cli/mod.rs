@@ -9,6 +9,8 @@ use clap::{Parser, Subcommand};
 
 /// `eks-studio check`: the live checks from the terminal.
 pub mod check;
+/// `eks-studio diff`: what a changed design would do to the cluster, offline.
+pub mod diff;
 /// Writing a command's output files without following symlinks.
 pub mod files;
 /// `eks-studio lint`, `convert` and `resolve`.
@@ -114,6 +116,20 @@ pub enum Command {
         /// Output format.
         #[arg(long, value_enum, default_value = "human")]
         format: crate::cli::lint::Format,
+        /// Largest file read, in bytes (larger ones are refused, exit 2).
+        #[arg(long, default_value_t = crate::cli::read::DEFAULT_MAX_BYTES)]
+        max_bytes: u64,
+    },
+    /// What changing the cluster OLD describes into NEW would do: exit 0 no changes,
+    /// 1 changes, 3 a change the peers refuse, 2 unreadable.
+    Diff {
+        /// The design as it is: a studio.json, a YAML file or a bundle directory.
+        old: PathBuf,
+        /// The design as it should be.
+        new: PathBuf,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "human")]
+        format: diff::DiffFormat,
         /// Largest file read, in bytes (larger ones are refused, exit 2).
         #[arg(long, default_value_t = crate::cli::read::DEFAULT_MAX_BYTES)]
         max_bytes: u64,
@@ -226,6 +242,12 @@ pub fn run(cli: Cli) -> ExitCode {
             format,
             max_bytes,
         ),
+        Command::Diff {
+            old,
+            new,
+            format,
+            max_bytes,
+        } => diff::diff(&old, &new, format, max_bytes),
     }
 }
 

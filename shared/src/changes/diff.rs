@@ -1,0 +1,951 @@
+use std::borrow::Cow;
+use std::collections::BTreeSet;
+
+use yaml_serde::Value;
+
+use super::{Action, Change, Plan};
+use crate::catalog::versions::minor_of;
+use crate::documents::render::{cluster_document, karpenter_documents};
+use crate::model::spec::Spec;
+use crate::rules::{Finding, Severity};
+
+/// The bundle's file every eksctl step reads.
+const CLUSTER_FILE: &str = "cluster.yaml";
+
+/// The file `kubectl apply` reads for Karpenter's objects.
+const KARPENTER_FILE: &str = "karpenter/nodepools.yaml";
+
+/// The file `kubectl apply` reads for Auto Mode's objects.
+const AUTO_MODE_FILE: &str = "auto-mode/nodepools.yaml";
+
+/// Keys of a managed node group that `eksctl scale nodegroup` changes.
+const SCALING: &[&str] = &["minSize", "maxSize", "desiredCapacity"];
+
+/// Keys EKS's `UpdateNodegroupConfig` changes in place (besides the scaling).
+const NODEGROUP_CONFIG: &[&str] = &["labels", "taints", "updateConfig", "nodeRepairConfig"];
+
+/// The cluster the steps act on.
+struct Target {
+    cluster: String,
+    region: String,
+}
+
+impl Target {
+    /// `words` followed by `--cluster NAME --region REGION`.
+    fn command(&self, words: &[&str]) -> Vec<String> {
+        let mut command = argv(words);
+        command.extend([
+            "--cluster".into(),
+            self.cluster.clone(),
+            "--region".into(),
+            self.region.clone(),
+        ]);
+        command
+    }
+}
+
+fn argv(words: &[&str]) -> Vec<String> {
+    words.iter().map(|word| (*word).to_owned()).collect()
+}
+
+fn finding(
+    rule: &'static str,
+    severity: Severity,
+    path: String,
+    message: String,
+    help: &'static str,
+) -> Finding {
+    Finding {
+        rule: Cow::Borrowed(rule),
+        severity,
+        path,
+        message,
+        help: Cow::Borrowed(help),
+    }
+}
+
+/// The keys (one level down) whose values differ between two mappings, with those only
+/// one of them has; `prefix` goes before each.
+fn changed_keys(before: &Value, after: &Value, prefix: &str) -> Vec<String> {
+    let empty = yaml_serde::Mapping::new();
+    let before = before.as_mapping().unwrap_or(&empty);
+    let after = after.as_mapping().unwrap_or(&empty);
+    let mut keys: BTreeSet<String> = BTreeSet::new();
+    for (key, value) in before {
+        if after.get(key) != Some(value) {
+            keys.insert(key_text(key));
+        }
+    }
+    for (key, value) in after {
+        if before.get(key) != Some(value) {
+            keys.insert(key_text(key));
+        }
+    }
+    keys.into_iter()
+        .map(|key| format!("{prefix}{key}"))
+        .collect()
+}
+
+fn key_text(key: &Value) -> String {
+    crate::yaml::source::mapping_key_text(key).unwrap_or_else(|| "?".to_owned())
+}
+
+fn text<'a>(value: &'a Value, key: &str) -> &'a str {
+    value.get(key).and_then(Value::as_str).unwrap_or_default()
+}
+
+fn number(value: &Value, key: &str) -> Option<u64> {
+    value.get(key).and_then(Value::as_u64)
+}
+
+/// Items of a sequence under `key`, each with its identity.
+fn items_by<'a>(
+    document: &'a Value,
+    key: &str,
+    identity: impl Fn(&Value) -> String,
+) -> Vec<(String, &'a Value)> {
+    match document.get(key) {
+        Some(Value::Sequence(items)) => items.iter().map(|item| (identity(item), item)).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The design's cluster and Karpenter and Auto Mode documents, as the peers read them.
+struct Rendered {
+    cluster: Value,
+    objects: Vec<Value>,
+}
+
+fn rendered(spec: &Spec) -> Rendered {
+    let cluster = cluster_document(spec).unwrap_or(Value::Null);
+    let mut objects = spec
+        .karpenter
+        .as_ref()
+        .and_then(|karpenter| karpenter_documents(karpenter).ok())
+        .unwrap_or_default();
+    objects
+        .extend(crate::documents::auto_mode::documents(&spec.auto_mode_pools).unwrap_or_default());
+    Rendered { cluster, objects }
+}
+
+/// The plan of changing the cluster `before` describes into the one `after` describes.
+pub fn diff(before: &Spec, after: &Spec) -> Plan {
+    let old = rendered(before);
+    let new = rendered(after);
+    let mut plan = Plan::default();
+    let cluster = after.cluster.name.trim().to_owned();
+    let region = after.cluster.region.trim().to_owned();
+    if before.cluster.name.trim() != cluster || before.cluster.region.trim() != region {
+        plan.findings.push(finding(
+            "change-another-cluster",
+            Severity::Error,
+            "cluster.name".into(),
+            format!(
+                "the designs describe two clusters (`{}` in {} and `{cluster}` in {region}): a plan changes one cluster; a new name or region is a new cluster, made with eksctl create cluster",
+                before.cluster.name.trim(),
+                before.cluster.region.trim()
+            ),
+            "compare a design with the design of the same cluster",
+        ));
+        return plan;
+    }
+    let target = Target { cluster, region };
+    cluster_changes(&old.cluster, &new.cluster, &target, &mut plan);
+    node_group_changes(&old.cluster, &new.cluster, &target, &mut plan);
+    addon_changes(&old.cluster, &new.cluster, &target, &mut plan);
+    access_changes(&old.cluster, &new.cluster, &target, &mut plan);
+    object_changes(&old.objects, &new.objects, &mut plan);
+    // Creations first, then changes in place, replacements, deletions: what is new exists
+    // before what it replaces goes.
+    plan.changes.sort_by_key(|change| match change.action {
+        Action::Create => 1,
+        Action::Update if change.kind == "cluster" => 0,
+        Action::Update => 2,
+        Action::Replace => 3,
+        Action::Delete => 4,
+    });
+    plan
+}
+
+fn cluster_changes(old: &Value, new: &Value, target: &Target, plan: &mut Plan) {
+    let (cluster, region) = (target.cluster.as_str(), target.region.as_str());
+    let lists = [
+        "managedNodeGroups",
+        "nodeGroups",
+        "addons",
+        "accessConfig",
+        "iam",
+    ];
+    let mut fields: Vec<String> = changed_keys(old, new, "")
+        .into_iter()
+        .filter(|key| !lists.contains(&key.as_str()) && key != "metadata")
+        .collect();
+    let metadata = changed_keys(
+        old.get("metadata").unwrap_or(&Value::Null),
+        new.get("metadata").unwrap_or(&Value::Null),
+        "metadata.",
+    );
+    fields.extend(metadata);
+    let access_mode = changed_keys(
+        old.get("accessConfig").unwrap_or(&Value::Null),
+        new.get("accessConfig").unwrap_or(&Value::Null),
+        "accessConfig.",
+    );
+    fields.extend(
+        access_mode
+            .into_iter()
+            .filter(|key| key != "accessConfig.accessEntries"),
+    );
+    if fields.is_empty() {
+        return;
+    }
+    let mut steps = Vec::new();
+    let mut disruption = Vec::new();
+    for field in &fields {
+        match field.as_str() {
+            "metadata.version" => {
+                let from = minor_of(text(old.get("metadata").unwrap_or(&Value::Null), "version"));
+                let to = minor_of(text(new.get("metadata").unwrap_or(&Value::Null), "version"));
+                match (from, to) {
+                    (Some(from), Some(to)) if to < from => plan.findings.push(finding(
+                        "change-version-lowered",
+                        Severity::Error,
+                        "cluster.kubernetes_version".into(),
+                        format!("Kubernetes 1.{from} → 1.{to}: EKS does not downgrade a control plane (eksctl upgrade cluster refuses a lower version)"),
+                        "keep the running version, or make a new cluster on the older one",
+                    )),
+                    (Some(from), Some(to)) if to > from => {
+                        // EKS upgrades one minor version at a time: one step each.
+                        for minor in from + 1..=to {
+                            let version = format!("1.{minor}");
+                            steps.push(argv(&["eksctl", "upgrade", "cluster", "--name", cluster, "--region", region, "--version", &version, "--approve"]));
+                        }
+                        if to > from + 1 {
+                            plan.findings.push(finding(
+                                "change-version-skips-minor",
+                                Severity::Info,
+                                "cluster.kubernetes_version".into(),
+                                format!("Kubernetes 1.{from} → 1.{to}: EKS upgrades a control plane one minor version at a time, so the plan upgrades {} times, and the node groups after the last", to - from),
+                                "each upgrade takes about 10 minutes; add-ons and nodes follow the control plane",
+                            ));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            "vpc" => {
+                let old_vpc = old.get("vpc").unwrap_or(&Value::Null);
+                let new_vpc = new.get("vpc").unwrap_or(&Value::Null);
+                let moved: Vec<String> = changed_keys(old_vpc, new_vpc, "vpc.")
+                    .into_iter()
+                    .filter(|key| matches!(key.as_str(), "vpc.id" | "vpc.cidr" | "vpc.subnets"))
+                    .collect();
+                if !moved.is_empty() {
+                    plan.findings.push(finding(
+                        "change-cluster-network",
+                        Severity::Error,
+                        "network".into(),
+                        format!("{} changes: EKS keeps a running cluster in the VPC and subnets it was made in; eksctl has no command that moves it", moved.join(", ")),
+                        "keep the running cluster's VPC and subnets, or make a new cluster",
+                    ));
+                } else {
+                    steps.push(argv(&["eksctl", "utils", "update-cluster-vpc-config", "--config-file", CLUSTER_FILE, "--approve"]));
+                }
+            }
+            "cloudWatch" => steps.push(argv(&["eksctl", "utils", "update-cluster-logging", "--config-file", CLUSTER_FILE, "--approve"])),
+            other => plan.findings.push(finding(
+                "change-no-step",
+                Severity::Warning,
+                "cluster".into(),
+                format!("`{other}` changes, and the studio knows no eksctl command that changes it on a running cluster: the plan leaves it as it is"),
+                "change it with the AWS console or CLI, or keep it as the cluster has it",
+            )),
+        }
+    }
+    if fields.iter().any(|field| field == "metadata.version") && !steps.is_empty() {
+        disruption.push("the control plane is upgraded in place; node groups are upgraded after it, draining their nodes a few at a time".to_owned());
+        let version = text(new.get("metadata").unwrap_or(&Value::Null), "version").to_owned();
+        for (name, _) in items_by(new, "managedNodeGroups", |group| {
+            text(group, "name").to_owned()
+        }) {
+            if items_by(old, "managedNodeGroups", |group| {
+                text(group, "name").to_owned()
+            })
+            .iter()
+            .any(|(old_name, _)| *old_name == name)
+            {
+                steps.push(argv(&[
+                    "eksctl",
+                    "upgrade",
+                    "nodegroup",
+                    "--cluster",
+                    cluster,
+                    "--region",
+                    region,
+                    "--name",
+                    &name,
+                    "--kubernetes-version",
+                    &version,
+                ]));
+            }
+        }
+    }
+    plan.changes.push(Change {
+        kind: "cluster".into(),
+        name: cluster.to_owned(),
+        action: Action::Update,
+        fields,
+        disruptive: !disruption.is_empty(),
+        disruption: disruption.join("; "),
+        steps,
+    });
+}
+
+/// What the nodes of a group are, in words (`2 p5.48xlarge nodes`), from its sizes.
+fn nodes_of(group: &Value) -> String {
+    let count = number(group, "desiredCapacity")
+        .or(number(group, "minSize"))
+        .unwrap_or(2);
+    let instance = match group.get("instanceTypes") {
+        Some(Value::Sequence(types)) if !types.is_empty() => types
+            .iter()
+            .filter_map(Value::as_str)
+            .collect::<Vec<_>>()
+            .join("/"),
+        _ => text(group, "instanceType").to_owned(),
+    };
+    let noun = if count == 1 { "node" } else { "nodes" };
+    format!("{count} {instance} {noun}")
+}
+
+fn reservation_of(group: &Value) -> Option<String> {
+    group
+        .get("capacityReservation")
+        .and_then(|reservation| reservation.get("capacityReservationTarget"))
+        .and_then(|target| target.get("capacityReservationID"))
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+}
+
+fn node_group_changes(old: &Value, new: &Value, target: &Target, plan: &mut Plan) {
+    let by_name = |group: &Value| text(group, "name").to_owned();
+    let before = items_by(old, "managedNodeGroups", by_name);
+    let after = items_by(new, "managedNodeGroups", by_name);
+    for (name, group) in &after {
+        let Some((_, previous)) = before.iter().find(|(old_name, _)| old_name == name) else {
+            plan.changes.push(Change {
+                kind: "nodegroup".into(),
+                name: name.clone(),
+                action: Action::Create,
+                fields: Vec::new(),
+                disruptive: false,
+                disruption: String::new(),
+                steps: vec![argv(&[
+                    "eksctl",
+                    "create",
+                    "nodegroup",
+                    "--config-file",
+                    CLUSTER_FILE,
+                    "--include",
+                    name,
+                ])],
+            });
+            continue;
+        };
+        let fields = changed_keys(previous, group, "");
+        if fields.is_empty() {
+            continue;
+        }
+        let in_place = fields.iter().all(|field| {
+            SCALING.contains(&field.as_str()) || NODEGROUP_CONFIG.contains(&field.as_str())
+        });
+        if in_place {
+            plan.changes
+                .push(update_node_group(name, previous, group, &fields, target));
+            continue;
+        }
+        // What EKS fixes at creation changed: a new group, and the old one drained.
+        let drained = nodes_of(previous);
+        let mut steps = vec![delete_node_group(name, target)];
+        steps.push(argv(&[
+            "eksctl",
+            "create",
+            "nodegroup",
+            "--config-file",
+            CLUSTER_FILE,
+            "--include",
+            name,
+        ]));
+        plan.findings.push(finding(
+            "change-nodegroup-replaced-under-its-name",
+            Severity::Warning,
+            format!("node_groups[{name}]"),
+            format!(
+                "{} of node group `{name}` cannot change on a live managed node group, and eksctl cannot create a second group named `{name}`: the plan deletes it before the new one exists, and its pods have nowhere to run meanwhile",
+                fields.join(", ")
+            ),
+            "give the changed group a new name in the design: the plan then creates it first and drains the old one once the new nodes are ready",
+        ));
+        if let Some(reservation) = reservation_of(previous) {
+            plan.findings.push(finding(
+                "change-nodegroup-leaves-reservation",
+                Severity::Warning,
+                format!("node_groups[{name}]"),
+                format!("node group `{name}` runs on capacity reservation {reservation}: while it is replaced, the reservation's instances are released and another account's launch may take them"),
+                "target the same reservation with the new group, and replace it when the reserved instances are idle",
+            ));
+        }
+        plan.changes.push(Change {
+            kind: "nodegroup".into(),
+            name: name.clone(),
+            action: Action::Replace,
+            fields,
+            disruptive: true,
+            disruption: format!("drains {drained} running pods, then makes the new group"),
+            steps,
+        });
+    }
+    for (name, group) in &before {
+        if after.iter().any(|(new_name, _)| new_name == name) {
+            continue;
+        }
+        let drained = nodes_of(group);
+        plan.changes.push(Change {
+            kind: "nodegroup".into(),
+            name: name.clone(),
+            action: Action::Delete,
+            fields: Vec::new(),
+            disruptive: true,
+            disruption: format!("drains {drained} running pods, then deletes them"),
+            steps: vec![delete_node_group(name, target)],
+        });
+        if let Some(reservation) = reservation_of(group) {
+            plan.findings.push(finding(
+                "change-nodegroup-leaves-reservation",
+                Severity::Warning,
+                format!("node_groups[{name}]"),
+                format!("node group `{name}` runs on capacity reservation {reservation}, which no group of the new design targets: its instances are released"),
+                "target the reservation with another group, or keep this one",
+            ));
+        }
+    }
+}
+
+fn delete_node_group(name: &str, target: &Target) -> Vec<String> {
+    target.command(&[
+        "eksctl",
+        "delete",
+        "nodegroup",
+        "--name",
+        name,
+        "--drain=true",
+        "--approve",
+        "--wait",
+    ])
+}
+
+fn update_node_group(
+    name: &str,
+    previous: &Value,
+    group: &Value,
+    fields: &[String],
+    target: &Target,
+) -> Change {
+    let mut steps = Vec::new();
+    let mut disruption = String::new();
+    if fields.iter().any(|field| SCALING.contains(&field.as_str())) {
+        let mut command = target.command(&["eksctl", "scale", "nodegroup", "--name", name]);
+        for (flag, key) in [
+            ("--nodes", "desiredCapacity"),
+            ("--nodes-min", "minSize"),
+            ("--nodes-max", "maxSize"),
+        ] {
+            if let Some(value) = number(group, key) {
+                command.push(format!("{flag}={value}"));
+            }
+        }
+        steps.push(command);
+        let was = number(previous, "desiredCapacity");
+        let will = number(group, "desiredCapacity");
+        if let (Some(was), Some(will)) = (was, will)
+            && will < was
+        {
+            disruption = format!(
+                "scales in from {was} to {will} nodes: EKS drains and removes {} of them",
+                was - will
+            );
+        }
+    }
+    let config: Vec<&String> = fields
+        .iter()
+        .filter(|field| NODEGROUP_CONFIG.contains(&field.as_str()))
+        .collect();
+    if !config.is_empty() {
+        let mut command = argv(&[
+            "aws",
+            "eks",
+            "update-nodegroup-config",
+            "--cluster-name",
+            &target.cluster,
+            "--nodegroup-name",
+            name,
+            "--region",
+            &target.region,
+        ]);
+        for field in config {
+            match field.as_str() {
+                "labels" => command.extend(["--labels".into(), labels_update(previous, group)]),
+                "taints" => command.extend(["--taints".into(), taints_update(previous, group)]),
+                "updateConfig" => {
+                    command.extend(["--update-config".into(), json_of(group.get("updateConfig"))])
+                }
+                "nodeRepairConfig" => command.extend([
+                    "--node-repair-config".into(),
+                    json_of(group.get("nodeRepairConfig")),
+                ]),
+                _ => {}
+            }
+        }
+        steps.push(command);
+    }
+    Change {
+        kind: "nodegroup".into(),
+        name: name.to_owned(),
+        action: Action::Update,
+        fields: fields.to_vec(),
+        disruptive: !disruption.is_empty(),
+        disruption,
+        steps,
+    }
+}
+
+/// A value as compact JSON (the AWS CLI's structure arguments).
+fn json_of(value: Option<&Value>) -> String {
+    value
+        .and_then(|value| serde_json::to_string(value).ok())
+        .unwrap_or_else(|| "{}".to_owned())
+}
+
+/// `UpdateNodegroupConfig`'s labels argument: labels to add or change, labels to remove.
+fn labels_update(previous: &Value, group: &Value) -> String {
+    let empty = yaml_serde::Mapping::new();
+    let old = previous
+        .get("labels")
+        .and_then(Value::as_mapping)
+        .unwrap_or(&empty);
+    let new = group
+        .get("labels")
+        .and_then(Value::as_mapping)
+        .unwrap_or(&empty);
+    let mut add = serde_json::Map::new();
+    for (key, value) in new {
+        if old.get(key) != Some(value) {
+            add.insert(
+                key_text(key),
+                serde_json::Value::String(value.as_str().unwrap_or_default().to_owned()),
+            );
+        }
+    }
+    let remove: Vec<serde_json::Value> = old
+        .keys()
+        .filter(|key| !new.contains_key(*key))
+        .map(|key| serde_json::Value::String(key_text(key)))
+        .collect();
+    serde_json::json!({ "addOrUpdateLabels": add, "removeLabels": remove }).to_string()
+}
+
+/// `UpdateNodegroupConfig`'s taints argument, effects in EKS's spelling.
+fn taints_update(previous: &Value, group: &Value) -> String {
+    let taints = |value: &Value| -> Vec<serde_json::Value> {
+        match value.get("taints") {
+            Some(Value::Sequence(items)) => items
+                .iter()
+                .map(|taint| {
+                    let effect = match text(taint, "effect") {
+                        "NoSchedule" => "NO_SCHEDULE",
+                        "PreferNoSchedule" => "PREFER_NO_SCHEDULE",
+                        "NoExecute" => "NO_EXECUTE",
+                        other => other,
+                    };
+                    let mut entry =
+                        serde_json::json!({ "key": text(taint, "key"), "effect": effect });
+                    if let Some(value) = taint.get("value").and_then(Value::as_str) {
+                        entry["value"] = serde_json::Value::String(value.to_owned());
+                    }
+                    entry
+                })
+                .collect(),
+            _ => Vec::new(),
+        }
+    };
+    let old = taints(previous);
+    let new = taints(group);
+    let add: Vec<&serde_json::Value> = new.iter().filter(|taint| !old.contains(taint)).collect();
+    let remove: Vec<&serde_json::Value> = old
+        .iter()
+        .filter(|taint| {
+            !new.iter()
+                .any(|kept| kept["key"] == taint["key"] && kept["effect"] == taint["effect"])
+        })
+        .collect();
+    serde_json::json!({ "addOrUpdateTaints": add, "removeTaints": remove }).to_string()
+}
+
+fn addon_changes(old: &Value, new: &Value, target: &Target, plan: &mut Plan) {
+    let by_name = |addon: &Value| text(addon, "name").to_owned();
+    let before = items_by(old, "addons", by_name);
+    let after = items_by(new, "addons", by_name);
+    for (name, addon) in &after {
+        match before.iter().find(|(old_name, _)| old_name == name) {
+            None => {
+                let mut command = target.command(&["eksctl", "create", "addon", "--name", name]);
+                if let Some(version) = addon.get("version").and_then(Value::as_str) {
+                    command.push(format!("--version={version}"));
+                }
+                plan.changes.push(simple(
+                    Action::Create,
+                    "addon",
+                    name,
+                    Vec::new(),
+                    vec![command],
+                ));
+            }
+            Some((_, previous)) => {
+                let fields = changed_keys(previous, addon, "");
+                if fields.is_empty() {
+                    continue;
+                }
+                let command = if fields.iter().all(|field| field == "version") {
+                    let mut command =
+                        target.command(&["eksctl", "update", "addon", "--name", name]);
+                    if let Some(version) = addon.get("version").and_then(Value::as_str) {
+                        command.push(format!("--version={version}"));
+                    }
+                    command
+                } else {
+                    // Configuration values, identities: from the file, as eksctl reads them.
+                    argv(&["eksctl", "update", "addon", "--config-file", CLUSTER_FILE])
+                };
+                plan.changes
+                    .push(simple(Action::Update, "addon", name, fields, vec![command]));
+            }
+        }
+    }
+    for (name, _) in &before {
+        if !after.iter().any(|(new_name, _)| new_name == name) {
+            let command = target.command(&["eksctl", "delete", "addon", "--name", name]);
+            plan.changes.push(simple(
+                Action::Delete,
+                "addon",
+                name,
+                Vec::new(),
+                vec![command],
+            ));
+        }
+    }
+}
+
+fn simple(
+    action: Action,
+    kind: &str,
+    name: &str,
+    fields: Vec<String>,
+    steps: Vec<Vec<String>>,
+) -> Change {
+    Change {
+        kind: kind.into(),
+        name: name.into(),
+        action,
+        fields,
+        disruptive: false,
+        disruption: String::new(),
+        steps,
+    }
+}
+
+fn access_changes(old: &Value, new: &Value, target: &Target, plan: &mut Plan) {
+    let entries = |document: &Value| -> Vec<(String, Value)> {
+        items_by(
+            document.get("accessConfig").unwrap_or(&Value::Null),
+            "accessEntries",
+            |entry| text(entry, "principalARN").to_owned(),
+        )
+        .into_iter()
+        .map(|(name, value)| (name, value.clone()))
+        .collect()
+    };
+    let (before, after) = (entries(old), entries(new));
+    for (principal, entry) in &after {
+        match before
+            .iter()
+            .find(|(old_principal, _)| old_principal == principal)
+        {
+            None => plan.changes.push(simple(
+                Action::Create,
+                "accessentry",
+                principal,
+                Vec::new(),
+                vec![argv(&[
+                    "eksctl",
+                    "create",
+                    "accessentry",
+                    "--config-file",
+                    CLUSTER_FILE,
+                ])],
+            )),
+            Some((_, previous)) => {
+                let fields = changed_keys(previous, entry, "");
+                if !fields.is_empty() {
+                    // eksctl has no update of an access entry: it is deleted and made again.
+                    let delete = target.command(&[
+                        "eksctl",
+                        "delete",
+                        "accessentry",
+                        "--principal-arn",
+                        principal,
+                    ]);
+                    let create = argv(&[
+                        "eksctl",
+                        "create",
+                        "accessentry",
+                        "--config-file",
+                        CLUSTER_FILE,
+                    ]);
+                    plan.changes.push(simple(
+                        Action::Replace,
+                        "accessentry",
+                        principal,
+                        fields,
+                        vec![delete, create],
+                    ));
+                }
+            }
+        }
+    }
+    for (principal, _) in &before {
+        if !after
+            .iter()
+            .any(|(new_principal, _)| new_principal == principal)
+        {
+            let delete = target.command(&[
+                "eksctl",
+                "delete",
+                "accessentry",
+                "--principal-arn",
+                principal,
+            ]);
+            plan.changes.push(simple(
+                Action::Delete,
+                "accessentry",
+                principal,
+                Vec::new(),
+                vec![delete],
+            ));
+        }
+    }
+    let associations = |document: &Value| -> Vec<(String, Value)> {
+        items_by(
+            document.get("iam").unwrap_or(&Value::Null),
+            "podIdentityAssociations",
+            |association| {
+                format!(
+                    "{}/{}",
+                    text(association, "namespace"),
+                    text(association, "serviceAccountName")
+                )
+            },
+        )
+        .into_iter()
+        .map(|(name, value)| (name, value.clone()))
+        .collect()
+    };
+    let (before, after) = (associations(old), associations(new));
+    for (account, association) in &after {
+        match before
+            .iter()
+            .find(|(old_account, _)| old_account == account)
+        {
+            None => plan.changes.push(simple(
+                Action::Create,
+                "podidentityassociation",
+                account,
+                Vec::new(),
+                vec![argv(&[
+                    "eksctl",
+                    "create",
+                    "podidentityassociation",
+                    "--config-file",
+                    CLUSTER_FILE,
+                ])],
+            )),
+            Some((_, previous)) => {
+                let fields = changed_keys(previous, association, "");
+                if !fields.is_empty() {
+                    let update = argv(&[
+                        "eksctl",
+                        "update",
+                        "podidentityassociation",
+                        "--config-file",
+                        CLUSTER_FILE,
+                    ]);
+                    plan.changes.push(simple(
+                        Action::Update,
+                        "podidentityassociation",
+                        account,
+                        fields,
+                        vec![update],
+                    ));
+                }
+            }
+        }
+    }
+    for (account, _) in &before {
+        if !after.iter().any(|(new_account, _)| new_account == account) {
+            let (namespace, service_account) = account.split_once('/').unwrap_or((account, ""));
+            let delete = target.command(&[
+                "eksctl",
+                "delete",
+                "podidentityassociation",
+                "--namespace",
+                namespace,
+                "--service-account-name",
+                service_account,
+            ]);
+            plan.changes.push(simple(
+                Action::Delete,
+                "podidentityassociation",
+                account,
+                Vec::new(),
+                vec![delete],
+            ));
+        }
+    }
+}
+
+fn object_changes(old: &[Value], new: &[Value], plan: &mut Plan) {
+    let identity = |object: &Value| -> (String, String) {
+        let kind = text(object, "kind").to_owned();
+        let name = object
+            .get("metadata")
+            .map(|metadata| text(metadata, "name").to_owned())
+            .unwrap_or_default();
+        (kind, name)
+    };
+    let file_of = |object: &Value| {
+        if text(object, "apiVersion").starts_with("eks.amazonaws.com/")
+            || object
+                .get("spec")
+                .and_then(|spec| spec.get("template"))
+                .and_then(|template| template.get("spec"))
+                .and_then(|spec| spec.get("nodeClassRef"))
+                .is_some_and(|reference| text(reference, "group") == "eks.amazonaws.com")
+        {
+            AUTO_MODE_FILE
+        } else {
+            KARPENTER_FILE
+        }
+    };
+    let apply = |object: &Value| {
+        argv(&[
+            "kubectl",
+            "apply",
+            "--server-side",
+            "--field-manager=eks-studio",
+            "-f",
+            file_of(object),
+        ])
+    };
+    for object in new {
+        let (kind, name) = identity(object);
+        match old
+            .iter()
+            .find(|previous| identity(previous) == (kind.clone(), name.clone()))
+        {
+            None => plan.changes.push(simple(
+                Action::Create,
+                &kind,
+                &name,
+                Vec::new(),
+                vec![apply(object)],
+            )),
+            Some(previous) => {
+                let mut fields = changed_keys(
+                    previous.get("spec").unwrap_or(&Value::Null),
+                    object.get("spec").unwrap_or(&Value::Null),
+                    "spec.",
+                );
+                fields.extend(changed_keys(
+                    previous.get("metadata").unwrap_or(&Value::Null),
+                    object.get("metadata").unwrap_or(&Value::Null),
+                    "metadata.",
+                ));
+                if fields.is_empty() {
+                    continue;
+                }
+                let mut change = simple(
+                    Action::Update,
+                    &kind,
+                    &name,
+                    fields.clone(),
+                    vec![apply(object)],
+                );
+                if kind == "NodePool" {
+                    let was_static = previous
+                        .get("spec")
+                        .and_then(|spec| spec.get("replicas"))
+                        .is_some();
+                    let is_static = object
+                        .get("spec")
+                        .and_then(|spec| spec.get("replicas"))
+                        .is_some();
+                    if was_static != is_static {
+                        plan.findings.push(finding(
+                            "change-nodepool-static-dynamic",
+                            Severity::Error,
+                            format!("karpenter.node_pools[{name}]"),
+                            format!("NodePool `{name}` switches between static (`replicas`) and dynamic: Karpenter's CRD refuses the change on an existing NodePool"),
+                            "make a new NodePool of the other kind and delete this one once its replacement is ready",
+                        ));
+                    }
+                    let drifts = fields
+                        .iter()
+                        .any(|field| field.starts_with("spec.template"));
+                    if drifts {
+                        change.disruptive = true;
+                        change.disruption = format!(
+                            "Karpenter finds the nodes of NodePool `{name}` drifted and replaces them, within the pool's disruption budgets"
+                        );
+                    }
+                } else if kind == "EC2NodeClass" || kind == "NodeClass" {
+                    change.disruptive = true;
+                    change.disruption = format!(
+                        "Karpenter finds the nodes launched from {kind} `{name}` drifted (their AMI, subnets, security groups or launch settings) and replaces them, within their pools' disruption budgets"
+                    );
+                }
+                plan.changes.push(change);
+            }
+        }
+    }
+    for object in old {
+        let (kind, name) = identity(object);
+        if !new
+            .iter()
+            .any(|candidate| identity(candidate) == (kind.clone(), name.clone()))
+        {
+            let resource = kind.to_ascii_lowercase();
+            let mut change = simple(
+                Action::Delete,
+                &kind,
+                &name,
+                Vec::new(),
+                vec![argv(&["kubectl", "delete", &resource, &name])],
+            );
+            if kind == "NodePool" {
+                change.disruptive = true;
+                change.disruption =
+                    format!("Karpenter drains and terminates every node of NodePool `{name}`");
+            }
+            plan.changes.push(change);
+        }
+    }
+}

@@ -1,0 +1,73 @@
+use super::{Action, Plan};
+
+/// The plan as a person reads it: one line per change with its mark (`+`, `~`, `-/+`,
+/// `-`), the fields that change and how it disrupts running pods, the commands under it,
+/// the findings, and a summary line.
+pub fn human(plan: &Plan) -> String {
+    let mut text = String::new();
+    if plan.is_empty() {
+        text.push_str("No changes: the cluster already is what the design says.\n");
+    }
+    for change in &plan.changes {
+        let fields = if change.fields.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", change.fields.join(", "))
+        };
+        text.push_str(&format!(
+            "{:>3} {} {}{fields}\n",
+            change.action.mark(),
+            change.kind,
+            change.name
+        ));
+        if change.disruptive {
+            text.push_str(&format!("      disrupts: {}\n", change.disruption));
+        }
+        for step in &change.steps {
+            text.push_str(&format!("      $ {}\n", shell_words(step)));
+        }
+    }
+    if !plan.findings.is_empty() {
+        text.push('\n');
+    }
+    for finding in &plan.findings {
+        text.push_str(&format!(
+            "{}[{}] {}: {}\n  = help: {}\n",
+            finding.severity, finding.rule, finding.path, finding.message, finding.help
+        ));
+    }
+    let disruptive = plan
+        .changes
+        .iter()
+        .filter(|change| change.disruptive)
+        .count();
+    text.push_str(&format!(
+        "\nPlan: {} to create, {} to update, {} to replace, {} to delete; {disruptive} {} running pods.\n",
+        plan.count(Action::Create),
+        plan.count(Action::Update),
+        plan.count(Action::Replace),
+        plan.count(Action::Delete),
+        if disruptive == 1 { "disrupts" } else { "disrupt" }
+    ));
+    text
+}
+
+/// An argument vector as a shell would need it typed: words with spaces or quotes in
+/// single quotes.
+fn shell_words(words: &[String]) -> String {
+    words
+        .iter()
+        .map(|word| {
+            let plain = !word.is_empty()
+                && word
+                    .chars()
+                    .all(|char| char.is_ascii_alphanumeric() || "-_=./:@,".contains(char));
+            if plain {
+                word.clone()
+            } else {
+                format!("'{}'", word.replace('\'', "'\\''"))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}

@@ -1,0 +1,432 @@
+//! What a changed design does to a running cluster (`shared::changes`), on the changes
+//! eksctl's and Karpenter's own docs describe: each row says which action, which steps
+//! and which disruption the peer's command brings, with its source.
+
+use serde_json::{Value, json};
+use shared::Spec;
+use shared::changes::{Action, Plan, diff, human};
+
+fn template(id: &str) -> Spec {
+    shared::template(id).unwrap().spec()
+}
+
+/// A design edited as JSON (the studio.json a pull request changes).
+fn edited(spec: &Spec, edit: impl FnOnce(&mut Value)) -> Spec {
+    let mut json: Value = serde_json::from_str(&spec.to_json()).unwrap();
+    edit(&mut json);
+    Spec::from_json(&json.to_string()).unwrap()
+}
+
+fn only_change(plan: &Plan) -> &shared::changes::Change {
+    assert_eq!(plan.changes.len(), 1, "{}", human(plan));
+    &plan.changes[0]
+}
+
+fn rules_of(plan: &Plan) -> Vec<&str> {
+    plan.findings
+        .iter()
+        .map(|finding| finding.rule.as_ref())
+        .collect()
+}
+
+#[test]
+fn a_design_against_itself_and_against_its_own_files_read_back_has_no_changes() {
+    for template in shared::TEMPLATES {
+        let spec = template.spec();
+        let plan = diff(&spec, &spec);
+        assert!(plan.is_empty(), "{}: {}", template.id, human(&plan));
+        // The cluster as its files say it: cluster.yaml and the Karpenter file read back.
+        let cluster = shared::render_cluster_yaml(&spec).unwrap();
+        let mut read = shared::lint::import_yaml(&cluster).unwrap().spec;
+        if let Some(karpenter) = shared::documents::render::render_karpenter_yaml(&spec).unwrap() {
+            read.karpenter = shared::lint::import_yaml(&karpenter)
+                .unwrap()
+                .spec
+                .karpenter;
+        }
+        read.auto_mode_pools = spec.auto_mode_pools.clone();
+        let plan = diff(&read, &spec);
+        assert!(
+            plan.is_empty(),
+            "{} read back: {}",
+            template.id,
+            human(&plan)
+        );
+    }
+    assert_eq!(
+        human(&Plan::default()).lines().next(),
+        Some("No changes: the cluster already is what the design says.")
+    );
+}
+
+/// eksctl docs, "Scaling Managed Nodegroups": `eksctl scale nodegroup --cluster=<name>
+/// --nodes=<n> --name=<ng> [--nodes-min] [--nodes-max]`.
+#[test]
+fn scaling_a_group_is_eksctl_scale_and_only_scaling_in_drains_nodes() {
+    let before = template("g4dn");
+    let out = edited(&before, |spec| {
+        spec["node_groups"][1]["max_size"] = json!(8)
+    });
+    let grow = edited(&out, |spec| {
+        spec["node_groups"][1]["desired_capacity"] = json!(4)
+    });
+    let plan = diff(&out, &grow);
+    let change = only_change(&plan);
+    assert_eq!(
+        (change.kind.as_str(), change.action),
+        ("nodegroup", Action::Update)
+    );
+    assert_eq!(change.fields, ["desiredCapacity"]);
+    assert!(!change.disruptive);
+    let name = before.node_groups[1].name.clone();
+    assert_eq!(
+        change.steps,
+        [[
+            "eksctl",
+            "scale",
+            "nodegroup",
+            "--name",
+            &name,
+            "--cluster",
+            &before.cluster.name,
+            "--region",
+            &before.cluster.region,
+            "--nodes=4",
+            "--nodes-min=0",
+            "--nodes-max=8"
+        ]
+        .map(str::to_owned)
+        .to_vec()]
+        .to_vec(),
+        "{}",
+        human(&plan)
+    );
+    let plan = diff(&grow, &out);
+    let change = only_change(&plan);
+    assert!(change.disruptive);
+    assert!(
+        change.disruption.contains("scales in from 4 to 2 nodes"),
+        "{}",
+        change.disruption
+    );
+}
+
+/// eksctl docs, "Creating a nodegroup from a config file": `eksctl create nodegroup
+/// --config-file=<path> --include=<name>`; `eksctl delete nodegroup` drains first.
+#[test]
+fn a_new_group_is_created_from_the_file_and_a_removed_one_drained_and_deleted() {
+    let before = template("g4dn");
+    let after = edited(&before, |spec| {
+        let mut group = spec["node_groups"][1].clone();
+        group["name"] = json!("gpu-2");
+        spec["node_groups"].as_array_mut().unwrap().push(group);
+    });
+    let plan = diff(&before, &after);
+    let change = only_change(&plan);
+    assert_eq!(
+        (change.action, change.name.as_str()),
+        (Action::Create, "gpu-2")
+    );
+    assert_eq!(
+        change.steps[0],
+        [
+            "eksctl",
+            "create",
+            "nodegroup",
+            "--config-file",
+            "cluster.yaml",
+            "--include",
+            "gpu-2"
+        ]
+    );
+    let plan = diff(&after, &before);
+    let change = only_change(&plan);
+    assert_eq!(
+        (change.action, change.name.as_str()),
+        (Action::Delete, "gpu-2")
+    );
+    assert!(change.disruptive);
+    assert!(
+        change.disruption.starts_with("drains 2 g4dn.8xlarge nodes"),
+        "{}",
+        change.disruption
+    );
+    assert!(change.steps[0].contains(&"--drain=true".to_owned()));
+}
+
+/// A renamed group (the blue/green way eksctl's docs advise for changes a managed node
+/// group cannot take): the new one is created before the old one is drained.
+#[test]
+fn a_renamed_group_is_created_before_the_old_one_is_drained() {
+    let before = template("p5-odcr-vpc");
+    let after = edited(&before, |spec| {
+        spec["node_groups"][0]["name"] = json!("p5-v2");
+        spec["node_groups"][0]["instance_type"] = json!("p5en.48xlarge");
+    });
+    let plan = diff(&before, &after);
+    let actions: Vec<(Action, &str)> = plan
+        .changes
+        .iter()
+        .map(|change| (change.action, change.name.as_str()))
+        .collect();
+    let old_name = before.node_groups[0].name.clone();
+    assert_eq!(
+        actions,
+        [
+            (Action::Create, "p5-v2"),
+            (Action::Delete, old_name.as_str())
+        ]
+    );
+    assert!(
+        rules_of(&plan).contains(&"change-nodegroup-leaves-reservation"),
+        "{}",
+        human(&plan)
+    );
+}
+
+/// EKS's CreateNodegroup fixes the instance types, AMI type, capacity type and subnets;
+/// UpdateNodegroupConfig changes labels, taints, scaling and update settings only.
+#[test]
+fn a_changed_instance_type_under_the_same_name_is_a_replacement_that_drains_first() {
+    let before = template("p5-odcr-vpc");
+    let after = edited(&before, |spec| {
+        spec["node_groups"][0]["instance_type"] = json!("p5en.48xlarge")
+    });
+    let plan = diff(&before, &after);
+    let change = only_change(&plan);
+    assert_eq!(change.action, Action::Replace);
+    assert_eq!(change.fields, ["instanceType"]);
+    assert!(change.disruptive);
+    assert_eq!(
+        change.steps[0][1..3],
+        ["delete", "nodegroup"].map(str::to_owned)
+    );
+    assert_eq!(
+        change.steps[1][1..3],
+        ["create", "nodegroup"].map(str::to_owned)
+    );
+    assert_eq!(
+        rules_of(&plan),
+        [
+            "change-nodegroup-replaced-under-its-name",
+            "change-nodegroup-leaves-reservation"
+        ]
+    );
+    assert!(human(&plan).contains("-/+ nodegroup"), "{}", human(&plan));
+}
+
+#[test]
+fn labels_and_taints_change_in_place_through_update_nodegroup_config() {
+    let before = template("g4dn");
+    let after = edited(&before, |spec| {
+        spec["node_groups"][0]["labels"] = json!({ "team": "vision" });
+    });
+    let plan = diff(&before, &after);
+    let change = only_change(&plan);
+    assert_eq!(
+        (change.action, change.fields.as_slice()),
+        (Action::Update, ["labels".to_owned()].as_slice())
+    );
+    let step = &change.steps[0];
+    assert_eq!(
+        step[..3],
+        ["aws", "eks", "update-nodegroup-config"].map(str::to_owned)
+    );
+    let labels = &step[step.iter().position(|word| word == "--labels").unwrap() + 1];
+    let labels: Value = serde_json::from_str(labels).unwrap();
+    assert_eq!(labels["addOrUpdateLabels"]["team"], "vision");
+}
+
+/// `eksctl upgrade cluster` moves the control plane one minor version at a time, then
+/// `eksctl upgrade nodegroup --kubernetes-version` rolls each group's nodes.
+#[test]
+fn a_version_upgrade_goes_one_minor_at_a_time_and_a_downgrade_is_refused() {
+    let before = edited(&template("g4dn"), |spec| {
+        spec["cluster"]["kubernetes_version"] = json!("1.33")
+    });
+    let after = edited(&before, |spec| {
+        spec["cluster"]["kubernetes_version"] = json!("1.35")
+    });
+    let plan = diff(&before, &after);
+    let change = only_change(&plan);
+    assert_eq!(
+        (change.kind.as_str(), change.action),
+        ("cluster", Action::Update)
+    );
+    let versions: Vec<&str> = change
+        .steps
+        .iter()
+        .filter(|step| step[1] == "upgrade" && step[2] == "cluster")
+        .map(|step| step[step.iter().position(|word| word == "--version").unwrap() + 1].as_str())
+        .collect();
+    assert_eq!(versions, ["1.34", "1.35"]);
+    assert!(
+        change
+            .steps
+            .last()
+            .unwrap()
+            .contains(&"nodegroup".to_owned())
+    );
+    assert!(change.disruptive);
+    assert_eq!(rules_of(&plan), ["change-version-skips-minor"]);
+    assert!(!plan.refused());
+    let plan = diff(&after, &before);
+    assert_eq!(rules_of(&plan), ["change-version-lowered"]);
+    assert!(plan.refused());
+}
+
+#[test]
+fn another_vpc_or_another_cluster_is_refused() {
+    let before = template("g4dn-vpc");
+    let after = edited(&before, |spec| {
+        spec["network"]["vpc_id"] = json!("vpc-0fedcba9876543210")
+    });
+    let plan = diff(&before, &after);
+    assert_eq!(rules_of(&plan), ["change-cluster-network"]);
+    assert!(plan.refused());
+    let renamed = edited(&before, |spec| spec["cluster"]["name"] = json!("another"));
+    let plan = diff(&before, &renamed);
+    assert_eq!(rules_of(&plan), ["change-another-cluster"]);
+    assert!(plan.changes.is_empty());
+}
+
+/// eksctl docs, "Addons": `eksctl create addon`, `eksctl update addon --version`,
+/// `eksctl delete addon`.
+#[test]
+fn add_ons_are_created_updated_to_a_version_and_deleted_by_name() {
+    let before = template("g5-node-autorepair");
+    let name = before.addons[0].name.clone();
+    let after = edited(&before, |spec| {
+        spec["addons"][0]["extra"] = json!({ "version": "v1.2.0-eksbuild.1" })
+    });
+    let plan = diff(&before, &after);
+    let change = only_change(&plan);
+    assert_eq!(
+        (change.kind.as_str(), change.action),
+        ("addon", Action::Update)
+    );
+    assert_eq!(
+        change.steps[0][..4],
+        ["eksctl", "update", "addon", "--name"].map(str::to_owned)
+    );
+    assert!(change.steps[0].contains(&"--version=v1.2.0-eksbuild.1".to_owned()));
+    let removed = edited(&before, |spec| {
+        spec["addons"].as_array_mut().unwrap().remove(0);
+    });
+    let plan = diff(&before, &removed);
+    let change = only_change(&plan);
+    assert_eq!(
+        (change.action, change.name.as_str()),
+        (Action::Delete, name.as_str())
+    );
+    let plan = diff(&removed, &before);
+    assert_eq!(only_change(&plan).action, Action::Create);
+}
+
+/// Karpenter's docs, "Disruption › Drift": a changed `spec.template` of a NodePool (or an
+/// EC2NodeClass's AMI, subnets, security groups) replaces the nodes; limits and
+/// disruption settings do not.
+#[test]
+fn a_tightened_nodepool_drifts_its_nodes_and_its_limits_do_not() {
+    let before = template("karpenter-spot-inference");
+    let requirements = edited(&before, |spec| {
+        let requirements =
+            &mut spec["karpenter"]["node_pools"][0]["spec"]["template"]["spec"]["requirements"];
+        requirements.as_array_mut().unwrap().push(json!({
+            "key": "karpenter.k8s.aws/instance-generation",
+            "operator": "Gt",
+            "values": ["5"]
+        }));
+    });
+    let plan = diff(&before, &requirements);
+    let change = only_change(&plan);
+    assert_eq!(
+        (change.kind.as_str(), change.action),
+        ("NodePool", Action::Update)
+    );
+    assert!(change.disruptive, "{}", human(&plan));
+    assert!(change.disruption.contains("drifted"));
+    assert_eq!(
+        change.steps[0],
+        [
+            "kubectl",
+            "apply",
+            "--server-side",
+            "--field-manager=eks-studio",
+            "-f",
+            "karpenter/nodepools.yaml"
+        ]
+    );
+    let limits = edited(&before, |spec| {
+        spec["karpenter"]["node_pools"][0]["spec"]["limits"] = json!({ "nvidia.com/gpu": "64" });
+    });
+    let plan = diff(&before, &limits);
+    let change = only_change(&plan);
+    assert_eq!(change.fields, ["spec.limits"]);
+    assert!(!change.disruptive);
+    let pool = before.karpenter.as_ref().unwrap().node_pools[0]
+        .metadata
+        .name
+        .clone();
+    let gone = edited(&before, |spec| {
+        spec["karpenter"]["node_pools"]
+            .as_array_mut()
+            .unwrap()
+            .remove(0);
+    });
+    let plan = diff(&before, &gone);
+    let deleted = plan
+        .changes
+        .iter()
+        .find(|change| change.kind == "NodePool")
+        .unwrap();
+    assert_eq!(
+        deleted.steps[0],
+        ["kubectl", "delete", "nodepool", pool.as_str()]
+    );
+    assert!(deleted.disruptive);
+}
+
+#[test]
+fn a_nodepool_switched_between_static_and_dynamic_is_refused() {
+    let before = template("karpenter-static-capacity-block");
+    let after = edited(&before, |spec| {
+        spec["karpenter"]["node_pools"][0]["spec"]
+            .as_object_mut()
+            .unwrap()
+            .remove("replicas");
+    });
+    let plan = diff(&before, &after);
+    assert_eq!(
+        rules_of(&plan),
+        ["change-nodepool-static-dynamic"],
+        "{}",
+        human(&plan)
+    );
+    assert!(plan.refused());
+}
+
+#[test]
+fn the_human_plan_reads_like_terraform_with_a_summary() {
+    let before = template("g4dn");
+    let after = edited(&before, |spec| {
+        spec["node_groups"][1]["instance_type"] = json!("g5.12xlarge");
+        let mut group = spec["node_groups"][0].clone();
+        group["name"] = json!("cpu");
+        group["instance_type"] = json!("m7i.large");
+        spec["node_groups"].as_array_mut().unwrap().push(group);
+    });
+    let text = human(&diff(&before, &after));
+    assert!(text.contains("  + nodegroup cpu\n"), "{text}");
+    assert!(text.contains("-/+ nodegroup"), "{text}");
+    assert!(
+        text.contains("      $ eksctl create nodegroup --config-file cluster.yaml --include cpu\n"),
+        "{text}"
+    );
+    assert!(
+        text.ends_with(
+            "Plan: 1 to create, 0 to update, 1 to replace, 0 to delete; 1 disrupts running pods.\n"
+        ),
+        "{text}"
+    );
+}
