@@ -720,3 +720,51 @@ fn diff_plans_the_change_between_two_bundles_and_exits_by_what_it_found() {
     let unreadable = eks_studio(&["diff", before.to_str().unwrap(), "/nonexistent/studio.json"]);
     assert_eq!(unreadable.status.code(), Some(2), "{unreadable:?}");
 }
+
+/// eksctl reads a file twice (pkg/eks/api.go ParseConfig): a strict pass whose decoder
+/// matches field names whatever their case, then a case-sensitive decode that drops what
+/// it does not know. `cloudwatch:` is accepted and dropped: lint says so at its line, and
+/// convert keeps the file as it is instead of refusing it.
+#[test]
+fn a_key_in_another_case_is_accepted_and_dropped_not_refused() {
+    let dir = temp_dir("case-key");
+    let file = dir.join("cluster.yaml");
+    std::fs::write(
+        &file,
+        "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata:\n  name: logs\n  region: us-east-1\n  version: \"1.35\"\ncloudwatch:\n  clusterLogging:\n    enableTypes: [api]\nmanagedNodeGroups:\n- name: cpu\n  instanceType: m5.large\n  capacityReservationID: cr-0123456789abcdef0\n",
+    )
+    .unwrap();
+    let linted = eks_studio(&["lint", file.to_str().unwrap()]);
+    assert_eq!(linted.status.code(), Some(1), "{linted:?}");
+    let text = stdout(&linted);
+    assert!(
+        text.contains("cluster.yaml:7:1: error[eksctl-key-dropped]: `cloudwatch` is eksctl's `cloudWatch` in another case: eksctl accepts the file"),
+        "{text}"
+    );
+    assert!(text.contains("fails at: run time"), "{text}");
+    // Not another case of a known key: still a refusal, the only one.
+    let refusals: Vec<&str> = text
+        .lines()
+        .filter(|line| line.contains("eksctl rejects"))
+        .collect();
+    assert_eq!(refusals.len(), 1, "{text}");
+    assert!(refusals[0].contains("`capacityReservationID`"), "{text}");
+    let out = dir.join("out");
+    std::fs::write(
+        &file,
+        "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata:\n  name: logs\n  region: us-east-1\ncloudwatch:\n  clusterLogging:\n    enableTypes: [api]\n",
+    )
+    .unwrap();
+    let converted = eks_studio(&[
+        "convert",
+        file.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(converted.status.code(), Some(0), "{converted:?}");
+    let written = std::fs::read_to_string(out.join("cluster.yaml")).unwrap();
+    assert!(
+        written.contains("cloudwatch:\n  clusterLogging:"),
+        "{written}"
+    );
+}

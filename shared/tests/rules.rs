@@ -873,6 +873,18 @@ const CASES: &[Case] = &[
         },
         path: "node_groups[1]",
     },
+    // eksctl's strict pass matches field names whatever their case; its decode drops them
+    // (pkg/eks/api.go ParseConfig): accepted, and the group gets no EFA.
+    Case {
+        rule: "eksctl-field-dropped",
+        base: block,
+        breaks: |spec, _| {
+            gpu(spec)
+                .extra
+                .insert("EFAEnabled".into(), yaml_serde::Value::Bool(true));
+        },
+        path: "node_groups[1]",
+    },
     Case {
         rule: "nodegroup-placement-empty",
         base: block,
@@ -2248,6 +2260,11 @@ const DOCUMENT_CASES: &[DocumentCase] = &[
         rule: "eksctl-schema",
         yaml: "managedNodeGroups:\n  - name: gpu\n    instanceTyp: p5.48xlarge\n",
         path: "managedNodeGroups[0].instanceTyp",
+    },
+    DocumentCase {
+        rule: "eksctl-key-dropped",
+        yaml: "cloudwatch:\n  clusterLogging:\n    enableTypes: [api]\n",
+        path: "cloudwatch",
     },
     DocumentCase {
         rule: "karpenter-schema",

@@ -228,11 +228,8 @@ fn an_oidc_identity_provider_is_accepted() {
         &text,
         check_cluster_config,
         &[
-            (
-                "identityProviders[1].clientId",
-                "14:5",
-                SchemaIssueKind::UnknownKey,
-            ),
+            // `clientId`: eksctl's identity provider decoder (Go's, case-insensitive)
+            // reads it as `clientID`: no issue.
             // The missing issuerURL and clientID are the rule identity-provider-invalid's
             // (eksctl's validateIdentityProvider), not the schema's: eksctl never reads
             // the schema's `required`.

@@ -347,8 +347,12 @@ fn lint_parsed(
     }
     let document_findings = findings.len();
     for finding in rules::validate_with(&file.spec, live) {
-        // The document rule eksctl-schema reports the same keys, each on its own line.
-        if finding.rule == "eksctl-unknown-field" || finding.rule == "karpenter-unknown-field" {
+        // The document rules (eksctl-schema, eksctl-key-dropped, karpenter-schema)
+        // report the same keys, each on its own line.
+        if matches!(
+            finding.rule.as_ref(),
+            "eksctl-unknown-field" | "eksctl-field-dropped" | "karpenter-unknown-field"
+        ) {
             continue;
         }
         let (document_index, path) = file_path(file, &finding.path);

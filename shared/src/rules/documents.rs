@@ -20,6 +20,16 @@ pub(super) static RULES: &[Rule] = &[
         check: Check::Document(eksctl_schema),
     },
     Rule {
+        id: "eksctl-key-dropped",
+        severity: Severity::Error,
+        summary: "a ClusterConfig key eksctl accepts and drops: a known key in another case (`cloudwatch`), or an unknown key inside an identity provider",
+        help: "spell the key as eksctl does; until then the cluster does not get what it says",
+        reference: "eksctl pkg/eks/api.go ParseConfig: UnmarshalStrict (Go's JSON decoder matches field names whatever their case) then runtime.Decode (case-sensitive); pkg/apis/eksctl.io/v1alpha5/identity_provider.go UnmarshalJSON",
+        live: false,
+        stage: Stage::Runtime,
+        check: Check::Document(eksctl_key_dropped),
+    },
+    Rule {
         id: "karpenter-schema",
         severity: Severity::Error,
         summary: "a NodePool or EC2NodeClass does not match its CRD schema (pruned key, wrong type, value not allowed)",
@@ -162,7 +172,19 @@ fn all_groups(document: &Value) -> Vec<(String, &Value)> {
 fn eksctl_schema(document: &Value, report: &mut Report<'_>) {
     if is_cluster_config(document) {
         for issue in schema_check::check_cluster_config(document) {
-            report.fire(issue.path.to_string(), issue.message);
+            if !matches!(issue.kind, SchemaIssueKind::AcceptedAndDropped { .. }) {
+                report.fire(issue.path.to_string(), issue.message);
+            }
+        }
+    }
+}
+
+fn eksctl_key_dropped(document: &Value, report: &mut Report<'_>) {
+    if is_cluster_config(document) {
+        for issue in schema_check::check_cluster_config(document) {
+            if matches!(issue.kind, SchemaIssueKind::AcceptedAndDropped { .. }) {
+                report.fire(issue.path.to_string(), issue.message);
+            }
         }
     }
 }

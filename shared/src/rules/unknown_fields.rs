@@ -28,6 +28,20 @@ pub(super) static RULES: &[Rule] = &[
         check: Check::Spec(eksctl_unknown_field),
     },
     Rule {
+        id: "eksctl-field-dropped",
+        severity: Severity::Error,
+        summary: super::described(
+            "an imported ClusterConfig has a field eksctl accepts and drops: a known one in another case (`cloudwatch`), or an unknown one inside an identity provider",
+        ),
+        help: "spell the field as eksctl does; until then the cluster does not get what it says",
+        reference: super::described(
+            "eksctl pkg/eks/api.go ParseConfig: UnmarshalStrict (Go's JSON decoder, which matches field names whatever their case) then runtime.Decode (case-sensitive, drops what it does not know)",
+        ),
+        live: false,
+        stage: Stage::Runtime,
+        check: Check::Spec(eksctl_field_dropped_by_case),
+    },
+    Rule {
         id: "karpenter-unknown-field",
         severity: Severity::Error,
         summary: super::described(
@@ -147,22 +161,34 @@ fn key_table() -> &'static Json {
 }
 
 fn eksctl_unknown_field(context: &Context<'_>, report: &mut Report<'_>) {
+    eksctl_fields(context, report, false);
+}
+
+fn eksctl_field_dropped_by_case(context: &Context<'_>, report: &mut Report<'_>) {
+    eksctl_fields(context, report, true);
+}
+
+/// The ClusterConfig keys the design kept: unknown ones, or (`case_variants`) those that
+/// are a known key in another case.
+fn eksctl_fields(context: &Context<'_>, report: &mut Report<'_>, case_variants: bool) {
     let table = key_table();
-    check_mapping(&context.spec.eksctl_extra, table, "", report);
+    walk(&context.spec.eksctl_extra, table, "", report, case_variants);
     for (index, group) in context.spec.node_groups.iter().enumerate() {
-        check_mapping(
+        walk(
             &group.extra,
             &table["managedNodeGroups"],
             &format!("node_groups[{index}]"),
             report,
+            case_variants,
         );
     }
     for (index, addon) in context.spec.addons.iter().enumerate() {
-        check_mapping(
+        walk(
             &addon.extra,
             &table["addons"],
             &format!("addons[{index}]"),
             report,
+            case_variants,
         );
     }
 }
@@ -170,14 +196,53 @@ fn eksctl_unknown_field(context: &Context<'_>, report: &mut Report<'_>) {
 /// Reports each key of `mapping` the `allowed` tree does not have, and looks inside the
 /// ones it has. `at` is the spec path the findings go to: the object the keys are in.
 fn check_mapping(mapping: &Mapping, allowed: &Json, at: &str, report: &mut Report<'_>) {
+    walk(mapping, allowed, at, report, false);
+}
+
+/// [`check_mapping`], or with `case_variants` only the keys of a ClusterConfig that are a
+/// known key in another case: eksctl's strict pass matches field names whatever their
+/// case (Go's JSON decoder) and accepts them, its decode then drops them. Karpenter's API
+/// server matches case exactly: there a key in another case is an unknown key.
+fn walk(mapping: &Mapping, allowed: &Json, at: &str, report: &mut Report<'_>, case_variants: bool) {
     let Json::Object(keys) = allowed else {
         return;
     };
+    let eksctl = !at.starts_with("karpenter");
     for (key, value) in mapping {
         let Some(key) = mapping_key_text(key) else {
             continue;
         };
+        let known_in_another_case = || keys.keys().find(|known| known.eq_ignore_ascii_case(&key));
         match keys.get(&key) {
+            // eksctl reads identity providers with Go's plain decoder (identity_provider.go):
+            // another case of a known key is read as it, an unknown key is ignored.
+            None if eksctl && at.starts_with("identityProviders") => {
+                if case_variants && known_in_another_case().is_none() {
+                    report.fire(
+                        at,
+                        format!(
+                            "identity providers have no field `{key}`: eksctl reads them with a decoder that ignores fields it does not know, so it accepts the file and drops the field"
+                        ),
+                    );
+                }
+            }
+            None if eksctl && known_in_another_case().is_some() => {
+                if case_variants {
+                    let known = known_in_another_case().cloned().unwrap_or_default();
+                    let place = if at.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" in {at}")
+                    };
+                    report.fire(
+                        if at.is_empty() { "cluster" } else { at },
+                        format!(
+                            "`{key}`{place} is eksctl's `{known}` in another case: eksctl accepts the file (its strict check matches field names whatever their case), then drops the field, so the cluster does not get it"
+                        ),
+                    );
+                }
+            }
+            None if case_variants => {}
             None => {
                 let suggestion = crate::upstream::schema_check::closest_key(&key, keys.keys())
                     .map(|known| format!(" (did you mean `{known}`?)"))
@@ -210,12 +275,12 @@ fn check_mapping(mapping: &Mapping, allowed: &Json, at: &str, report: &mut Repor
                 };
                 match value {
                     Value::Mapping(inner_mapping) => {
-                        check_mapping(inner_mapping, subtree, &inner, report)
+                        walk(inner_mapping, subtree, &inner, report, case_variants)
                     }
                     Value::Sequence(items) => {
                         for item in items {
                             if let Value::Mapping(item) = item {
-                                check_mapping(item, subtree, &inner, report);
+                                walk(item, subtree, &inner, report, case_variants);
                             }
                         }
                     }

@@ -28,7 +28,7 @@ use serde_json::{Map, Value as Json};
 use yaml_serde::Value;
 
 use crate::yaml::source::untagged;
-use crate::yaml::source::{YamlPath, mapping_key_text};
+use crate::yaml::source::{PathSegment, YamlPath, mapping_key_text};
 
 const CLUSTER_CONFIG_SCHEMA: &str =
     include_str!("../../data/schemas/eksctl-clusterconfig-v1alpha5.min.json");
@@ -115,6 +115,13 @@ pub enum SchemaIssueKind {
     /// A key the schema does not have: eksctl rejects the file, the Kubernetes API server
     /// prunes the key (the message says which).
     UnknownKey,
+    /// A ClusterConfig key eksctl accepts and then drops: a known key in another case
+    /// (`cloudwatch`), or an unknown key inside an identity provider, which eksctl reads
+    /// with a decoder of its own that ignores what it does not know.
+    AcceptedAndDropped {
+        /// The key as eksctl spells it, when the key is one in another case.
+        known: Option<String>,
+    },
     /// A value of the wrong JSON type, such as a string where an integer belongs.
     WrongType {
         /// The type or types the schema allows, as in `integer` or `integer or string`.
@@ -562,6 +569,47 @@ impl<'schema> Walker<'schema> {
     }
 
     fn unknown_key(&mut self, path: &YamlPath, key: &str, properties: Option<&Map<String, Json>>) {
+        // eksctl's strict pass decodes with Go's JSON decoder, which matches field names
+        // whatever their case, and accepts the file; its second, case-sensitive decode
+        // then drops the field (pkg/eks/api.go ParseConfig). An identity provider is read
+        // by its own UnmarshalJSON (identity_provider.go) with Go's plain decoder in both
+        // passes: a key in another case is read as the known one, an unknown key ignored.
+        if let Dialect::Eksctl = self.dialect {
+            let in_another_case = properties
+                .into_iter()
+                .flat_map(|properties| properties.keys())
+                .find(|known| known.eq_ignore_ascii_case(key));
+            let in_identity_provider = matches!(
+                path.segments().first(),
+                Some(PathSegment::Key(first)) if first == "identityProviders"
+            );
+            match (in_identity_provider, in_another_case) {
+                (true, Some(_)) => return,
+                (true, None) => {
+                    self.issues.push(SchemaIssue {
+                        path: path.clone(),
+                        kind: SchemaIssueKind::AcceptedAndDropped { known: None },
+                        message: format!(
+                            "identity providers have no field `{key}`: eksctl reads them with a decoder that ignores fields it does not know, so it accepts the file and drops the field"
+                        ),
+                    });
+                    return;
+                }
+                (false, Some(known)) => {
+                    self.issues.push(SchemaIssue {
+                        path: path.clone(),
+                        kind: SchemaIssueKind::AcceptedAndDropped {
+                            known: Some(known.clone()),
+                        },
+                        message: format!(
+                            "`{key}` is eksctl's `{known}` in another case: eksctl accepts the file (its strict check matches field names whatever their case), then drops the field, so the cluster does not get it"
+                        ),
+                    });
+                    return;
+                }
+                (false, None) => {}
+            }
+        }
         let known_keys = properties
             .into_iter()
             .flat_map(|properties| properties.keys());
