@@ -390,12 +390,15 @@ fn lint_of_each_seed_exits_1_with_its_placeholders_located() {
     let text = stdout(&eks_studio(&["lint", p5.to_str().unwrap()]));
     assert!(
         text.contains(&format!(
-            "{}:30:5: error[efa-group-not-pinned]",
+            "{}:30:5: warning[efa-group-not-pinned]",
             p5.display()
         )),
         "{text}"
     );
-    assert!(text.contains("eksctl silently keeps the first"), "{text}");
+    assert!(
+        text.contains("eksctl gives it every one whose zone offers its type"),
+        "{text}"
+    );
 }
 
 #[test]

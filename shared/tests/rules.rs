@@ -2084,7 +2084,9 @@ fn seed_templates_report_their_placeholders_and_the_unpinned_efa_group() {
         .iter()
         .find(|finding| finding.rule == "efa-group-not-pinned")
         .expect("the p5 group is not pinned");
-    assert_eq!(unpinned.severity, Severity::Error);
+    // eksctl spreads an unpinned group over every offering zone (AssignSubnets): it is
+    // accepted, so a warning.
+    assert_eq!(unpinned.severity, Severity::Warning);
     assert!(
         unpinned.message.contains("2 private subnets"),
         "{}",

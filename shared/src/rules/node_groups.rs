@@ -162,16 +162,16 @@ pub(super) static RULES: &[Rule] = &[
     },
     Rule {
         id: "efa-group-not-pinned",
-        severity: Severity::Error,
+        severity: Severity::Warning,
         summary: super::described(
-            "an EFA node group is not pinned to one subnet or zone while the cluster has several",
+            "an EFA node group names no subnet or zone while the cluster has several: eksctl spreads it over every zone that offers its type",
         ),
-        help: "set the group's subnet (existing VPC) or availability zone (new VPC) to the one its capacity lives in",
+        help: "set the group's subnet (existing VPC) or availability zone (new VPC) to the one its capacity lives in, so its nodes share one zone",
         reference: super::described(
-            "eksctl pkg/vpc/vpc.go:873-876 keeps only the first subnet (A3.2)",
+            "eksctl pkg/cfn/builder/nodegroup.go AssignSubnets: a group with no zones or subnets gets every cluster subnet whose zone offers its types (only a group that names zones or subnets is cut to the first, pkg/vpc/vpc.go SelectNodeGroupSubnets)",
         ),
         live: false,
-        stage: Stage::Runtime,
+        stage: Stage::Advice,
         check: Check::Spec(efa_group_not_pinned),
     },
     Rule {
@@ -928,14 +928,14 @@ fn efa_group_not_pinned(context: &Context<'_>, report: &mut Report<'_>) {
                 }
             };
             let consequence = if reservation_id(group).is_some() {
-                ", which may not be the reservation's zone"
+                ", and only the reservation's zone holds its capacity"
             } else {
                 ""
             };
             report.fire(
                 format!("node_groups[{index}].placement"),
                 format!(
-                    "EFA node group `{}` is not pinned while the cluster has {candidates} {kind}: eksctl silently keeps the first{consequence}",
+                    "EFA node group `{}` names no subnet or zone while the cluster has {candidates} {kind}: eksctl gives it every one whose zone offers its type, so its nodes may land in different zones, where EFA does not reach{consequence}",
                     group.name
                 ),
             );
