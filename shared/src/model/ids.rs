@@ -27,9 +27,52 @@ impl fmt::Display for IdError {
 /// Example reservation id used by the reference manifests.
 pub const EXAMPLE_RESERVATION_ID: &str = "cr-xxxxxxxxxx";
 
-/// Whether a value is a placeholder left in from a template.
+/// Whether a value is a placeholder left in from a template or a tutorial: the seeds'
+/// `PLACEHOLDER_…`, `cr-xxxxxxxxxx`, and in a one-word value a shell variable
+/// (`${CLUSTER_NAME}`, `$CLUSTER_NAME`), `YOUR_…`, or a whole value in angle brackets
+/// (`<your cluster>`). Text with spaces or lines (a boot script, user data) may use shell
+/// variables as they are meant: only its `PLACEHOLDER_` counts there.
 pub fn is_placeholder(value: &str) -> bool {
-    value.contains("PLACEHOLDER_") || value == EXAMPLE_RESERVATION_ID
+    let value = value.trim();
+    if value.contains("PLACEHOLDER_") || value == EXAMPLE_RESERVATION_ID {
+        return true;
+    }
+    if value.len() > 2 && value.starts_with('<') && value.ends_with('>') && !value.contains('\n') {
+        return true;
+    }
+    if value.contains(char::is_whitespace) {
+        return false;
+    }
+    let bytes = value.as_bytes();
+    let identifier = |start: usize, upper_only: bool| -> usize {
+        bytes[start..]
+            .iter()
+            .take_while(|byte| {
+                byte.is_ascii_uppercase()
+                    || byte.is_ascii_digit()
+                    || **byte == b'_'
+                    || (!upper_only && byte.is_ascii_lowercase())
+            })
+            .count()
+    };
+    for (index, byte) in bytes.iter().enumerate() {
+        match byte {
+            b'$' if bytes.get(index + 1) == Some(&b'{') => {
+                let length = identifier(index + 2, false);
+                if length > 0 && bytes.get(index + 2 + length) == Some(&b'}') {
+                    return true;
+                }
+            }
+            b'$' if identifier(index + 1, true) >= 2 => return true,
+            b'Y' if value[index..].starts_with("YOUR_")
+                && bytes.get(index + 5).is_some_and(u8::is_ascii_uppercase) =>
+            {
+                return true;
+            }
+            _ => {}
+        }
+    }
+    false
 }
 
 fn is_hex_id(value: &str, prefix: &str) -> bool {
@@ -335,5 +378,41 @@ impl KubernetesVersion {
     /// The version text.
     pub fn as_str(&self) -> &'static str {
         self.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_placeholder;
+
+    #[test]
+    fn placeholders_of_templates_and_tutorials_are_found_and_scripts_are_left_alone() {
+        for placeholder in [
+            "PLACEHOLDER_AWS_REGION",
+            "cr-xxxxxxxxxx",
+            "${CLUSTER_NAME}",
+            "KarpenterNodeRole-${CLUSTER_NAME}",
+            "$CLUSTER_NAME",
+            "arn:aws:iam::${AWS_ACCOUNT_ID}:role/KarpenterNodeRole",
+            "YOUR_CLUSTER_NAME",
+            "arn:aws:iam::YOUR_ACCOUNT_ID:role/admin",
+            "<your cluster>",
+            "<cluster-name>",
+        ] {
+            assert!(is_placeholder(placeholder), "{placeholder}");
+        }
+        for value in [
+            "eks-training",
+            "us-east-1",
+            "echo $HOSTNAME > /tmp/name",
+            "#!/bin/bash\nexport NODE=${HOSTNAME}\n",
+            "$",
+            "price$1",
+            "<",
+            "YOUR_lowercase",
+            "a<b>",
+        ] {
+            assert!(!is_placeholder(value), "{value}");
+        }
     }
 }
