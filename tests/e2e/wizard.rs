@@ -114,10 +114,11 @@ async fn filling_the_p5_capacity_block_placeholders_clears_its_errors() {
     browser
         .fill_by_label("Capacity reservation ID", "cr-0123456789abcdef0")
         .await;
-    // The EFA group must be pinned to the zone its reservation lives in.
+    // The EFA group should be pinned to the zone its reservation lives in: eksctl would
+    // spread it over every subnet whose zone offers the type.
     let placement_findings = text_of(&browser, "f-node-groups-0-placement-findings").await;
     assert!(
-        placement_findings.contains("not pinned"),
+        placement_findings.contains("names no subnet or zone"),
         "{placement_findings}"
     );
     select(&browser, "f-node-groups-0-placement", "availability-zones").await;
