@@ -591,57 +591,86 @@ fn taints_update(previous: &Value, group: &Value) -> String {
     serde_json::json!({ "addOrUpdateTaints": add, "removeTaints": remove }).to_string()
 }
 
+/// What became of one object of two lists matched by identity.
+enum Pairing<'a> {
+    /// Only the new list has it.
+    Added(&'a str, &'a Value),
+    /// Both have it, with these keys changed (possibly none).
+    Kept(&'a str, &'a Value, Vec<String>),
+    /// Only the old list has it.
+    Removed(&'a str),
+}
+
+/// Each object of `after` (added or kept), then each of `before` that `after` lacks.
+fn pair_up<'a>(
+    before: &[(String, &'a Value)],
+    after: &'a [(String, &'a Value)],
+) -> Vec<Pairing<'a>> {
+    let pairs: Vec<Pairing<'a>> = after
+        .iter()
+        .map(
+            |(name, value)| match before.iter().find(|(old, _)| old == name) {
+                None => Pairing::Added(name, value),
+                Some((_, previous)) => {
+                    Pairing::Kept(name, value, changed_keys(previous, value, ""))
+                }
+            },
+        )
+        .collect();
+    pairs
+}
+
+/// The identities of `before` that `after` lacks.
+fn removed<'a>(before: &'a [(String, &'a Value)], after: &[(String, &Value)]) -> Vec<Pairing<'a>> {
+    before
+        .iter()
+        .filter(|(name, _)| !after.iter().any(|(new, _)| new == name))
+        .map(|(name, _)| Pairing::Removed(name))
+        .collect()
+}
+
 fn addon_changes(old: &Value, new: &Value, target: &Target, plan: &mut Plan) {
     let by_name = |addon: &Value| text(addon, "name").to_owned();
     let before = items_by(old, "addons", by_name);
     let after = items_by(new, "addons", by_name);
-    for (name, addon) in &after {
-        match before.iter().find(|(old_name, _)| old_name == name) {
-            None => {
-                let mut command = target.command(&["eksctl", "create", "addon", "--name", name]);
-                if let Some(version) = addon.get("version").and_then(Value::as_str) {
-                    command.push(format!("--version={version}"));
-                }
-                plan.changes.push(simple(
+    let with_version = |mut command: Vec<String>, addon: &Value| {
+        if let Some(version) = addon.get("version").and_then(Value::as_str) {
+            command.push(format!("--version={version}"));
+        }
+        command
+    };
+    for pairing in pair_up(&before, &after)
+        .into_iter()
+        .chain(removed(&before, &after))
+    {
+        let change = match pairing {
+            Pairing::Added(name, addon) => {
+                let command = target.command(&["eksctl", "create", "addon", "--name", name]);
+                simple(
                     Action::Create,
                     "addon",
                     name,
                     Vec::new(),
-                    vec![command],
-                ));
+                    vec![with_version(command, addon)],
+                )
             }
-            Some((_, previous)) => {
-                let fields = changed_keys(previous, addon, "");
-                if fields.is_empty() {
-                    continue;
-                }
+            Pairing::Kept(_, _, fields) if fields.is_empty() => continue,
+            Pairing::Kept(name, addon, fields) => {
                 let command = if fields.iter().all(|field| field == "version") {
-                    let mut command =
-                        target.command(&["eksctl", "update", "addon", "--name", name]);
-                    if let Some(version) = addon.get("version").and_then(Value::as_str) {
-                        command.push(format!("--version={version}"));
-                    }
-                    command
+                    let command = target.command(&["eksctl", "update", "addon", "--name", name]);
+                    with_version(command, addon)
                 } else {
                     // Configuration values, identities: from the file, as eksctl reads them.
                     argv(&["eksctl", "update", "addon", "--config-file", CLUSTER_FILE])
                 };
-                plan.changes
-                    .push(simple(Action::Update, "addon", name, fields, vec![command]));
+                simple(Action::Update, "addon", name, fields, vec![command])
             }
-        }
-    }
-    for (name, _) in &before {
-        if !after.iter().any(|(new_name, _)| new_name == name) {
-            let command = target.command(&["eksctl", "delete", "addon", "--name", name]);
-            plan.changes.push(simple(
-                Action::Delete,
-                "addon",
-                name,
-                Vec::new(),
-                vec![command],
-            ));
-        }
+            Pairing::Removed(name) => {
+                let command = target.command(&["eksctl", "delete", "addon", "--name", name]);
+                simple(Action::Delete, "addon", name, Vec::new(), vec![command])
+            }
+        };
+        plan.changes.push(change);
     }
 }
 
@@ -664,161 +693,117 @@ fn simple(
 }
 
 fn access_changes(old: &Value, new: &Value, target: &Target, plan: &mut Plan) {
-    let entries = |document: &Value| -> Vec<(String, Value)> {
-        items_by(
-            document.get("accessConfig").unwrap_or(&Value::Null),
-            "accessEntries",
-            |entry| text(entry, "principalARN").to_owned(),
-        )
-        .into_iter()
-        .map(|(name, value)| (name, value.clone()))
-        .collect()
+    let principal = |entry: &Value| text(entry, "principalARN").to_owned();
+    let null = Value::Null;
+    let old_access = old.get("accessConfig").unwrap_or(&null);
+    let new_access = new.get("accessConfig").unwrap_or(&null);
+    let before = items_by(old_access, "accessEntries", principal);
+    let after = items_by(new_access, "accessEntries", principal);
+    let create = || {
+        argv(&[
+            "eksctl",
+            "create",
+            "accessentry",
+            "--config-file",
+            CLUSTER_FILE,
+        ])
     };
-    let (before, after) = (entries(old), entries(new));
-    for (principal, entry) in &after {
-        match before
-            .iter()
-            .find(|(old_principal, _)| old_principal == principal)
-        {
-            None => plan.changes.push(simple(
+    let delete = |principal: &str| {
+        target.command(&[
+            "eksctl",
+            "delete",
+            "accessentry",
+            "--principal-arn",
+            principal,
+        ])
+    };
+    for pairing in pair_up(&before, &after)
+        .into_iter()
+        .chain(removed(&before, &after))
+    {
+        let change = match pairing {
+            Pairing::Added(principal, _) => simple(
                 Action::Create,
                 "accessentry",
                 principal,
                 Vec::new(),
-                vec![argv(&[
-                    "eksctl",
-                    "create",
-                    "accessentry",
-                    "--config-file",
-                    CLUSTER_FILE,
-                ])],
-            )),
-            Some((_, previous)) => {
-                let fields = changed_keys(previous, entry, "");
-                if !fields.is_empty() {
-                    // eksctl has no update of an access entry: it is deleted and made again.
-                    let delete = target.command(&[
-                        "eksctl",
-                        "delete",
-                        "accessentry",
-                        "--principal-arn",
-                        principal,
-                    ]);
-                    let create = argv(&[
-                        "eksctl",
-                        "create",
-                        "accessentry",
-                        "--config-file",
-                        CLUSTER_FILE,
-                    ]);
-                    plan.changes.push(simple(
-                        Action::Replace,
-                        "accessentry",
-                        principal,
-                        fields,
-                        vec![delete, create],
-                    ));
-                }
-            }
-        }
-    }
-    for (principal, _) in &before {
-        if !after
-            .iter()
-            .any(|(new_principal, _)| new_principal == principal)
-        {
-            let delete = target.command(&[
-                "eksctl",
-                "delete",
+                vec![create()],
+            ),
+            Pairing::Kept(_, _, fields) if fields.is_empty() => continue,
+            // eksctl has no update of an access entry: it is deleted and made again.
+            Pairing::Kept(principal, _, fields) => simple(
+                Action::Replace,
                 "accessentry",
-                "--principal-arn",
                 principal,
-            ]);
-            plan.changes.push(simple(
+                fields,
+                vec![delete(principal), create()],
+            ),
+            Pairing::Removed(principal) => simple(
                 Action::Delete,
                 "accessentry",
                 principal,
                 Vec::new(),
-                vec![delete],
-            ));
-        }
+                vec![delete(principal)],
+            ),
+        };
+        plan.changes.push(change);
     }
-    let associations = |document: &Value| -> Vec<(String, Value)> {
-        items_by(
-            document.get("iam").unwrap_or(&Value::Null),
-            "podIdentityAssociations",
-            |association| {
-                format!(
-                    "{}/{}",
-                    text(association, "namespace"),
-                    text(association, "serviceAccountName")
-                )
-            },
+    let account = |association: &Value| {
+        format!(
+            "{}/{}",
+            text(association, "namespace"),
+            text(association, "serviceAccountName")
         )
-        .into_iter()
-        .map(|(name, value)| (name, value.clone()))
-        .collect()
     };
-    let (before, after) = (associations(old), associations(new));
-    for (account, association) in &after {
-        match before
-            .iter()
-            .find(|(old_account, _)| old_account == account)
-        {
-            None => plan.changes.push(simple(
+    let old_iam = old.get("iam").unwrap_or(&null);
+    let new_iam = new.get("iam").unwrap_or(&null);
+    let before = items_by(old_iam, "podIdentityAssociations", account);
+    let after = items_by(new_iam, "podIdentityAssociations", account);
+    let from_file = |verb: &str| {
+        argv(&[
+            "eksctl",
+            verb,
+            "podidentityassociation",
+            "--config-file",
+            CLUSTER_FILE,
+        ])
+    };
+    for pairing in pair_up(&before, &after)
+        .into_iter()
+        .chain(removed(&before, &after))
+    {
+        let kind = "podidentityassociation";
+        let change = match pairing {
+            Pairing::Added(account, _) => simple(
                 Action::Create,
-                "podidentityassociation",
+                kind,
                 account,
                 Vec::new(),
-                vec![argv(&[
+                vec![from_file("create")],
+            ),
+            Pairing::Kept(_, _, fields) if fields.is_empty() => continue,
+            Pairing::Kept(account, _, fields) => simple(
+                Action::Update,
+                kind,
+                account,
+                fields,
+                vec![from_file("update")],
+            ),
+            Pairing::Removed(account) => {
+                let (namespace, service_account) = account.split_once('/').unwrap_or((account, ""));
+                let delete = target.command(&[
                     "eksctl",
-                    "create",
-                    "podidentityassociation",
-                    "--config-file",
-                    CLUSTER_FILE,
-                ])],
-            )),
-            Some((_, previous)) => {
-                let fields = changed_keys(previous, association, "");
-                if !fields.is_empty() {
-                    let update = argv(&[
-                        "eksctl",
-                        "update",
-                        "podidentityassociation",
-                        "--config-file",
-                        CLUSTER_FILE,
-                    ]);
-                    plan.changes.push(simple(
-                        Action::Update,
-                        "podidentityassociation",
-                        account,
-                        fields,
-                        vec![update],
-                    ));
-                }
+                    "delete",
+                    kind,
+                    "--namespace",
+                    namespace,
+                    "--service-account-name",
+                    service_account,
+                ]);
+                simple(Action::Delete, kind, account, Vec::new(), vec![delete])
             }
-        }
-    }
-    for (account, _) in &before {
-        if !after.iter().any(|(new_account, _)| new_account == account) {
-            let (namespace, service_account) = account.split_once('/').unwrap_or((account, ""));
-            let delete = target.command(&[
-                "eksctl",
-                "delete",
-                "podidentityassociation",
-                "--namespace",
-                namespace,
-                "--service-account-name",
-                service_account,
-            ]);
-            plan.changes.push(simple(
-                Action::Delete,
-                "podidentityassociation",
-                account,
-                Vec::new(),
-                vec![delete],
-            ));
-        }
+        };
+        plan.changes.push(change);
     }
 }
 
