@@ -340,8 +340,11 @@ pub fn node_group(written: &ManagedNodeGroup) -> NodeGroup {
     } else {
         GroupPlacement::Cluster
     };
-    let raid0_bootstrap = crate::yaml::text::to_string(&NodeConfig::local_nvme_raid0())
-        .expect("NodeConfig serialises");
+    static RAID0_BOOTSTRAP: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    let raid0_bootstrap = RAID0_BOOTSTRAP.get_or_init(|| {
+        crate::yaml::text::to_string(&NodeConfig::local_nvme_raid0())
+            .expect("NodeConfig serialises")
+    });
     let policies = written
         .iam
         .as_ref()

@@ -105,11 +105,17 @@ fn leftover_mapping(original: &Value, rendered: &Value) -> Mapping {
 }
 
 /// The first mapping key under `value` that is not a plain string: an error at the entry
-/// it opens (or at its mapping, for a key that is itself a collection).
-fn non_string_key(value: &Value, path: &YamlPath) -> Option<ImportError> {
+/// it opens (or at its mapping, for a key that is itself a collection). `path` is where
+/// `value` is; it is walked in place, so a large document costs no path per key.
+fn non_string_key(value: &Value, path: &mut YamlPath) -> Option<ImportError> {
     match value {
         Value::Mapping(mapping) => mapping.iter().find_map(|(key, item)| match key {
-            Value::String(name) => non_string_key(item, &path.with_key(name.as_str())),
+            Value::String(name) => {
+                path.push_key(name.as_str());
+                let found = non_string_key(item, path);
+                path.pop();
+                found
+            }
             other => {
                 let described = match other {
                     Value::Null => "a null key".to_owned(),
@@ -131,10 +137,12 @@ fn non_string_key(value: &Value, path: &YamlPath) -> Option<ImportError> {
                 ))
             }
         }),
-        Value::Sequence(items) => items
-            .iter()
-            .enumerate()
-            .find_map(|(index, item)| non_string_key(item, &path.with_index(index))),
+        Value::Sequence(items) => items.iter().enumerate().find_map(|(index, item)| {
+            path.push_index(index);
+            let found = non_string_key(item, path);
+            path.pop();
+            found
+        }),
         Value::Tagged(tagged) => non_string_key(&tagged.value, path),
         Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_) => None,
     }
@@ -142,7 +150,7 @@ fn non_string_key(value: &Value, path: &YamlPath) -> Option<ImportError> {
 
 /// Refuses a document with a key the spec could not keep (see the module docs).
 fn string_keys_only(document: &Value) -> Result<(), ImportError> {
-    match non_string_key(document, &YamlPath::root()) {
+    match non_string_key(document, &mut YamlPath::root()) {
         Some(refused) => Err(refused),
         None => Ok(()),
     }
@@ -154,13 +162,33 @@ fn typed<T: DeserializeOwned + Default>(value: &Value) -> T {
     yaml_serde::from_value(value.clone()).unwrap_or_default()
 }
 
+/// The cluster-wide settings of a `ClusterConfig` through the typed structs, without the
+/// lists of node groups and add-ons (read one by one elsewhere): a design of thousands of
+/// groups is not copied and read a second time for its name and version.
+fn typed_cluster(document: &Value) -> eksctl::ClusterConfig {
+    let Some(mapping) = document.as_mapping() else {
+        return eksctl::ClusterConfig::default();
+    };
+    let settings: Mapping = mapping
+        .iter()
+        .filter(|(key, _)| {
+            !matches!(
+                key.as_str(),
+                Some("managedNodeGroups" | "nodeGroups" | "addons")
+            )
+        })
+        .map(|(key, value)| (key.clone(), value.clone()))
+        .collect();
+    typed(&Value::Mapping(settings))
+}
+
 /// Imports an eksctl `ClusterConfig` document into a spec.
 pub fn import_cluster_config(document: &Value) -> Result<Spec, ImportError> {
     if document_kind(document)? != DocumentKind::ClusterConfig {
         return Err(error("kind", "expected an eksctl ClusterConfig"));
     }
     string_keys_only(document)?;
-    let mut cluster = cluster::cluster_settings(&typed(document));
+    let mut cluster = cluster::cluster_settings(&typed_cluster(document));
     cluster.pod_identity_associations = document
         .get("iam")
         .map(import_associations)
@@ -177,14 +205,16 @@ pub fn import_cluster_config(document: &Value) -> Result<Spec, ImportError> {
         Some(Value::Sequence(addons)) => addons.iter().map(import_addon).collect(),
         _ => Vec::new(),
     };
+    // The top level's leftovers do not depend on the groups and add-ons (they are compared
+    // without them), so they are found before those are read in.
     let mut spec = Spec {
         cluster,
         network,
-        node_groups,
-        addons,
         ..Spec::default()
     };
     spec.eksctl_extra = top_level_leftover(document, &spec)?;
+    spec.node_groups = node_groups;
+    spec.addons = addons;
     Ok(spec)
 }
 
@@ -193,9 +223,12 @@ fn import_network(document: &Value) -> Network {
     let subnets = vpc.and_then(|vpc| vpc.get("subnets"));
     let has_vpc_id = vpc.and_then(|vpc| vpc.get("id")).is_some();
     if !has_vpc_id && subnets.is_none() {
-        let config: eksctl::ClusterConfig = typed(document);
+        let availability_zones: Option<Vec<String>> = document
+            .get("availabilityZones")
+            .map(typed)
+            .unwrap_or_default();
         return Network::NewVpc {
-            availability_zones: config.availability_zones.unwrap_or_default(),
+            availability_zones: availability_zones.unwrap_or_default(),
         };
     }
     let read = |kind: &str| -> Vec<Subnet> {
@@ -298,18 +331,23 @@ fn import_access_leftovers(document: &Value, access: &mut crate::model::spec::Ac
 fn top_level_leftover(document: &Value, spec: &Spec) -> Result<Mapping, ImportError> {
     let rendered = render::cluster_document(spec)
         .map_err(|render_error| error("", render_error.to_string()))?;
+    // The lists read item by item are left out before copying: a design of thousands of
+    // node groups is not copied to be compared at the top level.
     let strip = |value: &Value| {
-        let mut value = value.clone();
+        let mut value = match value.as_mapping() {
+            Some(mapping) => Value::Mapping(
+                mapping
+                    .iter()
+                    .filter(|(key, item)| {
+                        !(matches!(key.as_str(), Some("managedNodeGroups" | "addons"))
+                            && item.is_sequence())
+                    })
+                    .map(|(key, item)| (key.clone(), item.clone()))
+                    .collect(),
+            ),
+            None => value.clone(),
+        };
         if let Some(mapping) = value.as_mapping_mut() {
-            if mapping
-                .get("managedNodeGroups")
-                .is_some_and(Value::is_sequence)
-            {
-                mapping.remove("managedNodeGroups");
-            }
-            if mapping.get("addons").is_some_and(Value::is_sequence) {
-                mapping.remove("addons");
-            }
             // Access entries keep their own leftovers when each was read as one.
             let entries_read = spec
                 .cluster

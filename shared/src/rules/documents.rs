@@ -171,9 +171,9 @@ fn all_groups(document: &Value) -> Vec<(String, &Value)> {
 
 fn eksctl_schema(document: &Value, report: &mut Report<'_>) {
     if is_cluster_config(document) {
-        for issue in schema_check::check_cluster_config(document) {
+        for issue in report.schema_issues(|| schema_check::check_cluster_config(document)) {
             if !matches!(issue.kind, SchemaIssueKind::AcceptedAndDropped { .. }) {
-                report.fire(issue.path.to_string(), issue.message);
+                report.fire(issue.path.to_string(), issue.message.clone());
             }
         }
     }
@@ -181,9 +181,9 @@ fn eksctl_schema(document: &Value, report: &mut Report<'_>) {
 
 fn eksctl_key_dropped(document: &Value, report: &mut Report<'_>) {
     if is_cluster_config(document) {
-        for issue in schema_check::check_cluster_config(document) {
+        for issue in report.schema_issues(|| schema_check::check_cluster_config(document)) {
             if matches!(issue.kind, SchemaIssueKind::AcceptedAndDropped { .. }) {
-                report.fire(issue.path.to_string(), issue.message);
+                report.fire(issue.path.to_string(), issue.message.clone());
             }
         }
     }
@@ -194,9 +194,9 @@ fn karpenter_schema(document: &Value, report: &mut Report<'_>) {
         DocumentKind::of(document),
         DocumentKind::NodePool | DocumentKind::Ec2NodeClass | DocumentKind::NodeOverlay
     ) {
-        for issue in schema_check::check_karpenter(document) {
+        for issue in report.schema_issues(|| schema_check::check_karpenter(document)) {
             if !matches!(issue.kind, SchemaIssueKind::RuleBroken { .. }) {
-                report.fire(issue.path.to_string(), issue.message);
+                report.fire(issue.path.to_string(), issue.message.clone());
             }
         }
     }
@@ -207,9 +207,9 @@ fn karpenter_crd_rule(document: &Value, report: &mut Report<'_>) {
         DocumentKind::of(document),
         DocumentKind::NodePool | DocumentKind::Ec2NodeClass | DocumentKind::NodeOverlay
     ) {
-        for issue in schema_check::check_karpenter(document) {
+        for issue in report.schema_issues(|| schema_check::check_karpenter(document)) {
             if matches!(issue.kind, SchemaIssueKind::RuleBroken { .. }) {
-                report.fire(issue.path.to_string(), issue.message);
+                report.fire(issue.path.to_string(), issue.message.clone());
             }
         }
     }

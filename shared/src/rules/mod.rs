@@ -38,6 +38,7 @@ use std::fmt;
 use crate::catalog::instances::{self, InstanceType};
 use crate::model::ids::Region;
 use crate::model::spec::{Network, Spec, Subnet};
+use crate::upstream::schema_check::SchemaIssue;
 
 pub use live::{
     ClusterVersionFact, InstanceTypeFact, LiveFacts, NamedPlacementGroup, OfferingFact,
@@ -288,9 +289,19 @@ impl<'a> Context<'a> {
 pub struct Report<'a> {
     rule: &'a Rule,
     findings: &'a mut Vec<Finding>,
+    /// The document's schema issues, found once for all the rules that report them.
+    schema_issues: &'a OnceCell<Vec<SchemaIssue>>,
 }
 
-impl Report<'_> {
+impl<'a> Report<'a> {
+    /// The schema issues of the document being checked: `find` runs for the first rule
+    /// that asks, and its answer serves every later one (a schema walk of a large
+    /// document is the costliest part of checking it).
+    pub fn schema_issues(&self, find: impl FnOnce() -> Vec<SchemaIssue>) -> &'a [SchemaIssue] {
+        let issues: &'a OnceCell<Vec<SchemaIssue>> = self.schema_issues;
+        issues.get_or_init(find)
+    }
+
     /// Reports a finding at `path`.
     pub fn fire(&mut self, path: impl Into<String>, message: impl Into<String>) {
         self.findings.push(Finding {
@@ -351,6 +362,7 @@ pub fn validate_with(spec: &Spec, live: &LiveFacts) -> Vec<Finding> {
     let context = Context::new(spec, live);
     // Room for a typical design's findings without regrowing.
     let mut findings = Vec::with_capacity(16);
+    let no_document = OnceCell::new();
     // Not the whole catalog: naming the document rules here would pull the schema walker
     // and the embedded schemas into the browser bundle, which never checks documents.
     for rule in spec_rules() {
@@ -360,6 +372,7 @@ pub fn validate_with(spec: &Spec, live: &LiveFacts) -> Vec<Finding> {
                 &mut Report {
                     rule,
                     findings: &mut findings,
+                    schema_issues: &no_document,
                 },
             );
         }
@@ -372,6 +385,7 @@ pub fn validate_with(spec: &Spec, live: &LiveFacts) -> Vec<Finding> {
 /// Paths of the findings are paths inside the document.
 pub fn check_document(document: &yaml_serde::Value) -> Vec<Finding> {
     let mut findings = Vec::new();
+    let schema_issues = OnceCell::new();
     for rule in catalog() {
         if let Check::Document(check) = rule.check {
             check(
@@ -379,6 +393,7 @@ pub fn check_document(document: &yaml_serde::Value) -> Vec<Finding> {
                 &mut Report {
                     rule,
                     findings: &mut findings,
+                    schema_issues: &schema_issues,
                 },
             );
         }

@@ -737,6 +737,9 @@ fn end_position(text: &str) -> Position {
     end
 }
 
+/// The position tree's node shared by every scalar.
+const SCALAR_NODE: usize = 0;
+
 /// A value's place in the text and its node in the position tree.
 #[derive(Clone, Copy, Debug)]
 struct Child {
@@ -752,18 +755,33 @@ struct MappingEntry {
     value: Child,
 }
 
-/// A mapping's entries in order, with an index by key: finding a key is one hash look-up,
-/// so a mapping of 100,000 keys reads and locates in linear time.
+/// A mapping's entries in order, with an index by key once there are more than a few:
+/// finding a key is one hash look-up, so a mapping of 100,000 keys reads and locates in
+/// linear time, and the many small mappings of a design cost no table.
 #[derive(Clone, Debug, Default)]
 struct MappingEntries {
     list: Vec<MappingEntry>,
-    /// The first entry of each key (a key that is a collection has none).
-    by_key: std::collections::HashMap<String, usize>,
+    /// The first entry of each key (a key that is a collection has none), kept from
+    /// [`MappingEntries::INDEXED`] entries on.
+    by_key: Option<std::collections::HashMap<String, usize>>,
 }
 
 impl MappingEntries {
+    /// Below this many entries a key is found by reading the list.
+    const INDEXED: usize = 16;
+
+    fn index_of(&self, key: &str) -> Option<usize> {
+        match &self.by_key {
+            Some(by_key) => by_key.get(key).copied(),
+            None => self
+                .list
+                .iter()
+                .position(|entry| entry.key.as_deref() == Some(key)),
+        }
+    }
+
     fn get(&self, key: &str) -> Option<&MappingEntry> {
-        self.by_key.get(key).map(|index| &self.list[*index])
+        self.index_of(key).map(|index| &self.list[index])
     }
 
     fn is_empty(&self) -> bool {
@@ -774,16 +792,25 @@ impl MappingEntries {
     /// one.
     fn put(&mut self, entry: MappingEntry, replace: bool) {
         if let Some(key) = &entry.key {
-            if let Some(index) = self.by_key.get(key) {
+            if let Some(index) = self.index_of(key) {
                 if replace {
-                    self.list[*index] = entry;
+                    self.list[index] = entry;
                     return;
                 }
-            } else {
-                self.by_key.insert(key.clone(), self.list.len());
+            } else if let Some(by_key) = &mut self.by_key {
+                by_key.insert(key.clone(), self.list.len());
             }
         }
         self.list.push(entry);
+        if self.by_key.is_none() && self.list.len() == Self::INDEXED {
+            let mut by_key = std::collections::HashMap::with_capacity(Self::INDEXED * 2);
+            for (index, entry) in self.list.iter().enumerate() {
+                if let Some(key) = &entry.key {
+                    by_key.entry(key.clone()).or_insert(index);
+                }
+            }
+            self.by_key = Some(by_key);
+        }
     }
 }
 
@@ -870,6 +897,9 @@ impl DocumentBuilder {
             alias_expansion_byte_limit: text_bytes
                 .saturating_mul(ALIAS_EXPANSION_BYTES_PER_TEXT_BYTE)
                 .max(MIN_ALIAS_EXPANSION_BYTES),
+            // Every scalar shares node 0: a scalar has nothing but its position, which its
+            // parent holds, so a file of many scalars costs no node for each.
+            nodes: vec![PositionNode::Scalar],
             ..DocumentBuilder::default()
         }
     }
@@ -896,7 +926,7 @@ impl DocumentBuilder {
                 let tag = tag.map(|tag| format!("{}{}", tag.handle, tag.suffix));
                 let value = scalar_value(text, plain, tag.as_deref())
                     .map_err(|message| YamlError::at(position, message))?;
-                let node = self.new_node(PositionNode::Scalar);
+                let node = SCALAR_NODE;
                 self.finish_node(
                     anchor_id,
                     Built {
