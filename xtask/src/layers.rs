@@ -40,6 +40,17 @@ pub const CRATES: &[CrateLayers] = &[
         folder: "backend",
         layers: &[&["clock"], &["aws"], &["deploy"], &["http"], &["cli"]],
     },
+    CrateLayers {
+        folder: "frontend",
+        layers: &[
+            &["codec"],
+            &["server"],
+            &["state"],
+            &["widgets"],
+            &["steps"],
+            &["page"],
+        ],
+    },
 ];
 
 /// One `use` from a file to another, with the path as written.

@@ -2,7 +2,7 @@
 //!
 //! The page's build links the wasm with relocations (`-Clink-args=--emit-relocs`) and
 //! `--cfg page_split`, under which each wizard step past Start is a split point
-//! (`frontend/src/lazy_steps.rs`). After trunk has built the page, this step reads the
+//! (`frontend/src/page/split.rs`, `frontend/src/codec/reading.rs`). After trunk has built the page, this step reads the
 //! wasm cargo linked, moves the code only a split point reaches into its own file with
 //! `wasm_split_cli_support` (the splitter cargo-leptos uses), and puts the result where
 //! trunk's files were, under trunk's content hash:

@@ -5,8 +5,11 @@
 use leptos::prelude::*;
 use shared::model::spec::{Capacity, GroupPlacement, Network, NodeGroup};
 
-use crate::fields::{ListField, SelectField, TextField, options};
-use crate::{Step, StepHeading, Studio, field_id};
+use crate::state::step::Step;
+use crate::state::step::field_id;
+use crate::state::studio::Studio;
+use crate::widgets::fields::{ListField, SelectField, TextField, options};
+use crate::widgets::heading::StepHeading;
 
 /// Items of a list field (a plain name, as `view!` attribute closures need).
 type Items = Vec<String>;

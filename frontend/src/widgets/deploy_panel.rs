@@ -10,8 +10,8 @@ use std::collections::VecDeque;
 use leptos::prelude::*;
 use shared::rules::Severity;
 
-use crate::Studio;
-use crate::api::{self, DeployEvent, EventBody, Job, JobState, StageKind};
+use crate::server::api::{self, DeployEvent, EventBody, Job, JobState, StageKind};
+use crate::state::studio::Studio;
 use shared::deploy::plan::APPROVAL_STEP;
 use shared::model::live_checks::StepState;
 
@@ -119,7 +119,7 @@ impl Deploys {
             self.message.set(
                 "Enter the deploy token the server printed at start (\"Deploy token: …\").".into(),
             );
-            crate::focus_id("deploy-token");
+            crate::state::studio::focus_id("deploy-token");
             return;
         }
         let token = self.token.get_untracked();
@@ -417,7 +417,7 @@ fn FollowedJob(deploys: Deploys) -> impl IntoView {
     // The plan is the next thing to read and approve: the keyboard lands on its button.
     Effect::new(move |_| {
         if deploys.awaits_approval() {
-            request_animation_frame(|| crate::focus_id("approve-deploy"));
+            request_animation_frame(|| crate::state::studio::focus_id("approve-deploy"));
         }
     });
     let steps = move || {

@@ -7,9 +7,11 @@ use wasm_bindgen::JsCast;
 
 use shared::rules::Severity;
 
-use crate::drafts::DraftsPanel;
-use crate::editor::{NumberedText, go_to_line};
-use crate::{Step, StepHeading, Studio};
+use crate::state::step::Step;
+use crate::state::studio::Studio;
+use crate::widgets::drafts::DraftsPanel;
+use crate::widgets::editor::{NumberedText, go_to_line};
+use crate::widgets::heading::StepHeading;
 
 /// Paste or choose a file, then import.
 #[component]
@@ -22,7 +24,7 @@ fn ImportPanel() -> impl IntoView {
     let imported = RwSignal::new(None::<shared::Spec>);
     let outcome = RwSignal::new(None::<bool>);
     let run_import = move || {
-        let read = move |read: crate::lazy::Read| {
+        let read = move |read: crate::codec::reading::Read| {
             result.set(Some(match read {
                 Ok((spec, summary)) => {
                     outcome.set(None);
@@ -35,8 +37,8 @@ fn ImportPanel() -> impl IntoView {
             }));
         };
         let current = studio.spec.get_untracked();
-        crate::lazy::read(
-            crate::lazy::Reading::Import,
+        crate::codec::reading::read(
+            crate::codec::reading::Reading::Import,
             text.get_untracked(),
             current,
             read,

@@ -6,7 +6,10 @@ use leptos::html;
 use leptos::prelude::*;
 use shared::rules::Finding;
 
-use crate::{LiveCheck, LiveChecks, Studio, field_id};
+use crate::server::api::LiveCheck;
+use crate::state::step::field_id;
+use crate::state::studio::LiveChecks;
+use crate::state::studio::Studio;
 
 /// The findings at `path` (and below it, with `nested`), listed under a field.
 #[component]

@@ -9,13 +9,16 @@ use shared::model::spec::{Addon, ControllerIdentity, KarpenterSettings};
 use shared::upstream::karpenter::{Ec2NodeClass, NodeOverlay, NodePool, Requirement, SelectorTerm};
 use shared::{documents::karpenter_aws, model::items, upstream::karpenter};
 
-use crate::bind::{Bound, Rows, field};
-use crate::fields::{
+use crate::state::step::Step;
+use crate::state::step::field_id;
+use crate::state::studio::Studio;
+use crate::steps::pool_fields::{NodePoolFields, optional, requirement_row};
+use crate::widgets::bind::{Bound, Rows, field};
+use crate::widgets::fields::{
     CheckboxField, FieldFindings, ListField, NumberField, OptionalTextField, SelectField,
     TextField, options,
 };
-use crate::pool_fields::{NodePoolFields, optional, requirement_row};
-use crate::{Step, StepHeading, Studio, field_id};
+use crate::widgets::heading::StepHeading;
 
 /// Items of a list field (a plain name, as `view!` attribute closures need).
 type Items = Vec<String>;

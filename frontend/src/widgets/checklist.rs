@@ -5,7 +5,7 @@ use leptos::html;
 use leptos::prelude::*;
 use shared::lint::placeholders::{self, Placeholder};
 
-use crate::Studio;
+use crate::state::studio::Studio;
 
 /// "To fill in": one row per placeholder, gone when none is left.
 #[component]
@@ -75,11 +75,11 @@ fn ChecklistItem(item: Placeholder) -> impl IntoView {
         if value.trim().is_empty() {
             return;
         }
-        let filling = crate::lazy::Reading::Fill {
+        let filling = crate::codec::reading::Reading::Fill {
             token: token.clone(),
         };
         let current = studio.spec.get_untracked();
-        crate::lazy::read(filling, value, current, move |filled| {
+        crate::codec::reading::read(filling, value, current, move |filled| {
             if let Ok((spec, _)) = filled
                 && studio.spec.with_untracked(|current| *current != spec)
             {

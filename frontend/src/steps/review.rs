@@ -6,10 +6,13 @@ use leptos::prelude::*;
 use shared::deploy::bundle::{self, CheckLine};
 use wasm_bindgen::{JsCast, JsValue};
 
-use crate::api;
-use crate::deploy_panel::DeployPanel;
-use crate::findings::FindingsList;
-use crate::{LiveChecks, Step, StepHeading, Studio};
+use crate::server::api;
+use crate::state::step::Step;
+use crate::state::studio::LiveChecks;
+use crate::state::studio::Studio;
+use crate::widgets::deploy_panel::DeployPanel;
+use crate::widgets::findings::FindingsList;
+use crate::widgets::heading::StepHeading;
 
 /// Offers `bytes` as a file download called `file_name`.
 fn download(bytes: &[u8], file_name: &str) -> Result<(), String> {

@@ -4,7 +4,8 @@
 use leptos::prelude::*;
 use shared::rules::{Finding, Severity};
 
-use crate::{Studio, step_of_path};
+use crate::state::step::step_of_path;
+use crate::state::studio::Studio;
 
 /// The findings list. Clicking (or pressing Enter on) a finding goes to its step and
 /// focuses its field.

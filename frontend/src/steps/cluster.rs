@@ -3,9 +3,11 @@
 
 use leptos::prelude::*;
 
-use crate::api::{self, WhereSold as Answer};
-use crate::fields::{CheckboxField, SelectField, TextField, options};
-use crate::{Step, StepHeading, Studio};
+use crate::server::api::{self, WhereSold as Answer};
+use crate::state::step::Step;
+use crate::state::studio::Studio;
+use crate::widgets::fields::{CheckboxField, SelectField, TextField, options};
+use crate::widgets::heading::StepHeading;
 
 /// The built-in node pools as the select shows them: eksctl's default (no list), one of the
 /// lists it takes, or what an imported file said otherwise.
@@ -114,7 +116,7 @@ fn AutoModeSettings() -> impl IntoView {
                 set=move |arn: String| auto(&|auto| auto.permissions_boundary_arn = arn.clone())
             />
         </Show>
-        <crate::auto_mode_pools::AutoModePools />
+        <crate::steps::auto_mode_pools::AutoModePools />
     }
 }
 
@@ -146,7 +148,7 @@ fn sold_line(entry: &shared::model::live_checks::TypeRegions, region: &str) -> (
         format!(
             "{}: offered in {}: {}",
             entry.instance_type,
-            crate::counted(entry.regions.len(), "region"),
+            crate::state::studio::counted(entry.regions.len(), "region"),
             entry.regions.join(", ")
         )
     };
@@ -189,7 +191,7 @@ fn sold_line(entry: &shared::model::live_checks::TypeRegions, region: &str) -> (
     if !entry.unanswered.is_empty() {
         line.push_str(&format!(
             "; {} could not be asked",
-            crate::counted(entry.unanswered.len(), "region")
+            crate::state::studio::counted(entry.unanswered.len(), "region")
         ));
     }
     (line, here)
@@ -312,7 +314,7 @@ pub fn ClusterStep() -> impl IntoView {
                 set=move |on| spec.update(|spec| spec.cluster.with_oidc = on)
             />
             <AutoModeSettings />
-            <crate::access_fields::AccessSettings />
+            <crate::steps::access_fields::AccessSettings />
         </section>
     }
 }

@@ -8,8 +8,9 @@ use std::sync::Arc;
 use leptos::prelude::*;
 use shared::Spec;
 
-use crate::fields::FieldFindings;
-use crate::{Studio, field_id};
+use crate::state::step::field_id;
+use crate::state::studio::Studio;
+use crate::widgets::fields::FieldFindings;
 
 type Find<T> = Arc<dyn Fn(&Spec) -> Option<&T> + Send + Sync>;
 type FindMut<T> = Arc<dyn Fn(&mut Spec) -> Option<&mut T> + Send + Sync>;

@@ -5,9 +5,9 @@ use leptos::prelude::*;
 use shared::upstream::karpenter::{Budget, Disruption, NodePool, Requirement, Taint, TemplateMeta};
 use shared::{model::items, upstream::karpenter};
 
-use crate::bind::{Bound, Rows, field};
-use crate::field_id;
-use crate::fields::{
+use crate::state::step::field_id;
+use crate::widgets::bind::{Bound, Rows, field};
+use crate::widgets::fields::{
     FieldFindings, ListField, NumberField, OptionalTextField, SelectField, TextField, options,
 };
 

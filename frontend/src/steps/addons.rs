@@ -5,10 +5,13 @@
 use leptos::prelude::*;
 use shared::model::spec::Addon;
 
-use crate::fields::{
+use crate::state::step::Step;
+use crate::state::step::field_id;
+use crate::state::studio::Studio;
+use crate::widgets::fields::{
     CheckboxField, FieldFindings, ListField, NumberField, SelectField, TextField, options,
 };
-use crate::{Step, StepHeading, Studio, field_id};
+use crate::widgets::heading::StepHeading;
 
 /// Items of a list field (a plain name, as `view!` attribute closures need).
 type Items = Vec<String>;

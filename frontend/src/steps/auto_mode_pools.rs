@@ -8,11 +8,11 @@ use shared::documents::auto_mode;
 use shared::upstream::auto_mode::{BUILT_IN_NODE_CLASS, NodeClass};
 use shared::upstream::karpenter::{self, NodePool};
 
-use crate::Studio;
-use crate::bind::Bound;
-use crate::field_id;
-use crate::fields::{FieldFindings, ListField, OptionalTextField, TextField};
-use crate::pool_fields::NodePoolFields;
+use crate::state::step::field_id;
+use crate::state::studio::Studio;
+use crate::steps::pool_fields::NodePoolFields;
+use crate::widgets::bind::Bound;
+use crate::widgets::fields::{FieldFindings, ListField, OptionalTextField, TextField};
 
 /// Items of a list field (a plain name, as `view!` attribute closures need).
 type Items = Vec<String>;

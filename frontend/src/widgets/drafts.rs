@@ -9,7 +9,7 @@ use leptos::prelude::*;
 use shared::Spec;
 use wasm_bindgen::JsValue;
 
-use crate::Studio;
+use crate::state::studio::Studio;
 
 /// localStorage key of the spec being edited.
 pub const AUTOSAVE_KEY: &str = "eks-studio.autosave";
@@ -67,7 +67,7 @@ pub fn base64url_decode(text: &str) -> Option<Vec<u8>> {
 pub async fn share_fragment(spec: &Spec) -> Result<String, String> {
     // The same JSON as studio.json: one serialiser for the spec keeps the page small, and
     // deflate makes the indentation nearly free.
-    let json = crate::lazy::json_later(spec).await?;
+    let json = crate::codec::reading::json_later(spec).await?;
     let deflated = browser_deflate::deflate_raw(json.as_bytes()).await?;
     Ok(format!("{SHARE_PREFIX}{}", base64url_encode(&deflated)))
 }
@@ -85,7 +85,7 @@ async fn read_share(encoded: &str, current: Spec) -> Result<Spec, String> {
         .await
         .map_err(|error| format!("the link's spec does not inflate ({error})"))?;
     let json = String::from_utf8(json).map_err(|_| "the link's spec is not UTF-8 text")?;
-    crate::lazy::read_later(crate::lazy::Reading::Saved, json, current)
+    crate::codec::reading::read_later(crate::codec::reading::Reading::Saved, json, current)
         .await
         .map(|(spec, _)| spec)
         .map_err(|error| error.message)
@@ -173,14 +173,16 @@ pub mod browser_deflate {
 }
 
 /// The step the saved work was on, when there is saved work.
-pub fn saved_step() -> Option<crate::Step> {
+pub fn saved_step() -> Option<crate::state::step::Step> {
     let number: usize = storage()?.get_item(STEP_KEY).ok().flatten()?.parse().ok()?;
-    crate::Step::ALL.get(number.checked_sub(1)?).copied()
+    crate::state::step::Step::ALL
+        .get(number.checked_sub(1)?)
+        .copied()
 }
 
 /// Keeps the step on screen in localStorage, so a reload opens where the work was.
 /// Like the autosave, it waits for the saved work to be read back.
-pub fn remember_step(step: RwSignal<crate::Step>, ready: RwSignal<bool>) {
+pub fn remember_step(step: RwSignal<crate::state::step::Step>, ready: RwSignal<bool>) {
     Effect::new(move |_| {
         let number = step.get().number();
         if !ready.get() {
@@ -221,7 +223,7 @@ pub fn autosave(spec: RwSignal<Spec>, ready: RwSignal<bool>) {
                 // here, the next visit finds it in the browser's cache.
                 leptos::task::spawn_local(async move {
                     if let (Some(storage), Ok(json)) =
-                        (storage(), crate::lazy::json_later(&design).await)
+                        (storage(), crate::codec::reading::json_later(&design).await)
                     {
                         let _ = storage.set_item(AUTOSAVE_KEY, &json);
                     }
@@ -239,7 +241,7 @@ pub fn autosave(spec: RwSignal<Spec>, ready: RwSignal<bool>) {
 pub fn drafts() -> BTreeMap<String, String> {
     storage()
         .and_then(|storage| storage.get_item(DRAFTS_KEY).ok().flatten())
-        .and_then(|text| crate::json::from_str(&text).ok())
+        .and_then(|text| crate::codec::json::from_str(&text).ok())
         .unwrap_or_default()
 }
 
@@ -255,7 +257,7 @@ fn store_drafts(drafts: &BTreeMap<String, String>) -> Result<(), String> {
 fn saved_times() -> BTreeMap<String, String> {
     storage()
         .and_then(|storage| storage.get_item(DRAFTS_SAVED_KEY).ok().flatten())
-        .and_then(|text| crate::json::from_str(&text).ok())
+        .and_then(|text| crate::codec::json::from_str(&text).ok())
         .unwrap_or_default()
 }
 
@@ -294,7 +296,7 @@ pub fn delete_draft(name: &str) -> Result<(), String> {
 /// What a draft is: "cluster `x` in us-west-2, saved 2026-12-01 19:40 UTC".
 fn draft_summary(json: &str, saved: Option<&String>) -> String {
     // Read as plain data: reading the whole design is left to opening it.
-    let Ok(design) = crate::json::from_str::<yaml_serde::Value>(json) else {
+    let Ok(design) = crate::codec::json::from_str::<yaml_serde::Value>(json) else {
         return "cannot be read".to_owned();
     };
     let cluster = |key: &str| {
@@ -329,7 +331,7 @@ pub fn DraftsPanel() -> impl IntoView {
         };
         let design = studio.spec.get_untracked();
         leptos::task::spawn_local(async move {
-            let result = match crate::lazy::json_later(&design).await {
+            let result = match crate::codec::reading::json_later(&design).await {
                 Ok(json) => save_draft(&chosen, json),
                 Err(error) => Err(error),
             };
@@ -359,7 +361,7 @@ pub fn DraftsPanel() -> impl IntoView {
                                 let json = json.clone();
                                 move |_| {
                                     let open_name = open_name.clone();
-                                    let opened = move |read: crate::lazy::Read| match read {
+                                    let opened = move |read: crate::codec::reading::Read| match read {
                                         Ok((spec, _)) => {
                                             studio.replace_spec(spec, format!("the draft “{open_name}”"));
                                             if studio.pending_replacement.with_untracked(Option::is_none) {
@@ -369,7 +371,7 @@ pub fn DraftsPanel() -> impl IntoView {
                                         Err(error) => status.set(format!("Draft “{open_name}” is damaged: {}", error.message)),
                                     };
                                     let current = studio.spec.get_untracked();
-                                    crate::lazy::read(crate::lazy::Reading::Saved, json.clone(), current, opened);
+                                    crate::codec::reading::read(crate::codec::reading::Reading::Saved, json.clone(), current, opened);
                                 }
                             }
                         >

@@ -11,8 +11,8 @@ use shared::lint::editable::EditableFile;
 use shared::rules::{Finding, Severity};
 use shared::yaml::source::Position;
 
-use crate::Studio;
-use crate::editor::{LineMarks, NumberedText, mark};
+use crate::state::studio::Studio;
+use crate::widgets::editor::{LineMarks, NumberedText, mark};
 
 /// The files the preview can show.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -255,7 +255,7 @@ fn bundle_from_server(
                     return;
                 }
                 leptos::task::spawn_local(async move {
-                    let files = crate::api::bundle_files(&design).await;
+                    let files = crate::server::api::bundle_files(&design).await;
                     if asked.try_get_value() == Some(ticket) {
                         answer.try_set(Some(files));
                     }
@@ -471,13 +471,13 @@ pub fn Preview() -> impl IntoView {
                         Some(Err(error)) => Err(error.clone()),
                     });
                 }
-                Tab::StudioJson => Ok(Some(match crate::lazy::json_if_loaded(spec) {
+                Tab::StudioJson => Ok(Some(match crate::codec::reading::json_if_loaded(spec) {
                     Some(json) => json,
                     None => {
                         // Shown again once the code that writes JSON has arrived.
                         let design = spec.clone();
                         leptos::task::spawn_local(async move {
-                            let _ = crate::lazy::json_later(&design).await;
+                            let _ = crate::codec::reading::json_later(&design).await;
                             json_code_loaded.try_set(true);
                         });
                         "// Loading the code that writes studio.json…".to_owned()
@@ -564,7 +564,7 @@ pub fn Preview() -> impl IntoView {
                 problem: None,
                 read: studio.spec.get_untracked(),
             }));
-            request_animation_frame(|| crate::focus_id(EDITOR_ID));
+            request_animation_frame(|| crate::state::studio::focus_id(EDITOR_ID));
         }
     };
     let keystrokes = StoredValue::new(0_u64);
@@ -576,7 +576,7 @@ pub fn Preview() -> impl IntoView {
         let typed_now = keystrokes.get_value() + 1;
         keystrokes.set_value(typed_now);
         let read_text = text.clone();
-        let read = move |read: crate::lazy::Read| {
+        let read = move |read: crate::codec::reading::Read| {
             if keystrokes.get_value() != typed_now {
                 return;
             }
@@ -599,11 +599,16 @@ pub fn Preview() -> impl IntoView {
             }
         };
         let current = studio.spec.get_untracked();
-        crate::lazy::read(crate::lazy::Reading::File(file), read_text, current, read);
+        crate::codec::reading::read(
+            crate::codec::reading::Reading::File(file),
+            read_text,
+            current,
+            read,
+        );
     });
     let go_to = Callback::new(move |position: Position| {
         if editing.get_untracked() {
-            crate::editor::go_to_line(EDITOR_ID, position.line, position.column);
+            crate::widgets::editor::go_to_line(EDITOR_ID, position.line, position.column);
         } else {
             show_line(position.line);
         }
@@ -680,7 +685,7 @@ pub fn Preview() -> impl IntoView {
         (count > 0).then(|| {
             view! {
                 <div class="file-findings">
-                    <h3 id="file-findings-title">{format!("In {title}: {}", crate::counted(count, "finding"))}</h3>
+                    <h3 id="file-findings-title">{format!("In {title}: {}", crate::state::studio::counted(count, "finding"))}</h3>
                     <ol aria-labelledby="file-findings-title">{items}</ol>
                 </div>
             }

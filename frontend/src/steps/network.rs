@@ -5,8 +5,12 @@ use leptos::prelude::*;
 use shared::Spec;
 use shared::model::spec::{Network, Subnet};
 
-use crate::fields::{FieldFindings, ListField, OptionalTextField, SelectField, TextField, options};
-use crate::{Step, StepHeading, Studio};
+use crate::state::step::Step;
+use crate::state::studio::Studio;
+use crate::widgets::fields::{
+    FieldFindings, ListField, OptionalTextField, SelectField, TextField, options,
+};
+use crate::widgets::heading::StepHeading;
 
 fn subnets(spec: &Spec, private: bool) -> Option<&Vec<Subnet>> {
     match &spec.network {
@@ -87,7 +91,7 @@ fn SubnetRow(private: bool, index: usize) -> impl IntoView {
         })
     };
     view! {
-        <fieldset class="row subnet" id=crate::field_id(&base) tabindex="-1">
+        <fieldset class="row subnet" id=crate::state::step::field_id(&base) tabindex="-1">
             <legend>{format!("{} subnet {}", if private { "Private" } else { "Public" }, index + 1)}</legend>
             <TextField
                 label="Subnet name"
@@ -141,7 +145,7 @@ fn SubnetList(private: bool) -> impl IntoView {
     let kind = if private { "private" } else { "public" };
     let count = Memo::new(move |_| spec.with(|spec| subnets(spec, private).map_or(0, Vec::len)));
     view! {
-        <div class="subnet-list" id=crate::field_id(&format!("network.{kind}_subnets")) tabindex="-1">
+        <div class="subnet-list" id=crate::state::step::field_id(&format!("network.{kind}_subnets")) tabindex="-1">
             <h3>{if private { "Private subnets" } else { "Public subnets" }}</h3>
             <FieldFindings path=format!("network.{kind}_subnets") />
             {move || (0..count.get()).map(|index| view! { <SubnetRow private=private index=index /> }).collect_view()}

@@ -5,9 +5,9 @@
 use leptos::prelude::*;
 use shared::model::spec::{AccessConfig, AccessEntry, AccessPolicy};
 
-use crate::Studio;
-use crate::bind::{Bound, Rows, field};
-use crate::fields::{CheckboxField, FieldFindings, ListField, SelectField, TextField};
+use crate::state::studio::Studio;
+use crate::widgets::bind::{Bound, Rows, field};
+use crate::widgets::fields::{CheckboxField, FieldFindings, ListField, SelectField, TextField};
 
 /// Items of a list field (a plain name, as `view!` attribute closures need).
 type Items = Vec<String>;

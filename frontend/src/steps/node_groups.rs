@@ -6,12 +6,15 @@ use shared::catalog::instances::{self, CatalogFilter, InstanceType};
 use shared::model::items;
 use shared::model::spec::{NodeGroup, NodeTaint, RepairOverride};
 
-use crate::bind::{Bound, Rows, field};
-use crate::fields::{
+use crate::state::step::Step;
+use crate::state::step::field_id;
+use crate::state::studio::Studio;
+use crate::widgets::bind::{Bound, Rows, field};
+use crate::widgets::fields::{
     CheckboxField, FieldFindings, ListField, NumberField, OptionalTextField, SelectField,
     TextField, options,
 };
-use crate::{Step, StepHeading, Studio, field_id};
+use crate::widgets::heading::StepHeading;
 
 /// Most rows the picker lists at once; narrowing the filter shows the rest.
 const PICKER_ROWS: usize = 40;
@@ -134,7 +137,7 @@ impl Offered {
             (0, Some(_)) => "not in these zones".to_owned(),
             (0, None) => "not offered here".to_owned(),
             (zones, Some(of)) => format!("in {zones}/{of} zones"),
-            (zones, None) => crate::counted(zones, "zone"),
+            (zones, None) => crate::state::studio::counted(zones, "zone"),
         }
     }
 }
@@ -281,7 +284,7 @@ fn InstancePicker(index: usize) -> impl IntoView {
                                     on:click=move |_| {
                                         studio.update_group(index, |group| group.instance_type = name.to_owned());
                                         let input_id = field_id(&format!("node_groups[{index}].instance_type"));
-                                        request_animation_frame(move || crate::focus_id(&input_id));
+                                        request_animation_frame(move || crate::state::studio::focus_id(&input_id));
                                     }
                                 >
                                     {name}
@@ -402,7 +405,7 @@ fn InstancePicker(index: usize) -> impl IntoView {
             <p class="hint" aria-live="polite">
                 {move || {
                     let total = results.with(Vec::len);
-                    let matching = crate::counted(total, "type");
+                    let matching = crate::state::studio::counted(total, "type");
                     let verb = if total == 1 { "matches" } else { "match" };
                     let priced = studio.spec.with(|spec| {
                         let region = spec.cluster.region.trim();

@@ -46,7 +46,7 @@ pub struct Health {
 async fn failure(response: Response) -> String {
     let status = response.status();
     let text = response.text().await.unwrap_or_default();
-    let message = crate::json::from_str::<serde_json::Value>(&text)
+    let message = crate::codec::json::from_str::<serde_json::Value>(&text)
         .ok()
         .and_then(|body| {
             body.get("error")
@@ -67,7 +67,7 @@ async fn failure(response: Response) -> String {
 /// A successful answer's JSON body as a `T`.
 async fn answer<T: serde::de::DeserializeOwned>(response: Response) -> Result<T, String> {
     let text = response.text().await.map_err(|error| error.to_string())?;
-    crate::json::from_str(&text)
+    crate::codec::json::from_str(&text)
 }
 
 fn unreachable(error: gloo_net::Error) -> String {
@@ -75,7 +75,7 @@ fn unreachable(error: gloo_net::Error) -> String {
 }
 
 async fn post_spec(url: &str, spec: &Spec) -> Result<Response, String> {
-    let body = crate::lazy::json_later(spec).await?;
+    let body = crate::codec::reading::json_later(spec).await?;
     Request::post(url)
         .header("content-type", "application/json")
         .body(body)
@@ -94,7 +94,7 @@ async fn bundle_request(
     let text = |error: serde_json::Error| error.to_string();
     Ok(format!(
         "{{\"spec\":{},\"checks\":{},\"facts\":{}}}",
-        crate::lazy::json_later(spec).await?,
+        crate::codec::reading::json_later(spec).await?,
         serde_json::to_string(checks).map_err(text)?,
         serde_json::to_string(facts).map_err(text)?
     ))
@@ -249,7 +249,7 @@ pub async fn start_deploy(
     } else {
         "/api/deploys?review=true"
     };
-    let body = crate::lazy::json_later(spec)
+    let body = crate::codec::reading::json_later(spec)
         .await
         .map_err(DeployRefusal::Other)?;
     let request = with_token(Request::post(url), token)
@@ -262,7 +262,7 @@ pub async fn start_deploy(
         .map_err(|error| DeployRefusal::Other(unreachable(error)))?;
     if response.status() == 422 {
         let text = response.text().await.unwrap_or_default();
-        let body = crate::json::from_str::<serde_json::Value>(&text).unwrap_or_default();
+        let body = crate::codec::json::from_str::<serde_json::Value>(&text).unwrap_or_default();
         if let Some(files) = body.get("server_files").and_then(|files| files.as_array()) {
             return Err(DeployRefusal::ServerFiles(
                 files
@@ -377,7 +377,7 @@ pub async fn follow_deploy(
                 .unwrap_or_default(),
         );
         for data in take_sse_data(&mut buffer) {
-            if let Ok(event) = crate::json::from_str::<DeployEvent>(&data) {
+            if let Ok(event) = crate::codec::json::from_str::<DeployEvent>(&data) {
                 let ends_job = event.ends_job();
                 on_event(event);
                 if ends_job {
