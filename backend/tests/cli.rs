@@ -704,6 +704,16 @@ fn diff_plans_the_change_between_two_bundles_and_exits_by_what_it_found() {
         plan["changes"][1]["fields"],
         serde_json::json!(["desiredCapacity", "maxSize"])
     );
+    // As text, one change a line, as `terraform plan` prints it.
+    let human = eks_studio(&["diff", before.to_str().unwrap(), after.to_str().unwrap()]);
+    let lines: Vec<String> = stdout(&human).lines().map(str::to_owned).collect();
+    assert!(lines.contains(&"  + nodegroup cpu".to_owned()), "{lines:?}");
+    assert!(
+        lines
+            .iter()
+            .any(|line| line.starts_with("Plan: 1 to create, 1 to update")),
+        "{lines:?}"
+    );
     assert_eq!(plan["changes"][1]["disruptive"], false);
     assert_eq!(plan["changes"][0]["steps"][0][0], "eksctl");
 

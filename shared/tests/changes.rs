@@ -430,3 +430,166 @@ fn the_human_plan_reads_like_terraform_with_a_summary() {
         "{text}"
     );
 }
+
+/// A cluster as EKS describes it, read into a design: EKS's spellings become eksctl's,
+/// what EKS makes itself (node role access entries, eksctl's labels and tags) is left
+/// out, an add-on's own Pod Identity associations stay with it, and what EKS does not
+/// hold is said.
+#[test]
+fn a_running_cluster_reads_as_the_cluster_config_eksctl_was_given() {
+    use shared::changes::read::design_of;
+    use shared::upstream::eks::*;
+    let node_role = "arn:aws:iam::123456789012:role/eksctl-train-nodegroup-gpu-NodeInstanceRole";
+    let running = RunningCluster {
+        region: "us-east-2".into(),
+        cluster: EksCluster {
+            name: "train".into(),
+            version: "1.35".into(),
+            tags: [
+                ("alpha.eksctl.io/cluster-name", "train"),
+                ("alpha.eksctl.io/cluster-oidc-enabled", "true"),
+                ("team", "ml"),
+            ]
+            .into_iter()
+            .map(|(k, v)| (k.to_owned(), v.to_owned()))
+            .collect(),
+            vpc_id: "vpc-1".into(),
+            subnet_ids: vec![
+                "subnet-a".into(),
+                "subnet-b".into(),
+                "subnet-c".into(),
+                "subnet-d".into(),
+            ],
+            authentication_mode: Some("API".into()),
+            ..EksCluster::default()
+        },
+        subnets: [
+            ("subnet-a", "us-east-2a", true),
+            ("subnet-b", "us-east-2b", true),
+            ("subnet-c", "us-east-2a", false),
+            ("subnet-d", "us-east-2b", false),
+        ]
+        .into_iter()
+        .map(|(id, zone, public)| RunningSubnet {
+            id: id.into(),
+            availability_zone: zone.into(),
+            public,
+            eksctl_cluster: Some("train".into()),
+        })
+        .collect(),
+        node_groups: vec![EksNodegroup {
+            name: "gpu".into(),
+            instance_types: vec!["p5.48xlarge".into()],
+            ami_type: "BOTTLEROCKET_x86_64_NVIDIA".into(),
+            capacity_type: "CAPACITY_BLOCK".into(),
+            min_size: 0,
+            max_size: 4,
+            desired_size: 2,
+            labels: [("alpha.eksctl.io/nodegroup-name", "gpu"), ("role", "train")]
+                .into_iter()
+                .map(|(k, v)| (k.to_owned(), v.to_owned()))
+                .collect(),
+            taints: vec![EksTaint {
+                key: "nvidia.com/gpu".into(),
+                value: None,
+                effect: "NO_SCHEDULE".into(),
+            }],
+            subnets: vec!["subnet-d".into()],
+            launch_template: Some(LaunchTemplateFacts {
+                efa: true,
+                capacity_reservation_id: Some("cr-1".into()),
+                market_type: Some("capacity-block".into()),
+                ..LaunchTemplateFacts::default()
+            }),
+            node_role: node_role.into(),
+            ..EksNodegroup::default()
+        }],
+        addons: vec![EksAddon {
+            name: "vpc-cni".into(),
+            version: "v1.20.0-eksbuild.1".into(),
+            arn: "arn:aws:eks:us-east-2:123456789012:addon/train/vpc-cni/x".into(),
+            ..EksAddon::default()
+        }],
+        access_entries: vec![
+            EksAccessEntry {
+                principal_arn: node_role.into(),
+                entry_type: "EC2_LINUX".into(),
+                ..EksAccessEntry::default()
+            },
+            EksAccessEntry {
+                principal_arn: "arn:aws:iam::123456789012:role/Admin".into(),
+                entry_type: "STANDARD".into(),
+                username: "arn:aws:sts::123456789012:assumed-role/Admin/{{SessionName}}".into(),
+                policies: vec![EksAccessPolicy {
+                    policy_arn:
+                        "arn:aws:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy".into(),
+                    scope: "cluster".into(),
+                    namespaces: Vec::new(),
+                }],
+                ..EksAccessEntry::default()
+            },
+        ],
+        pod_identity_associations: vec![
+            EksPodIdentityAssociation {
+                namespace: "kube-system".into(),
+                service_account: "aws-node".into(),
+                role_arn: "arn:aws:iam::123456789012:role/cni".into(),
+                owner_arn: Some("arn:aws:eks:us-east-2:123456789012:addon/train/vpc-cni/x".into()),
+            },
+            EksPodIdentityAssociation {
+                namespace: "ml".into(),
+                service_account: "trainer".into(),
+                role_arn: "arn:aws:iam::123456789012:role/trainer".into(),
+                owner_arn: None,
+            },
+        ],
+        not_read: Vec::new(),
+    };
+    let reading = design_of(&running).unwrap();
+    let config = serde_json::to_value(&reading.cluster_config).unwrap();
+    assert_eq!(config["metadata"]["tags"], json!({"team": "ml"}));
+    assert_eq!(
+        config["availabilityZones"],
+        json!(["us-east-2a", "us-east-2b"])
+    );
+    assert_eq!(config["iam"]["withOIDC"], true);
+    assert_eq!(
+        config["iam"]["podIdentityAssociations"],
+        json!([{"namespace": "ml", "serviceAccountName": "trainer", "roleARN": "arn:aws:iam::123456789012:role/trainer"}])
+    );
+    let gpu = &config["managedNodeGroups"][0];
+    assert_eq!(gpu["amiFamily"], "Bottlerocket");
+    assert_eq!(gpu["efaEnabled"], true);
+    assert_eq!(gpu["privateNetworking"], true);
+    assert_eq!(gpu["availabilityZones"], json!(["us-east-2b"]));
+    assert_eq!(gpu["labels"], json!({"role": "train"}));
+    assert_eq!(
+        gpu["taints"],
+        json!([{"key": "nvidia.com/gpu", "effect": "NoSchedule"}])
+    );
+    assert_eq!(gpu["instanceMarketOptions"]["marketType"], "capacity-block");
+    assert_eq!(
+        gpu["capacityReservation"]["capacityReservationTarget"]["capacityReservationID"],
+        "cr-1"
+    );
+    assert_eq!(
+        config["addons"],
+        json!([{"name": "vpc-cni", "version": "v1.20.0-eksbuild.1",
+                "podIdentityAssociations": [{"serviceAccountName": "aws-node", "roleARN": "arn:aws:iam::123456789012:role/cni"}]}])
+    );
+    assert_eq!(
+        config["accessConfig"],
+        json!({"authenticationMode": "API", "accessEntries": [{
+            "principalARN": "arn:aws:iam::123456789012:role/Admin",
+            "accessPolicies": [{"policyARN": "arn:aws:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy", "accessScope": {"type": "cluster"}}]}]})
+    );
+    // The design it imports to renders the same ClusterConfig.
+    assert_eq!(reading.spec.node_groups[0].instance_type, "p5.48xlarge");
+    assert!(
+        reading
+            .not_read
+            .iter()
+            .any(|gap| gap.what.contains("Karpenter"))
+    );
+    assert!(reading.not_read.iter().any(|gap| gap.why.contains("IAM")));
+}

@@ -279,7 +279,7 @@ impl LiveAws {
         self.service_error("ec2", call, region, error)
     }
 
-    fn service_error<E>(
+    pub(super) fn service_error<E>(
         &self,
         service: &str,
         call: &'static str,

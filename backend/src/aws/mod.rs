@@ -11,6 +11,8 @@ mod cache;
 pub mod calls;
 /// Which live checks a spec needs, running them, and turning answers into results.
 pub mod live;
+/// Reading a running cluster: EKS's and EC2's answers about it, read-only.
+pub mod running;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};

@@ -11,7 +11,7 @@ use std::process::ExitCode;
 
 use shared::Spec;
 
-use crate::cli::read::{read_capped, terminal_safe};
+use crate::cli::read::{read_capped, terminal_safe, terminal_safe_lines};
 
 /// Output format of `eks-studio diff`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
@@ -34,12 +34,17 @@ pub fn diff(old: &Path, new: &Path, format: DiffFormat, max_bytes: u64) -> ExitC
     };
     let plan = shared::changes::diff(&before, &after);
     match format {
-        DiffFormat::Human => print!("{}", terminal_safe(&shared::changes::human(&plan))),
+        DiffFormat::Human => print!("{}", terminal_safe_lines(&shared::changes::human(&plan))),
         DiffFormat::Json => println!(
             "{}",
             serde_json::to_string_pretty(&plan).expect("a plan serialises to JSON")
         ),
     }
+    plan_exit_code(&plan)
+}
+
+/// 3 when a peer refuses a change, 0 when nothing changes, else 1.
+pub(crate) fn plan_exit_code(plan: &shared::changes::Plan) -> ExitCode {
     if plan.refused() {
         ExitCode::from(3)
     } else if plan.is_empty() {
@@ -50,7 +55,7 @@ pub fn diff(old: &Path, new: &Path, format: DiffFormat, max_bytes: u64) -> ExitC
 }
 
 /// The design a path holds: a file, or a bundle directory.
-fn design_at(path: &Path, max_bytes: u64) -> Result<Spec, String> {
+pub(crate) fn design_at(path: &Path, max_bytes: u64) -> Result<Spec, String> {
     if path.is_dir() {
         let studio = path.join("studio.json");
         if studio.is_file() {

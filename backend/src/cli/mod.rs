@@ -19,6 +19,8 @@ pub mod lint;
 pub mod read;
 /// `eks-studio render`.
 pub mod render;
+/// `eks-studio read` and `eks-studio plan`: a running cluster read, and planned against.
+pub mod running;
 
 use crate::http::{AppState, app};
 
@@ -130,6 +132,49 @@ pub enum Command {
         /// Output format.
         #[arg(long, value_enum, default_value = "human")]
         format: diff::DiffFormat,
+        /// Largest file read, in bytes (larger ones are refused, exit 2).
+        #[arg(long, default_value_t = crate::cli::read::DEFAULT_MAX_BYTES)]
+        max_bytes: u64,
+    },
+    /// Read a running cluster into a design: its cluster.yaml on standard output, or its
+    /// bundle into --out; what could not be read is listed. Exit 0 read, 2 not readable.
+    Read {
+        /// The cluster's name.
+        #[arg(long)]
+        cluster: String,
+        /// Its region.
+        #[arg(long)]
+        region: String,
+        /// Directory to write the bundle into (created when missing).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// EC2 endpoint to use instead of AWS's (e.g. an emulator).
+        #[arg(long)]
+        ec2_endpoint: Option<String>,
+        /// EKS endpoint to use instead of AWS's (e.g. an emulator).
+        #[arg(long)]
+        eks_endpoint: Option<String>,
+    },
+    /// What DESIGN would change on the running cluster: exit 0 no changes, 1 changes,
+    /// 3 a change the peers refuse, 2 unreadable.
+    Plan {
+        /// The design: a studio.json, a YAML file or a bundle directory.
+        design: PathBuf,
+        /// The cluster's name.
+        #[arg(long)]
+        cluster: String,
+        /// Its region.
+        #[arg(long)]
+        region: String,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "human")]
+        format: diff::DiffFormat,
+        /// EC2 endpoint to use instead of AWS's (e.g. an emulator).
+        #[arg(long)]
+        ec2_endpoint: Option<String>,
+        /// EKS endpoint to use instead of AWS's (e.g. an emulator).
+        #[arg(long)]
+        eks_endpoint: Option<String>,
         /// Largest file read, in bytes (larger ones are refused, exit 2).
         #[arg(long, default_value_t = crate::cli::read::DEFAULT_MAX_BYTES)]
         max_bytes: u64,
@@ -248,6 +293,40 @@ pub fn run(cli: Cli) -> ExitCode {
             format,
             max_bytes,
         } => diff::diff(&old, &new, format, max_bytes),
+        Command::Read {
+            cluster,
+            region,
+            out,
+            ec2_endpoint,
+            eks_endpoint,
+        } => running::read(
+            running::ClusterArgs {
+                cluster: &cluster,
+                region: &region,
+                ec2_endpoint,
+                eks_endpoint,
+            },
+            out.as_deref(),
+        ),
+        Command::Plan {
+            design,
+            cluster,
+            region,
+            format,
+            ec2_endpoint,
+            eks_endpoint,
+            max_bytes,
+        } => running::plan(
+            &design,
+            running::ClusterArgs {
+                cluster: &cluster,
+                region: &region,
+                ec2_endpoint,
+                eks_endpoint,
+            },
+            format,
+            max_bytes,
+        ),
     }
 }
 

@@ -92,6 +92,16 @@ pub fn terminal_safe(text: &str) -> std::borrow::Cow<'_, str> {
     )
 }
 
+/// [`terminal_safe`] line by line: the line breaks of a multi-line text stay.
+pub fn terminal_safe_lines(text: &str) -> String {
+    text.split_inclusive('\n')
+        .map(|line| match line.strip_suffix('\n') {
+            Some(line) => format!("{}\n", terminal_safe(line)),
+            None => terminal_safe(line).into_owned(),
+        })
+        .collect()
+}
+
 /// The design `--template ID` or `--spec FILE` names; the error is already printed.
 pub fn design(
     template_id: Option<&str>,

@@ -16,8 +16,14 @@ pub fn render(
         Ok(spec) => spec,
         Err(code) => return code,
     };
-    let findings = shared::rules::validate_with(&spec, &crate::clock::todays_facts());
-    let files = match shared::deploy::bundle::bundle_files(&spec, &findings, &[]) {
+    write_bundle(&spec, out)
+}
+
+/// Writes the bundle of `spec` into `out`, naming each file written; the error is
+/// already printed.
+pub(crate) fn write_bundle(spec: &shared::Spec, out: &Path) -> ExitCode {
+    let findings = shared::rules::validate_with(spec, &crate::clock::todays_facts());
+    let files = match shared::deploy::bundle::bundle_files(spec, &findings, &[]) {
         Ok(files) => files,
         Err(error) => {
             eprintln!("error: {error}");

@@ -117,7 +117,8 @@ struct Rendered {
 }
 
 fn rendered(spec: &Spec) -> Rendered {
-    let cluster = cluster_document(spec).unwrap_or(Value::Null);
+    let mut cluster = cluster_document(spec).unwrap_or(Value::Null);
+    with_eksctl_sizes(&mut cluster);
     let mut objects = spec
         .karpenter
         .as_ref()
@@ -126,6 +127,34 @@ fn rendered(spec: &Spec) -> Rendered {
     objects
         .extend(crate::documents::auto_mode::documents(&spec.auto_mode_pools).unwrap_or_default());
     Rendered { cluster, objects }
+}
+
+/// Every managed node group's sizes as eksctl sets them before it creates the group, so a
+/// size left to eksctl and the same size written out are no change: `minSize` is
+/// `desiredCapacity`, else 2; `maxSize` is `desiredCapacity`, else `minSize`, and at least
+/// 1; `desiredCapacity` is `minSize` (eksctl-io/eksctl `pkg/apis/eksctl.io/v1alpha5/
+/// validation.go`, `validateManagedNodeGroup`, at 99984adb).
+fn with_eksctl_sizes(cluster: &mut Value) {
+    let Some(groups) = cluster
+        .get_mut("managedNodeGroups")
+        .and_then(Value::as_sequence_mut)
+    else {
+        return;
+    };
+    for group in groups.iter_mut().filter_map(Value::as_mapping_mut) {
+        let size = |key: &str| group.get(key).and_then(Value::as_u64);
+        let desired = size("desiredCapacity");
+        let min = size("minSize").or(desired).unwrap_or(2);
+        let max = size("maxSize").or(desired).unwrap_or(min).max(1);
+        let desired = desired.unwrap_or(min);
+        for (key, value) in [
+            ("minSize", min),
+            ("desiredCapacity", desired),
+            ("maxSize", max),
+        ] {
+            group.insert(Value::from(key), Value::from(value));
+        }
+    }
 }
 
 /// The plan of changing the cluster `before` describes into the one `after` describes.

@@ -5,6 +5,8 @@ pub mod auto_mode;
 /// The CRDs' CEL validation rules, evaluated on documents as the API server does.
 #[cfg(feature = "documents")]
 pub(crate) mod crd_cel;
+/// A running cluster as EKS and EC2 describe it, in the fields the studio reads.
+pub mod eks;
 /// Typed mirror of eksctl's `ClusterConfig` (`eksctl.io/v1alpha5`), only the fields we emit.
 pub mod eksctl;
 /// Typed mirror of Karpenter's `NodePool` and `EC2NodeClass` and its Helm values.

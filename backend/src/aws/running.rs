@@ -1,0 +1,556 @@
+//! Reading a running cluster with read-only EKS and EC2 calls, made concurrently: the
+//! cluster, its managed node groups with their launch templates, add-ons, access entries
+//! with their policies, Pod Identity associations, and the subnets they use. Nothing is
+//! cached: a read is of the cluster as it is now. A call refused or failed leaves its part
+//! out, named in `not_read` with the reason; only the cluster itself must be readable.
+
+use std::collections::BTreeMap;
+
+use futures_util::future::join_all;
+use shared::model::ids::Region;
+use shared::upstream::eks::{
+    EksAccessEntry, EksAccessPolicy, EksAddon, EksCluster, EksNodegroup, EksPodIdentityAssociation,
+    EksTaint, LaunchTemplateFacts, NotRead, RunningCluster, RunningSubnet,
+};
+
+use super::{AwsError, LiveAws};
+
+/// The read-only calls a read makes, as an IAM policy's actions.
+pub const READ_ACTIONS: &[&str] = &[
+    "eks:DescribeCluster",
+    "eks:ListClusters",
+    "eks:ListNodegroups",
+    "eks:DescribeNodegroup",
+    "eks:ListAddons",
+    "eks:DescribeAddon",
+    "eks:ListAccessEntries",
+    "eks:DescribeAccessEntry",
+    "eks:ListAssociatedAccessPolicies",
+    "eks:ListPodIdentityAssociations",
+    "eks:DescribePodIdentityAssociation",
+    "ec2:DescribeSubnets",
+    "ec2:DescribeLaunchTemplateVersions",
+];
+
+fn not_read(what: impl Into<String>, error: &AwsError) -> NotRead {
+    NotRead {
+        what: what.into(),
+        why: error.to_string(),
+    }
+}
+
+impl LiveAws {
+    /// The names of the region's clusters (ListClusters).
+    pub async fn cluster_names(&self, region: &Region) -> Result<Vec<String>, AwsError> {
+        const CALL: &str = "ListClusters";
+        let client = self.eks_client(region)?;
+        let pages = client
+            .list_clusters()
+            .into_paginator()
+            .send()
+            .collect::<Result<Vec<_>, _>>()
+            .await
+            .map_err(|error| self.service_error("eks", CALL, region, error))?;
+        Ok(pages
+            .iter()
+            .flat_map(|page| page.clusters().iter().cloned())
+            .collect())
+    }
+
+    /// Everything the studio reads of cluster `name`.
+    pub async fn running_cluster(
+        &self,
+        region: &Region,
+        name: &str,
+    ) -> Result<RunningCluster, AwsError> {
+        let eks = self.eks_client(region)?;
+        let described = eks
+            .describe_cluster()
+            .name(name)
+            .send()
+            .await
+            .map_err(|error| self.service_error("eks", "DescribeCluster", region, error))?;
+        let Some(cluster) = described.cluster() else {
+            return Err(AwsError::Failed {
+                call: "DescribeCluster",
+                detail: format!("EKS described no cluster named {name}"),
+            });
+        };
+        let vpc = cluster.resources_vpc_config();
+        let compute = cluster.compute_config();
+        let running_cluster = EksCluster {
+            name: cluster.name().unwrap_or(name).to_owned(),
+            version: cluster.version().unwrap_or_default().to_owned(),
+            status: cluster
+                .status()
+                .map(|status| status.as_str().to_owned())
+                .unwrap_or_default(),
+            tags: cluster
+                .tags()
+                .map(|tags| tags.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
+                .unwrap_or_default(),
+            vpc_id: vpc
+                .and_then(|vpc| vpc.vpc_id())
+                .unwrap_or_default()
+                .to_owned(),
+            subnet_ids: vpc.map(|vpc| vpc.subnet_ids().to_vec()).unwrap_or_default(),
+            authentication_mode: cluster
+                .access_config()
+                .and_then(|access| access.authentication_mode())
+                .map(|mode| mode.as_str().to_owned()),
+            auto_mode: compute.and_then(|compute| compute.enabled()) == Some(true),
+            auto_mode_node_pools: compute
+                .map(|compute| compute.node_pools().to_vec())
+                .unwrap_or_default(),
+            auto_mode_node_role_arn: compute
+                .and_then(|compute| compute.node_role_arn())
+                .map(str::to_owned),
+        };
+        let mut running = RunningCluster {
+            region: region.as_str().to_owned(),
+            cluster: running_cluster,
+            ..RunningCluster::default()
+        };
+        let (groups, addons, entries, associations) = tokio::join!(
+            self.node_groups(region, name),
+            self.addons(region, name),
+            self.access_entries(region, name),
+            self.pod_identity_associations(region, name),
+        );
+        match groups {
+            Ok((groups, mut missing)) => {
+                running.node_groups = groups;
+                running.not_read.append(&mut missing);
+            }
+            Err(error) => running
+                .not_read
+                .push(not_read("managed node groups", &error)),
+        }
+        match addons {
+            Ok(addons) => running.addons = addons,
+            Err(error) => running.not_read.push(not_read("add-ons", &error)),
+        }
+        match entries {
+            Ok(entries) => running.access_entries = entries,
+            Err(error) => running.not_read.push(not_read("access entries", &error)),
+        }
+        match associations {
+            Ok(associations) => running.pod_identity_associations = associations,
+            Err(error) => running
+                .not_read
+                .push(not_read("Pod Identity associations", &error)),
+        }
+        let mut subnet_ids: Vec<String> = running.cluster.subnet_ids.clone();
+        for group in &running.node_groups {
+            for subnet in &group.subnets {
+                if !subnet_ids.contains(subnet) {
+                    subnet_ids.push(subnet.clone());
+                }
+            }
+        }
+        let vpc_id = running.cluster.vpc_id.clone();
+        match self.running_subnets(region, &vpc_id, &subnet_ids).await {
+            Ok(subnets) => running.subnets = subnets,
+            Err(error) => running.not_read.push(not_read(
+                "subnets (zones, public or private, made by eksctl or not)",
+                &error,
+            )),
+        }
+        Ok(running)
+    }
+
+    async fn node_groups(
+        &self,
+        region: &Region,
+        cluster: &str,
+    ) -> Result<(Vec<EksNodegroup>, Vec<NotRead>), AwsError> {
+        let eks = self.eks_client(region)?;
+        let pages = eks
+            .list_nodegroups()
+            .cluster_name(cluster)
+            .into_paginator()
+            .send()
+            .collect::<Result<Vec<_>, _>>()
+            .await
+            .map_err(|error| self.service_error("eks", "ListNodegroups", region, error))?;
+        let names: Vec<String> = pages
+            .iter()
+            .flat_map(|page| page.nodegroups().iter().cloned())
+            .collect();
+        let described = join_all(names.iter().map(|name| {
+            let eks = eks.clone();
+            async move {
+                let answer = eks
+                    .describe_nodegroup()
+                    .cluster_name(cluster)
+                    .nodegroup_name(name)
+                    .send()
+                    .await
+                    .map_err(|error| {
+                        self.service_error("eks", "DescribeNodegroup", region, error)
+                    })?;
+                let Some(group) = answer.nodegroup() else {
+                    return Ok((None, None));
+                };
+                let scaling = group.scaling_config();
+                let mut read = EksNodegroup {
+                    name: name.clone(),
+                    status: group
+                        .status()
+                        .map(|status| status.as_str().to_owned())
+                        .unwrap_or_default(),
+                    instance_types: group.instance_types().to_vec(),
+                    ami_type: group
+                        .ami_type()
+                        .map(|ami| ami.as_str().to_owned())
+                        .unwrap_or_default(),
+                    capacity_type: group
+                        .capacity_type()
+                        .map(|capacity| capacity.as_str().to_owned())
+                        .unwrap_or_default(),
+                    min_size: scaling
+                        .and_then(|scaling| scaling.min_size())
+                        .unwrap_or_default()
+                        .max(0) as u32,
+                    max_size: scaling
+                        .and_then(|scaling| scaling.max_size())
+                        .unwrap_or_default()
+                        .max(0) as u32,
+                    desired_size: scaling
+                        .and_then(|scaling| scaling.desired_size())
+                        .unwrap_or_default()
+                        .max(0) as u32,
+                    labels: group
+                        .labels()
+                        .map(|labels| labels.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
+                        .unwrap_or_default(),
+                    taints: group
+                        .taints()
+                        .iter()
+                        .map(|taint| EksTaint {
+                            key: taint.key().unwrap_or_default().to_owned(),
+                            value: taint.value().map(str::to_owned),
+                            effect: taint
+                                .effect()
+                                .map(|effect| effect.as_str().to_owned())
+                                .unwrap_or_default(),
+                        })
+                        .collect(),
+                    subnets: group.subnets().to_vec(),
+                    tags: group
+                        .tags()
+                        .map(|tags| tags.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
+                        .unwrap_or_default(),
+                    launch_template: None,
+                    node_repair: group
+                        .node_repair_config()
+                        .and_then(|repair| repair.enabled()),
+                    node_role: group.node_role().unwrap_or_default().to_owned(),
+                };
+                let mut missing = None;
+                if let Some(template) = group.launch_template()
+                    && let Some(id) = template.id()
+                {
+                    match self
+                        .launch_template_facts(region, id, template.version())
+                        .await
+                    {
+                        Ok(facts) => read.launch_template = Some(facts),
+                        Err(error) => {
+                            missing = Some(not_read(
+                                format!("node group {name}: its launch template {id}"),
+                                &error,
+                            ));
+                        }
+                    }
+                } else {
+                    // No launch template: EKS made the nodes from its own settings, so
+                    // there is no EFA, reservation or placement group to read.
+                    read.launch_template = Some(LaunchTemplateFacts::default());
+                }
+                Ok::<_, AwsError>((Some(read), missing))
+            }
+        }))
+        .await;
+        let mut groups = Vec::new();
+        let mut missing = Vec::new();
+        for (name, answer) in names.iter().zip(described) {
+            match answer {
+                Ok((group, gap)) => {
+                    groups.extend(group);
+                    missing.extend(gap);
+                }
+                Err(error) => missing.push(not_read(format!("node group {name}"), &error)),
+            }
+        }
+        Ok((groups, missing))
+    }
+
+    async fn launch_template_facts(
+        &self,
+        region: &Region,
+        id: &str,
+        version: Option<&str>,
+    ) -> Result<LaunchTemplateFacts, AwsError> {
+        const CALL: &str = "DescribeLaunchTemplateVersions";
+        let ec2 = self.client(region)?;
+        let answer = ec2
+            .describe_launch_template_versions()
+            .launch_template_id(id)
+            .versions(version.unwrap_or("$Default"))
+            .send()
+            .await
+            .map_err(|error| self.service_error("ec2", CALL, region, error))?;
+        let data = answer
+            .launch_template_versions()
+            .first()
+            .and_then(|version| version.launch_template_data());
+        Ok(LaunchTemplateFacts {
+            efa: data.is_some_and(|data| {
+                data.network_interfaces()
+                    .iter()
+                    .any(|interface| interface.interface_type() == Some("efa"))
+            }),
+            capacity_reservation_id: data
+                .and_then(|data| data.capacity_reservation_specification())
+                .and_then(|spec| spec.capacity_reservation_target())
+                .and_then(|target| target.capacity_reservation_id())
+                .map(str::to_owned),
+            market_type: data
+                .and_then(|data| data.instance_market_options())
+                .and_then(|options| options.market_type())
+                .map(|market| market.as_str().to_owned()),
+            placement_group: data
+                .and_then(|data| data.placement())
+                .and_then(|placement| placement.group_name())
+                .filter(|name| !name.is_empty())
+                .map(str::to_owned),
+            image_id: data.and_then(|data| data.image_id()).map(str::to_owned),
+        })
+    }
+
+    async fn addons(&self, region: &Region, cluster: &str) -> Result<Vec<EksAddon>, AwsError> {
+        let eks = self.eks_client(region)?;
+        let pages = eks
+            .list_addons()
+            .cluster_name(cluster)
+            .into_paginator()
+            .send()
+            .collect::<Result<Vec<_>, _>>()
+            .await
+            .map_err(|error| self.service_error("eks", "ListAddons", region, error))?;
+        let names: Vec<String> = pages
+            .iter()
+            .flat_map(|page| page.addons().iter().cloned())
+            .collect();
+        let described = join_all(names.iter().map(|name| {
+            let eks = eks.clone();
+            async move {
+                eks.describe_addon()
+                    .cluster_name(cluster)
+                    .addon_name(name)
+                    .send()
+                    .await
+                    .map_err(|error| self.service_error("eks", "DescribeAddon", region, error))
+            }
+        }))
+        .await;
+        let mut addons = Vec::new();
+        for answer in described {
+            if let Some(addon) = answer?.addon() {
+                addons.push(EksAddon {
+                    name: addon.addon_name().unwrap_or_default().to_owned(),
+                    version: addon.addon_version().unwrap_or_default().to_owned(),
+                    service_account_role_arn: addon.service_account_role_arn().map(str::to_owned),
+                    configuration_values: addon
+                        .configuration_values()
+                        .filter(|values| !values.is_empty())
+                        .map(str::to_owned),
+                    arn: addon.addon_arn().unwrap_or_default().to_owned(),
+                });
+            }
+        }
+        Ok(addons)
+    }
+
+    async fn access_entries(
+        &self,
+        region: &Region,
+        cluster: &str,
+    ) -> Result<Vec<EksAccessEntry>, AwsError> {
+        let eks = self.eks_client(region)?;
+        let pages = eks
+            .list_access_entries()
+            .cluster_name(cluster)
+            .into_paginator()
+            .send()
+            .collect::<Result<Vec<_>, _>>()
+            .await
+            .map_err(|error| self.service_error("eks", "ListAccessEntries", region, error))?;
+        let principals: Vec<String> = pages
+            .iter()
+            .flat_map(|page| page.access_entries().iter().cloned())
+            .collect();
+        let described = join_all(principals.iter().map(|principal| {
+            let eks = eks.clone();
+            async move {
+                let (entry, policies) = tokio::join!(
+                    eks.describe_access_entry()
+                        .cluster_name(cluster)
+                        .principal_arn(principal)
+                        .send(),
+                    eks.list_associated_access_policies()
+                        .cluster_name(cluster)
+                        .principal_arn(principal)
+                        .into_paginator()
+                        .send()
+                        .collect::<Result<Vec<_>, _>>(),
+                );
+                let entry = entry.map_err(|error| {
+                    self.service_error("eks", "DescribeAccessEntry", region, error)
+                })?;
+                let policies = policies.map_err(|error| {
+                    self.service_error("eks", "ListAssociatedAccessPolicies", region, error)
+                })?;
+                let Some(entry) = entry.access_entry() else {
+                    return Ok(None);
+                };
+                Ok::<_, AwsError>(Some(EksAccessEntry {
+                    principal_arn: principal.clone(),
+                    entry_type: entry.r#type().unwrap_or_default().to_owned(),
+                    kubernetes_groups: entry.kubernetes_groups().to_vec(),
+                    username: entry.username().unwrap_or_default().to_owned(),
+                    policies: policies
+                        .iter()
+                        .flat_map(|page| page.associated_access_policies())
+                        .map(|policy| EksAccessPolicy {
+                            policy_arn: policy.policy_arn().unwrap_or_default().to_owned(),
+                            scope: policy
+                                .access_scope()
+                                .and_then(|scope| scope.r#type())
+                                .map(|scope| scope.as_str().to_owned())
+                                .unwrap_or_default(),
+                            namespaces: policy
+                                .access_scope()
+                                .map(|scope| scope.namespaces().to_vec())
+                                .unwrap_or_default(),
+                        })
+                        .collect(),
+                }))
+            }
+        }))
+        .await;
+        let mut entries = Vec::new();
+        for answer in described {
+            entries.extend(answer?);
+        }
+        Ok(entries)
+    }
+
+    async fn pod_identity_associations(
+        &self,
+        region: &Region,
+        cluster: &str,
+    ) -> Result<Vec<EksPodIdentityAssociation>, AwsError> {
+        let eks = self.eks_client(region)?;
+        let pages = eks
+            .list_pod_identity_associations()
+            .cluster_name(cluster)
+            .into_paginator()
+            .send()
+            .collect::<Result<Vec<_>, _>>()
+            .await
+            .map_err(|error| {
+                self.service_error("eks", "ListPodIdentityAssociations", region, error)
+            })?;
+        let ids: Vec<String> = pages
+            .iter()
+            .flat_map(|page| page.associations())
+            .filter_map(|summary| summary.association_id().map(str::to_owned))
+            .collect();
+        let described = join_all(ids.iter().map(|id| {
+            let eks = eks.clone();
+            async move {
+                eks.describe_pod_identity_association()
+                    .cluster_name(cluster)
+                    .association_id(id)
+                    .send()
+                    .await
+                    .map_err(|error| {
+                        self.service_error("eks", "DescribePodIdentityAssociation", region, error)
+                    })
+            }
+        }))
+        .await;
+        let mut associations = Vec::new();
+        for answer in described {
+            if let Some(association) = answer?.association() {
+                associations.push(EksPodIdentityAssociation {
+                    namespace: association.namespace().unwrap_or_default().to_owned(),
+                    service_account: association.service_account().unwrap_or_default().to_owned(),
+                    role_arn: association.role_arn().unwrap_or_default().to_owned(),
+                    owner_arn: association.owner_arn().map(str::to_owned),
+                });
+            }
+        }
+        Ok(associations)
+    }
+
+    async fn running_subnets(
+        &self,
+        region: &Region,
+        vpc_id: &str,
+        ids: &[String],
+    ) -> Result<Vec<RunningSubnet>, AwsError> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let ec2 = self.client(region)?;
+        // By the VPC rather than by id: one id that no longer exists would fail the call.
+        let answer = ec2
+            .describe_subnets()
+            .filters(
+                aws_sdk_ec2::types::Filter::builder()
+                    .name("vpc-id")
+                    .values(vpc_id)
+                    .build(),
+            )
+            .send()
+            .await
+            .map_err(|error| self.service_error("ec2", "DescribeSubnets", region, error))?;
+        let by_id: BTreeMap<&str, RunningSubnet> = answer
+            .subnets()
+            .iter()
+            .filter_map(|subnet| {
+                let id = subnet.subnet_id()?;
+                let tag = |key: &str| {
+                    subnet
+                        .tags()
+                        .iter()
+                        .find(|tag| tag.key() == Some(key))
+                        .and_then(|tag| tag.value())
+                        .map(str::to_owned)
+                };
+                Some((
+                    id,
+                    RunningSubnet {
+                        id: id.to_owned(),
+                        availability_zone: subnet
+                            .availability_zone()
+                            .unwrap_or_default()
+                            .to_owned(),
+                        public: tag("kubernetes.io/role/elb").is_some()
+                            || (tag("kubernetes.io/role/internal-elb").is_none()
+                                && subnet.map_public_ip_on_launch() == Some(true)),
+                        eksctl_cluster: tag("alpha.eksctl.io/cluster-name"),
+                    },
+                ))
+            })
+            .collect();
+        // In the order asked: the cluster's subnets first, as EKS lists them.
+        Ok(ids
+            .iter()
+            .filter_map(|id| by_id.get(id.as_str()).cloned())
+            .collect())
+    }
+}

@@ -1,0 +1,127 @@
+//! `eks-studio read` and `eks-studio plan`: a running cluster read into a design (its
+//! bundle written out), and what a design would change on it.
+//!
+//! Exit codes of `read`: 0 read (things not read are listed), 2 the cluster could not be
+//! read. Of `plan`, as `diff`: 0 no changes, 1 changes, 3 a change the peers refuse,
+//! 2 a design or the cluster that cannot be read.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use shared::changes::read::{Reading, aligned, design_of};
+use shared::model::ids::Region;
+
+use crate::aws::{AwsOptions, LiveAws};
+use crate::cli::diff::{DiffFormat, design_at, plan_exit_code};
+use crate::cli::read::{terminal_safe, terminal_safe_lines};
+
+/// Which cluster, and how to reach AWS.
+pub struct ClusterArgs<'a> {
+    /// Its name.
+    pub cluster: &'a str,
+    /// Its region.
+    pub region: &'a str,
+    /// Another EC2 endpoint (an emulator).
+    pub ec2_endpoint: Option<String>,
+    /// Another EKS endpoint (an emulator).
+    pub eks_endpoint: Option<String>,
+}
+
+fn read_running(args: ClusterArgs<'_>) -> Result<Reading, String> {
+    let region = Region::parse(args.region.trim())
+        .map_err(|_| format!("`{}` is not a known AWS region", args.region))?;
+    let runtime = tokio::runtime::Runtime::new()
+        .map_err(|error| format!("cannot start the async runtime: {error}"))?;
+    let running = runtime.block_on(async {
+        let aws = LiveAws::from_default_chain(AwsOptions::from_environment(
+            args.ec2_endpoint,
+            args.eks_endpoint,
+        ))
+        .await;
+        aws.running_cluster(&region, args.cluster).await
+    });
+    let running =
+        running.map_err(|error| format!("cannot read cluster {}: {error}", args.cluster))?;
+    design_of(&running).map_err(|error| format!("the cluster read does not import: {error}"))
+}
+
+/// `eks-studio read`: the bundle of the running cluster's design into `out` (or its
+/// `cluster.yaml` on standard output), and what was not read.
+pub fn read(args: ClusterArgs<'_>, out: Option<&Path>) -> ExitCode {
+    let reading = match read_running(args) {
+        Ok(reading) => reading,
+        Err(message) => {
+            eprintln!("error: {}", terminal_safe(&message));
+            return ExitCode::from(2);
+        }
+    };
+    match out {
+        Some(out) => {
+            let written = crate::cli::render::write_bundle(&reading.spec, out);
+            if written != ExitCode::SUCCESS {
+                return written;
+            }
+        }
+        None => match shared::documents::render::render_cluster_yaml(&reading.spec) {
+            Ok(yaml) => print!("{}", terminal_safe_lines(&yaml)),
+            Err(error) => {
+                eprintln!("error: {error}");
+                return ExitCode::from(2);
+            }
+        },
+    }
+    for gap in &reading.not_read {
+        eprintln!(
+            "not read: {}: {}",
+            terminal_safe(&gap.what),
+            terminal_safe(&gap.why)
+        );
+    }
+    ExitCode::SUCCESS
+}
+
+/// `eks-studio plan`: what the design at `design` would change on the running cluster.
+pub fn plan(design: &Path, args: ClusterArgs<'_>, format: DiffFormat, max_bytes: u64) -> ExitCode {
+    let after = match design_at(design, max_bytes) {
+        Ok(after) => after,
+        Err(message) => {
+            eprintln!("error: {}", terminal_safe(&message));
+            return ExitCode::from(2);
+        }
+    };
+    let reading = match read_running(args) {
+        Ok(reading) => reading,
+        Err(message) => {
+            eprintln!("error: {}", terminal_safe(&message));
+            return ExitCode::from(2);
+        }
+    };
+    let (before, not_compared) = aligned(&reading.spec, &after);
+    let plan = shared::changes::diff(&before, &after);
+    match format {
+        DiffFormat::Human => {
+            print!("{}", terminal_safe_lines(&shared::changes::human(&plan)));
+            for what in &not_compared {
+                println!("not compared: {}", terminal_safe(what));
+            }
+            for gap in &reading.not_read {
+                println!(
+                    "not read: {}: {}",
+                    terminal_safe(&gap.what),
+                    terminal_safe(&gap.why)
+                );
+            }
+        }
+        DiffFormat::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(&serde_json::json!({
+                "changes": plan.changes,
+                "findings": plan.findings,
+                "not_compared": not_compared,
+                "not_read": reading.not_read,
+            }))
+            .expect("a plan serialises to JSON")
+        ),
+    }
+    plan_exit_code(&plan)
+}

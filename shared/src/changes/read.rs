@@ -1,0 +1,774 @@
+//! A running cluster read back into a design: EKS's and EC2's answers are written as the
+//! `ClusterConfig` eksctl would have been given, then imported like any file, so what the
+//! studio does not model is kept the way import keeps it.
+//!
+//! What eksctl wrote that EKS does not hold (IAM policies of node roles, bootstrap
+//! commands, volume sizes), and what lives inside the cluster (Karpenter's objects, Auto
+//! Mode's own pools), is listed as not read, never guessed. For a plan, [`aligned`] takes
+//! those from the design being planned and says so: they are not compared.
+//!
+//! Reverse mappings, each from the peer's source: eksctl's tags and labels
+//! (`pkg/apis/eksctl.io/v1alpha5/types.go`: `alpha.eksctl.io/cluster-name`,
+//! `alpha.eksctl.io/nodegroup-name`, `alpha.eksctl.io/cluster-oidc-enabled`); its AMI
+//! types (`amitype.go`, `GetAMIType`); its subnet tags (`kubernetes.io/role/elb` on the
+//! public subnets it makes); its defaults (`defaults.go`: `AmazonLinux2023`,
+//! `API_AND_CONFIG_MAP`; access entries of type `STANDARD`).
+
+use std::collections::BTreeMap;
+
+use yaml_serde::{Mapping, Value};
+
+use crate::model::spec::{GroupPlacement, Network, Spec};
+use crate::upstream::eks::{EksNodegroup, NotRead, RunningCluster};
+
+/// A running cluster as a design, with what could not be read.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Reading {
+    /// The design.
+    pub spec: Spec,
+    /// The `ClusterConfig` it was imported from, as eksctl would read it.
+    pub cluster_config: Value,
+    /// Everything not read, by name, with why.
+    pub not_read: Vec<NotRead>,
+}
+
+/// Tag and label prefixes eksctl and AWS put on what they make; not the user's.
+const MADE_BY_THE_PEERS: &[&str] = &["alpha.eksctl.io/", "eksctl.cluster.k8s.io/", "aws:"];
+
+fn users_own(tags: &BTreeMap<String, String>) -> Mapping {
+    tags.iter()
+        .filter(|(key, _)| {
+            !MADE_BY_THE_PEERS
+                .iter()
+                .any(|prefix| key.starts_with(prefix))
+        })
+        .map(|(key, value)| (Value::from(key.as_str()), Value::from(value.as_str())))
+        .collect()
+}
+
+fn strings(items: impl IntoIterator<Item = impl Into<String>>) -> Value {
+    Value::Sequence(
+        items
+            .into_iter()
+            .map(|item| Value::String(item.into()))
+            .collect(),
+    )
+}
+
+fn put(mapping: &mut Mapping, key: &str, value: impl Into<Value>) {
+    mapping.insert(Value::from(key), value.into());
+}
+
+/// eksctl's `amiFamily` for an EKS AMI type; `None` for eksctl's default
+/// (`AmazonLinux2023`), `Err` for a custom AMI.
+fn ami_family(ami_type: &str) -> Result<Option<&'static str>, ()> {
+    Ok(match ami_type {
+        "" => None,
+        t if t.starts_with("AL2023_") => None,
+        t if t.starts_with("AL2_") => Some("AmazonLinux2"),
+        t if t.starts_with("BOTTLEROCKET_") => Some("Bottlerocket"),
+        "WINDOWS_CORE_2019_x86_64" => Some("WindowsServer2019CoreContainer"),
+        "WINDOWS_FULL_2019_x86_64" => Some("WindowsServer2019FullContainer"),
+        "WINDOWS_CORE_2022_x86_64" => Some("WindowsServer2022CoreContainer"),
+        "WINDOWS_FULL_2022_x86_64" => Some("WindowsServer2022FullContainer"),
+        _ => return Err(()),
+    })
+}
+
+fn taint_effect(effect: &str) -> &str {
+    match effect {
+        "NO_SCHEDULE" => "NoSchedule",
+        "NO_EXECUTE" => "NoExecute",
+        "PREFER_NO_SCHEDULE" => "PreferNoSchedule",
+        other => other,
+    }
+}
+
+/// What eksctl wrote into every managed group that EKS and the launch template do not
+/// hold, so a read cannot see it.
+const GROUP_KEYS_NOT_HELD: &str = "iam (the node role's policies are IAM's), overrideBootstrapCommand and preBootstrapCommands (the launch template's user data), instancePrefix, volumeSize";
+
+/// The design of a running cluster.
+pub fn design_of(running: &RunningCluster) -> Result<Reading, String> {
+    let mut not_read = running.not_read.clone();
+    let cluster = &running.cluster;
+    let zone_of: BTreeMap<&str, &str> = running
+        .subnets
+        .iter()
+        .map(|subnet| (subnet.id.as_str(), subnet.availability_zone.as_str()))
+        .collect();
+    let public_of: BTreeMap<&str, bool> = running
+        .subnets
+        .iter()
+        .map(|subnet| (subnet.id.as_str(), subnet.public))
+        .collect();
+    let cluster_subnets: Vec<_> = running
+        .subnets
+        .iter()
+        .filter(|subnet| cluster.subnet_ids.contains(&subnet.id))
+        .collect();
+    // eksctl made the VPC when it made every one of the cluster's subnets.
+    let eksctl_vpc = !cluster_subnets.is_empty()
+        && cluster_subnets
+            .iter()
+            .all(|subnet| subnet.eksctl_cluster.as_deref() == Some(cluster.name.as_str()));
+    let mut zones: Vec<&str> = Vec::new();
+    for id in &cluster.subnet_ids {
+        if let Some(zone) = zone_of.get(id.as_str())
+            && !zones.contains(zone)
+        {
+            zones.push(zone);
+        }
+    }
+
+    let mut document = Mapping::new();
+    put(
+        &mut document,
+        "apiVersion",
+        crate::upstream::eksctl::API_VERSION,
+    );
+    put(&mut document, "kind", "ClusterConfig");
+    let mut metadata = Mapping::new();
+    put(&mut metadata, "name", cluster.name.as_str());
+    put(&mut metadata, "region", running.region.as_str());
+    if !cluster.version.is_empty() {
+        put(&mut metadata, "version", cluster.version.as_str());
+    }
+    let tags = users_own(&cluster.tags);
+    if !tags.is_empty() {
+        put(&mut metadata, "tags", Value::Mapping(tags));
+    }
+    put(&mut document, "metadata", Value::Mapping(metadata));
+
+    if eksctl_vpc {
+        put(
+            &mut document,
+            "availabilityZones",
+            strings(zones.iter().copied()),
+        );
+    } else {
+        let mut vpc = Mapping::new();
+        put(&mut vpc, "id", cluster.vpc_id.as_str());
+        let mut subnets = Mapping::new();
+        for (kind, public) in [("public", true), ("private", false)] {
+            let mut by_name = Mapping::new();
+            for subnet in cluster_subnets
+                .iter()
+                .filter(|subnet| subnet.public == public)
+            {
+                let mut entry = Mapping::new();
+                put(&mut entry, "id", subnet.id.as_str());
+                // Keyed by zone as eksctl's own examples are; a second subnet of a zone
+                // goes by its id.
+                let key = if by_name.contains_key(subnet.availability_zone.as_str()) {
+                    subnet.id.as_str()
+                } else {
+                    subnet.availability_zone.as_str()
+                };
+                put(&mut by_name, key, Value::Mapping(entry));
+            }
+            if !by_name.is_empty() {
+                put(&mut subnets, kind, Value::Mapping(by_name));
+            }
+        }
+        put(&mut vpc, "subnets", Value::Mapping(subnets));
+        put(&mut document, "vpc", Value::Mapping(vpc));
+    }
+
+    let mut iam = Mapping::new();
+    match cluster.tags.get("alpha.eksctl.io/cluster-oidc-enabled") {
+        Some(enabled) if enabled == "true" => put(&mut iam, "withOIDC", true),
+        Some(_) => {}
+        None => not_read.push(NotRead {
+            what: "iam.withOIDC".into(),
+            why: "the cluster has no eksctl tag saying whether an IAM OIDC provider is associated, and IAM is not read".into(),
+        }),
+    }
+    let associations: Vec<Value> = running
+        .pod_identity_associations
+        .iter()
+        .filter(|association| association.owner_arn.is_none())
+        .map(|association| {
+            let mut entry = Mapping::new();
+            put(&mut entry, "namespace", association.namespace.as_str());
+            put(
+                &mut entry,
+                "serviceAccountName",
+                association.service_account.as_str(),
+            );
+            put(&mut entry, "roleARN", association.role_arn.as_str());
+            Value::Mapping(entry)
+        })
+        .collect();
+    if !associations.is_empty() {
+        put(
+            &mut iam,
+            "podIdentityAssociations",
+            Value::Sequence(associations),
+        );
+    }
+    if !iam.is_empty() {
+        put(&mut document, "iam", Value::Mapping(iam));
+    }
+
+    let groups: Vec<Value> = running
+        .node_groups
+        .iter()
+        .map(|group| {
+            managed_group(
+                group,
+                &zones,
+                &cluster_subnets
+                    .iter()
+                    .map(|subnet| subnet.id.as_str())
+                    .collect::<Vec<_>>(),
+                &zone_of,
+                &public_of,
+                eksctl_vpc,
+                &mut not_read,
+            )
+        })
+        .collect();
+    if !groups.is_empty() {
+        put(&mut document, "managedNodeGroups", Value::Sequence(groups));
+        not_read.push(NotRead {
+            what: "every managed node group: iam, overrideBootstrapCommand, preBootstrapCommands, instancePrefix, volumeSize".into(),
+            why: format!("EKS does not hold what eksctl wrote there: {GROUP_KEYS_NOT_HELD}"),
+        });
+    }
+
+    let addons: Vec<Value> = running
+        .addons
+        .iter()
+        .map(|addon| {
+            let mut entry = Mapping::new();
+            put(&mut entry, "name", addon.name.as_str());
+            if !addon.version.is_empty() {
+                put(&mut entry, "version", addon.version.as_str());
+            }
+            if let Some(role) = &addon.service_account_role_arn {
+                put(&mut entry, "serviceAccountRoleARN", role.as_str());
+            }
+            if let Some(values) = &addon.configuration_values {
+                put(&mut entry, "configurationValues", values.as_str());
+            }
+            let own: Vec<Value> = running
+                .pod_identity_associations
+                .iter()
+                .filter(|association| association.owner_arn.as_deref() == Some(addon.arn.as_str()))
+                .map(|association| {
+                    let mut item = Mapping::new();
+                    put(
+                        &mut item,
+                        "serviceAccountName",
+                        association.service_account.as_str(),
+                    );
+                    put(&mut item, "roleARN", association.role_arn.as_str());
+                    Value::Mapping(item)
+                })
+                .collect();
+            if !own.is_empty() {
+                put(&mut entry, "podIdentityAssociations", Value::Sequence(own));
+            }
+            Value::Mapping(entry)
+        })
+        .collect();
+    if !addons.is_empty() {
+        put(&mut document, "addons", Value::Sequence(addons));
+    }
+
+    let node_roles: Vec<&str> = running
+        .node_groups
+        .iter()
+        .map(|group| group.node_role.as_str())
+        .chain(cluster.auto_mode_node_role_arn.as_deref())
+        .collect();
+    let entries: Vec<Value> = running
+        .access_entries
+        .iter()
+        // EKS makes an entry for each managed group's and Auto Mode's node role itself.
+        .filter(|entry| {
+            !(entry.entry_type.starts_with("EC2")
+                && node_roles.contains(&entry.principal_arn.as_str()))
+        })
+        .map(|entry| {
+            let mut item = Mapping::new();
+            put(&mut item, "principalARN", entry.principal_arn.as_str());
+            if !entry.entry_type.is_empty() && entry.entry_type != "STANDARD" {
+                put(&mut item, "type", entry.entry_type.as_str());
+            }
+            if !entry.kubernetes_groups.is_empty() {
+                put(
+                    &mut item,
+                    "kubernetesGroups",
+                    strings(entry.kubernetes_groups.iter().cloned()),
+                );
+            }
+            if !entry.username.is_empty()
+                && entry.username != default_username(&entry.principal_arn)
+            {
+                put(&mut item, "kubernetesUsername", entry.username.as_str());
+            }
+            let policies: Vec<Value> = entry
+                .policies
+                .iter()
+                .map(|policy| {
+                    let mut scope = Mapping::new();
+                    put(&mut scope, "type", policy.scope.as_str());
+                    if !policy.namespaces.is_empty() {
+                        put(
+                            &mut scope,
+                            "namespaces",
+                            strings(policy.namespaces.iter().cloned()),
+                        );
+                    }
+                    let mut item = Mapping::new();
+                    put(&mut item, "policyARN", policy.policy_arn.as_str());
+                    put(&mut item, "accessScope", Value::Mapping(scope));
+                    Value::Mapping(item)
+                })
+                .collect();
+            if !policies.is_empty() {
+                put(&mut item, "accessPolicies", Value::Sequence(policies));
+            }
+            Value::Mapping(item)
+        })
+        .collect();
+    let mut access = Mapping::new();
+    if let Some(mode) = &cluster.authentication_mode
+        && mode != "API_AND_CONFIG_MAP"
+    {
+        put(&mut access, "authenticationMode", mode.as_str());
+    }
+    if !entries.is_empty() {
+        put(&mut access, "accessEntries", Value::Sequence(entries));
+    }
+    if !access.is_empty() {
+        put(&mut document, "accessConfig", Value::Mapping(access));
+    }
+
+    if cluster.auto_mode {
+        let mut auto_mode = Mapping::new();
+        put(&mut auto_mode, "enabled", true);
+        if let Some(role) = &cluster.auto_mode_node_role_arn {
+            put(&mut auto_mode, "nodeRoleARN", role.as_str());
+        }
+        put(
+            &mut auto_mode,
+            "nodePools",
+            strings(cluster.auto_mode_node_pools.iter().cloned()),
+        );
+        put(&mut document, "autoModeConfig", Value::Mapping(auto_mode));
+        not_read.push(NotRead {
+            what: "EKS Auto Mode's own NodePools and NodeClasses".into(),
+            why: "they are objects inside the cluster; reading them needs kubectl, which this read does not run yet".into(),
+        });
+    }
+    not_read.push(NotRead {
+        what: "Karpenter's NodePools, EC2NodeClasses and NodeOverlays".into(),
+        why: "they are objects inside the cluster; reading them needs kubectl, which this read does not run yet".into(),
+    });
+
+    let cluster_config = Value::Mapping(document);
+    let spec = crate::documents::import::import_cluster_config(&cluster_config)
+        .map_err(|error| format!("{}: {}", error.path, error.message))?;
+    Ok(Reading {
+        spec,
+        cluster_config,
+        not_read,
+    })
+}
+
+/// The user name EKS gives an access entry made without one (EKS API reference,
+/// `CreateAccessEntry`, `username`): an IAM role's assumed-role session, or the user.
+fn default_username(principal_arn: &str) -> String {
+    match principal_arn.split_once(":role/") {
+        Some((head, role)) => {
+            let account = head.rsplit(':').next().unwrap_or_default();
+            let partition = head.split(':').nth(1).unwrap_or("aws");
+            let name = role.rsplit('/').next().unwrap_or(role);
+            format!("arn:{partition}:sts::{account}:assumed-role/{name}/{{{{SessionName}}}}")
+        }
+        None => principal_arn.to_owned(),
+    }
+}
+
+fn managed_group(
+    group: &EksNodegroup,
+    cluster_zones: &[&str],
+    cluster_subnets: &[&str],
+    zone_of: &BTreeMap<&str, &str>,
+    public_of: &BTreeMap<&str, bool>,
+    eksctl_vpc: bool,
+    not_read: &mut Vec<NotRead>,
+) -> Value {
+    let mut entry = Mapping::new();
+    put(&mut entry, "name", group.name.as_str());
+    match group.instance_types.as_slice() {
+        [one] => put(&mut entry, "instanceType", one.as_str()),
+        [] => {}
+        many => put(&mut entry, "instanceTypes", strings(many.iter().cloned())),
+    }
+    match ami_family(&group.ami_type) {
+        Ok(Some(family)) => put(&mut entry, "amiFamily", family),
+        Ok(None) => {}
+        Err(()) => {
+            let image = group
+                .launch_template
+                .as_ref()
+                .and_then(|facts| facts.image_id.as_deref());
+            if let Some(image) = image {
+                put(&mut entry, "ami", image);
+            }
+            not_read.push(NotRead {
+                what: format!("node group {}: amiFamily", group.name),
+                why: format!(
+                    "its AMI type is {}: a custom AMI{}, whose family only eksctl's config said",
+                    group.ami_type,
+                    image.map(|image| format!(" ({image})")).unwrap_or_default()
+                ),
+            });
+        }
+    }
+    let private = !group.subnets.is_empty()
+        && group
+            .subnets
+            .iter()
+            .all(|subnet| public_of.get(subnet.as_str()) == Some(&false));
+    if private {
+        put(&mut entry, "privateNetworking", true);
+    }
+    let facts = group.launch_template.clone().unwrap_or_default();
+    if facts.efa {
+        put(&mut entry, "efaEnabled", true);
+    }
+    put(&mut entry, "minSize", group.min_size);
+    put(&mut entry, "desiredCapacity", group.desired_size);
+    put(&mut entry, "maxSize", group.max_size);
+    let same_kind: Vec<&str> = cluster_subnets
+        .iter()
+        .copied()
+        .filter(|subnet| public_of.get(subnet) == Some(&!private))
+        .collect();
+    let everywhere = {
+        let mut theirs: Vec<&str> = group.subnets.iter().map(String::as_str).collect();
+        let mut all = same_kind.clone();
+        theirs.sort_unstable();
+        all.sort_unstable();
+        theirs == all
+    };
+    if !everywhere && !group.subnets.is_empty() {
+        if eksctl_vpc {
+            let zones: Vec<&str> = cluster_zones
+                .iter()
+                .copied()
+                .filter(|zone| {
+                    group
+                        .subnets
+                        .iter()
+                        .any(|subnet| zone_of.get(subnet.as_str()) == Some(zone))
+                })
+                .collect();
+            put(&mut entry, "availabilityZones", strings(zones));
+        } else {
+            put(
+                &mut entry,
+                "subnets",
+                strings(group.subnets.iter().cloned()),
+            );
+        }
+    }
+    match group.capacity_type.as_str() {
+        "SPOT" => put(&mut entry, "spot", true),
+        "CAPACITY_BLOCK" if facts.market_type.is_none() => {
+            let mut market = Mapping::new();
+            put(&mut market, "marketType", "capacity-block");
+            put(&mut entry, "instanceMarketOptions", Value::Mapping(market));
+        }
+        _ => {}
+    }
+    if let Some(market_type) = &facts.market_type {
+        let mut market = Mapping::new();
+        put(&mut market, "marketType", market_type.as_str());
+        put(&mut entry, "instanceMarketOptions", Value::Mapping(market));
+    }
+    if let Some(reservation) = &facts.capacity_reservation_id {
+        let mut target = Mapping::new();
+        put(&mut target, "capacityReservationID", reservation.as_str());
+        let mut outer = Mapping::new();
+        put(
+            &mut outer,
+            "capacityReservationTarget",
+            Value::Mapping(target),
+        );
+        put(&mut entry, "capacityReservation", Value::Mapping(outer));
+    }
+    if let Some(placement_group) = &facts.placement_group {
+        let mut placement = Mapping::new();
+        put(&mut placement, "groupName", placement_group.as_str());
+        put(&mut entry, "placement", Value::Mapping(placement));
+    }
+    let labels: Mapping = group
+        .labels
+        .iter()
+        .filter(|(key, _)| !key.starts_with("alpha.eksctl.io/"))
+        .map(|(key, value)| (Value::from(key.as_str()), Value::from(value.as_str())))
+        .collect();
+    if !labels.is_empty() {
+        put(&mut entry, "labels", Value::Mapping(labels));
+    }
+    let taints: Vec<Value> = group
+        .taints
+        .iter()
+        .map(|taint| {
+            let mut item = Mapping::new();
+            put(&mut item, "key", taint.key.as_str());
+            if let Some(value) = taint.value.as_deref().filter(|value| !value.is_empty()) {
+                put(&mut item, "value", value);
+            }
+            put(&mut item, "effect", taint_effect(&taint.effect));
+            Value::Mapping(item)
+        })
+        .collect();
+    if !taints.is_empty() {
+        put(&mut entry, "taints", Value::Sequence(taints));
+    }
+    if group.node_repair == Some(true) {
+        let mut repair = Mapping::new();
+        put(&mut repair, "enabled", true);
+        put(&mut entry, "nodeRepairConfig", Value::Mapping(repair));
+    }
+    let tags = users_own(&group.tags);
+    if !tags.is_empty() {
+        put(&mut entry, "tags", Value::Mapping(tags));
+    }
+    if group.launch_template.is_none() {
+        not_read.push(NotRead {
+            what: format!(
+                "node group {}: efaEnabled, capacityReservation, placement",
+                group.name
+            ),
+            why: "its launch template was not read".into(),
+        });
+    }
+    Value::Mapping(entry)
+}
+
+/// Where a group's nodes may go, as subnet ids (an existing VPC) or zones (eksctl's VPC),
+/// sorted: the design's names for subnets resolved, "the cluster's" spelled out.
+fn places(spec: &Spec, group: &crate::model::spec::NodeGroup) -> Vec<String> {
+    let mut places: Vec<String> = match (&spec.network, &group.placement) {
+        (
+            Network::ExistingVpc {
+                public_subnets,
+                private_subnets,
+                ..
+            },
+            placement,
+        ) => {
+            let of_kind = if group.private_networking {
+                private_subnets
+            } else {
+                public_subnets
+            };
+            let id_of = |name: &str| {
+                public_subnets
+                    .iter()
+                    .chain(private_subnets)
+                    .find(|subnet| subnet.name == name)
+                    .map_or_else(|| name.to_owned(), |subnet| subnet.id.clone())
+            };
+            match placement {
+                GroupPlacement::Subnets { subnets } => {
+                    subnets.iter().map(|subnet| id_of(subnet)).collect()
+                }
+                GroupPlacement::Cluster => of_kind.iter().map(|subnet| subnet.id.clone()).collect(),
+                GroupPlacement::AvailabilityZones { availability_zones } => of_kind
+                    .iter()
+                    .filter(|subnet| {
+                        subnet
+                            .availability_zone
+                            .as_ref()
+                            .is_some_and(|zone| availability_zones.contains(zone))
+                    })
+                    .map(|subnet| subnet.id.clone())
+                    .collect(),
+            }
+        }
+        (Network::NewVpc { availability_zones }, GroupPlacement::Cluster) => {
+            availability_zones.clone()
+        }
+        (_, GroupPlacement::AvailabilityZones { availability_zones }) => availability_zones.clone(),
+        (_, GroupPlacement::Subnets { subnets }) => subnets.clone(),
+    };
+    places.sort();
+    places.dedup();
+    places
+}
+
+/// The read design made comparable with `design`, the one being planned: what a read
+/// cannot see is taken from the design (and listed, as not compared), and names only the
+/// design knows (an existing VPC's subnet names) replace the ids they stand for.
+pub fn aligned(read: &Spec, design: &Spec) -> (Spec, Vec<String>) {
+    let mut spec = read.clone();
+    let mut not_compared = Vec::new();
+    // Subnet names: the design's name for each id the cluster uses.
+    if let (
+        Network::ExistingVpc {
+            public_subnets: read_public,
+            private_subnets: read_private,
+            ..
+        },
+        Network::ExistingVpc {
+            public_subnets,
+            private_subnets,
+            ..
+        },
+    ) = (&mut spec.network, &design.network)
+    {
+        let names: BTreeMap<&str, &str> = public_subnets
+            .iter()
+            .chain(private_subnets)
+            .map(|subnet| (subnet.id.as_str(), subnet.name.as_str()))
+            .collect();
+        for subnet in read_public.iter_mut().chain(read_private.iter_mut()) {
+            if let Some(name) = names.get(subnet.id.as_str()) {
+                subnet.name = (*name).to_owned();
+            }
+        }
+    }
+    // A group's placement in the design's words when it is the same place: the subnets
+    // named or left to eksctl, the zones listed or all of them.
+    for group in &mut spec.node_groups {
+        if let Some(planned) = design
+            .node_groups
+            .iter()
+            .find(|planned| planned.name == group.name)
+            && planned.private_networking == group.private_networking
+            && places(design, planned) == places(read, group)
+        {
+            group.placement = planned.placement.clone();
+        }
+    }
+    // eksctl picks the zones of a new VPC when the design names none.
+    if let (Network::NewVpc { .. }, Network::NewVpc { availability_zones }) =
+        (&spec.network, &design.network)
+        && availability_zones.is_empty()
+    {
+        spec.network = design.network.clone();
+    }
+    for group in &mut spec.node_groups {
+        let Some(planned) = design
+            .node_groups
+            .iter()
+            .find(|planned| planned.name == group.name)
+        else {
+            continue;
+        };
+        group.addon_policies = planned.addon_policies.clone();
+        // A custom AMI's family is eksctl's to know (it picks the bootstrap format by it).
+        if group.ami_family.is_none() && group.extra.contains_key("ami") {
+            group.ami_family = planned.ami_family.clone();
+        }
+        group.instance_prefix = planned.instance_prefix.clone();
+        for key in [
+            "iam",
+            "overrideBootstrapCommand",
+            "preBootstrapCommands",
+            "volumeSize",
+            "volumeType",
+            "ssh",
+        ] {
+            group.extra.remove(key);
+            if let Some(value) = planned.extra.get(key) {
+                group.extra.insert(Value::from(key), value.clone());
+            }
+        }
+        // The bootstrap NodeConfig the studio writes for NVMe is a modelled field.
+        group.local_nvme_raid0 = planned.local_nvme_raid0;
+        not_compared.push(format!(
+            "node group {}: iam, bootstrap commands, instancePrefix, volumes (EKS does not hold them)",
+            group.name
+        ));
+    }
+    // Add-on versions a design leaves to eksctl ("latest", none) resolve at creation.
+    for addon in &mut spec.addons {
+        let Some(planned) = design
+            .addons
+            .iter()
+            .find(|planned| planned.name == addon.name)
+        else {
+            continue;
+        };
+        let planned_version = planned.extra.get("version").and_then(Value::as_str);
+        if matches!(planned_version, None | Some("latest" | "default")) {
+            addon.extra.remove("version");
+            if let Some(version) = planned.extra.get("version") {
+                addon.extra.insert(Value::from("version"), version.clone());
+            }
+        }
+        // How conflicts are resolved and which policies eksctl attaches are said at
+        // creation and in IAM; EKS does not hold them.
+        for key in [
+            "resolveConflicts",
+            "attachPolicyARNs",
+            "attachPolicy",
+            "wellKnownPolicies",
+            "tags",
+        ] {
+            addon.extra.remove(key);
+            if let Some(value) = planned.extra.get(key) {
+                addon.extra.insert(Value::from(key), value.clone());
+            }
+        }
+        addon.resolve_conflicts = planned.resolve_conflicts.clone();
+        addon.attach_policy_arns = planned.attach_policy_arns.clone();
+        // Roles eksctl made for the design's permission policies are IAM's to compare.
+        for association in &mut addon.pod_identity_associations {
+            if let Some(own) = planned
+                .pod_identity_associations
+                .iter()
+                .find(|own| own.service_account_name == association.service_account_name)
+                && !own.extra.contains_key("roleARN")
+            {
+                *association = own.clone();
+            }
+        }
+    }
+    for association in &mut spec.cluster.pod_identity_associations {
+        if let Some(own) = design.cluster.pod_identity_associations.iter().find(|own| {
+            own.service_account_name == association.service_account_name
+                && own.namespace == association.namespace
+        }) && !own.extra.contains_key("roleARN")
+        {
+            *association = own.clone();
+        }
+    }
+    // Auto Mode's pools and node role left to eksctl: its defaults, as EKS reports them.
+    if let (Some(read_mode), Some(planned)) =
+        (&mut spec.cluster.auto_mode, &design.cluster.auto_mode)
+    {
+        let defaults = ["general-purpose".to_owned(), "system".to_owned()];
+        if planned.node_pools.is_none()
+            && read_mode
+                .node_pools
+                .as_deref()
+                .is_none_or(|pools| pools == defaults)
+        {
+            read_mode.node_pools = None;
+        }
+        if planned.node_role_arn.is_empty() {
+            read_mode.node_role_arn.clear();
+            not_compared
+                .push("Auto Mode's node role (eksctl makes it; the design names none)".into());
+        }
+    }
+    // Objects inside the cluster are not read yet: the design's stand.
+    spec.karpenter = design.karpenter.clone();
+    spec.auto_mode_pools = design.auto_mode_pools.clone();
+    spec.storage = design.storage.clone();
+    if design.karpenter.is_some() {
+        not_compared.push("Karpenter's objects (not read from the cluster yet)".into());
+    }
+    (spec, not_compared)
+}
