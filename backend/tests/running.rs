@@ -323,3 +323,112 @@ fn the_iam_policy_in_the_docs_names_every_call_a_read_makes() {
         );
     }
 }
+
+async fn post_json(
+    router: &axum::Router,
+    uri: &str,
+    body: &serde_json::Value,
+) -> (axum::http::StatusCode, serde_json::Value) {
+    use http_body_util::BodyExt;
+    use tower::ServiceExt;
+    let response = router
+        .clone()
+        .oneshot(
+            axum::http::Request::builder()
+                .method("POST")
+                .uri(uri)
+                .header("content-type", "application/json")
+                .body(axum::body::Body::from(body.to_string()))
+                .unwrap(),
+        )
+        .await
+        .unwrap();
+    let status = response.status();
+    let bytes = response.into_body().collect().await.unwrap().to_bytes();
+    let value = serde_json::from_slice(&bytes)
+        .unwrap_or_else(|error| panic!("{uri} answered {bytes:?}: {error}"));
+    (status, value)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_api_lists_reads_and_plans_against_a_running_cluster() {
+    let emulator = Emulator::start();
+    let dir = temp_dir("api");
+    let (file, cluster) = filled_template(&emulator, "p4de-odcr", &dir);
+    eksctl_create(&emulator, &file);
+    let router = backend::app(backend::AppState {
+        aws: emulator.live_aws().await,
+        ..backend::AppState::default()
+    });
+
+    let (status, listed) = post_json(
+        &router,
+        "/api/clusters",
+        &serde_json::json!({"region": REGION}),
+    )
+    .await;
+    assert_eq!(status, 200, "{listed}");
+    assert_eq!(listed["clusters"], serde_json::json!([cluster]));
+
+    let (status, read) = post_json(
+        &router,
+        "/api/clusters/read",
+        &serde_json::json!({"region": REGION, "cluster": cluster}),
+    )
+    .await;
+    assert_eq!(status, 200, "{read}");
+    let groups = read["spec"]["node_groups"].as_array().unwrap();
+    let gpu = groups
+        .iter()
+        .find(|group| group["name"] == "p4de-odcr")
+        .expect("the reserved group is read");
+    assert_eq!(gpu["efa_enabled"], true);
+    assert!(
+        gpu["capacity"].to_string().contains("cr-0123456789abcdef0"),
+        "the reservation is read from the launch template: {gpu}"
+    );
+    assert!(!read["not_read"].as_array().unwrap().is_empty());
+
+    // The design as the page holds it, one group scaled: one update, no disruption.
+    let mut design: serde_json::Value = serde_json::from_str(
+        &shared::lint::parse_yaml_file(&std::fs::read_to_string(&file).unwrap())
+            .unwrap()
+            .spec
+            .to_json(),
+    )
+    .unwrap();
+    for group in design["node_groups"].as_array_mut().unwrap() {
+        if group["name"] == "p4de-odcr" {
+            group["desired_capacity"] = 1.into();
+        }
+    }
+    let (status, plan) = post_json(
+        &router,
+        "/api/plan",
+        &serde_json::json!({"region": REGION, "cluster": cluster, "spec": design}),
+    )
+    .await;
+    assert_eq!(status, 200, "{plan}");
+    assert_eq!(plan["changes"].as_array().unwrap().len(), 1, "{plan}");
+    assert_eq!(plan["changes"][0]["action"], "update");
+    assert_eq!(
+        plan["changes"][0]["disruptive"], true,
+        "scaling in drains a node: {plan}"
+    );
+    assert!(plan["not_compared"].as_array().is_some());
+
+    let (status, missing) = post_json(
+        &router,
+        "/api/clusters/read",
+        &serde_json::json!({"region": REGION, "cluster": "nowhere"}),
+    )
+    .await;
+    assert_eq!(status, 404, "{missing}");
+    let (status, bad) = post_json(
+        &router,
+        "/api/clusters/read",
+        &serde_json::json!({"region": "mars-1", "cluster": "x"}),
+    )
+    .await;
+    assert_eq!(status, 422, "{bad}");
+}

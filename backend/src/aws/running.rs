@@ -7,6 +7,7 @@
 use std::collections::BTreeMap;
 
 use futures_util::future::join_all;
+use shared::changes::read::{Reading, design_of};
 use shared::model::ids::Region;
 use shared::upstream::eks::{
     EksAccessEntry, EksAccessPolicy, EksAddon, EksCluster, EksNodegroup, EksPodIdentityAssociation,
@@ -40,6 +41,17 @@ fn not_read(what: impl Into<String>, error: &AwsError) -> NotRead {
 }
 
 impl LiveAws {
+    /// The running cluster `name` as a design, with what could not be read. `Err` when
+    /// the cluster itself cannot be read; a design that does not import (it cannot, from
+    /// answers EKS gives) is `Failed`.
+    pub async fn read_design(&self, region: &Region, name: &str) -> Result<Reading, AwsError> {
+        let running = self.running_cluster(region, name).await?;
+        design_of(&running).map_err(|detail| AwsError::Failed {
+            call: "DescribeCluster",
+            detail: format!("the cluster read does not import: {detail}"),
+        })
+    }
+
     /// The names of the region's clusters (ListClusters).
     pub async fn cluster_names(&self, region: &Region) -> Result<Vec<String>, AwsError> {
         const CALL: &str = "ListClusters";

@@ -8,7 +8,7 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use shared::changes::read::{Reading, aligned, design_of};
+use shared::changes::read::{Reading, plan_against};
 use shared::model::ids::Region;
 
 use crate::aws::{AwsOptions, LiveAws};
@@ -32,17 +32,16 @@ fn read_running(args: ClusterArgs<'_>) -> Result<Reading, String> {
         .map_err(|_| format!("`{}` is not a known AWS region", args.region))?;
     let runtime = tokio::runtime::Runtime::new()
         .map_err(|error| format!("cannot start the async runtime: {error}"))?;
-    let running = runtime.block_on(async {
-        let aws = LiveAws::from_default_chain(AwsOptions::from_environment(
-            args.ec2_endpoint,
-            args.eks_endpoint,
-        ))
-        .await;
-        aws.running_cluster(&region, args.cluster).await
-    });
-    let running =
-        running.map_err(|error| format!("cannot read cluster {}: {error}", args.cluster))?;
-    design_of(&running).map_err(|error| format!("the cluster read does not import: {error}"))
+    runtime
+        .block_on(async {
+            let aws = LiveAws::from_default_chain(AwsOptions::from_environment(
+                args.ec2_endpoint,
+                args.eks_endpoint,
+            ))
+            .await;
+            aws.read_design(&region, args.cluster).await
+        })
+        .map_err(|error| format!("cannot read cluster {}: {error}", args.cluster))
 }
 
 /// `eks-studio read`: the bundle of the running cluster's design into `out` (or its
@@ -96,15 +95,17 @@ pub fn plan(design: &Path, args: ClusterArgs<'_>, format: DiffFormat, max_bytes:
             return ExitCode::from(2);
         }
     };
-    let (before, not_compared) = aligned(&reading.spec, &after);
-    let plan = shared::changes::diff(&before, &after);
+    let live = plan_against(&reading, &after);
     match format {
         DiffFormat::Human => {
-            print!("{}", terminal_safe_lines(&shared::changes::human(&plan)));
-            for what in &not_compared {
+            print!(
+                "{}",
+                terminal_safe_lines(&shared::changes::human(&live.plan))
+            );
+            for what in &live.not_compared {
                 println!("not compared: {}", terminal_safe(what));
             }
-            for gap in &reading.not_read {
+            for gap in &live.not_read {
                 println!(
                     "not read: {}: {}",
                     terminal_safe(&gap.what),
@@ -114,14 +115,9 @@ pub fn plan(design: &Path, args: ClusterArgs<'_>, format: DiffFormat, max_bytes:
         }
         DiffFormat::Json => println!(
             "{}",
-            serde_json::to_string_pretty(&serde_json::json!({
-                "changes": plan.changes,
-                "findings": plan.findings,
-                "not_compared": not_compared,
-                "not_read": reading.not_read,
-            }))
-            .expect("a plan serialises to JSON")
+            serde_json::to_string_pretty(&live).expect("a plan serialises to JSON")
         ),
     }
+    let plan = live.plan;
     plan_exit_code(&plan)
 }

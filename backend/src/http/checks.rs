@@ -40,6 +40,7 @@ pub fn router(aws: LiveAws) -> Router {
         )
         .route("/api/offerings", post(region_offerings))
         .route("/api/where-sold", post(where_sold))
+        .merge(crate::http::clusters::routes())
         .route_layer(middleware::from_fn_with_state(running, one_of_few))
         .with_state(aws)
 }

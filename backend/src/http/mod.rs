@@ -4,6 +4,8 @@
 
 /// `/api/capacity-block-offerings`, `/api/offerings`, `/api/where-sold`, `/api/checks`.
 pub mod checks;
+/// `/api/clusters`, `/api/clusters/read`, `/api/plan`: running clusters read and planned against.
+pub mod clusters;
 /// `/api/deploys…`: create, list, show, follow (server-sent events), approve and cancel.
 pub mod deploys;
 /// `/api/health`, `/api/templates`, `/api/validate`, `/api/render`, `/api/bundle`, `/api/resolve`.

@@ -58,7 +58,9 @@ async fn failure(response: Response) -> String {
             "the server refused the deploy token (401: {}); use the token it printed at start (\"Deploy token: …\")",
             message.trim()
         ),
-        404 => "the server has no such endpoint yet (404)".to_owned(),
+        404 if message.trim().is_empty() || message.trim_start().starts_with('<') => {
+            "the server has no such endpoint yet (404)".to_owned()
+        }
         _ if message.trim().is_empty() => format!("the server answered {status}"),
         _ => format!("the server answered {status}: {}", message.trim()),
     }
@@ -206,6 +208,116 @@ pub async fn where_sold(region: &str, instance_types: &[String]) -> Result<Where
             "{{\"region\":{},\"instance_types\":[{}]}}",
             quoted(region),
             types.join(",")
+        ),
+    )
+    .await
+}
+
+/// What `POST /api/clusters/read` answers: the running cluster's design as JSON (read
+/// into a design by the lazily loaded reader, like a saved design: its code is not in a
+/// first visit), and what could not be read.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClusterRead {
+    /// The design, as the server wrote it (studio.json).
+    pub spec_json: String,
+    /// What could not be read, each with why.
+    pub not_read: Vec<shared::upstream::eks::NotRead>,
+}
+
+#[derive(serde::Deserialize)]
+struct ClusterList {
+    clusters: Vec<String>,
+}
+
+/// `POST /api/clusters`: the names of the region's clusters.
+pub async fn list_clusters(region: &str) -> Result<Vec<String>, String> {
+    post_json::<ClusterList>(
+        "/api/clusters",
+        format!("{{\"region\":{}}}", quoted(region)),
+    )
+    .await
+    .map(|list| list.clusters)
+}
+
+/// `POST /api/clusters/read`: a running cluster read into a design.
+pub async fn read_cluster(region: &str, cluster: &str) -> Result<ClusterRead, String> {
+    let answer: serde_json::Value = post_json(
+        "/api/clusters/read",
+        format!(
+            "{{\"region\":{},\"cluster\":{}}}",
+            quoted(region),
+            quoted(cluster)
+        ),
+    )
+    .await?;
+    let text = |value: &serde_json::Value, key: &str| {
+        value
+            .get(key)
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or_default()
+            .to_owned()
+    };
+    Ok(ClusterRead {
+        spec_json: answer
+            .get("spec")
+            .map(serde_json::Value::to_string)
+            .ok_or("the server's answer holds no design")?,
+        not_read: answer
+            .get("not_read")
+            .and_then(serde_json::Value::as_array)
+            .map(|gaps| {
+                gaps.iter()
+                    .map(|gap| shared::upstream::eks::NotRead {
+                        what: text(gap, "what"),
+                        why: text(gap, "why"),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default(),
+    })
+}
+
+/// One change of a plan, as `POST /api/plan` answers it.
+#[derive(Clone, Debug, PartialEq, serde::Deserialize)]
+pub struct PlannedChange {
+    /// `cluster`, `nodegroup`, `addon`, `NodePool`, …
+    pub kind: String,
+    /// Its name.
+    pub name: String,
+    /// `create`, `update`, `replace` or `delete`.
+    pub action: String,
+    /// The keys that change.
+    pub fields: Vec<String>,
+    /// Whether running pods are moved.
+    pub disruptive: bool,
+    /// How, in words.
+    pub disruption: String,
+    /// The commands, in order.
+    pub steps: Vec<Vec<String>>,
+}
+
+/// What `POST /api/plan` answers.
+#[derive(Clone, Debug, PartialEq, serde::Deserialize)]
+pub struct LivePlan {
+    /// Every change, in the order it would be made.
+    pub changes: Vec<PlannedChange>,
+    /// What the peers would refuse, and what to know first.
+    pub findings: Vec<shared::rules::Finding>,
+    /// What the plan took from the design because a read cannot see it.
+    pub not_compared: Vec<String>,
+    /// What the read could not see.
+    pub not_read: Vec<shared::upstream::eks::NotRead>,
+}
+
+/// `POST /api/plan`: what the design would change on the running cluster.
+pub async fn plan(region: &str, cluster: &str, spec: &Spec) -> Result<LivePlan, String> {
+    let json = crate::codec::reading::json_later(spec).await?;
+    post_json(
+        "/api/plan",
+        format!(
+            "{{\"region\":{},\"cluster\":{},\"spec\":{json}}}",
+            quoted(region),
+            quoted(cluster)
         ),
     )
     .await

@@ -127,4 +127,6 @@ pub struct Replacement {
     pub template_id: String,
     /// What it is, in words: "the template “…”", "the imported YAML".
     pub what: String,
+    /// The running cluster it was read from, if it was.
+    pub running: Option<crate::state::running::RunningCluster>,
 }

@@ -17,6 +17,7 @@ use shared::rules::{Finding, LiveFacts, Severity};
 use crate::server::api::{self, LiveCheck};
 use crate::state::history::{History, Replacement};
 use crate::state::loading::LoadedSteps;
+use crate::state::running::RunningCluster;
 use crate::state::step::{Step, field_id, parent_path, step_of_path};
 
 /// The template a first visit opens with, so the preview is never empty: one whose only
@@ -69,6 +70,8 @@ pub struct Studio {
     pub pending_replacement: RwSignal<Option<Replacement>>,
     /// Where EC2 offers instance types in the design's region (asked by the picker).
     pub zone_offerings: RwSignal<ZoneOfferings>,
+    /// The running cluster the design was read from, planned against on Review.
+    pub running: RwSignal<Option<RunningCluster>>,
 }
 
 impl Studio {
@@ -112,6 +115,7 @@ impl Studio {
             history: History::follow(spec),
             pending_replacement: RwSignal::new(None),
             zone_offerings: RwSignal::new(ZoneOfferings::default()),
+            running: RwSignal::new(None),
         }
     }
 
@@ -147,6 +151,7 @@ impl Studio {
                 spec: template.spec(),
                 template_id: template.id.to_owned(),
                 what: format!("the template “{}”", template.name),
+                running: None,
             });
         }
     }
@@ -157,6 +162,22 @@ impl Studio {
             spec,
             template_id: String::new(),
             what: what.into(),
+            running: None,
+        });
+    }
+
+    /// Replaces the spec with a running cluster's design (asking first when that would
+    /// drop edits); from then on the design is planned against that cluster.
+    pub fn open_running(&self, spec: Spec, running: RunningCluster) {
+        let what = format!(
+            "the running cluster `{}` ({})",
+            running.cluster, running.region
+        );
+        self.request_replacement(Replacement {
+            spec,
+            template_id: String::new(),
+            what,
+            running: Some(running),
         });
     }
 
@@ -182,6 +203,7 @@ impl Studio {
         self.history.break_here();
         self.spec.set(replacement.spec);
         self.template_id.set(replacement.template_id);
+        self.running.set(replacement.running);
         self.forget_live_checks();
     }
 

@@ -8,6 +8,8 @@ pub mod addons;
 pub mod auto_mode_pools;
 /// The Capacity step: how each node group's instances are paid for and where they live.
 pub mod capacity;
+/// The Review step's plan against the running cluster the design was read from.
+pub mod changes;
 /// The Cluster step: name, region, Kubernetes version, OIDC.
 pub mod cluster;
 /// The Karpenter step: NodePools, EC2NodeClasses and controller settings.
@@ -20,5 +22,7 @@ pub mod node_groups;
 pub mod pool_fields;
 /// The Review and ship step: all findings, live checks, bundle, deploy.
 pub mod review;
+/// "Open a running cluster" on the Start step, loaded when first opened.
+pub mod running_cluster;
 /// The Start step: templates, import, drafts.
 pub mod start;

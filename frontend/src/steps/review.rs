@@ -10,6 +10,7 @@ use crate::server::api;
 use crate::state::step::Step;
 use crate::state::studio::LiveChecks;
 use crate::state::studio::Studio;
+use crate::steps::changes::ChangesPanel;
 use crate::widgets::deploy_panel::DeployPanel;
 use crate::widgets::findings::FindingsList;
 use crate::widgets::heading::StepHeading;
@@ -217,6 +218,7 @@ pub fn ReviewStep() -> impl IntoView {
         <section class="step" aria-labelledby="step-title-8">
             <StepHeading step=Step::Review />
             <FindingsList />
+            <ChangesPanel />
             <DownloadPanel />
             <LiveChecksPanel />
             <DeployPanel />

@@ -183,6 +183,8 @@ pub fn StartStep() -> impl IntoView {
             </fieldset>
             <h3>"Import YAML"</h3>
             <ImportPanel />
+            <h3>"Open a running cluster"</h3>
+            <crate::steps::running_cluster::RunningClusterOpener />
             <h3>"Drafts"</h3>
             <DraftsPanel />
         </section>

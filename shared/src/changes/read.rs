@@ -772,3 +772,25 @@ pub fn aligned(read: &Spec, design: &Spec) -> (Spec, Vec<String>) {
     }
     (spec, not_compared)
 }
+
+/// A plan against a running cluster: the changes, and what was not read or not compared.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct LivePlan {
+    /// The changes and the findings about them.
+    #[serde(flatten)]
+    pub plan: crate::changes::Plan,
+    /// What the plan took from the design because a read cannot see it.
+    pub not_compared: Vec<String>,
+    /// What the read could not see, with why.
+    pub not_read: Vec<NotRead>,
+}
+
+/// What `design` would change on the cluster `reading` read.
+pub fn plan_against(reading: &Reading, design: &Spec) -> LivePlan {
+    let (before, not_compared) = aligned(&reading.spec, design);
+    LivePlan {
+        plan: crate::changes::diff(&before, design),
+        not_compared,
+        not_read: reading.not_read.clone(),
+    }
+}

@@ -1,0 +1,142 @@
+//! Day two in the page: a cluster eksctl made (the stand-in, in the emulator) is opened
+//! from the Start step, and the Review step plans the edited design against it.
+
+use std::process::Command;
+
+use fantoccini::Locator;
+use studio_e2e::ec2_emulator::{self, Ec2Emulator};
+use studio_e2e::{Browser, Studio};
+
+const CLUSTER_YAML: &str = r#"apiVersion: eksctl.io/v1alpha5
+kind: ClusterConfig
+metadata:
+  name: train
+  region: us-east-1
+  version: "1.35"
+availabilityZones: [us-east-1a, us-east-1b]
+iam:
+  withOIDC: true
+managedNodeGroups:
+- name: gpu
+  instanceType: g5.12xlarge
+  privateNetworking: true
+  minSize: 0
+  desiredCapacity: 2
+  maxSize: 4
+  availabilityZones: [us-east-1b]
+  labels: {role: train}
+  taints:
+  - {key: nvidia.com/gpu, effect: NoSchedule}
+- name: sys
+  instanceType: m5.large
+  desiredCapacity: 1
+"#;
+
+/// The stand-in eksctl makes the cluster in the emulator, as eksctl makes it in AWS.
+fn create_cluster(emulator: &Ec2Emulator) {
+    let dir = std::env::temp_dir().join(format!("eks-studio-day-two-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("cluster.yaml");
+    std::fs::write(&file, CLUSTER_YAML).unwrap();
+    let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+    let output = Command::new(ec2_emulator::python())
+        .arg(fixtures.join("eksctl"))
+        .args(["create", "cluster", "-f"])
+        .arg(&file)
+        .env("AWS_ENDPOINT_URL", &emulator.endpoint)
+        .env("AWS_ACCESS_KEY_ID", "testing")
+        .env("AWS_SECRET_ACCESS_KEY", "testing")
+        .env("EKSCTL_STANDIN_DELAY_MS", "0")
+        .env("EKSCTL_STANDIN_ARGV_LOG", dir.join("calls.jsonl"))
+        .output()
+        .expect("the eksctl stand-in runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+async fn plan_summary(browser: &Browser, predicate: impl Fn(&str) -> bool) -> String {
+    browser
+        .wait_for_text(Locator::Id("plan-summary"), predicate)
+        .await
+}
+
+#[tokio::test]
+async fn a_running_cluster_opens_from_the_start_step_and_review_plans_the_edits_against_it() {
+    let emulator = Ec2Emulator::start();
+    create_cluster(&emulator);
+    let studio = Studio::start_with_env(&[
+        ("AWS_ACCESS_KEY_ID", "testing"),
+        ("AWS_SECRET_ACCESS_KEY", "testing"),
+        ("AWS_ENDPOINT_URL_EC2", &emulator.endpoint),
+        ("AWS_ENDPOINT_URL_EKS", &emulator.endpoint),
+        ("EKS_STUDIO_EC2_TIMEOUT_SECONDS", "30"),
+    ]);
+    let browser = Browser::start().await;
+    browser.client.set_window_size(1280, 800).await.unwrap();
+    browser.open(&studio).await;
+
+    // Start: the region, the account's clusters, one opened.
+    browser.go_to_step(1).await;
+    browser.by_id("open-running-cluster").await.click().await.unwrap();
+    browser.wait_for_element("running-region").await;
+    browser.fill("running-region", ec2_emulator::REGION).await;
+    browser.click_button("List clusters").await;
+    let open = Locator::XPath("//button[@aria-label='Open train']");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let button = loop {
+        if let Ok(button) = browser.client.find(open).await {
+            break button;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the cluster `train` was never listed"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    };
+    button.click().await.unwrap();
+    browser
+        .wait_for_text(Locator::Id("running-status"), |text| {
+            text.contains("Read cluster `train`")
+        })
+        .await;
+    // The design is the running cluster's: its GPU group, read back from EKS.
+    browser
+        .wait_for_text(Locator::Id("preview-cluster-yaml"), |text| {
+            text.contains("name: train") && text.contains("instanceType: g5.12xlarge")
+        })
+        .await;
+
+    // Review: nothing to change yet.
+    browser.go_to_step(8).await;
+    let summary = plan_summary(&browser, |text| text.starts_with("No changes")).await;
+    assert!(summary.contains("No changes"), "{summary}");
+
+    // The GPU group grows from 2 to 3 nodes: an update in place, no disruption.
+    browser.go_to_step(4).await;
+    browser.fill("f-node-groups-0-desired-capacity", "3").await;
+    browser.go_to_step(8).await;
+    let summary = plan_summary(&browser, |text| text.contains("1 to update")).await;
+    assert!(summary.contains("0 disrupt running pods"), "{summary}");
+    let changes = browser
+        .wait_for_text(Locator::Css("ul.changes"), |text| {
+            text.contains("nodegroup gpu")
+        })
+        .await;
+    assert!(
+        changes.contains("~ nodegroup gpu (desiredCapacity)"),
+        "{changes}"
+    );
+    assert!(
+        changes.contains("eksctl scale nodegroup --name gpu"),
+        "{changes}"
+    );
+    browser.screenshot("day-two-changes-1280").await;
+    browser.client.set_window_size(390, 844).await.unwrap();
+    browser.screenshot("day-two-changes-390").await;
+    browser.client.set_window_size(1024, 768).await.unwrap();
+    browser.screenshot("day-two-changes-1024").await;
+    browser.close().await;
+}
