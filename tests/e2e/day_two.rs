@@ -80,7 +80,12 @@ async fn a_running_cluster_opens_from_the_start_step_and_review_plans_the_edits_
 
     // Start: the region, the account's clusters, one opened.
     browser.go_to_step(1).await;
-    browser.by_id("open-running-cluster").await.click().await.unwrap();
+    browser
+        .by_id("open-running-cluster")
+        .await
+        .click()
+        .await
+        .unwrap();
     browser.wait_for_element("running-region").await;
     browser.fill("running-region", ec2_emulator::REGION).await;
     browser.click_button("List clusters").await;
