@@ -466,7 +466,22 @@ fn new_vpc_zones_too_few(context: &Context<'_>, report: &mut Report<'_>) {
 }
 
 fn vpc_id_malformed(context: &Context<'_>, report: &mut Report<'_>) {
-    if let Network::ExistingVpc { vpc_id, .. } = &context.spec.network {
+    if let Network::ExistingVpc {
+        vpc_id,
+        public_subnets,
+        private_subnets,
+    } = &context.spec.network
+    {
+        // Without an id eksctl takes the VPC of the first subnet it finds by id
+        // (eksctl-io/eksctl pkg/vpc/vpc.go, ImportSubnets: "if VPC wasn't defined, import
+        // it based on VPC of the first subnet").
+        let a_subnet_by_id = public_subnets
+            .iter()
+            .chain(private_subnets)
+            .any(|subnet| !subnet.id.trim().is_empty());
+        if vpc_id.trim().is_empty() && a_subnet_by_id {
+            return;
+        }
         match VpcId::check(vpc_id) {
             Ok(_) | Err(IdError::Placeholder) => {}
             Err(error) => report.fire("network.vpc_id", format!("VPC id `{vpc_id}` {error}")),

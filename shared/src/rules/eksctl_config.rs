@@ -1691,6 +1691,36 @@ fn nodegroup_taint_malformed(document: &Value, report: &mut Report<'_>) {
         if kind != Kind::SelfManaged {
             continue;
         }
+        // The legacy form eksctl still reads for self-managed groups, `key: "value:Effect"`
+        // (its taintsWrapper, pkg/apis/eksctl.io/v1alpha5/types.go, and
+        // pkg/utils/taints.parseTaint): one part is the effect, two are value and effect,
+        // more leave both empty, so the effect is refused.
+        if let Some(by_key) = group.get("taints").and_then(Value::as_mapping) {
+            for (key, written) in by_key {
+                let (Some(key), Some(written)) = (key.as_str(), written.as_str()) else {
+                    continue;
+                };
+                let mut at = format!("{path}.taints");
+                super::push_key(&mut at, key);
+                let parts: Vec<&str> = written.split(':').collect();
+                let (value, effect) = match parts.as_slice() {
+                    [effect] => (None, *effect),
+                    [value, effect] => ((!value.is_empty()).then_some(*value), *effect),
+                    _ => (None, ""),
+                };
+                if let Some((_, problem)) = taint_syntax_problem(key, value) {
+                    report.fire(at.clone(), problem);
+                }
+                if !matches!(effect, "NoSchedule" | "PreferNoSchedule" | "NoExecute") {
+                    report.fire(
+                        at,
+                        format!(
+                            "taint `{key}: {written}` has the effect `{effect}`, not NoSchedule, PreferNoSchedule or NoExecute (eksctl reads `value:Effect` or `:Effect`)"
+                        ),
+                    );
+                }
+            }
+        }
         for (index, taint) in list(group, "taints").iter().enumerate() {
             let at = format!("{path}.taints[{index}]");
             let key = text(taint, "key").unwrap_or("");

@@ -353,6 +353,18 @@ impl<'schema> Walker<'schema> {
         path: &mut YamlPath,
         inherited_properties: Option<&'schema Map<String, Json>>,
     ) {
+        // eksctl's decoder reads a self-managed group's taints as a list or as the legacy
+        // map `key: "value:Effect"` (its taintsWrapper's UnmarshalJSON, pkg/apis/eksctl.io/
+        // v1alpha5/types.go); its schema lists only the list. A map of strings is read.
+        if let Dialect::Eksctl = self.dialect
+            && schema.get("$ref").and_then(Json::as_str) == Some("#/definitions/taintsWrapper")
+            && let Value::Mapping(taints) = untagged(value)
+            && taints
+                .iter()
+                .all(|(key, value)| key.is_string() && value.is_string())
+        {
+            return;
+        }
         let schema = self.resolve(schema);
         let value = untagged(value);
         let schema = match schema {

@@ -1,0 +1,73 @@
+//! Forms eksctl's decoder and loader still read though its JSON schema is stricter: they
+//! are not errors (eksctl-io/eksctl at 99984adb).
+
+use shared::lint::lint_text;
+use shared::rules::Severity;
+
+fn errors(yaml: &str) -> Vec<(String, String)> {
+    lint_text("cluster.yaml", yaml)
+        .unwrap()
+        .into_iter()
+        .filter(|finding| finding.severity == Severity::Error)
+        .map(|finding| (finding.rule.to_string(), finding.path))
+        .collect()
+}
+
+const HEAD: &str = "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata:\n  name: legacy\n  region: us-west-2\n";
+
+/// `taintsWrapper.UnmarshalJSON` (pkg/apis/eksctl.io/v1alpha5/types.go) reads a
+/// self-managed group's taints as `key: "value:Effect"` too, as eksctl's own integration
+/// tests write them; the schema says array.
+#[test]
+fn a_self_managed_groups_taints_as_a_map_are_read_and_their_effects_checked() {
+    let read = format!(
+        "{HEAD}nodeGroups:\n  - name: ng-1\n    instanceType: m5.large\n    taints:\n      special: \"true:NoSchedule\"\n      nvidia.com/gpu: \":NoExecute\"\n"
+    );
+    assert_eq!(errors(&read), []);
+
+    // parseTaint: one part is the effect; `value:Effect`; a bad effect is refused by
+    // validateTaints, at the key.
+    let bad = format!(
+        "{HEAD}nodeGroups:\n  - name: ng-1\n    instanceType: m5.large\n    taints:\n      special: \"true:NoSchedul\"\n"
+    );
+    assert_eq!(
+        errors(&bad),
+        [(
+            "self-managed-nodegroup-taint-invalid".to_owned(),
+            "nodeGroups[0].taints.special".to_owned()
+        )]
+    );
+
+    // A managed group's taints are a plain list in eksctl's types: a map is refused.
+    let managed = format!(
+        "{HEAD}managedNodeGroups:\n  - name: ng-1\n    instanceType: m5.large\n    taints:\n      special: \"true:NoSchedule\"\n"
+    );
+    assert!(
+        errors(&managed)
+            .iter()
+            .any(|(rule, path)| rule == "eksctl-schema" && path == "managedNodeGroups[0].taints"),
+        "{:?}",
+        errors(&managed)
+    );
+}
+
+/// `ImportSubnets` (pkg/vpc/vpc.go): "if VPC wasn't defined, import it based on VPC of
+/// the first subnet".
+#[test]
+fn an_existing_vpc_given_by_its_subnets_only_is_read() {
+    let subnets_only = format!(
+        "{HEAD}vpc:\n  subnets:\n    private:\n      us-west-2a: {{ id: subnet-0ff156e0c4a6d300c }}\n      us-west-2b: {{ id: subnet-0549cdab573695c03 }}\nmanagedNodeGroups:\n  - name: ng-1\n    instanceType: m5.large\n    privateNetworking: true\n"
+    );
+    assert_eq!(errors(&subnets_only), []);
+    // Subnets named only by zone leave eksctl nothing to find the VPC by.
+    let zones_only = format!(
+        "{HEAD}vpc:\n  id: \"\"\n  subnets:\n    private:\n      us-west-2a: {{ cidr: 10.0.0.0/24 }}\n"
+    );
+    assert!(
+        errors(&zones_only)
+            .iter()
+            .any(|(rule, _)| rule == "vpc-id-malformed"),
+        "{:?}",
+        errors(&zones_only)
+    );
+}
