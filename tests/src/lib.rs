@@ -431,9 +431,11 @@ impl Browser {
             .unwrap_or_else(|error| panic!("no element #{id}: {error}"))
     }
 
-    /// Clicks a step in the step list (1-based) and waits until its heading shows.
+    /// Clicks a step in the step list (1-based) and waits until its heading shows. The
+    /// list is waited for too: a test may go to a step right after loading the page,
+    /// before the page's code has drawn it.
     pub async fn go_to_step(&self, number: usize) {
-        self.by_id(&format!("step-button-{number}"))
+        self.wait_for_element(&format!("step-button-{number}"))
             .await
             .click()
             .await
