@@ -33,6 +33,20 @@ fn eks_studio(emulator: &Emulator, args: &[&str]) -> Output {
         .expect("eks-studio runs")
 }
 
+/// `eks-studio plan DESIGN --cluster CLUSTER --region us-east-1`, with `more` arguments.
+fn plan_on(emulator: &Emulator, design: &Path, cluster: &str, more: &[&str]) -> Output {
+    let mut args = vec![
+        "plan",
+        design.to_str().unwrap(),
+        "--cluster",
+        cluster,
+        "--region",
+        REGION,
+    ];
+    args.extend_from_slice(more);
+    eks_studio(emulator, &args)
+}
+
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
@@ -143,17 +157,7 @@ fn every_template_created_by_eksctl_reads_back_with_no_changes() {
     for template in shared::TEMPLATES {
         let (file, cluster) = filled_template(&emulator, template.id, &dir);
         eksctl_create(&emulator, &file);
-        let plan = eks_studio(
-            &emulator,
-            &[
-                "plan",
-                file.to_str().unwrap(),
-                "--cluster",
-                &cluster,
-                "--region",
-                REGION,
-            ],
-        );
+        let plan = plan_on(&emulator, &file, &cluster, &[]);
         let said = text(&plan.stdout);
         if plan.status.code() != Some(0) || !said.starts_with("No changes") {
             failures.push(format!(
@@ -234,19 +238,7 @@ fn a_changed_design_plans_a_scale_a_new_group_and_a_replacement_against_the_runn
     );
     let changed = dir.join("changed.yaml");
     std::fs::write(&changed, yaml_serde::to_string(&design).unwrap()).unwrap();
-    let plan = eks_studio(
-        &emulator,
-        &[
-            "plan",
-            changed.to_str().unwrap(),
-            "--cluster",
-            &cluster,
-            "--region",
-            REGION,
-            "--format",
-            "json",
-        ],
-    );
+    let plan = plan_on(&emulator, &changed, &cluster, &["--format", "json"]);
     assert_eq!(plan.status.code(), Some(1), "{}", text(&plan.stderr));
     let plan: serde_json::Value = serde_json::from_slice(&plan.stdout).unwrap();
     let change = |name: &str| {
@@ -281,17 +273,7 @@ fn a_changed_design_plans_a_scale_a_new_group_and_a_replacement_against_the_runn
     );
 
     // The human plan keeps its lines.
-    let human = eks_studio(
-        &emulator,
-        &[
-            "plan",
-            changed.to_str().unwrap(),
-            "--cluster",
-            &cluster,
-            "--region",
-            REGION,
-        ],
-    );
+    let human = plan_on(&emulator, &changed, &cluster, &[]);
     let said = text(&human.stdout);
     assert!(
         said.contains("\n-/+ nodegroup sys (instanceType)\n"),
