@@ -32,7 +32,34 @@ managedNodeGroups:
   desiredCapacity: 1
 "#;
 
-/// The stand-in eksctl makes the cluster in the emulator, as eksctl makes it in AWS.
+/// A NodePool and its EC2NodeClass, applied to the cluster after eksctl made it.
+const KARPENTER_YAML: &str = r#"apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: spot-gpu
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: gpu}
+      requirements:
+        - {key: karpenter.sh/capacity-type, operator: In, values: [spot]}
+        - {key: node.kubernetes.io/instance-type, operator: In, values: [g5.12xlarge]}
+  limits:
+    nvidia.com/gpu: 8
+---
+apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata:
+  name: gpu
+spec:
+  role: KarpenterNodeRole-train
+  amiSelectorTerms: [{alias: al2023@latest}]
+  subnetSelectorTerms: [{tags: {karpenter.sh/discovery: train}}]
+  securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: train}}]
+"#;
+
+/// The stand-in eksctl makes the cluster in the emulator, as eksctl makes it in AWS; the
+/// kubectl stand-in then applies a NodePool to it, as the cluster's API server keeps it.
 fn create_cluster(emulator: &Ec2Emulator) {
     let dir = std::env::temp_dir().join(format!("eks-studio-day-two-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -48,8 +75,25 @@ fn create_cluster(emulator: &Ec2Emulator) {
         .env("AWS_SECRET_ACCESS_KEY", "testing")
         .env("EKSCTL_STANDIN_DELAY_MS", "0")
         .env("EKSCTL_STANDIN_ARGV_LOG", dir.join("calls.jsonl"))
+        .env("KUBECONFIG", dir.join("kubeconfig"))
         .output()
         .expect("the eksctl stand-in runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let objects = dir.join("nodepools.yaml");
+    std::fs::write(&objects, KARPENTER_YAML).unwrap();
+    let output = Command::new(ec2_emulator::python())
+        .arg(fixtures.join("kubectl"))
+        .args(["apply", "-f"])
+        .arg(&objects)
+        .env("AWS_ENDPOINT_URL", &emulator.endpoint)
+        .env("EKSCTL_STANDIN_ARGV_LOG", dir.join("calls.jsonl"))
+        .env("KUBECONFIG", dir.join("kubeconfig"))
+        .output()
+        .expect("the kubectl stand-in runs");
     assert!(
         output.status.success(),
         "{}",
@@ -70,8 +114,8 @@ async fn a_running_cluster_opens_from_the_start_step_and_review_plans_the_edits_
     let studio = Studio::start_with_env(&[
         ("AWS_ACCESS_KEY_ID", "testing"),
         ("AWS_SECRET_ACCESS_KEY", "testing"),
-        ("AWS_ENDPOINT_URL_EC2", &emulator.endpoint),
-        ("AWS_ENDPOINT_URL_EKS", &emulator.endpoint),
+        // The SDK's endpoint and the tools' (the aws and kubectl stand-ins).
+        ("AWS_ENDPOINT_URL", &emulator.endpoint),
         ("EKS_STUDIO_EC2_TIMEOUT_SECONDS", "30"),
     ]);
     let browser = Browser::start().await;
@@ -111,6 +155,19 @@ async fn a_running_cluster_opens_from_the_start_step_and_review_plans_the_edits_
     browser
         .wait_for_text(Locator::Id("preview-cluster-yaml"), |text| {
             text.contains("name: train") && text.contains("instanceType: g5.12xlarge")
+        })
+        .await;
+
+    // And its NodePool, read from the cluster with kubectl, as applied.
+    browser
+        .by_id("tab-preview-nodepools-yaml")
+        .await
+        .click()
+        .await
+        .unwrap();
+    browser
+        .wait_for_text(Locator::Id("preview-nodepools-yaml"), |text| {
+            text.contains("name: spot-gpu") && text.contains("nvidia.com/gpu: 8")
         })
         .await;
 

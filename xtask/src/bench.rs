@@ -337,6 +337,53 @@ fn checks_of_the_largest_design(rows: &mut Vec<Row>, dir: &Path) -> Result<(), E
     Ok(())
 }
 
+/// `plan` against a cluster the eksctl stand-in made in the emulator, each call answered
+/// after the same delay, beside the slowest single call: the measurement in
+/// `backend/tests/running.rs`, run in the release build.
+fn plan_latency(rows: &mut Vec<Row>) -> Result<(), Error> {
+    let test_tools = tools::ensure_test_tools()?;
+    let output = cargo()
+        .args([
+            "test",
+            "--release",
+            "--package",
+            "eks-studio",
+            "--test",
+            "running",
+            "--",
+            "--ignored",
+            "--nocapture",
+            "--exact",
+            "plan_latency_beside_the_slowest_single_call",
+        ])
+        .env("EC2_EMULATOR_PYTHON", &test_tools.emulator_python)
+        .stderr(Stdio::inherit())
+        .output()
+        .map_err(|error| format!("cannot run the plan measurement: {error}"))?;
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    print!("{stdout}");
+    if !output.status.success() {
+        return Err(Error::Task(format!(
+            "the plan measurement failed ({})",
+            output.status
+        )));
+    }
+    for line in stdout.lines() {
+        let Some((what, figure)) = line
+            .strip_prefix("plan-latency: ")
+            .and_then(|rest| rest.split_once(": "))
+        else {
+            continue;
+        };
+        rows.push(Row {
+            what: what.to_owned(),
+            figure: figure.to_owned(),
+            budget: "<= 1.5x the slowest single call".into(),
+        });
+    }
+    Ok(())
+}
+
 /// The parts of `cargo xtask bench`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Part {
@@ -353,6 +400,9 @@ pub enum Part {
     Load,
     /// Keystroke → validated preview in headless Chromium (builds the page and server).
     Browser,
+    /// `eks-studio plan` against a cluster in the emulator, every call delayed alike,
+    /// beside its slowest single AWS call (release build).
+    Plan,
 }
 
 /// Runs the benchmarks (every part unless `only` names some) and prints the table.
@@ -405,6 +455,10 @@ pub fn bench(only: &[Part], load_seconds: u64) -> Result<(), Error> {
             "keystroke → preview, ",
             latency_budget,
         )?;
+    }
+    if wanted(Part::Plan) {
+        println!("\n==> eks-studio plan against a running cluster (the emulator)");
+        plan_latency(&mut rows)?;
     }
     let width = rows.iter().map(|row| row.what.len()).max().unwrap_or(0);
     println!("\n==> results ({})", machine());

@@ -70,11 +70,80 @@ impl LiveAws {
     }
 
     /// Everything the studio reads of cluster `name`.
+    ///
+    /// Every call that needs no other's answer starts at once: the cluster and then its
+    /// VPC's subnets, beside the node groups (listed, described, then each launch
+    /// template), the add-ons, the access entries and the Pod Identity associations. The
+    /// longest chain is three calls (ListNodegroups, DescribeNodegroup,
+    /// DescribeLaunchTemplateVersions); EKS has no call that describes node groups in bulk.
     pub async fn running_cluster(
         &self,
         region: &Region,
         name: &str,
     ) -> Result<RunningCluster, AwsError> {
+        let cluster_and_subnets = async {
+            let cluster = self.described_cluster(region, name).await?;
+            let subnets = self.vpc_subnets(region, &cluster.vpc_id).await;
+            Ok::<_, AwsError>((cluster, subnets))
+        };
+        let (cluster, groups, addons, entries, associations) = tokio::join!(
+            cluster_and_subnets,
+            self.node_groups(region, name),
+            self.addons(region, name),
+            self.access_entries(region, name),
+            self.pod_identity_associations(region, name),
+        );
+        let (running_cluster, subnets) = cluster?;
+        let mut running = RunningCluster {
+            region: region.as_str().to_owned(),
+            cluster: running_cluster,
+            ..RunningCluster::default()
+        };
+        match groups {
+            Ok((groups, mut missing)) => {
+                running.node_groups = groups;
+                running.not_read.append(&mut missing);
+            }
+            Err(error) => running
+                .not_read
+                .push(not_read("managed node groups", &error)),
+        }
+        match addons {
+            Ok(addons) => running.addons = addons,
+            Err(error) => running.not_read.push(not_read("add-ons", &error)),
+        }
+        match entries {
+            Ok(entries) => running.access_entries = entries,
+            Err(error) => running.not_read.push(not_read("access entries", &error)),
+        }
+        match associations {
+            Ok(associations) => running.pod_identity_associations = associations,
+            Err(error) => running
+                .not_read
+                .push(not_read("Pod Identity associations", &error)),
+        }
+        match subnets {
+            Ok(mut by_id) => {
+                // In the order the cluster and then its groups name them, as EKS lists them.
+                let mut ids: Vec<&String> = running.cluster.subnet_ids.iter().collect();
+                for group in &running.node_groups {
+                    ids.extend(&group.subnets);
+                }
+                running.subnets = ids
+                    .into_iter()
+                    .filter_map(|id| by_id.remove(id.as_str()))
+                    .collect();
+            }
+            Err(error) => running.not_read.push(not_read(
+                "subnets (zones, public or private, made by eksctl or not)",
+                &error,
+            )),
+        }
+        Ok(running)
+    }
+
+    /// DescribeCluster, as the studio keeps it.
+    async fn described_cluster(&self, region: &Region, name: &str) -> Result<EksCluster, AwsError> {
         let eks = self.eks_client(region)?;
         let described = eks
             .describe_cluster()
@@ -90,7 +159,7 @@ impl LiveAws {
         };
         let vpc = cluster.resources_vpc_config();
         let compute = cluster.compute_config();
-        let running_cluster = EksCluster {
+        Ok(EksCluster {
             name: cluster.name().unwrap_or(name).to_owned(),
             version: cluster.version().unwrap_or_default().to_owned(),
             status: cluster
@@ -117,58 +186,7 @@ impl LiveAws {
             auto_mode_node_role_arn: compute
                 .and_then(|compute| compute.node_role_arn())
                 .map(str::to_owned),
-        };
-        let mut running = RunningCluster {
-            region: region.as_str().to_owned(),
-            cluster: running_cluster,
-            ..RunningCluster::default()
-        };
-        let (groups, addons, entries, associations) = tokio::join!(
-            self.node_groups(region, name),
-            self.addons(region, name),
-            self.access_entries(region, name),
-            self.pod_identity_associations(region, name),
-        );
-        match groups {
-            Ok((groups, mut missing)) => {
-                running.node_groups = groups;
-                running.not_read.append(&mut missing);
-            }
-            Err(error) => running
-                .not_read
-                .push(not_read("managed node groups", &error)),
-        }
-        match addons {
-            Ok(addons) => running.addons = addons,
-            Err(error) => running.not_read.push(not_read("add-ons", &error)),
-        }
-        match entries {
-            Ok(entries) => running.access_entries = entries,
-            Err(error) => running.not_read.push(not_read("access entries", &error)),
-        }
-        match associations {
-            Ok(associations) => running.pod_identity_associations = associations,
-            Err(error) => running
-                .not_read
-                .push(not_read("Pod Identity associations", &error)),
-        }
-        let mut subnet_ids: Vec<String> = running.cluster.subnet_ids.clone();
-        for group in &running.node_groups {
-            for subnet in &group.subnets {
-                if !subnet_ids.contains(subnet) {
-                    subnet_ids.push(subnet.clone());
-                }
-            }
-        }
-        let vpc_id = running.cluster.vpc_id.clone();
-        match self.running_subnets(region, &vpc_id, &subnet_ids).await {
-            Ok(subnets) => running.subnets = subnets,
-            Err(error) => running.not_read.push(not_read(
-                "subnets (zones, public or private, made by eksctl or not)",
-                &error,
-            )),
-        }
-        Ok(running)
+        })
     }
 
     async fn node_groups(
@@ -508,17 +526,18 @@ impl LiveAws {
         Ok(associations)
     }
 
-    async fn running_subnets(
+    /// The subnets of the cluster's VPC, by id. By the VPC rather than by the ids the
+    /// cluster and its groups name: that needs only DescribeCluster's answer, and one id
+    /// that no longer exists would fail a call by ids.
+    async fn vpc_subnets(
         &self,
         region: &Region,
         vpc_id: &str,
-        ids: &[String],
-    ) -> Result<Vec<RunningSubnet>, AwsError> {
-        if ids.is_empty() {
-            return Ok(Vec::new());
+    ) -> Result<BTreeMap<String, RunningSubnet>, AwsError> {
+        if vpc_id.is_empty() {
+            return Ok(BTreeMap::new());
         }
         let ec2 = self.client(region)?;
-        // By the VPC rather than by id: one id that no longer exists would fail the call.
         let answer = ec2
             .describe_subnets()
             .filters(
@@ -530,7 +549,7 @@ impl LiveAws {
             .send()
             .await
             .map_err(|error| self.service_error("ec2", "DescribeSubnets", region, error))?;
-        let by_id: BTreeMap<&str, RunningSubnet> = answer
+        Ok(answer
             .subnets()
             .iter()
             .filter_map(|subnet| {
@@ -544,7 +563,7 @@ impl LiveAws {
                         .map(str::to_owned)
                 };
                 Some((
-                    id,
+                    id.to_owned(),
                     RunningSubnet {
                         id: id.to_owned(),
                         availability_zone: subnet
@@ -558,11 +577,6 @@ impl LiveAws {
                     },
                 ))
             })
-            .collect();
-        // In the order asked: the cluster's subnets first, as EKS lists them.
-        Ok(ids
-            .iter()
-            .filter_map(|id| by_id.get(id.as_str()).cloned())
             .collect())
     }
 }

@@ -154,6 +154,13 @@ pub enum Command {
         /// EKS endpoint to use instead of AWS's (e.g. an emulator).
         #[arg(long)]
         eks_endpoint: Option<String>,
+        /// The AWS CLI that writes a kubeconfig for the cluster (into a private directory
+        /// of this read's own).
+        #[arg(long, default_value = "aws")]
+        aws: PathBuf,
+        /// The kubectl that reads Karpenter's objects from the cluster.
+        #[arg(long, default_value = "kubectl")]
+        kubectl: PathBuf,
     },
     /// What DESIGN would change on the running cluster: exit 0 no changes, 1 changes,
     /// 3 a change the peers refuse, 2 unreadable.
@@ -175,6 +182,13 @@ pub enum Command {
         /// EKS endpoint to use instead of AWS's (e.g. an emulator).
         #[arg(long)]
         eks_endpoint: Option<String>,
+        /// The AWS CLI that writes a kubeconfig for the cluster (into a private directory
+        /// of this read's own).
+        #[arg(long, default_value = "aws")]
+        aws: PathBuf,
+        /// The kubectl that reads Karpenter's objects from the cluster.
+        #[arg(long, default_value = "kubectl")]
+        kubectl: PathBuf,
         /// Largest file read, in bytes (larger ones are refused, exit 2).
         #[arg(long, default_value_t = crate::cli::read::DEFAULT_MAX_BYTES)]
         max_bytes: u64,
@@ -299,12 +313,19 @@ pub fn run(cli: Cli) -> ExitCode {
             out,
             ec2_endpoint,
             eks_endpoint,
+            aws,
+            kubectl,
         } => running::read(
             running::ClusterArgs {
                 cluster: &cluster,
                 region: &region,
                 ec2_endpoint,
                 eks_endpoint,
+                tools: crate::deploy::Tools {
+                    aws,
+                    kubectl,
+                    ..crate::deploy::Tools::default()
+                },
             },
             out.as_deref(),
         ),
@@ -315,6 +336,8 @@ pub fn run(cli: Cli) -> ExitCode {
             format,
             ec2_endpoint,
             eks_endpoint,
+            aws,
+            kubectl,
             max_bytes,
         } => running::plan(
             &design,
@@ -323,6 +346,11 @@ pub fn run(cli: Cli) -> ExitCode {
                 region: &region,
                 ec2_endpoint,
                 eks_endpoint,
+                tools: crate::deploy::Tools {
+                    aws,
+                    kubectl,
+                    ..crate::deploy::Tools::default()
+                },
             },
             format,
             max_bytes,
@@ -363,6 +391,7 @@ fn serve(
         // everything else still serves, and the deploy routes say why they cannot.
         let aws = crate::aws::server_aws(ec2_endpoint, eks_endpoint).await;
         let missing_credentials = aws.status().reason.filter(|_| !aws.status().credentials);
+        let tools = deploy.tools();
         let (deployer, deploy_unavailable) = match deploy.open(token.clone(), missing_credentials) {
             Ok(deployer) => (Some(deployer), None),
             // Two servers on one data directory would each take the other's running
@@ -389,6 +418,7 @@ fn serve(
                 (None, None) => crate::deploy::Deploys::NotEnabled,
             },
             host_guard: None,
+            tools,
         };
         if let Some(reason) = state.aws.status().reason {
             tracing::info!(%reason, "offline: live checks will report that they could not run");

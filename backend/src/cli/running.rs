@@ -25,6 +25,8 @@ pub struct ClusterArgs<'a> {
     pub ec2_endpoint: Option<String>,
     /// Another EKS endpoint (an emulator).
     pub eks_endpoint: Option<String>,
+    /// The `aws` and `kubectl` that read the objects inside the cluster.
+    pub tools: crate::deploy::Tools,
 }
 
 fn read_running(args: ClusterArgs<'_>) -> Result<Reading, String> {
@@ -39,7 +41,7 @@ fn read_running(args: ClusterArgs<'_>) -> Result<Reading, String> {
                 args.eks_endpoint,
             ))
             .await;
-            aws.read_design(&region, args.cluster).await
+            crate::deploy::objects::read_running(&aws, &args.tools, &region, args.cluster).await
         })
         .map_err(|error| format!("cannot read cluster {}: {error}", args.cluster))
 }

@@ -8,6 +8,8 @@
 
 /// The deploy token and the middleware that asks for it.
 pub mod auth;
+/// The objects inside a running cluster, read with `aws` and `kubectl`.
+pub mod objects;
 /// Running a job's steps as process groups.
 pub mod runner;
 /// eksctl's log lines read as progress stages.
@@ -132,6 +134,17 @@ pub struct DeployArgs {
 }
 
 impl DeployArgs {
+    /// The tools these flags name (reads of a running cluster run `aws` and `kubectl`
+    /// too).
+    pub fn tools(&self) -> Tools {
+        Tools {
+            eksctl: self.eksctl.clone(),
+            helm: self.helm.clone(),
+            kubectl: self.kubectl.clone(),
+            aws: self.aws.clone(),
+        }
+    }
+
     /// Opens the deployer these flags describe, with this token.
     /// Opens the deployer; `missing_credentials` is why the server's environment has no
     /// AWS credentials, when it has none.
@@ -140,12 +153,7 @@ impl DeployArgs {
         token: DeployToken,
         missing_credentials: Option<String>,
     ) -> Result<Deployer, DeployError> {
-        let tools = Tools {
-            eksctl: self.eksctl,
-            helm: self.helm,
-            kubectl: self.kubectl,
-            aws: self.aws,
-        };
+        let tools = self.tools();
         let data_dir = self.data_dir.unwrap_or_else(default_data_dir);
         Deployer::open(DeployConfig {
             missing_credentials,

@@ -2,6 +2,7 @@
 //! `POST /api/clusters/read` (one read into a design) and `POST /api/plan` (what a design
 //! would change on it). Read-only AWS calls; they share the live checks' turns.
 
+use axum::Extension;
 use axum::extract::State;
 use axum::routing::post;
 use axum::{Json, Router};
@@ -12,15 +13,18 @@ use shared::model::ids::Region;
 use shared::upstream::eks::NotRead;
 
 use crate::aws::{AwsError, LiveAws};
+use crate::deploy::Tools;
+use crate::deploy::objects::read_running;
 use crate::http::error::ApiError;
 use crate::http::extract::JsonBody;
 
 /// The routes, under `/api`.
-pub fn routes() -> Router<LiveAws> {
+pub fn routes(tools: Tools) -> Router<LiveAws> {
     Router::new()
         .route("/api/clusters", post(list))
         .route("/api/clusters/read", post(read))
         .route("/api/plan", post(plan))
+        .layer(Extension(tools))
 }
 
 /// `POST /api/clusters` input.
@@ -107,11 +111,11 @@ async fn list(
 
 async fn read(
     State(aws): State<LiveAws>,
+    Extension(tools): Extension<Tools>,
     JsonBody(request): JsonBody<ReadRequest>,
 ) -> Result<Json<ReadAnswer>, ApiError> {
     let region = region(&request.region)?;
-    let reading = aws
-        .read_design(&region, &request.cluster)
+    let reading = read_running(&aws, &tools, &region, &request.cluster)
         .await
         .map_err(|error| aws_error(&request.cluster, error))?;
     Ok(Json(ReadAnswer {
@@ -122,14 +126,14 @@ async fn read(
 
 async fn plan(
     State(aws): State<LiveAws>,
+    Extension(tools): Extension<Tools>,
     JsonBody(request): JsonBody<PlanRequest>,
 ) -> Result<Json<LivePlan>, ApiError> {
     if let Some(reason) = request.spec.beyond_what_eks_runs() {
         return Err(ApiError::unprocessable(reason));
     }
     let region = region(&request.region)?;
-    let reading = aws
-        .read_design(&region, &request.cluster)
+    let reading = read_running(&aws, &tools, &region, &request.cluster)
         .await
         .map_err(|error| aws_error(&request.cluster, error))?;
     // Comparing renders both designs: off the async workers, like other work that grows

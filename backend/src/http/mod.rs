@@ -43,6 +43,8 @@ pub struct AppState {
     /// The `Host` names requests must carry (`eks-studio serve` always sets it; without
     /// it, as in tests that call the router directly, every host is answered).
     pub host_guard: Option<guard::HostGuard>,
+    /// The tools a read of a running cluster runs (`aws`, `kubectl`), as deploys do.
+    pub tools: deploy::Tools,
 }
 
 /// Longest time from a request's arrival to its answer's headers: bodies that trickle in
@@ -95,7 +97,7 @@ pub fn app(state: AppState) -> Router {
     // The routers spell out `/api/…` rather than being nested under `/api`: a nested
     // route rewrites every request's URI on the way in, a cost on the API's hot path.
     let router = design::router(state.aws.clone())
-        .merge(checks::router(state.aws))
+        .merge(checks::router(state.aws, state.tools))
         .merge(deploys);
     let router = match static_dir {
         Some(dir) => router.fallback_service(page::router(dir)),

@@ -16,6 +16,15 @@ pub use process::REGION;
 /// Call timeout for tests that are not about timeouts.
 pub const GENEROUS_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// The SDK's HTTP client, as the studio builds it (rustls with ring).
+fn http_client() -> aws_sdk_ec2::config::SharedHttpClient {
+    aws_smithy_http_client::Builder::new()
+        .tls_provider(aws_smithy_http_client::tls::Provider::Rustls(
+            aws_smithy_http_client::tls::rustls_provider::CryptoMode::Ring,
+        ))
+        .build_https()
+}
+
 /// A running emulator (the process itself is shared with the end-to-end tests).
 pub struct Emulator {
     process: process::Ec2Emulator,
@@ -77,11 +86,7 @@ impl Emulator {
             None,
             "ec2-emulator-test",
         );
-        let http_client = aws_smithy_http_client::Builder::new()
-            .tls_provider(aws_smithy_http_client::tls::Provider::Rustls(
-                aws_smithy_http_client::tls::rustls_provider::CryptoMode::Ring,
-            ))
-            .build_https();
+        let http_client = http_client();
         let config = aws_sdk_ec2::Config::builder()
             .behavior_version(aws_sdk_ec2::config::BehaviorVersion::latest())
             .http_client(http_client)
@@ -90,6 +95,26 @@ impl Emulator {
             .endpoint_url(&self.endpoint)
             .build();
         aws_sdk_ec2::Client::from_conf(config)
+    }
+
+    /// A plain EKS client on the emulator, to time single calls.
+    pub fn eks_client(&self) -> aws_sdk_eks::Client {
+        let credentials = aws_sdk_eks::config::Credentials::new(
+            "testing",
+            "testing",
+            None,
+            None,
+            "ec2-emulator-test",
+        );
+        let http_client = http_client();
+        let config = aws_sdk_eks::Config::builder()
+            .behavior_version(aws_sdk_eks::config::BehaviorVersion::latest())
+            .http_client(http_client)
+            .credentials_provider(credentials)
+            .region(aws_sdk_eks::config::Region::from_static(REGION))
+            .endpoint_url(&self.endpoint)
+            .build();
+        aws_sdk_eks::Client::from_conf(config)
     }
 
     /// `POST /_fixture/{what}` with a JSON body.

@@ -17,6 +17,8 @@
 
 /// Comparing the two designs' objects and classifying each change.
 mod diff;
+/// The objects inside a running cluster (Karpenter's), read into its design.
+pub mod objects;
 /// A running cluster read back into a design.
 pub mod read;
 /// The plan as text, in the manner of `terraform plan`.

@@ -30,7 +30,14 @@ pub struct Reading {
     pub cluster_config: Value,
     /// Everything not read, by name, with why.
     pub not_read: Vec<NotRead>,
+    /// Whether the objects inside the cluster (Karpenter's) were read with kubectl
+    /// ([`crate::changes::objects::read_into`]).
+    pub objects_read: bool,
 }
+
+/// How a read names the objects inside the cluster it has not read (yet): the gap
+/// [`crate::changes::objects::read_into`] and `not_at_hand` take over.
+pub(crate) const NOT_READ_YET: &str = "reading them needs kubectl";
 
 /// Tag and label prefixes eksctl and AWS put on what they make; not the user's.
 const MADE_BY_THE_PEERS: &[&str] = &["alpha.eksctl.io/", "eksctl.cluster.k8s.io/", "aws:"];
@@ -361,12 +368,15 @@ pub fn design_of(running: &RunningCluster) -> Result<Reading, String> {
         put(&mut document, "autoModeConfig", Value::Mapping(auto_mode));
         not_read.push(NotRead {
             what: "EKS Auto Mode's own NodePools and NodeClasses".into(),
-            why: "they are objects inside the cluster; reading them needs kubectl, which this read does not run yet".into(),
+            why: "they are objects inside the cluster whose defaults come from EKS's NodeClass schema, which the studio does not hold; the design's are taken as they are".into(),
         });
     }
     not_read.push(NotRead {
         what: "Karpenter's NodePools, EC2NodeClasses and NodeOverlays".into(),
-        why: "they are objects inside the cluster; reading them needs kubectl, which this read does not run yet".into(),
+        why: format!(
+            "they are objects inside the cluster; {}, which was not at hand",
+            NOT_READ_YET
+        ),
     });
 
     let cluster_config = Value::Mapping(document);
@@ -376,6 +386,7 @@ pub fn design_of(running: &RunningCluster) -> Result<Reading, String> {
         spec,
         cluster_config,
         not_read,
+        objects_read: false,
     })
 }
 
@@ -609,8 +620,8 @@ fn places(spec: &Spec, group: &crate::model::spec::NodeGroup) -> Vec<String> {
 /// The read design made comparable with `design`, the one being planned: what a read
 /// cannot see is taken from the design (and listed, as not compared), and names only the
 /// design knows (an existing VPC's subnet names) replace the ids they stand for.
-pub fn aligned(read: &Spec, design: &Spec) -> (Spec, Vec<String>) {
-    let mut spec = read.clone();
+pub fn aligned(reading: &Reading, design: &Spec) -> (Spec, Vec<String>) {
+    let mut spec = reading.spec.clone();
     let mut not_compared = Vec::new();
     // Subnet names: the design's name for each id the cluster uses.
     if let (
@@ -645,7 +656,7 @@ pub fn aligned(read: &Spec, design: &Spec) -> (Spec, Vec<String>) {
             .iter()
             .find(|planned| planned.name == group.name)
             && planned.private_networking == group.private_networking
-            && places(design, planned) == places(read, group)
+            && places(design, planned) == places(&reading.spec, group)
         {
             group.placement = planned.placement.clone();
         }
@@ -763,14 +774,111 @@ pub fn aligned(read: &Spec, design: &Spec) -> (Spec, Vec<String>) {
                 .push("Auto Mode's node role (eksctl makes it; the design names none)".into());
         }
     }
-    // Objects inside the cluster are not read yet: the design's stand.
-    spec.karpenter = design.karpenter.clone();
+    // Auto Mode's objects and the storage are not read: the design's stand.
     spec.auto_mode_pools = design.auto_mode_pools.clone();
     spec.storage = design.storage.clone();
-    if design.karpenter.is_some() {
-        not_compared.push("Karpenter's objects (not read from the cluster yet)".into());
+    if !reading.objects_read {
+        spec.karpenter = design.karpenter.clone();
+        if design.karpenter.is_some() {
+            not_compared.push("Karpenter's objects (not read from the cluster)".into());
+        }
+    } else if let Some(planned) = &design.karpenter {
+        // The chart's settings are Helm's values, not objects a read sees.
+        let read = spec.karpenter.take().unwrap_or_default();
+        spec.karpenter = Some(crate::model::spec::KarpenterSettings {
+            node_pools: read
+                .node_pools
+                .iter()
+                .map(|pool| {
+                    as_planned(
+                        pool,
+                        planned
+                            .node_pools
+                            .iter()
+                            .find(|own| own.metadata.name == pool.metadata.name),
+                    )
+                })
+                .collect(),
+            node_classes: read
+                .node_classes
+                .iter()
+                .map(|class| {
+                    as_planned(
+                        class,
+                        planned
+                            .node_classes
+                            .iter()
+                            .find(|own| own.metadata.name == class.metadata.name),
+                    )
+                })
+                .collect(),
+            node_overlays: read
+                .node_overlays
+                .iter()
+                .map(|overlay| {
+                    as_planned(
+                        overlay,
+                        planned
+                            .node_overlays
+                            .iter()
+                            .find(|own| own.metadata.name == overlay.metadata.name),
+                    )
+                })
+                .collect(),
+            ..planned.clone()
+        });
+        not_compared
+            .push("Karpenter's installation and Helm settings (not read from the cluster)".into());
     }
     (spec, not_compared)
+}
+
+/// A Karpenter object as read, without the defaults the API server filled in where
+/// `planned` (the design's object of that name) leaves them out: what the design would
+/// read back as, once applied, is not a change.
+fn as_planned<T>(read: &T, planned: Option<&T>) -> T
+where
+    T: Clone + serde::Serialize + serde::de::DeserializeOwned + KarpenterKind,
+{
+    let Some(planned) = planned else {
+        return read.clone();
+    };
+    let (Ok(read_value), Ok(planned_value)) =
+        (yaml_serde::to_value(read), yaml_serde::to_value(planned))
+    else {
+        return read.clone();
+    };
+    let mut typed = Mapping::new();
+    put(&mut typed, "apiVersion", T::API_VERSION);
+    put(&mut typed, "kind", T::KIND);
+    let Some((schema, _)) = crate::upstream::schema_check::karpenter_schema(&Value::Mapping(typed))
+    else {
+        return read.clone();
+    };
+    let stripped =
+        crate::upstream::crd_defaults::without_defaults(&read_value, Some(&planned_value), schema);
+    yaml_serde::from_value(stripped).unwrap_or_else(|_| read.clone())
+}
+
+/// The type of a Karpenter object, for its schema.
+trait KarpenterKind {
+    const API_VERSION: &'static str;
+    const KIND: &'static str;
+}
+
+impl KarpenterKind for crate::upstream::karpenter::NodePool {
+    const API_VERSION: &'static str = crate::upstream::karpenter::NODE_POOL_API_VERSION;
+    const KIND: &'static str = "NodePool";
+}
+
+impl KarpenterKind for crate::upstream::karpenter::Ec2NodeClass {
+    const API_VERSION: &'static str = crate::upstream::karpenter::NODE_CLASS_API_VERSION;
+    const KIND: &'static str = "EC2NodeClass";
+}
+
+impl KarpenterKind for crate::upstream::karpenter::NodeOverlay {
+    const API_VERSION: &'static str = crate::upstream::karpenter::NODE_OVERLAY_API_VERSION;
+    const KIND: &'static str = "NodeOverlay";
 }
 
 /// A plan against a running cluster: the changes, and what was not read or not compared.
@@ -787,7 +895,7 @@ pub struct LivePlan {
 
 /// What `design` would change on the cluster `reading` read.
 pub fn plan_against(reading: &Reading, design: &Spec) -> LivePlan {
-    let (before, not_compared) = aligned(&reading.spec, design);
+    let (before, not_compared) = aligned(reading, design);
     LivePlan {
         plan: crate::changes::diff(&before, design),
         not_compared,

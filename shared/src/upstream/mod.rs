@@ -5,6 +5,8 @@ pub mod auto_mode;
 /// The CRDs' CEL validation rules, evaluated on documents as the API server does.
 #[cfg(feature = "documents")]
 pub(crate) mod crd_cel;
+/// The defaults the API server fills in from a CRD's schema, and the way back.
+pub mod crd_defaults;
 /// A running cluster as EKS and EC2 describe it, in the fields the studio reads.
 pub mod eks;
 /// Typed mirror of eksctl's `ClusterConfig` (`eksctl.io/v1alpha5`), only the fields we emit.

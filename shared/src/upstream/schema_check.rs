@@ -227,30 +227,36 @@ pub fn check_cluster_config(document: &Value) -> Vec<SchemaIssue> {
 /// (`karpenter.k8s.aws/v1`) against its CRD schema; any other document gets an issue at
 /// `kind` or `apiVersion`.
 pub fn check_karpenter(document: &Value) -> Vec<SchemaIssue> {
+    match karpenter_schema(document) {
+        Some((schema, kind)) => Walker::new(schema, Dialect::Kubernetes { kind }).run(document),
+        None => unknown_type_issues(
+            document,
+            &[NODE_POOL_TYPE, EC2_NODE_CLASS_TYPE, NODE_OVERLAY_TYPE],
+        ),
+    }
+}
+
+/// The CRD schema (`openAPIV3Schema`) of a Karpenter `NodePool`, `EC2NodeClass` or
+/// `NodeOverlay`, and the kind; `None` for any other document.
+pub fn karpenter_schema(document: &Value) -> Option<(&'static Json, &'static str)> {
     static NODE_POOL: OnceLock<Json> = OnceLock::new();
     static EC2_NODE_CLASS: OnceLock<Json> = OnceLock::new();
     static NODE_OVERLAY: OnceLock<Json> = OnceLock::new();
-    let (schema, kind) = match DocumentKind::of(document) {
-        DocumentKind::NodePool => (
+    match DocumentKind::of(document) {
+        DocumentKind::NodePool => Some((
             embedded_schema(&NODE_POOL, NODE_POOL_SCHEMA),
             NODE_POOL_TYPE.1,
-        ),
-        DocumentKind::Ec2NodeClass => (
+        )),
+        DocumentKind::Ec2NodeClass => Some((
             embedded_schema(&EC2_NODE_CLASS, EC2_NODE_CLASS_SCHEMA),
             EC2_NODE_CLASS_TYPE.1,
-        ),
-        DocumentKind::NodeOverlay => (
+        )),
+        DocumentKind::NodeOverlay => Some((
             embedded_schema(&NODE_OVERLAY, NODE_OVERLAY_SCHEMA),
             NODE_OVERLAY_TYPE.1,
-        ),
-        _ => {
-            return unknown_type_issues(
-                document,
-                &[NODE_POOL_TYPE, EC2_NODE_CLASS_TYPE, NODE_OVERLAY_TYPE],
-            );
-        }
-    };
-    Walker::new(schema, Dialect::Kubernetes { kind }).run(document)
+        )),
+        _ => None,
+    }
 }
 
 fn embedded_schema(cell: &'static OnceLock<Json>, text: &'static str) -> &'static Json {

@@ -1,0 +1,169 @@
+//! The objects inside a running cluster, read with the server's own tools: `aws eks
+//! update-kubeconfig` writes a kubeconfig for that cluster into a private directory made
+//! for this read (never the user's `~/.kube/config`, removed afterwards), then one
+//! `kubectl get RESOURCE -o json` per kind of object. The tools get the same environment
+//! as a deploy's steps: none of the server's own secrets.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Duration;
+
+use shared::changes::objects::{RESOURCES, items_of};
+use shared::changes::read::Reading;
+use shared::model::ids::Region;
+use shared::upstream::eks::NotRead;
+use tokio::process::Command;
+use yaml_serde::Value;
+
+use super::Tools;
+use super::runner::tool_environment;
+use crate::aws::{AwsError, LiveAws};
+
+/// How long one tool may take before the read gives up on it.
+const TOOL_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// What kubectl says when a kind's CRD is not installed: there are none of that kind.
+const NO_SUCH_RESOURCE: &str = "the server doesn't have a resource type";
+
+/// A directory of this process's own, 0700, removed when dropped.
+struct PrivateDir(PathBuf);
+
+impl PrivateDir {
+    fn new() -> Result<PrivateDir, String> {
+        use std::os::unix::fs::DirBuilderExt;
+        let mut suffix = [0u8; 8];
+        getrandom::fill(&mut suffix).map_err(|error| error.to_string())?;
+        let name: String = suffix.iter().map(|byte| format!("{byte:02x}")).collect();
+        let path =
+            std::env::temp_dir().join(format!("eks-studio-read-{}-{name}", std::process::id()));
+        std::fs::DirBuilder::new()
+            .mode(0o700)
+            .create(&path)
+            .map_err(|error| format!("cannot make {}: {error}", path.display()))?;
+        Ok(PrivateDir(path))
+    }
+}
+
+impl Drop for PrivateDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Runs a tool to its end (or [`TOOL_TIMEOUT`]): its standard output, or what it said
+/// on standard error when it failed.
+async fn run(program: &Path, args: &[&str], kubeconfig: &Path) -> Result<Vec<u8>, String> {
+    let shown = program.display().to_string();
+    let mut command = Command::new(program);
+    command
+        .args(args)
+        .env_clear()
+        .envs(tool_environment(std::env::vars_os()))
+        .env("KUBECONFIG", kubeconfig)
+        // In the read's own directory: whatever a tool leaves there goes with it.
+        .current_dir(kubeconfig.parent().unwrap_or(Path::new("/")))
+        .stdin(Stdio::null())
+        .kill_on_drop(true);
+    let output = tokio::time::timeout(TOOL_TIMEOUT, command.output())
+        .await
+        .map_err(|_| format!("`{shown}` did not finish in {} s", TOOL_TIMEOUT.as_secs()))?
+        .map_err(|error| format!("`{shown}` could not be started: {error}"))?;
+    if output.status.success() {
+        Ok(output.stdout)
+    } else {
+        let said = String::from_utf8_lossy(&output.stderr);
+        Err(format!(
+            "`{shown} {}` failed ({}): {}",
+            args.join(" "),
+            output.status,
+            said.trim()
+        ))
+    }
+}
+
+/// The cluster's Karpenter objects, as applied, with the kinds that could not be read.
+/// `Err` when nothing could be read (no `aws` or `kubectl`, no kubeconfig for the cluster).
+pub async fn read_objects(
+    tools: &Tools,
+    region: &str,
+    cluster: &str,
+) -> Result<(Vec<Value>, Vec<NotRead>), String> {
+    let directory = PrivateDir::new()?;
+    let kubeconfig = directory.0.join("kubeconfig");
+    let kubeconfig_text = kubeconfig.to_string_lossy().into_owned();
+    run(
+        &tools.aws,
+        &[
+            "eks",
+            "update-kubeconfig",
+            "--name",
+            cluster,
+            "--region",
+            region,
+            "--kubeconfig",
+            &kubeconfig_text,
+        ],
+        &kubeconfig,
+    )
+    .await?;
+    let answers = futures_util::future::join_all(RESOURCES.iter().map(|(resource, what)| {
+        let kubeconfig = &kubeconfig;
+        let kubeconfig_text = &kubeconfig_text;
+        async move {
+            let answer = run(
+                &tools.kubectl,
+                &[
+                    "get",
+                    resource,
+                    "--output",
+                    "json",
+                    "--kubeconfig",
+                    kubeconfig_text,
+                ],
+                kubeconfig,
+            )
+            .await;
+            (*what, answer)
+        }
+    }))
+    .await;
+    let mut objects = Vec::new();
+    let mut gaps = Vec::new();
+    for (what, answer) in answers {
+        let read = answer.and_then(|stdout| {
+            let json: serde_json::Value = serde_json::from_slice(&stdout)
+                .map_err(|error| format!("kubectl's answer is not JSON: {error}"))?;
+            items_of(&json)
+        });
+        match read {
+            Ok(items) => objects.extend(items),
+            Err(why) if why.contains(NO_SUCH_RESOURCE) => {}
+            Err(why) => gaps.push(NotRead {
+                what: what.to_owned(),
+                why,
+            }),
+        }
+    }
+    Ok((objects, gaps))
+}
+
+/// The running cluster `name` as a design: what EKS and EC2 describe, and the objects
+/// inside it, read at the same time. Only the cluster itself must be readable; every
+/// other gap is named in the reading.
+pub async fn read_running(
+    aws: &LiveAws,
+    tools: &Tools,
+    region: &Region,
+    name: &str,
+) -> Result<Reading, AwsError> {
+    let (reading, objects) = tokio::join!(
+        aws.read_design(region, name),
+        read_objects(tools, region.as_str(), name)
+    );
+    let mut reading = reading?;
+    match objects {
+        Ok((objects, gaps)) => shared::changes::objects::read_into(&mut reading, &objects, gaps),
+        Err(why) => shared::changes::objects::not_at_hand(&mut reading, &why),
+    }
+    Ok(reading)
+}

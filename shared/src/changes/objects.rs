@@ -1,0 +1,186 @@
+//! The objects inside a running cluster that belong to a design — Karpenter's NodePools,
+//! EC2NodeClasses and NodeOverlays — as `kubectl get RESOURCE -o json` answers them, read
+//! into the design the cluster's EKS read made. Auto Mode's NodePools come back from the
+//! same `get` (they are `karpenter.sh` NodePools on an `eks.amazonaws.com` NodeClass) and
+//! are left to the design: EKS's NodeClass schema, whose defaults the API server fills
+//! in, is not one the studio holds, so they would be compared against guesses.
+//!
+//! The API server answers with more than was applied: what it and the controllers keep
+//! about the object (`uid`, `resourceVersion`, `generation`, `creationTimestamp`,
+//! `managedFields`, `finalizers`, `status`, kubectl's `last-applied-configuration`,
+//! Karpenter's hash annotations) is not the design's and is left out; the defaults its
+//! CRD schema fills in are taken back out when a plan compares
+//! ([`crate::upstream::crd_defaults`]).
+
+use yaml_serde::Value;
+
+use crate::changes::read::{NOT_READ_YET, Reading};
+use crate::upstream::eks::NotRead;
+
+/// What a read asks the cluster for, with the words a gap is named by: one `kubectl get`
+/// each, since one unknown resource type fails a `get` of several.
+pub const RESOURCES: &[(&str, &str)] = &[
+    ("nodepools.karpenter.sh", "NodePools"),
+    (
+        "ec2nodeclasses.karpenter.k8s.aws",
+        "Karpenter's EC2NodeClasses",
+    ),
+    ("nodeoverlays.karpenter.sh", "Karpenter's NodeOverlays"),
+];
+
+/// Metadata the API server keeps about an object, never written in a manifest.
+const SERVER_METADATA: &[&str] = &[
+    "uid",
+    "resourceVersion",
+    "generation",
+    "creationTimestamp",
+    "deletionTimestamp",
+    "deletionGracePeriodSeconds",
+    "managedFields",
+    "selfLink",
+    "finalizers",
+    "ownerReferences",
+];
+
+/// Annotations kubectl and the controllers write on the objects they apply or reconcile
+/// (kubectl's `apply`; Karpenter's `nodepool-hash` and `ec2nodeclass-hash`, each with its
+/// version).
+const SERVER_ANNOTATIONS: &[&str] = &[
+    "kubectl.kubernetes.io/last-applied-configuration",
+    "karpenter.sh/nodepool-hash",
+    "karpenter.sh/nodepool-hash-version",
+    "karpenter.k8s.aws/ec2nodeclass-hash",
+    "karpenter.k8s.aws/ec2nodeclass-hash-version",
+];
+
+/// The object as a manifest would write it: without `status` and what the API server and
+/// the controllers keep about it.
+pub fn as_applied(object: &Value) -> Value {
+    let Some(mapping) = object.as_mapping() else {
+        return object.clone();
+    };
+    let mut out = mapping.clone();
+    out.remove("status");
+    if let Some(Value::Mapping(metadata)) = out.get_mut("metadata") {
+        for key in SERVER_METADATA {
+            metadata.remove(*key);
+        }
+        if let Some(Value::Mapping(annotations)) = metadata.get_mut("annotations") {
+            for key in SERVER_ANNOTATIONS {
+                annotations.remove(*key);
+            }
+            if annotations.is_empty() {
+                metadata.remove("annotations");
+            }
+        }
+    }
+    Value::Mapping(out)
+}
+
+/// The items of a `kubectl get -o json` answer (a `List`), as applied.
+pub fn items_of(answer: &serde_json::Value) -> Result<Vec<Value>, String> {
+    let items = answer
+        .get("items")
+        .and_then(serde_json::Value::as_array)
+        .ok_or("the answer is not a list of objects (no `items`)")?;
+    items
+        .iter()
+        .map(|item| {
+            yaml_serde::to_value(item)
+                .map(|value| as_applied(&value))
+                .map_err(|error| error.to_string())
+        })
+        .collect()
+}
+
+fn name_of(object: &Value) -> &str {
+    object
+        .get("metadata")
+        .and_then(|metadata| metadata.get("name"))
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+}
+
+/// Reads the cluster's Karpenter objects into `reading`'s design, and takes the gaps
+/// their reading left (`gaps`, by [`RESOURCES`]' words) in place of "not read yet". An
+/// object the studio cannot read is a gap, named.
+pub fn read_into(reading: &mut Reading, objects: &[Value], gaps: Vec<NotRead>) {
+    let mut karpenter = Vec::new();
+    let mut not_read = gaps;
+    for object in objects {
+        if crate::documents::auto_mode::is_auto_mode_pool(object)
+            || crate::documents::auto_mode::is_node_class(object)
+        {
+            continue;
+        }
+        match crate::documents::import::import_karpenter(std::slice::from_ref(object)) {
+            Ok(imported) => karpenter.push(imported.settings),
+            Err(error) => not_read.push(NotRead {
+                what: format!(
+                    "{} {}",
+                    object
+                        .get("kind")
+                        .and_then(Value::as_str)
+                        .unwrap_or("object"),
+                    name_of(object)
+                ),
+                why: format!(
+                    "it does not read as the studio knows it: {}: {}",
+                    error.path, error.message
+                ),
+            }),
+        }
+    }
+    let spec = &mut reading.spec;
+    if !karpenter.is_empty() {
+        // The chart's values are Helm's: what the controller's role is comes from the Pod
+        // Identity associations (one for `karpenter`, or the role is IRSA's), the rest is
+        // Karpenter's defaults, said so.
+        let pod_identity = spec
+            .cluster
+            .pod_identity_associations
+            .iter()
+            .any(|association| association.service_account_name == "karpenter");
+        not_read.push(NotRead {
+            what: "Karpenter's installation and Helm settings (interruption queue, feature gates)".into(),
+            why: format!(
+                "the chart's values are Helm's, not objects in the cluster; the controller's role is taken as {}",
+                if pod_identity {
+                    "EKS Pod Identity (an association names the `karpenter` service account)"
+                } else {
+                    "IRSA (no Pod Identity association names the `karpenter` service account)"
+                }
+            ),
+        });
+        let settings =
+            spec.karpenter
+                .get_or_insert_with(|| crate::model::spec::KarpenterSettings {
+                    controller_identity: if pod_identity {
+                        crate::model::spec::ControllerIdentity::PodIdentity
+                    } else {
+                        crate::model::spec::ControllerIdentity::Irsa
+                    },
+                    ..Default::default()
+                });
+        for imported in karpenter {
+            settings.node_pools.extend(imported.node_pools);
+            settings.node_classes.extend(imported.node_classes);
+            settings.node_overlays.extend(imported.node_overlays);
+        }
+        crate::documents::import::settle_leftovers(spec);
+    }
+    reading
+        .not_read
+        .retain(|gap| !gap.why.contains(NOT_READ_YET));
+    reading.not_read.extend(not_read);
+    reading.objects_read = true;
+}
+
+/// Says why the cluster's objects were not read, in place of "not read yet".
+pub fn not_at_hand(reading: &mut Reading, why: &str) {
+    for gap in &mut reading.not_read {
+        if gap.why.contains(NOT_READ_YET) {
+            gap.why = format!("they are objects inside the cluster, read with kubectl: {why}");
+        }
+    }
+}
