@@ -468,6 +468,54 @@ fn karpenter_objects_are_read_from_the_cluster_and_a_tightened_nodepool_plans_a_
 }
 
 #[test]
+fn endpoint_access_logging_and_support_round_trip_through_eks() {
+    let emulator = Emulator::start();
+    let dir = temp_dir("cluster-settings");
+    let (file, cluster) = filled_template(&emulator, "g4dn", &dir);
+    let mut design: yaml_serde::Value =
+        yaml_serde::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let settings: yaml_serde::Value = yaml_serde::from_str(
+        "{clusterEndpoints: {publicAccess: true, privateAccess: true}, publicAccessCIDRs: [203.0.113.0/24]}",
+    )
+    .unwrap();
+    let vpc = design
+        .as_mapping_mut()
+        .unwrap()
+        .entry("vpc".into())
+        .or_insert_with(|| yaml_serde::Value::Mapping(Default::default()));
+    for (key, value) in settings.as_mapping().unwrap() {
+        vpc.as_mapping_mut()
+            .unwrap()
+            .insert(key.clone(), value.clone());
+    }
+    design["cloudWatch"] = yaml_serde::from_str(
+        "{clusterLogging: {enableTypes: [audit, api], logRetentionInDays: 7}}",
+    )
+    .unwrap();
+    design["upgradePolicy"] = yaml_serde::from_str("{supportType: STANDARD}").unwrap();
+    std::fs::write(&file, yaml_serde::to_string(&design).unwrap()).unwrap();
+    eksctl_create(&emulator, &file);
+
+    let read = eks_studio(
+        &emulator,
+        &["read", "--cluster", &cluster, "--region", REGION],
+    );
+    let said = text(&read.stdout);
+    assert!(said.contains("privateAccess: true"), "{said}");
+    assert!(said.contains("203.0.113.0/24"), "{said}");
+    assert!(said.contains("supportType: STANDARD"), "{said}");
+    let plan = plan_on(&emulator, &file, &cluster, &[]);
+    let said = text(&plan.stdout);
+    assert_eq!(plan.status.code(), Some(0), "{said}{}", text(&plan.stderr));
+    assert!(said.starts_with("No changes"), "{said}");
+    // The log retention is CloudWatch's, which eksctl sets and a read does not see.
+    assert!(
+        said.contains("not compared: `cloudWatch` of the ClusterConfig"),
+        "{said}"
+    );
+}
+
+#[test]
 fn a_cluster_that_does_not_exist_is_an_error_naming_it() {
     let emulator = Emulator::start();
     let read = eks_studio(

@@ -593,3 +593,88 @@ fn a_running_cluster_reads_as_the_cluster_config_eksctl_was_given() {
     );
     assert!(reading.not_read.iter().any(|gap| gap.why.contains("IAM")));
 }
+
+#[test]
+fn endpoint_access_logging_and_support_are_read_and_what_eks_does_not_hold_is_the_designs() {
+    use shared::changes::read::{design_of, plan_against};
+    use shared::upstream::eks::*;
+    let running = RunningCluster {
+        region: "us-east-2".into(),
+        cluster: EksCluster {
+            name: "train".into(),
+            version: "1.35".into(),
+            tags: [("alpha.eksctl.io/cluster-oidc-enabled", "true")]
+                .into_iter()
+                .map(|(k, v)| (k.to_owned(), v.to_owned()))
+                .collect(),
+            vpc_id: "vpc-1".into(),
+            subnet_ids: vec!["subnet-a".into(), "subnet-b".into()],
+            endpoint_public_access: Some(true),
+            endpoint_private_access: Some(true),
+            public_access_cidrs: vec!["203.0.113.0/24".into()],
+            enabled_log_types: vec!["audit".into(), "api".into()],
+            support_type: Some("STANDARD".into()),
+            ..EksCluster::default()
+        },
+        subnets: [("subnet-a", "us-east-2a"), ("subnet-b", "us-east-2b")]
+            .into_iter()
+            .map(|(id, zone)| RunningSubnet {
+                id: id.into(),
+                availability_zone: zone.into(),
+                public: true,
+                eksctl_cluster: Some("train".into()),
+            })
+            .collect(),
+        ..RunningCluster::default()
+    };
+    let reading = design_of(&running).unwrap();
+    let config = serde_json::to_value(&reading.cluster_config).unwrap();
+    assert_eq!(
+        config["vpc"]["clusterEndpoints"],
+        json!({"publicAccess": true, "privateAccess": true})
+    );
+    assert_eq!(
+        config["vpc"]["publicAccessCIDRs"],
+        json!(["203.0.113.0/24"])
+    );
+    assert_eq!(
+        config["cloudWatch"]["clusterLogging"]["enableTypes"],
+        json!(["audit", "api"])
+    );
+    assert_eq!(config["upgradePolicy"]["supportType"], "STANDARD");
+
+    // The design as its author wrote it: the same settings in other words (the log types
+    // in another order), plus what only eksctl keeps (log retention, IRSA accounts).
+    let text = r#"apiVersion: eksctl.io/v1alpha5
+kind: ClusterConfig
+metadata: {name: train, region: us-east-2, version: "1.35"}
+availabilityZones: [us-east-2a, us-east-2b]
+vpc:
+  clusterEndpoints: {publicAccess: true, privateAccess: true}
+  publicAccessCIDRs: [203.0.113.0/24]
+cloudWatch:
+  clusterLogging: {enableTypes: [api, audit], logRetentionInDays: 30}
+upgradePolicy: {supportType: STANDARD}
+iam:
+  withOIDC: true
+  serviceAccounts:
+    - metadata: {name: trainer, namespace: ml}
+      attachPolicyARNs: [arn:aws:iam::123456789012:policy/s3]
+"#;
+    let (design, _) = shared::documents::import::import_text(text, &Spec::default()).unwrap();
+    let plan = plan_against(&reading, &design);
+    assert!(plan.plan.changes.is_empty(), "{}", human(&plan.plan));
+    assert!(
+        plan.not_compared
+            .iter()
+            .any(|what| what.contains("`iam`") && what.contains("EKS does not hold it")),
+        "{:?}",
+        plan.not_compared
+    );
+
+    // Logging turned off in the design is a change the plan shows.
+    let quiet = text.replace("enableTypes: [api, audit], ", "");
+    let (design, _) = shared::documents::import::import_text(&quiet, &Spec::default()).unwrap();
+    let plan = plan_against(&reading, &design);
+    assert_eq!(plan.plan.changes.len(), 1, "{}", human(&plan.plan));
+}

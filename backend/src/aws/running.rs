@@ -186,6 +186,26 @@ impl LiveAws {
             auto_mode_node_role_arn: compute
                 .and_then(|compute| compute.node_role_arn())
                 .map(str::to_owned),
+            endpoint_public_access: vpc.map(|vpc| vpc.endpoint_public_access()),
+            endpoint_private_access: vpc.map(|vpc| vpc.endpoint_private_access()),
+            public_access_cidrs: vpc
+                .map(|vpc| vpc.public_access_cidrs().to_vec())
+                .unwrap_or_default(),
+            enabled_log_types: cluster
+                .logging()
+                .map(|logging| {
+                    logging
+                        .cluster_logging()
+                        .iter()
+                        .filter(|setup| setup.enabled() == Some(true))
+                        .flat_map(|setup| setup.types().iter().map(|kind| kind.as_str().to_owned()))
+                        .collect()
+                })
+                .unwrap_or_default(),
+            support_type: cluster
+                .upgrade_policy()
+                .and_then(|policy| policy.support_type())
+                .map(|support| support.as_str().to_owned()),
         })
     }
 

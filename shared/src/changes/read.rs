@@ -181,6 +181,28 @@ pub fn design_of(running: &RunningCluster) -> Result<Reading, String> {
         put(&mut vpc, "subnets", Value::Mapping(subnets));
         put(&mut document, "vpc", Value::Mapping(vpc));
     }
+    endpoint_access(&mut document, cluster);
+    // eksctl's `cloudWatch.clusterLogging.enableTypes`: the types EKS says are on.
+    if !cluster.enabled_log_types.is_empty() {
+        let mut logging = Mapping::new();
+        put(
+            &mut logging,
+            "enableTypes",
+            strings(cluster.enabled_log_types.iter().cloned()),
+        );
+        let mut cloud_watch = Mapping::new();
+        put(&mut cloud_watch, "clusterLogging", Value::Mapping(logging));
+        put(&mut document, "cloudWatch", Value::Mapping(cloud_watch));
+    }
+    // EKS's default support is EXTENDED (CreateCluster, `upgradePolicy`): only the other
+    // is written, as eksctl's users write it.
+    if let Some(support) = cluster.support_type.as_deref()
+        && support != "EXTENDED"
+    {
+        let mut policy = Mapping::new();
+        put(&mut policy, "supportType", support);
+        put(&mut document, "upgradePolicy", Value::Mapping(policy));
+    }
 
     let mut iam = Mapping::new();
     match cluster.tags.get("alpha.eksctl.io/cluster-oidc-enabled") {
@@ -388,6 +410,46 @@ pub fn design_of(running: &RunningCluster) -> Result<Reading, String> {
         not_read,
         objects_read: false,
     })
+}
+
+/// eksctl's `vpc.clusterEndpoints` and `vpc.publicAccessCIDRs`, where the cluster's differ
+/// from what eksctl makes (a public endpoint and no private one; EKS's `0.0.0.0/0`).
+fn endpoint_access(document: &mut Mapping, cluster: &crate::upstream::eks::EksCluster) {
+    let mut endpoints = Mapping::new();
+    if let Some(public) = cluster.endpoint_public_access
+        && !public
+    {
+        put(&mut endpoints, "publicAccess", false);
+    }
+    if let Some(private) = cluster.endpoint_private_access
+        && private
+    {
+        put(&mut endpoints, "privateAccess", true);
+    }
+    let cidrs = &cluster.public_access_cidrs;
+    let open = cidrs.is_empty() || cidrs.iter().all(|cidr| cidr == "0.0.0.0/0");
+    if endpoints.is_empty() && open {
+        return;
+    }
+    let vpc = match document
+        .entry(Value::from("vpc"))
+        .or_insert_with(|| Value::Mapping(Mapping::new()))
+    {
+        Value::Mapping(vpc) => vpc,
+        _ => return,
+    };
+    if !endpoints.is_empty() {
+        // eksctl writes both once either is set (its defaults filled in).
+        let public = cluster.endpoint_public_access.unwrap_or(true);
+        let private = cluster.endpoint_private_access.unwrap_or(false);
+        let mut both = Mapping::new();
+        put(&mut both, "publicAccess", public);
+        put(&mut both, "privateAccess", private);
+        put(vpc, "clusterEndpoints", Value::Mapping(both));
+    }
+    if !open {
+        put(vpc, "publicAccessCIDRs", strings(cidrs.iter().cloned()));
+    }
 }
 
 /// The user name EKS gives an access entry made without one (EKS API reference,
@@ -774,6 +836,12 @@ pub fn aligned(reading: &Reading, design: &Spec) -> (Spec, Vec<String>) {
                 .push("Auto Mode's node role (eksctl makes it; the design names none)".into());
         }
     }
+    // Keys the studio does not model, kept from the design's file: EKS holds only the
+    // endpoint access, the logging and the upgrade policy; the rest (IRSA service
+    // accounts, log retention, GitOps…) eksctl keeps to itself, so the design's stand.
+    let (extra, unseen) = extra_as_planned(&reading.spec.eksctl_extra, &design.eksctl_extra);
+    spec.eksctl_extra = extra;
+    not_compared.extend(unseen);
     // Auto Mode's objects and the storage are not read: the design's stand.
     spec.auto_mode_pools = design.auto_mode_pools.clone();
     spec.storage = design.storage.clone();
@@ -831,6 +899,114 @@ pub fn aligned(reading: &Reading, design: &Spec) -> (Spec, Vec<String>) {
             .push("Karpenter's installation and Helm settings (not read from the cluster)".into());
     }
     (spec, not_compared)
+}
+
+/// The ClusterConfig keys a read can see in EKS's answers, by their path.
+const HELD_BY_EKS: &[&[&str]] = &[
+    &["vpc", "clusterEndpoints"],
+    &["vpc", "publicAccessCIDRs"],
+    &["cloudWatch", "clusterLogging", "enableTypes"],
+    &["upgradePolicy", "supportType"],
+];
+
+fn at<'a>(mut value: &'a Value, path: &[&str]) -> Option<&'a Value> {
+    for key in path {
+        value = value.get(*key)?;
+    }
+    Some(value)
+}
+
+/// Removes `path` from `mapping`, and every mapping left empty on the way.
+fn remove_at(mapping: &mut Mapping, path: &[&str]) {
+    match path {
+        [] => {}
+        [key] => {
+            mapping.remove(*key);
+        }
+        [key, rest @ ..] => {
+            if let Some(Value::Mapping(inner)) = mapping.get_mut(*key) {
+                remove_at(inner, rest);
+                if inner.is_empty() {
+                    mapping.remove(*key);
+                }
+            }
+        }
+    }
+}
+
+fn put_at(mapping: &mut Mapping, path: &[&str], value: Value) {
+    match path {
+        [] => {}
+        [key] => put(mapping, key, value),
+        [key, rest @ ..] => {
+            let inner = mapping
+                .entry(Value::from(*key))
+                .or_insert_with(|| Value::Mapping(Mapping::new()));
+            if !inner.is_mapping() {
+                *inner = Value::Mapping(Mapping::new());
+            }
+            if let Value::Mapping(inner) = inner {
+                put_at(inner, rest, value);
+            }
+        }
+    }
+}
+
+/// The design's unmodelled keys with what EKS holds of them taken from the read, and the
+/// rest named as not compared.
+fn extra_as_planned(read: &Mapping, planned: &Mapping) -> (Mapping, Vec<String>) {
+    let mut unseen = planned.clone();
+    for path in HELD_BY_EKS {
+        remove_at(&mut unseen, path);
+    }
+    let not_compared = unseen
+        .iter()
+        .filter_map(|(key, _)| key.as_str())
+        .map(|key| format!("`{key}` of the ClusterConfig (eksctl keeps it; EKS does not hold it)"))
+        .collect();
+    let mut extra = unseen;
+    let read = Value::Mapping(read.clone());
+    let planned = Value::Mapping(planned.clone());
+    for path in HELD_BY_EKS {
+        let Some(value) = at(&read, path) else {
+            continue;
+        };
+        // The same log types in another order, or as eksctl's `all` / `*`, are the same.
+        let value = match at(&planned, path) {
+            Some(own)
+                if path.last() == Some(&"enableTypes") && log_types(own) == log_types(value) =>
+            {
+                own.clone()
+            }
+            _ => value.clone(),
+        };
+        put_at(&mut extra, path, value);
+    }
+    (extra, not_compared)
+}
+
+/// The control plane's log types a `cloudWatch.clusterLogging.enableTypes` turns on
+/// (eksctl: `all` and `*` are every type), sorted.
+fn log_types(value: &Value) -> Vec<String> {
+    const ALL: [&str; 5] = [
+        "api",
+        "audit",
+        "authenticator",
+        "controllerManager",
+        "scheduler",
+    ];
+    let named: Vec<&str> = value
+        .as_sequence()
+        .map(|items| items.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let mut types: Vec<String> = if named.iter().any(|name| matches!(*name, "all" | "*")) {
+        ALL.iter().map(|name| (*name).to_owned()).collect()
+    } else {
+        named.iter().map(|name| (*name).to_owned()).collect()
+    };
+    types.sort();
+    types.dedup();
+    types
 }
 
 /// A Karpenter object as read, without the defaults the API server filled in where

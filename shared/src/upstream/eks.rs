@@ -62,6 +62,21 @@ pub struct EksCluster {
     pub auto_mode_node_pools: Vec<String>,
     /// `computeConfig.nodeRoleArn`.
     pub auto_mode_node_role_arn: Option<String>,
+    /// `resourcesVpcConfig.endpointPublicAccess`, when EKS says.
+    #[serde(default)]
+    pub endpoint_public_access: Option<bool>,
+    /// `resourcesVpcConfig.endpointPrivateAccess`, when EKS says.
+    #[serde(default)]
+    pub endpoint_private_access: Option<bool>,
+    /// `resourcesVpcConfig.publicAccessCidrs`.
+    #[serde(default)]
+    pub public_access_cidrs: Vec<String>,
+    /// The control plane's log types that are on (`logging.clusterLogging`).
+    #[serde(default)]
+    pub enabled_log_types: Vec<String>,
+    /// `upgradePolicy.supportType` (`STANDARD`, `EXTENDED`), when EKS says.
+    #[serde(default)]
+    pub support_type: Option<String>,
 }
 
 /// A subnet of the cluster's VPC.
