@@ -284,6 +284,11 @@ fn a_changed_design_plans_a_scale_a_new_group_and_a_replacement_against_the_runn
     assert_eq!(g4dn["availabilityZones"][0], "us-east-1b");
     assert_eq!(document["iam"]["withOIDC"], true);
     assert!(out.join("studio.json").is_file());
+    // The entry EKS made for the cluster's creator is read as it is.
+    assert!(
+        cluster_yaml.contains("principalARN: arn:aws:iam::123456789012:user/moto"),
+        "{cluster_yaml}"
+    );
     assert!(text(&read.stderr).contains("not read: every managed node group: iam"));
 
     // Plan a changed design: one group scaled, one added, one whose type changes.
@@ -349,6 +354,11 @@ fn a_changed_design_plans_a_scale_a_new_group_and_a_replacement_against_the_runn
         "{said}"
     );
     assert!(said.contains("Plan: 1 to create, 1 to update, 1 to replace, 0 to delete"));
+    // … and a plan does not remove it: it is the creator's, said so.
+    assert!(
+        said.contains("not compared: the access entry of arn:aws:iam::123456789012:user/moto (taken as the cluster creator's"),
+        "{said}"
+    );
 }
 
 #[test]

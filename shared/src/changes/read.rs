@@ -836,6 +836,52 @@ pub fn aligned(reading: &Reading, design: &Spec) -> (Spec, Vec<String>) {
                 .push("Auto Mode's node role (eksctl makes it; the design names none)".into());
         }
     }
+    // The entry EKS makes for whoever created the cluster (CreateCluster's
+    // `bootstrapClusterCreatorAdminPermissions`, on unless the design turns it off): the
+    // one entry the design does not name that has only cluster admin, cluster-wide. More
+    // than one such entry and none is guessed at.
+    let bootstraps = design
+        .cluster
+        .access
+        .as_ref()
+        .and_then(|access| access.bootstrap_cluster_creator_admin_permissions)
+        != Some(false);
+    if bootstraps && let Some(access) = spec.cluster.access.as_mut() {
+        let named = |principal: &str| {
+            design.cluster.access.as_ref().is_some_and(|own| {
+                own.access_entries
+                    .iter()
+                    .any(|entry| entry.principal_arn == principal)
+            })
+        };
+        let creators: Vec<usize> = access
+            .access_entries
+            .iter()
+            .enumerate()
+            .filter(|(_, entry)| {
+                !named(&entry.principal_arn)
+                    && entry.kubernetes_groups.is_empty()
+                    && matches!(entry.access_policies.as_slice(), [policy]
+                        if policy.policy_arn.ends_with(":cluster-access-policy/AmazonEKSClusterAdminPolicy")
+                            && policy.scope == "cluster")
+            })
+            .map(|(index, _)| index)
+            .collect();
+        if let [creator] = creators.as_slice() {
+            let entry = access.access_entries.remove(*creator);
+            not_compared.push(format!(
+                "the access entry of {} (taken as the cluster creator's, which EKS makes with cluster admin)",
+                entry.principal_arn
+            ));
+        }
+        if access.access_entries.is_empty()
+            && access.authentication_mode.is_empty()
+            && access.bootstrap_cluster_creator_admin_permissions.is_none()
+            && design.cluster.access.is_none()
+        {
+            spec.cluster.access = None;
+        }
+    }
     // Keys the studio does not model, kept from the design's file: EKS holds only the
     // endpoint access, the logging and the upgrade policy; the rest (IRSA service
     // accounts, log retention, GitOps…) eksctl keeps to itself, so the design's stand.
