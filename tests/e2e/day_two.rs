@@ -200,5 +200,17 @@ async fn a_running_cluster_opens_from_the_start_step_and_review_plans_the_edits_
     browser.screenshot("day-two-changes-390").await;
     browser.client.set_window_size(1024, 768).await.unwrap();
     browser.screenshot("day-two-changes-1024").await;
+
+    // A reload keeps the design and the cluster it is planned against.
+    browser.open(&studio).await;
+    browser.go_to_step(8).await;
+    let summary = plan_summary(&browser, |text| text.contains("1 to update")).await;
+    assert!(summary.contains("0 disrupt running pods"), "{summary}");
+    let heading = browser
+        .wait_for_text(Locator::Id("changes-title"), |text| {
+            text.contains("running cluster `train`")
+        })
+        .await;
+    assert!(heading.contains("us-east-1"), "{heading}");
     browser.close().await;
 }

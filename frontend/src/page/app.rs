@@ -166,6 +166,7 @@ pub fn App() -> impl IntoView {
     match drafts::autosaved() {
         Some(saved) => {
             let step = drafts::saved_step();
+            let running = drafts::saved_running();
             let template = studio.spec.get_untracked();
             reading::read(Reading::Saved, saved, template.clone(), move |read| {
                 if let Ok((spec, _)) = read {
@@ -177,6 +178,8 @@ pub fn App() -> impl IntoView {
                     if let Some(step) = step {
                         studio.step.set(step);
                     }
+                    // Still planned against the cluster it was read from.
+                    studio.running.set(running);
                 }
                 restored.set(true);
             });
@@ -184,6 +187,7 @@ pub fn App() -> impl IntoView {
         None => restored.set(true),
     }
     drafts::remember_step(studio.step, restored);
+    drafts::remember_running(studio.running, restored);
     // Deploys outlive the Review step, so a running one is still followed after a detour.
     provide_context(Deploys::new());
     drafts::autosave(studio.spec, restored);

@@ -19,6 +19,9 @@ pub const DRAFTS_KEY: &str = "eks-studio.drafts";
 pub const DRAFTS_SAVED_KEY: &str = "eks-studio.drafts-saved";
 /// localStorage key of the step the work was on (its number).
 pub const STEP_KEY: &str = "eks-studio.step";
+/// localStorage key of the running cluster the design is planned against (its region and
+/// name, one per line).
+pub const RUNNING_KEY: &str = "eks-studio.running";
 /// The URL fragment prefix of a share link.
 pub const SHARE_PREFIX: &str = "#spec=";
 
@@ -178,6 +181,42 @@ pub fn saved_step() -> Option<crate::state::step::Step> {
     crate::state::step::Step::ALL
         .get(number.checked_sub(1)?)
         .copied()
+}
+
+/// The running cluster the saved design was planned against, when it was.
+pub fn saved_running() -> Option<crate::state::running::RunningCluster> {
+    let text = storage()?.get_item(RUNNING_KEY).ok().flatten()?;
+    let (region, cluster) = text.split_once('\n')?;
+    Some(crate::state::running::RunningCluster {
+        region: region.to_owned(),
+        cluster: cluster.to_owned(),
+        not_read: Vec::new(),
+    })
+}
+
+/// Keeps the running cluster the design came from in localStorage, so a reload plans
+/// against it again; a design from elsewhere (a template, an import) forgets it. Like the
+/// autosave, it waits for the saved work to be read back.
+pub fn remember_running(
+    running: RwSignal<Option<crate::state::running::RunningCluster>>,
+    ready: RwSignal<bool>,
+) {
+    Effect::new(move |_| {
+        let place = running.with(|running| {
+            running
+                .as_ref()
+                .map(|running| format!("{}\n{}", running.region, running.cluster))
+        });
+        if !ready.get() {
+            return;
+        }
+        if let Some(storage) = storage() {
+            let _ = match place {
+                Some(place) => storage.set_item(RUNNING_KEY, &place),
+                None => storage.remove_item(RUNNING_KEY),
+            };
+        }
+    });
 }
 
 /// Keeps the step on screen in localStorage, so a reload opens where the work was.
