@@ -678,3 +678,56 @@ iam:
     let plan = plan_against(&reading, &design);
     assert_eq!(plan.plan.changes.len(), 1, "{}", human(&plan.plan));
 }
+
+/// Deleting the last place an accelerator runs leaves the pods that ask for it Pending:
+/// advice, not a refusal (eksctl and Karpenter delete what they are told to).
+#[test]
+fn deleting_the_last_gpu_group_or_pool_warns_that_gpu_pods_stay_pending() {
+    let before = template("g4dn");
+    let gpu_groups: Vec<usize> = before
+        .node_groups
+        .iter()
+        .enumerate()
+        .filter(|(_, group)| group.instance_type.starts_with("g4dn"))
+        .map(|(index, _)| index)
+        .collect();
+    assert_eq!(gpu_groups.len(), 1, "the template has one GPU group");
+    let without_gpu = edited(&before, |spec| {
+        spec["node_groups"]
+            .as_array_mut()
+            .unwrap()
+            .remove(gpu_groups[0]);
+    });
+    let plan = diff(&before, &without_gpu);
+    assert!(
+        rules_of(&plan).contains(&"change-leaves-accelerator-pods-nowhere"),
+        "{}",
+        human(&plan)
+    );
+    let said = &plan.findings[0].message;
+    assert!(
+        said.contains("nvidia.com/gpu") && said.contains("node group `g4dn`"),
+        "{said}"
+    );
+    // Another group kept: nothing to say.
+    let without_system = edited(&before, |spec| {
+        let groups = spec["node_groups"].as_array_mut().unwrap();
+        groups.retain(|group| group["name"] != "sys");
+    });
+    assert!(
+        !rules_of(&diff(&before, &without_system))
+            .contains(&"change-leaves-accelerator-pods-nowhere")
+    );
+
+    // Karpenter: the pools are the GPU capacity.
+    let before = template("karpenter-reserved-training");
+    let no_pools = edited(&before, |spec| {
+        spec["karpenter"]["node_pools"] = json!([]);
+    });
+    let plan = diff(&before, &no_pools);
+    assert!(
+        rules_of(&plan).contains(&"change-leaves-accelerator-pods-nowhere"),
+        "{}",
+        human(&plan)
+    );
+}

@@ -184,6 +184,7 @@ pub fn diff(before: &Spec, after: &Spec) -> Plan {
     addon_changes(&old.cluster, &new.cluster, &target, &mut plan);
     access_changes(&old.cluster, &new.cluster, &target, &mut plan);
     object_changes(&old.objects, &new.objects, &mut plan);
+    accelerators_left(before, after, &mut plan);
     // Creations first, then changes in place, replacements, deletions: what is new exists
     // before what it replaces goes.
     plan.changes.sort_by_key(|change| match change.action {
@@ -961,5 +962,73 @@ fn object_changes(old: &[Value], new: &[Value], plan: &mut Plan) {
             }
             plan.changes.push(change);
         }
+    }
+}
+
+/// The accelerators a design can run pods on (`nvidia.com/gpu`, `aws.amazon.com/neuron`),
+/// each with the node groups and NodePools that offer it.
+fn accelerators(spec: &Spec) -> std::collections::BTreeMap<&'static str, Vec<String>> {
+    let mut offered: std::collections::BTreeMap<&'static str, Vec<String>> = Default::default();
+    let resource = |instance: &crate::catalog::instances::InstanceType| {
+        if instance.nvidia_gpu {
+            Some("nvidia.com/gpu")
+        } else if instance.neuron {
+            Some("aws.amazon.com/neuron")
+        } else {
+            None
+        }
+    };
+    for group in &spec.node_groups {
+        let kinds: BTreeSet<&'static str> = std::iter::once(&group.instance_type)
+            .chain(&group.instance_types)
+            .filter_map(|name| crate::catalog::instances::lookup(name))
+            .filter_map(resource)
+            .collect();
+        for kind in kinds {
+            offered
+                .entry(kind)
+                .or_default()
+                .push(format!("node group `{}`", group.name));
+        }
+    }
+    for pool in spec
+        .karpenter
+        .iter()
+        .flat_map(|karpenter| &karpenter.node_pools)
+    {
+        let kinds: BTreeSet<&'static str> =
+            crate::upstream::matching::matching_instance_types(pool)
+                .into_iter()
+                .filter_map(resource)
+                .collect();
+        for kind in kinds {
+            offered
+                .entry(kind)
+                .or_default()
+                .push(format!("NodePool `{}`", pool.metadata.name));
+        }
+    }
+    offered
+}
+
+/// A plan after which no node group or NodePool offers an accelerator the cluster had:
+/// pods that ask for it stay Pending (the scheduler has no node with the resource, and
+/// Karpenter no pool that could launch one).
+fn accelerators_left(before: &Spec, after: &Spec, plan: &mut Plan) {
+    let remaining = accelerators(after);
+    for (resource, places) in accelerators(before) {
+        if remaining.contains_key(resource) {
+            continue;
+        }
+        plan.findings.push(finding(
+            "change-leaves-accelerator-pods-nowhere",
+            Severity::Warning,
+            "node_groups".into(),
+            format!(
+                "after this plan no node group or NodePool offers {resource} (today: {}): pods that ask for it stay Pending",
+                places.join(", ")
+            ),
+            "keep one group or pool with the accelerator until its pods have moved, or scale their workloads down first",
+        ));
     }
 }
