@@ -763,3 +763,26 @@ fn plan_latency_beside_the_slowest_single_call() {
         plan.as_secs_f64() / slowest.as_secs_f64()
     );
 }
+
+#[tokio::test]
+async fn a_name_eks_would_not_give_a_cluster_never_reaches_the_tools() {
+    let tools = backend::deploy::Tools {
+        aws: root().join("tests/fixtures/aws"),
+        kubectl: root().join("tests/fixtures/kubectl"),
+        ..backend::deploy::Tools::default()
+    };
+    for name in [
+        "--kubeconfig=/etc/passwd",
+        "-x",
+        "a b",
+        "",
+        &"a".repeat(101),
+    ] {
+        let answer = backend::deploy::objects::read_objects(&tools, REGION, name).await;
+        let why = answer.expect_err(name);
+        assert!(
+            why.contains("is not a name EKS gives a cluster"),
+            "{name}: {why}"
+        );
+    }
+}

@@ -88,6 +88,21 @@ pub async fn read_objects(
     region: &str,
     cluster: &str,
 ) -> Result<(Vec<Value>, Vec<NotRead>), String> {
+    // EKS's pattern for a cluster's name (CreateCluster): nothing a tool could take for
+    // one of its options.
+    let allowed = cluster.len() <= 100
+        && cluster
+            .chars()
+            .next()
+            .is_some_and(|first| first.is_ascii_alphanumeric())
+        && cluster
+            .chars()
+            .all(|character| character.is_ascii_alphanumeric() || matches!(character, '-' | '_'));
+    if !allowed {
+        return Err(format!(
+            "`{cluster}` is not a name EKS gives a cluster, so its objects were not asked for"
+        ));
+    }
     let directory = PrivateDir::new()?;
     let kubeconfig = directory.0.join("kubeconfig");
     let kubeconfig_text = kubeconfig.to_string_lossy().into_owned();
