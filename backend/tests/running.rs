@@ -526,6 +526,63 @@ fn endpoint_access_logging_and_support_round_trip_through_eks() {
 }
 
 #[test]
+fn an_upgrade_plan_judges_add_on_versions_by_what_eks_offers() {
+    let emulator = Emulator::start();
+    let dir = temp_dir("addon-versions");
+    let (file, cluster) = filled_template(&emulator, "g4dn", &dir);
+    let mut design: yaml_serde::Value =
+        yaml_serde::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    design["metadata"]["version"] = "1.34".into();
+    design["addons"] =
+        yaml_serde::from_str("[{name: vpc-cni, version: v1.19.0-eksbuild.1}]").unwrap();
+    std::fs::write(&file, yaml_serde::to_string(&design).unwrap()).unwrap();
+    eksctl_create(&emulator, &file);
+    tokio::runtime::Runtime::new()
+        .unwrap()
+        .block_on(emulator.seed(
+            "addon-versions",
+            serde_json::json!({"addons": [{"addonName": "vpc-cni", "versions": [
+                {"addonVersion": "v1.21.0-eksbuild.1", "clusterVersions": ["1.35"]},
+                {"addonVersion": "v1.19.0-eksbuild.1", "clusterVersions": ["1.33", "1.34"]}
+            ]}]}),
+        ));
+    let plan_of = |design: &yaml_serde::Value, name: &str| {
+        let changed = dir.join(name);
+        std::fs::write(&changed, yaml_serde::to_string(design).unwrap()).unwrap();
+        let plan = plan_on(&emulator, &changed, &cluster, &["--format", "json"]);
+        let answer: serde_json::Value = serde_json::from_slice(&plan.stdout)
+            .unwrap_or_else(|_| panic!("{}{}", text(&plan.stdout), text(&plan.stderr)));
+        (plan.status.code(), answer)
+    };
+    let rules = |plan: &serde_json::Value| -> Vec<String> {
+        plan["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|finding| finding["rule"].as_str().unwrap().to_owned())
+            .collect()
+    };
+
+    // 1.34 → 1.35 with the add-on still pinned to a version EKS offers only up to 1.34.
+    design["metadata"]["version"] = "1.35".into();
+    let (code, plan) = plan_of(&design, "pinned.yaml");
+    assert_eq!(code, Some(3), "a change the peers refuse: {plan}");
+    assert!(
+        rules(&plan).contains(&"change-addon-version-not-offered".to_owned()),
+        "{plan}"
+    );
+
+    // Left to EKS's newest: a warning to update it after the control plane.
+    design["addons"][0]["version"] = "latest".into();
+    let (code, plan) = plan_of(&design, "latest.yaml");
+    assert_eq!(code, Some(1), "{plan}");
+    assert!(
+        rules(&plan).contains(&"change-addon-update-after-upgrade".to_owned()),
+        "{plan}"
+    );
+}
+
+#[test]
 fn a_cluster_that_does_not_exist_is_an_error_naming_it() {
     let emulator = Emulator::start();
     let read = eks_studio(

@@ -731,3 +731,71 @@ fn deleting_the_last_gpu_group_or_pool_warns_that_gpu_pods_stay_pending() {
         human(&plan)
     );
 }
+
+/// What EKS offers of an add-on for the version a design asks for (DescribeAddonVersions):
+/// a pinned version it does not offer is refused; a running one to update after the
+/// control plane.
+#[test]
+fn add_on_versions_are_judged_by_what_eks_offers_for_the_new_kubernetes_version() {
+    use shared::changes::addons::{AddonOffer, addon_findings};
+    use shared::changes::read::Reading;
+    let mut running = template("g4dn");
+    running.cluster.kubernetes_version = "1.34".into();
+    running.addons.push(shared::model::spec::Addon {
+        name: "vpc-cni".into(),
+        ..Default::default()
+    });
+    let with_version = |spec: &mut Spec, version: Option<&str>| {
+        let addon = spec
+            .addons
+            .iter_mut()
+            .find(|addon| addon.name == "vpc-cni")
+            .expect("the design installs vpc-cni");
+        addon.extra.remove("version");
+        if let Some(version) = version {
+            addon.extra.insert("version".into(), version.into());
+        }
+    };
+    with_version(&mut running, Some("v1.19.0-eksbuild.1"));
+    let reading = Reading {
+        spec: running.clone(),
+        cluster_config: Default::default(),
+        not_read: Vec::new(),
+        objects_read: false,
+    };
+    let offer = AddonOffer {
+        kubernetes_version: "1.35".into(),
+        versions: [(
+            "vpc-cni".to_owned(),
+            vec![
+                "v1.21.0-eksbuild.1".to_owned(),
+                "v1.20.1-eksbuild.2".to_owned(),
+            ],
+        )]
+        .into_iter()
+        .collect(),
+    };
+    // Upgraded, the running version kept pinned: EKS refuses it.
+    let mut pinned = running.clone();
+    pinned.cluster.kubernetes_version = "1.35".into();
+    let findings = addon_findings(&reading, &pinned, &offer);
+    assert_eq!(findings.len(), 1, "{findings:?}");
+    assert_eq!(findings[0].rule, "change-addon-version-not-offered");
+    assert_eq!(findings[0].severity, shared::rules::Severity::Error);
+    assert!(
+        findings[0]
+            .message
+            .contains("2 versions, v1.21.0-eksbuild.1 to v1.20.1-eksbuild.2")
+    );
+    // Upgraded, the add-on left to EKS's newest: updated after the control plane.
+    let mut latest = pinned.clone();
+    with_version(&mut latest, None);
+    let findings = addon_findings(&reading, &latest, &offer);
+    assert_eq!(findings.len(), 1, "{findings:?}");
+    assert_eq!(findings[0].rule, "change-addon-update-after-upgrade");
+    assert_eq!(findings[0].severity, shared::rules::Severity::Warning);
+    // A version EKS offers: nothing to say.
+    let mut offered = pinned.clone();
+    with_version(&mut offered, Some("v1.21.0-eksbuild.1"));
+    assert!(addon_findings(&reading, &offered, &offer).is_empty());
+}

@@ -31,6 +31,7 @@ pub const READ_ACTIONS: &[&str] = &[
     "eks:DescribePodIdentityAssociation",
     "ec2:DescribeSubnets",
     "ec2:DescribeLaunchTemplateVersions",
+    "eks:DescribeAddonVersions",
 ];
 
 fn not_read(what: impl Into<String>, error: &AwsError) -> NotRead {
@@ -50,6 +51,50 @@ impl LiveAws {
             call: "DescribeCluster",
             detail: format!("the cluster read does not import: {detail}"),
         })
+    }
+
+    /// The versions EKS offers of each of `addons` for Kubernetes `kubernetes_version`
+    /// (DescribeAddonVersions, one call per add-on, concurrently).
+    pub async fn addon_versions(
+        &self,
+        region: &Region,
+        addons: &[String],
+        kubernetes_version: &str,
+    ) -> Result<shared::changes::addons::AddonOffer, AwsError> {
+        const CALL: &str = "DescribeAddonVersions";
+        let eks = self.eks_client(region)?;
+        let answers = join_all(addons.iter().map(|name| {
+            let eks = eks.clone();
+            async move {
+                let pages = eks
+                    .describe_addon_versions()
+                    .addon_name(name)
+                    .kubernetes_version(kubernetes_version)
+                    .into_paginator()
+                    .send()
+                    .collect::<Result<Vec<_>, _>>()
+                    .await
+                    .map_err(|error| self.service_error("eks", CALL, region, error))?;
+                let versions: Vec<String> = pages
+                    .iter()
+                    .flat_map(|page| page.addons())
+                    .filter(|addon| addon.addon_name() == Some(name.as_str()))
+                    .flat_map(|addon| addon.addon_versions())
+                    .filter_map(|version| version.addon_version().map(str::to_owned))
+                    .collect();
+                Ok::<_, AwsError>((name.clone(), versions))
+            }
+        }))
+        .await;
+        let mut offer = shared::changes::addons::AddonOffer {
+            kubernetes_version: kubernetes_version.to_owned(),
+            ..Default::default()
+        };
+        for answer in answers {
+            let (name, versions) = answer?;
+            offer.versions.insert(name, versions);
+        }
+        Ok(offer)
     }
 
     /// The names of the region's clusters (ListClusters).

@@ -8,7 +8,8 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use shared::changes::read::{Reading, plan_against};
+use shared::changes::addons::plan_against_offered;
+use shared::changes::read::Reading;
 use shared::model::ids::Region;
 
 use crate::aws::{AwsOptions, LiveAws};
@@ -29,7 +30,14 @@ pub struct ClusterArgs<'a> {
     pub tools: crate::deploy::Tools,
 }
 
-fn read_running(args: ClusterArgs<'_>) -> Result<Reading, String> {
+/// What EKS offers of a design's add-ons, when asked (see `read_for_plan`).
+type Offer = Option<Result<shared::changes::addons::AddonOffer, String>>;
+
+/// Reads the cluster, and for a plan of `design` what EKS offers of its add-ons.
+fn read_running(
+    args: ClusterArgs<'_>,
+    design: Option<&shared::Spec>,
+) -> Result<(Reading, Offer), String> {
     let region = Region::parse(args.region.trim())
         .map_err(|_| format!("`{}` is not a known AWS region", args.region))?;
     let runtime = tokio::runtime::Runtime::new()
@@ -41,7 +49,23 @@ fn read_running(args: ClusterArgs<'_>) -> Result<Reading, String> {
                 args.eks_endpoint,
             ))
             .await;
-            crate::deploy::objects::read_running(&aws, &args.tools, &region, args.cluster).await
+            match design {
+                Some(design) => {
+                    crate::deploy::objects::read_for_plan(
+                        &aws,
+                        &args.tools,
+                        &region,
+                        args.cluster,
+                        design,
+                    )
+                    .await
+                }
+                None => {
+                    crate::deploy::objects::read_running(&aws, &args.tools, &region, args.cluster)
+                        .await
+                        .map(|reading| (reading, None))
+                }
+            }
         })
         .map_err(|error| format!("cannot read cluster {}: {error}", args.cluster))
 }
@@ -49,8 +73,8 @@ fn read_running(args: ClusterArgs<'_>) -> Result<Reading, String> {
 /// `eks-studio read`: the bundle of the running cluster's design into `out` (or its
 /// `cluster.yaml` on standard output), and what was not read.
 pub fn read(args: ClusterArgs<'_>, out: Option<&Path>) -> ExitCode {
-    let reading = match read_running(args) {
-        Ok(reading) => reading,
+    let reading = match read_running(args, None) {
+        Ok((reading, _)) => reading,
         Err(message) => {
             eprintln!("error: {}", terminal_safe(&message));
             return ExitCode::from(2);
@@ -90,14 +114,20 @@ pub fn plan(design: &Path, args: ClusterArgs<'_>, format: DiffFormat, max_bytes:
             return ExitCode::from(2);
         }
     };
-    let reading = match read_running(args) {
-        Ok(reading) => reading,
+    let (reading, offer) = match read_running(args, Some(&after)) {
+        Ok(read) => read,
         Err(message) => {
             eprintln!("error: {}", terminal_safe(&message));
             return ExitCode::from(2);
         }
     };
-    let live = plan_against(&reading, &after);
+    let live = plan_against_offered(
+        &reading,
+        &after,
+        offer
+            .as_ref()
+            .map(|offer| offer.as_ref().map_err(Clone::clone)),
+    );
     match format {
         DiffFormat::Human => {
             print!(

@@ -8,13 +8,14 @@ use axum::routing::post;
 use axum::{Json, Router};
 use serde::{Deserialize, Serialize};
 use shared::Spec;
-use shared::changes::read::{LivePlan, plan_against};
+use shared::changes::addons::plan_against_offered;
+use shared::changes::read::LivePlan;
 use shared::model::ids::Region;
 use shared::upstream::eks::NotRead;
 
 use crate::aws::{AwsError, LiveAws};
 use crate::deploy::Tools;
-use crate::deploy::objects::read_running;
+use crate::deploy::objects::{read_for_plan, read_running};
 use crate::http::error::ApiError;
 use crate::http::extract::JsonBody;
 
@@ -133,13 +134,21 @@ async fn plan(
         return Err(ApiError::unprocessable(reason));
     }
     let region = region(&request.region)?;
-    let reading = read_running(&aws, &tools, &region, &request.cluster)
+    let (reading, offer) = read_for_plan(&aws, &tools, &region, &request.cluster, &request.spec)
         .await
         .map_err(|error| aws_error(&request.cluster, error))?;
     // Comparing renders both designs: off the async workers, like other work that grows
     // with the input.
-    let answer = tokio::task::spawn_blocking(move || plan_against(&reading, &request.spec))
-        .await
-        .map_err(|error| ApiError::Internal(Box::new(error)))?;
+    let answer = tokio::task::spawn_blocking(move || {
+        plan_against_offered(
+            &reading,
+            &request.spec,
+            offer
+                .as_ref()
+                .map(|offer| offer.as_ref().map_err(Clone::clone)),
+        )
+    })
+    .await
+    .map_err(|error| ApiError::Internal(Box::new(error)))?;
     Ok(Json(answer))
 }

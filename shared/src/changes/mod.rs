@@ -15,6 +15,8 @@
 //! `pkg/ctl` at 99984adb; EKS API reference). Every other field of a live managed node
 //! group is fixed at creation: changing it is a replacement.
 
+/// Add-on versions against what EKS offers for the design's Kubernetes version.
+pub mod addons;
 /// Comparing the two designs' objects and classifying each change.
 mod diff;
 /// The objects inside a running cluster (Karpenter's), read into its design.
