@@ -26,7 +26,7 @@ fn temp_dir(name: &str) -> PathBuf {
 fn stand_ins_on_path() -> std::ffi::OsString {
     let bin = std::env::temp_dir().join(format!("eks-studio-running-{}-bin", std::process::id()));
     std::fs::create_dir_all(&bin).unwrap();
-    for tool in ["aws", "kubectl"] {
+    for tool in ["aws", "kubectl", "helm"] {
         let link = bin.join(tool);
         if !link.exists() {
             std::os::unix::fs::symlink(root().join("tests/fixtures").join(tool), &link).unwrap();
@@ -122,11 +122,61 @@ fn kubectl_apply(emulator: &Emulator, design: &Path, file: &Path) -> String {
     text(&output.stdout)
 }
 
-/// Creates the template's cluster as its deploy does: eksctl, then its Karpenter objects
-/// with kubectl. The whole design (`studio.json`), the cluster's name and the design.
+/// `helm upgrade --install karpenter … --values FILE` by the stand-in, with the emulator's
+/// Python (PyYAML), on the cluster `eksctl_create` made from `design`: the deploy's chart
+/// install, its values kept in the emulator.
+fn helm_install(emulator: &Emulator, design: &Path, values: &Path, irsa: bool) {
+    let mut command = Command::new(studio_e2e::ec2_emulator::python());
+    command
+        .arg(root().join("tests/fixtures/helm"))
+        .args([
+            "upgrade",
+            "--install",
+            "karpenter",
+            "oci://public.ecr.aws/karpenter/karpenter",
+            "--version",
+            shared::deploy::sequence::KARPENTER_CHART_VERSION,
+            "--namespace",
+            "kube-system",
+            "--values",
+        ])
+        .arg(values)
+        .arg("--wait");
+    if irsa {
+        command.args([
+            "--set",
+            r"serviceAccount.annotations.eks\.amazonaws\.com/role-arn=arn:aws:iam::123456789012:role/karpenter",
+        ]);
+    }
+    let output = command
+        .env("KUBECONFIG", design.with_extension("kubeconfig"))
+        .env("AWS_ENDPOINT_URL", &emulator.endpoint)
+        .env(
+            "EKSCTL_STANDIN_ARGV_LOG",
+            values.with_extension("calls.jsonl"),
+        )
+        .output()
+        .expect("the helm stand-in runs");
+    assert!(
+        output.status.success(),
+        "helm failed:\n{}",
+        text(&output.stderr)
+    );
+}
+
+/// Creates the template's cluster as its deploy does: eksctl, then Karpenter's chart with
+/// helm and its objects with kubectl. The whole design (`studio.json`), the cluster's name and the design.
 fn deployed_template(emulator: &Emulator, id: &str, dir: &Path) -> (PathBuf, String, shared::Spec) {
     let (file, spec) = filled_design(emulator, id, dir);
     eksctl_create(emulator, &file);
+    if let Some(values) = shared::documents::render::render_karpenter_values(&spec).unwrap() {
+        let values_file = dir.join(format!("{id}-values.yaml"));
+        std::fs::write(&values_file, values).unwrap();
+        let irsa = spec.karpenter.as_ref().is_some_and(|karpenter| {
+            karpenter.controller_identity == shared::model::spec::ControllerIdentity::Irsa
+        });
+        helm_install(emulator, &file, &values_file, irsa);
+    }
     if let Some(objects) = shared::documents::render::render_karpenter_yaml(&spec).unwrap() {
         let objects_file = dir.join(format!("{id}-nodepools.yaml"));
         std::fs::write(&objects_file, objects).unwrap();
@@ -235,9 +285,9 @@ fn every_template_created_by_eksctl_reads_back_with_no_changes() {
                 text(&plan.stderr)
             ));
         }
-        // Karpenter's objects are read from the cluster: not a gap.
+        // Karpenter's objects and chart values are read from the cluster: not a gap.
         assert!(
-            !said.contains("not read: Karpenter's NodePools"),
+            !said.contains("not read: Karpenter's") && !said.contains("Karpenter's installation"),
             "{}: {said}",
             template.id
         );
@@ -467,13 +517,26 @@ fn karpenter_objects_are_read_from_the_cluster_and_a_tightened_nodepool_plans_a_
         1 + usize::from(karpenter.node_pools.len() > 1),
         "{plan}"
     );
+    // The chart's values were read: its settings are compared too.
     assert!(
-        plan["not_compared"]
+        !plan["not_compared"]
             .as_array()
             .unwrap()
             .iter()
             .any(|what| what.as_str().unwrap().contains("Helm settings")),
         "{plan}"
+    );
+    let read_design: shared::Spec =
+        serde_json::from_str(&std::fs::read_to_string(out.join("studio.json")).unwrap()).unwrap();
+    let read_settings = read_design.karpenter.unwrap();
+    assert_eq!(
+        read_settings.interruption_queue,
+        karpenter.interruption_queue
+    );
+    assert_eq!(read_settings.node_repair, karpenter.node_repair);
+    assert_eq!(
+        read_settings.controller_identity,
+        karpenter.controller_identity
     );
 }
 

@@ -762,6 +762,7 @@ fn add_on_versions_are_judged_by_what_eks_offers_for_the_new_kubernetes_version(
         cluster_config: Default::default(),
         not_read: Vec::new(),
         objects_read: false,
+        helm_read: false,
     };
     let offer = AddonOffer {
         kubernetes_version: "1.35".into(),

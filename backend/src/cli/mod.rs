@@ -161,6 +161,9 @@ pub enum Command {
         /// The kubectl that reads Karpenter's objects from the cluster.
         #[arg(long, default_value = "kubectl")]
         kubectl: PathBuf,
+        /// The helm that reads the Karpenter chart's values.
+        #[arg(long, default_value = "helm")]
+        helm: PathBuf,
     },
     /// What DESIGN would change on the running cluster: exit 0 no changes, 1 changes,
     /// 3 a change the peers refuse, 2 unreadable.
@@ -189,6 +192,9 @@ pub enum Command {
         /// The kubectl that reads Karpenter's objects from the cluster.
         #[arg(long, default_value = "kubectl")]
         kubectl: PathBuf,
+        /// The helm that reads the Karpenter chart's values.
+        #[arg(long, default_value = "helm")]
+        helm: PathBuf,
         /// Largest file read, in bytes (larger ones are refused, exit 2).
         #[arg(long, default_value_t = crate::cli::read::DEFAULT_MAX_BYTES)]
         max_bytes: u64,
@@ -315,6 +321,7 @@ pub fn run(cli: Cli) -> ExitCode {
             eks_endpoint,
             aws,
             kubectl,
+            helm,
         } => running::read(
             running::ClusterArgs {
                 cluster: &cluster,
@@ -324,6 +331,7 @@ pub fn run(cli: Cli) -> ExitCode {
                 tools: crate::deploy::Tools {
                     aws,
                     kubectl,
+                    helm,
                     ..crate::deploy::Tools::default()
                 },
             },
@@ -338,6 +346,7 @@ pub fn run(cli: Cli) -> ExitCode {
             eks_endpoint,
             aws,
             kubectl,
+            helm,
             max_bytes,
         } => running::plan(
             &design,
@@ -349,6 +358,7 @@ pub fn run(cli: Cli) -> ExitCode {
                 tools: crate::deploy::Tools {
                     aws,
                     kubectl,
+                    helm,
                     ..crate::deploy::Tools::default()
                 },
             },

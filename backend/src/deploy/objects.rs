@@ -1,7 +1,8 @@
 //! The objects inside a running cluster, read with the server's own tools: `aws eks
 //! update-kubeconfig` writes a kubeconfig for that cluster into a private directory made
 //! for this read (never the user's `~/.kube/config`, removed afterwards), then one
-//! `kubectl get RESOURCE -o json` per kind of object. The tools get the same environment
+//! `kubectl get RESOURCE -o json` per kind of object and `helm get values karpenter` for
+//! the chart's settings. The tools get the same environment
 //! as a deploy's steps: none of the server's own secrets.
 
 use std::path::{Path, PathBuf};
@@ -81,13 +82,17 @@ async fn run(program: &Path, args: &[&str], kubeconfig: &Path) -> Result<Vec<u8>
     }
 }
 
-/// The cluster's Karpenter objects, as applied, with the kinds that could not be read.
-/// `Err` when nothing could be read (no `aws` or `kubectl`, no kubeconfig for the cluster).
+/// What a read finds inside the cluster: Karpenter's objects as applied, the kinds that
+/// could not be read, and the chart's user-supplied values when its release is there.
+pub type ClusterObjects = (Vec<Value>, Vec<NotRead>, Option<serde_json::Value>);
+
+/// The cluster's Karpenter objects and chart values. `Err` when nothing could be read (no
+/// `aws` or `kubectl`, no kubeconfig for the cluster).
 pub async fn read_objects(
     tools: &Tools,
     region: &str,
     cluster: &str,
-) -> Result<(Vec<Value>, Vec<NotRead>), String> {
+) -> Result<ClusterObjects, String> {
     // EKS's pattern for a cluster's name (CreateCluster): nothing a tool could take for
     // one of its options.
     let allowed = cluster.len() <= 100
@@ -121,6 +126,19 @@ pub async fn read_objects(
         &kubeconfig,
     )
     .await?;
+    let (release, namespace) = shared::changes::objects::KARPENTER_RELEASE;
+    let helm_args = [
+        "get",
+        "values",
+        release,
+        "--namespace",
+        namespace,
+        "--output",
+        "json",
+        "--kubeconfig",
+        &kubeconfig_text,
+    ];
+    let values = run(&tools.helm, &helm_args, &kubeconfig);
     let answers = futures_util::future::join_all(RESOURCES.iter().map(|(resource, what)| {
         let kubeconfig = &kubeconfig;
         let kubeconfig_text = &kubeconfig_text;
@@ -140,8 +158,14 @@ pub async fn read_objects(
             .await;
             (*what, answer)
         }
-    }))
-    .await;
+    }));
+    let (answers, values) = tokio::join!(answers, values);
+    // No release (Karpenter installed another way, or not at all) is no gap: the
+    // objects' reading says what it can.
+    let values = values
+        .ok()
+        .and_then(|stdout| serde_json::from_slice::<serde_json::Value>(&stdout).ok())
+        .filter(serde_json::Value::is_object);
     let mut objects = Vec::new();
     let mut gaps = Vec::new();
     for (what, answer) in answers {
@@ -159,7 +183,7 @@ pub async fn read_objects(
             }),
         }
     }
-    Ok((objects, gaps))
+    Ok((objects, gaps, values))
 }
 
 /// What a plan of `design` against the running cluster `name` needs, read at the same
@@ -213,7 +237,9 @@ pub async fn read_running(
     );
     let mut reading = reading?;
     match objects {
-        Ok((objects, gaps)) => shared::changes::objects::read_into(&mut reading, &objects, gaps),
+        Ok((objects, gaps, values)) => {
+            shared::changes::objects::read_into(&mut reading, &objects, gaps, values.as_ref())
+        }
         Err(why) => shared::changes::objects::not_at_hand(&mut reading, &why),
     }
     Ok(reading)

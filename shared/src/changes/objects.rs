@@ -101,10 +101,44 @@ fn name_of(object: &Value) -> &str {
         .unwrap_or_default()
 }
 
+/// The Helm release Karpenter's chart is installed as, and its namespace (the deploy's
+/// `helm upgrade --install karpenter … --namespace kube-system`).
+pub const KARPENTER_RELEASE: (&str, &str) =
+    ("karpenter", crate::documents::karpenter_aws::NAMESPACE);
+
+/// The Karpenter settings the chart's user-supplied values (`helm get values -o json`) say:
+/// the interruption queue, the feature gates the studio writes, and the controller's
+/// role (an IRSA role annotated on the service account, else EKS Pod Identity).
+pub fn karpenter_settings_of(values: &serde_json::Value) -> crate::model::spec::KarpenterSettings {
+    let settings = &values["settings"];
+    let gate = |name: &str| settings["featureGates"][name].as_bool() == Some(true);
+    let irsa = values["serviceAccount"]["annotations"]["eks.amazonaws.com/role-arn"].is_string();
+    crate::model::spec::KarpenterSettings {
+        interruption_queue: settings["interruptionQueue"]
+            .as_str()
+            .filter(|queue| !queue.is_empty())
+            .map(str::to_owned),
+        spot_to_spot_consolidation: gate("spotToSpotConsolidation"),
+        node_repair: gate("nodeRepair"),
+        controller_identity: if irsa {
+            crate::model::spec::ControllerIdentity::Irsa
+        } else {
+            crate::model::spec::ControllerIdentity::PodIdentity
+        },
+        ..Default::default()
+    }
+}
+
 /// Reads the cluster's Karpenter objects into `reading`'s design, and takes the gaps
 /// their reading left (`gaps`, by [`RESOURCES`]' words) in place of "not read yet". An
-/// object the studio cannot read is a gap, named.
-pub fn read_into(reading: &mut Reading, objects: &[Value], gaps: Vec<NotRead>) {
+/// object the studio cannot read is a gap, named. `values` are the Karpenter chart's
+/// user-supplied values (`helm get values`), when they could be read.
+pub fn read_into(
+    reading: &mut Reading,
+    objects: &[Value],
+    gaps: Vec<NotRead>,
+    values: Option<&serde_json::Value>,
+) {
     let mut karpenter = Vec::new();
     let mut not_read = gaps;
     for object in objects {
@@ -132,36 +166,46 @@ pub fn read_into(reading: &mut Reading, objects: &[Value], gaps: Vec<NotRead>) {
         }
     }
     let spec = &mut reading.spec;
+    if let Some(values) = values {
+        // The chart is installed: its settings are read, whether or not it has objects yet.
+        let read = karpenter_settings_of(values);
+        spec.karpenter = Some(read);
+        reading.helm_read = true;
+    }
     if !karpenter.is_empty() {
-        // The chart's values are Helm's: what the controller's role is comes from the Pod
-        // Identity associations (one for `karpenter`, or the role is IRSA's), the rest is
-        // Karpenter's defaults, said so.
-        let pod_identity = spec
-            .cluster
-            .pod_identity_associations
-            .iter()
-            .any(|association| association.service_account_name == "karpenter");
-        not_read.push(NotRead {
-            what: "Karpenter's installation and Helm settings (interruption queue, feature gates)".into(),
-            why: format!(
-                "the chart's values are Helm's, not objects in the cluster; the controller's role is taken as {}",
-                if pod_identity {
-                    "EKS Pod Identity (an association names the `karpenter` service account)"
-                } else {
-                    "IRSA (no Pod Identity association names the `karpenter` service account)"
-                }
-            ),
-        });
-        let settings =
-            spec.karpenter
-                .get_or_insert_with(|| crate::model::spec::KarpenterSettings {
-                    controller_identity: if pod_identity {
-                        crate::model::spec::ControllerIdentity::PodIdentity
-                    } else {
-                        crate::model::spec::ControllerIdentity::Irsa
-                    },
-                    ..Default::default()
+        let settings = match spec.karpenter.as_mut() {
+            Some(settings) => settings,
+            None => {
+                // Objects, but no chart values read: the controller's role from the Pod
+                // Identity associations (one for `karpenter`, or IRSA), the rest
+                // Karpenter's defaults, said so.
+                let pod_identity = spec
+                    .cluster
+                    .pod_identity_associations
+                    .iter()
+                    .any(|association| association.service_account_name == "karpenter");
+                not_read.push(NotRead {
+                    what: "Karpenter's Helm values (interruption queue, feature gates)".into(),
+                    why: format!(
+                        "`helm get values karpenter` could not be read; the controller's role is taken as {}",
+                        if pod_identity {
+                            "EKS Pod Identity (an association names the `karpenter` service account)"
+                        } else {
+                            "IRSA (no Pod Identity association names the `karpenter` service account)"
+                        }
+                    ),
                 });
+                spec.karpenter
+                    .insert(crate::model::spec::KarpenterSettings {
+                        controller_identity: if pod_identity {
+                            crate::model::spec::ControllerIdentity::PodIdentity
+                        } else {
+                            crate::model::spec::ControllerIdentity::Irsa
+                        },
+                        ..Default::default()
+                    })
+            }
+        };
         for imported in karpenter {
             settings.node_pools.extend(imported.node_pools);
             settings.node_classes.extend(imported.node_classes);

@@ -33,6 +33,8 @@ pub struct Reading {
     /// Whether the objects inside the cluster (Karpenter's) were read with kubectl
     /// ([`crate::changes::objects::read_into`]).
     pub objects_read: bool,
+    /// Whether Karpenter's chart values were read (`helm get values`).
+    pub helm_read: bool,
 }
 
 /// How a read names the objects inside the cluster it has not read (yet): the gap
@@ -409,6 +411,7 @@ pub fn design_of(running: &RunningCluster) -> Result<Reading, String> {
         cluster_config,
         not_read,
         objects_read: false,
+        helm_read: false,
     })
 }
 
@@ -939,10 +942,23 @@ pub fn aligned(reading: &Reading, design: &Spec) -> (Spec, Vec<String>) {
                     )
                 })
                 .collect(),
-            ..planned.clone()
+            // The chart's settings as read when its values were, else the design's.
+            ..if reading.helm_read {
+                crate::model::spec::KarpenterSettings {
+                    node_pools: Vec::new(),
+                    node_classes: Vec::new(),
+                    node_overlays: Vec::new(),
+                    ..read.clone()
+                }
+            } else {
+                planned.clone()
+            }
         });
-        not_compared
-            .push("Karpenter's installation and Helm settings (not read from the cluster)".into());
+        if !reading.helm_read {
+            not_compared.push(
+                "Karpenter's installation and Helm settings (not read from the cluster)".into(),
+            );
+        }
     }
     (spec, not_compared)
 }
