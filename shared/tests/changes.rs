@@ -44,6 +44,18 @@ fn a_design_against_itself_and_against_its_own_files_read_back_has_no_changes() 
                 .spec
                 .karpenter;
         }
+        // … and the chart's values, read as `helm get values` answers them.
+        if let (Some(values), Some(karpenter)) = (
+            shared::documents::render::render_karpenter_values(&spec).unwrap(),
+            read.karpenter.as_mut(),
+        ) {
+            let values: serde_json::Value = yaml_serde::from_str(&values).unwrap();
+            let settings = shared::changes::objects::karpenter_settings_of(&values);
+            karpenter.interruption_queue = settings.interruption_queue;
+            karpenter.spot_to_spot_consolidation = settings.spot_to_spot_consolidation;
+            karpenter.node_repair = settings.node_repair;
+            karpenter.controller_identity = spec.karpenter.as_ref().unwrap().controller_identity;
+        }
         read.auto_mode_pools = spec.auto_mode_pools.clone();
         let plan = diff(&read, &spec);
         assert!(
@@ -799,4 +811,45 @@ fn add_on_versions_are_judged_by_what_eks_offers_for_the_new_kubernetes_version(
     let mut offered = pinned.clone();
     with_version(&mut offered, Some("v1.21.0-eksbuild.1"));
     assert!(addon_findings(&reading, &offered, &offer).is_empty());
+}
+
+/// A change of the Karpenter chart's settings is a `helm upgrade` of the release with the
+/// new values over the ones it runs with; a dropped setting is set to null (helm's way to
+/// remove a key), so the cluster gets what the file says.
+#[test]
+fn karpenter_settings_are_a_helm_upgrade_that_removes_what_the_design_drops() {
+    let before = template("karpenter-spot-inference");
+    let queue = before
+        .karpenter
+        .as_ref()
+        .and_then(|karpenter| karpenter.interruption_queue.clone());
+    let mut after = before.clone();
+    let settings = after.karpenter.as_mut().unwrap();
+    settings.node_repair = !settings.node_repair;
+    settings.interruption_queue = None;
+    let plan = diff(&before, &after);
+    let change = only_change(&plan);
+    assert_eq!(
+        (change.kind.as_str(), change.name.as_str(), change.action),
+        ("helm release", "karpenter", Action::Update)
+    );
+    assert!(!change.disruptive);
+    assert!(
+        change
+            .fields
+            .contains(&"settings.featureGates.nodeRepair".to_owned()),
+        "{:?}",
+        change.fields
+    );
+    let step = &change.steps[0];
+    assert_eq!(step[..3], ["helm", "upgrade", "karpenter"]);
+    assert!(step.contains(&"--reuse-values".to_owned()));
+    if queue.is_some() {
+        assert!(
+            step.contains(&"settings.interruptionQueue=null".to_owned()),
+            "{step:?}"
+        );
+    }
+    // The same settings: nothing to do.
+    assert!(diff(&before, &before.clone()).changes.is_empty());
 }

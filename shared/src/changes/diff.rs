@@ -183,6 +183,7 @@ pub fn diff(before: &Spec, after: &Spec) -> Plan {
     node_group_changes(&old.cluster, &new.cluster, &target, &mut plan);
     addon_changes(&old.cluster, &new.cluster, &target, &mut plan);
     access_changes(&old.cluster, &new.cluster, &target, &mut plan);
+    chart_changes(before, after, &mut plan);
     object_changes(&old.objects, &new.objects, &mut plan);
     accelerators_left(before, after, &mut plan);
     // Creations first, then changes in place, replacements, deletions: what is new exists
@@ -1031,4 +1032,83 @@ fn accelerators_left(before: &Spec, after: &Spec, plan: &mut Plan) {
             "keep one group or pool with the accelerator until its pods have moved, or scale their workloads down first",
         ));
     }
+}
+
+/// The settings of the Karpenter chart's values, one level down and the feature gates one
+/// further (`interruptionQueue`, `featureGates.nodeRepair`), with their values.
+fn chart_settings(spec: &Spec) -> Option<Vec<(String, Value)>> {
+    let values = crate::documents::render::karpenter_values(spec)?;
+    let values = yaml_serde::to_value(values).ok()?;
+    let mut flat = Vec::new();
+    for (key, value) in values.get("settings")?.as_mapping()? {
+        let key = key_text(key);
+        match value.as_mapping() {
+            Some(inner) if key == "featureGates" => flat.extend(
+                inner
+                    .iter()
+                    .map(|(gate, on)| (format!("featureGates.{}", key_text(gate)), on.clone())),
+            ),
+            _ => flat.push((key, value.clone())),
+        }
+    }
+    Some(flat)
+}
+
+/// The Karpenter chart's settings changed on a cluster that runs Karpenter: `helm upgrade`
+/// of the release with the new `karpenter/values.yaml` over the values it runs with
+/// (`--reuse-values` keeps what the deploy set, such as an IRSA role's annotation), and
+/// each setting the new file drops set to `null`, which helm takes as removing it. The
+/// controller restarts; the nodes it launched keep running. (Installing or removing
+/// Karpenter itself is a deploy's, not a plan's.)
+fn chart_changes(before: &Spec, after: &Spec, plan: &mut Plan) {
+    use crate::deploy::sequence::{KARPENTER_CHART, KARPENTER_CHART_VERSION};
+    let (Some(old), Some(new)) = (chart_settings(before), chart_settings(after)) else {
+        return;
+    };
+    let mut fields: Vec<String> = Vec::new();
+    let mut dropped: Vec<String> = Vec::new();
+    for (key, value) in &old {
+        match new.iter().find(|(new_key, _)| new_key == key) {
+            None => {
+                fields.push(format!("settings.{key}"));
+                dropped.push(key.clone());
+            }
+            Some((_, new_value)) if new_value != value => fields.push(format!("settings.{key}")),
+            Some(_) => {}
+        }
+    }
+    for (key, _) in &new {
+        if !old.iter().any(|(old_key, _)| old_key == key) {
+            fields.push(format!("settings.{key}"));
+        }
+    }
+    if fields.is_empty() {
+        return;
+    }
+    fields.sort();
+    let mut step = argv(&[
+        "helm",
+        "upgrade",
+        "karpenter",
+        KARPENTER_CHART,
+        "--version",
+        KARPENTER_CHART_VERSION,
+        "--namespace",
+        crate::documents::karpenter_aws::NAMESPACE,
+        "--reuse-values",
+        "--values",
+        crate::documents::render::KARPENTER_VALUES_PATH,
+    ]);
+    for key in dropped {
+        step.push("--set".into());
+        step.push(format!("settings.{key}=null"));
+    }
+    step.push("--wait".into());
+    plan.changes.push(simple(
+        Action::Update,
+        "helm release",
+        "karpenter",
+        fields,
+        vec![step],
+    ));
 }
