@@ -969,8 +969,8 @@ fn object_changes(old: &[Value], new: &[Value], plan: &mut Plan) {
 /// The accelerators a design can run pods on (`nvidia.com/gpu`, `aws.amazon.com/neuron`),
 /// each with the node groups and NodePools that offer it.
 fn accelerators(spec: &Spec) -> std::collections::BTreeMap<&'static str, Vec<String>> {
-    let mut offered: std::collections::BTreeMap<&'static str, Vec<String>> = Default::default();
-    let resource = |instance: &crate::catalog::instances::InstanceType| {
+    use crate::catalog::instances::InstanceType;
+    let resource = |instance: &InstanceType| {
         if instance.nvidia_gpu {
             Some("nvidia.com/gpu")
         } else if instance.neuron {
@@ -979,34 +979,29 @@ fn accelerators(spec: &Spec) -> std::collections::BTreeMap<&'static str, Vec<Str
             None
         }
     };
-    for group in &spec.node_groups {
-        let kinds: BTreeSet<&'static str> = std::iter::once(&group.instance_type)
+    // Each place that can launch instances, with the types it can launch.
+    let groups = spec.node_groups.iter().map(|group| {
+        let types: Vec<&InstanceType> = std::iter::once(&group.instance_type)
             .chain(&group.instance_types)
             .filter_map(|name| crate::catalog::instances::lookup(name))
-            .filter_map(resource)
             .collect();
-        for kind in kinds {
-            offered
-                .entry(kind)
-                .or_default()
-                .push(format!("node group `{}`", group.name));
-        }
-    }
-    for pool in spec
+        (format!("node group `{}`", group.name), types)
+    });
+    let pools = spec
         .karpenter
         .iter()
         .flat_map(|karpenter| &karpenter.node_pools)
-    {
-        let kinds: BTreeSet<&'static str> =
-            crate::upstream::matching::matching_instance_types(pool)
-                .into_iter()
-                .filter_map(resource)
-                .collect();
+        .map(|pool| {
+            (
+                format!("NodePool `{}`", pool.metadata.name),
+                crate::upstream::matching::matching_instance_types(pool),
+            )
+        });
+    let mut offered: std::collections::BTreeMap<&'static str, Vec<String>> = Default::default();
+    for (place, types) in groups.chain(pools) {
+        let kinds: BTreeSet<&'static str> = types.into_iter().filter_map(resource).collect();
         for kind in kinds {
-            offered
-                .entry(kind)
-                .or_default()
-                .push(format!("NodePool `{}`", pool.metadata.name));
+            offered.entry(kind).or_default().push(place.clone());
         }
     }
     offered
