@@ -79,6 +79,16 @@ impl Emulator {
 
     /// A plain EC2 client on the emulator, to create VPCs and subnets as fixture data.
     pub fn ec2_client(&self) -> aws_sdk_ec2::Client {
+        aws_sdk_ec2::Client::new(&self.sdk_config())
+    }
+
+    /// A plain EKS client on the emulator, to time single calls.
+    pub fn eks_client(&self) -> aws_sdk_eks::Client {
+        aws_sdk_eks::Client::new(&self.sdk_config())
+    }
+
+    /// What both plain clients are made from: test credentials, this emulator's endpoint.
+    fn sdk_config(&self) -> aws_config::SdkConfig {
         let credentials = aws_sdk_ec2::config::Credentials::new(
             "testing",
             "testing",
@@ -86,35 +96,15 @@ impl Emulator {
             None,
             "ec2-emulator-test",
         );
-        let http_client = http_client();
-        let config = aws_sdk_ec2::Config::builder()
-            .behavior_version(aws_sdk_ec2::config::BehaviorVersion::latest())
-            .http_client(http_client)
-            .credentials_provider(credentials)
-            .region(aws_sdk_ec2::config::Region::from_static(REGION))
+        aws_config::SdkConfig::builder()
+            .behavior_version(aws_config::BehaviorVersion::latest())
+            .http_client(http_client())
+            .credentials_provider(aws_sdk_ec2::config::SharedCredentialsProvider::new(
+                credentials,
+            ))
+            .region(aws_config::Region::from_static(REGION))
             .endpoint_url(&self.endpoint)
-            .build();
-        aws_sdk_ec2::Client::from_conf(config)
-    }
-
-    /// A plain EKS client on the emulator, to time single calls.
-    pub fn eks_client(&self) -> aws_sdk_eks::Client {
-        let credentials = aws_sdk_eks::config::Credentials::new(
-            "testing",
-            "testing",
-            None,
-            None,
-            "ec2-emulator-test",
-        );
-        let http_client = http_client();
-        let config = aws_sdk_eks::Config::builder()
-            .behavior_version(aws_sdk_eks::config::BehaviorVersion::latest())
-            .http_client(http_client)
-            .credentials_provider(credentials)
-            .region(aws_sdk_eks::config::Region::from_static(REGION))
-            .endpoint_url(&self.endpoint)
-            .build();
-        aws_sdk_eks::Client::from_conf(config)
+            .build()
     }
 
     /// `POST /_fixture/{what}` with a JSON body.
