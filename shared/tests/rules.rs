@@ -2825,3 +2825,77 @@ fn access_entries_are_judged_as_eksctl_does_and_auto_mode_roles_find_their_entry
     assert!(fired(&spec, rule).is_empty());
     assert!(fired(&spec, "access-entry-invalid").is_empty());
 }
+
+/// Whether a finding's path is a place the studio's vocabulary names (a field, an item or
+/// key of a list or map field, or an object), when it lies in the part of the design the
+/// studio models itself. Paths below Karpenter's and Auto Mode's objects, in `extra`, or
+/// in eksctl's own keys (camelCase, kept as the file had them) are upstream's words.
+fn named_by_the_vocabulary(path: &str) -> bool {
+    use shared::model::fields;
+    let pattern = fields::pattern(path);
+    let roots = [
+        "cluster",
+        "network",
+        "storage",
+        "node_groups",
+        "addons",
+        "karpenter",
+    ];
+    let upstream = [
+        fields::KARPENTER_POOL,
+        fields::AUTO_MODE_POOL,
+        fields::NODE_CLASS_ITEM,
+        "karpenter.node_overlays[]",
+        "auto_mode_pools.node_classes[]",
+    ];
+    let root = pattern.split(['.', '[']).next().unwrap_or_default();
+    if !roots.contains(&root)
+        || pattern
+            .chars()
+            .any(|character| character.is_ascii_uppercase())
+        || pattern.contains(".extra.")
+        || upstream
+            .iter()
+            .any(|object| pattern.starts_with(&format!("{object}.")))
+    {
+        return true;
+    }
+    let objects = || fields::ALL.iter().flat_map(|field| field.within.iter());
+    if objects().any(|object| *object == pattern || object.strip_suffix("[]") == Some(&pattern))
+        || upstream.contains(&pattern.as_str())
+    {
+        return true;
+    }
+    // A field, or an item or key inside one.
+    let mut end = pattern.len();
+    loop {
+        let prefix = &pattern[..end];
+        if fields::find(prefix).is_some() {
+            return end == pattern.len() || pattern[end..].starts_with('[');
+        }
+        match prefix.rfind(['.', '[']) {
+            Some(at) => end = at,
+            None => return false,
+        }
+    }
+}
+
+#[test]
+fn every_place_a_rule_names_in_the_studios_own_model_is_in_its_vocabulary() {
+    let mut unnamed: Vec<String> = Vec::new();
+    for case in CASES {
+        let (mut spec, mut live) = (case.base)();
+        (case.breaks)(&mut spec, &mut live);
+        for finding in rules::validate_with(&spec, &live) {
+            if !named_by_the_vocabulary(&finding.path) {
+                unnamed.push(format!("{} at {}", finding.rule, finding.path));
+            }
+        }
+    }
+    unnamed.sort();
+    unnamed.dedup();
+    assert!(
+        unnamed.is_empty(),
+        "places shared::model::fields does not declare: {unnamed:#?}"
+    );
+}

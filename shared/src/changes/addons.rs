@@ -6,6 +6,7 @@
 //! is (EKS user guide, "Update existing cluster to new Kubernetes version": add-ons after
 //! the control plane).
 
+use crate::model::fields;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
@@ -56,7 +57,7 @@ pub fn addon_findings(reading: &Reading, design: &Spec, offer: &AddonOffer) -> V
                 findings.push(Finding {
                     rule: Cow::Borrowed("change-addon-version-not-offered"),
                     severity: Severity::Error,
-                    path: format!("addons[{index}].version"),
+                    path: fields::ADDON_VERSION.at(&[index]),
                     message: format!(
                         "EKS offers {} for Kubernetes {kubernetes} in {}; {wanted} is not one of them: EKS refuses it (UpdateAddon, CreateAddon: InvalidParameterException)",
                         addon.name,

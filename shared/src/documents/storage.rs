@@ -6,6 +6,7 @@
 //! S3 (a volume and its claim, as in awslabs/mountpoint-s3-csi-driver's
 //! `examples/kubernetes/static_provisioning`).
 
+use crate::model::fields;
 use yaml_serde::{Mapping, Value};
 
 use crate::documents::render::RenderError;
@@ -373,7 +374,7 @@ impl Driver {
             .enumerate()
             .find(|(_, addon)| addon.name == self.addon)?;
         Some((
-            format!("addons[{index}].attach_policy_arns"),
+            fields::ADDON_POLICY_ARNS.at(&[index]),
             addon.attach_policy_arns.clone(),
         ))
     }

@@ -6,6 +6,7 @@
 
 use super::eksctl_config::is_arn;
 use super::{Check, Context, Report, Rule, Severity, Stage};
+use crate::model::fields;
 use crate::model::spec::{AccessConfig, AccessEntry};
 
 pub(super) static RULES: &[Rule] = &[
@@ -67,7 +68,7 @@ fn access_entries_need_api_authentication(context: &Context<'_>, report: &mut Re
     };
     if !access.access_entries.is_empty() && access.authentication_mode == "CONFIG_MAP" {
         report.fire(
-            "cluster.access.authentication_mode",
+            fields::AUTHENTICATION_MODE.path(),
             "access entries need authenticationMode API_AND_CONFIG_MAP or API, not CONFIG_MAP",
         );
     }
@@ -230,9 +231,6 @@ fn auto_mode_node_role_without_access_entry(context: &Context<'_>, report: &mut 
             ),
             Some(_) => continue,
         };
-        report.fire(
-            format!("auto_mode_pools.node_classes[{index}].spec.role"),
-            message,
-        );
+        report.fire(fields::AUTO_MODE_CLASS_ROLE.at(&[index]), message);
     }
 }

@@ -4,6 +4,7 @@
 //! workloads into Capacity Reservations with EKS Auto Mode").
 
 use super::{Check, Context, Report, Rule, Severity, Stage};
+use crate::model::fields;
 use crate::upstream::auto_mode::{self, BUILT_IN_NODE_CLASS};
 
 pub(super) static RULES: &[Rule] = &[
@@ -121,7 +122,13 @@ fn ultraserver_on_node_pool(context: &Context<'_>, report: &mut Report<'_>) {
         .karpenter
         .iter()
         .flat_map(|karpenter| karpenter.node_pools.iter().enumerate())
-        .map(|(index, pool)| (format!("karpenter.node_pools[{index}]"), "Karpenter", pool));
+        .map(|(index, pool)| {
+            (
+                fields::item(fields::KARPENTER_POOL, &[index]),
+                "Karpenter",
+                pool,
+            )
+        });
     let auto = spec
         .auto_mode_pools
         .node_pools
@@ -129,7 +136,7 @@ fn ultraserver_on_node_pool(context: &Context<'_>, report: &mut Report<'_>) {
         .enumerate()
         .map(|(index, pool)| {
             (
-                format!("auto_mode_pools.node_pools[{index}]"),
+                fields::item(fields::AUTO_MODE_POOL, &[index]),
                 "EKS Auto Mode",
                 pool,
             )
@@ -167,7 +174,7 @@ fn auto_mode_node_class_missing(context: &Context<'_>, report: &mut Report<'_>) 
         let name = &pool.spec.template.spec.node_class_ref.name;
         if name != BUILT_IN_NODE_CLASS && auto_mode::class_of(pools, pool).is_none() {
             report.fire(
-                format!("auto_mode_pools.node_pools[{index}].spec.template.spec.nodeClassRef.name"),
+                fields::NODE_CLASS_REF_NAME.at_in(fields::AUTO_MODE_POOL, &[index]),
                 format!(
                     "NodePool `{}` names NodeClass `{name}`, which the design does not have: the pool launches no node",
                     pool.metadata.name
@@ -191,7 +198,7 @@ fn auto_mode_reserved_without_selector(context: &Context<'_>, report: &mut Repor
         let missing = name != BUILT_IN_NODE_CLASS && auto_mode::class_of(pools, pool).is_none();
         if !selects && !missing {
             report.fire(
-                format!("auto_mode_pools.node_pools[{index}].spec.template.spec.requirements"),
+                fields::REQUIREMENTS.at_in(fields::AUTO_MODE_POOL, &[index]),
                 format!(
                     "NodePool `{}` allows only reserved capacity, but NodeClass `{name}` selects no capacity reservation: Auto Mode launches no node for it",
                     pool.metadata.name
@@ -211,7 +218,7 @@ fn auto_mode_reservation_unused(context: &Context<'_>, report: &mut Report<'_>) 
             && !crate::upstream::matching::capacity_types(pool).contains("reserved")
         {
             report.fire(
-                format!("auto_mode_pools.node_pools[{index}].spec.template.spec.requirements"),
+                fields::REQUIREMENTS.at_in(fields::AUTO_MODE_POOL, &[index]),
                 format!(
                     "NodeClass `{}` selects capacity reservations, but NodePool `{}` does not allow reserved capacity: it never launches into them",
                     class.metadata.name, pool.metadata.name
@@ -244,9 +251,7 @@ fn auto_mode_pool_label_unknown(context: &Context<'_>, report: &mut Report<'_>) 
                 continue;
             };
             report.fire(
-                format!(
-                    "auto_mode_pools.node_pools[{pool_index}].spec.template.spec.requirements[{index}].key"
-                ),
+                fields::REQUIREMENT_KEY.at_in(fields::AUTO_MODE_REQUIREMENT, &[pool_index, index]),
                 format!(
                     "NodePool `{}` requires `{key}`, but {instead}: the requirement does not choose instance types as it reads",
                     pool.metadata.name

@@ -2,6 +2,7 @@
 
 use super::{Check, Context, Report, Rule, Severity, Stage};
 use crate::catalog::versions::{self, Support};
+use crate::model::fields;
 use crate::model::ids::{self, AvailabilityZone, IdError, ResourceName, SubnetId, VpcId};
 use crate::model::spec::{GroupPlacement, Network};
 
@@ -277,8 +278,13 @@ fn cluster_name_invalid(context: &Context<'_>, report: &mut Report<'_>) {
     let name = &context.spec.cluster.name;
     match ResourceName::check(name) {
         Ok(_) | Err(IdError::Placeholder) => {}
-        Err(IdError::Empty) => report.fire("cluster.name", "the cluster name is empty"),
-        Err(error) => report.fire("cluster.name", format!("cluster name `{name}` {error}")),
+        Err(IdError::Empty) => {
+            report.fire(fields::CLUSTER_NAME.path(), "the cluster name is empty")
+        }
+        Err(error) => report.fire(
+            fields::CLUSTER_NAME.path(),
+            format!("cluster name `{name}` {error}"),
+        ),
     }
 }
 
@@ -286,8 +292,8 @@ fn region_unknown(context: &Context<'_>, report: &mut Report<'_>) {
     let region = &context.spec.cluster.region;
     match crate::model::ids::Region::parse(region) {
         Ok(_) | Err(IdError::Placeholder) => {}
-        Err(IdError::Empty) => report.fire("cluster.region", "the region is empty"),
-        Err(error) => report.fire("cluster.region", format!("region `{region}` {error}")),
+        Err(IdError::Empty) => report.fire(fields::REGION.path(), "the region is empty"),
+        Err(error) => report.fire(fields::REGION.path(), format!("region `{region}` {error}")),
     }
 }
 
@@ -345,7 +351,7 @@ fn kubernetes_version_unsupported(context: &Context<'_>, report: &mut Report<'_>
             return;
         }
     };
-    report.fire("cluster.kubernetes_version", message);
+    report.fire(fields::KUBERNETES_VERSION.path(), message);
 }
 
 fn kubernetes_version_extended_support(context: &Context<'_>, report: &mut Report<'_>) {
@@ -358,7 +364,7 @@ fn kubernetes_version_extended_support(context: &Context<'_>, report: &mut Repor
     )) = version_support(context)
     {
         report.fire(
-            "cluster.kubernetes_version",
+            fields::KUBERNETES_VERSION.path(),
             format!(
                 "Kubernetes {version} left standard support on {standard_ended}: in extended support the control plane costs USD 0.60 an hour instead of 0.10, and EKS upgrades it on {ends}"
             ),
@@ -372,7 +378,7 @@ fn kubernetes_version_newer_than_calendar(context: &Context<'_>, report: &mut Re
             .first()
             .map_or("", |entry| entry.version);
         report.fire(
-            "cluster.kubernetes_version",
+            fields::KUBERNETES_VERSION.path(),
             format!(
                 "Kubernetes {version} is newer than {newest}, the newest version in the studio's EKS calendar (checked {}); EKS may not offer it yet",
                 versions::CALENDAR_CHECKED
@@ -456,7 +462,7 @@ fn new_vpc_zones_too_few(context: &Context<'_>, report: &mut Report<'_>) {
         && availability_zones.len() < 2
     {
         report.fire(
-            "network.availability_zones",
+            fields::AVAILABILITY_ZONES.path(),
             format!(
                 "a new VPC needs at least 2 availability zones, {} given",
                 availability_zones.len()
@@ -484,7 +490,7 @@ fn vpc_id_malformed(context: &Context<'_>, report: &mut Report<'_>) {
         }
         match VpcId::check(vpc_id) {
             Ok(_) | Err(IdError::Placeholder) => {}
-            Err(error) => report.fire("network.vpc_id", format!("VPC id `{vpc_id}` {error}")),
+            Err(error) => report.fire(fields::VPC_ID.path(), format!("VPC id `{vpc_id}` {error}")),
         }
     }
 }
@@ -555,7 +561,7 @@ fn existing_vpc_no_subnets(context: &Context<'_>, report: &mut Report<'_>) {
         && private_subnets.is_empty()
     {
         report.fire(
-            "network",
+            fields::VPC.path(),
             "an existing VPC needs its subnets listed; none are",
         );
     }
@@ -620,7 +626,7 @@ fn existing_vpc_single_zone(context: &Context<'_>, report: &mut Report<'_>) {
     };
     if zones.all(|zone| zone == Some(first)) {
         report.fire(
-            "network",
+            fields::VPC.path(),
             format!("every subnet is in {first}; EKS needs subnets in at least two zones"),
         );
     }
@@ -631,7 +637,7 @@ fn addon_duplicate(context: &Context<'_>, report: &mut Report<'_>) {
     let names = addons.iter().map(|addon| Some(addon.name.as_str()));
     super::each_repeat(names, |index, first| {
         report.fire(
-            format!("addons[{index}].name"),
+            fields::ADDON_NAME.at(&[index]),
             format!(
                 "add-on `{}` is listed twice: it is also add-on {}",
                 addons[index].name,
@@ -648,7 +654,7 @@ fn addon_irsa_without_oidc(context: &Context<'_>, report: &mut Report<'_>) {
     for (index, addon) in context.spec.addons.iter().enumerate() {
         if !addon.attach_policy_arns.is_empty() {
             report.fire(
-                format!("addons[{index}].attach_policy_arns"),
+                fields::ADDON_POLICY_ARNS.at(&[index]),
                 format!(
                     "add-on `{}` attaches IAM policies through its service account's role, but the cluster's OIDC provider is off: eksctl creates no role and the add-on gets no AWS credentials",
                     addon.name
@@ -678,7 +684,7 @@ fn first_association(spec: &crate::model::spec::Spec) -> Option<String> {
                 .and_then(yaml_serde::Value::as_sequence)
                 .is_some_and(|list| !list.is_empty())
         {
-            Some(format!("addons[{index}]"))
+            Some(fields::item(fields::ADDON_ITEM, &[index]))
         } else {
             None
         }
@@ -781,10 +787,9 @@ fn storage_addon_without_iam(context: &Context<'_>, report: &mut Report<'_>) {
                 .iter()
                 .any(|group| group.addon_policies.fsx);
         if addon.attach_policy_arns.is_empty() && !has_other_iam && !nodes_have_fsx {
-            let path = driver.policies(context.spec).map_or_else(
-                || format!("addons[{index}].attach_policy_arns"),
-                |(path, _)| path,
-            );
+            let path = driver
+                .policies(context.spec)
+                .map_or_else(|| fields::ADDON_POLICY_ARNS.at(&[index]), |(path, _)| path);
             report.fire(
                 path,
                 format!(
@@ -811,7 +816,7 @@ fn auto_mode_config_invalid(context: &Context<'_>, report: &mut Report<'_>) {
                 .is_some_and(|pools| !pools.is_empty())
         {
             report.fire(
-                "cluster.auto_mode",
+                fields::AUTO_MODE_ON.path(),
                 "a node role, permissions boundary or node pools need Auto Mode enabled",
             );
         }
@@ -824,13 +829,13 @@ fn auto_mode_config_invalid(context: &Context<'_>, report: &mut Report<'_>) {
     let pools = auto.node_pools.as_ref().unwrap_or(&defaults);
     if pools.is_empty() && (role || boundary) {
         report.fire(
-            "cluster.auto_mode.node_pools",
+            fields::AUTO_MODE_NODE_POOLS.path(),
             "a node role or permissions boundary cannot be given when Auto Mode has no node pools",
         );
     }
     if role && boundary {
         report.fire(
-            "cluster.auto_mode.permissions_boundary_arn",
+            fields::AUTO_MODE_BOUNDARY.path(),
             "a permissions boundary cannot be given when the node role is: it bounds only the role eksctl creates",
         );
     }
@@ -870,7 +875,7 @@ fn auto_mode_create_conflict(context: &Context<'_>, report: &mut Report<'_>) {
     }
     if extra_has("nodeGroups") {
         report.fire(
-            "cluster.auto_mode",
+            fields::AUTO_MODE_ON.path(),
             "Auto Mode is on: eksctl does not create the self-managed nodeGroups with the cluster; create them after it",
         );
     }
@@ -882,7 +887,7 @@ fn auto_mode_create_conflict(context: &Context<'_>, report: &mut Report<'_>) {
     for (index, addon) in spec.addons.iter().enumerate() {
         if CORE_NETWORKING_ADDONS.contains(&addon.name.as_str()) {
             report.fire(
-                format!("addons[{index}].name"),
+                fields::ADDON_NAME.at(&[index]),
                 format!(
                     "Auto Mode runs the core networking itself: eksctl refuses `{}` at cluster creation (add it later with `eksctl create addon` if you need it)",
                     addon.name

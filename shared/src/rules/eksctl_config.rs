@@ -6,6 +6,7 @@
 //! Each rule here is one that eksctl refuses the file for, checked on the document as
 //! written; what the spec models is checked by the spec rules instead.
 
+use crate::model::fields;
 use yaml_serde::Value;
 
 use super::{Check, Report, Rule, Severity, Stage};
@@ -572,7 +573,7 @@ fn pod_identity_association_invalid(document: &Value, report: &mut Report<'_>) {
         }
     }
     for (index, addon) in list(document, "addons").iter().enumerate() {
-        let path = format!("addons[{index}]");
+        let path = fields::item(fields::ADDON_ITEM, &[index]);
         let name = text(addon, "name").unwrap_or("");
         let associations = list(addon, "podIdentityAssociations");
         for (item, association) in associations.iter().enumerate() {
@@ -1317,7 +1318,7 @@ fn addon_config_invalid(document: &Value, report: &mut Report<'_>) {
         return;
     }
     for (index, addon) in list(document, "addons").iter().enumerate() {
-        let path = format!("addons[{index}]");
+        let path = fields::item(fields::ADDON_ITEM, &[index]);
         let Some(name) = non_empty(addon, "name") else {
             report.fire(format!("{path}.name"), "an add-on needs a name");
             continue;

@@ -1,6 +1,7 @@
 //! Rules on Karpenter NodePools and EC2NodeClasses: what the CRDs' CEL rules and
 //! Karpenter's runtime refuse, and the cross-object mistakes nobody checks before AWS.
 
+use crate::model::fields;
 use std::collections::BTreeSet;
 
 use super::{Check, Context, Report, Rule, Severity, Stage};
@@ -489,11 +490,11 @@ fn classes<'a>(context: &Context<'a>) -> impl Iterator<Item = (usize, &'a Ec2Nod
 }
 
 fn pool_path(index: usize) -> String {
-    format!("karpenter.node_pools[{index}]")
+    fields::item(fields::KARPENTER_POOL, &[index])
 }
 
 fn class_path(index: usize) -> String {
-    format!("karpenter.node_classes[{index}]")
+    fields::item(fields::NODE_CLASS_ITEM, &[index])
 }
 
 /// A Kubernetes duration (`30s`, `5m`, `1h30m`, `720h`).
@@ -990,7 +991,7 @@ fn karpenter_node_repair_without_monitoring_agent(context: &Context<'_>, report:
         .any(|addon| addon.name == "eks-node-monitoring-agent");
     if karpenter.node_repair && !has_agent {
         report.fire(
-            "karpenter.node_repair",
+            fields::KARPENTER_NODE_REPAIR.path(),
             "Karpenter's node repair acts on node conditions that nothing in this design reports: add the eks-node-monitoring-agent add-on",
         );
     }
@@ -1065,7 +1066,7 @@ fn karpenter_spot_without_interruption_queue(context: &Context<'_>, report: &mut
     for (pool_index, pool) in pools(context) {
         if capacity_types(pool).contains("spot") {
             report.fire(
-                "karpenter.interruption_queue",
+                fields::INTERRUPTION_QUEUE.path(),
                 format!("NodePool `{}` (karpenter.node_pools[{pool_index}]) allows Spot, but no interruption queue is set", pool.metadata.name),
             );
         }

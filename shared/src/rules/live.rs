@@ -1,6 +1,7 @@
 //! Rules that need AWS's answers. The backend asks EC2 and hands the answers in as plain
 //! data ([`LiveFacts`]); with no answer about something, its rule stays quiet.
 
+use crate::model::fields;
 use serde::{Deserialize, Serialize};
 
 use super::node_groups::reservation_id;
@@ -672,7 +673,7 @@ fn instance_type_not_offered(context: &Context<'_>, report: &mut Report<'_>) {
             }
             if !offering.availability_zones.contains(&zone) {
                 report.fire(
-                    format!("node_groups[{index}].instance_type"),
+                    fields::INSTANCE_TYPE.at(&[index]),
                     format!(
                         "{} is not offered in {zone} (offered in: {})",
                         group.instance_type,
@@ -694,7 +695,7 @@ fn reservation_not_found(context: &Context<'_>, report: &mut Report<'_>) {
                 .any(|missing| missing == id)
         {
             report.fire(
-                format!("node_groups[{index}].capacity.reservation_id"),
+                fields::RESERVATION_ID.at(&[index]),
                 format!("capacity reservation {id} was not found"),
             );
         }
@@ -707,7 +708,7 @@ fn reservation_not_active(context: &Context<'_>, report: &mut Report<'_>) {
             fact.reservation_type == "capacity-block" && fact.state == "scheduled";
         if fact.state != "active" && !block_scheduled {
             report.fire(
-                format!("node_groups[{index}].capacity.reservation_id"),
+                fields::RESERVATION_ID.at(&[index]),
                 format!("capacity reservation {} is {}", fact.id, fact.state),
             );
         }
@@ -719,7 +720,7 @@ fn reservation_instance_type_mismatch(context: &Context<'_>, report: &mut Report
     for (index, group, fact) in reserved_groups(context) {
         if !group.instance_type.is_empty() && group.instance_type != fact.instance_type {
             report.fire(
-                format!("node_groups[{index}].instance_type"),
+                fields::INSTANCE_TYPE.at(&[index]),
                 format!(
                     "reservation {} is for {}, but the group uses {}",
                     fact.id, fact.instance_type, group.instance_type
@@ -740,7 +741,7 @@ fn reservation_zone_mismatch(context: &Context<'_>, report: &mut Report<'_>) {
             .collect();
         if !outside.is_empty() {
             report.fire(
-                format!("node_groups[{index}].placement"),
+                fields::PLACEMENT.at(&[index]),
                 format!(
                     "reservation {} is in {}, but the group may launch in {}",
                     fact.id,
@@ -761,7 +762,7 @@ fn reservation_capacity_short(context: &Context<'_>, report: &mut Report<'_>) {
         let wanted = group.desired_capacity.or(group.min_size).unwrap_or(0);
         if wanted > fact.available_instances {
             report.fire(
-                format!("node_groups[{index}].desired_capacity"),
+                fields::DESIRED_CAPACITY.at(&[index]),
                 format!(
                     "{wanted} nodes wanted, but reservation {} has {} of {} instances free",
                     fact.id, fact.available_instances, fact.total_instances
@@ -780,7 +781,7 @@ fn reservation_smaller_than_max_size(context: &Context<'_>, report: &mut Report<
                 "reservation"
             };
             report.fire(
-                format!("node_groups[{index}].max_size"),
+                fields::MAX_SIZE.at(&[index]),
                 format!(
                     "node group `{}` may grow to {max} nodes, but {what} {} holds {}: nodes past that do not launch into it (a Capacity Block sells no more; an ODCR's extra nodes fail or run outside it)",
                     group.name, fact.id, fact.total_instances
@@ -824,7 +825,7 @@ fn reservation_end_date(context: &Context<'_>, report: &mut Report<'_>) {
                 "reservation"
             };
             report.fire(
-                format!("node_groups[{index}].capacity.reservation_id"),
+                fields::RESERVATION_ID.at(&[index]),
                 format!(
                     "{kind} {}: {} × {} in {}, {}, {} free, {when}",
                     fact.id,
@@ -855,7 +856,7 @@ fn capacity_block_not_started(context: &Context<'_>, report: &mut Report<'_>) {
             .unwrap_or_else(|| "has not started".to_owned());
         let nodes = if wanted == 1 { "node" } else { "nodes" };
         report.fire(
-            format!("node_groups[{index}].desired_capacity"),
+            fields::DESIRED_CAPACITY.at(&[index]),
             format!(
                 "Capacity Block {} {starts}: node group `{}` asks for {wanted} {nodes} at creation, which cannot launch before then, and eksctl waits for them",
                 fact.id, group.name
@@ -879,7 +880,7 @@ fn capacity_block_market_type_mismatch(context: &Context<'_>, report: &mut Repor
             _ => None,
         };
         if let Some(message) = message {
-            report.fire(format!("node_groups[{index}].capacity"), message);
+            report.fire(fields::CAPACITY.at(&[index]), message);
         }
     }
 }
@@ -987,7 +988,7 @@ fn spot_placement_score_low(context: &Context<'_>, report: &mut Report<'_>) {
             && best <= LOW_SPOT_SCORE
         {
             report.fire(
-                format!("node_groups[{index}].capacity"),
+                fields::CAPACITY.at(&[index]),
                 format!(
                     "best Spot placement score for `{}` is {best} of 10",
                     group.name
@@ -1003,15 +1004,12 @@ fn group_type_paths<'a>(context: &Context<'a>) -> Vec<(String, &'a str)> {
     for (index, group) in context.spec.node_groups.iter().enumerate() {
         if group.instance_types.is_empty() {
             found.push((
-                format!("node_groups[{index}].instance_type"),
+                fields::INSTANCE_TYPE.at(&[index]),
                 group.instance_type.as_str(),
             ));
         } else {
             for instance_type in &group.instance_types {
-                found.push((
-                    format!("node_groups[{index}].instance_types"),
-                    instance_type.as_str(),
-                ));
+                found.push((fields::INSTANCE_TYPES.at(&[index]), instance_type.as_str()));
             }
         }
     }
@@ -1023,7 +1021,7 @@ fn vpc_not_found(context: &Context<'_>, report: &mut Report<'_>) {
         && context.live.missing_vpcs.contains(vpc_id)
     {
         report.fire(
-            "network.vpc_id",
+            fields::VPC_ID.path(),
             format!(
                 "VPC {vpc_id} does not exist in {}",
                 context.spec.cluster.region
@@ -1229,7 +1227,7 @@ fn karpenter_static_pool_exceeds_reservations(context: &Context<'_>, report: &mu
             .sum();
         if let Some(held) = held.filter(|held| *held < replicas) {
             report.fire(
-                format!("karpenter.node_pools[{pool_index}].spec.replicas"),
+                fields::REPLICAS.at(&[pool_index]),
                 format!(
                     "static NodePool `{}` keeps {replicas} nodes on reserved capacity only, but the reservations it can launch into hold {held}: {} stay pending",
                     pool.metadata.name,
@@ -1260,7 +1258,7 @@ pub fn named_placement_groups(spec: &crate::model::spec::Spec) -> Vec<NamedPlace
     let mut named = Vec::new();
     for (index, group) in spec.node_groups.iter().enumerate() {
         named.push(NamedPlacementGroup {
-            path: format!("node_groups[{index}].placement_group"),
+            path: fields::PLACEMENT_GROUP.at(&[index]),
             name: group.placement_group.trim().to_owned(),
             efa: group.efa_enabled,
             size: group.max_size.or(group.desired_capacity),
@@ -1399,7 +1397,7 @@ fn karpenter_pool_offered_nowhere(context: &Context<'_>, report: &mut Report<'_>
                 zones.join(", ")
             };
             report.fire(
-                format!("karpenter.node_pools[{index}]"),
+                fields::item(fields::KARPENTER_POOL, &[index]),
                 format!(
                     "none of the {} instance type(s) NodePool `{}` allows is offered in {place}: Karpenter can launch nothing for it",
                     allowed.len(),
@@ -1431,7 +1429,7 @@ fn karpenter_spot_placement_score_low(context: &Context<'_>, report: &mut Report
             && best <= LOW_SPOT_SCORE
         {
             report.fire(
-                format!("karpenter.node_pools[{index}]"),
+                fields::item(fields::KARPENTER_POOL, &[index]),
                 format!(
                     "best Spot placement score for the {} instance type(s) NodePool `{}` allows is {best} of 10",
                     allowed.len(),

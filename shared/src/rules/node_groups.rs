@@ -2,6 +2,7 @@
 
 use super::{Check, Context, Report, Rule, Severity, Stage};
 use crate::catalog::instances;
+use crate::model::fields;
 use crate::model::ids::{self, IdError, ReservationId, ResourceName};
 use crate::model::spec::{Capacity, GroupPlacement, Network, NodeGroup};
 
@@ -578,9 +579,9 @@ pub(super) fn instance_type_names(group: &NodeGroup) -> impl ExactSizeIterator<I
 
 fn instance_type_path(index: usize, group: &NodeGroup) -> String {
     if group.instance_type.is_empty() && !group.instance_types.is_empty() {
-        format!("node_groups[{index}].instance_types")
+        fields::INSTANCE_TYPES.at(&[index])
     } else {
-        format!("node_groups[{index}].instance_type")
+        fields::INSTANCE_TYPE.at(&[index])
     }
 }
 
@@ -641,7 +642,7 @@ fn nodegroup_name_invalid(context: &Context<'_>, report: &mut Report<'_>) {
         match ResourceName::check(&group.name) {
             Ok(_) | Err(IdError::Placeholder) => {}
             Err(error) => report.fire(
-                format!("node_groups[{index}].name"),
+                fields::NODE_GROUP_NAME.at(&[index]),
                 format!("node group name `{}` {error}", group.name),
             ),
         }
@@ -653,7 +654,7 @@ fn nodegroup_name_duplicate(context: &Context<'_>, report: &mut Report<'_>) {
     let names = groups.iter().map(|group| Some(group.name.as_str()));
     super::each_repeat(names, |index, first| {
         report.fire(
-            format!("node_groups[{index}].name"),
+            fields::NODE_GROUP_NAME.at(&[index]),
             format!(
                 "node group name `{}` is already used by node_groups[{first}]",
                 groups[index].name
@@ -669,7 +670,7 @@ fn nodegroup_size_order(context: &Context<'_>, report: &mut Report<'_>) {
             && min > max
         {
             report.fire(
-                format!("node_groups[{index}].min_size"),
+                fields::MIN_SIZE.at(&[index]),
                 format!("minimum size {min} is larger than maximum size {max}"),
             );
         }
@@ -677,7 +678,7 @@ fn nodegroup_size_order(context: &Context<'_>, report: &mut Report<'_>) {
             && desired > max
         {
             report.fire(
-                format!("node_groups[{index}].desired_capacity"),
+                fields::DESIRED_CAPACITY.at(&[index]),
                 format!("desired capacity {desired} is larger than maximum size {max}"),
             );
         }
@@ -685,13 +686,13 @@ fn nodegroup_size_order(context: &Context<'_>, report: &mut Report<'_>) {
             && desired < min
         {
             report.fire(
-                format!("node_groups[{index}].desired_capacity"),
+                fields::DESIRED_CAPACITY.at(&[index]),
                 format!("desired capacity {desired} is smaller than minimum size {min}"),
             );
         }
         if max == Some(0) {
             report.fire(
-                format!("node_groups[{index}].max_size"),
+                fields::MAX_SIZE.at(&[index]),
                 "maximum size must be at least 1",
             );
         }
@@ -709,7 +710,7 @@ fn nodegroup_instance_type_missing(context: &Context<'_>, report: &mut Report<'_
             && !chosen_elsewhere
         {
             report.fire(
-                format!("node_groups[{index}].instance_type"),
+                fields::INSTANCE_TYPE.at(&[index]),
                 format!(
                     "node group `{}` names no instance type: eksctl launches it on m5.large",
                     group.name
@@ -723,7 +724,7 @@ fn nodegroup_instance_type_and_types(context: &Context<'_>, report: &mut Report<
     for (index, group) in groups(context) {
         if !group.instance_type.is_empty() && !group.instance_types.is_empty() {
             report.fire(
-                format!("node_groups[{index}].instance_types"),
+                fields::INSTANCE_TYPES.at(&[index]),
                 format!(
                     "node group `{}` sets both instanceType `{}` and instanceTypes",
                     group.name, group.instance_type
@@ -792,7 +793,7 @@ fn nodegroup_subnet_unknown(context: &Context<'_>, report: &mut Report<'_>) {
                 }
             }
             (GroupPlacement::Subnets { subnets }, Network::NewVpc { .. }) if !subnets.is_empty() => report.fire(
-                format!("node_groups[{index}].placement"),
+                fields::PLACEMENT.at(&[index]),
                 "node group names subnets, but eksctl creates a new VPC; pin it to an availability zone instead",
             ),
             (
@@ -903,7 +904,7 @@ fn efa_multiple_subnets(context: &Context<'_>, report: &mut Report<'_>) {
             && count > 1
         {
             report.fire(
-                format!("node_groups[{index}].placement"),
+                fields::PLACEMENT.at(&[index]),
                 format!(
                     "EFA node group `{}` lists {count} subnets or zones; eksctl allows one",
                     group.name
@@ -933,7 +934,7 @@ fn efa_group_not_pinned(context: &Context<'_>, report: &mut Report<'_>) {
                 ""
             };
             report.fire(
-                format!("node_groups[{index}].placement"),
+                fields::PLACEMENT.at(&[index]),
                 format!(
                     "EFA node group `{}` names no subnet or zone while the cluster has {candidates} {kind}: eksctl gives it every one whose zone offers its type, so its nodes may land in different zones, where EFA does not reach{consequence}",
                     group.name
@@ -951,7 +952,7 @@ fn efa_reservation_placement_group(context: &Context<'_>, report: &mut Report<'_
             && group.placement_group.trim().is_empty()
         {
             report.fire(
-                format!("node_groups[{index}].capacity"),
+                fields::CAPACITY.at(&[index]),
                 format!(
                     "`{}` uses a reservation, so eksctl creates no cluster placement group for its EFA nodes",
                     group.name
@@ -1078,9 +1079,7 @@ fn node_repair_override_action_unknown(context: &Context<'_>, report: &mut Repor
             let action = entry.repair_action.as_str();
             if !action.trim().is_empty() && !ACTIONS.contains(&action) {
                 report.fire(
-                    format!(
-                        "node_groups[{index}].node_repair_config.node_repair_config_overrides[{position}].repair_action"
-                    ),
+                    fields::REPAIR_ACTION.at(&[index, position]),
                     format!(
                         "auto-repair action `{action}` of `{}` is not Replace, Reboot or NoAction",
                         group.name
@@ -1095,7 +1094,7 @@ fn node_repair_settings_while_off(context: &Context<'_>, report: &mut Report<'_>
     for (index, group) in groups(context) {
         if !group.node_repair && !group.node_repair_config.is_empty() {
             report.fire(
-                format!("node_groups[{index}].node_repair"),
+                fields::NODE_REPAIR.at(&[index]),
                 format!(
                     "`{}` sets auto-repair limits, but auto-repair is off: they do nothing",
                     group.name
@@ -1111,7 +1110,7 @@ fn placement_group_with_reservation(context: &Context<'_>, report: &mut Report<'
             && !group.placement_group.trim().is_empty()
         {
             report.fire(
-                format!("node_groups[{index}].placement_group"),
+                fields::PLACEMENT_GROUP.at(&[index]),
                 format!(
                     "`{}` launches into placement group `{}` on reservation {id}: EC2 uses the reservation only if it was made in that placement group, and finds no capacity otherwise",
                     group.name, group.placement_group
@@ -1125,7 +1124,7 @@ fn reservation_id_missing(context: &Context<'_>, report: &mut Report<'_>) {
     for (index, group) in groups(context) {
         if reservation_id(group).is_some_and(|id| id.trim().is_empty()) {
             report.fire(
-                format!("node_groups[{index}].capacity.reservation_id"),
+                fields::RESERVATION_ID.at(&[index]),
                 format!(
                     "`{}` uses reserved capacity but has no capacity reservation id",
                     group.name
@@ -1141,7 +1140,7 @@ fn reservation_id_malformed(context: &Context<'_>, report: &mut Report<'_>) {
             && let Err(IdError::Malformed(expected)) = ReservationId::check(id)
         {
             report.fire(
-                format!("node_groups[{index}].capacity.reservation_id"),
+                fields::RESERVATION_ID.at(&[index]),
                 format!("capacity reservation id `{id}` is not {expected}"),
             );
         }
@@ -1156,7 +1155,7 @@ fn reservation_group_not_pinned(context: &Context<'_>, report: &mut Report<'_>) 
             && cluster_placements(context, group) > 1
         {
             report.fire(
-                format!("node_groups[{index}].placement"),
+                fields::PLACEMENT.at(&[index]),
                 format!(
                     "`{}` may launch in any of the cluster's zones, but its reservation lives in one",
                     group.name
@@ -1333,7 +1332,7 @@ fn capacity_block_single_instance_type(context: &Context<'_>, report: &mut Repor
             && !group.instance_types.is_empty()
         {
             report.fire(
-                format!("node_groups[{index}].instance_types"),
+                fields::INSTANCE_TYPES.at(&[index]),
                 format!(
                     "Capacity Block group `{}` must use a single `instanceType`, not `instanceTypes`",
                     group.name
@@ -1352,7 +1351,7 @@ fn gpu_ami_without_nvidia_driver(context: &Context<'_>, report: &mut Report<'_>)
                 .any(|kind| kind.nvidia_gpu)
         {
             report.fire(
-                format!("node_groups[{index}].ami_family"),
+                fields::AMI_FAMILY.at(&[index]),
                 format!(
                     "AMI family {} has no NVIDIA driver for `{}`",
                     group.ami_family.as_deref().unwrap_or_default(),
@@ -1372,7 +1371,7 @@ fn neuron_ami_unsupported(context: &Context<'_>, report: &mut Report<'_>) {
                 .any(|kind| kind.neuron)
         {
             report.fire(
-                format!("node_groups[{index}].ami_family"),
+                fields::AMI_FAMILY.at(&[index]),
                 format!(
                     "eksctl refuses Neuron instance types on AMI family {}",
                     group.ami_family.as_deref().unwrap_or_default()
@@ -1394,7 +1393,7 @@ fn gpu_group_without_taint(context: &Context<'_>, report: &mut Report<'_>) {
             .any(|taint| taint.key == "nvidia.com/gpu");
         if has_gpu && !tainted {
             report.fire(
-                format!("node_groups[{index}].taints"),
+                fields::TAINTS.at(&[index]),
                 format!(
                     "GPU node group `{}` has no `nvidia.com/gpu` taint",
                     group.name
@@ -1427,7 +1426,7 @@ fn nodegroup_label_invalid(context: &Context<'_>, report: &mut Report<'_>) {
         for (key, value) in &group.labels {
             if let Some(problem) = super::eksctl_config::node_label_problem(key, value) {
                 report.fire(
-                    super::eksctl_config::child(&format!("node_groups[{index}].labels"), key),
+                    super::eksctl_config::child(&fields::LABELS.at(&[index]), key),
                     problem,
                 );
             }
@@ -1452,7 +1451,7 @@ fn ami_family_al2_unsupported(context: &Context<'_>, report: &mut Report<'_>) {
             && !group.extra.contains_key("ami")
         {
             report.fire(
-                format!("node_groups[{index}].ami_family"),
+                fields::AMI_FAMILY.at(&[index]),
                 format!(
                     "node group `{}` uses AmazonLinux2, which eksctl refuses for Kubernetes 1.{minor}",
                     group.name
@@ -1473,7 +1472,7 @@ fn nodegroup_placement_empty(context: &Context<'_>, report: &mut Report<'_>) {
         };
         if empty {
             report.fire(
-                format!("node_groups[{index}].placement"),
+                fields::PLACEMENT.at(&[index]),
                 format!(
                     "node group `{}` lists no {field}: eksctl reads an empty list as no restriction, so it may launch in any of the cluster's subnets",
                     group.name
@@ -1543,7 +1542,7 @@ fn spot_efa_training(context: &Context<'_>, report: &mut Report<'_>) {
     for (index, group) in groups(context) {
         if group.capacity == Capacity::Spot && group.efa_enabled {
             report.fire(
-                format!("node_groups[{index}].capacity"),
+                fields::CAPACITY.at(&[index]),
                 format!(
                     "`{}` runs EFA (multi-node training) on Spot: one reclaimed node stops every rank of the job",
                     group.name
@@ -1572,7 +1571,7 @@ fn spot_single_zone(context: &Context<'_>, report: &mut Report<'_>) {
     for (index, group) in groups(context) {
         if group.capacity == Capacity::Spot && placement_len(group) == Some(1) {
             report.fire(
-                format!("node_groups[{index}].placement"),
+                fields::PLACEMENT.at(&[index]),
                 format!("Spot group `{}` may only use one zone", group.name),
             );
         }

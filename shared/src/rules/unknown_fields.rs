@@ -4,6 +4,7 @@
 //! schema allows (`shared/data/schemas/eksctl-keys.json`, derived from the schema by a
 //! test) rather than the schema itself, which the page does not carry.
 
+use crate::model::fields;
 use std::sync::OnceLock;
 
 use serde_json::Value as Json;
@@ -78,7 +79,7 @@ fn karpenter_unknown_field(context: &Context<'_>, report: &mut Report<'_>) {
     let table = karpenter_key_table();
     let pool_keys = &table["NodePool"];
     for (index, pool) in karpenter.node_pools.iter().enumerate() {
-        let at = format!("karpenter.node_pools[{index}]");
+        let at = fields::item(fields::KARPENTER_POOL, &[index]);
         check_mapping(&pool.extra, pool_keys, &at, report);
         check_mapping(&pool.spec.extra, &pool_keys["spec"], &at, report);
         let template = &pool_keys["spec"]["template"];
@@ -115,7 +116,7 @@ fn karpenter_unknown_field(context: &Context<'_>, report: &mut Report<'_>) {
     }
     let class_keys = &table["EC2NodeClass"];
     for (index, class) in karpenter.node_classes.iter().enumerate() {
-        let at = format!("karpenter.node_classes[{index}]");
+        let at = fields::item(fields::NODE_CLASS_ITEM, &[index]);
         check_mapping(&class.extra, class_keys, &at, report);
         let spec = &class_keys["spec"];
         check_mapping(&class.spec.extra, spec, &at, report);
@@ -177,7 +178,7 @@ fn eksctl_fields(context: &Context<'_>, report: &mut Report<'_>, case_variants: 
         walk(
             &group.extra,
             &table["managedNodeGroups"],
-            &format!("node_groups[{index}]"),
+            &fields::item(fields::NODE_GROUP_ITEM, &[index]),
             report,
             case_variants,
         );
@@ -186,7 +187,7 @@ fn eksctl_fields(context: &Context<'_>, report: &mut Report<'_>, case_variants: 
         walk(
             &addon.extra,
             &table["addons"],
-            &format!("addons[{index}]"),
+            &fields::item(fields::ADDON_ITEM, &[index]),
             report,
             case_variants,
         );
