@@ -1,6 +1,7 @@
 //! The whole wizard in headless Chromium against the real server: findings that come and
 //! go as fields are filled, import, drafts, share links and the bundle download.
 
+use shared::model::fields;
 use std::time::{Duration, Instant};
 
 use fantoccini::Locator;
@@ -67,7 +68,9 @@ async fn filling_the_p5_capacity_block_placeholders_clears_its_errors() {
         region_findings.contains("PLACEHOLDER_AWS_REGION"),
         "{region_findings}"
     );
-    browser.fill_by_label("Region", "us-east-1").await;
+    browser
+        .fill_by_label(fields::REGION.label, "us-east-1")
+        .await;
     browser
         .wait_for_text(Locator::Id("f-cluster-region-findings"), str::is_empty)
         .await;
@@ -78,7 +81,9 @@ async fn filling_the_p5_capacity_block_placeholders_clears_its_errors() {
         version_findings.contains("Kubernetes 1.32"),
         "{version_findings}"
     );
-    browser.fill_by_label("Kubernetes version", "1.35").await;
+    browser
+        .fill_by_label(fields::KUBERNETES_VERSION.label, "1.35")
+        .await;
     browser
         .wait_for_text(
             Locator::Id("f-cluster-kubernetes-version-findings"),
@@ -89,7 +94,7 @@ async fn filling_the_p5_capacity_block_placeholders_clears_its_errors() {
 
     browser.go_to_step(3).await;
     browser
-        .fill_by_label("VPC ID", "vpc-0123456789abcdef0")
+        .fill_by_label(fields::VPC_ID.label, "vpc-0123456789abcdef0")
         .await;
     for (idx, id) in [
         "f-network-private-subnets-0-id",
@@ -112,7 +117,7 @@ async fn filling_the_p5_capacity_block_placeholders_clears_its_errors() {
 
     browser.go_to_step(5).await;
     browser
-        .fill_by_label("Capacity reservation ID", "cr-0123456789abcdef0")
+        .fill_by_label(fields::RESERVATION_ID.label, "cr-0123456789abcdef0")
         .await;
     // The EFA group should be pinned to the zone its reservation lives in: eksctl would
     // spread it over every subnet whose zone offers the type.
@@ -123,7 +128,7 @@ async fn filling_the_p5_capacity_block_placeholders_clears_its_errors() {
     );
     select(&browser, "f-node-groups-0-placement", "availability-zones").await;
     browser
-        .fill_by_label("Availability zone", "us-east-1a")
+        .fill_by_label(fields::PLACEMENT_ZONES.label, "us-east-1a")
         .await;
     browser
         .wait_for_text(
@@ -166,7 +171,9 @@ async fn an_instance_type_without_efa_is_flagged_next_to_the_field() {
         text_of(&browser, "f-node-groups-0-instance-type-findings").await,
         ""
     );
-    browser.fill_by_label("Instance type", "g5.xlarge").await;
+    browser
+        .fill_by_label(fields::INSTANCE_TYPE.label, "g5.xlarge")
+        .await;
     let findings = browser
         .wait_for_text(
             Locator::Id("f-node-groups-0-instance-type-findings"),
@@ -175,7 +182,7 @@ async fn an_instance_type_without_efa_is_flagged_next_to_the_field() {
         .await;
     assert!(findings.contains("g5.xlarge"), "{findings}");
     let invalid = browser
-        .field_by_label("Instance type")
+        .field_by_label(fields::INSTANCE_TYPE.label)
         .await
         .attr("aria-invalid")
         .await
@@ -202,7 +209,7 @@ async fn an_instance_type_without_efa_is_flagged_next_to_the_field() {
         )
         .await;
     let value = browser
-        .field_by_label("Instance type")
+        .field_by_label(fields::INSTANCE_TYPE.label)
         .await
         .prop("value")
         .await
@@ -231,7 +238,9 @@ async fn older_newer_and_mac_types_are_known_beside_the_field() {
         }
     };
 
-    browser.fill_by_label("Instance type", "p3.8xlarge").await;
+    browser
+        .fill_by_label(fields::INSTANCE_TYPE.label, "p3.8xlarge")
+        .await;
     let line = summary("V100").await;
     assert!(
         line.contains("32 vCPU") && line.contains("4 × V100"),
@@ -246,7 +255,7 @@ async fn older_newer_and_mac_types_are_known_beside_the_field() {
     assert!(!findings.contains("not in the catalog"), "{findings}");
 
     browser
-        .fill_by_label("Instance type", "c8g-flex.large")
+        .fill_by_label(fields::INSTANCE_TYPE.label, "c8g-flex.large")
         .await;
     let line = summary("not known").await;
     assert!(
@@ -255,7 +264,9 @@ async fn older_newer_and_mac_types_are_known_beside_the_field() {
     );
     browser.screenshot("instance-type-sizes-not-known").await;
 
-    browser.fill_by_label("Instance type", "mac2.metal").await;
+    browser
+        .fill_by_label(fields::INSTANCE_TYPE.label, "mac2.metal")
+        .await;
     let findings = browser
         .wait_for_text(
             Locator::Id("f-node-groups-0-instance-type-findings"),
@@ -274,7 +285,7 @@ async fn a_capacity_block_without_a_reservation_id_is_an_error() {
     browser.choose_template("g4dn").await;
     browser.go_to_step(5).await;
     select(&browser, "f-node-groups-0-capacity", "capacity-block").await;
-    let reservation = browser.field_by_label("Capacity reservation ID").await;
+    let reservation = browser.field_by_label(fields::RESERVATION_ID.label).await;
     assert_eq!(
         reservation.prop("value").await.unwrap().as_deref(),
         Some("")
@@ -327,7 +338,7 @@ async fn pasting_a_seed_manifest_fills_the_wizard() {
     let result = browser.import_yaml(seed).await;
     assert!(result.starts_with("Imported cluster"), "{result}");
     browser.go_to_step(2).await;
-    let name = browser.field_by_label("Cluster name").await;
+    let name = browser.field_by_label(fields::CLUSTER_NAME.label).await;
     assert_eq!(
         name.prop("value").await.unwrap().as_deref(),
         Some("eks-g4dn-vpc")
@@ -340,7 +351,7 @@ async fn pasting_a_seed_manifest_fills_the_wizard() {
         Some("g4dn.8xlarge")
     );
     browser.go_to_step(3).await;
-    let vpc = browser.field_by_label("VPC ID").await;
+    let vpc = browser.field_by_label(fields::VPC_ID.label).await;
     assert_eq!(
         vpc.prop("value").await.unwrap().as_deref(),
         Some("PLACEHOLDER_VPC_ID")
@@ -462,7 +473,7 @@ async fn the_work_survives_a_reload_and_named_drafts_are_kept() {
     browser.open(&studio).await;
     browser.go_to_step(2).await;
     browser
-        .fill_by_label("Cluster name", "reloaded-cluster")
+        .fill_by_label(fields::CLUSTER_NAME.label, "reloaded-cluster")
         .await;
     browser
         .wait_for_text(PREVIEW, |text| text.contains("name: reloaded-cluster"))
@@ -537,7 +548,7 @@ async fn a_share_link_opens_the_same_spec_in_a_fresh_profile() {
     browser.choose_template("karpenter-spot-inference").await;
     browser.go_to_step(2).await;
     browser
-        .fill_by_label("Cluster name", "shared-by-link")
+        .fill_by_label(fields::CLUSTER_NAME.label, "shared-by-link")
         .await;
     browser
         .by_id("tab-preview-studio-json")
@@ -685,14 +696,16 @@ async fn live_check_results_show_next_to_their_fields_and_feed_the_rules() {
     browser.open(&studio).await;
     browser.choose_template("p5-capacity-block").await;
     browser.go_to_step(2).await;
-    browser.fill_by_label("Region", ec2_emulator::REGION).await;
+    browser
+        .fill_by_label(fields::REGION.label, ec2_emulator::REGION)
+        .await;
     browser.go_to_step(5).await;
     browser
-        .fill_by_label("Capacity reservation ID", BLOCK)
+        .fill_by_label(fields::RESERVATION_ID.label, BLOCK)
         .await;
     select(&browser, "f-node-groups-0-placement", "availability-zones").await;
     browser
-        .fill_by_label("Availability zone", "us-east-1a")
+        .fill_by_label(fields::PLACEMENT_ZONES.label, "us-east-1a")
         .await;
 
     let answer = run_live_checks(&browser).await;
@@ -719,7 +732,7 @@ async fn live_check_results_show_next_to_their_fields_and_feed_the_rules() {
 
     // Moving the group to the block's zone clears that finding without another check.
     browser
-        .fill_by_label("Availability zone", "us-east-1c")
+        .fill_by_label(fields::PLACEMENT_ZONES.label, "us-east-1c")
         .await;
     browser
         .wait_for_text(Locator::Id("f-node-groups-0-placement-findings"), |text| {
@@ -761,11 +774,13 @@ async fn the_picker_says_where_ec2_offers_each_type_and_the_cluster_step_where_i
     browser.open(&studio).await;
     browser.choose_template("p5-capacity-block").await;
     browser.go_to_step(2).await;
-    browser.fill_by_label("Region", ec2_emulator::REGION).await;
+    browser
+        .fill_by_label(fields::REGION.label, ec2_emulator::REGION)
+        .await;
     browser.go_to_step(5).await;
     select(&browser, "f-node-groups-0-placement", "availability-zones").await;
     browser
-        .fill_by_label("Availability zone", "us-east-1a")
+        .fill_by_label(fields::PLACEMENT_ZONES.label, "us-east-1a")
         .await;
 
     browser.go_to_step(4).await;
@@ -933,7 +948,7 @@ async fn checkpoint_volumes_are_edited_beside_their_add_ons_and_previewed_as_the
     browser.go_to_step(7).await;
     assert_eq!(
         browser
-            .field_by_label("FSx storage (GiB)")
+            .field_by_label(fields::FSX_STORAGE.label)
             .await
             .prop("value")
             .await
@@ -958,9 +973,7 @@ async fn checkpoint_volumes_are_edited_beside_their_add_ons_and_previewed_as_the
 
     // A scratch file system takes no throughput: choosing one clears it.
     select(&browser, "f-storage-fsx-deployment-type", "SCRATCH_2").await;
-    let throughput = browser
-        .field_by_label("FSx throughput (MB/s per TiB)")
-        .await;
+    let throughput = browser.field_by_label(fields::FSX_THROUGHPUT.label).await;
     let deadline = Instant::now() + Duration::from_secs(10);
     while throughput.prop("value").await.unwrap().as_deref() != Some("") {
         assert!(Instant::now() < deadline, "the throughput stayed");
@@ -974,7 +987,7 @@ async fn checkpoint_volumes_are_edited_beside_their_add_ons_and_previewed_as_the
     // Back to persistent with a throughput FSx does not sell for it: said beside the field.
     select(&browser, "f-storage-fsx-deployment-type", "PERSISTENT_2").await;
     browser
-        .fill_by_label("FSx throughput (MB/s per TiB)", "200")
+        .fill_by_label(fields::FSX_THROUGHPUT.label, "200")
         .await;
     let beside = browser
         .wait_for_text(
@@ -983,7 +996,9 @@ async fn checkpoint_volumes_are_edited_beside_their_add_ons_and_previewed_as_the
         )
         .await;
     assert!(beside.contains("125, 250, 500, 1000"), "{beside}");
-    browser.fill_by_label("S3 bucket", "Training_Data").await;
+    browser
+        .fill_by_label(fields::S3_BUCKET.label, "Training_Data")
+        .await;
     browser
         .wait_for_text(Locator::Id("f-storage-s3-bucket-findings"), |text| {
             text.contains("lowercase")
@@ -1156,7 +1171,7 @@ async fn a_shared_reservations_owner_account_goes_on_its_tag_terms() {
         )
         .await;
     browser
-        .fill_by_label("Capacity reservation owner account (ownerID)", "12345")
+        .fill_by_label(fields::RESERVATION_OWNER.label, "12345")
         .await;
     browser
         .wait_for_text(Locator::Css("main"), |text| {
@@ -1429,7 +1444,7 @@ async fn a_static_pool_and_a_placement_group_are_edited_with_the_crds_refusals_b
     browser.open(&studio).await;
     browser.choose_template("karpenter-reserved-training").await;
     browser.go_to_step(6).await;
-    browser.fill_by_label("Static node count", "2").await;
+    browser.fill_by_label(fields::REPLICAS.label, "2").await;
     browser
         .by_id("tab-preview-nodepools-yaml")
         .await
@@ -1450,7 +1465,7 @@ async fn a_static_pool_and_a_placement_group_are_edited_with_the_crds_refusals_b
         findings.contains("only 'limits.nodes' is supported on static NodePools"),
         "{findings}"
     );
-    browser.fill_by_label("Limits", "nodes=2").await;
+    browser.fill_by_label(fields::LIMITS.label, "nodes=2").await;
     browser
         .wait_for_text(Locator::Id(limits), str::is_empty)
         .await;
@@ -1468,7 +1483,7 @@ async fn a_static_pool_and_a_placement_group_are_edited_with_the_crds_refusals_b
         .await;
     // A placement group by name, beside the class's reservation: a warning.
     browser
-        .fill_by_label("Placement group name", "training-pg")
+        .fill_by_label(fields::PLACEMENT_GROUP_NAME.label, "training-pg")
         .await;
     let selector = "f-karpenter-node-classes-0-spec-placementgroupselector-findings";
     let findings = browser
@@ -1480,7 +1495,7 @@ async fn a_static_pool_and_a_placement_group_are_edited_with_the_crds_refusals_b
     );
     // Both a name and an id: the CRD refuses it.
     browser
-        .fill_by_label("Placement group ID", "pg-0123456789abcdef0")
+        .fill_by_label(fields::PLACEMENT_GROUP_ID.label, "pg-0123456789abcdef0")
         .await;
     browser
         .wait_for_text(Locator::Id(selector), |text| {
@@ -1640,7 +1655,7 @@ async fn a_storage_add_on_gets_its_iam_policy_and_needs_the_oidc_provider() {
     // Without the cluster's OIDC provider eksctl makes no role for them.
     browser.go_to_step(2).await;
     browser
-        .field_by_label("IAM OIDC provider (roles for service accounts)")
+        .field_by_label(fields::WITH_OIDC.label)
         .await
         .click()
         .await
@@ -1834,9 +1849,7 @@ async fn a_node_overlay_is_added_edited_beside_its_findings_and_written_with_its
         })
         .await;
     // A price as well as a price change: the CRD refuses both; said beside the overlay.
-    browser
-        .fill_by_label("Price (replaces the instance price)", "1.50")
-        .await;
+    browser.fill_by_label(fields::PRICE.label, "1.50").await;
     let beside = browser
         .wait_for_text(
             Locator::Id("f-karpenter-node-overlays-0-spec-findings"),
@@ -1844,7 +1857,7 @@ async fn a_node_overlay_is_added_edited_beside_its_findings_and_written_with_its
         )
         .await;
     assert!(beside.contains("overlay-1"), "{beside}");
-    browser.empty_by_label("Price adjustment").await;
+    browser.empty_by_label(fields::PRICE_ADJUSTMENT.label).await;
     browser
         .wait_for_text(
             Locator::Id("f-karpenter-node-overlays-0-spec-findings"),

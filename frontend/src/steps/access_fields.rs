@@ -3,6 +3,7 @@
 //! EKS access policies.
 
 use leptos::prelude::*;
+use shared::model::fields;
 use shared::model::spec::{AccessConfig, AccessEntry, AccessPolicy};
 
 use crate::state::studio::Studio;
@@ -47,25 +48,22 @@ fn update_access(studio: Studio, change: impl FnOnce(&mut AccessConfig)) {
 }
 
 /// One access policy's inputs: ARN, scope, namespaces.
-fn policy_row(policy: Bound<AccessPolicy>, base: String) -> impl IntoView {
+fn policy_row(policy: Bound<AccessPolicy>) -> impl IntoView {
     view! {
         <TextField
-            label="Access policy ARN"
-            path=format!("{base}.policy_arn")
+            at=policy.place(fields::POLICY_ARN)
             suggestions="access-policies"
             value=policy.get(|policy| policy.policy_arn.clone())
             set=policy.set(|policy, arn| policy.policy_arn = arn)
         />
         <SelectField
-            label="Scope"
-            path=format!("{base}.scope")
+            at=policy.place(fields::POLICY_SCOPE)
             options=options(&["cluster", "namespace"], "not set")
             value=policy.get(|policy| policy.scope.clone())
             set=policy.set(|policy, scope| policy.scope = scope)
         />
         <ListField
-            label="Namespaces"
-            path=format!("{base}.namespaces")
+            at=policy.place(fields::POLICY_NAMESPACES)
             placeholder="training, eval"
             value=policy.get(|policy| policy.namespaces.clone())
             set=policy.set(|policy, namespaces: Items| policy.namespaces = namespaces)
@@ -74,40 +72,35 @@ fn policy_row(policy: Bound<AccessPolicy>, base: String) -> impl IntoView {
 }
 
 /// One access entry's inputs.
-fn entry_row(entry: Bound<AccessEntry>, base: String) -> impl IntoView {
+fn entry_row(entry: Bound<AccessEntry>) -> impl IntoView {
     let add_policy = entry.clone();
     view! {
         <TextField
-            label="Principal ARN (IAM role or user)"
-            path=format!("{base}.principal_arn")
+            at=entry.place(fields::PRINCIPAL_ARN)
             placeholder="arn:aws:iam::111122223333:role/ml-admins"
             value=entry.get(|entry| entry.principal_arn.clone())
             set=entry.set(|entry, arn| entry.principal_arn = arn)
         />
         <SelectField
-            label="Entry type"
-            path=format!("{base}.entry_type")
+            at=entry.place(fields::ENTRY_TYPE)
             options=options(&AccessEntry::TYPES, "not set (STANDARD)")
             value=entry.get(|entry| entry.entry_type.clone())
             set=entry.set(|entry, kind| entry.entry_type = kind)
         />
         <ListField
-            label="Kubernetes groups"
-            path=format!("{base}.kubernetes_groups")
+            at=entry.place(fields::KUBERNETES_GROUPS)
             placeholder="ml-users"
             value=entry.get(|entry| entry.kubernetes_groups.clone())
             set=entry.set(|entry, groups: Items| entry.kubernetes_groups = groups)
         />
         <TextField
-            label="Kubernetes user name"
-            path=format!("{base}.kubernetes_username")
+            at=entry.place(fields::KUBERNETES_USERNAME)
             value=entry.get(|entry| entry.kubernetes_username.clone())
             set=entry.set(|entry, name: String| entry.kubernetes_username = name)
         />
-        <FieldFindings path=format!("{base}.access_policies") />
+        <FieldFindings path=entry.place(fields::ACCESS_POLICIES).path />
         <Rows
             list=field!(entry, access_policies)
-            path=format!("{base}.access_policies")
             noun="Access policy"
             class="access-policy"
             row=policy_row
@@ -131,6 +124,7 @@ pub fn AccessSettings() -> impl IntoView {
     };
     let entries = Bound::new(
         studio,
+        fields::ACCESS_ENTRIES.path(),
         |spec| {
             spec.cluster
                 .access
@@ -154,16 +148,14 @@ pub fn AccessSettings() -> impl IntoView {
         </datalist>
         <div class="grid">
             <SelectField
-                label="Authentication mode"
-                path="cluster.access.authentication_mode"
+                at=fields::AUTHENTICATION_MODE
                 options=options(&AccessConfig::MODES, "not set (API_AND_CONFIG_MAP)")
                 value=read(|access| access.authentication_mode.clone())
                 set=move |mode: String| update_access(studio, |access| access.authentication_mode = mode)
             />
         </div>
         <CheckboxField
-            label="The identity that creates the cluster is its admin"
-            path="cluster.access.bootstrap_cluster_creator_admin_permissions"
+            at=fields::CREATOR_IS_ADMIN
             checked=Signal::derive(move || spec.with(|spec| {
                 spec.cluster
                     .access
@@ -175,10 +167,9 @@ pub fn AccessSettings() -> impl IntoView {
                 access.bootstrap_cluster_creator_admin_permissions = (!on).then_some(false);
             })
         />
-        <FieldFindings path="cluster.access" />
+        <FieldFindings path=fields::ACCESS_CONFIG.path() />
         <Rows
             list=entries
-            path="cluster.access.access_entries"
             noun="Access entry"
             class="access-entry"
             row=entry_row

@@ -3,13 +3,15 @@
 //! and shown.
 
 use leptos::prelude::*;
+use shared::model::fields;
 use shared::model::spec::Addon;
 
 use crate::state::step::Step;
 use crate::state::step::field_id;
 use crate::state::studio::Studio;
+use crate::widgets::bind::Bound;
 use crate::widgets::fields::{
-    CheckboxField, FieldFindings, ListField, NumberField, SelectField, TextField, options,
+    CheckboxField, FieldFindings, ListField, NumberField, Place, SelectField, TextField, options,
 };
 use crate::widgets::heading::StepHeading;
 
@@ -49,6 +51,16 @@ fn new_addon(name: &str) -> Addon {
     shared::templates::starting_addon(name)
 }
 
+/// Add-on `index`, bound.
+fn addon(index: usize) -> Bound<Addon> {
+    Bound::new(
+        expect_context::<Studio>(),
+        fields::item(fields::ADDON_ITEM, &[index]),
+        move |spec| spec.addons.get(index),
+        move |spec| spec.addons.get_mut(index),
+    )
+}
+
 /// Add-on checkboxes.
 #[component]
 pub fn AddonsStep() -> impl IntoView {
@@ -73,17 +85,10 @@ pub fn AddonsStep() -> impl IntoView {
                 index.get().map(|index| {
                     view! {
                         <ListField
-                            label=format!("IAM policy ARNs for {name}")
-                            path=format!("addons[{index}].attach_policy_arns")
+                            at=addon(index).place(fields::ADDON_POLICY_ARNS).of_item(name)
                             placeholder="arn:aws:iam::123456789012:policy/training-bucket"
-                            value=Signal::derive(move || spec.with(|spec| {
-                                spec.addons.get(index).map(|addon| addon.attach_policy_arns.clone()).unwrap_or_default()
-                            }))
-                            set=move |arns: Items| spec.update(|spec| {
-                                if let Some(addon) = spec.addons.get_mut(index) {
-                                    addon.attach_policy_arns = arns;
-                                }
-                            })
+                            value=addon(index).get(|addon| addon.attach_policy_arns.clone())
+                            set=addon(index).set(|addon, arns: Items| addon.attach_policy_arns = arns)
                         />
                     }
                 })
@@ -114,7 +119,7 @@ pub fn AddonsStep() -> impl IntoView {
                 .filter(|(_, addon)| {
                     OFFERED.iter().any(|(name, _)| *name == addon.name) && shows_policies(addon)
                 })
-                .map(|(index, _)| format!("addons[{index}].attach_policy_arns"))
+                .map(|(index, _)| fields::ADDON_POLICY_ARNS.at(&[index]))
                 .collect();
             for driver in &shared::documents::storage::DRIVERS {
                 if let Some((path, _)) = driver.policies(spec) {
@@ -196,8 +201,7 @@ fn DriverIdentityFields(driver: &'static shared::documents::storage::Driver) -> 
         let account = account.clone();
         Some(view! {
             <SelectField
-                label=format!("How {name} gets its AWS role")
-                path=identity_path
+                at=Place::new(identity_path, format!("How {name} gets its AWS role"))
                 options=options(&[
                     ("pod-identity", "EKS Pod Identity"),
                     ("irsa", "IRSA (the cluster's OIDC provider)"),
@@ -216,8 +220,7 @@ fn DriverIdentityFields(driver: &'static shared::documents::storage::Driver) -> 
                 })
             />
             <ListField
-                label=format!("IAM policy ARNs for {name}")
-                path=policies
+                at=Place::new(policies, fields::ADDON_POLICY_ARNS.label).of_item(name)
                 placeholder="arn:aws:iam::123456789012:policy/training-bucket"
                 value=Signal::derive(move || spec.with(|spec| {
                     driver.policies(spec).map(|(_, arns)| arns).unwrap_or_default()
@@ -236,25 +239,18 @@ fn Volumes() -> impl IntoView {
     let spec = studio.spec;
     let has_fsx = Signal::derive(move || spec.with(|spec| spec.storage.fsx.is_some()));
     let has_s3 = Signal::derive(move || spec.with(|spec| spec.storage.s3.is_some()));
-    let fsx = move |read: fn(&shared::model::spec::FsxVolume) -> String| {
-        Signal::derive(move || {
-            spec.with(|spec| spec.storage.fsx.as_ref().map(read).unwrap_or_default())
-        })
-    };
-    let edit_fsx = move |change: &dyn Fn(&mut shared::model::spec::FsxVolume)| {
-        spec.update(|spec| {
-            if let Some(fsx) = spec.storage.fsx.as_mut() {
-                change(fsx);
-            }
-        })
-    };
-    let edit_s3 = move |change: &dyn Fn(&mut shared::model::spec::S3Volume)| {
-        spec.update(|spec| {
-            if let Some(s3) = spec.storage.s3.as_mut() {
-                change(s3);
-            }
-        })
-    };
+    let fsx = Bound::new(
+        studio,
+        fields::FSX_VOLUME.path(),
+        |spec| spec.storage.fsx.as_ref(),
+        |spec| spec.storage.fsx.as_mut(),
+    );
+    let s3 = Bound::new(
+        studio,
+        fields::S3_VOLUME.path(),
+        |spec| spec.storage.s3.as_ref(),
+        |spec| spec.storage.s3.as_mut(),
+    );
     view! {
         <fieldset>
             <legend>"Volumes for datasets and checkpoints"</legend>
@@ -262,8 +258,7 @@ fn Volumes() -> impl IntoView {
                 "Written to storage/volumes.yaml and applied after the cluster is created; teardown deletes the claims first, so FSx deletes the file system its driver made."
             </p>
             <CheckboxField
-                label="Create an FSx for Lustre file system (StorageClass and claim fsx-claim)"
-                path="storage.fsx"
+                at=fields::FSX_VOLUME
                 checked=has_fsx
                 set=move |on: bool| spec.update(|spec| {
                     spec.storage.fsx = on.then(|| shared::model::spec::FsxVolume {
@@ -277,55 +272,47 @@ fn Volumes() -> impl IntoView {
             />
             <Show when=move || has_fsx.get()>
                 <TextField
-                    label="FSx subnet ID"
-                    path="storage.fsx.subnet_id"
+                    at=fsx.place(fields::FSX_SUBNET)
                     placeholder="subnet-0123456789abcdef0 (the GPU nodes' zone)"
-                    value=fsx(|fsx| fsx.subnet_id.clone())
-                    set=move |id: String| edit_fsx(&|fsx| fsx.subnet_id = id.clone())
+                    value=fsx.get(|fsx| fsx.subnet_id.clone())
+                    set=fsx.set(|fsx, id: String| fsx.subnet_id = id)
                 />
                 <ListField
-                    label="FSx security group IDs"
-                    path="storage.fsx.security_group_ids"
+                    at=fsx.place(fields::FSX_SECURITY_GROUPS)
                     placeholder="sg-0123456789abcdef0"
-                    value=Signal::derive(move || spec.with(|spec| {
-                        spec.storage.fsx.as_ref().map(|fsx| fsx.security_group_ids.clone()).unwrap_or_default()
-                    }))
-                    set=move |groups: Items| edit_fsx(&|fsx| fsx.security_group_ids = groups.clone())
+                    value=fsx.get(|fsx| fsx.security_group_ids.clone())
+                    set=fsx.set(|fsx, groups: Items| fsx.security_group_ids = groups)
                 />
                 <SelectField
-                    label="FSx deployment type"
-                    path="storage.fsx.deployment_type"
+                    at=fsx.place(fields::FSX_DEPLOYMENT_TYPE)
                     options=options(&[
                         ("PERSISTENT_2", "PERSISTENT_2: kept, replicated in its zone"),
                         ("SCRATCH_2", "SCRATCH_2: temporary, not replicated"),
                         ("PERSISTENT_1", "PERSISTENT_1 (older)"),
                         ("SCRATCH_1", "SCRATCH_1 (older)"),
                     ])
-                    value=fsx(|fsx| fsx.deployment_type.clone())
-                    set=move |kind: String| edit_fsx(&|fsx| {
-                        fsx.deployment_type = kind.clone();
+                    value=fsx.get(|fsx| fsx.deployment_type.clone())
+                    set=fsx.set(|fsx, kind: String| {
                         // Scratch file systems take no throughput; persistent ones need one.
                         fsx.per_unit_storage_throughput = shared::documents::storage::fsx_throughputs(&kind)
                             .first()
                             .map(|_| fsx.per_unit_storage_throughput.unwrap_or(if kind == "PERSISTENT_2" { 250 } else { 200 }));
+                        fsx.deployment_type = kind;
                     })
                 />
                 <NumberField
-                    label="FSx throughput (MB/s per TiB)"
-                    path="storage.fsx.per_unit_storage_throughput"
-                    value=Signal::derive(move || spec.with(|spec| spec.storage.fsx.as_ref().and_then(|fsx| fsx.per_unit_storage_throughput)))
-                    set=move |throughput: Number| edit_fsx(&|fsx| fsx.per_unit_storage_throughput = throughput)
+                    at=fsx.place(fields::FSX_THROUGHPUT)
+                    value=fsx.get(|fsx| fsx.per_unit_storage_throughput)
+                    set=fsx.set(|fsx, throughput: Number| fsx.per_unit_storage_throughput = throughput)
                 />
                 <NumberField
-                    label="FSx storage (GiB)"
-                    path="storage.fsx.storage_gib"
-                    value=Signal::derive(move || spec.with(|spec| spec.storage.fsx.as_ref().map(|fsx| fsx.storage_gib)))
-                    set=move |gib: Number| edit_fsx(&|fsx| fsx.storage_gib = gib.unwrap_or(0))
+                    at=fsx.place(fields::FSX_STORAGE)
+                    value=fsx.get(|fsx| Some(fsx.storage_gib))
+                    set=fsx.set(|fsx, gib: Number| fsx.storage_gib = gib.unwrap_or(0))
                 />
             </Show>
             <CheckboxField
-                label="Mount an S3 bucket (volume s3-pv and claim s3-claim)"
-                path="storage.s3"
+                at=fields::S3_VOLUME
                 checked=has_s3
                 set=move |on: bool| spec.update(|spec| {
                     spec.storage.s3 = on.then(|| shared::model::spec::S3Volume {
@@ -336,18 +323,16 @@ fn Volumes() -> impl IntoView {
             />
             <Show when=move || has_s3.get()>
                 <TextField
-                    label="S3 bucket"
-                    path="storage.s3.bucket"
+                    at=s3.place(fields::S3_BUCKET)
                     placeholder="training-checkpoints"
-                    value=Signal::derive(move || spec.with(|spec| spec.storage.s3.as_ref().map(|s3| s3.bucket.clone()).unwrap_or_default()))
-                    set=move |bucket: String| edit_s3(&|s3| s3.bucket = bucket.clone())
+                    value=s3.get(|s3| s3.bucket.clone())
+                    set=s3.set(|s3, bucket: String| s3.bucket = bucket)
                 />
                 <TextField
-                    label="S3 prefix"
-                    path="storage.s3.prefix"
+                    at=s3.place(fields::S3_PREFIX)
                     placeholder="empty: the whole bucket; e.g. checkpoints/"
-                    value=Signal::derive(move || spec.with(|spec| spec.storage.s3.as_ref().map(|s3| s3.prefix.clone()).unwrap_or_default()))
-                    set=move |prefix: String| edit_s3(&|s3| s3.prefix = prefix.clone())
+                    value=s3.get(|s3| s3.prefix.clone())
+                    set=s3.set(|s3, prefix: String| s3.prefix = prefix)
                 />
             </Show>
         </fieldset>

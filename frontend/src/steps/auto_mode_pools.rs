@@ -5,6 +5,7 @@
 
 use leptos::prelude::*;
 use shared::documents::auto_mode;
+use shared::model::fields;
 use shared::upstream::auto_mode::{BUILT_IN_NODE_CLASS, NodeClass};
 use shared::upstream::karpenter::{self, NodePool};
 
@@ -38,6 +39,7 @@ const REQUIREMENT_KEYS: &[&str] = &[
 fn bound_pool(studio: Studio, index: usize) -> Bound<NodePool> {
     Bound::new(
         studio,
+        fields::item(fields::AUTO_MODE_POOL, &[index]),
         move |spec| spec.auto_mode_pools.node_pools.get(index),
         move |spec| spec.auto_mode_pools.node_pools.get_mut(index),
     )
@@ -46,6 +48,7 @@ fn bound_pool(studio: Studio, index: usize) -> Bound<NodePool> {
 fn bound_class(studio: Studio, index: usize) -> Bound<NodeClass> {
     Bound::new(
         studio,
+        fields::item(fields::AUTO_MODE_CLASS, &[index]),
         move |spec| spec.auto_mode_pools.node_classes.get(index),
         move |spec| spec.auto_mode_pools.node_classes.get_mut(index),
     )
@@ -83,7 +86,7 @@ fn AutoPoolTypes(index: usize) -> impl IntoView {
 fn ClassFields(index: usize) -> impl IntoView {
     let studio = expect_context::<Studio>();
     let class = bound_class(studio, index);
-    let base = format!("auto_mode_pools.node_classes[{index}]");
+    let base = class.path().to_owned();
     let title = class.get(move |class| format!("NodeClass {}: {}", index + 1, class.metadata.name));
     let tag_terms = class.get(|class| {
         let spec = &class.spec;
@@ -101,35 +104,30 @@ fn ClassFields(index: usize) -> impl IntoView {
             <legend>{title}</legend>
             <div class="grid">
                 <TextField
-                    label="NodeClass name"
-                    path=format!("{base}.metadata.name")
+                    at=class.place(fields::AUTO_MODE_CLASS_NAME)
                     value=class.get(|class| class.metadata.name.clone())
                     set=class.set(|class, name| class.metadata.name = name)
                 />
                 <OptionalTextField
-                    label="Node IAM role"
-                    path=format!("{base}.spec.role")
+                    at=class.place(fields::AUTO_MODE_CLASS_ROLE)
                     placeholder="empty: Auto Mode's node role"
                     value=class.get(|class| class.spec.role.clone())
                     set=class.set(|class, role| class.spec.role = role)
                 />
                 <ListField
-                    label="Subnet IDs"
-                    path=format!("{base}.spec.subnetSelectorTerms")
+                    at=class.place(fields::AUTO_MODE_SUBNETS)
                     placeholder="empty: the cluster's subnets"
                     value=class.get(|class| karpenter::term_ids(&class.spec.subnet_selector_terms))
                     set=class.set(|class, ids: Items| karpenter::set_term_ids(&mut class.spec.subnet_selector_terms, &ids))
                 />
                 <ListField
-                    label="Security group IDs"
-                    path=format!("{base}.spec.securityGroupSelectorTerms")
+                    at=class.place(fields::AUTO_MODE_SECURITY_GROUPS)
                     placeholder="empty: the cluster security group"
                     value=class.get(|class| karpenter::term_ids(&class.spec.security_group_selector_terms))
                     set=class.set(|class, ids: Items| karpenter::set_term_ids(&mut class.spec.security_group_selector_terms, &ids))
                 />
                 <ListField
-                    label="Capacity reservation IDs (ODCR or Capacity Block)"
-                    path=format!("{base}.spec.capacityReservationSelectorTerms")
+                    at=class.place(fields::AUTO_MODE_RESERVATIONS)
                     placeholder="cr-0123456789abcdef0"
                     value=class.get(|class| karpenter::term_ids(&class.spec.capacity_reservation_selector_terms))
                     set=class.set(|class, ids: Items| karpenter::set_term_ids(&mut class.spec.capacity_reservation_selector_terms, &ids))
@@ -186,7 +184,6 @@ pub fn AutoModePools() -> impl IntoView {
         view! {
             <NodePoolFields
                 pool=bound_pool(studio, index)
-                base=format!("auto_mode_pools.node_pools[{index}]")
                 number=index + 1
                 class_names="auto-mode-node-class-names"
                 auto_mode=true

@@ -3,6 +3,7 @@
 //! it. Conflicting choices are explained by the findings shown under each control.
 
 use leptos::prelude::*;
+use shared::model::fields;
 use shared::model::spec::{Capacity, GroupPlacement, Network, NodeGroup};
 
 use crate::state::step::Step;
@@ -97,24 +98,22 @@ fn known_subnets(network: &Network) -> String {
 #[component]
 fn GroupCapacity(index: usize) -> impl IntoView {
     let studio = expect_context::<Studio>();
-    let base = format!("node_groups[{index}]");
-    let kind = Memo::new(move |_| studio.group(index, |group| capacity_kind(&group.capacity)));
-    let placement =
-        Memo::new(move |_| studio.group(index, |group| placement_kind(&group.placement)));
-    let title = move || {
-        studio.group(index, |group| {
-            format!("{} ({})", group.name, group.instance_type)
-        })
-    };
-    let reservation_path = format!("{base}.capacity.reservation_id");
-    let subnets_path = format!("{base}.placement.subnets");
-    let zones_path = format!("{base}.placement.availability_zones");
+    let group = crate::steps::node_groups::bound_group(studio, index);
+    let kind = Memo::new({
+        let group = group.clone();
+        move |_| group.read(|group| capacity_kind(&group.capacity))
+    });
+    let placement = Memo::new({
+        let group = group.clone();
+        move |_| group.read(|group| placement_kind(&group.placement))
+    });
+    let title = group.get(|group| format!("{} ({})", group.name, group.instance_type));
+    let (reserved, subnets, zones) = (group.clone(), group.clone(), group.clone());
     view! {
-        <fieldset class="group" id=format!("{}-capacity-group", field_id(&base)) tabindex="-1">
+        <fieldset class="group" id=format!("{}-capacity-group", field_id(group.path())) tabindex="-1">
             <legend>{title}</legend>
             <SelectField
-                label="Capacity type"
-                path=format!("{base}.capacity")
+                at=group.place(fields::CAPACITY)
                 options=options(&[
                     ("on-demand", "On-Demand"),
                     ("reservation", "On-Demand Capacity Reservation (ODCR)"),
@@ -122,25 +121,20 @@ fn GroupCapacity(index: usize) -> impl IntoView {
                     ("spot", "Spot"),
                 ])
                 value=Signal::derive(move || kind.get().to_owned())
-                set=move |new_kind: String| studio.update_group(index, |group| set_capacity_kind(group, &new_kind))
+                set=group.set(|group, new_kind: String| set_capacity_kind(group, &new_kind))
             />
             <Show when=move || matches!(kind.get(), "reservation" | "capacity-block")>
                 <TextField
-                    label="Capacity reservation ID"
-                    path=reservation_path.clone()
+                    at=reserved.place(fields::RESERVATION_ID)
                     placeholder="cr-0123456789abcdef0"
-                    value=Signal::derive(move || {
-                        studio.group(index, |group| reservation_id(&group.capacity).cloned().unwrap_or_default())
+                    value=reserved.get(|group| reservation_id(&group.capacity).cloned().unwrap_or_default())
+                    set=reserved.set(|group, id: String| {
+                        if let Capacity::Reservation { reservation_id } | Capacity::CapacityBlock { reservation_id } =
+                            &mut group.capacity
+                        {
+                            *reservation_id = id;
+                        }
                     })
-                    set=move |id: String| {
-                        studio.update_group(index, |group| {
-                            if let Capacity::Reservation { reservation_id } | Capacity::CapacityBlock { reservation_id } =
-                                &mut group.capacity
-                            {
-                                *reservation_id = id;
-                            }
-                        })
-                    }
                 />
             </Show>
             <Show when=move || kind.get() == "capacity-block">
@@ -149,30 +143,26 @@ fn GroupCapacity(index: usize) -> impl IntoView {
                 </p>
             </Show>
             <SelectField
-                label="Placement"
-                path=format!("{base}.placement")
+                at=group.place(fields::PLACEMENT)
                 options=options(&[
                     ("cluster", "Any of the cluster's subnets"),
                     ("subnets", "Only these subnets"),
                     ("availability-zones", "Only this availability zone"),
                 ])
                 value=Signal::derive(move || placement.get().to_owned())
-                set=move |new_kind: String| studio.update_group(index, |group| set_placement_kind(group, &new_kind))
+                set=group.set(|group, new_kind: String| set_placement_kind(group, &new_kind))
             />
             {
-                let subnets_path = subnets_path.clone();
-                let zones_path = zones_path.clone();
                 move || match placement.get() {
                     "subnets" => view! {
                         <ListField
-                            label="Subnets"
-                            path=subnets_path.clone()
+                            at=subnets.place(fields::PLACEMENT_SUBNETS)
                             placeholder="private-one"
-                            value=Signal::derive(move || studio.group(index, |group| match &group.placement {
+                            value=subnets.get(|group| match &group.placement {
                                 GroupPlacement::Subnets { subnets } => subnets.clone(),
                                 _ => Vec::new(),
-                            }))
-                            set=move |items: Items| studio.update_group(index, |group| {
+                            })
+                            set=subnets.set(|group, items: Items| {
                                 group.placement = GroupPlacement::Subnets { subnets: items };
                             })
                         />
@@ -184,14 +174,13 @@ fn GroupCapacity(index: usize) -> impl IntoView {
                     .into_any(),
                     "availability-zones" => view! {
                         <ListField
-                            label="Availability zone"
-                            path=zones_path.clone()
+                            at=zones.place(fields::PLACEMENT_ZONES)
                             placeholder=Signal::derive(move || studio.spec.with(|spec| shared::model::ids::example_zones(&spec.cluster.region, 1)))
-                            value=Signal::derive(move || studio.group(index, |group| match &group.placement {
+                            value=zones.get(|group| match &group.placement {
                                 GroupPlacement::AvailabilityZones { availability_zones } => availability_zones.clone(),
                                 _ => Vec::new(),
-                            }))
-                            set=move |items: Items| studio.update_group(index, |group| {
+                            })
+                            set=zones.set(|group, items: Items| {
                                 group.placement = GroupPlacement::AvailabilityZones { availability_zones: items };
                             })
                         />
@@ -201,11 +190,10 @@ fn GroupCapacity(index: usize) -> impl IntoView {
                 }
             }
             <TextField
-                label="Placement group"
-                path=format!("{base}.placement_group")
+                at=group.place(fields::PLACEMENT_GROUP)
                 placeholder="empty: eksctl's choice"
-                value=Signal::derive(move || studio.group(index, |group| group.placement_group.clone()))
-                set=move |name: String| studio.update_group(index, |group| group.placement_group = name)
+                value=group.get(|group| group.placement_group.clone())
+                set=group.set(|group, name: String| group.placement_group = name)
             />
             <p class="hint">
                 "An existing EC2 placement group (eksctl placement.groupName). Left empty, eksctl makes a cluster placement group for an EFA group that uses no reservation; a reservation must have been made in the group named here."

@@ -2,10 +2,12 @@
 //! so a half-typed value is kept as typed.
 
 use leptos::prelude::*;
+use shared::model::fields;
 
 use crate::server::api::{self, WhereSold as Answer};
 use crate::state::step::Step;
 use crate::state::studio::Studio;
+use crate::widgets::bind::Bound;
 use crate::widgets::fields::{CheckboxField, SelectField, TextField, options};
 use crate::widgets::heading::StepHeading;
 
@@ -64,10 +66,15 @@ fn AutoModeSettings() -> impl IntoView {
         }
         choices
     };
+    let auto_mode = Bound::new(
+        studio,
+        "cluster.auto_mode",
+        |spec| spec.cluster.auto_mode.as_ref(),
+        |spec| spec.cluster.auto_mode.as_mut(),
+    );
     view! {
         <CheckboxField
-            label="EKS Auto Mode (AWS launches and runs the nodes)"
-            path="cluster.auto_mode"
+            at=fields::AUTO_MODE_ON
             checked=enabled
             set=move |on: bool| {
                 spec.update(|spec| {
@@ -85,8 +92,7 @@ fn AutoModeSettings() -> impl IntoView {
             </p>
             {move || view! {
                 <SelectField
-                    label="Auto Mode built-in node pools"
-                    path="cluster.auto_mode.node_pools"
+                    at=fields::AUTO_MODE_NODE_POOLS
                     nested=true
                     options=pool_options()
                     value=pools
@@ -102,18 +108,16 @@ fn AutoModeSettings() -> impl IntoView {
                 />
             }}
             <TextField
-                label="Auto Mode node role ARN"
-                path="cluster.auto_mode.node_role_arn"
+                at=fields::AUTO_MODE_NODE_ROLE
                 placeholder="empty: eksctl creates the role"
-                value=Signal::derive(move || spec.with(|spec| spec.cluster.auto_mode.as_ref().map(|auto| auto.node_role_arn.clone()).unwrap_or_default()))
-                set=move |arn: String| auto(&|auto| auto.node_role_arn = arn.clone())
+                value=auto_mode.get(|auto| auto.node_role_arn.clone())
+                set=auto_mode.set(|auto, arn: String| auto.node_role_arn = arn)
             />
             <TextField
-                label="Auto Mode node role permissions boundary"
-                path="cluster.auto_mode.permissions_boundary_arn"
+                at=fields::AUTO_MODE_BOUNDARY
                 placeholder="empty: none"
-                value=Signal::derive(move || spec.with(|spec| spec.cluster.auto_mode.as_ref().map(|auto| auto.permissions_boundary_arn.clone()).unwrap_or_default()))
-                set=move |arn: String| auto(&|auto| auto.permissions_boundary_arn = arn.clone())
+                value=auto_mode.get(|auto| auto.permissions_boundary_arn.clone())
+                set=auto_mode.set(|auto, arn: String| auto.permissions_boundary_arn = arn)
             />
         </Show>
         <crate::steps::auto_mode_pools::AutoModePools />
@@ -278,40 +282,42 @@ pub fn ClusterStep() -> impl IntoView {
         .iter()
         .map(|version| view! { <option value=*version></option> })
         .collect_view();
+    let cluster = Bound::new(
+        studio,
+        "cluster",
+        |spec| Some(&spec.cluster),
+        |spec| Some(&mut spec.cluster),
+    );
     view! {
         <section class="step" aria-labelledby="step-title-2">
             <StepHeading step=Step::Cluster />
             <datalist id="regions">{regions}</datalist>
             <datalist id="kubernetes-versions">{versions}</datalist>
             <TextField
-                label="Cluster name"
-                path="cluster.name"
-                value=Signal::derive(move || spec.with(|spec| spec.cluster.name.clone()))
-                set=move |name| spec.update(|spec| spec.cluster.name = name)
+                at=fields::CLUSTER_NAME
+                value=cluster.get(|cluster| cluster.name.clone())
+                set=cluster.set(|cluster, name| cluster.name = name)
             />
             <TextField
-                label="Region"
-                path="cluster.region"
+                at=fields::REGION
                 placeholder="us-east-1"
                 hint=Signal::derive(move || spec.with(|spec| shared::model::ids::region_name(&spec.cluster.region).unwrap_or_default().to_owned()))
                 suggestions="regions"
-                value=Signal::derive(move || spec.with(|spec| spec.cluster.region.clone()))
-                set=move |region| spec.update(|spec| spec.cluster.region = region)
+                value=cluster.get(|cluster| cluster.region.clone())
+                set=cluster.set(|cluster, region| cluster.region = region)
             />
             <WhereSold />
             <TextField
-                label="Kubernetes version"
-                path="cluster.kubernetes_version"
+                at=fields::KUBERNETES_VERSION
                 placeholder=shared::templates::NEWEST_STANDARD_VERSION
                 suggestions="kubernetes-versions"
-                value=Signal::derive(move || spec.with(|spec| spec.cluster.kubernetes_version.clone()))
-                set=move |version| spec.update(|spec| spec.cluster.kubernetes_version = version)
+                value=cluster.get(|cluster| cluster.kubernetes_version.clone())
+                set=cluster.set(|cluster, version| cluster.kubernetes_version = version)
             />
             <CheckboxField
-                label="IAM OIDC provider (roles for service accounts)"
-                path="cluster.with_oidc"
-                checked=Signal::derive(move || spec.with(|spec| spec.cluster.with_oidc))
-                set=move |on| spec.update(|spec| spec.cluster.with_oidc = on)
+                at=fields::WITH_OIDC
+                checked=cluster.get(|cluster| cluster.with_oidc)
+                set=cluster.set(|cluster, on| cluster.with_oidc = on)
             />
             <AutoModeSettings />
             <crate::steps::access_fields::AccessSettings />

@@ -5,6 +5,7 @@
 
 use leptos::prelude::*;
 use shared::catalog::instances::InstanceType;
+use shared::model::fields;
 use shared::model::spec::{Addon, ControllerIdentity, KarpenterSettings};
 use shared::upstream::karpenter::{Ec2NodeClass, NodeOverlay, NodePool, Requirement, SelectorTerm};
 use shared::{documents::karpenter_aws, model::items, upstream::karpenter};
@@ -26,6 +27,7 @@ type Items = Vec<String>;
 fn bound_pool(studio: Studio, index: usize) -> Bound<NodePool> {
     Bound::new(
         studio,
+        fields::item(fields::KARPENTER_POOL, &[index]),
         move |spec| spec.karpenter.as_ref()?.node_pools.get(index),
         move |spec| spec.karpenter.as_mut()?.node_pools.get_mut(index),
     )
@@ -34,6 +36,7 @@ fn bound_pool(studio: Studio, index: usize) -> Bound<NodePool> {
 fn bound_class(studio: Studio, index: usize) -> Bound<Ec2NodeClass> {
     Bound::new(
         studio,
+        fields::item(fields::NODE_CLASS_ITEM, &[index]),
         move |spec| spec.karpenter.as_ref()?.node_classes.get(index),
         move |spec| spec.karpenter.as_mut()?.node_classes.get_mut(index),
     )
@@ -144,7 +147,6 @@ fn PoolEditor(index: usize) -> impl IntoView {
     view! {
         <NodePoolFields
             pool=bound_pool(studio, index)
-            base=format!("karpenter.node_pools[{index}]")
             number=index + 1
             class_names="node-class-names"
             auto_mode=false
@@ -161,6 +163,7 @@ fn PoolEditor(index: usize) -> impl IntoView {
 fn bound_overlay(studio: Studio, index: usize) -> Bound<NodeOverlay> {
     Bound::new(
         studio,
+        fields::item(fields::NODE_OVERLAY_ITEM, &[index]),
         move |spec| spec.karpenter.as_ref()?.node_overlays.get(index),
         move |spec| spec.karpenter.as_mut()?.node_overlays.get_mut(index),
     )
@@ -241,8 +244,7 @@ fn NodeOverlays() -> impl IntoView {
 fn OverlayEditor(index: usize) -> impl IntoView {
     let studio = expect_context::<Studio>();
     let overlay = bound_overlay(studio, index);
-    let base = format!("karpenter.node_overlays[{index}]");
-    let spec = format!("{base}.spec");
+    let base = overlay.path().to_owned();
     let add_requirement = overlay.clone();
     let title =
         overlay.get(move |overlay| format!("NodeOverlay {}: {}", index + 1, overlay.metadata.name));
@@ -251,44 +253,38 @@ fn OverlayEditor(index: usize) -> impl IntoView {
             <legend>{title}</legend>
             <div class="grid">
                 <TextField
-                    label="NodeOverlay name"
-                    path=format!("{base}.metadata.name")
+                    at=overlay.place(fields::OVERLAY_NAME)
                     value=overlay.get(|overlay| overlay.metadata.name.clone())
                     set=overlay.set(|overlay, name| overlay.metadata.name = name)
                 />
                 <OptionalTextField
-                    label="Price adjustment"
-                    path=format!("{spec}.priceAdjustment")
+                    at=overlay.place(fields::PRICE_ADJUSTMENT)
                     placeholder="-15% or +0.10"
                     value=overlay.get(|overlay| overlay.spec.price_adjustment.clone())
                     set=overlay.set(|overlay, adjustment| overlay.spec.price_adjustment = adjustment)
                 />
                 <OptionalTextField
-                    label="Price (replaces the instance price)"
-                    path=format!("{spec}.price")
+                    at=overlay.place(fields::PRICE)
                     placeholder="1.50"
                     value=overlay.get(|overlay| overlay.spec.price.clone())
                     set=overlay.set(|overlay, price| overlay.spec.price = price)
                 />
                 <NumberField
-                    label="Weight"
-                    path=format!("{spec}.weight")
+                    at=overlay.place(fields::OVERLAY_WEIGHT)
                     value=overlay.get(|overlay| overlay.spec.weight)
                     set=overlay.set(|overlay, weight| overlay.spec.weight = weight)
                 />
             </div>
             <ListField
-                label="Extended resources the nodes have"
-                path=format!("{spec}.capacity")
+                at=overlay.place(fields::OVERLAY_CAPACITY)
                 placeholder="smarter-devices/fuse=1"
                 value=overlay.get(|overlay| items::limits_to_items(&overlay.spec.capacity))
                 set=overlay.set(|overlay, items| overlay.spec.capacity = items::items_to_limits(items).into())
             />
             <h4>"Requirements"</h4>
-            <FieldFindings path=format!("{spec}.requirements") />
+            <FieldFindings path=overlay.place(fields::OVERLAY_REQUIREMENTS).path />
             <Rows
                 list=field!(overlay, spec.requirements)
-                path=format!("{spec}.requirements")
                 noun="Requirement"
                 class="requirement"
                 row=requirement_row
@@ -298,7 +294,7 @@ fn OverlayEditor(index: usize) -> impl IntoView {
                 })
             />
             <FieldFindings path=base.clone() />
-            <FieldFindings path=spec.clone() />
+            <FieldFindings path=overlay.place(fields::OVERLAY_SPEC).path />
             <button
                 type="button"
                 class="remove"
@@ -358,7 +354,7 @@ fn efa_hint(studio: Studio, index: usize) -> String {
 fn ClassEditor(index: usize) -> impl IntoView {
     let studio = expect_context::<Studio>();
     let class = bound_class(studio, index);
-    let base = format!("karpenter.node_classes[{index}]");
+    let base = class.path().to_owned();
     let title =
         class.get(move |class| format!("EC2NodeClass {}: {}", index + 1, class.metadata.name));
     view! {
@@ -366,21 +362,18 @@ fn ClassEditor(index: usize) -> impl IntoView {
             <legend>{title}</legend>
             <div class="grid">
                 <TextField
-                    label="EC2NodeClass name"
-                    path=format!("{base}.metadata.name")
+                    at=class.place(fields::NODE_CLASS_NAME)
                     value=class.get(|class| class.metadata.name.clone())
                     set=class.set(|class, name| class.metadata.name = name)
                 />
                 <OptionalTextField
-                    label="Node IAM role"
-                    path=format!("{base}.spec.role")
+                    at=class.place(fields::NODE_ROLE)
                     placeholder="KarpenterNodeRole-my-cluster"
                     value=class.get(|class| class.spec.role.clone())
                     set=class.set(|class, role| class.spec.role = role)
                 />
                 <TextField
-                    label="AMI alias"
-                    path=format!("{base}.spec.amiSelectorTerms[0].alias")
+                    at=class.place(fields::AMI_ALIAS)
                     placeholder="al2023@latest"
                     value=class.get(|class| {
                         class.spec.ami_selector_terms.first().and_then(|term| term.alias.clone()).unwrap_or_default()
@@ -396,27 +389,23 @@ fn ClassEditor(index: usize) -> impl IntoView {
                     })
                 />
                 <TextField
-                    label="Subnet discovery tag (karpenter.sh/discovery)"
-                    path=format!("{base}.spec.subnetSelectorTerms")
+                    at=class.place(fields::SUBNET_DISCOVERY)
                     value=class.get(|class| karpenter::discovery_value(&class.spec.subnet_selector_terms))
                     set=class.set(|class, value| karpenter::set_discovery(&mut class.spec.subnet_selector_terms, value))
                 />
                 <TextField
-                    label="Security group discovery tag (karpenter.sh/discovery)"
-                    path=format!("{base}.spec.securityGroupSelectorTerms")
+                    at=class.place(fields::SECURITY_GROUP_DISCOVERY)
                     value=class.get(|class| karpenter::discovery_value(&class.spec.security_group_selector_terms))
                     set=class.set(|class, value| karpenter::set_discovery(&mut class.spec.security_group_selector_terms, value))
                 />
                 <ListField
-                    label="Capacity reservation IDs"
-                    path=format!("{base}.spec.capacityReservationSelectorTerms")
+                    at=class.place(fields::RESERVATIONS)
                     placeholder="cr-0123456789abcdef0"
                     value=class.get(|class| karpenter::term_ids(&class.spec.capacity_reservation_selector_terms))
                     set=class.set(|class, ids: Items| karpenter::set_term_ids(&mut class.spec.capacity_reservation_selector_terms, &ids))
                 />
                 <ListField
-                    label="Capacity reservation tags (one term each)"
-                    path=format!("{base}.spec.capacityReservationSelectorTerms.tags")
+                    at=class.place(fields::RESERVATION_TAGS)
                     placeholder="purpose=training"
                     value=class.get(|class| {
                         class.spec.capacity_reservation_selector_terms.iter()
@@ -436,8 +425,7 @@ fn ClassEditor(index: usize) -> impl IntoView {
                     })
                 />
                 <TextField
-                    label="Capacity reservation owner account (ownerID)"
-                    path=format!("{base}.spec.capacityReservationSelectorTerms.ownerID")
+                    at=class.place(fields::RESERVATION_OWNER)
                     placeholder="123456789012"
                     hint="For reservations shared from another account; applies to the tag terms."
                     value=class.get(|class| {
@@ -450,8 +438,7 @@ fn ClassEditor(index: usize) -> impl IntoView {
                     })
                 />
                 <OptionalTextField
-                    label="Placement group name"
-                    path=format!("{base}.spec.placementGroupSelector.name")
+                    at=class.place(fields::PLACEMENT_GROUP_NAME)
                     placeholder="training-cluster-pg"
                     value=class.get(|class| class.spec.placement_group_selector.as_ref().and_then(|selector| selector.name.clone()))
                     set=class.set(|class, name| {
@@ -459,8 +446,7 @@ fn ClassEditor(index: usize) -> impl IntoView {
                     })
                 />
                 <OptionalTextField
-                    label="Placement group ID"
-                    path=format!("{base}.spec.placementGroupSelector.id")
+                    at=class.place(fields::PLACEMENT_GROUP_ID)
                     placeholder="pg-0123456789abcdef0"
                     value=class.get(|class| class.spec.placement_group_selector.as_ref().and_then(|selector| selector.id.clone()))
                     set=class.set(|class, id| {
@@ -468,11 +454,10 @@ fn ClassEditor(index: usize) -> impl IntoView {
                     })
                 />
             </div>
-            <FieldFindings path=format!("{base}.spec.placementGroupSelector") />
+            <FieldFindings path=class.place(fields::PLACEMENT_GROUP_SELECTOR).path />
             <div class="grid">
                 <NumberField
-                    label="EFA devices, one per network card"
-                    path=format!("{base}.spec.networkInterfaces")
+                    at=class.place(fields::EFA_DEVICES)
                     value=class.get(|class| {
                         (!class.spec.network_interfaces.is_empty())
                             .then(|| karpenter::efa_devices(&class.spec.network_interfaces) as u32)
@@ -493,12 +478,11 @@ fn ClassEditor(index: usize) -> impl IntoView {
             </div>
             <p class="hint">{move || efa_hint(studio, index)}</p>
             <CheckboxField
-                label="Local NVMe as RAID0 (instanceStorePolicy)"
-                path=format!("{base}.spec.instanceStorePolicy")
+                at=class.place(fields::INSTANCE_STORE_POLICY)
                 checked=class.get(|class| class.spec.instance_store_policy.is_some())
                 set=class.set(|class, on: bool| class.spec.instance_store_policy = on.then(|| "RAID0".to_owned()))
             />
-            <FieldFindings path=format!("{base}.spec.amiSelectorTerms") nested=true />
+            <FieldFindings path=class.place(fields::AMI_SELECTOR).path nested=true />
             <FieldFindings path=base.clone() />
             <button
                 type="button"
@@ -564,6 +548,12 @@ pub fn KarpenterStep() -> impl IntoView {
             }
         })
     };
+    let settings = Bound::new(
+        studio,
+        fields::KARPENTER_ON.path(),
+        |spec| spec.karpenter.as_ref(),
+        |spec| spec.karpenter.as_mut(),
+    );
     view! {
         <section class="step" aria-labelledby="step-title-6">
             <StepHeading step=Step::Karpenter />
@@ -581,31 +571,28 @@ pub fn KarpenterStep() -> impl IntoView {
             </datalist>
             <datalist id="node-class-names">{class_names}</datalist>
             <CheckboxField
-                label="Launch nodes with Karpenter"
-                path="karpenter"
+                at=fields::KARPENTER_ON
                 checked=Signal::derive(move || enabled.get())
                 set=enable
             />
             <Show when=move || enabled.get()>
                 <div class="grid">
                     <OptionalTextField
-                        label="Spot interruption queue (SQS)"
-                        path="karpenter.interruption_queue"
-                        value=Signal::derive(move || studio.karpenter(|karpenter| karpenter.interruption_queue.clone()))
-                        set=move |queue| studio.update_karpenter(|karpenter| karpenter.interruption_queue = queue)
+                        at=settings.place(fields::INTERRUPTION_QUEUE)
+                        value=settings.get(|karpenter| karpenter.interruption_queue.clone())
+                        set=settings.set(|karpenter, queue| karpenter.interruption_queue = queue)
                     />
                     <SelectField
-                        label="Controller's AWS role"
-                        path="karpenter.controller_identity"
+                        at=settings.place(fields::CONTROLLER_IDENTITY)
                         options=options(&[
                             ("pod-identity", "EKS Pod Identity"),
                             ("irsa", "IAM roles for service accounts (IRSA)"),
                         ])
-                        value=Signal::derive(move || studio.karpenter(|karpenter| match karpenter.controller_identity {
+                        value=settings.get(|karpenter| match karpenter.controller_identity {
                             ControllerIdentity::PodIdentity => "pod-identity".to_owned(),
                             ControllerIdentity::Irsa => "irsa".to_owned(),
-                        }))
-                        set=move |choice: String| studio.update_karpenter(|karpenter| {
+                        })
+                        set=settings.set(|karpenter, choice: String| {
                             karpenter.controller_identity = if choice == "irsa" {
                                 ControllerIdentity::Irsa
                             } else {
@@ -615,16 +602,14 @@ pub fn KarpenterStep() -> impl IntoView {
                     />
                 </div>
                 <CheckboxField
-                    label="Spot-to-Spot consolidation"
-                    path="karpenter.spot_to_spot_consolidation"
-                    checked=Signal::derive(move || studio.karpenter(|karpenter| karpenter.spot_to_spot_consolidation))
-                    set=move |on| studio.update_karpenter(|karpenter| karpenter.spot_to_spot_consolidation = on)
+                    at=settings.place(fields::SPOT_TO_SPOT)
+                    checked=settings.get(|karpenter| karpenter.spot_to_spot_consolidation)
+                    set=settings.set(|karpenter, on| karpenter.spot_to_spot_consolidation = on)
                 />
                 <CheckboxField
-                    label="Node repair (Karpenter)"
-                    path="karpenter.node_repair"
-                    checked=Signal::derive(move || studio.karpenter(|karpenter| karpenter.node_repair))
-                    set=move |on| studio.update_karpenter(|karpenter| karpenter.node_repair = on)
+                    at=settings.place(fields::KARPENTER_NODE_REPAIR)
+                    checked=settings.get(|karpenter| karpenter.node_repair)
+                    set=settings.set(|karpenter, on| karpenter.node_repair = on)
                 />
                 <h3>"NodePools"</h3>
                 <FieldFindings path="karpenter.node_pools" />

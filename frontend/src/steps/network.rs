@@ -3,10 +3,12 @@
 
 use leptos::prelude::*;
 use shared::Spec;
+use shared::model::fields;
 use shared::model::spec::{Network, Subnet};
 
 use crate::state::step::Step;
 use crate::state::studio::Studio;
+use crate::widgets::bind::Bound;
 use crate::widgets::fields::{
     FieldFindings, ListField, OptionalTextField, SelectField, TextField, options,
 };
@@ -68,56 +70,39 @@ fn set_mode(spec: &mut Spec, mode: &str) {
 /// One subnet: local name, id and zone.
 #[component]
 fn SubnetRow(private: bool, index: usize) -> impl IntoView {
-    let spec = expect_context::<Studio>().spec;
+    let studio = expect_context::<Studio>();
+    let spec = studio.spec;
     let kind = if private { "private" } else { "public" };
-    let base = format!("network.{kind}_subnets[{index}]");
-    let read = move |field: fn(&Subnet) -> String| {
-        Signal::derive(move || {
-            spec.with(|spec| {
-                subnets(spec, private)
-                    .and_then(|subnets| subnets.get(index))
-                    .map(field)
-                    .unwrap_or_default()
-            })
-        })
+    let object = if private {
+        fields::PRIVATE_SUBNET
+    } else {
+        fields::PUBLIC_SUBNET
     };
-    let write = move |change: Box<dyn FnOnce(&mut Subnet)>| {
-        spec.update(|spec| {
-            if let Some(subnet) =
-                subnets_mut(spec, private).and_then(|subnets| subnets.get_mut(index))
-            {
-                change(subnet);
-            }
-        })
-    };
+    let subnet = Bound::new(
+        studio,
+        fields::item(object, &[index]),
+        move |spec| subnets(spec, private).and_then(|subnets| subnets.get(index)),
+        move |spec| subnets_mut(spec, private).and_then(|subnets| subnets.get_mut(index)),
+    );
     view! {
-        <fieldset class="row subnet" id=crate::state::step::field_id(&base) tabindex="-1">
+        <fieldset class="row subnet" id=crate::state::step::field_id(subnet.path()) tabindex="-1">
             <legend>{format!("{} subnet {}", if private { "Private" } else { "Public" }, index + 1)}</legend>
             <TextField
-                label="Subnet name"
-                path=format!("{base}.name")
-                value=read(|subnet| subnet.name.clone())
-                set=move |name| write(Box::new(move |subnet| subnet.name = name))
+                at=subnet.place(fields::SUBNET_NAME)
+                value=subnet.get(|subnet| subnet.name.clone())
+                set=subnet.set(|subnet, name| subnet.name = name)
             />
             <TextField
-                label="Subnet ID"
-                path=format!("{base}.id")
+                at=subnet.place(fields::SUBNET_ID)
                 placeholder="subnet-0123456789abcdef0"
-                value=read(|subnet| subnet.id.clone())
-                set=move |id| write(Box::new(move |subnet| subnet.id = id))
+                value=subnet.get(|subnet| subnet.id.clone())
+                set=subnet.set(|subnet, id| subnet.id = id)
             />
             <OptionalTextField
-                label="Subnet availability zone"
-                path=format!("{base}.availability_zone")
+                at=subnet.place(fields::SUBNET_ZONE)
                 placeholder=Signal::derive(move || spec.with(|spec| shared::model::ids::example_zones(&spec.cluster.region, 1)))
-                value=Signal::derive(move || {
-                    spec.with(|spec| {
-                        subnets(spec, private)
-                            .and_then(|subnets| subnets.get(index))
-                            .and_then(|subnet| subnet.availability_zone.clone())
-                    })
-                })
-                set=move |zone| write(Box::new(move |subnet| subnet.availability_zone = zone))
+                value=subnet.get(|subnet| subnet.availability_zone.clone())
+                set=subnet.set(|subnet, zone| subnet.availability_zone = zone)
             />
             <button
                 type="button"
@@ -181,8 +166,7 @@ pub fn NetworkStep() -> impl IntoView {
             <StepHeading step=Step::Network />
             <FieldFindings path="network" />
             <SelectField
-                label="VPC"
-                path="network.mode"
+                at=fields::VPC_MODE
                 options=options(&[("new-vpc", "New VPC created by eksctl"), ("existing-vpc", "Existing VPC")])
                 value=Signal::derive(move || mode.get().to_owned())
                 set=move |new_mode: String| spec.update(|spec| set_mode(spec, &new_mode))
@@ -190,8 +174,7 @@ pub fn NetworkStep() -> impl IntoView {
             {move || match mode.get() {
                 "new-vpc" => view! {
                     <ListField
-                        label="Availability zones"
-                        path="network.availability_zones"
+                        at=fields::AVAILABILITY_ZONES
                         placeholder=Signal::derive(move || spec.with(|spec| shared::model::ids::example_zones(&spec.cluster.region, 2)))
                         value=Signal::derive(move || spec.with(|spec| match &spec.network {
                             Network::NewVpc { availability_zones } => availability_zones.clone(),
@@ -207,8 +190,7 @@ pub fn NetworkStep() -> impl IntoView {
                 .into_any(),
                 _ => view! {
                     <TextField
-                        label="VPC ID"
-                        path="network.vpc_id"
+                        at=fields::VPC_ID
                         placeholder="vpc-0123456789abcdef0"
                         value=Signal::derive(move || spec.with(|spec| match &spec.network {
                             Network::ExistingVpc { vpc_id, .. } => vpc_id.clone(),

@@ -3,6 +3,7 @@
 
 use leptos::prelude::*;
 use shared::catalog::instances::{self, CatalogFilter, InstanceType};
+use shared::model::fields;
 use shared::model::items;
 use shared::model::spec::{NodeGroup, NodeTaint, RepairOverride};
 
@@ -498,19 +499,22 @@ fn taint_of(item: &str) -> NodeTaint {
     NodeTaint { key, value, effect }
 }
 
+/// Node group `index`, bound.
+pub(crate) fn bound_group(studio: Studio, index: usize) -> Bound<NodeGroup> {
+    Bound::new(
+        studio,
+        fields::item(fields::NODE_GROUP_ITEM, &[index]),
+        move |spec| spec.node_groups.get(index),
+        move |spec| spec.node_groups.get_mut(index),
+    )
+}
+
 /// One node group's settings.
 #[component]
 fn NodeGroupEditor(index: usize) -> impl IntoView {
     let studio = expect_context::<Studio>();
-    let base = format!("node_groups[{index}]");
-    let group_id = field_id(&base);
-    let base_for_fields = base.clone();
-    let path = move |field: &str| format!("{base_for_fields}.{field}");
-    let group = Bound::new(
-        studio,
-        move |spec| spec.node_groups.get(index),
-        move |spec| spec.node_groups.get_mut(index),
-    );
+    let group = bound_group(studio, index);
+    let (group_id, group_path) = (field_id(group.path()), group.path().to_owned());
     let show_picker = RwSignal::new(false);
     let instance_summary = Memo::new(move |_| {
         studio.group(index, |group| {
@@ -520,21 +524,19 @@ fn NodeGroupEditor(index: usize) -> impl IntoView {
     let title = group.get(move |group| format!("Node group {}: {}", index + 1, group.name));
     let repair_shown = group.get(|group| group.node_repair || !group.node_repair_config.is_empty());
     let repair_group = group.clone();
-    let repair_base = path("node_repair_config");
+    let policies = field!(group, addon_policies);
     view! {
         <fieldset class="group" id=group_id tabindex="-1">
             <legend>{title}</legend>
             <div class="grid">
                 <TextField
-                    label="Node group name"
-                    path=path("name")
+                    at=group.place(fields::NODE_GROUP_NAME)
                     value=group.get(|group| group.name.clone())
                     set=group.set(|group, name| group.name = name)
                 />
                 <div class="instance-type">
                     <TextField
-                        label="Instance type"
-                        path=path("instance_type")
+                        at=group.place(fields::INSTANCE_TYPE)
                         placeholder="p5.48xlarge"
                         value=group.get(|group| group.instance_type.clone())
                         set=group.set(|group, name| group.instance_type = name)
@@ -556,42 +558,36 @@ fn NodeGroupEditor(index: usize) -> impl IntoView {
             </Show>
             <div class="grid sizes">
                 <NumberField
-                    label="Minimum size"
-                    path=path("min_size")
+                    at=group.place(fields::MIN_SIZE)
                     value=group.get(|group| group.min_size)
                     set=group.set(|group, size| group.min_size = size)
                 />
                 <NumberField
-                    label="Desired capacity"
-                    path=path("desired_capacity")
+                    at=group.place(fields::DESIRED_CAPACITY)
                     value=group.get(|group| group.desired_capacity)
                     set=group.set(|group, size| group.desired_capacity = size)
                 />
                 <NumberField
-                    label="Maximum size"
-                    path=path("max_size")
+                    at=group.place(fields::MAX_SIZE)
                     value=group.get(|group| group.max_size)
                     set=group.set(|group, size| group.max_size = size)
                 />
             </div>
             <ListField
-                label="Instance types (several, instead of one)"
-                path=path("instance_types")
+                at=group.place(fields::INSTANCE_TYPES)
                 placeholder="g5.12xlarge, g6.12xlarge"
                 value=group.get(|group| group.instance_types.clone())
                 set=group.set(|group, types| group.instance_types = types)
             />
             <OptionalTextField
-                label="AMI family"
-                path=path("ami_family")
+                at=group.place(fields::AMI_FAMILY)
                 placeholder="AmazonLinux2023 (eksctl default)"
                 suggestions="ami-families"
                 value=group.get(|group| group.ami_family.clone())
                 set=group.set(|group, family| group.ami_family = family)
             />
             <OptionalTextField
-                label="Custom AMI ID"
-                path=path("extra.ami")
+                at=group.place(fields::CUSTOM_AMI)
                 placeholder="ami-… (empty: eksctl picks the EKS-optimized AMI)"
                 value=group.get(|group| group.extra.get("ami").and_then(|ami| ami.as_str()).map(str::to_owned))
                 set=group.set(|group, ami: Option<String>| match ami {
@@ -605,44 +601,38 @@ fn NodeGroupEditor(index: usize) -> impl IntoView {
             />
             <div class="grid checks">
                 <CheckboxField
-                    label="EFA (Elastic Fabric Adapter)"
-                    path=path("efa_enabled")
+                    at=group.place(fields::EFA)
                     checked=group.get(|group| group.efa_enabled)
                     set=group.set(|group, on| group.efa_enabled = on)
                 />
                 <CheckboxField
-                    label="Private networking"
-                    path=path("private_networking")
+                    at=group.place(fields::PRIVATE_NETWORKING)
                     checked=group.get(|group| group.private_networking)
                     set=group.set(|group, on| group.private_networking = on)
                 />
                 <CheckboxField
-                    label="Local NVMe as RAID0"
-                    path=path("local_nvme_raid0")
+                    at=group.place(fields::LOCAL_NVME_RAID0)
                     checked=group.get(|group| group.local_nvme_raid0)
                     set=group.set(|group, on| group.local_nvme_raid0 = on)
                 />
                 <CheckboxField
-                    label="Node auto-repair"
-                    path=path("node_repair")
+                    at=group.place(fields::NODE_REPAIR)
                     checked=group.get(|group| group.node_repair)
                     set=group.set(|group, on| group.node_repair = on)
                 />
             </div>
             <Show when=move || repair_shown.get()>
-                <RepairSettings group=repair_group.clone() base=repair_base.clone() />
+                <RepairSettings group=repair_group.clone() />
             </Show>
             <div class="grid">
                 <ListField
-                    label="Labels"
-                    path=path("labels")
+                    at=group.place(fields::LABELS)
                     placeholder="team=ml, workload=training"
                     value=group.get(|group| items::map_to_items(&group.labels))
                     set=group.set(|group, labels: Vec<String>| group.labels = items::items_to_map(&labels))
                 />
                 <ListField
-                    label="Taints"
-                    path=path("taints")
+                    at=group.place(fields::TAINTS)
                     placeholder="nvidia.com/gpu:NoSchedule"
                     value=group.get(taint_items)
                     set=group.set(|group, taints: Vec<String>| group.taints = taints.iter().map(|item| taint_of(item)).collect())
@@ -652,32 +642,28 @@ fn NodeGroupEditor(index: usize) -> impl IntoView {
                 <legend>"IAM add-on policies"</legend>
                 <div class="grid checks">
                     <CheckboxField
-                        label="Cluster Autoscaler"
-                        path=path("addon_policies.auto_scaler")
-                        checked=group.get(|group| group.addon_policies.auto_scaler)
-                        set=group.set(|group, on| group.addon_policies.auto_scaler = on)
+                        at=policies.place(fields::AUTO_SCALER_POLICY)
+                        checked=policies.get(|policies| policies.auto_scaler)
+                        set=policies.set(|policies, on| policies.auto_scaler = on)
                     />
                     <CheckboxField
-                        label="CloudWatch"
-                        path=path("addon_policies.cloud_watch")
-                        checked=group.get(|group| group.addon_policies.cloud_watch)
-                        set=group.set(|group, on| group.addon_policies.cloud_watch = on)
+                        at=policies.place(fields::CLOUD_WATCH_POLICY)
+                        checked=policies.get(|policies| policies.cloud_watch)
+                        set=policies.set(|policies, on| policies.cloud_watch = on)
                     />
                     <CheckboxField
-                        label="EBS"
-                        path=path("addon_policies.ebs")
-                        checked=group.get(|group| group.addon_policies.ebs)
-                        set=group.set(|group, on| group.addon_policies.ebs = on)
+                        at=policies.place(fields::EBS_POLICY)
+                        checked=policies.get(|policies| policies.ebs)
+                        set=policies.set(|policies, on| policies.ebs = on)
                     />
                     <CheckboxField
-                        label="FSx for Lustre"
-                        path=path("addon_policies.fsx")
-                        checked=group.get(|group| group.addon_policies.fsx)
-                        set=group.set(|group, on| group.addon_policies.fsx = on)
+                        at=policies.place(fields::FSX_POLICY)
+                        checked=policies.get(|policies| policies.fsx)
+                        set=policies.set(|policies, on| policies.fsx = on)
                     />
                 </div>
             </fieldset>
-            <FieldFindings path=base.clone() />
+            <FieldFindings path=group_path />
             <button
                 type="button"
                 class="remove"
@@ -735,17 +721,15 @@ pub fn NodeGroupsStep() -> impl IntoView {
 /// Auto-repair's limits (each a count or a percentage; EKS takes one of each pair) and
 /// its per-condition overrides, shown while auto-repair is on or a limit is set.
 #[component]
-fn RepairSettings(group: Bound<NodeGroup>, base: String) -> impl IntoView {
+fn RepairSettings(group: Bound<NodeGroup>) -> impl IntoView {
     let settings = field!(group, node_repair_config);
     let number =
-        |label: &'static str,
-         name: &str,
+        |field: fields::Field,
          read: fn(&shared::model::spec::NodeRepairSettings) -> Option<u32>,
          write: fn(&mut shared::model::spec::NodeRepairSettings, Option<u32>)| {
             view! {
                 <NumberField
-                    label=label
-                    path=format!("{base}.{name}")
+                    at=settings.place(field)
                     value=settings.get(read)
                     set=settings.set(write)
                 />
@@ -755,33 +739,28 @@ fn RepairSettings(group: Bound<NodeGroup>, base: String) -> impl IntoView {
     view! {
         <div class="grid">
             {number(
-                "Stop repairs above unhealthy nodes (count)",
-                "max_unhealthy_node_threshold_count",
+                fields::UNHEALTHY_COUNT,
                 |s| s.max_unhealthy_node_threshold_count,
                 |s, v| s.max_unhealthy_node_threshold_count = v,
             )}
             {number(
-                "Stop repairs above unhealthy nodes (%)",
-                "max_unhealthy_node_threshold_percentage",
+                fields::UNHEALTHY_PERCENTAGE,
                 |s| s.max_unhealthy_node_threshold_percentage,
                 |s, v| s.max_unhealthy_node_threshold_percentage = v,
             )}
             {number(
-                "Nodes repaired at once (count)",
-                "max_parallel_nodes_repaired_count",
+                fields::PARALLEL_COUNT,
                 |s| s.max_parallel_nodes_repaired_count,
                 |s, v| s.max_parallel_nodes_repaired_count = v,
             )}
             {number(
-                "Nodes repaired at once (%)",
-                "max_parallel_nodes_repaired_percentage",
+                fields::PARALLEL_PERCENTAGE,
                 |s| s.max_parallel_nodes_repaired_percentage,
                 |s, v| s.max_parallel_nodes_repaired_percentage = v,
             )}
         </div>
         <Rows
             list=field!(settings, node_repair_config_overrides)
-            path=format!("{base}.node_repair_config_overrides")
             noun="Repair override"
             class="repair-override"
             row=repair_override_row
@@ -797,31 +776,27 @@ fn RepairSettings(group: Bound<NodeGroup>, base: String) -> impl IntoView {
     }
 }
 
-fn repair_override_row(entry: Bound<RepairOverride>, base: String) -> impl IntoView {
+fn repair_override_row(entry: Bound<RepairOverride>) -> impl IntoView {
     view! {
         <TextField
-            label="Condition"
-            path=format!("{base}.node_monitoring_condition")
+            at=entry.place(fields::REPAIR_CONDITION)
             placeholder="AcceleratedHardwareReady"
             value=entry.get(|entry| entry.node_monitoring_condition.clone())
             set=entry.set(|entry, condition| entry.node_monitoring_condition = condition)
         />
         <TextField
-            label="Reason"
-            path=format!("{base}.node_unhealthy_reason")
+            at=entry.place(fields::REPAIR_REASON)
             placeholder="NvidiaXID13Error"
             value=entry.get(|entry| entry.node_unhealthy_reason.clone())
             set=entry.set(|entry, reason| entry.node_unhealthy_reason = reason)
         />
         <NumberField
-            label="Wait (minutes)"
-            path=format!("{base}.min_repair_wait_time_mins")
+            at=entry.place(fields::REPAIR_WAIT)
             value=entry.get(|entry| Some(entry.min_repair_wait_time_mins))
             set=entry.set(|entry, minutes: Option<u32>| entry.min_repair_wait_time_mins = minutes.unwrap_or(0))
         />
         <SelectField
-            label="Action"
-            path=format!("{base}.repair_action")
+            at=entry.place(fields::REPAIR_ACTION)
             options=options(&[("Replace", "Replace"), ("Reboot", "Reboot"), ("NoAction", "No action")])
             value=entry.get(|entry| entry.repair_action.clone())
             set=entry.set(|entry, action: String| entry.repair_action = action)

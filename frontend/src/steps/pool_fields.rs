@@ -2,6 +2,7 @@
 //! shared by the Karpenter step's pools and the Cluster step's EKS Auto Mode pools.
 
 use leptos::prelude::*;
+use shared::model::fields;
 use shared::upstream::karpenter::{Budget, Disruption, NodePool, Requirement, Taint, TemplateMeta};
 use shared::{model::items, upstream::karpenter};
 
@@ -28,36 +29,28 @@ fn operator_options() -> Vec<(String, String)> {
 
 /// One requirement's inputs: key (suggested from the datalist `keys`), operator, values,
 /// min values.
-fn requirement_fields(
-    requirement: Bound<Requirement>,
-    base: String,
-    keys: &'static str,
-) -> impl IntoView {
+fn requirement_fields(requirement: Bound<Requirement>, keys: &'static str) -> impl IntoView {
     view! {
         <TextField
-            label="Key"
-            path=format!("{base}.key")
+            at=requirement.place(fields::REQUIREMENT_KEY)
             suggestions=keys
             value=requirement.get(|requirement| requirement.key.clone())
             set=requirement.set(|requirement, key| requirement.key = key)
         />
         <SelectField
-            label="Operator"
-            path=format!("{base}.operator")
+            at=requirement.place(fields::REQUIREMENT_OPERATOR)
             options=operator_options()
             value=requirement.get(|requirement| requirement.operator.clone())
             set=requirement.set(|requirement, operator| requirement.operator = operator)
         />
         <ListField
-            label="Values"
-            path=format!("{base}.values")
+            at=requirement.place(fields::REQUIREMENT_VALUES)
             placeholder="on-demand, spot"
             value=requirement.get(|requirement| requirement.values.to_vec())
             set=requirement.set(|requirement, values: Items| requirement.values = values.into())
         />
         <NumberField
-            label="Min values"
-            path=format!("{base}.minValues")
+            at=requirement.place(fields::REQUIREMENT_MIN_VALUES)
             value=requirement.get(|requirement| requirement.min_values)
             set=requirement.set(|requirement, min| requirement.min_values = min)
         />
@@ -65,28 +58,25 @@ fn requirement_fields(
 }
 
 /// A requirement of a Karpenter NodePool or NodeOverlay (Karpenter's label keys).
-pub(crate) fn requirement_row(requirement: Bound<Requirement>, base: String) -> impl IntoView {
-    requirement_fields(requirement, base, "requirement-keys")
+pub(crate) fn requirement_row(requirement: Bound<Requirement>) -> impl IntoView {
+    requirement_fields(requirement, "requirement-keys")
 }
 
 /// One taint's inputs: key, value, effect.
-pub(crate) fn taint_row(taint: Bound<Taint>, base: String) -> impl IntoView {
+pub(crate) fn taint_row(taint: Bound<Taint>) -> impl IntoView {
     view! {
         <TextField
-            label="Taint key"
-            path=format!("{base}.key")
+            at=taint.place(fields::TAINT_KEY)
             value=taint.get(|taint| taint.key.clone())
             set=taint.set(|taint, key| taint.key = key)
         />
         <TextField
-            label="Taint value"
-            path=format!("{base}.value")
+            at=taint.place(fields::TAINT_VALUE)
             value=taint.get(|taint| taint.value.clone().unwrap_or_default())
             set=taint.set(|taint, value| taint.value = optional(value))
         />
         <SelectField
-            label="Effect"
-            path=format!("{base}.effect")
+            at=taint.place(fields::TAINT_EFFECT)
             options=options(&[
                 ("NoSchedule", "NoSchedule"),
                 ("PreferNoSchedule", "PreferNoSchedule"),
@@ -99,32 +89,28 @@ pub(crate) fn taint_row(taint: Bound<Taint>, base: String) -> impl IntoView {
 }
 
 /// One disruption budget's inputs.
-pub(crate) fn budget_row(budget: Bound<Budget>, base: String) -> impl IntoView {
+pub(crate) fn budget_row(budget: Bound<Budget>) -> impl IntoView {
     view! {
         <TextField
-            label="Nodes"
-            path=format!("{base}.nodes")
+            at=budget.place(fields::BUDGET_NODES)
             placeholder="10%"
             value=budget.get(|budget| budget.nodes.clone())
             set=budget.set(|budget, nodes| budget.nodes = nodes)
         />
         <ListField
-            label="Reasons"
-            path=format!("{base}.reasons")
+            at=budget.place(fields::BUDGET_REASONS)
             placeholder="Underutilized, Empty, Drifted"
             value=budget.get(|budget| budget.reasons.to_vec())
             set=budget.set(|budget, reasons: Items| budget.reasons = reasons.into())
         />
         <TextField
-            label="Schedule (cron)"
-            path=format!("{base}.schedule")
+            at=budget.place(fields::BUDGET_SCHEDULE)
             placeholder="0 9 * * mon-fri"
             value=budget.get(|budget| budget.schedule.clone().unwrap_or_default())
             set=budget.set(|budget, schedule| budget.schedule = optional(schedule))
         />
         <TextField
-            label="Duration"
-            path=format!("{base}.duration")
+            at=budget.place(fields::BUDGET_DURATION)
             placeholder="8h"
             value=budget.get(|budget| budget.duration.clone().unwrap_or_default())
             set=budget.set(|budget, duration| budget.duration = optional(duration))
@@ -138,8 +124,6 @@ pub(crate) fn budget_row(budget: Bound<Budget>, base: String) -> impl IntoView {
 pub(crate) fn NodePoolFields(
     /// The pool.
     pool: Bound<NodePool>,
-    /// Its spec path, e.g. `karpenter.node_pools[0]`.
-    base: String,
     /// Its place in its list, from 1.
     number: usize,
     /// The datalist of node class names its class field suggests.
@@ -153,8 +137,8 @@ pub(crate) fn NodePoolFields(
     #[prop(into)]
     remove: Callback<()>,
 ) -> impl IntoView {
-    let claim = format!("{base}.spec.template.spec");
     let disruption = pool.then(
+        fields::DISRUPTION.key,
         |pool| pool.spec.disruption.as_ref(),
         |pool| pool.spec.disruption.as_mut(),
     );
@@ -175,7 +159,8 @@ pub(crate) fn NodePoolFields(
     let add_requirement = pool.clone();
     let add_taint = pool.clone();
     let title = pool.get(move |pool| format!("NodePool {number}: {}", pool.metadata.name));
-    let (replicas, replicas_path) = (pool.clone(), format!("{base}.spec.replicas"));
+    let replicas = pool.clone();
+    let base = pool.path().to_owned();
     let keys = if auto_mode {
         "auto-mode-requirement-keys"
     } else {
@@ -186,43 +171,37 @@ pub(crate) fn NodePoolFields(
             <legend>{title}</legend>
             <div class="grid">
                 <TextField
-                    label="NodePool name"
-                    path=format!("{base}.metadata.name")
+                    at=pool.place(fields::NODE_POOL_NAME)
                     value=pool.get(|pool| pool.metadata.name.clone())
                     set=pool.set(|pool, name| pool.metadata.name = name)
                 />
                 <TextField
-                    label="Node class"
-                    path=format!("{claim}.nodeClassRef.name")
+                    at=pool.place(fields::NODE_CLASS_REF_NAME)
                     suggestions=class_names
                     value=pool.get(|pool| pool.spec.template.spec.node_class_ref.name.clone())
                     set=pool.set(|pool, name| pool.spec.template.spec.node_class_ref.name = name)
                 />
                 <Show when=move || !auto_mode>
                     <NumberField
-                        label="Static node count"
-                        path=replicas_path.clone()
+                        at=replicas.place(fields::REPLICAS)
                         value=replicas.get(|pool| pool.spec.replicas.map(|count| u32::try_from(count).unwrap_or(u32::MAX)))
                         set=replicas.set(|pool, count: Option<u32>| pool.spec.replicas = count.map(u64::from))
                     />
                 </Show>
                 <NumberField
-                    label="Weight"
-                    path=format!("{base}.spec.weight")
+                    at=pool.place(fields::WEIGHT)
                     value=pool.get(|pool| pool.spec.weight)
                     set=pool.set(|pool, weight| pool.spec.weight = weight)
                 />
                 <OptionalTextField
-                    label="Expire after"
-                    path=format!("{claim}.expireAfter")
+                    at=pool.place(fields::EXPIRE_AFTER)
                     placeholder="720h or Never"
                     value=pool.get(|pool| pool.spec.template.spec.expire_after.clone())
                     set=pool.set(|pool, after| pool.spec.template.spec.expire_after = after)
                 />
             </div>
             <ListField
-                label="Node labels"
-                path=format!("{base}.spec.template.metadata.labels")
+                at=pool.place(fields::NODE_LABELS)
                 placeholder="team=ml, workload=inference"
                 value=pool.get(|pool| {
                     pool.spec.template.metadata.as_ref().map(|meta| items::map_to_items(&meta.labels)).unwrap_or_default()
@@ -239,14 +218,13 @@ pub(crate) fn NodePoolFields(
                 })
             />
             <h4>"Requirements"</h4>
-            <FieldFindings path=format!("{claim}.requirements") />
+            <FieldFindings path=pool.place(fields::REQUIREMENTS).path />
             {types}
             <Rows
                 list=field!(pool, spec.template.spec.requirements)
-                path=format!("{claim}.requirements")
                 noun="Requirement"
                 class="requirement"
-                row=move |requirement, base| requirement_fields(requirement, base, keys)
+                row=move |requirement| requirement_fields(requirement, keys)
                 add_label="Add requirement"
                 add=move || add_requirement.write(|pool| {
                     pool.spec.template.spec.requirements.push(Requirement::new("", "In", &[]));
@@ -255,10 +233,10 @@ pub(crate) fn NodePoolFields(
             <h4>"Taints"</h4>
             <Rows
                 list=pool.then(
+                    fields::POOL_TAINTS.key,
                     |pool| Some(&*pool.spec.template.spec.taints),
                     |pool| Some(&mut *pool.spec.template.spec.taints),
                 )
-                path=format!("{claim}.taints")
                 noun="Taint"
                 class="taint"
                 row=taint_row
@@ -269,16 +247,14 @@ pub(crate) fn NodePoolFields(
             />
             <h4>"Limits and disruption"</h4>
             <ListField
-                label="Limits"
-                path=format!("{base}.spec.limits")
+                at=pool.place(fields::LIMITS)
                 placeholder="cpu=1000, nvidia.com/gpu=64"
                 value=pool.get(|pool| items::limits_to_items(&pool.spec.limits))
                 set=pool.set(|pool, items| pool.spec.limits = items::items_to_limits(items).into())
             />
             <div class="grid">
                 <SelectField
-                    label="Consolidation policy"
-                    path=format!("{base}.spec.disruption.consolidationPolicy")
+                    at=disruption.place(fields::CONSOLIDATION_POLICY)
                     options=options(&[
                         ("", "not set (WhenEmptyOrUnderutilized)"),
                         ("WhenEmpty", "WhenEmpty"),
@@ -291,21 +267,20 @@ pub(crate) fn NodePoolFields(
                     }))
                 />
                 <OptionalTextField
-                    label="Consolidate after"
-                    path=format!("{base}.spec.disruption.consolidateAfter")
+                    at=disruption.place(fields::CONSOLIDATE_AFTER)
                     placeholder="5m or Never"
                     value=disruption.get(|disruption| disruption.consolidate_after.clone())
                     set=move |after| set_after(Box::new(move |disruption| disruption.consolidate_after = after))
                 />
             </div>
-            <FieldFindings path=format!("{base}.spec.disruption") />
-            <FieldFindings path=format!("{base}.spec.disruption.budgets") />
+            <FieldFindings path=pool.place(fields::DISRUPTION).path />
+            <FieldFindings path=pool.place(fields::BUDGETS).path />
             <Rows
                 list=disruption.then(
+                    "budgets",
                     |disruption| Some(&*disruption.budgets),
                     |disruption| Some(&mut *disruption.budgets),
                 )
-                path=format!("{base}.spec.disruption.budgets")
                 noun="Budget"
                 class="budget"
                 row=budget_row

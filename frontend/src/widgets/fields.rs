@@ -6,10 +6,46 @@ use leptos::html;
 use leptos::prelude::*;
 use shared::rules::Finding;
 
+use shared::model::fields::Field;
+
 use crate::server::api::LiveCheck;
 use crate::state::step::field_id;
 use crate::state::studio::LiveChecks;
 use crate::state::studio::Studio;
+
+/// Where an input is: its spec path and its label, both from [`shared::model::fields`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Place {
+    /// Spec path of the value.
+    pub path: String,
+    /// Visible label.
+    pub label: String,
+}
+
+impl Place {
+    /// The place at `path`, labelled `label` (a field's label, perhaps naming its item).
+    pub fn new(path: impl Into<String>, label: impl Into<String>) -> Place {
+        Place {
+            path: path.into(),
+            label: label.into(),
+        }
+    }
+
+    /// The same place, its label saying whose it is: "IAM policy ARNs for aws-fsx-csi-driver".
+    pub fn of_item(self, name: &str) -> Place {
+        Place {
+            label: format!("{} for {name}", self.label),
+            ..self
+        }
+    }
+}
+
+/// A field of an object in no list (`cluster.region`) is one place.
+impl From<Field> for Place {
+    fn from(field: Field) -> Place {
+        Place::new(field.path(), field.label)
+    }
+}
 
 /// The findings at `path` (and below it, with `nested`), listed under a field.
 #[component]
@@ -115,12 +151,9 @@ fn has_error(studio: Studio, path: &str) -> bool {
 /// A labelled text input bound to a string of the spec.
 #[component]
 pub fn TextField(
-    /// Visible label.
+    /// Where it is: its spec path and label.
     #[prop(into)]
-    label: String,
-    /// Spec path of the value.
-    #[prop(into)]
-    path: String,
+    at: Place,
     /// The current value.
     #[prop(into)]
     value: Signal<String>,
@@ -137,6 +170,7 @@ pub fn TextField(
     #[prop(optional)]
     suggestions: Option<&'static str>,
 ) -> impl IntoView {
+    let Place { path, label } = at;
     let studio = expect_context::<Studio>();
     let id = field_id(&path);
     let described_by = format!("{id}-findings");
@@ -169,12 +203,9 @@ pub fn TextField(
 /// A text input bound to an optional string: empty means unset.
 #[component]
 pub fn OptionalTextField(
-    /// Visible label.
+    /// Where it is: its spec path and label.
     #[prop(into)]
-    label: String,
-    /// Spec path of the value.
-    #[prop(into)]
-    path: String,
+    at: Place,
     /// The current value.
     #[prop(into)]
     value: Signal<Option<String>>,
@@ -190,8 +221,7 @@ pub fn OptionalTextField(
 ) -> impl IntoView {
     view! {
         <TextField
-            label=label
-            path=path
+            at=at
             value=Signal::derive(move || value.get().unwrap_or_default())
             set=move |text: String| set.run((!text.is_empty()).then_some(text))
             placeholder=placeholder
@@ -203,12 +233,9 @@ pub fn OptionalTextField(
 /// A number input bound to an optional count: empty means unset.
 #[component]
 pub fn NumberField(
-    /// Visible label.
+    /// Where it is: its spec path and label.
     #[prop(into)]
-    label: String,
-    /// Spec path of the value.
-    #[prop(into)]
-    path: String,
+    at: Place,
     /// The current value.
     #[prop(into)]
     value: Signal<Option<u32>>,
@@ -216,6 +243,7 @@ pub fn NumberField(
     #[prop(into)]
     set: Callback<Option<u32>>,
 ) -> impl IntoView {
+    let Place { path, label } = at;
     let studio = expect_context::<Studio>();
     let id = field_id(&path);
     let described_by = format!("{id}-findings");
@@ -253,12 +281,9 @@ pub fn NumberField(
 /// A labelled checkbox bound to a flag of the spec.
 #[component]
 pub fn CheckboxField(
-    /// Visible label.
+    /// Where it is: its spec path and label.
     #[prop(into)]
-    label: String,
-    /// Spec path of the value.
-    #[prop(into)]
-    path: String,
+    at: Place,
     /// Whether it is on.
     #[prop(into)]
     checked: Signal<bool>,
@@ -266,6 +291,7 @@ pub fn CheckboxField(
     #[prop(into)]
     set: Callback<bool>,
 ) -> impl IntoView {
+    let Place { path, label } = at;
     let id = field_id(&path);
     view! {
         <div class="field checkbox">
@@ -285,12 +311,9 @@ pub fn CheckboxField(
 /// A labelled select; `options` are (value, text) pairs.
 #[component]
 pub fn SelectField(
-    /// Visible label.
+    /// Where it is: its spec path and label.
     #[prop(into)]
-    label: String,
-    /// Spec path of the value.
-    #[prop(into)]
-    path: String,
+    at: Place,
     /// The choices: (value, text).
     options: Vec<(String, String)>,
     /// The current value.
@@ -303,6 +326,7 @@ pub fn SelectField(
     #[prop(optional)]
     nested: bool,
 ) -> impl IntoView {
+    let Place { path, label } = at;
     let studio = expect_context::<Studio>();
     let id = field_id(&path);
     let invalid_path = path.clone();
@@ -366,12 +390,9 @@ fn typed_text(id: &str) -> Option<(String, bool)> {
 /// with suggestions (a `<datalist>`, which only inputs take) it is one line.
 #[component]
 pub fn ListField(
-    /// Visible label.
+    /// Where it is: its spec path and label.
     #[prop(into)]
-    label: String,
-    /// Spec path of the list.
-    #[prop(into)]
-    path: String,
+    at: Place,
     /// The current items.
     #[prop(into)]
     value: Signal<Vec<String>>,
@@ -385,6 +406,7 @@ pub fn ListField(
     #[prop(optional)]
     suggestions: Option<&'static str>,
 ) -> impl IntoView {
+    let Place { path, label } = at;
     let id = field_id(&path);
     // While someone types here, or while the typed text still means the same items (a
     // trailing comma, extra spaces, `key=` half typed), leave it alone so typing is not

@@ -20,7 +20,7 @@ pub struct Field {
 impl Field {
     /// Its path inside the object at `object` (a path with indices, `node_groups[2]`; ""
     /// for the design itself).
-    pub fn in_object(self, object: &str) -> String {
+    pub fn in_object(&self, object: &str) -> String {
         if object.is_empty() {
             self.key.to_owned()
         } else {
@@ -30,13 +30,13 @@ impl Field {
 
     /// Its path in the object its first `within` names, each `[]` of which takes the next
     /// of `indices`: `MIN_SIZE.at(&[2])` is `node_groups[2].min_size`.
-    pub fn at(self, indices: &[usize]) -> String {
+    pub fn at(&self, indices: &[usize]) -> String {
         self.at_in(self.within.first().copied().unwrap_or_default(), indices)
     }
 
     /// Its path in `object` (one of its `within`), each `[]` of which takes the next of
     /// `indices`.
-    pub fn at_in(self, object: &str, indices: &[usize]) -> String {
+    pub fn at_in(&self, object: &str, indices: &[usize]) -> String {
         debug_assert!(
             self.within.contains(&object),
             "{} is not in {object}",
@@ -46,12 +46,12 @@ impl Field {
     }
 
     /// Its path, for a field of an object in no list (`cluster.region`).
-    pub fn path(self) -> String {
+    pub fn path(&self) -> String {
         self.at(&[])
     }
 
     /// Whether `pattern` (a path with its indices left out) is this field.
-    pub fn is(self, pattern: &str) -> bool {
+    pub fn is(&self, pattern: &str) -> bool {
         self.within.iter().any(|object| {
             if object.is_empty() {
                 pattern == self::pattern(self.key)
@@ -83,7 +83,7 @@ pub fn item(object: &str, indices: &[usize]) -> String {
 }
 
 /// The field whose path with indices left out is `pattern`.
-pub fn find(pattern: &str) -> Option<Field> {
+pub fn find(pattern: &str) -> Option<&'static Field> {
     ALL.iter().copied().find(|field| field.is(pattern))
 }
 
@@ -126,8 +126,12 @@ pub const FSX: &[&str] = &["storage.fsx"];
 pub const S3: &[&str] = &["storage.s3"];
 /// `network`.
 pub const NETWORK: &[&str] = &["network"];
+/// A private subnet of an existing VPC.
+pub const PRIVATE_SUBNET: &str = "network.private_subnets[]";
+/// A public subnet of an existing VPC.
+pub const PUBLIC_SUBNET: &str = "network.public_subnets[]";
 /// A subnet of an existing VPC.
-pub const SUBNET: &[&str] = &["network.private_subnets[]", "network.public_subnets[]"];
+pub const SUBNET: &[&str] = &[PRIVATE_SUBNET, PUBLIC_SUBNET];
 /// One node group.
 pub const NODE_GROUP_ITEM: &str = "node_groups[]";
 /// A node group.
@@ -170,21 +174,25 @@ pub const BUDGET: &[&str] = &[
     "karpenter.node_pools[].spec.disruption.budgets[]",
     "auto_mode_pools.node_pools[].spec.disruption.budgets[]",
 ];
+/// One NodeOverlay.
+pub const NODE_OVERLAY_ITEM: &str = "karpenter.node_overlays[]";
 /// A NodeOverlay.
-pub const NODE_OVERLAY: &[&str] = &["karpenter.node_overlays[]"];
+pub const NODE_OVERLAY: &[&str] = &[NODE_OVERLAY_ITEM];
 /// One EC2NodeClass.
 pub const NODE_CLASS_ITEM: &str = "karpenter.node_classes[]";
 /// An EC2NodeClass.
 pub const NODE_CLASS: &[&str] = &[NODE_CLASS_ITEM];
+/// One EKS Auto Mode NodeClass.
+pub const AUTO_MODE_CLASS: &str = "auto_mode_pools.node_classes[]";
 /// An EKS Auto Mode NodeClass.
-pub const AUTO_MODE_NODE_CLASS: &[&str] = &["auto_mode_pools.node_classes[]"];
+pub const AUTO_MODE_NODE_CLASS: &[&str] = &[AUTO_MODE_CLASS];
 
 /// Declares each field as a constant, and [`ALL`] of them.
 macro_rules! fields {
     ($($(#[$doc:meta])* $name:ident: $within:expr, $key:literal, $label:literal;)*) => {
-        $($(#[$doc])* #[doc = concat!("`", $key, "`: ", $label, ".")] pub const $name: Field = Field { within: $within, key: $key, label: $label };)*
+        $($(#[$doc])* #[doc = concat!("`", $key, "`: ", $label, ".")] pub static $name: Field = Field { within: $within, key: $key, label: $label };)*
         /// Every field of the design.
-        pub const ALL: &[Field] = &[$($name),*];
+        pub static ALL: &[&Field] = &[$(&$name),*];
     };
 }
 
@@ -199,6 +207,7 @@ fields! {
     AUTO_MODE_NODE_ROLE: AUTO_MODE, "node_role_arn", "Auto Mode node role ARN";
     AUTO_MODE_BOUNDARY: AUTO_MODE, "permissions_boundary_arn", "Auto Mode node role permissions boundary";
     POD_IDENTITY_ASSOCIATIONS: CLUSTER, "pod_identity_associations", "Pod Identity associations";
+    ACCESS_CONFIG: CLUSTER, "access", "Access to the cluster";
     AUTHENTICATION_MODE: ACCESS, "authentication_mode", "Authentication mode";
     CREATOR_IS_ADMIN: ACCESS, "bootstrap_cluster_creator_admin_permissions", "The identity that creates the cluster is its admin";
     ACCESS_ENTRIES: ACCESS, "access_entries", "Access entries";
@@ -302,6 +311,7 @@ fields! {
     BUDGET_DURATION: BUDGET, "duration", "Duration";
 
     OVERLAY_NAME: NODE_OVERLAY, "metadata.name", "NodeOverlay name";
+    OVERLAY_SPEC: NODE_OVERLAY, "spec", "NodeOverlay";
     OVERLAY_REQUIREMENTS: NODE_OVERLAY, "spec.requirements", "Requirements";
     PRICE_ADJUSTMENT: NODE_OVERLAY, "spec.priceAdjustment", "Price adjustment";
     PRICE: NODE_OVERLAY, "spec.price", "Price (replaces the instance price)";
@@ -317,6 +327,7 @@ fields! {
     RESERVATIONS: NODE_CLASS, "spec.capacityReservationSelectorTerms", "Capacity reservation IDs";
     RESERVATION_TAGS: NODE_CLASS, "spec.capacityReservationSelectorTerms.tags", "Capacity reservation tags (one term each)";
     RESERVATION_OWNER: NODE_CLASS, "spec.capacityReservationSelectorTerms.ownerID", "Capacity reservation owner account (ownerID)";
+    PLACEMENT_GROUP_SELECTOR: NODE_CLASS, "spec.placementGroupSelector", "Placement group";
     PLACEMENT_GROUP_NAME: NODE_CLASS, "spec.placementGroupSelector.name", "Placement group name";
     PLACEMENT_GROUP_ID: NODE_CLASS, "spec.placementGroupSelector.id", "Placement group ID";
     EFA_DEVICES: NODE_CLASS, "spec.networkInterfaces", "EFA devices, one per network card";
@@ -351,7 +362,7 @@ mod tests {
         }
         assert_eq!(
             find("auto_mode_pools.node_pools[].spec.template.spec.requirements[].values"),
-            Some(REQUIREMENT_VALUES)
+            Some(&REQUIREMENT_VALUES)
         );
         assert_eq!(find("node_groups[].maxPods"), None);
         assert_eq!(
