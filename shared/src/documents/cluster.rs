@@ -8,6 +8,7 @@
 //! as nothing (see `eksctl::lenient`), so import keeps it among the leftovers and lint
 //! reports it.
 
+use crate::model::fields;
 use crate::model::spec::{
     Addon, AddonPolicies, Capacity, ClusterSettings, GroupPlacement, Network, NodeGroup,
     NodeRepairSettings, NodeTaint, RepairOverride, Spec, Subnet,
@@ -489,42 +490,45 @@ enum Below {
 
 /// Spec field of `cluster` → its keys in the document.
 const CLUSTER_KEYS: &[(&str, &[&str])] = &[
-    ("name", &["metadata", "name"]),
-    ("region", &["metadata", "region"]),
-    ("kubernetes_version", &["metadata", "version"]),
-    ("with_oidc", &["iam", "withOIDC"]),
-    ("auto_mode", &["autoModeConfig"]),
+    (fields::CLUSTER_NAME.key, &["metadata", "name"]),
+    (fields::REGION.key, &["metadata", "region"]),
+    (fields::KUBERNETES_VERSION.key, &["metadata", "version"]),
+    (fields::WITH_OIDC.key, &["iam", "withOIDC"]),
+    (fields::AUTO_MODE_ON.key, &["autoModeConfig"]),
     (
-        "pod_identity_associations",
+        fields::POD_IDENTITY_ASSOCIATIONS.key,
         &["iam", "podIdentityAssociations"],
     ),
-    ("access", &["accessConfig"]),
+    (fields::ACCESS_CONFIG.key, &["accessConfig"]),
 ];
 
 /// Spec field of `cluster.access` → its key under `accessConfig`.
 const ACCESS_KEYS: &[(&str, &[&str])] = &[
-    ("authentication_mode", &["authenticationMode"]),
+    (fields::AUTHENTICATION_MODE.key, &["authenticationMode"]),
     (
-        "bootstrap_cluster_creator_admin_permissions",
+        fields::CREATOR_IS_ADMIN.key,
         &["bootstrapClusterCreatorAdminPermissions"],
     ),
-    ("access_entries", &["accessEntries"]),
+    (fields::ACCESS_ENTRIES.key, &["accessEntries"]),
 ];
 
 /// Spec field of an access entry → its key in the `accessEntries` entry.
 const ACCESS_ENTRY_KEYS: &[(&str, &[&str])] = &[
-    ("principal_arn", &["principalARN"]),
-    ("entry_type", &["type"]),
-    ("kubernetes_groups", &["kubernetesGroups"]),
-    ("kubernetes_username", &["kubernetesUsername"]),
-    ("access_policies", &["accessPolicies"]),
+    (fields::PRINCIPAL_ARN.key, &["principalARN"]),
+    (fields::ENTRY_TYPE.key, &["type"]),
+    (fields::KUBERNETES_GROUPS.key, &["kubernetesGroups"]),
+    (fields::KUBERNETES_USERNAME.key, &["kubernetesUsername"]),
+    (fields::ACCESS_POLICIES.key, &["accessPolicies"]),
 ];
 
 /// Spec field of an access policy → its keys in the `accessPolicies` entry.
 const ACCESS_POLICY_KEYS: &[(&str, &[&str])] = &[
-    ("policy_arn", &["policyARN"]),
-    ("scope", &["accessScope", "type"]),
-    ("namespaces", &["accessScope", "namespaces"]),
+    (fields::POLICY_ARN.key, &["policyARN"]),
+    (fields::POLICY_SCOPE.key, &["accessScope", "type"]),
+    (
+        fields::POLICY_NAMESPACES.key,
+        &["accessScope", "namespaces"],
+    ),
 ];
 
 /// `field…` under `cluster.access`: `access_entries[i].access_policies[j].scope` is
@@ -583,60 +587,76 @@ fn association_path(segments: &[PathSegment]) -> Vec<PathSegment> {
 
 /// Spec field of `cluster.auto_mode` → its key under `autoModeConfig`.
 const AUTO_MODE_KEYS: &[(&str, &[&str])] = &[
-    ("enabled", &["enabled"]),
-    ("node_pools", &["nodePools"]),
-    ("node_role_arn", &["nodeRoleARN"]),
-    ("permissions_boundary_arn", &["permissionsBoundaryARN"]),
+    (fields::AUTO_MODE_ENABLED.key, &["enabled"]),
+    (fields::AUTO_MODE_NODE_POOLS.key, &["nodePools"]),
+    (fields::AUTO_MODE_NODE_ROLE.key, &["nodeRoleARN"]),
+    (fields::AUTO_MODE_BOUNDARY.key, &["permissionsBoundaryARN"]),
 ];
 
 /// Spec field of a node group → its keys in the `managedNodeGroups` entry. Placement and
 /// capacity depend on the variant and are mapped in [`node_group_path`].
 const NODE_GROUP_KEYS: &[(&str, &[&str], Below)] = &[
-    ("name", &["name"], Below::AsGiven),
-    ("instance_type", &["instanceType"], Below::AsGiven),
-    ("instance_types", &["instanceTypes"], Below::AsGiven),
-    ("ami_family", &["amiFamily"], Below::AsGiven),
-    ("instance_prefix", &["instancePrefix"], Below::AsGiven),
-    ("private_networking", &["privateNetworking"], Below::AsGiven),
-    ("efa_enabled", &["efaEnabled"], Below::AsGiven),
-    ("min_size", &["minSize"], Below::AsGiven),
-    ("desired_capacity", &["desiredCapacity"], Below::AsGiven),
-    ("max_size", &["maxSize"], Below::AsGiven),
+    (fields::NODE_GROUP_NAME.key, &["name"], Below::AsGiven),
+    (fields::INSTANCE_TYPE.key, &["instanceType"], Below::AsGiven),
     (
-        "placement_group",
+        fields::INSTANCE_TYPES.key,
+        &["instanceTypes"],
+        Below::AsGiven,
+    ),
+    (fields::AMI_FAMILY.key, &["amiFamily"], Below::AsGiven),
+    (
+        fields::INSTANCE_PREFIX.key,
+        &["instancePrefix"],
+        Below::AsGiven,
+    ),
+    (
+        fields::PRIVATE_NETWORKING.key,
+        &["privateNetworking"],
+        Below::AsGiven,
+    ),
+    (fields::EFA.key, &["efaEnabled"], Below::AsGiven),
+    (fields::MIN_SIZE.key, &["minSize"], Below::AsGiven),
+    (
+        fields::DESIRED_CAPACITY.key,
+        &["desiredCapacity"],
+        Below::AsGiven,
+    ),
+    (fields::MAX_SIZE.key, &["maxSize"], Below::AsGiven),
+    (
+        fields::PLACEMENT_GROUP.key,
         &["placement", "groupName"],
         Below::AsGiven,
     ),
     (
-        "local_nvme_raid0",
+        fields::LOCAL_NVME_RAID0.key,
         &["overrideBootstrapCommand"],
         Below::AsGiven,
     ),
     (
-        "addon_policies",
+        fields::ADDON_POLICIES_FIELD.key,
         &["iam", "withAddonPolicies"],
         Below::CamelCase,
     ),
     (
-        "node_repair",
+        fields::NODE_REPAIR.key,
         &["nodeRepairConfig", "enabled"],
         Below::AsGiven,
     ),
     (
-        "node_repair_config",
+        fields::REPAIR_SETTINGS.key,
         &["nodeRepairConfig"],
         Below::CamelCase,
     ),
-    ("labels", &["labels"], Below::AsGiven),
-    ("taints", &["taints"], Below::AsGiven),
+    (fields::LABELS.key, &["labels"], Below::AsGiven),
+    (fields::TAINTS.key, &["taints"], Below::AsGiven),
 ];
 
 /// Spec field of an add-on → its key in the `addons` entry.
 const ADDON_KEYS: &[(&str, &[&str])] = &[
-    ("name", &["name"]),
-    ("resolve_conflicts", &["resolveConflicts"]),
-    ("attach_policy_arns", &["attachPolicyARNs"]),
-    ("pod_identity_associations", &["podIdentityAssociations"]),
+    (fields::ADDON_NAME.key, &["name"]),
+    (fields::RESOLVE_CONFLICTS.key, &["resolveConflicts"]),
+    (fields::ADDON_POLICY_ARNS.key, &["attachPolicyARNs"]),
+    (fields::ADDON_ASSOCIATIONS.key, &["podIdentityAssociations"]),
 ];
 
 fn key(name: &str) -> PathSegment {

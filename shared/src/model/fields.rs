@@ -241,6 +241,8 @@ fields! {
     NODE_GROUP_NAME: NODE_GROUP, "name", "Node group name";
     INSTANCE_TYPE: NODE_GROUP, "instance_type", "Instance type";
     INSTANCE_TYPES: NODE_GROUP, "instance_types", "Instance types (several, instead of one)";
+    INSTANCE_PREFIX: NODE_GROUP, "instance_prefix", "Instance name prefix";
+    ADDON_POLICIES_FIELD: NODE_GROUP, "addon_policies", "IAM add-on policies";
     AMI_FAMILY: NODE_GROUP, "ami_family", "AMI family";
     CUSTOM_AMI: NODE_GROUP, "extra.ami", "Custom AMI ID";
     MIN_SIZE: NODE_GROUP, "min_size", "Minimum size";
@@ -274,6 +276,7 @@ fields! {
     REPAIR_ACTION: REPAIR_OVERRIDE, "repair_action", "Action";
 
     ADDON_NAME: ADDON, "name", "Add-on name";
+    RESOLVE_CONFLICTS: ADDON, "resolve_conflicts", "Resolve conflicts";
     ADDON_VERSION: ADDON, "version", "Version";
     ADDON_POLICY_ARNS: ADDON, "attach_policy_arns", "IAM policy ARNs";
     ADDON_ASSOCIATIONS: ADDON, "pod_identity_associations", "Pod Identity associations";
