@@ -3,6 +3,7 @@
 //! check's outcome off the findings of its rules. A judgement about the spec lives in
 //! `shared`; this file only says which answers and which findings belong to which check.
 
+use shared::model::fields;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
@@ -210,7 +211,7 @@ fn plan(spec: &Spec) -> Vec<Planned> {
     if !version.is_empty() && !ids::is_placeholder(version) {
         planned.push(Planned {
             id: KUBERNETES_VERSION,
-            path: "cluster.kubernetes_version".into(),
+            path: fields::KUBERNETES_VERSION.path(),
             question: Question::ClusterVersions {
                 version: version.to_owned(),
             },
@@ -230,19 +231,26 @@ fn plan(spec: &Spec) -> Vec<Planned> {
     {
         planned.push(Planned {
             id: VPC_EXISTS,
-            path: "network.vpc_id".into(),
+            path: fields::VPC_ID.path(),
             question: Question::Vpc { id: vpc_id.clone() },
             blocked: unusable("VPC id", vpc_id, ids::VpcId::check),
             over_budget: false,
         });
-        let subnets =
-            public_subnets
-                .iter()
-                .enumerate()
-                .map(|(index, subnet)| (format!("network.public_subnets[{index}].id"), subnet))
-                .chain(private_subnets.iter().enumerate().map(|(index, subnet)| {
-                    (format!("network.private_subnets[{index}].id"), subnet)
-                }));
+        let subnets = public_subnets
+            .iter()
+            .enumerate()
+            .map(|(index, subnet)| {
+                (
+                    fields::SUBNET_ID.at_in(fields::PUBLIC_SUBNET, &[index]),
+                    subnet,
+                )
+            })
+            .chain(private_subnets.iter().enumerate().map(|(index, subnet)| {
+                (
+                    fields::SUBNET_ID.at_in(fields::PRIVATE_SUBNET, &[index]),
+                    subnet,
+                )
+            }));
         for (path, subnet) in subnets {
             planned.push(Planned {
                 id: SUBNET,
@@ -262,9 +270,9 @@ fn plan(spec: &Spec) -> Vec<Planned> {
             continue;
         }
         let type_path = if group.instance_types.is_empty() {
-            format!("node_groups[{index}].instance_type")
+            fields::INSTANCE_TYPE.at(&[index])
         } else {
-            format!("node_groups[{index}].instance_types")
+            fields::INSTANCE_TYPES.at(&[index])
         };
         planned.push(Planned {
             id: INSTANCE_TYPE_OFFERED,
@@ -303,7 +311,7 @@ fn plan(spec: &Spec) -> Vec<Planned> {
         }
         planned.push(Planned {
             id: INSTANCE_TYPE_OFFERED,
-            path: format!("karpenter.node_pools[{index}]"),
+            path: fields::item(fields::KARPENTER_POOL, &[index]),
             question: Question::PoolOffered {
                 instance_types: instance_types.clone(),
             },
@@ -313,7 +321,7 @@ fn plan(spec: &Spec) -> Vec<Planned> {
         if shared::upstream::matching::capacity_types(pool).contains("spot") {
             planned.push(Planned {
                 id: SPOT_PLACEMENT_SCORE,
-                path: format!("karpenter.node_pools[{index}]"),
+                path: fields::item(fields::KARPENTER_POOL, &[index]),
                 question: Question::SpotScore {
                     instance_types,
                     target_capacity: 1,
@@ -329,7 +337,7 @@ fn plan(spec: &Spec) -> Vec<Planned> {
         {
             planned.push(Planned {
                 id: CAPACITY_RESERVATION,
-                path: format!("node_groups[{index}].capacity.reservation_id"),
+                path: fields::RESERVATION_ID.at(&[index]),
                 question: Question::Reservation {
                     id: reservation_id.clone(),
                 },
@@ -375,9 +383,7 @@ fn plan(spec: &Spec) -> Vec<Planned> {
         for (term, id) in terms.filter_map(|(term, selector)| Some((term, selector.id.as_ref()?))) {
             planned.push(Planned {
                 id: CAPACITY_RESERVATION,
-                path: format!(
-                    "karpenter.node_classes[{class_index}].spec.capacityReservationSelectorTerms[{term}].id"
-                ),
+                path: format!("{}[{term}].id", fields::RESERVATIONS.at(&[class_index])),
                 question: Question::Reservation { id: id.clone() },
                 blocked: unusable("capacity reservation id", id, ids::ReservationId::check),
                 over_budget: false,
@@ -396,7 +402,7 @@ fn plan(spec: &Spec) -> Vec<Planned> {
             .max(1);
         planned.push(Planned {
             id: SPOT_PLACEMENT_SCORE,
-            path: format!("node_groups[{index}].capacity"),
+            path: fields::CAPACITY.at(&[index]),
             question: Question::SpotScore {
                 instance_types: instance_types.clone(),
                 target_capacity,
@@ -406,7 +412,7 @@ fn plan(spec: &Spec) -> Vec<Planned> {
         });
         planned.push(Planned {
             id: SPOT_PRICE,
-            path: format!("node_groups[{index}].capacity"),
+            path: fields::CAPACITY.at(&[index]),
             question: Question::SpotPrice { instance_types },
             blocked: None,
             over_budget: false,
@@ -772,7 +778,10 @@ fn judge(region: &Region, planned: &Planned, answer: &Answer, findings: &[Findin
         Answer::Reservation(reservation) => {
             // A node group's reservation findings land on any of its fields; an
             // EC2NodeClass term's on that term.
-            let prefix = if planned.path.starts_with("karpenter.") {
+            let prefix = if !planned
+                .path
+                .starts_with(fields::NODE_GROUP_ITEM.trim_end_matches("[]"))
+            {
                 planned.path.as_str()
             } else {
                 group_prefix(&planned.path)
