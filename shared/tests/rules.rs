@@ -2229,6 +2229,11 @@ const DOCUMENT_CASES: &[DocumentCase] = &[
         path: "nodeGroups[0].taints[0].value",
     },
     DocumentCase {
+        rule: "self-managed-nodegroup-size-order",
+        yaml: "nodeGroups:\n  - name: workers\n    minSize: 3\n    desiredCapacity: 1\n    maxSize: 4\n",
+        path: "nodeGroups[0].desiredCapacity",
+    },
+    DocumentCase {
         rule: "nodegroup-field-conflict",
         yaml: "managedNodeGroups:\n  - name: gpu\n    placement: {}\n",
         path: "managedNodeGroups[0].placement.groupName",
@@ -2898,4 +2903,65 @@ fn every_place_a_rule_names_in_the_studios_own_model_is_in_its_vocabulary() {
         unnamed.is_empty(),
         "places shared::model::fields does not declare: {unnamed:#?}"
     );
+}
+
+/// eksctl's stack builder for self-managed groups (pkg/cfn/builder/nodegroup.go), its
+/// defaults included: an unset minSize is desiredCapacity or 2; then desiredCapacity is
+/// checked against maxSize, then maxSize against minSize.
+#[test]
+fn self_managed_sizes_are_judged_after_eksctls_own_defaults() {
+    let fired = |sizes: &str, kind: &str| -> Vec<(String, String)> {
+        let text = format!("{CLUSTER_HEAD}{kind}:\n  - name: workers\n{sizes}");
+        rules::check_document(&yaml_serde::from_str(&text).unwrap())
+            .into_iter()
+            .filter(|finding| finding.rule == "self-managed-nodegroup-size-order")
+            .map(|finding| (finding.path, finding.message))
+            .collect()
+    };
+    let cases: [(&str, Option<(&str, &str)>); 7] = [
+        (
+            "    minSize: 3\n    desiredCapacity: 1\n    maxSize: 4\n",
+            Some((
+                "desiredCapacity",
+                "--nodes value (1) cannot be lower than --nodes-min value (3)",
+            )),
+        ),
+        (
+            "    desiredCapacity: 5\n    maxSize: 4\n",
+            Some((
+                "desiredCapacity",
+                "--nodes value (5) cannot be greater than --nodes-max value (4)",
+            )),
+        ),
+        (
+            "    maxSize: 1\n",
+            Some((
+                "maxSize",
+                "--nodes-min value (2) cannot be greater than --nodes-max value (1)",
+            )),
+        ),
+        (
+            "    minSize: 2\n    maxSize: 1\n",
+            Some((
+                "maxSize",
+                "--nodes-min value (2) cannot be greater than --nodes-max value (1)",
+            )),
+        ),
+        ("    desiredCapacity: 1\n    maxSize: 1\n", None),
+        ("    minSize: 0\n    maxSize: 0\n", None),
+        ("    instanceType: m5.large\n", None),
+    ];
+    for (sizes, expected) in cases {
+        let found = fired(sizes, "nodeGroups");
+        match expected {
+            Some((key, words)) => {
+                assert_eq!(found.len(), 1, "{sizes}: {found:?}");
+                assert_eq!(found[0].0, format!("nodeGroups[0].{key}"), "{sizes}");
+                assert!(found[0].1.contains(words), "{sizes}: {}", found[0].1);
+            }
+            None => assert!(found.is_empty(), "{sizes}: {found:?}"),
+        }
+        // Managed groups are the spec rule nodegroup-size-order's.
+        assert!(fired(sizes, "managedNodeGroups").is_empty());
+    }
 }

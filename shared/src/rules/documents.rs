@@ -4,11 +4,21 @@
 
 use yaml_serde::Value;
 
-use super::eksctl_config::{Kind, groups, is_cluster_config};
+use super::eksctl_config::{Kind, groups, is_cluster_config, number, text};
 use super::{Check, Report, Rule, Severity, Stage};
 use crate::upstream::schema_check::{self, DocumentKind, SchemaIssueKind};
 
 pub(super) static RULES: &[Rule] = &[
+    Rule {
+        id: "self-managed-nodegroup-size-order",
+        severity: Severity::Error,
+        summary: "a self-managed group's sizes are out of order (min ≤ desired ≤ max, after eksctl's defaults)",
+        help: "make minSize ≤ desiredCapacity ≤ maxSize; an unset minSize is desiredCapacity or 2, an unset maxSize is desiredCapacity or minSize",
+        reference: "eksctl pkg/cfn/builder/nodegroup.go (NodeGroupResourceSet.AddAllResources: MinSize, MaxSize and their defaults; DefaultNodeCount 2 in pkg/apis/eksctl.io/v1alpha5/types.go); checked when eksctl builds the group's stack, after its config validation, so the cluster is created first",
+        live: false,
+        stage: Stage::AwsCreate,
+        check: Check::Document(self_managed_nodegroup_size_order),
+    },
     Rule {
         id: "eksctl-schema",
         severity: Severity::Error,
@@ -389,6 +399,57 @@ fn override_bootstrap_needs_ami(document: &Value, report: &mut Report<'_>) {
                 path,
                 format!("on {family}, overrideBootstrapCommand needs a custom `ami`"),
             );
+        }
+    }
+}
+
+/// eksctl's own words when it builds a self-managed group's stack, in its order: an
+/// unset `minSize` becomes `desiredCapacity` or 2 (no error), then `desiredCapacity` is
+/// checked against `maxSize`, then `maxSize` against the (defaulted) `minSize`.
+fn self_managed_nodegroup_size_order(document: &Value, report: &mut Report<'_>) {
+    const DEFAULT_NODE_COUNT: i64 = 2;
+    for (path, kind, group) in groups(document) {
+        if kind != Kind::SelfManaged {
+            continue;
+        }
+        let name = text(group, "name").unwrap_or_default();
+        let (min, desired, max) = (
+            number(group, "minSize"),
+            number(group, "desiredCapacity"),
+            number(group, "maxSize"),
+        );
+        let refusal = |key: &str, words: String| {
+            (
+                format!("{path}.{key}"),
+                format!(
+                    "eksctl creates the cluster, then fails building node group `{name}`'s stack: {words}"
+                ),
+            )
+        };
+        let found = match (min, desired, max) {
+            (Some(min), Some(desired), _) if desired < min => Some(refusal(
+                "desiredCapacity",
+                format!("--nodes value ({desired}) cannot be lower than --nodes-min value ({min})"),
+            )),
+            (_, Some(desired), Some(max)) if desired > max => Some(refusal(
+                "desiredCapacity",
+                format!(
+                    "--nodes value ({desired}) cannot be greater than --nodes-max value ({max})"
+                ),
+            )),
+            (_, _, Some(max)) => {
+                let min = min.or(desired).unwrap_or(DEFAULT_NODE_COUNT);
+                (max < min).then(|| {
+                    refusal(
+                        "maxSize",
+                        format!("--nodes-min value ({min}) cannot be greater than --nodes-max value ({max})"),
+                    )
+                })
+            }
+            _ => None,
+        };
+        if let Some((at, message)) = found {
+            report.fire(at, message);
         }
     }
 }

@@ -257,7 +257,7 @@ pub(super) fn child(base: &str, key: &str) -> String {
     }
 }
 
-fn text<'a>(value: &'a Value, key: &str) -> Option<&'a str> {
+pub(super) fn text<'a>(value: &'a Value, key: &str) -> Option<&'a str> {
     value.get(key).and_then(Value::as_str)
 }
 
@@ -273,7 +273,7 @@ fn enabled(value: &Value, key: &str) -> bool {
     flag(value, key) == Some(true)
 }
 
-fn number(value: &Value, key: &str) -> Option<i64> {
+pub(super) fn number(value: &Value, key: &str) -> Option<i64> {
     value.get(key).and_then(Value::as_i64)
 }
 
