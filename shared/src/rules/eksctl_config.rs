@@ -48,9 +48,9 @@ pub(super) static RULES: &[Rule] = &[
     ),
     eksctl_rule!(
         "pod-identity-association-invalid",
-        "a pod identity association's permissionPolicyName or an add-on's pod identity settings are not allowed",
-        "give permissionPolicyName together with permissionPolicy; on add-ons, use useDefaultPodIdentityAssociations or podIdentityAssociations, not both",
-        "(validatePermissionPolicyName, validateAddonPodIdentityAssociations)",
+        "a pod identity association lacks its namespace, service account or role, or its permissionPolicyName or an add-on's pod identity settings are not allowed",
+        "give each association a namespace, a serviceAccountName and either roleARN or policies for the role eksctl creates; permissionPolicyName together with permissionPolicy; on add-ons, useDefaultPodIdentityAssociations or podIdentityAssociations, not both",
+        "(validatePermissionPolicyName, validateAddonPodIdentityAssociations); pkg/ctl/cmdutils/pod_identity_association.go (validatePodIdentityAssociations, from the create-cluster loader) and addon.go (Addon.Validate)",
         pod_identity_association_invalid
     ),
     eksctl_rule!(
@@ -564,6 +564,11 @@ fn pod_identity_association_invalid(document: &Value, report: &mut Report<'_>) {
     }
     if let Some(iam) = document.get("iam") {
         for (index, association) in list(iam, "podIdentityAssociations").iter().enumerate() {
+            association_incomplete(
+                &format!("iam.podIdentityAssociations[{index}]"),
+                association,
+                report,
+            );
             if let Some(problem) = permission_policy_name_problem(association) {
                 report.fire(
                     format!("iam.podIdentityAssociations[{index}].permissionPolicyName"),
@@ -578,6 +583,7 @@ fn pod_identity_association_invalid(document: &Value, report: &mut Report<'_>) {
         let associations = list(addon, "podIdentityAssociations");
         for (item, association) in associations.iter().enumerate() {
             let at = format!("{path}.podIdentityAssociations[{item}]");
+            association_incomplete(&at, association, report);
             if has(association, "wellKnownPolicies") {
                 report.fire(
                     format!("{at}.wellKnownPolicies"),
@@ -614,6 +620,54 @@ fn pod_identity_association_invalid(document: &Value, report: &mut Report<'_>) {
                 );
             }
         }
+    }
+}
+
+/// What eksctl asks of every association it creates with the cluster, in its order, and
+/// its first refusal: a namespace and a service account, and a role to use, given as
+/// `roleARN` or as policies for the role eksctl makes, never both
+/// (`pkg/ctl/cmdutils/pod_identity_association.go` validatePodIdentityAssociations, run by
+/// the create-cluster loader; `addon.go` Addon.Validate for an add-on's own).
+fn association_incomplete(at: &str, association: &Value, report: &mut Report<'_>) {
+    let well_known = association
+        .get("wellKnownPolicies")
+        .and_then(Value::as_mapping)
+        .is_some_and(|policies| policies.values().any(|on| on.as_bool() == Some(true)));
+    let policies = [
+        ("permissionPolicy", has(association, "permissionPolicy")),
+        (
+            "permissionPolicyARNs",
+            has(association, "permissionPolicyARNs"),
+        ),
+        ("wellKnownPolicies", well_known),
+    ];
+    let role = has(association, "roleARN");
+    let refusal = if non_empty(association, "namespace").is_none() {
+        Some(("namespace", format!("{at}.namespace must be set")))
+    } else if non_empty(association, "serviceAccountName").is_none() {
+        Some((
+            "serviceAccountName",
+            format!("{at}.serviceAccountName must be set"),
+        ))
+    } else if !role && policies.iter().all(|(_, given)| !given) {
+        Some((
+            "roleARN",
+            format!(
+                "at least one of the following must be specified: {at}.roleARN, {at}.permissionPolicy, {at}.permissionPolicyARNs, {at}.wellKnownPolicies"
+            ),
+        ))
+    } else if role {
+        policies.iter().find(|(_, given)| *given).map(|(key, _)| {
+            (
+                *key,
+                format!("{at}.{key} cannot be specified when {at}.roleARN is set"),
+            )
+        })
+    } else {
+        None
+    };
+    if let Some((key, message)) = refusal {
+        report.fire(format!("{at}.{key}"), message);
     }
 }
 

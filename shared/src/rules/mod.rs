@@ -81,8 +81,9 @@ impl std::fmt::Display for Severity {
 pub enum Stage {
     /// eksctl's own config validation refuses the file before it calls AWS.
     EksctlValidation,
-    /// AWS refuses it while eksctl creates the cluster (EKS, EC2 or CloudFormation), or
-    /// the live answers show it would.
+    /// It stops while eksctl creates the cluster: AWS refuses it (EKS, EC2 or
+    /// CloudFormation), or eksctl's stack builder does after its config validation, or the
+    /// live answers show it would.
     AwsCreate,
     /// The Kubernetes API server refuses the object at `kubectl apply` (CRD schema, CEL).
     ApiServer,
@@ -118,7 +119,9 @@ impl Stage {
     pub fn describe(self) -> &'static str {
         match self {
             Stage::EksctlValidation => "eksctl's config validation, before any AWS call",
-            Stage::AwsCreate => "cluster creation: EKS, EC2 or CloudFormation refuses it",
+            Stage::AwsCreate => {
+                "cluster creation: EKS, EC2, CloudFormation or eksctl's stack builder refuses it"
+            }
             Stage::ApiServer => "kubectl apply: the Kubernetes API server refuses it",
             Stage::Runtime => "run time: accepted, but nodes never launch or pods never schedule",
             Stage::Advice => "nowhere: advice on cost, reliability or practice",
