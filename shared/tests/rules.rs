@@ -1467,6 +1467,14 @@ const CASES: &[Case] = &[
         path: "karpenter.node_classes[0].spec.amiSelectorTerms[0].alias",
     },
     Case {
+        rule: "karpenter-ami-alias-version-unpublished",
+        base: reserved_pool,
+        breaks: |spec, _| {
+            class(spec).spec.ami_selector_terms = vec![SelectorTerm::alias("al2023@lates")]
+        },
+        path: "karpenter.node_classes[0].spec.amiSelectorTerms[0].alias",
+    },
+    Case {
         rule: "karpenter-selector-terms-invalid",
         base: reserved_pool,
         breaks: |spec, _| class(spec).spec.subnet_selector_terms = vec![SelectorTerm::id("sn-123")],
@@ -2227,6 +2235,11 @@ const DOCUMENT_CASES: &[DocumentCase] = &[
         rule: "self-managed-nodegroup-taint-invalid",
         yaml: "nodeGroups:\n  - name: gpu\n    taints:\n      - key: nvidia.com/gpu\n        value: \"yes please\"\n        effect: NoSchedule\n",
         path: "nodeGroups[0].taints[0].value",
+    },
+    DocumentCase {
+        rule: "windows-only-node-groups",
+        yaml: "nodeGroups:\n  - name: win\n    amiFamily: WindowsServer2022FullContainer\n    instanceType: m5.large\n",
+        path: "nodeGroups[0].amiFamily",
     },
     DocumentCase {
         rule: "self-managed-nodegroup-size-order",

@@ -160,6 +160,16 @@ pub(super) static RULES: &[Rule] = &[
         check: Check::Document(spot_with_reservation),
     },
     Rule {
+        id: "windows-only-node-groups",
+        severity: Severity::Warning,
+        summary: "every node group runs Windows: CoreDNS and the other Linux system pods have no node",
+        help: "add a small Linux node group (AmazonLinux2023) for the system pods; Windows workloads also need the VPC resource controller",
+        reference: "eksctl pkg/eks/nodegroup.go LogWindowsCompatibility (only logs \"a Linux node group is required to support Windows workloads\"); CoreDNS's deployment selects kubernetes.io/os: linux",
+        live: false,
+        stage: Stage::Advice,
+        check: Check::Document(windows_only_node_groups),
+    },
+    Rule {
         id: "override-bootstrap-needs-ami",
         severity: Severity::Error,
         summary: "a managed group's overrideBootstrapCommand needs a custom ami, except on AmazonLinux2023",
@@ -170,6 +180,27 @@ pub(super) static RULES: &[Rule] = &[
         check: Check::Document(override_bootstrap_needs_ami),
     },
 ];
+
+/// A ClusterConfig whose node groups all run Windows (eksctl's amiFamily
+/// `WindowsServer…`) and that has no EKS Auto Mode, which would run the system pods itself.
+fn windows_only_node_groups(document: &Value, report: &mut Report<'_>) {
+    let groups = all_groups(document);
+    let windows = |group: &Value| {
+        text(group, "amiFamily").is_some_and(|family| family.starts_with("WindowsServer"))
+    };
+    let auto_mode = document
+        .get("autoModeConfig")
+        .and_then(|config| config.get("enabled"))
+        .and_then(Value::as_bool)
+        == Some(true);
+    if groups.is_empty() || auto_mode || !groups.iter().all(|(_, group)| windows(group)) {
+        return;
+    }
+    report.fire(
+        format!("{}.amiFamily", groups[0].0),
+        "every node group runs Windows: CoreDNS and the other system pods need a Linux node, so they stay Pending (eksctl only warns: \"a Linux node group is required to support Windows workloads\")",
+    );
+}
 
 /// Managed and self-managed node groups, each with its path.
 fn all_groups(document: &Value) -> Vec<(String, &Value)> {

@@ -671,6 +671,25 @@ fn association_incomplete(at: &str, association: &Value, report: &mut Report<'_>
     }
 }
 
+/// eksctl's first refusal of `privateCluster.additionalEndpointServices`: only its
+/// optional services may be added (`endpoint_service.go`: logs, cloudformation,
+/// autoscaling; the others it always creates), each once (ValidateAdditionalEndpointServices).
+fn endpoint_services_problem(services: &[Value]) -> Option<(usize, String)> {
+    const OPTIONAL: [&str; 3] = ["logs", "cloudformation", "autoscaling"];
+    let mut seen: Vec<&str> = Vec::new();
+    for (index, service) in services.iter().enumerate() {
+        let name = service.as_str().unwrap_or_default();
+        if !OPTIONAL.contains(&name) {
+            return Some((index, format!("unsupported endpoint service {name:?}")));
+        }
+        if seen.contains(&name) {
+            return Some((index, format!("found duplicate endpoint service: {name:?}")));
+        }
+        seen.push(name);
+    }
+    None
+}
+
 fn cluster_logging_invalid(document: &Value, report: &mut Report<'_>) {
     const TYPES: &[&str] = &[
         "api",
@@ -765,9 +784,13 @@ fn vpc_config_invalid(document: &Value, report: &mut Report<'_>) {
     if !is_cluster_config(document) {
         return;
     }
-    let Some(vpc) = document.get("vpc").filter(|vpc| vpc.is_mapping()) else {
-        return;
-    };
+    // eksctl gives every cluster a VPC by default; a file without one has nothing of its
+    // own to check there, but its private cluster still is.
+    let no_vpc = Value::Mapping(yaml_serde::Mapping::new());
+    let vpc = document
+        .get("vpc")
+        .filter(|vpc| vpc.is_mapping())
+        .unwrap_or(&no_vpc);
     let ipv6 = ipv6(document);
     if let Some(private) = document
         .get("privateCluster")
@@ -788,6 +811,13 @@ fn vpc_config_invalid(document: &Value, report: &mut Report<'_>) {
             report.fire(
                 "privateCluster.additionalEndpointServices",
                 "privateCluster.additionalEndpointServices cannot be set when privateCluster.skipEndpointCreation is true",
+            );
+        } else if let Some((index, problem)) =
+            endpoint_services_problem(list(private, "additionalEndpointServices"))
+        {
+            report.fire(
+                format!("privateCluster.additionalEndpointServices[{index}]"),
+                format!("invalid value in privateCluster.additionalEndpointServices: {problem}"),
             );
         }
         if has(document, "localZones") {

@@ -316,6 +316,20 @@ pub(super) static RULES: &[Rule] = &[
         check: Check::Spec(karpenter_ami_alias_invalid),
     },
     Rule {
+        id: "karpenter-ami-alias-version-unpublished",
+        severity: Severity::Error,
+        summary: super::described(
+            "an AMI alias names a version no AMI is published under: the CRD accepts it, Karpenter finds no AMI",
+        ),
+        help: "use `latest`, or a published version: vYYYYMMDD for al2 and al2023 (an amazon-eks-ami release), MAJOR.MINOR.PATCH for bottlerocket",
+        reference: super::described(
+            "karpenter-provider-aws pkg/providers/amifamily/al2023.go, al2.go, bottlerocket.go DescribeImageQuery: the version is part of the SSM parameter path; no parameter, \"failed to discover any AMIs for alias\", the EC2NodeClass's AMIsReady stays False",
+        ),
+        live: false,
+        stage: Stage::Runtime,
+        check: Check::Spec(karpenter_ami_alias_version_unpublished),
+    },
+    Rule {
         id: "karpenter-selector-terms-invalid",
         severity: Severity::Error,
         summary: super::described(
@@ -1313,6 +1327,55 @@ fn karpenter_ami_alias_invalid(context: &Context<'_>, report: &mut Report<'_>) {
     }
 }
 
+/// Whether `version` has the form AMIs of `family` are published under: an
+/// amazon-eks-ami release (`v20240807`) for al2 and al2023, a Bottlerocket release
+/// (`1.20.3`, with or without a `v`) for bottlerocket; `latest` for any.
+fn published_alias_version(family: &str, version: &str) -> bool {
+    if version == "latest" {
+        return true;
+    }
+    match family {
+        "al2" | "al2023" => version
+            .strip_prefix('v')
+            .is_some_and(|date| date.len() == 8 && date.bytes().all(|byte| byte.is_ascii_digit())),
+        "bottlerocket" => {
+            let parts: Vec<&str> = version.trim_start_matches('v').split('.').collect();
+            parts.len() == 3
+                && parts
+                    .iter()
+                    .all(|part| !part.is_empty() && part.bytes().all(|byte| byte.is_ascii_digit()))
+        }
+        _ => true,
+    }
+}
+
+fn karpenter_ami_alias_version_unpublished(context: &Context<'_>, report: &mut Report<'_>) {
+    for (class_index, class) in classes(context) {
+        for (index, term) in class.spec.ami_selector_terms.iter().enumerate() {
+            let Some((family, version)) = term
+                .alias
+                .as_deref()
+                .and_then(|alias| alias.split_once('@'))
+            else {
+                continue;
+            };
+            if !ALIAS_FAMILIES.contains(&family)
+                || version.is_empty()
+                || published_alias_version(family, version)
+            {
+                continue;
+            }
+            report.fire(
+                format!("{}.spec.amiSelectorTerms[{index}].alias", class_path(class_index)),
+                format!(
+                    "alias `{family}@{version}`: the API server accepts it, but no {family} AMI is published as version `{version}`, so Karpenter finds no AMI for it (\"failed to discover any AMIs for alias\"), EC2NodeClass `{}` never becomes Ready and its NodePools launch nothing",
+                    class.metadata.name
+                ),
+            );
+        }
+    }
+}
+
 fn check_id_terms(
     terms: &[SelectorTerm],
     path: &str,
@@ -1741,6 +1804,41 @@ fn karpenter_node_overlay_invalid(context: &Context<'_>, report: &mut Report<'_>
             report.fire(
                 format!("{path}.weight"),
                 format!("NodeOverlay `{name}`: weight {weight} is outside 1-10000"),
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::published_alias_version;
+
+    #[test]
+    fn alias_versions_are_read_as_the_ami_names_are_published() {
+        for (family, version) in [
+            ("al2023", "latest"),
+            ("al2023", "v20240807"),
+            ("al2", "v20251120"),
+            ("bottlerocket", "1.20.3"),
+            ("bottlerocket", "v1.49.0"),
+            ("windows2022", "latest"),
+        ] {
+            assert!(
+                published_alias_version(family, version),
+                "{family}@{version}"
+            );
+        }
+        for (family, version) in [
+            ("al2", "lates"),
+            ("al2023", "20240807"),
+            ("al2023", "v2024080"),
+            ("al2023", "1.20.3"),
+            ("bottlerocket", "1.20"),
+            ("bottlerocket", "v20240807"),
+        ] {
+            assert!(
+                !published_alias_version(family, version),
+                "{family}@{version}"
             );
         }
     }

@@ -397,6 +397,16 @@ impl<'schema> Walker<'schema> {
         if flag(schema, "x-kubernetes-int-or-string") {
             expected_types = vec!["integer", "string"];
         }
+        // eksctl's schema gives its Go structs (`NodeGroupSSH`, `ClusterIAM`…) properties
+        // but no type, yet its strict decoder refuses anything but an object for one:
+        // `ssh: true` is "cannot unmarshal bool into Go struct field". Its types with their
+        // own decoding (taints, `CustomStringSlice`, subnet maps) declare no properties.
+        if let Dialect::Eksctl = self.dialect
+            && expected_types.is_empty()
+            && schema.contains_key("properties")
+        {
+            expected_types = vec!["object"];
+        }
         if expected_types.contains(&"integer")
             && let Some(issue) = beyond_64_bits(path, value)
         {
