@@ -71,3 +71,24 @@ fn an_existing_vpc_given_by_its_subnets_only_is_read() {
         errors(&zones_only)
     );
 }
+
+/// A NodePool written for Karpenter's v1beta1 (`nodeClassRef.apiVersion`, no `group`) is
+/// read, and the API server's refusal of it is a finding at its place: `group` is required
+/// by the v1 CRD and `apiVersion` is not a field of it.
+#[test]
+fn a_v1beta1_node_class_reference_is_a_finding_at_its_place_not_an_unreadable_file() {
+    let pool = "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: default\nspec:\n  template:\n    spec:\n      nodeClassRef:\n        apiVersion: karpenter.k8s.aws/v1beta1\n        kind: EC2NodeClass\n        name: default\n      requirements:\n        - key: karpenter.sh/capacity-type\n          operator: In\n          values: [on-demand]\n";
+    let found = lint_text("nodepool.yaml", pool).expect("a v1beta1 reference is read");
+    let at = |rule: &str, path: &str| {
+        found.iter().any(|finding| {
+            finding.rule == rule
+                && finding.path.ends_with(path)
+                && finding.severity == Severity::Error
+        })
+    };
+    assert!(at("karpenter-schema", "nodeClassRef.group"), "{found:#?}");
+    assert!(
+        at("karpenter-schema", "nodeClassRef.apiVersion"),
+        "{found:#?}"
+    );
+}

@@ -434,6 +434,12 @@ const CASES: &[Case] = &[
         path: "cluster.kubernetes_version",
     },
     Case {
+        rule: "kubernetes-version-omitted",
+        base: block,
+        breaks: |spec, _| spec.cluster.kubernetes_version = String::new(),
+        path: "cluster.kubernetes_version",
+    },
+    Case {
         rule: "kubernetes-version-extended-support",
         base: block,
         breaks: |spec, _| spec.cluster.kubernetes_version = "1.32".into(),

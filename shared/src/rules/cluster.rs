@@ -74,6 +74,20 @@ pub(super) static RULES: &[Rule] = &[
         check: Check::Spec(kubernetes_version_extended_support),
     },
     Rule {
+        id: "kubernetes-version-omitted",
+        severity: Severity::Warning,
+        summary: super::described(
+            "no Kubernetes version: eksctl creates the cluster at its own default version",
+        ),
+        help: "name the version (`metadata.version`), so the file says which Kubernetes the cluster gets",
+        reference: super::described(
+            "eksctl pkg/apis/eksctl.io/v1alpha5/types.go DefaultVersion (Version1_34), set by SetClusterConfigDefaults when metadata.version is empty; its support by the EKS release calendar",
+        ),
+        live: false,
+        stage: Stage::Advice,
+        check: Check::Spec(kubernetes_version_omitted),
+    },
+    Rule {
         id: "kubernetes-version-newer-than-calendar",
         severity: Severity::Warning,
         summary: super::described(
@@ -370,6 +384,34 @@ fn kubernetes_version_extended_support(context: &Context<'_>, report: &mut Repor
             ),
         );
     }
+}
+
+/// The Kubernetes version eksctl creates a cluster with when its file names none
+/// (`DefaultVersion` in eksctl's `pkg/apis/eksctl.io/v1alpha5/types.go`).
+pub const EKSCTL_DEFAULT_VERSION: &str = "1.34";
+
+fn kubernetes_version_omitted(context: &Context<'_>, report: &mut Report<'_>) {
+    if !context.spec.cluster.kubernetes_version.trim().is_empty() {
+        return;
+    }
+    let support = match versions::support_on(EKSCTL_DEFAULT_VERSION, context.today()) {
+        Some(Support::Extended { standard_ended, .. }) => format!(
+            ", which left standard support on {standard_ended}: in extended support the control plane costs USD 0.60 an hour instead of 0.10"
+        ),
+        Some(Support::Ended { ended }) => {
+            format!(", which EKS stopped offering on {ended}")
+        }
+        Some(Support::Standard { ends }) => {
+            format!(", in standard support until {ends}")
+        }
+        _ => String::new(),
+    };
+    report.fire(
+        fields::KUBERNETES_VERSION.path(),
+        format!(
+            "no Kubernetes version: eksctl creates the cluster at its own default, {EKSCTL_DEFAULT_VERSION}{support}"
+        ),
+    );
 }
 
 fn kubernetes_version_newer_than_calendar(context: &Context<'_>, report: &mut Report<'_>) {

@@ -218,7 +218,10 @@ pub struct NodeClaimSpec {
 /// `nodeClassRef`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct NodeClassRef {
-    /// API group, `karpenter.k8s.aws`.
+    /// API group, `karpenter.k8s.aws`. Read also when missing (a v1beta1 reference names
+    /// an `apiVersion` instead, kept in `extra`), so the schema check can say so at its
+    /// line; written only when set.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub group: String,
     /// Kind, `EC2NodeClass`.
     pub kind: String,
