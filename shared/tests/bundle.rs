@@ -52,11 +52,30 @@ fn an_eksctl_bundle_has_the_cluster_the_spec_and_scripts() {
     assert!(teardown.contains("eksctl delete cluster -f cluster.yaml"));
     let (_, readme, readme_mode) = &entries[4];
     assert_eq!(*readme_mode, 0o644);
-    assert!(
-        readme.contains("`placeholder-left` at `cluster.region`"),
-        "{readme}"
-    );
+    // Findings are placed in the page's words, not the spec's paths.
+    assert!(readme.contains("`placeholder-left` at Region:"), "{readme}");
+    assert!(!readme.contains("`cluster.region`"), "{readme}");
     assert!(readme.contains("No live checks ran"), "{readme}");
+    assert!(readme.contains("- On your `PATH`: `eksctl`."), "{readme}");
+}
+
+/// The README names every file of the bundle with what it is for, for every template.
+#[test]
+fn the_readme_lists_every_file_of_the_bundle_with_what_it_is_for() {
+    for template in shared::TEMPLATES {
+        let spec = template.spec();
+        let files = bundle::bundle_files(&spec, &[], &[]).unwrap();
+        let readme = file(&files, "README.md");
+        for bundled in &files {
+            let line = readme
+                .lines()
+                .find(|line| line.starts_with(&format!("- `{}` — ", bundled.path)))
+                .unwrap_or_else(|| panic!("{}: README does not list {}", template.id, bundled.path));
+            assert!(!line.ends_with("a file the deploy uses"), "{}: {line}", template.id);
+        }
+        assert!(readme.contains("## Before you run it"), "{}", template.id);
+        assert!(readme.contains("`./deploy.sh`"), "{}", template.id);
+    }
 }
 
 fn file<'a>(files: &'a [bundle::BundleFile], path: &str) -> &'a str {
@@ -590,4 +609,72 @@ fn checkpoint_volumes_are_the_csi_drivers_objects_applied_after_the_cluster_and_
     let files = bundle::bundle_files(&plain, &[], &[]).unwrap();
     assert!(files.iter().all(|file| !file.path.starts_with("storage/")));
     assert!(!file(&files, "deploy.sh").contains("storage"));
+}
+
+/// A bundle whose design has open errors: `deploy.sh` lists them and stops before its
+/// first step, unless told to go on.
+#[test]
+fn deploy_sh_refuses_to_start_while_the_design_has_open_errors() {
+    // The template as it comes: its placeholders are open errors.
+    let spec = shared::template("p5-checkpoint-storage").unwrap().spec();
+    let findings = shared::rules::validate(&spec);
+    assert!(shared::rules::has_errors(&findings));
+    let files = bundle::bundle_files(&spec, &findings, &[]).unwrap();
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("deploy-sh-open-errors-{}", std::process::id()));
+    for file in &files {
+        let path = dir.join(&file.path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, &file.contents).unwrap();
+    }
+    let readme = &files.iter().find(|file| file.path == "README.md").unwrap().contents;
+    assert!(readme.contains("./deploy.sh --despite-open-errors"), "{readme}");
+    let log = dir.join("calls.jsonl");
+    let run = |args: &[&str]| {
+        std::process::Command::new("bash")
+            .arg(dir.join("deploy.sh"))
+            .args(args)
+            .env(
+                "PATH",
+                format!(
+                    "{}:{}",
+                    fixtures().display(),
+                    std::env::var("PATH").unwrap_or_default()
+                ),
+            )
+            .env("EKSCTL_STANDIN_ARGV_LOG", &log)
+            .env("EKSCTL_STANDIN_DELAY_MS", "0")
+            .output()
+            .unwrap()
+    };
+    let refused = run(&[]);
+    assert_eq!(refused.status.code(), Some(3));
+    let said = String::from_utf8_lossy(&refused.stderr);
+    let errors = findings
+        .iter()
+        .filter(|finding| finding.severity == shared::rules::Severity::Error)
+        .count();
+    assert!(
+        said.contains(&format!("the design has {errors} open error")),
+        "{said}"
+    );
+    for finding in findings
+        .iter()
+        .filter(|finding| finding.severity == shared::rules::Severity::Error)
+    {
+        assert!(said.contains(finding.rule.as_ref()), "{said}");
+    }
+    assert!(!log.exists(), "no tool ran");
+    // Told to go on, it runs its steps (the stand-in eksctl creates nothing here).
+    let forced = run(&["--despite-open-errors"]);
+    assert!(
+        forced.status.success(),
+        "{}",
+        String::from_utf8_lossy(&forced.stderr)
+    );
+    assert!(log.exists(), "the steps ran");
+    // Without open errors there is no guard at all.
+    let clean = bundle::bundle_files(&spec, &[], &[]).unwrap();
+    let script = &clean.iter().find(|file| file.path == "deploy.sh").unwrap().contents;
+    assert!(!script.contains("--despite-open-errors"), "{script}");
 }

@@ -98,17 +98,64 @@ pub fn bundle_files(
         }
     }
     files.push(file("studio.json", spec.to_json() + "\n", false));
-    files.push(file("deploy.sh", deploy_script(spec), true));
+    files.push(file("deploy.sh", deploy_script(spec, findings), true));
     files.push(file("teardown.sh", teardown_script(spec), true));
-    files.push(file("README.md", readme(spec, findings, checks), false));
+    let readme = readme(spec, findings, checks, &files);
+    files.push(file("README.md", readme, false));
     Ok(files)
 }
 
-fn deploy_script(spec: &Spec) -> String {
-    sequence::script(
+/// The flag that makes `deploy.sh` start although the design has open errors.
+pub const DESPITE_OPEN_ERRORS: &str = "--despite-open-errors";
+
+fn deploy_script(spec: &Spec, findings: &[Finding]) -> String {
+    let script = sequence::script(
         "Creates the cluster designed in EKS Training Studio.",
         &sequence::deploy_steps(spec),
-    )
+    );
+    let errors: Vec<&Finding> = findings
+        .iter()
+        .filter(|finding| finding.severity == Severity::Error)
+        .collect();
+    if errors.is_empty() {
+        return script;
+    }
+    // The design's open errors, listed, and the script stops before its first step
+    // unless told to go on: a peer would refuse what they name, part way through.
+    let noun = if errors.len() == 1 { "error" } else { "errors" };
+    let mut guard = format!(
+        "\nif [ \"${{1:-}}\" != {flag} ]; then\n  echo {said} >&2\n",
+        flag = DESPITE_OPEN_ERRORS,
+        said = sequence::shell_quote(&format!(
+            "deploy.sh: the design has {} open {noun} (README.md lists them with how to fix each):",
+            errors.len()
+        ))
+    );
+    for finding in errors {
+        let line = format!(
+            "  {} at {}: {}",
+            finding.rule,
+            readme_line(&finding.path),
+            readme_line(&finding.message)
+        );
+        guard.push_str(&format!("  echo {} >&2\n", sequence::shell_quote(&line)));
+    }
+    guard.push_str(&format!(
+        "  echo {} >&2\n  exit 3\nfi\n",
+        sequence::shell_quote(&format!(
+            "fix them in the studio and download the bundle again, or run ./deploy.sh {DESPITE_OPEN_ERRORS} to start anyway"
+        ))
+    ));
+    // After `set -euo pipefail` and the `cd`, before the first step.
+    match script.find("\nstep() {") {
+        Some(at) => {
+            let end = script[at + 1..]
+                .find('\n')
+                .map_or(script.len(), |line| at + 1 + line + 1);
+            format!("{}{}{}", &script[..end], guard, &script[end..])
+        }
+        None => format!("{script}{guard}"),
+    }
 }
 
 fn teardown_script(spec: &Spec) -> String {
@@ -146,34 +193,85 @@ fn readme_text(text: &str) -> String {
     readme_line(text).replace('`', "\\`")
 }
 
-fn readme(spec: &Spec, findings: &[Finding], checks: &[CheckLine]) -> String {
+/// Where a finding is, as the page says it (`Node group `gpu` › Instance type`); a path
+/// inside a file (a document rule's) stays a path.
+fn place_of(spec: &Spec, path: &str) -> String {
+    let place = crate::model::places::place(spec, path);
+    if place.is_empty() {
+        format!("`{}`", path.replace('`', "\\`"))
+    } else {
+        place
+    }
+}
+
+/// What a bundled file is for, in a line.
+fn what_it_is(path: &str) -> &'static str {
+    use crate::documents::{auto_mode, storage};
+    match path {
+        "cluster.yaml" => "the eksctl ClusterConfig: the cluster, its network, node groups, add-ons and access",
+        "studio.json" => "the design; open it in the studio to keep editing",
+        "deploy.sh" => "creates the cluster: eksctl, then the steps the design needs after it",
+        "teardown.sh" => "deletes the cluster and what the deploy made for it",
+        NODEPOOLS_PATH => "Karpenter's NodePools and EC2NodeClasses, applied once Karpenter runs",
+        KARPENTER_VALUES_PATH => "the Helm values of the Karpenter controller",
+        karpenter_aws::PREREQUISITES_PATH => {
+            "CloudFormation for what Karpenter needs before the cluster: its node role, controller policy and interruption queue"
+        }
+        karpenter_aws::CLUSTER_ACCESS_PATH => {
+            "CloudFormation for what Karpenter needs once the cluster exists: the node role's access entry and the controller's identity"
+        }
+        storage::STORAGE_PATH => {
+            "the volumes for datasets and checkpoints (FSx for Lustre StorageClass and claim, S3 volume and claim); teardown deletes the claims first, so FSx deletes the file system it made"
+        }
+        auto_mode::PATH => "EKS Auto Mode's NodePools and NodeClasses, applied once the cluster is up",
+        _ => device_plugins::Plugin::ALL
+            .into_iter()
+            .find(|plugin| plugin.chart().values_path == path)
+            .map_or("a file the deploy uses", |_| {
+                "the Helm values of a device plugin, scheduled only where a NodePool can launch its hardware"
+            }),
+    }
+}
+
+fn readme(
+    spec: &Spec,
+    findings: &[Finding],
+    checks: &[CheckLine],
+    files: &[BundleFile],
+) -> String {
     let mut text = format!(
         "# {name}\n\nEKS cluster `{name}` in `{region}` (Kubernetes {version}), designed in EKS Training Studio.\n\n",
         name = readme_text(&spec.cluster.name),
         region = readme_text(&spec.cluster.region),
         version = readme_text(&spec.cluster.kubernetes_version)
     );
-    text.push_str("## Files\n\n- `cluster.yaml` — eksctl ClusterConfig\n");
-    if spec.karpenter.is_some() {
+    text.push_str("## Files\n\n");
+    for bundled in files {
+        text.push_str(&format!("- `{}` — {}\n", bundled.path, what_it_is(&bundled.path)));
+    }
+    text.push_str("- `README.md` — this file\n\n");
+    text.push_str("## Before you run it\n\n");
+    let mut tools: Vec<sequence::Tool> = sequence::deploy_steps(spec)
+        .iter()
+        .map(|step| step.tool)
+        .collect();
+    tools.sort_by_key(|tool| tool.command());
+    tools.dedup();
+    text.push_str(&format!(
+        "- On your `PATH`: {}.\n- AWS credentials for the account the cluster goes in, allowed to create what these files describe (an EKS cluster, its VPC, node groups and IAM roles through CloudFormation).\n- The region is the design's: `{}`.\n\n",
+        tools
+            .iter()
+            .map(|tool| format!("`{}`", tool.command()))
+            .collect::<Vec<_>>()
+            .join(", "),
+        readme_text(&spec.cluster.region)
+    ));
+    text.push_str("## Run it\n\n`./deploy.sh` runs each step in order and stops at the first that fails (the studio's one-click deploy runs the same steps); `./teardown.sh` deletes what it made, in reverse order.\n\n");
+    if crate::rules::has_errors(findings) {
         text.push_str(&format!(
-            "- `{NODEPOOLS_PATH}` — Karpenter NodePools and EC2NodeClasses\n- `{KARPENTER_VALUES_PATH}` — Helm values for the Karpenter controller\n"
+            "`deploy.sh` does not start while the design has the errors below: a peer would refuse what they name part way through the deploy. Fix them in the studio and download the bundle again, or run `./deploy.sh {DESPITE_OPEN_ERRORS}` to start anyway.\n\n"
         ));
     }
-    if !spec.auto_mode_pools.is_empty() {
-        text.push_str(&format!(
-            "- `{}` — EKS Auto Mode's NodePools and NodeClasses, applied once the cluster is up\n",
-            crate::documents::auto_mode::PATH
-        ));
-    }
-    if !spec.storage.is_empty() {
-        text.push_str(&format!(
-            "- `{}` — the volumes for datasets and checkpoints (FSx for Lustre StorageClass and claim, S3 volume and claim); teardown deletes the claims first, so FSx deletes the file system it made\n",
-            crate::documents::storage::STORAGE_PATH
-        ));
-    }
-    text.push_str(
-        "- `studio.json` — the design; open it in the studio to keep editing\n- `deploy.sh` — creates the cluster (eksctl, then helm and kubectl when Karpenter is used)\n- `teardown.sh` — deletes it\n\n",
-    );
     text.push_str("## Findings still open\n\n");
     if findings.is_empty() {
         text.push_str("None.\n");
@@ -184,10 +282,10 @@ fn readme(spec: &Spec, findings: &[Finding], checks: &[CheckLine]) -> String {
             .filter(|finding| finding.severity == severity)
         {
             text.push_str(&format!(
-                "- **{}** `{}` at `{}`: {} — {}\n",
+                "- **{}** `{}` at {}: {} — {}\n",
                 finding.severity,
                 finding.rule,
-                readme_text(&finding.path),
+                readme_line(&place_of(spec, &finding.path)),
                 readme_line(&finding.message),
                 readme_line(&finding.help)
             ));

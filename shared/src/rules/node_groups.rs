@@ -162,6 +162,34 @@ pub(super) static RULES: &[Rule] = &[
         check: Check::Spec(efa_multiple_subnets),
     },
     Rule {
+        id: "node-group-no-subnet-of-its-kind",
+        severity: Severity::Error,
+        summary: super::described(
+            "a node group in an existing VPC that has no subnets of its kind (public, or private with privateNetworking)",
+        ),
+        help: "turn privateNetworking on or off to match the VPC's subnets, or add subnets of the group's kind to the network",
+        reference: super::described(
+            "eksctl pkg/cfn/builder/nodegroup.go AssignSubnets (a group with no zones or subnets gets the VPC's public subnets, or its private ones with privateNetworking) and pkg/vpc/vpc.go selectNodeGroupZoneSubnets (\"mapping does not have enough subnets\"); EKS CreateNodegroup needs at least one subnet",
+        ),
+        live: false,
+        stage: Stage::AwsCreate,
+        check: Check::Spec(node_group_no_subnet_of_its_kind),
+    },
+    Rule {
+        id: "node-group-private-subnet-public-group",
+        severity: Severity::Error,
+        summary: super::described(
+            "a public node group (privateNetworking off) names a subnet the design lists as private",
+        ),
+        help: "turn privateNetworking on for the group, or name a public subnet",
+        reference: super::described(
+            "eksctl pkg/vpc/vpc.go selectNodeGroupSubnetsFromIDs: \"subnet %s is specified as private in ClusterConfig, thus must only be used when `privateNetworking` is enabled\"",
+        ),
+        live: false,
+        stage: Stage::AwsCreate,
+        check: Check::Spec(node_group_private_subnet_public_group),
+    },
+    Rule {
         id: "efa-group-not-pinned",
         severity: Severity::Warning,
         summary: super::described(
@@ -910,6 +938,90 @@ fn efa_multiple_subnets(context: &Context<'_>, report: &mut Report<'_>) {
                     group.name
                 ),
             );
+        }
+    }
+}
+
+fn node_group_no_subnet_of_its_kind(context: &Context<'_>, report: &mut Report<'_>) {
+    let Network::ExistingVpc {
+        public_subnets,
+        private_subnets,
+        ..
+    } = &context.spec.network
+    else {
+        return;
+    };
+    // A VPC with no subnets at all is the network rules' to say.
+    if public_subnets.is_empty() && private_subnets.is_empty() {
+        return;
+    }
+    for (index, group) in groups(context) {
+        let (kind, count) = if group.private_networking {
+            ("private", private_subnets.len())
+        } else {
+            ("public", public_subnets.len())
+        };
+        if count > 0 {
+            continue;
+        }
+        let how = match &group.placement {
+            // Subnets named by id outside the design are looked up in EC2 by eksctl.
+            GroupPlacement::Subnets { .. } => continue,
+            GroupPlacement::Cluster => format!(
+                "names no subnet or zone, so eksctl gives it the VPC's {kind} subnets: none, and EKS refuses a node group without subnets"
+            ),
+            GroupPlacement::AvailabilityZones { .. } => format!(
+                "names zones, and eksctl looks for {kind} subnets in them: it refuses the group (\"could not find {kind} subnets for zones …: mapping does not have enough subnets\")"
+            ),
+        };
+        let networking = if group.private_networking {
+            "private (privateNetworking on)"
+        } else {
+            "public (privateNetworking off)"
+        };
+        report.fire(
+            fields::PLACEMENT.at(&[index]),
+            format!(
+                "node group `{}` is {networking} and the VPC has no {kind} subnets; it {how}",
+                group.name
+            ),
+        );
+    }
+}
+
+fn node_group_private_subnet_public_group(context: &Context<'_>, report: &mut Report<'_>) {
+    let Network::ExistingVpc {
+        public_subnets,
+        private_subnets,
+        ..
+    } = &context.spec.network
+    else {
+        return;
+    };
+    for (index, group) in groups(context) {
+        let GroupPlacement::Subnets { subnets } = &group.placement else {
+            continue;
+        };
+        if group.private_networking {
+            continue;
+        }
+        let named = |subnet: &crate::model::spec::Subnet, wanted: &str| {
+            !wanted.trim().is_empty() && (subnet.name == wanted || subnet.id == wanted)
+        };
+        for wanted in subnets {
+            // eksctl looks among the public subnets first: a name in both is public.
+            if public_subnets.iter().any(|subnet| named(subnet, wanted)) {
+                continue;
+            }
+            if private_subnets.iter().any(|subnet| named(subnet, wanted)) {
+                report.fire(
+                    fields::PLACEMENT.at(&[index]),
+                    format!(
+                        "node group `{}` is public (privateNetworking off) and names subnet `{wanted}`, which the design lists as private: eksctl refuses it (\"subnet {wanted} is specified as private in ClusterConfig, thus must only be used when `privateNetworking` is enabled\")",
+                        group.name
+                    ),
+                );
+            }
         }
     }
 }
