@@ -653,6 +653,26 @@ const CASES: &[Case] = &[
         path: "node_groups[1].placement",
     },
     Case {
+        rule: "node-group-no-subnet-of-its-kind",
+        base: block,
+        breaks: |spec, _| {
+            if let Network::ExistingVpc { public_subnets, .. } = &mut spec.network {
+                public_subnets.clear();
+            }
+            spec.node_groups[0].private_networking = false;
+            spec.node_groups[0].placement = GroupPlacement::Cluster;
+        },
+        path: "node_groups[0].placement",
+    },
+    Case {
+        rule: "node-group-private-subnet-public-group",
+        base: block,
+        breaks: |spec, _| {
+            gpu(spec).private_networking = false;
+        },
+        path: "node_groups[1].placement",
+    },
+    Case {
         rule: "efa-group-not-pinned",
         base: block,
         breaks: |spec, _| gpu(spec).placement = GroupPlacement::Cluster,
@@ -2143,6 +2163,11 @@ const CLUSTER_HEAD: &str = "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\
 
 const DOCUMENT_CASES: &[DocumentCase] = &[
     DocumentCase {
+        rule: "control-plane-tier-invalid",
+        yaml: "controlPlaneScalingConfig:\n  tier: tier-8xl\n",
+        path: "controlPlaneScalingConfig.tier",
+    },
+    DocumentCase {
         rule: "gitops-flux-invalid",
         yaml: "gitops:\n  flux:\n    gitProvider: github\n",
         path: "gitops.flux.flags",
@@ -2983,4 +3008,41 @@ fn self_managed_sizes_are_judged_after_eksctls_own_defaults() {
         // Managed groups are the spec rule nodegroup-size-order's.
         assert!(fired(sizes, "managedNodeGroups").is_empty());
     }
+}
+
+/// A Capacity Block is placed by AWS in an UltraCluster and bought without a placement
+/// group: the placement-group advice for reservations speaks of ODCRs, and tells a block's
+/// buyer that a placement group of theirs adds nothing.
+#[test]
+fn placement_group_advice_tells_capacity_blocks_from_reservations() {
+    let (mut spec, live) = block();
+    gpu(&mut spec).efa_enabled = true;
+    gpu(&mut spec).placement_group.clear();
+    assert!(fired_paths(&spec, &live, "efa-reservation-placement-group").is_empty());
+    gpu(&mut spec).capacity = Capacity::Reservation {
+        reservation_id: RESERVATION.into(),
+    };
+    assert_eq!(
+        fired_paths(&spec, &live, "efa-reservation-placement-group"),
+        ["node_groups[1].capacity"]
+    );
+
+    let (mut spec, live) = block();
+    gpu(&mut spec).placement_group = "p5-training".into();
+    let message = |spec: &Spec| {
+        rules::validate_with(spec, &live)
+            .into_iter()
+            .find(|finding| finding.rule == "placement-group-with-reservation")
+            .unwrap()
+            .message
+    };
+    assert!(message(&spec).contains("EC2 UltraCluster"), "{}", message(&spec));
+    gpu(&mut spec).capacity = Capacity::Reservation {
+        reservation_id: RESERVATION.into(),
+    };
+    assert!(
+        message(&spec).contains("make sure the reservation was made in that placement group"),
+        "{}",
+        message(&spec)
+    );
 }

@@ -20,6 +20,16 @@ pub(super) static RULES: &[Rule] = &[
         check: Check::Document(self_managed_nodegroup_size_order),
     },
     Rule {
+        id: "control-plane-tier-invalid",
+        severity: Severity::Error,
+        summary: "controlPlaneScalingConfig.tier is not a tier EKS offers (standard, tier-xl, tier-2xl, tier-4xl)",
+        help: "write standard, tier-xl, tier-2xl or tier-4xl, or leave the tier out (standard)",
+        reference: "EKS API ProvisionedControlPlaneTier (aws-sdk-eks 1.122: standard, tier-xl, tier-2xl, tier-4xl); eksctl pkg/cfn/builder/cluster.go passes the tier to CloudFormation unchecked, so the cluster's stack fails",
+        live: false,
+        stage: Stage::AwsCreate,
+        check: Check::Document(control_plane_tier_invalid),
+    },
+    Rule {
         id: "eksctl-schema",
         severity: Severity::Error,
         summary: "the ClusterConfig does not match eksctl's schema (unknown key, wrong type, value not allowed)",
@@ -437,6 +447,31 @@ fn override_bootstrap_needs_ami(document: &Value, report: &mut Report<'_>) {
 /// eksctl's own words when it builds a self-managed group's stack, in its order: an
 /// unset `minSize` becomes `desiredCapacity` or 2 (no error), then `desiredCapacity` is
 /// checked against `maxSize`, then `maxSize` against the (defaulted) `minSize`.
+/// The control plane tiers EKS offers (`ProvisionedControlPlaneTier`).
+const CONTROL_PLANE_TIERS: &[&str] = &["standard", "tier-xl", "tier-2xl", "tier-4xl"];
+
+fn control_plane_tier_invalid(document: &Value, report: &mut Report<'_>) {
+    if !is_cluster_config(document) {
+        return;
+    }
+    let Some(tier) = document
+        .get("controlPlaneScalingConfig")
+        .and_then(|config| config.get("tier"))
+        .and_then(Value::as_str)
+    else {
+        return;
+    };
+    if !CONTROL_PLANE_TIERS.contains(&tier) {
+        report.fire(
+            "controlPlaneScalingConfig.tier",
+            format!(
+                "EKS offers control plane tiers {}; `{tier}` is not one: eksctl passes it on unchecked and the cluster's CloudFormation stack fails",
+                CONTROL_PLANE_TIERS.join(", ")
+            ),
+        );
+    }
+}
+
 fn self_managed_nodegroup_size_order(document: &Value, report: &mut Report<'_>) {
     const DEFAULT_NODE_COUNT: i64 = 2;
     for (path, kind, group) in groups(document) {

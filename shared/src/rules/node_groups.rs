@@ -207,11 +207,11 @@ pub(super) static RULES: &[Rule] = &[
         id: "efa-reservation-placement-group",
         severity: Severity::Info,
         summary: super::described(
-            "eksctl creates no placement group for an EFA group that uses a reservation",
+            "eksctl creates no placement group for an EFA group on an On-Demand Capacity Reservation",
         ),
-        help: "make sure the reservation (or Capacity Block) was made in a cluster placement group if your jobs need one",
+        help: "make sure the capacity reservation was made in a cluster placement group if your jobs need one",
         reference: super::described(
-            "eksctl pkg/cfn/builder/managed_launch_template.go:76-107 (A3.4)",
+            "eksctl pkg/cfn/builder/managed_launch_template.go:76-107 (A3.4); a Capacity Block needs none: EC2 API reference, CapacityBlock (its instances are placed close together in an EC2 UltraCluster)",
         ),
         live: false,
         stage: Stage::Advice,
@@ -301,9 +301,9 @@ pub(super) static RULES: &[Rule] = &[
         id: "placement-group-with-reservation",
         severity: Severity::Warning,
         summary: super::described("a group on reserved capacity is pinned to a placement group"),
-        help: "use the placement group the reservation was made in, or leave the placement group empty",
+        help: "for a capacity reservation, use the placement group it was made in; for a Capacity Block, leave the placement group empty",
         reference: super::described(
-            "AWS EC2 User Guide, Capacity Reservations in cluster placement groups (an instance uses a reservation in a placement group only when it launches into that group); eksctl pkg/cfn/builder/managed_launch_template.go: a reservation should already be made with its placement group",
+            "AWS EC2 User Guide, Capacity Reservations in cluster placement groups (a reservation made in a cluster placement group serves only launches into it); EC2 API reference, CapacityBlock and PurchaseCapacityBlock (AWS places a block's instances in an EC2 UltraCluster; a block is bought without a placement group); eksctl pkg/cfn/builder/managed_launch_template.go",
         ),
         live: false,
         stage: Stage::Advice,
@@ -1059,14 +1059,15 @@ fn efa_group_not_pinned(context: &Context<'_>, report: &mut Report<'_>) {
 fn efa_reservation_placement_group(context: &Context<'_>, report: &mut Report<'_>) {
     for (index, group) in groups(context) {
         // A group that names its placement group is judged by placement-group-with-reservation.
+        // A Capacity Block needs none: AWS places its instances together in an UltraCluster.
         if group.efa_enabled
-            && reservation_id(group).is_some()
+            && matches!(group.capacity, Capacity::Reservation { .. })
             && group.placement_group.trim().is_empty()
         {
             report.fire(
                 fields::CAPACITY.at(&[index]),
                 format!(
-                    "`{}` uses a reservation, so eksctl creates no cluster placement group for its EFA nodes",
+                    "`{}` uses an On-Demand Capacity Reservation, so eksctl creates no cluster placement group for its EFA nodes: they are as close together as the reservation was made",
                     group.name
                 ),
             );
@@ -1218,16 +1219,25 @@ fn node_repair_settings_while_off(context: &Context<'_>, report: &mut Report<'_>
 
 fn placement_group_with_reservation(context: &Context<'_>, report: &mut Report<'_>) {
     for (index, group) in groups(context) {
-        if let Some(id) = reservation_id(group)
-            && !group.placement_group.trim().is_empty()
-        {
-            report.fire(
+        if group.placement_group.trim().is_empty() {
+            continue;
+        }
+        match &group.capacity {
+            Capacity::Reservation { reservation_id } => report.fire(
                 fields::PLACEMENT_GROUP.at(&[index]),
                 format!(
-                    "`{}` launches into placement group `{}` on reservation {id}: EC2 uses the reservation only if it was made in that placement group, and finds no capacity otherwise",
+                    "`{}` launches into placement group `{}` on capacity reservation {reservation_id}: make sure the reservation was made in that placement group (a reservation made in a cluster placement group serves only launches into it)",
                     group.name, group.placement_group
                 ),
-            );
+            ),
+            Capacity::CapacityBlock { reservation_id } => report.fire(
+                fields::PLACEMENT_GROUP.at(&[index]),
+                format!(
+                    "`{}` launches into placement group `{}` on Capacity Block {reservation_id}: a block is bought without a placement group, and AWS already places its instances close together in an EC2 UltraCluster, so a placement group of yours adds nothing and is not where the block's capacity is",
+                    group.name, group.placement_group
+                ),
+            ),
+            Capacity::OnDemand | Capacity::Spot => {}
         }
     }
 }
