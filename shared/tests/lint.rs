@@ -58,7 +58,8 @@ fn files_linted_together_resolve_references_across_them() {
         );
     }
     // A ClusterConfig in a third file joins the design; two ClusterConfigs are two
-    // clusters, and each file is then linted on its own.
+    // clusters, each file of one linted on its own, and the Karpenter files still
+    // together: the pools find their class beside them.
     let cluster = include_str!("data/seeds/eks-g4dn.yaml").to_owned();
     let mut three = files.clone();
     three.push(("cluster.yaml".to_owned(), cluster.clone()));
@@ -66,14 +67,18 @@ fn files_linted_together_resolve_references_across_them() {
     assert!(linted.iter().all(|file| file.outcome.is_ok()));
     let mut four = three.clone();
     four.push(("cluster-2.yaml".to_owned(), cluster));
+    // And a file that cannot be read at all: named, and no reason to lint the rest apart.
+    four.push(("broken.yaml".to_owned(), "kind: [unclosed\n".to_owned()));
     let linted = shared::lint::lint_files_with(&four, &shared::rules::LiveFacts::default());
-    let pools_alone = linted[0].outcome.as_ref().unwrap();
+    let pools = linted[0].outcome.as_ref().unwrap();
     assert!(
-        pools_alone
+        pools
             .iter()
-            .any(|finding| finding.rule == "karpenter-node-class-missing"),
-        "{pools_alone:#?}"
+            .all(|finding| finding.rule != "karpenter-node-class-missing"),
+        "{pools:#?}"
     );
+    assert!(linted[2].outcome.is_ok() && linted[3].outcome.is_ok());
+    assert!(linted[4].outcome.is_err());
 }
 
 /// A static NodePool with a weight and a CPU limit breaks two of the CRD's CEL rules; each
@@ -277,5 +282,47 @@ fn the_user_guides_auto_mode_pool_and_class_lint_without_error_and_read_back_unc
                 && finding.message.contains("apply it from elsewhere")
         }),
         "{findings:#?}"
+    );
+}
+
+/// The same objects in two files of one design: identical, kubectl applies them twice and
+/// the cluster holds them once (no finding); different, the one applied last wins.
+#[test]
+fn an_object_written_twice_is_one_object_and_twice_differently_is_an_error() {
+    let both = include_str!("data/manifests/karpenter-default.yaml");
+    let files = vec![
+        ("a.yaml".to_owned(), both.to_owned()),
+        ("b.yaml".to_owned(), both.to_owned()),
+    ];
+    let linted = shared::lint::lint_files_with(&files, &shared::rules::LiveFacts::default());
+    for file in &linted {
+        let findings = file.outcome.as_ref().unwrap();
+        assert!(
+            findings
+                .iter()
+                .all(|finding| finding.rule != "karpenter-name-invalid"),
+            "{}: {findings:#?}",
+            file.name
+        );
+    }
+    let changed = both.replacen("consolidateAfter: 1m", "consolidateAfter: 5m", 1);
+    assert_ne!(changed, both);
+    let files = vec![
+        ("a.yaml".to_owned(), both.to_owned()),
+        ("b.yaml".to_owned(), changed),
+    ];
+    let linted = shared::lint::lint_files_with(&files, &shared::rules::LiveFacts::default());
+    let twice: Vec<_> = linted[1]
+        .outcome
+        .as_ref()
+        .unwrap()
+        .iter()
+        .filter(|finding| finding.rule == "karpenter-name-invalid")
+        .collect();
+    assert_eq!(twice.len(), 1, "only the NodePool differs: {twice:#?}");
+    assert!(
+        twice[0].message.contains("kubectl apply keeps the one applied last"),
+        "{}",
+        twice[0].message
     );
 }

@@ -430,22 +430,30 @@ pub fn import_karpenter(documents: &[Value]) -> Result<ImportedKarpenter, Import
                 let pool: NodePool =
                     yaml_serde::from_value(crate::upstream::karpenter::object_body(document))
                         .map_err(|serde_error| located(error("spec", serde_error.to_string())))?;
-                imported.settings.node_pools.push(pool);
-                imported.node_pool_documents.push(index);
+                // The same object written twice, identically (in two files of one
+                // design): kubectl applies it twice and the cluster holds one.
+                if !imported.settings.node_pools.contains(&pool) {
+                    imported.settings.node_pools.push(pool);
+                    imported.node_pool_documents.push(index);
+                }
             }
             DocumentKind::Ec2NodeClass => {
                 let class: Ec2NodeClass =
                     yaml_serde::from_value(crate::upstream::karpenter::object_body(document))
                         .map_err(|serde_error| located(error("spec", serde_error.to_string())))?;
-                imported.settings.node_classes.push(class);
-                imported.node_class_documents.push(index);
+                if !imported.settings.node_classes.contains(&class) {
+                    imported.settings.node_classes.push(class);
+                    imported.node_class_documents.push(index);
+                }
             }
             DocumentKind::NodeOverlay => {
                 let overlay: NodeOverlay =
                     yaml_serde::from_value(crate::upstream::karpenter::object_body(document))
                         .map_err(|serde_error| located(error("spec", serde_error.to_string())))?;
-                imported.settings.node_overlays.push(overlay);
-                imported.node_overlay_documents.push(index);
+                if !imported.settings.node_overlays.contains(&overlay) {
+                    imported.settings.node_overlays.push(overlay);
+                    imported.node_overlay_documents.push(index);
+                }
             }
             DocumentKind::ClusterConfig | DocumentKind::Unknown { .. } => {
                 return Err(located(error(

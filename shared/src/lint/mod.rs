@@ -441,9 +441,8 @@ pub struct FileFindings {
 /// their own. Findings come back per file, in the order given.
 pub fn lint_files_with(files: &[(String, String)], live: &rules::LiveFacts) -> Vec<FileFindings> {
     let mut outcomes: Vec<Option<Result<Vec<LintFinding>, LintFailure>>> = vec![None; files.len()];
-    let mut documents = Vec::new();
-    let mut owners = Vec::new();
-    let mut clusters = 0;
+    // Each readable YAML file's documents, and whether it holds a ClusterConfig.
+    let mut read_files: Vec<(usize, Vec<SourceDocument>, bool)> = Vec::new();
     for (index, (name, text)) in files.iter().enumerate() {
         if FileFormat::detect(name, text) == FileFormat::SpecJson {
             outcomes[index] = Some(lint_spec_json(text, live));
@@ -451,34 +450,68 @@ pub fn lint_files_with(files: &[(String, String)], live: &rules::LiveFacts) -> V
         }
         match read_documents(text) {
             Ok(read) => {
-                clusters += read
-                    .iter()
-                    .filter(|document| {
-                        matches!(
-                            import::document_kind(&document.value),
-                            Ok(DocumentKind::ClusterConfig)
-                        )
-                    })
-                    .count();
-                owners.extend(std::iter::repeat_n(index, read.len()));
-                documents.extend(read);
+                let holds_cluster = read.iter().any(|document| {
+                    matches!(
+                        import::document_kind(&document.value),
+                        Ok(DocumentKind::ClusterConfig)
+                    )
+                });
+                read_files.push((index, read, holds_cluster));
             }
             Err(failure) => outcomes[index] = Some(Err(failure)),
         }
     }
-    let together = clusters <= 1 && !documents.is_empty();
-    let combined = together
-        .then(|| import_documents(documents))
-        .and_then(Result::ok);
-    match combined {
-        Some(file) => {
-            let mut per_file: Vec<Vec<LintFinding>> = vec![Vec::new(); files.len()];
-            for (document, finding) in lint_parsed(&file, live, "the files given define") {
-                per_file[owners[document]].push(finding);
-            }
-            for (index, findings) in per_file.into_iter().enumerate() {
-                if outcomes[index].is_none() {
-                    let mut findings = findings;
+    let clusters = read_files
+        .iter()
+        .filter(|(_, _, holds_cluster)| *holds_cluster)
+        .count();
+    // One design: every file together. Several ClusterConfigs are several clusters: each
+    // file that holds one is linted on its own, and the other files (Karpenter's, Auto
+    // Mode's) together, so a NodePool still finds its EC2NodeClass in a sibling file.
+    let groups: Vec<Vec<(usize, Vec<SourceDocument>)>> = if clusters <= 1 {
+        vec![
+            read_files
+                .into_iter()
+                .map(|(index, read, _)| (index, read))
+                .collect(),
+        ]
+    } else {
+        let (with_cluster, others): (Vec<_>, Vec<_>) = read_files
+            .into_iter()
+            .partition(|(_, _, holds_cluster)| *holds_cluster);
+        with_cluster
+            .into_iter()
+            .map(|(index, read, _)| vec![(index, read)])
+            .chain(std::iter::once(
+                others
+                    .into_iter()
+                    .map(|(index, read, _)| (index, read))
+                    .collect(),
+            ))
+            .collect()
+    };
+    for group in groups {
+        if group.is_empty() {
+            continue;
+        }
+        let indices: Vec<usize> = group.iter().map(|(index, _)| *index).collect();
+        let mut owners = Vec::new();
+        let mut documents = Vec::new();
+        for (index, read) in group {
+            owners.extend(std::iter::repeat_n(index, read.len()));
+            documents.extend(read);
+        }
+        let combined = (!documents.is_empty())
+            .then(|| import_documents(documents))
+            .and_then(Result::ok);
+        match combined {
+            Some(file) => {
+                let mut per_file: Vec<Vec<LintFinding>> = vec![Vec::new(); files.len()];
+                for (document, finding) in lint_parsed(&file, live, "the files given define") {
+                    per_file[owners[document]].push(finding);
+                }
+                for index in indices {
+                    let mut findings = std::mem::take(&mut per_file[index]);
                     findings.sort_by(|left, right| {
                         (left.line, left.column, &left.rule).cmp(&(
                             right.line,
@@ -489,12 +522,11 @@ pub fn lint_files_with(files: &[(String, String)], live: &rules::LiveFacts) -> V
                     outcomes[index] = Some(Ok(findings));
                 }
             }
-        }
-        // Several clusters, or documents that do not import together: each file alone,
-        // so every failure is placed in its own file.
-        None => {
-            for (index, (name, text)) in files.iter().enumerate() {
-                if outcomes[index].is_none() {
+            // Documents that do not import together: each file alone, so every failure is
+            // placed in its own file.
+            None => {
+                for index in indices {
+                    let (name, text) = &files[index];
                     outcomes[index] = Some(lint_text_with(name, text, live));
                 }
             }

@@ -585,7 +585,7 @@ fn karpenter_name_invalid(context: &Context<'_>, report: &mut Report<'_>) {
         } else if !pool_names.insert(name) {
             report.fire(
                 format!("{}.metadata.name", pool_path(index)),
-                format!("NodePool `{name}` is defined twice"),
+                format!("NodePool `{name}` is defined twice, differently: kubectl apply keeps the one applied last, so the cluster does not get the other"),
             );
         }
     }
@@ -600,7 +600,7 @@ fn karpenter_name_invalid(context: &Context<'_>, report: &mut Report<'_>) {
         } else if !class_names.insert(name) {
             report.fire(
                 format!("{}.metadata.name", class_path(index)),
-                format!("EC2NodeClass `{name}` is defined twice"),
+                format!("EC2NodeClass `{name}` is defined twice, differently: kubectl apply keeps the one applied last, so the cluster does not get the other"),
             );
         }
     }
