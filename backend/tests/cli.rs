@@ -717,10 +717,10 @@ fn diff_plans_the_change_between_two_bundles_and_exits_by_what_it_found() {
     assert_eq!(plan["changes"][1]["disruptive"], false);
     assert_eq!(plan["changes"][0]["steps"][0][0], "eksctl");
 
-    // A lower Kubernetes version: EKS refuses it.
+    // Two minor versions lower: eksctl refuses it (a rollback goes one minor version).
     let lowered = std::fs::read_to_string(&cluster)
         .unwrap()
-        .replace("version: '1.32'", "version: '1.31'");
+        .replace("version: '1.32'", "version: '1.30'");
     std::fs::write(&cluster, lowered).unwrap();
     let refused = eks_studio(&["diff", before.to_str().unwrap(), after.to_str().unwrap()]);
     assert_eq!(refused.status.code(), Some(3), "{refused:?}");

@@ -97,29 +97,33 @@ fn eksctl_create(emulator: &Emulator, file: &Path) {
     );
 }
 
-/// `kubectl apply -f FILE` by the stand-in, with the emulator's Python (PyYAML), on the
-/// cluster `eksctl_create` made from `design` (its kubeconfig): what the deploy's last step
-/// does. kubectl's lines.
-fn kubectl_apply(emulator: &Emulator, design: &Path, file: &Path) -> String {
+/// `kubectl ARGS…` by the stand-in, with the emulator's Python (PyYAML), on the cluster
+/// `eksctl_create` made from `design` (its kubeconfig). kubectl's standard output.
+fn kubectl(emulator: &Emulator, design: &Path, args: &[&str]) -> String {
     let output = Command::new(studio_e2e::ec2_emulator::python())
         .arg(root().join("tests/fixtures/kubectl"))
-        .args(["apply", "-f"])
-        .arg(file)
+        .args(args)
         .env("KUBECONFIG", design.with_extension("kubeconfig"))
         .env("AWS_ENDPOINT_URL", &emulator.endpoint)
         .env(
             "EKSCTL_STANDIN_ARGV_LOG",
-            file.with_extension("calls.jsonl"),
+            design.with_extension("kubectl-calls.jsonl"),
         )
         .output()
         .expect("the kubectl stand-in runs");
     assert!(
         output.status.success(),
-        "kubectl apply -f {} failed:\n{}",
-        file.display(),
+        "kubectl {} failed:\n{}",
+        args.join(" "),
         text(&output.stderr)
     );
     text(&output.stdout)
+}
+
+/// `kubectl apply -f FILE` on the cluster made from `design`: what the deploy's last step
+/// does. kubectl's lines.
+fn kubectl_apply(emulator: &Emulator, design: &Path, file: &Path) -> String {
+    kubectl(emulator, design, &["apply", "-f", file.to_str().unwrap()])
 }
 
 /// `helm upgrade --install karpenter … --values FILE` by the stand-in, with the emulator's
@@ -179,6 +183,12 @@ fn deployed_template(emulator: &Emulator, id: &str, dir: &Path) -> (PathBuf, Str
     }
     if let Some(objects) = shared::documents::render::render_karpenter_yaml(&spec).unwrap() {
         let objects_file = dir.join(format!("{id}-nodepools.yaml"));
+        std::fs::write(&objects_file, objects).unwrap();
+        kubectl_apply(emulator, &file, &objects_file);
+    }
+    // Auto Mode's pools and classes, as the deploy applies them once the cluster is up.
+    if let Some(objects) = shared::documents::auto_mode::render(&spec).unwrap() {
+        let objects_file = dir.join(format!("{id}-auto-mode.yaml"));
         std::fs::write(&objects_file, objects).unwrap();
         kubectl_apply(emulator, &file, &objects_file);
     }
@@ -409,6 +419,197 @@ fn a_changed_design_plans_a_scale_a_new_group_and_a_replacement_against_the_runn
         said.contains("not compared: the access entry of arn:aws:iam::123456789012:user/moto (taken as the cluster creator's"),
         "{said}"
     );
+}
+
+#[test]
+fn a_plan_names_the_running_jobs_a_drain_would_stop_and_whether_a_budget_guards_them() {
+    let emulator = Emulator::start();
+    let dir = temp_dir("workloads");
+    let (file, cluster) = filled_template(&emulator, "g4dn", &dir);
+    eksctl_create(&emulator, &file);
+
+    // The nodes the node groups launched, as the cluster lists them.
+    let nodes: serde_json::Value =
+        serde_json::from_str(&kubectl(&emulator, &file, &["get", "nodes", "-o", "json"])).unwrap();
+    let gpu_nodes: Vec<&str> = nodes["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|node| node["metadata"]["labels"]["eks.amazonaws.com/nodegroup"] == "g4dn")
+        .map(|node| node["metadata"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(gpu_nodes.len(), 2, "the g4dn group's desired size: {nodes}");
+
+    // A training run of two workers on the GPU nodes, a web server beside it, and a
+    // DaemonSet's pod, which a drain leaves.
+    let pod = |namespace: &str, name: &str, node: &str, owner: &str, labels: &str, gpus: u32| {
+        format!(
+            "apiVersion: v1\nkind: Pod\nmetadata:\n  name: {name}\n  namespace: {namespace}\n  labels: {labels}\n  ownerReferences: [{owner}]\nspec:\n  nodeName: {node}\n  containers:\n  - name: main\n    image: public.ecr.aws/docker/library/busybox:latest\n    resources: {{limits: {{nvidia.com/gpu: {gpus}}}}}\n"
+        )
+    };
+    let job =
+        "{apiVersion: kubeflow.org/v1, kind: PyTorchJob, name: llama, uid: 1, controller: true}";
+    let job_labels = "{training.kubeflow.org/job-name: llama}";
+    let pods = [
+        pod("training", "llama-worker-0", gpu_nodes[0], job, job_labels, 1),
+        pod("training", "llama-worker-1", gpu_nodes[1], job, job_labels, 1),
+        pod(
+            "default",
+            "web-5d8f9c7b6-abcde",
+            gpu_nodes[0],
+            "{apiVersion: apps/v1, kind: ReplicaSet, name: web-5d8f9c7b6, uid: 2, controller: true}",
+            "{app: web, pod-template-hash: 5d8f9c7b6}",
+            0,
+        ),
+        pod(
+            "kube-system",
+            "aws-node-x1y2z",
+            gpu_nodes[1],
+            "{apiVersion: apps/v1, kind: DaemonSet, name: aws-node, uid: 3, controller: true}",
+            "{k8s-app: aws-node}",
+            0,
+        ),
+    ]
+    .join("---\n");
+    let pods_file = dir.join("pods.yaml");
+    std::fs::write(&pods_file, pods).unwrap();
+    kubectl_apply(&emulator, &file, &pods_file);
+
+    // The GPU group's instance type changes: a replacement, which drains its nodes.
+    let design = std::fs::read_to_string(&file)
+        .unwrap()
+        .replace("g4dn.8xlarge", "g4dn.12xlarge");
+    let changed = dir.join("changed.yaml");
+    std::fs::write(&changed, design).unwrap();
+    let planned = |what: &str| -> serde_json::Value {
+        let plan = plan_on(&emulator, &changed, &cluster, &["--format", "json"]);
+        assert_eq!(
+            plan.status.code(),
+            Some(1),
+            "{what}: {}",
+            text(&plan.stderr)
+        );
+        serde_json::from_slice(&plan.stdout).unwrap()
+    };
+    let plan = planned("no budget");
+    let change = plan["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|change| change["name"] == "g4dn")
+        .unwrap_or_else(|| panic!("{plan}"))
+        .clone();
+    assert_eq!(change["action"], "replace", "{plan}");
+    let disruption = change["disruption"].as_str().unwrap();
+    assert!(
+        disruption.contains("on its 2 nodes now: PyTorchJob training/llama (2 pods, 2 nvidia.com/gpu), Deployment default/web (1 pod)"),
+        "{disruption}"
+    );
+    assert!(!disruption.contains("aws-node"), "{disruption}");
+    assert_eq!(change["workloads"][0]["training"], true, "{change}");
+    assert!(change["workloads"][0]["budget"].is_null(), "{change}");
+    let unguarded: Vec<&serde_json::Value> = plan["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|finding| finding["rule"] == "change-drains-unguarded-training")
+        .collect();
+    assert_eq!(unguarded.len(), 1, "{plan}");
+    assert_eq!(unguarded[0]["path"], "node_groups[g4dn]");
+    assert!(
+        unguarded[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("PyTorchJob training/llama"),
+        "{plan}"
+    );
+    // The human plan says it under the change.
+    let human = text(&plan_on(&emulator, &changed, &cluster, &[]).stdout);
+    assert!(
+        human.contains("PyTorchJob training/llama (2 pods"),
+        "{human}"
+    );
+
+    // A PodDisruptionBudget over the run's pods: named, and no advice.
+    let budget = dir.join("budget.yaml");
+    std::fs::write(
+        &budget,
+        "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n  name: llama\n  namespace: training\nspec:\n  minAvailable: 2\n  selector:\n    matchExpressions:\n    - {key: training.kubeflow.org/job-name, operator: In, values: [llama]}\n",
+    )
+    .unwrap();
+    kubectl_apply(&emulator, &file, &budget);
+    let plan = planned("a budget");
+    let change = plan["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|change| change["name"] == "g4dn")
+        .unwrap()
+        .clone();
+    assert_eq!(
+        change["workloads"][0]["budget"], "training/llama",
+        "{change}"
+    );
+    assert!(
+        !plan["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|finding| finding["rule"] == "change-drains-unguarded-training"),
+        "{plan}"
+    );
+}
+
+#[test]
+fn auto_mode_pools_are_read_as_kubectl_applied_them_and_a_changed_pool_is_planned() {
+    let emulator = Emulator::start();
+    let dir = temp_dir("auto-mode");
+    let (design, cluster, spec) = deployed_template(&emulator, "auto-mode-reserved-training", &dir);
+    assert!(!spec.auto_mode_pools.node_pools.is_empty());
+    // Read back: the pools as applied, in the bundle's Auto Mode file.
+    let out = dir.join("read");
+    let read = eks_studio(
+        &emulator,
+        &[
+            "read",
+            "--cluster",
+            &cluster,
+            "--region",
+            REGION,
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(read.status.code(), Some(0), "{}", text(&read.stderr));
+    let pools = std::fs::read_to_string(out.join("auto-mode/nodepools.yaml"))
+        .unwrap_or_else(|error| panic!("{error}: {}\n{}", text(&read.stdout), text(&read.stderr)));
+    let pool = &spec.auto_mode_pools.node_pools[0].metadata.name;
+    assert!(pools.contains(&format!("name: {pool}")), "{pools}");
+    assert!(
+        !text(&read.stderr).contains("Auto Mode's NodePools and NodeClasses"),
+        "{}",
+        text(&read.stderr)
+    );
+
+    // A pool's limits tightened in the design: a change in place.
+    let mut changed = spec.clone();
+    changed.auto_mode_pools.node_pools[0]
+        .spec
+        .limits
+        .insert("cpu".to_owned(), "64".into());
+    let changed_file = dir.join("changed.studio.json");
+    std::fs::write(&changed_file, serde_json::to_string(&changed).unwrap()).unwrap();
+    let plan = plan_on(&emulator, &changed_file, &cluster, &["--format", "json"]);
+    assert_eq!(plan.status.code(), Some(1), "{}", text(&plan.stderr));
+    let plan: serde_json::Value = serde_json::from_slice(&plan.stdout).unwrap();
+    let changes = plan["changes"].as_array().unwrap();
+    assert_eq!(changes.len(), 1, "{plan}");
+    assert_eq!(changes[0]["kind"], "NodePool");
+    assert_eq!(changes[0]["name"], pool.as_str());
+    assert_eq!(changes[0]["action"], "update");
+    // Unchanged, nothing to do.
+    let same = plan_on(&emulator, &design, &cluster, &[]);
+    assert_eq!(same.status.code(), Some(0), "{}", text(&same.stdout));
 }
 
 #[test]

@@ -70,8 +70,14 @@ fn the_readme_lists_every_file_of_the_bundle_with_what_it_is_for() {
             let line = readme
                 .lines()
                 .find(|line| line.starts_with(&format!("- `{}` — ", bundled.path)))
-                .unwrap_or_else(|| panic!("{}: README does not list {}", template.id, bundled.path));
-            assert!(!line.ends_with("a file the deploy uses"), "{}: {line}", template.id);
+                .unwrap_or_else(|| {
+                    panic!("{}: README does not list {}", template.id, bundled.path)
+                });
+            assert!(
+                !line.ends_with("a file the deploy uses"),
+                "{}: {line}",
+                template.id
+            );
         }
         assert!(readme.contains("## Before you run it"), "{}", template.id);
         assert!(readme.contains("`./deploy.sh`"), "{}", template.id);
@@ -627,8 +633,15 @@ fn deploy_sh_refuses_to_start_while_the_design_has_open_errors() {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(&path, &file.contents).unwrap();
     }
-    let readme = &files.iter().find(|file| file.path == "README.md").unwrap().contents;
-    assert!(readme.contains("./deploy.sh --despite-open-errors"), "{readme}");
+    let readme = &files
+        .iter()
+        .find(|file| file.path == "README.md")
+        .unwrap()
+        .contents;
+    assert!(
+        readme.contains("./deploy.sh --despite-open-errors"),
+        "{readme}"
+    );
     let log = dir.join("calls.jsonl");
     let run = |args: &[&str]| {
         std::process::Command::new("bash")
@@ -675,6 +688,10 @@ fn deploy_sh_refuses_to_start_while_the_design_has_open_errors() {
     assert!(log.exists(), "the steps ran");
     // Without open errors there is no guard at all.
     let clean = bundle::bundle_files(&spec, &[], &[]).unwrap();
-    let script = &clean.iter().find(|file| file.path == "deploy.sh").unwrap().contents;
+    let script = &clean
+        .iter()
+        .find(|file| file.path == "deploy.sh")
+        .unwrap()
+        .contents;
     assert!(!script.contains("--despite-open-errors"), "{script}");
 }

@@ -252,7 +252,7 @@ fn labels_and_taints_change_in_place_through_update_nodegroup_config() {
 /// `eksctl upgrade cluster` moves the control plane one minor version at a time, then
 /// `eksctl upgrade nodegroup --kubernetes-version` rolls each group's nodes.
 #[test]
-fn a_version_upgrade_goes_one_minor_at_a_time_and_a_downgrade_is_refused() {
+fn a_version_upgrade_goes_one_minor_at_a_time_a_rollback_is_one_minor_and_more_is_refused() {
     let before = edited(&template("g4dn"), |spec| {
         spec["cluster"]["kubernetes_version"] = json!("1.33")
     });
@@ -282,9 +282,62 @@ fn a_version_upgrade_goes_one_minor_at_a_time_and_a_downgrade_is_refused() {
     assert!(change.disruptive);
     assert_eq!(rules_of(&plan), ["change-version-skips-minor"]);
     assert!(!plan.refused());
+    // Two minor versions down: eksctl refuses it (versions_manager.go).
     let plan = diff(&after, &before);
     assert_eq!(rules_of(&plan), ["change-version-lowered"]);
     assert!(plan.refused());
+    assert!(
+        plan.findings[0]
+            .message
+            .contains("downgrading more than one version at a time is not supported"),
+        "{}",
+        plan.findings[0].message
+    );
+    // One minor version down: EKS's rollback, the managed node groups first.
+    let previous = edited(&after, |spec| {
+        spec["cluster"]["kubernetes_version"] = json!("1.34")
+    });
+    let plan = diff(&after, &previous);
+    assert_eq!(rules_of(&plan), ["change-version-rollback"]);
+    assert!(!plan.refused());
+    let change = only_change(&plan);
+    let last = change.steps.last().unwrap();
+    assert_eq!(&last[..3], ["eksctl", "upgrade", "cluster"]);
+    assert!(last.contains(&"1.34".to_owned()));
+    let rolled_back: Vec<&str> = change.steps[..change.steps.len() - 1]
+        .iter()
+        .map(|step| {
+            assert_eq!(&step[..3], ["aws", "eks", "update-nodegroup-version"]);
+            step[step
+                .iter()
+                .position(|word| word == "--nodegroup-name")
+                .unwrap()
+                + 1]
+            .as_str()
+        })
+        .collect();
+    let groups: Vec<&str> = after
+        .node_groups
+        .iter()
+        .map(|group| group.name.as_str())
+        .collect();
+    assert_eq!(rolled_back, groups);
+    assert!(change.disruptive);
+}
+
+#[test]
+fn subnets_of_the_running_cluster_s_vpc_are_no_refusal() {
+    let before = template("g4dn-vpc");
+    let after = edited(&before, |spec| {
+        spec["network"]["private_subnets"][0]["id"] = json!("subnet-0fedcba9876543210")
+    });
+    let plan = diff(&before, &after);
+    assert!(!plan.refused(), "{}", human(&plan));
+    assert!(
+        rules_of(&plan).iter().all(|rule| *rule == "change-no-step"),
+        "{}",
+        human(&plan)
+    );
 }
 
 #[test]
@@ -775,6 +828,8 @@ fn add_on_versions_are_judged_by_what_eks_offers_for_the_new_kubernetes_version(
         not_read: Vec::new(),
         objects_read: false,
         helm_read: false,
+        auto_mode_read: false,
+        workloads: None,
     };
     let offer = AddonOffer {
         kubernetes_version: "1.35".into(),
@@ -852,4 +907,300 @@ fn karpenter_settings_are_a_helm_upgrade_that_removes_what_the_design_drops() {
     }
     // The same settings: nothing to do.
     assert!(diff(&before, &before.clone()).changes.is_empty());
+}
+
+#[test]
+fn the_workloads_a_drain_moves_are_read_as_kubectl_lists_them_and_budgets_select_as_the_api_server_does()
+ {
+    use shared::changes::workloads::{Workloads, disrupted};
+    let nodes = serde_json::json!([
+        {"kind": "Node", "metadata": {"name": "a", "labels": {"eks.amazonaws.com/nodegroup": "gpu", "node.kubernetes.io/instance-type": "p5.48xlarge"}}},
+        {"kind": "Node", "metadata": {"name": "b", "labels": {"alpha.eksctl.io/nodegroup-name": "efa"}}},
+        {"kind": "Node", "metadata": {"name": "c", "labels": {"karpenter.sh/nodepool": "spot", "karpenter.k8s.aws/ec2nodeclass": "default"}}}
+    ]);
+    let pod = |namespace: &str,
+               name: &str,
+               node: &str,
+               owner: serde_json::Value,
+               labels: serde_json::Value,
+               phase: &str| {
+        serde_json::json!({
+            "kind": "Pod",
+            "metadata": {"namespace": namespace, "name": name, "labels": labels, "ownerReferences": owner},
+            "spec": {"nodeName": node, "containers": [{"resources": {"limits": {"nvidia.com/gpu": "8", "vpc.amazonaws.com/efa": 32}}}]},
+            "status": {"phase": phase}
+        })
+    };
+    let owner = |kind: &str, name: &str| serde_json::json!([{"kind": kind, "name": name, "controller": true}]);
+    let pods = serde_json::json!([
+        pod(
+            "ml",
+            "run-0",
+            "a",
+            owner("Job", "run"),
+            serde_json::json!({"team": "a"}),
+            "Running"
+        ),
+        pod(
+            "ml",
+            "run-1",
+            "a",
+            owner("Job", "run"),
+            serde_json::json!({"team": "a"}),
+            "Pending"
+        ),
+        pod(
+            "ml",
+            "old-0",
+            "a",
+            owner("Job", "old"),
+            serde_json::json!({}),
+            "Succeeded"
+        ),
+        pod(
+            "kube-system",
+            "kube-proxy-a",
+            "a",
+            owner("DaemonSet", "kube-proxy"),
+            serde_json::json!({}),
+            "Running"
+        ),
+        pod(
+            "kube-system",
+            "static-a",
+            "a",
+            owner("Node", "a"),
+            serde_json::json!({}),
+            "Running"
+        ),
+        pod(
+            "web",
+            "api-7f-x",
+            "b",
+            owner("ReplicaSet", "api-7f"),
+            serde_json::json!({"pod-template-hash": "7f", "tier": "front"}),
+            "Running"
+        ),
+        pod(
+            "web",
+            "lone",
+            "c",
+            serde_json::Value::Null,
+            serde_json::json!({}),
+            "Running"
+        )
+    ]);
+    // One list, as kubectl answers a `get` of three kinds.
+    let listed = |selector: serde_json::Value| {
+        let mut items: Vec<serde_json::Value> = nodes.as_array().unwrap().clone();
+        items.extend(pods.as_array().unwrap().iter().cloned());
+        items.push(serde_json::json!({"kind": "PodDisruptionBudget", "metadata": {"namespace": "ml", "name": "guard"}, "spec": {"selector": selector}}));
+        serde_json::json!({"kind": "List", "items": items})
+    };
+
+    let unguarded = Workloads::from_kubectl(&listed(serde_json::Value::Null)).unwrap();
+    let (count, found) = disrupted(&unguarded, |node| node.group.as_deref() == Some("gpu"));
+    assert_eq!(count, 1);
+    assert_eq!(
+        found.len(),
+        1,
+        "finished, DaemonSet and static pods stay: {found:?}"
+    );
+    assert_eq!(
+        found[0].describe(),
+        "Job ml/run (2 pods, 16 nvidia.com/gpu, 64 vpc.amazonaws.com/efa)"
+    );
+    assert!(found[0].training);
+    assert_eq!(
+        found[0].budget, None,
+        "a budget with no selector selects no pod"
+    );
+
+    let (_, found) = disrupted(&unguarded, |node| node.group.as_deref() == Some("efa"));
+    assert_eq!(
+        found[0].kind, "Deployment",
+        "a ReplicaSet named after its pods' hash is a Deployment's"
+    );
+    assert_eq!(found[0].name, "api");
+    let (_, found) = disrupted(&unguarded, |node| node.class.as_deref() == Some("default"));
+    assert_eq!(
+        (found[0].kind.as_str(), found[0].name.as_str()),
+        ("Pod", "lone")
+    );
+
+    for (selector, guarded) in [
+        (serde_json::json!({}), true),
+        (serde_json::json!({"matchLabels": {"team": "a"}}), true),
+        (serde_json::json!({"matchLabels": {"team": "b"}}), false),
+        (
+            serde_json::json!({"matchExpressions": [{"key": "team", "operator": "NotIn", "values": ["b"]}]}),
+            true,
+        ),
+        (
+            serde_json::json!({"matchExpressions": [{"key": "team", "operator": "DoesNotExist"}]}),
+            false,
+        ),
+        (
+            serde_json::json!({"matchLabels": {"team": "a"}, "matchExpressions": [{"key": "team", "operator": "Exists"}]}),
+            true,
+        ),
+    ] {
+        let workloads = Workloads::from_kubectl(&listed(selector.clone())).unwrap();
+        let (_, found) = disrupted(&workloads, |node| node.name == "a");
+        assert_eq!(found[0].budget.is_some(), guarded, "{selector}");
+    }
+    assert!(Workloads::from_kubectl(&serde_json::json!({})).is_err());
+}
+
+/// A plan against a running cluster whose pods were read names the workloads on the nodes
+/// a change drains, and advises where a training run has no PodDisruptionBudget.
+#[test]
+fn a_replacement_names_the_training_run_it_drains_and_its_missing_budget() {
+    use shared::changes::read::{Reading, plan_against};
+    use shared::changes::workloads::Workloads;
+    let running = template("g4dn");
+    let nodes = json!([
+        {"kind": "Node", "metadata": {"name": "n1", "labels": {"eks.amazonaws.com/nodegroup": "g4dn"}}},
+        {"kind": "Node", "metadata": {"name": "n2", "labels": {"eks.amazonaws.com/nodegroup": "sys"}}}
+    ]);
+    let pods = json!([
+        {"kind": "Pod", "metadata": {"namespace": "ml", "name": "bert-0", "labels": {"run": "bert"},
+                      "ownerReferences": [{"kind": "MPIJob", "name": "bert", "controller": true}]},
+         "spec": {"nodeName": "n1", "containers": [{"resources": {"limits": {"nvidia.com/gpu": 1}}}]}},
+        {"kind": "Pod", "metadata": {"namespace": "kube-system", "name": "coredns-abc12-x", "labels": {"pod-template-hash": "abc12"},
+                      "ownerReferences": [{"kind": "ReplicaSet", "name": "coredns-abc12", "controller": true}]},
+         "spec": {"nodeName": "n2", "containers": [{}]}}
+    ]);
+    let reading = |budgets: Value| Reading {
+        spec: running.clone(),
+        cluster_config: Default::default(),
+        not_read: Vec::new(),
+        objects_read: true,
+        helm_read: true,
+        auto_mode_read: false,
+        workloads: Some({
+            let mut items = nodes.as_array().unwrap().clone();
+            items.extend(pods.as_array().unwrap().iter().cloned());
+            items.extend(budgets.as_array().unwrap().iter().cloned());
+            Workloads::from_kubectl(&json!({"items": items})).unwrap()
+        }),
+    };
+    let changed = edited(&running, |spec| {
+        for group in spec["node_groups"].as_array_mut().unwrap() {
+            if group["name"] == "g4dn" {
+                group["instance_type"] = json!("g4dn.12xlarge");
+            }
+        }
+    });
+    let live = plan_against(&reading(json!([])), &changed);
+    let change = live
+        .plan
+        .changes
+        .iter()
+        .find(|change| change.name == "g4dn")
+        .unwrap();
+    assert!(
+        change
+            .disruption
+            .ends_with("; on its 1 node now: MPIJob ml/bert (1 pod, 1 nvidia.com/gpu)"),
+        "{}",
+        change.disruption
+    );
+    let advice: Vec<_> = live
+        .plan
+        .findings
+        .iter()
+        .filter(|finding| finding.rule == "change-drains-unguarded-training")
+        .collect();
+    assert_eq!(advice.len(), 1, "{}", human(&live.plan));
+    assert_eq!(advice[0].path, "node_groups[g4dn]");
+    assert_eq!(advice[0].severity, shared::rules::Severity::Warning);
+
+    let guarded = plan_against(
+        &reading(
+            json!([{"kind": "PodDisruptionBudget", "metadata": {"namespace": "ml", "name": "bert"},
+                         "spec": {"selector": {"matchLabels": {"run": "bert"}}}}]),
+        ),
+        &changed,
+    );
+    assert!(
+        !guarded
+            .plan
+            .findings
+            .iter()
+            .any(|finding| finding.rule == "change-drains-unguarded-training")
+    );
+    let change = guarded
+        .plan
+        .changes
+        .iter()
+        .find(|change| change.name == "g4dn")
+        .unwrap();
+    assert_eq!(change.workloads[0].budget.as_deref(), Some("ml/bert"));
+}
+
+/// Auto Mode's pools and classes are read as kubectl applied them (its last-applied
+/// annotation); EKS's own pools are its computeConfig's; one applied another way is named.
+#[test]
+fn auto_mode_objects_are_read_from_kubectls_last_applied_copy() {
+    use shared::changes::objects::read_into;
+    use shared::changes::read::Reading;
+    let design = template("auto-mode-reserved-training");
+    let documents = shared::documents::auto_mode::documents(&design.auto_mode_pools).unwrap();
+    // As the API server answers: the object with defaults and status, and the applied copy.
+    let served: Vec<yaml_serde::Value> = documents
+        .iter()
+        .map(|document| {
+            let applied = serde_json::to_string(document).unwrap();
+            let mut object = document.clone();
+            object["metadata"]["annotations"] = yaml_serde::from_str(&format!(
+                "{{kubectl.kubernetes.io/last-applied-configuration: {}}}",
+                serde_json::to_string(&applied).unwrap()
+            ))
+            .unwrap();
+            object["spec"]["a-default-eks-fills-in"] = "x".into();
+            object
+        })
+        .collect();
+    let built_in: yaml_serde::Value = yaml_serde::from_str(
+        "{apiVersion: karpenter.sh/v1, kind: NodePool, metadata: {name: general-purpose}, spec: {template: {spec: {nodeClassRef: {group: eks.amazonaws.com, kind: NodeClass, name: default}}}}}",
+    )
+    .unwrap();
+    let reading = |objects: &[yaml_serde::Value]| {
+        let mut reading = Reading {
+            spec: template("g4dn"),
+            cluster_config: Default::default(),
+            not_read: Vec::new(),
+            objects_read: false,
+            helm_read: false,
+            auto_mode_read: false,
+            workloads: None,
+        };
+        // Through kubectl's answer, a List, as the server reads it.
+        let list = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": objects});
+        let items = shared::changes::objects::items_of(&list).unwrap();
+        read_into(&mut reading, &items, Vec::new(), None);
+        reading
+    };
+    let mut objects = served.clone();
+    objects.push(built_in.clone());
+    let read = reading(&objects);
+    assert!(read.auto_mode_read);
+    assert_eq!(read.spec.auto_mode_pools, design.auto_mode_pools);
+    assert!(read.not_read.is_empty(), "{:?}", read.not_read);
+
+    // Applied another way: no copy as applied, named, and the design's stand.
+    let mut hand_made = built_in;
+    hand_made["metadata"]["name"] = "hand-made".into();
+    objects.push(hand_made);
+    let read = reading(&objects);
+    assert!(!read.auto_mode_read);
+    assert!(
+        read.not_read
+            .iter()
+            .any(|gap| gap.what == "Auto Mode NodePool hand-made"
+                && gap.why.contains("kubectl apply")),
+        "{:?}",
+        read.not_read
+    );
 }

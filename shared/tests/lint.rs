@@ -321,7 +321,9 @@ fn an_object_written_twice_is_one_object_and_twice_differently_is_an_error() {
         .collect();
     assert_eq!(twice.len(), 1, "only the NodePool differs: {twice:#?}");
     assert!(
-        twice[0].message.contains("kubectl apply keeps the one applied last"),
+        twice[0]
+            .message
+            .contains("kubectl apply keeps the one applied last"),
         "{}",
         twice[0].message
     );

@@ -99,6 +99,45 @@ fn create_cluster(emulator: &Ec2Emulator) {
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
+
+    // A training run of two workers on the GPU group's nodes, as the cluster lists them.
+    let kubectl = |args: &[&str]| {
+        let output = Command::new(ec2_emulator::python())
+            .arg(fixtures.join("kubectl"))
+            .args(args)
+            .env("AWS_ENDPOINT_URL", &emulator.endpoint)
+            .env("EKSCTL_STANDIN_ARGV_LOG", dir.join("calls.jsonl"))
+            .env("KUBECONFIG", dir.join("kubeconfig"))
+            .output()
+            .expect("the kubectl stand-in runs");
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    };
+    let nodes: serde_json::Value =
+        serde_json::from_str(&kubectl(&["get", "nodes", "-o", "json"])).unwrap();
+    let gpu_nodes: Vec<&str> = nodes["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|node| node["metadata"]["labels"]["eks.amazonaws.com/nodegroup"] == "gpu")
+        .map(|node| node["metadata"]["name"].as_str().unwrap())
+        .collect();
+    let pods: Vec<String> = gpu_nodes
+        .iter()
+        .enumerate()
+        .map(|(index, node)| {
+            format!(
+                "apiVersion: v1\nkind: Pod\nmetadata:\n  name: llama-worker-{index}\n  namespace: training\n  labels: {{training.kubeflow.org/job-name: llama}}\n  ownerReferences: [{{apiVersion: kubeflow.org/v1, kind: PyTorchJob, name: llama, uid: '1', controller: true}}]\nspec:\n  nodeName: {node}\n  containers:\n  - name: worker\n    image: public.ecr.aws/docker/library/busybox:latest\n    resources: {{limits: {{nvidia.com/gpu: 4}}}}\n"
+            )
+        })
+        .collect();
+    let pods_file = dir.join("pods.yaml");
+    std::fs::write(&pods_file, pods.join("---\n")).unwrap();
+    kubectl(&["apply", "-f", pods_file.to_str().unwrap()]);
 }
 
 async fn plan_summary(browser: &Browser, predicate: impl Fn(&str) -> bool) -> String {
@@ -212,5 +251,59 @@ async fn a_running_cluster_opens_from_the_start_step_and_review_plans_the_edits_
         })
         .await;
     assert!(heading.contains("us-east-1"), "{heading}");
+
+    // The NodePool tightened: fewer GPUs, changed in place (its limits drift no node).
+    browser.go_to_step(6).await;
+    browser
+        .fill_by_label(shared::model::fields::LIMITS.label, "nvidia.com/gpu=4")
+        .await;
+    browser.go_to_step(8).await;
+    let summary = plan_summary(&browser, |text| text.contains("2 to update")).await;
+    assert!(summary.contains("0 disrupt running pods"), "{summary}");
+
+    // The GPU group on a larger type: EKS cannot change it in place, so the plan
+    // replaces it, and says which running job the drain stops.
+    browser.go_to_step(4).await;
+    browser
+        .fill("f-node-groups-0-instance-type", "g5.24xlarge")
+        .await;
+    browser.click_button("Add GPU group").await;
+    browser.go_to_step(8).await;
+    let summary = plan_summary(&browser, |text| {
+        text.contains("1 to create, 1 to update, 1 to replace")
+    })
+    .await;
+    assert!(summary.contains("1 disrupt running pods"), "{summary}");
+    let changes = browser
+        .wait_for_text(Locator::Css("ul.changes"), |text| {
+            text.contains("PyTorchJob training/llama")
+        })
+        .await;
+    assert!(
+        changes.contains("-/+ nodegroup gpu (") && changes.contains("instanceType"),
+        "{changes}"
+    );
+    assert!(
+        changes
+            .contains("on its 2 nodes now: PyTorchJob training/llama (2 pods, 8 nvidia.com/gpu)"),
+        "{changes}"
+    );
+    assert!(
+        changes.contains("~ NodePool spot-gpu (spec.limits)"),
+        "{changes}"
+    );
+    let findings = browser
+        .wait_for_text(Locator::Css("ul.plan-findings"), |text| {
+            text.contains("change-drains-unguarded-training")
+        })
+        .await;
+    assert!(
+        findings.contains("no PodDisruptionBudget guards it"),
+        "{findings}"
+    );
+    browser.client.set_window_size(1280, 800).await.unwrap();
+    browser.screenshot("day-two-replacement-1280").await;
+    browser.client.set_window_size(390, 844).await.unwrap();
+    browser.screenshot("day-two-replacement-390").await;
     browser.close().await;
 }

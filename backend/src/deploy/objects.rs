@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use shared::changes::objects::{RESOURCES, items_of};
 use shared::changes::read::Reading;
+use shared::changes::workloads::Workloads;
 use shared::model::ids::Region;
 use shared::upstream::eks::NotRead;
 use tokio::process::Command;
@@ -82,9 +83,30 @@ async fn run(program: &Path, args: &[&str], kubeconfig: &Path) -> Result<Vec<u8>
     }
 }
 
-/// What a read finds inside the cluster: Karpenter's objects as applied, the kinds that
-/// could not be read, and the chart's user-supplied values when its release is there.
-pub type ClusterObjects = (Vec<Value>, Vec<NotRead>, Option<serde_json::Value>);
+/// What a read finds inside the cluster.
+#[derive(Debug)]
+pub struct ClusterObjects {
+    /// Karpenter's objects as applied.
+    pub objects: Vec<Value>,
+    /// The kinds that could not be read, with why.
+    pub gaps: Vec<NotRead>,
+    /// The chart's user-supplied values, when its release is there.
+    pub values: Option<serde_json::Value>,
+    /// The nodes, the pods a drain would move and the PodDisruptionBudgets, or why they
+    /// could not be read.
+    pub workloads: Result<Workloads, String>,
+}
+
+/// What a read of the workloads asks kubectl for, in one `get`: the nodes, and the pods
+/// and PodDisruptionBudgets of every namespace.
+const WORKLOAD_RESOURCES: &str = "nodes,pods,poddisruptionbudgets";
+
+/// The workloads on the cluster's nodes, from kubectl's answer.
+fn workloads_of(answer: Result<Vec<u8>, String>) -> Result<Workloads, String> {
+    let list: serde_json::Value = serde_json::from_slice(&answer?)
+        .map_err(|error| format!("kubectl's answer is not JSON: {error}"))?;
+    Workloads::from_kubectl(&list)
+}
 
 /// The cluster's Karpenter objects and chart values. `Err` when nothing could be read (no
 /// `aws` or `kubectl`, no kubeconfig for the cluster).
@@ -159,7 +181,17 @@ pub async fn read_objects(
             (*what, answer)
         }
     }));
-    let (answers, values) = tokio::join!(answers, values);
+    let workload_args = [
+        "get",
+        WORKLOAD_RESOURCES,
+        "--all-namespaces",
+        "--output",
+        "json",
+        "--kubeconfig",
+        &kubeconfig_text,
+    ];
+    let workloads = run(&tools.kubectl, &workload_args, &kubeconfig);
+    let (answers, values, workloads) = tokio::join!(answers, values, workloads);
     // No release (Karpenter installed another way, or not at all) is no gap: the
     // objects' reading says what it can.
     let values = values
@@ -183,7 +215,12 @@ pub async fn read_objects(
             }),
         }
     }
-    Ok((objects, gaps, values))
+    Ok(ClusterObjects {
+        objects,
+        gaps,
+        values,
+        workloads: workloads_of(workloads),
+    })
 }
 
 /// What a plan of `design` against the running cluster `name` needs, read at the same
@@ -237,10 +274,28 @@ pub async fn read_running(
     );
     let mut reading = reading?;
     match objects {
-        Ok((objects, gaps, values)) => {
-            shared::changes::objects::read_into(&mut reading, &objects, gaps, values.as_ref())
+        Ok(found) => {
+            shared::changes::objects::read_into(
+                &mut reading,
+                &found.objects,
+                found.gaps,
+                found.values.as_ref(),
+            );
+            match found.workloads {
+                Ok(workloads) => reading.workloads = Some(workloads),
+                Err(why) => reading.not_read.push(NotRead {
+                    what: shared::changes::workloads::WHAT.to_owned(),
+                    why,
+                }),
+            }
         }
-        Err(why) => shared::changes::objects::not_at_hand(&mut reading, &why),
+        Err(why) => {
+            shared::changes::objects::not_at_hand(&mut reading, &why);
+            reading.not_read.push(NotRead {
+                what: shared::changes::workloads::WHAT.to_owned(),
+                why,
+            });
+        }
     }
     Ok(reading)
 }

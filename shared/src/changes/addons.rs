@@ -7,12 +7,11 @@
 //! the control plane).
 
 use crate::model::fields;
-use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use crate::changes::read::{LivePlan, Reading, plan_against};
 use crate::model::spec::Spec;
-use crate::rules::{Finding, Severity};
+use crate::rules::{Finding, changes};
 use crate::upstream::eks::NotRead;
 
 /// Each add-on's versions EKS offers for one Kubernetes version, newest first, as
@@ -54,19 +53,14 @@ pub fn addon_findings(reading: &Reading, design: &Spec, offer: &AddonOffer) -> V
         };
         if let Some(wanted) = pinned(version(&addon.extra).as_deref()) {
             if !offered.iter().any(|candidate| candidate == wanted) {
-                findings.push(Finding {
-                    rule: Cow::Borrowed("change-addon-version-not-offered"),
-                    severity: Severity::Error,
-                    path: fields::ADDON_VERSION.at(&[index]),
-                    message: format!(
+                findings.push(changes::ADDON_VERSION_NOT_OFFERED.finding(
+                    fields::ADDON_VERSION.at(&[index]),
+                    format!(
                         "EKS offers {} for Kubernetes {kubernetes} in {}; {wanted} is not one of them: EKS refuses it (UpdateAddon, CreateAddon: InvalidParameterException)",
                         addon.name,
                         listed(offered)
                     ),
-                    help: Cow::Borrowed(
-                        "pin a version EKS offers for this Kubernetes version, or write `latest` for the newest",
-                    ),
-                });
+                ));
             }
             continue;
         }
@@ -80,18 +74,13 @@ pub fn addon_findings(reading: &Reading, design: &Spec, offer: &AddonOffer) -> V
             && upgrade
             && !offered.contains(&running)
         {
-            findings.push(Finding {
-                rule: Cow::Borrowed("change-addon-update-after-upgrade"),
-                severity: Severity::Warning,
-                path: format!("addons[{index}]"),
-                message: format!(
+            findings.push(changes::ADDON_UPDATE_AFTER_UPGRADE.finding(
+                format!("addons[{index}]"),
+                format!(
                     "{} runs {running}, which EKS does not offer for Kubernetes {kubernetes}: update it (eksctl update addon) once the control plane is upgraded, before the node groups",
                     addon.name
                 ),
-                help: Cow::Borrowed(
-                    "upgrade in EKS's order: the control plane, then the add-ons, then the nodes",
-                ),
-            });
+            ));
         }
     }
     findings

@@ -1,4 +1,3 @@
-use std::borrow::Cow;
 use std::collections::BTreeSet;
 
 use yaml_serde::Value;
@@ -7,7 +6,7 @@ use super::{Action, Change, Plan};
 use crate::catalog::versions::minor_of;
 use crate::documents::render::{cluster_document, karpenter_documents};
 use crate::model::spec::Spec;
-use crate::rules::{Finding, Severity};
+use crate::rules::changes;
 
 /// The bundle's file every eksctl step reads.
 const CLUSTER_FILE: &str = "cluster.yaml";
@@ -46,22 +45,6 @@ impl Target {
 
 fn argv(words: &[&str]) -> Vec<String> {
     words.iter().map(|word| (*word).to_owned()).collect()
-}
-
-fn finding(
-    rule: &'static str,
-    severity: Severity,
-    path: String,
-    message: String,
-    help: &'static str,
-) -> Finding {
-    Finding {
-        rule: Cow::Borrowed(rule),
-        severity,
-        path,
-        message,
-        help: Cow::Borrowed(help),
-    }
 }
 
 /// The keys (one level down) whose values differ between two mappings, with those only
@@ -165,16 +148,13 @@ pub fn diff(before: &Spec, after: &Spec) -> Plan {
     let cluster = after.cluster.name.trim().to_owned();
     let region = after.cluster.region.trim().to_owned();
     if before.cluster.name.trim() != cluster || before.cluster.region.trim() != region {
-        plan.findings.push(finding(
-            "change-another-cluster",
-            Severity::Error,
-            "cluster.name".into(),
+        plan.findings.push(changes::ANOTHER_CLUSTER.finding(
+            "cluster.name",
             format!(
                 "the designs describe two clusters (`{}` in {} and `{cluster}` in {region}): a plan changes one cluster; a new name or region is a new cluster, made with eksctl create cluster",
                 before.cluster.name.trim(),
                 before.cluster.region.trim()
             ),
-            "compare a design with the design of the same cluster",
         ));
         return plan;
     }
@@ -238,13 +218,24 @@ fn cluster_changes(old: &Value, new: &Value, target: &Target, plan: &mut Plan) {
                 let from = minor_of(text(old.get("metadata").unwrap_or(&Value::Null), "version"));
                 let to = minor_of(text(new.get("metadata").unwrap_or(&Value::Null), "version"));
                 match (from, to) {
-                    (Some(from), Some(to)) if to < from => plan.findings.push(finding(
-                        "change-version-lowered",
-                        Severity::Error,
-                        "cluster.kubernetes_version".into(),
-                        format!("Kubernetes 1.{from} → 1.{to}: EKS does not downgrade a control plane (eksctl upgrade cluster refuses a lower version)"),
-                        "keep the running version, or make a new cluster on the older one",
+                    (Some(from), Some(to)) if to + 1 < from => plan.findings.push(changes::VERSION_LOWERED.finding(
+                        "cluster.kubernetes_version",
+                        format!("Kubernetes 1.{from} → 1.{to}: eksctl refuses it (\"downgrading more than one version at a time is not supported. Found downgrade from \\\"1.{from}\\\" to \\\"1.{to}\\\". Please downgrade to \\\"1.{}\\\" first\"), and EKS rolls a control plane back to the previous minor version only", from - 1),
                     )),
+                    (Some(from), Some(to)) if to + 1 == from => {
+                        let version = format!("1.{to}");
+                        // EKS rolls back the control plane, not the managed node groups,
+                        // and nodes may not be newer than it: they go first.
+                        for (name, _) in items_by(old, "managedNodeGroups", |group| text(group, "name").to_owned()) {
+                            steps.push(argv(&["aws", "eks", "update-nodegroup-version", "--cluster-name", cluster, "--nodegroup-name", &name, "--kubernetes-version", &version, "--region", region]));
+                        }
+                        steps.push(argv(&["eksctl", "upgrade", "cluster", "--name", cluster, "--region", region, "--version", &version, "--approve"]));
+                        disruption.push(format!("a rollback: the managed node groups are rolled back to {version} first, draining their nodes a few at a time, then the control plane"));
+                        plan.findings.push(changes::VERSION_ROLLBACK.finding(
+                            "cluster.kubernetes_version",
+                            format!("Kubernetes 1.{from} → 1.{to} is a rollback: EKS rolls a control plane back one minor version only within 7 days of the in-place upgrade to 1.{from} (a cluster made at 1.{from} cannot), and rolls back neither the managed node groups nor the add-ons"),
+                        ));
+                    }
                     (Some(from), Some(to)) if to > from => {
                         // EKS upgrades one minor version at a time: one step each.
                         for minor in from + 1..=to {
@@ -252,12 +243,9 @@ fn cluster_changes(old: &Value, new: &Value, target: &Target, plan: &mut Plan) {
                             steps.push(argv(&["eksctl", "upgrade", "cluster", "--name", cluster, "--region", region, "--version", &version, "--approve"]));
                         }
                         if to > from + 1 {
-                            plan.findings.push(finding(
-                                "change-version-skips-minor",
-                                Severity::Info,
-                                "cluster.kubernetes_version".into(),
+                            plan.findings.push(changes::VERSION_SKIPS_MINOR.finding(
+                                "cluster.kubernetes_version",
                                 format!("Kubernetes 1.{from} → 1.{to}: EKS upgrades a control plane one minor version at a time, so the plan upgrades {} times, and the node groups after the last", to - from),
-                                "each upgrade takes about 10 minutes; add-ons and nodes follow the control plane",
                             ));
                         }
                     }
@@ -267,33 +255,47 @@ fn cluster_changes(old: &Value, new: &Value, target: &Target, plan: &mut Plan) {
             "vpc" => {
                 let old_vpc = old.get("vpc").unwrap_or(&Value::Null);
                 let new_vpc = new.get("vpc").unwrap_or(&Value::Null);
-                let moved: Vec<String> = changed_keys(old_vpc, new_vpc, "vpc.")
-                    .into_iter()
-                    .filter(|key| matches!(key.as_str(), "vpc.id" | "vpc.cidr" | "vpc.subnets"))
-                    .collect();
-                if !moved.is_empty() {
-                    plan.findings.push(finding(
-                        "change-cluster-network",
-                        Severity::Error,
-                        "network".into(),
-                        format!("{} changes: EKS keeps a running cluster in the VPC and subnets it was made in; eksctl has no command that moves it", moved.join(", ")),
-                        "keep the running cluster's VPC and subnets, or make a new cluster",
-                    ));
-                } else {
+                let changed = changed_keys(old_vpc, new_vpc, "vpc.");
+                for key in &changed {
+                    match key.as_str() {
+                        "vpc.id" => plan.findings.push(changes::CLUSTER_VPC.finding(
+                            "network",
+                            "vpc.id changes: EKS keeps a running cluster in the VPC it was made in (UpdateClusterConfig takes other subnets of that VPC only), and eksctl has no command that moves it",
+                        )),
+                        "vpc.cidr" => plan.findings.push(changes::NO_STEP.finding(
+                            "network",
+                            "`vpc.cidr` changes, and no eksctl command changes the CIDR of a running cluster's VPC: the plan leaves it as it is",
+                        )),
+                        "vpc.subnets" => plan.findings.push(changes::NO_STEP.finding(
+                            "network",
+                            "`vpc.subnets` changes: no eksctl command changes the running cluster for it (eksctl reads it when it makes node groups later); the control plane's own subnets are `vpc.controlPlaneSubnetIDs`, which eksctl utils update-cluster-vpc-config changes",
+                        )),
+                        _ => {}
+                    }
+                }
+                let in_place = changed
+                    .iter()
+                    .any(|key| !matches!(key.as_str(), "vpc.id" | "vpc.cidr" | "vpc.subnets"));
+                let moved = changed.iter().any(|key| key == "vpc.id");
+                if in_place && !moved {
                     steps.push(argv(&["eksctl", "utils", "update-cluster-vpc-config", "--config-file", CLUSTER_FILE, "--approve"]));
                 }
             }
             "cloudWatch" => steps.push(argv(&["eksctl", "utils", "update-cluster-logging", "--config-file", CLUSTER_FILE, "--approve"])),
-            other => plan.findings.push(finding(
-                "change-no-step",
-                Severity::Warning,
-                "cluster".into(),
+            other => plan.findings.push(changes::NO_STEP.finding(
+                "cluster",
                 format!("`{other}` changes, and the studio knows no eksctl command that changes it on a running cluster: the plan leaves it as it is"),
-                "change it with the AWS console or CLI, or keep it as the cluster has it",
             )),
         }
     }
-    if fields.iter().any(|field| field == "metadata.version") && !steps.is_empty() {
+    let upgraded = match (
+        minor_of(text(old.get("metadata").unwrap_or(&Value::Null), "version")),
+        minor_of(text(new.get("metadata").unwrap_or(&Value::Null), "version")),
+    ) {
+        (Some(from), Some(to)) => to > from,
+        _ => false,
+    };
+    if upgraded {
         disruption.push("the control plane is upgraded in place; node groups are upgraded after it, draining their nodes a few at a time".to_owned());
         let version = text(new.get("metadata").unwrap_or(&Value::Null), "version").to_owned();
         for (name, _) in items_by(new, "managedNodeGroups", |group| {
@@ -329,6 +331,7 @@ fn cluster_changes(old: &Value, new: &Value, target: &Target, plan: &mut Plan) {
         disruptive: !disruption.is_empty(),
         disruption: disruption.join("; "),
         steps,
+        workloads: Vec::new(),
     });
 }
 
@@ -380,6 +383,7 @@ fn node_group_changes(old: &Value, new: &Value, target: &Target, plan: &mut Plan
                     "--include",
                     name,
                 ])],
+                workloads: Vec::new(),
             });
             continue;
         };
@@ -407,23 +411,17 @@ fn node_group_changes(old: &Value, new: &Value, target: &Target, plan: &mut Plan
             "--include",
             name,
         ]));
-        plan.findings.push(finding(
-            "change-nodegroup-replaced-under-its-name",
-            Severity::Warning,
+        plan.findings.push(changes::NODEGROUP_REPLACED_UNDER_ITS_NAME.finding(
             format!("node_groups[{name}]"),
             format!(
                 "{} of node group `{name}` cannot change on a live managed node group, and eksctl cannot create a second group named `{name}`: the plan deletes it before the new one exists, and its pods have nowhere to run meanwhile",
                 fields.join(", ")
             ),
-            "give the changed group a new name in the design: the plan then creates it first and drains the old one once the new nodes are ready",
         ));
         if let Some(reservation) = reservation_of(previous) {
-            plan.findings.push(finding(
-                "change-nodegroup-leaves-reservation",
-                Severity::Warning,
+            plan.findings.push(changes::NODEGROUP_LEAVES_RESERVATION.finding(
                 format!("node_groups[{name}]"),
                 format!("node group `{name}` runs on capacity reservation {reservation}: while it is replaced, the reservation's instances are released and another account's launch may take them"),
-                "target the same reservation with the new group, and replace it when the reserved instances are idle",
             ));
         }
         plan.changes.push(Change {
@@ -434,6 +432,7 @@ fn node_group_changes(old: &Value, new: &Value, target: &Target, plan: &mut Plan
             disruptive: true,
             disruption: format!("drains {drained} running pods, then makes the new group"),
             steps,
+            workloads: Vec::new(),
         });
     }
     for (name, group) in &before {
@@ -449,14 +448,12 @@ fn node_group_changes(old: &Value, new: &Value, target: &Target, plan: &mut Plan
             disruptive: true,
             disruption: format!("drains {drained} running pods, then deletes them"),
             steps: vec![delete_node_group(name, target)],
+            workloads: Vec::new(),
         });
         if let Some(reservation) = reservation_of(group) {
-            plan.findings.push(finding(
-                "change-nodegroup-leaves-reservation",
-                Severity::Warning,
+            plan.findings.push(changes::NODEGROUP_LEAVES_RESERVATION.finding(
                 format!("node_groups[{name}]"),
                 format!("node group `{name}` runs on capacity reservation {reservation}, which no group of the new design targets: its instances are released"),
-                "target the reservation with another group, or keep this one",
             ));
         }
     }
@@ -547,6 +544,7 @@ fn update_node_group(
         disruptive: !disruption.is_empty(),
         disruption,
         steps,
+        workloads: Vec::new(),
     }
 }
 
@@ -720,6 +718,7 @@ fn simple(
         disruptive: false,
         disruption: String::new(),
         steps,
+        workloads: Vec::new(),
     }
 }
 
@@ -915,12 +914,9 @@ fn object_changes(old: &[Value], new: &[Value], plan: &mut Plan) {
                         .and_then(|spec| spec.get("replicas"))
                         .is_some();
                     if was_static != is_static {
-                        plan.findings.push(finding(
-                            "change-nodepool-static-dynamic",
-                            Severity::Error,
+                        plan.findings.push(changes::NODEPOOL_STATIC_DYNAMIC.finding(
                             format!("karpenter.node_pools[{name}]"),
                             format!("NodePool `{name}` switches between static (`replicas`) and dynamic: Karpenter's CRD refuses the change on an existing NodePool"),
-                            "make a new NodePool of the other kind and delete this one once its replacement is ready",
                         ));
                     }
                     let drifts = fields
@@ -1016,15 +1012,12 @@ fn accelerators_left(before: &Spec, after: &Spec, plan: &mut Plan) {
         if remaining.contains_key(resource) {
             continue;
         }
-        plan.findings.push(finding(
-            "change-leaves-accelerator-pods-nowhere",
-            Severity::Warning,
-            "node_groups".into(),
+        plan.findings.push(changes::LEAVES_ACCELERATOR_PODS_NOWHERE.finding(
+            "node_groups",
             format!(
                 "after this plan no node group or NodePool offers {resource} (today: {}): pods that ask for it stay Pending",
                 places.join(", ")
             ),
-            "keep one group or pool with the accelerator until its pods have moved, or scale their workloads down first",
         ));
     }
 }

@@ -25,6 +25,8 @@ pub mod objects;
 pub mod read;
 /// The plan as text, in the manner of `terraform plan`.
 mod words;
+/// What runs on a cluster's nodes, so a plan names the jobs a change disrupts.
+pub mod workloads;
 
 use serde::Serialize;
 
@@ -77,6 +79,10 @@ pub struct Change {
     pub disruption: String,
     /// The commands that make the change, in order.
     pub steps: Vec<Vec<String>>,
+    /// The workloads running on the nodes it drains or replaces, when the cluster's pods
+    /// were read.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub workloads: Vec<workloads::Disrupted>,
 }
 
 /// The whole plan: the changes, and what the peers would refuse or what to know first.

@@ -1,9 +1,11 @@
 //! The objects inside a running cluster that belong to a design — Karpenter's NodePools,
-//! EC2NodeClasses and NodeOverlays — as `kubectl get RESOURCE -o json` answers them, read
-//! into the design the cluster's EKS read made. Auto Mode's NodePools come back from the
-//! same `get` (they are `karpenter.sh` NodePools on an `eks.amazonaws.com` NodeClass) and
-//! are left to the design: EKS's NodeClass schema, whose defaults the API server fills
-//! in, is not one the studio holds, so they would be compared against guesses.
+//! EC2NodeClasses and NodeOverlays, EKS Auto Mode's NodePools and NodeClasses — as
+//! `kubectl get RESOURCE -o json` answers them, read into the design the cluster's EKS
+//! read made. Auto Mode's NodePools come back from the same `get` as Karpenter's (they
+//! are `karpenter.sh` NodePools on an `eks.amazonaws.com` NodeClass); they are read as
+//! kubectl applied them (its last-applied annotation), since the defaults EKS's NodeClass
+//! schema fills in are not the studio's to know. EKS's own pools (`general-purpose`,
+//! `system`) are its `computeConfig`'s, read from EKS.
 //!
 //! The API server answers with more than was applied: what it and the controllers keep
 //! about the object (`uid`, `resourceVersion`, `generation`, `creationTimestamp`,
@@ -26,7 +28,31 @@ pub const RESOURCES: &[(&str, &str)] = &[
         "Karpenter's EC2NodeClasses",
     ),
     ("nodeoverlays.karpenter.sh", "Karpenter's NodeOverlays"),
+    (
+        "nodeclasses.eks.amazonaws.com",
+        "EKS Auto Mode's NodeClasses",
+    ),
 ];
+
+/// The annotation where `kubectl apply` keeps the object as it was applied.
+const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
+
+/// The NodePools and NodeClass EKS Auto Mode makes itself (`computeConfig.nodePools`, read
+/// from DescribeCluster): not the design's objects.
+const AUTO_MODE_BUILT_IN: &[&str] = &["general-purpose", "system", "default"];
+
+/// An Auto Mode object as it was applied: kubectl's last-applied annotation, which holds
+/// the manifest without what EKS's NodeClass schema fills in (a schema the studio does
+/// not hold). `None` when it was not applied with `kubectl apply`.
+fn as_last_applied(object: &Value) -> Option<Value> {
+    let text = object
+        .get("metadata")?
+        .get("annotations")?
+        .get(LAST_APPLIED)?
+        .as_str()?;
+    let json: serde_json::Value = serde_json::from_str(text).ok()?;
+    yaml_serde::to_value(json).ok()
+}
 
 /// Metadata the API server keeps about an object, never written in a manifest.
 const SERVER_METADATA: &[&str] = &[
@@ -77,7 +103,9 @@ pub fn as_applied(object: &Value) -> Value {
     Value::Mapping(out)
 }
 
-/// The items of a `kubectl get -o json` answer (a `List`), as applied.
+/// The items of a `kubectl get -o json` answer (a `List`), as applied. Auto Mode's
+/// objects stay as the API server holds them: [`read_into`] reads them from kubectl's
+/// last-applied annotation.
 pub fn items_of(answer: &serde_json::Value) -> Result<Vec<Value>, String> {
     let items = answer
         .get("items")
@@ -87,7 +115,15 @@ pub fn items_of(answer: &serde_json::Value) -> Result<Vec<Value>, String> {
         .iter()
         .map(|item| {
             yaml_serde::to_value(item)
-                .map(|value| as_applied(&value))
+                .map(|value| {
+                    if crate::documents::auto_mode::is_auto_mode_pool(&value)
+                        || crate::documents::auto_mode::is_node_class(&value)
+                    {
+                        value
+                    } else {
+                        as_applied(&value)
+                    }
+                })
                 .map_err(|error| error.to_string())
         })
         .collect()
@@ -141,10 +177,42 @@ pub fn read_into(
 ) {
     let mut karpenter = Vec::new();
     let mut not_read = gaps;
+    let mut auto_mode = crate::upstream::auto_mode::AutoModePools::default();
+    let mut auto_mode_read = true;
     for object in objects {
         if crate::documents::auto_mode::is_auto_mode_pool(object)
             || crate::documents::auto_mode::is_node_class(object)
         {
+            let what = format!(
+                "Auto Mode {} {}",
+                object
+                    .get("kind")
+                    .and_then(Value::as_str)
+                    .unwrap_or("object"),
+                name_of(object)
+            );
+            match as_last_applied(object) {
+                Some(applied) => {
+                    if let Err(why) =
+                        crate::documents::auto_mode::read_into(&applied, &mut auto_mode)
+                    {
+                        auto_mode_read = false;
+                        not_read.push(NotRead {
+                            what,
+                            why: format!("it does not read as the studio knows it: {why}"),
+                        });
+                    }
+                }
+                // EKS's own pools and class come with computeConfig, read from EKS.
+                None if AUTO_MODE_BUILT_IN.contains(&name_of(object)) => {}
+                None => {
+                    auto_mode_read = false;
+                    not_read.push(NotRead {
+                        what,
+                        why: "it was not applied with kubectl apply, so the cluster keeps no copy of it as applied, and its defaults come from EKS's NodeClass schema, which the studio does not hold".into(),
+                    });
+                }
+            }
             continue;
         }
         match crate::documents::import::import_karpenter(std::slice::from_ref(object)) {
@@ -212,6 +280,10 @@ pub fn read_into(
             settings.node_overlays.extend(imported.node_overlays);
         }
         crate::documents::import::settle_leftovers(spec);
+    }
+    if auto_mode_read {
+        reading.spec.auto_mode_pools = auto_mode;
+        reading.auto_mode_read = true;
     }
     reading
         .not_read

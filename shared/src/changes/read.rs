@@ -35,6 +35,11 @@ pub struct Reading {
     pub objects_read: bool,
     /// Whether Karpenter's chart values were read (`helm get values`).
     pub helm_read: bool,
+    /// Whether EKS Auto Mode's NodePools and NodeClasses were read from the cluster.
+    pub auto_mode_read: bool,
+    /// What runs on the cluster's nodes now, when it was read
+    /// ([`crate::changes::workloads`]).
+    pub workloads: Option<crate::changes::workloads::Workloads>,
 }
 
 /// How a read names the objects inside the cluster it has not read (yet): the gap
@@ -391,8 +396,10 @@ pub fn design_of(running: &RunningCluster) -> Result<Reading, String> {
         );
         put(&mut document, "autoModeConfig", Value::Mapping(auto_mode));
         not_read.push(NotRead {
-            what: "EKS Auto Mode's own NodePools and NodeClasses".into(),
-            why: "they are objects inside the cluster whose defaults come from EKS's NodeClass schema, which the studio does not hold; the design's are taken as they are".into(),
+            what: "EKS Auto Mode's NodePools and NodeClasses".into(),
+            why: format!(
+                "they are objects inside the cluster; {NOT_READ_YET}, which was not at hand"
+            ),
         });
     }
     not_read.push(NotRead {
@@ -412,6 +419,8 @@ pub fn design_of(running: &RunningCluster) -> Result<Reading, String> {
         not_read,
         objects_read: false,
         helm_read: false,
+        auto_mode_read: false,
+        workloads: None,
     })
 }
 
@@ -891,8 +900,16 @@ pub fn aligned(reading: &Reading, design: &Spec) -> (Spec, Vec<String>) {
     let (extra, unseen) = extra_as_planned(&reading.spec.eksctl_extra, &design.eksctl_extra);
     spec.eksctl_extra = extra;
     not_compared.extend(unseen);
-    // Auto Mode's objects and the storage are not read: the design's stand.
-    spec.auto_mode_pools = design.auto_mode_pools.clone();
+    // The storage is not read, nor Auto Mode's objects when kubectl could not: the
+    // design's stand.
+    if !reading.auto_mode_read {
+        spec.auto_mode_pools = design.auto_mode_pools.clone();
+        if !design.auto_mode_pools.is_empty() {
+            not_compared.push(
+                "EKS Auto Mode's NodePools and NodeClasses (not read from the cluster)".into(),
+            );
+        }
+    }
     spec.storage = design.storage.clone();
     if !reading.objects_read {
         spec.karpenter = design.karpenter.clone();
@@ -1134,8 +1151,12 @@ pub struct LivePlan {
 /// What `design` would change on the cluster `reading` read.
 pub fn plan_against(reading: &Reading, design: &Spec) -> LivePlan {
     let (before, not_compared) = aligned(reading, design);
+    let mut plan = crate::changes::diff(&before, design);
+    if let Some(workloads) = &reading.workloads {
+        crate::changes::workloads::annotate(&mut plan, workloads);
+    }
     LivePlan {
-        plan: crate::changes::diff(&before, design),
+        plan,
         not_compared,
         not_read: reading.not_read.clone(),
     }

@@ -233,12 +233,7 @@ fn what_it_is(path: &str) -> &'static str {
     }
 }
 
-fn readme(
-    spec: &Spec,
-    findings: &[Finding],
-    checks: &[CheckLine],
-    files: &[BundleFile],
-) -> String {
+fn readme(spec: &Spec, findings: &[Finding], checks: &[CheckLine], files: &[BundleFile]) -> String {
     let mut text = format!(
         "# {name}\n\nEKS cluster `{name}` in `{region}` (Kubernetes {version}), designed in EKS Training Studio.\n\n",
         name = readme_text(&spec.cluster.name),
@@ -247,7 +242,11 @@ fn readme(
     );
     text.push_str("## Files\n\n");
     for bundled in files {
-        text.push_str(&format!("- `{}` — {}\n", bundled.path, what_it_is(&bundled.path)));
+        text.push_str(&format!(
+            "- `{}` — {}\n",
+            bundled.path,
+            what_it_is(&bundled.path)
+        ));
     }
     text.push_str("- `README.md` — this file\n\n");
     text.push_str("## Before you run it\n\n");

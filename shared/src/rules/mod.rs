@@ -8,6 +8,8 @@
 mod access;
 /// Rules on EKS Auto Mode's own NodePools and NodeClasses.
 mod auto_mode;
+/// Rules of the `change` stage, judged on the pair of designs by the plan.
+pub mod changes;
 /// Rules on the cluster, network and identifiers.
 mod cluster;
 /// Rules on YAML documents as written: schemas and eksctl structure the spec cannot hold.
@@ -92,19 +94,24 @@ pub enum Stage {
     Runtime,
     /// Nothing refuses it: advice on cost, reliability or best practice.
     Advice,
+    /// A change to a running cluster, judged on the cluster as it runs and the design
+    /// that would change it: EKS, eksctl or the API server refuses the change, or it
+    /// costs running work.
+    Change,
 }
 
 impl Stage {
     /// Every stage, in the order a deploy meets them.
-    pub const ALL: [Stage; 5] = [
+    pub const ALL: [Stage; 6] = [
         Stage::EksctlValidation,
         Stage::AwsCreate,
         Stage::ApiServer,
         Stage::Runtime,
         Stage::Advice,
+        Stage::Change,
     ];
 
-    /// `eksctl-validation`, `aws-create`, `api-server`, `runtime` or `advice`.
+    /// `eksctl-validation`, `aws-create`, `api-server`, `runtime`, `advice` or `change`.
     pub fn as_str(self) -> &'static str {
         match self {
             Stage::EksctlValidation => "eksctl-validation",
@@ -112,6 +119,7 @@ impl Stage {
             Stage::ApiServer => "api-server",
             Stage::Runtime => "runtime",
             Stage::Advice => "advice",
+            Stage::Change => "change",
         }
     }
 
@@ -125,6 +133,9 @@ impl Stage {
             Stage::ApiServer => "kubectl apply: the Kubernetes API server refuses it",
             Stage::Runtime => "run time: accepted, but nodes never launch or pods never schedule",
             Stage::Advice => "nowhere: advice on cost, reliability or practice",
+            Stage::Change => {
+                "a change to the running cluster (plan, diff): EKS, eksctl or the API server refuses it, or it costs running work"
+            }
         }
     }
 }
@@ -171,6 +182,9 @@ pub(crate) enum Check {
     Spec(fn(&Context<'_>, &mut Report<'_>)),
     /// One YAML document as written; paths are paths inside the document.
     Document(fn(&yaml_serde::Value, &mut Report<'_>)),
+    /// A change from one design to another: the plan ([`crate::changes`]) fires it where
+    /// it meets what the rule finds.
+    Change,
 }
 
 impl Rule {
@@ -288,6 +302,19 @@ impl<'a> Context<'a> {
     }
 }
 
+impl Rule {
+    /// A finding of this rule at `path`, with its severity and help.
+    pub fn finding(&'static self, path: impl Into<String>, message: impl Into<String>) -> Finding {
+        Finding {
+            rule: Cow::Borrowed(self.id),
+            severity: self.severity,
+            path: path.into(),
+            message: message.into(),
+            help: Cow::Borrowed(self.help),
+        }
+    }
+}
+
 /// Collects one rule's findings.
 pub struct Report<'a> {
     rule: &'a Rule,
@@ -347,6 +374,7 @@ pub fn catalog() -> Vec<&'static Rule> {
     spec_rules()
         .chain(documents::RULES)
         .chain(eksctl_config::RULES)
+        .chain(changes::RULES.iter().copied())
         .collect()
 }
 

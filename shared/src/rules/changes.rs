@@ -1,0 +1,82 @@
+//! Rules of the `change` stage: judged on a pair of designs (the cluster as it runs, and
+//! the design that would change it) by the plan ([`crate::changes`]), which fires them
+//! where it meets what they find. Here they are declared once, with their sources, so the
+//! catalog lists them beside the other rules and a finding's severity and help come from
+//! one place.
+
+use super::{Check, Rule, Severity, Stage, described};
+
+macro_rules! change_rules {
+    ($($name:ident = $id:literal, $severity:ident, summary: $summary:literal, help: $help:literal, reference: $reference:literal;)+) => {
+        $(
+            #[doc = $summary]
+            pub static $name: Rule = Rule {
+                id: $id,
+                severity: Severity::$severity,
+                summary: described($summary),
+                help: $help,
+                reference: described($reference),
+                live: false,
+                stage: Stage::Change,
+                check: Check::Change,
+            };
+        )+
+        /// Every rule of the `change` stage.
+        pub(super) static RULES: &[&Rule] = &[$(&$name),+];
+    };
+}
+
+change_rules! {
+    ANOTHER_CLUSTER = "change-another-cluster", Error,
+        summary: "the two designs name two clusters (another name or region): a plan changes one cluster",
+        help: "compare a design with the design of the same cluster",
+        reference: "EKS names a cluster by its name within a region (DescribeCluster); another name or region is another cluster, made with eksctl create cluster";
+    VERSION_LOWERED = "change-version-lowered", Error,
+        summary: "the design asks for a Kubernetes version more than one minor version below the cluster's",
+        help: "roll back one minor version at a time, each within EKS's rollback window, or make a new cluster on the older version",
+        reference: "eksctl pkg/eks/versions_manager.go ResolveUpgradeVersion (\"downgrading more than one version at a time is not supported\"); EKS user guide, rollback-cluster: a rollback goes to the previous minor version only";
+    VERSION_ROLLBACK = "change-version-rollback", Warning,
+        summary: "the design asks for the previous minor version: a rollback, which EKS allows only within 7 days of the in-place upgrade",
+        help: "roll back the managed node groups first (UpdateNodegroupVersion): EKS rolls back the control plane, not them; after the 7 days, fix forward",
+        reference: "EKS user guide, rollback-cluster (7-day window, an upgraded cluster only, managed node groups rolled back separately); eksctl pkg/actions/cluster/upgrade.go rolls back with upgrade cluster --version";
+    VERSION_SKIPS_MINOR = "change-version-skips-minor", Info,
+        summary: "the upgrade crosses more than one minor version: the plan upgrades one at a time",
+        help: "each upgrade takes about 10 minutes; add-ons and nodes follow the control plane",
+        reference: "eksctl pkg/eks/versions_manager.go ResolveUpgradeVersion (\"upgrading more than one version at a time is not supported\"); EKS UpdateClusterVersion";
+    CLUSTER_VPC = "change-cluster-network", Error,
+        summary: "the design puts the running cluster in another VPC",
+        help: "keep the running cluster's VPC, or make a new cluster",
+        reference: "EKS UpdateClusterConfig: a cluster's subnets can change, their VPC cannot (the subnets must be in the VPC the cluster was made with); eksctl utils update-cluster-vpc-config";
+    NO_STEP = "change-no-step", Warning,
+        summary: "a field changes that no eksctl command changes on a running cluster: the plan leaves it as it is",
+        help: "change it with the AWS console or CLI, or keep it as the cluster has it",
+        reference: "eksctl pkg/ctl (upgrade, update, scale, utils) at 99984adb: the commands that change a running cluster";
+    NODEGROUP_REPLACED_UNDER_ITS_NAME = "change-nodegroup-replaced-under-its-name", Warning,
+        summary: "a managed node group changes what EKS fixes at creation and keeps its name: it is deleted before its replacement exists",
+        help: "give the changed group a new name in the design: the plan then creates it first and drains the old one once the new nodes are ready",
+        reference: "EKS UpdateNodegroupConfig and UpdateNodegroupVersion (what changes in place); eksctl create nodegroup refuses a name the cluster already has";
+    NODEGROUP_LEAVES_RESERVATION = "change-nodegroup-leaves-reservation", Warning,
+        summary: "a node group on a capacity reservation is replaced or deleted: its reserved instances are released",
+        help: "target the same reservation with the group that follows it, and change it when the reserved instances are idle",
+        reference: "EC2 capacity reservations: an instance released from a targeted reservation frees the capacity, which another launch may take";
+    NODEPOOL_STATIC_DYNAMIC = "change-nodepool-static-dynamic", Error,
+        summary: "a NodePool switches between static (replicas) and dynamic: Karpenter's CRD refuses the change",
+        help: "make a new NodePool of the other kind and delete this one once its replacement is ready",
+        reference: "kubernetes-sigs/karpenter NodePool CRD, spec's x-kubernetes-validations: has(self.replicas) == has(oldSelf.replicas) (\"Cannot transition NodePool between static (replicas set) and dynamic (replicas unset) provisioning modes\")";
+    LEAVES_ACCELERATOR_PODS_NOWHERE = "change-leaves-accelerator-pods-nowhere", Warning,
+        summary: "after the plan no node group or NodePool offers an accelerator some pods ask for: they stay Pending",
+        help: "keep one group or pool with the accelerator until its pods have moved, or scale their workloads down first",
+        reference: "Kubernetes scheduling: a pod that asks for an extended resource (nvidia.com/gpu, aws.amazon.com/neuron) only fits a node that offers it";
+    DRAINS_UNGUARDED_TRAINING = "change-drains-unguarded-training", Warning,
+        summary: "a change drains nodes that run a training job no PodDisruptionBudget guards: its pods are evicted at once",
+        help: "make the change between runs or right after a checkpoint; a PodDisruptionBudget over the run's pods makes the drain wait (the API server refuses an eviction that breaks it)",
+        reference: "Kubernetes API-initiated eviction (the Eviction API honours PodDisruptionBudgets); eksctl delete nodegroup --drain and EKS's managed node group updates evict through it";
+    ADDON_VERSION_NOT_OFFERED = "change-addon-version-not-offered", Error,
+        summary: "a pinned add-on version EKS does not offer for the Kubernetes version asked for",
+        help: "pin a version EKS offers for this Kubernetes version, or write `latest` for the newest",
+        reference: "EKS DescribeAddonVersions (what it offers per Kubernetes version); CreateAddon and UpdateAddon refuse another version (InvalidParameterException)";
+    ADDON_UPDATE_AFTER_UPGRADE = "change-addon-update-after-upgrade", Warning,
+        summary: "a running add-on version EKS does not offer for the Kubernetes version the plan upgrades to",
+        help: "upgrade in EKS's order: the control plane, then the add-ons, then the nodes",
+        reference: "EKS user guide, update-cluster (update add-ons after the control plane); DescribeAddonVersions";
+}
