@@ -367,6 +367,11 @@ fn karpenter_on_existing_vpc(cluster: &str, discovery: &str) -> Value {
             {"name": "private-b", "id": "subnet-0bbbbbbbbbbbbbbb2", "availability_zone": "us-east-2b"}
         ]
     });
+    // The VPC has private subnets only: eksctl gives a group the VPC's subnets of its kind,
+    // so every group uses private networking.
+    for group in spec["node_groups"].as_array_mut().unwrap() {
+        group["private_networking"] = json!(true);
+    }
     for terms in ["subnetSelectorTerms", "securityGroupSelectorTerms"] {
         spec["karpenter"]["node_classes"][0]["spec"][terms] =
             json!([{"tags": {"karpenter.sh/discovery": discovery}}]);
