@@ -1490,7 +1490,7 @@ async fn a_static_pool_and_a_placement_group_are_edited_with_the_crds_refusals_b
         .wait_for_text(Locator::Id(selector), |text| !text.is_empty())
         .await;
     assert!(
-        findings.contains("a block is bought without a placement group"),
+        findings.contains("only if it was made in that placement group"),
         "{findings}"
     );
     // Both a name and an id: the CRD refuses it.
