@@ -52,6 +52,24 @@ fn eks_studio(emulator: &Emulator, args: &[&str]) -> Output {
         .expect("eks-studio runs")
 }
 
+/// `eks-studio read --cluster CLUSTER --region us-east-1 --out OUT`, which must succeed.
+fn read_into(emulator: &Emulator, cluster: &str, out: &Path) -> Output {
+    let read = eks_studio(
+        emulator,
+        &[
+            "read",
+            "--cluster",
+            cluster,
+            "--region",
+            REGION,
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(read.status.code(), Some(0), "{}", text(&read.stderr));
+    read
+}
+
 /// `eks-studio plan DESIGN --cluster CLUSTER --region us-east-1`, with `more` arguments.
 fn plan_on(emulator: &Emulator, design: &Path, cluster: &str, more: &[&str]) -> Output {
     let mut args = vec![
@@ -314,19 +332,7 @@ fn a_changed_design_plans_a_scale_a_new_group_and_a_replacement_against_the_runn
 
     // Read: the bundle of the running cluster, with what EKS keeps.
     let out = dir.join("read");
-    let read = eks_studio(
-        &emulator,
-        &[
-            "read",
-            "--cluster",
-            &cluster,
-            "--region",
-            REGION,
-            "--out",
-            out.to_str().unwrap(),
-        ],
-    );
-    assert_eq!(read.status.code(), Some(0), "{}", text(&read.stderr));
+    let read = read_into(&emulator, &cluster, &out);
     let cluster_yaml = std::fs::read_to_string(out.join("cluster.yaml")).unwrap();
     let document: yaml_serde::Value = yaml_serde::from_str(&cluster_yaml).unwrap();
     let groups = document["managedNodeGroups"].as_sequence().unwrap();
@@ -568,19 +574,7 @@ fn auto_mode_pools_are_read_as_kubectl_applied_them_and_a_changed_pool_is_planne
     assert!(!spec.auto_mode_pools.node_pools.is_empty());
     // Read back: the pools as applied, in the bundle's Auto Mode file.
     let out = dir.join("read");
-    let read = eks_studio(
-        &emulator,
-        &[
-            "read",
-            "--cluster",
-            &cluster,
-            "--region",
-            REGION,
-            "--out",
-            out.to_str().unwrap(),
-        ],
-    );
-    assert_eq!(read.status.code(), Some(0), "{}", text(&read.stderr));
+    let read = read_into(&emulator, &cluster, &out);
     let pools = std::fs::read_to_string(out.join("auto-mode/nodepools.yaml"))
         .unwrap_or_else(|error| panic!("{error}: {}\n{}", text(&read.stdout), text(&read.stderr)));
     let pool = &spec.auto_mode_pools.node_pools[0].metadata.name;
@@ -622,19 +616,7 @@ fn karpenter_objects_are_read_from_the_cluster_and_a_tightened_nodepool_plans_a_
     // Read: the objects as a manifest writes them, without what the API server and
     // Karpenter keep about them.
     let out = dir.join("read");
-    let read = eks_studio(
-        &emulator,
-        &[
-            "read",
-            "--cluster",
-            &cluster,
-            "--region",
-            REGION,
-            "--out",
-            out.to_str().unwrap(),
-        ],
-    );
-    assert_eq!(read.status.code(), Some(0), "{}", text(&read.stderr));
+    let read = read_into(&emulator, &cluster, &out);
     assert!(
         !text(&read.stderr).contains("Karpenter's NodePools"),
         "{}",
