@@ -83,24 +83,8 @@ fn create_cluster(emulator: &Ec2Emulator) {
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    let objects = dir.join("nodepools.yaml");
-    std::fs::write(&objects, KARPENTER_YAML).unwrap();
-    let output = Command::new(ec2_emulator::python())
-        .arg(fixtures.join("kubectl"))
-        .args(["apply", "-f"])
-        .arg(&objects)
-        .env("AWS_ENDPOINT_URL", &emulator.endpoint)
-        .env("EKSCTL_STANDIN_ARGV_LOG", dir.join("calls.jsonl"))
-        .env("KUBECONFIG", dir.join("kubeconfig"))
-        .output()
-        .expect("the kubectl stand-in runs");
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
 
-    // A training run of two workers on the GPU group's nodes, as the cluster lists them.
+    // The kubectl stand-in on the cluster eksctl made: its output, which must succeed.
     let kubectl = |args: &[&str]| {
         let output = Command::new(ec2_emulator::python())
             .arg(fixtures.join("kubectl"))
@@ -117,6 +101,11 @@ fn create_cluster(emulator: &Ec2Emulator) {
         );
         String::from_utf8_lossy(&output.stdout).into_owned()
     };
+    let objects = dir.join("nodepools.yaml");
+    std::fs::write(&objects, KARPENTER_YAML).unwrap();
+    kubectl(&["apply", "-f", objects.to_str().unwrap()]);
+
+    // A training run of two workers on the GPU group's nodes, as the cluster lists them.
     let nodes: serde_json::Value =
         serde_json::from_str(&kubectl(&["get", "nodes", "-o", "json"])).unwrap();
     let gpu_nodes: Vec<&str> = nodes["items"]
