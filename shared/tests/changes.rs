@@ -105,7 +105,8 @@ fn scaling_a_group_is_eksctl_scale_and_only_scaling_in_drains_nodes() {
             &before.cluster.region,
             "--nodes=4",
             "--nodes-min=0",
-            "--nodes-max=8"
+            "--nodes-max=8",
+            "--wait"
         ]
         .map(str::to_owned)
         .to_vec()]
@@ -260,7 +261,7 @@ fn a_version_upgrade_goes_one_minor_at_a_time_a_rollback_is_one_minor_and_more_i
         spec["cluster"]["kubernetes_version"] = json!("1.35")
     });
     let plan = diff(&before, &after);
-    let change = only_change(&plan);
+    let change = &plan.changes[0];
     assert_eq!(
         (change.kind.as_str(), change.action),
         ("cluster", Action::Update)
@@ -268,18 +269,36 @@ fn a_version_upgrade_goes_one_minor_at_a_time_a_rollback_is_one_minor_and_more_i
     let versions: Vec<&str> = change
         .steps
         .iter()
-        .filter(|step| step[1] == "upgrade" && step[2] == "cluster")
-        .map(|step| step[step.iter().position(|word| word == "--version").unwrap() + 1].as_str())
+        .map(|step| {
+            assert_eq!(&step[..3], ["eksctl", "upgrade", "cluster"]);
+            step[step.iter().position(|word| word == "--version").unwrap() + 1].as_str()
+        })
         .collect();
     assert_eq!(versions, ["1.34", "1.35"]);
-    assert!(
-        change
-            .steps
-            .last()
-            .unwrap()
-            .contains(&"nodegroup".to_owned())
-    );
-    assert!(change.disruptive);
+    assert!(!change.disruptive, "the control plane upgrades in place");
+    // Then each node group, on its own, rolling its nodes to 1.35.
+    let groups: Vec<&str> = plan.changes[1..]
+        .iter()
+        .map(|change| {
+            assert_eq!(
+                (change.kind.as_str(), change.action),
+                ("nodegroup", Action::Update)
+            );
+            assert_eq!(change.fields, ["version"]);
+            assert!(change.disruptive);
+            assert_eq!(&change.steps[0][..3], ["eksctl", "upgrade", "nodegroup"]);
+            assert!(
+                change.steps[0].ends_with(&["--kubernetes-version".to_owned(), "1.35".to_owned()])
+            );
+            change.name.as_str()
+        })
+        .collect();
+    let names: Vec<&str> = after
+        .node_groups
+        .iter()
+        .map(|group| group.name.as_str())
+        .collect();
+    assert_eq!(groups, names);
     assert_eq!(rules_of(&plan), ["change-version-skips-minor"]);
     assert!(!plan.refused());
     // Two minor versions down: eksctl refuses it (versions_manager.go).

@@ -17,6 +17,10 @@ const KARPENTER_FILE: &str = "karpenter/nodepools.yaml";
 /// The file `kubectl apply` reads for Auto Mode's objects.
 const AUTO_MODE_FILE: &str = "auto-mode/nodepools.yaml";
 
+/// The field of a node group's change when the cluster's upgrade rolls it to the new
+/// Kubernetes version (`eksctl upgrade nodegroup`).
+pub const UPGRADE_FIELD: &str = "version";
+
 /// Keys of a managed node group that `eksctl scale nodegroup` changes.
 const SCALING: &[&str] = &["minSize", "maxSize", "desiredCapacity"];
 
@@ -168,12 +172,14 @@ pub fn diff(before: &Spec, after: &Spec) -> Plan {
     accelerators_left(before, after, &mut plan);
     // Creations first, then changes in place, replacements, deletions: what is new exists
     // before what it replaces goes.
+    // The control plane's upgrade first, the add-ons' after it and the node groups' last.
     plan.changes.sort_by_key(|change| match change.action {
         Action::Create => 1,
         Action::Update if change.kind == "cluster" => 0,
+        Action::Update if change.fields == [UPGRADE_FIELD] && change.kind == "nodegroup" => 3,
         Action::Update => 2,
-        Action::Replace => 3,
-        Action::Delete => 4,
+        Action::Replace => 4,
+        Action::Delete => 5,
     });
     plan
 }
@@ -295,32 +301,46 @@ fn cluster_changes(old: &Value, new: &Value, target: &Target, plan: &mut Plan) {
         (Some(from), Some(to)) => to > from,
         _ => false,
     };
+    let mut group_upgrades = Vec::new();
     if upgraded {
-        disruption.push("the control plane is upgraded in place; node groups are upgraded after it, draining their nodes a few at a time".to_owned());
+        // The control plane first, in place; each node group after the add-ons (the plan's
+        // order), rolling its nodes to the new version a few at a time.
         let version = text(new.get("metadata").unwrap_or(&Value::Null), "version").to_owned();
-        for (name, _) in items_by(new, "managedNodeGroups", |group| {
+        let kept = items_by(old, "managedNodeGroups", |group| {
+            text(group, "name").to_owned()
+        });
+        for (name, group) in items_by(new, "managedNodeGroups", |group| {
             text(group, "name").to_owned()
         }) {
-            if items_by(old, "managedNodeGroups", |group| {
-                text(group, "name").to_owned()
-            })
-            .iter()
-            .any(|(old_name, _)| *old_name == name)
-            {
-                steps.push(argv(&[
-                    "eksctl",
-                    "upgrade",
-                    "nodegroup",
-                    "--cluster",
-                    cluster,
-                    "--region",
-                    region,
-                    "--name",
-                    &name,
-                    "--kubernetes-version",
-                    &version,
-                ]));
+            if !kept.iter().any(|(old_name, _)| *old_name == name) {
+                continue;
             }
+            let step = argv(&[
+                "eksctl",
+                "upgrade",
+                "nodegroup",
+                "--cluster",
+                cluster,
+                "--region",
+                region,
+                "--name",
+                &name,
+                "--kubernetes-version",
+                &version,
+            ]);
+            group_upgrades.push(Change {
+                kind: "nodegroup".into(),
+                name: name.clone(),
+                action: Action::Update,
+                fields: vec![UPGRADE_FIELD.to_owned()],
+                disruptive: true,
+                disruption: format!(
+                    "rolls its {} to Kubernetes {version}, draining a few at a time",
+                    nodes_of(group)
+                ),
+                steps: vec![step],
+                workloads: Vec::new(),
+            });
         }
     }
     plan.changes.push(Change {
@@ -333,6 +353,7 @@ fn cluster_changes(old: &Value, new: &Value, target: &Target, plan: &mut Plan) {
         steps,
         workloads: Vec::new(),
     });
+    plan.changes.extend(group_upgrades);
 }
 
 /// What the nodes of a group are, in words (`2 p5.48xlarge nodes`), from its sizes.
@@ -492,6 +513,8 @@ fn update_node_group(
                 command.push(format!("{flag}={value}"));
             }
         }
+        // eksctl waits for the scaling to finish (a scale-in's drain) only when told to.
+        command.push("--wait".into());
         steps.push(command);
         let was = number(previous, "desiredCapacity");
         let will = number(group, "desiredCapacity");
@@ -662,10 +685,13 @@ fn addon_changes(old: &Value, new: &Value, target: &Target, plan: &mut Plan) {
     let by_name = |addon: &Value| text(addon, "name").to_owned();
     let before = items_by(old, "addons", by_name);
     let after = items_by(new, "addons", by_name);
+    // eksctl waits for an add-on to be active only when told to (`--wait`, off by
+    // default in `create addon` and `update addon`): the node groups come after.
     let with_version = |mut command: Vec<String>, addon: &Value| {
         if let Some(version) = addon.get("version").and_then(Value::as_str) {
             command.push(format!("--version={version}"));
         }
+        command.push("--wait".into());
         command
     };
     for pairing in pair_up(&before, &after)
@@ -690,7 +716,14 @@ fn addon_changes(old: &Value, new: &Value, target: &Target, plan: &mut Plan) {
                     with_version(command, addon)
                 } else {
                     // Configuration values, identities: from the file, as eksctl reads them.
-                    argv(&["eksctl", "update", "addon", "--config-file", CLUSTER_FILE])
+                    argv(&[
+                        "eksctl",
+                        "update",
+                        "addon",
+                        "--config-file",
+                        CLUSTER_FILE,
+                        "--wait",
+                    ])
                 };
                 simple(Action::Update, "addon", name, fields, vec![command])
             }
@@ -860,15 +893,20 @@ fn object_changes(old: &[Value], new: &[Value], plan: &mut Plan) {
             KARPENTER_FILE
         }
     };
-    let apply = |object: &Value| {
-        argv(&[
+    // Karpenter's objects by server-side apply under the studio's field manager (kubectl
+    // moves the fields a client-side apply owned to it, kubernetes/kubernetes#112905);
+    // Auto Mode's by client-side apply, whose last-applied annotation is what a read
+    // takes them from (EKS's NodeClass schema, which fills in the rest, is not public).
+    let apply = |object: &Value| match file_of(object) {
+        AUTO_MODE_FILE => argv(&["kubectl", "apply", "-f", AUTO_MODE_FILE]),
+        file => argv(&[
             "kubectl",
             "apply",
             "--server-side",
             "--field-manager=eks-studio",
             "-f",
-            file_of(object),
-        ])
+            file,
+        ]),
     };
     for object in new {
         let (kind, name) = identity(object);
@@ -881,7 +919,7 @@ fn object_changes(old: &[Value], new: &[Value], plan: &mut Plan) {
                 &kind,
                 &name,
                 Vec::new(),
-                vec![apply(object)],
+                with_wait(&kind, &name, apply(object)),
             )),
             Some(previous) => {
                 let mut fields = changed_keys(
@@ -902,7 +940,7 @@ fn object_changes(old: &[Value], new: &[Value], plan: &mut Plan) {
                     &kind,
                     &name,
                     fields.clone(),
-                    vec![apply(object)],
+                    with_wait(&kind, &name, apply(object)),
                 );
                 if kind == "NodePool" {
                     let was_static = previous
@@ -960,6 +998,26 @@ fn object_changes(old: &[Value], new: &[Value], plan: &mut Plan) {
             plan.changes.push(change);
         }
     }
+}
+
+/// How long an apply waits for a NodePool Karpenter has accepted (its `Ready`
+/// condition, set once its NodeClass is ready).
+pub const NODEPOOL_READY_TIMEOUT: &str = "300s";
+
+/// `kubectl apply` of an object, and for a NodePool `kubectl wait` until Karpenter reports
+/// it `Ready`: what replaces a pool exists before the old one goes.
+fn with_wait(kind: &str, name: &str, apply: Vec<String>) -> Vec<Vec<String>> {
+    let mut steps = vec![apply];
+    if kind == "NodePool" {
+        steps.push(vec![
+            "kubectl".to_owned(),
+            "wait".to_owned(),
+            "--for=condition=Ready".to_owned(),
+            format!("nodepool/{name}"),
+            format!("--timeout={NODEPOOL_READY_TIMEOUT}"),
+        ]);
+    }
+    steps
 }
 
 /// The accelerators a design can run pods on (`nvidia.com/gpu`, `aws.amazon.com/neuron`),

@@ -17,6 +17,8 @@
 
 /// Add-on versions against what EKS offers for the design's Kubernetes version.
 pub mod addons;
+/// A plan as the ordered steps that make it, and `apply.sh`.
+pub mod apply;
 /// Comparing the two designs' objects and classifying each change.
 mod diff;
 /// The objects inside a running cluster (Karpenter's), read into its design.

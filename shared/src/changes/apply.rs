@@ -1,0 +1,248 @@
+//! A plan as the run that makes it: its changes' commands in the plan's order (the control
+//! plane, creations, changes in place, the node groups' upgrades, replacements,
+//! deletions), each step a program and its arguments, and `apply.sh`, the same steps as a
+//! script. `eks-studio apply` and `apply.sh` run exactly these vectors.
+//!
+//! Every step runs in the bundle's directory (its `cluster.yaml` and Karpenter files are
+//! the arguments' relative paths) with `KUBECONFIG` naming `kubeconfig` there, which the
+//! first step writes when a step needs the cluster's API (`aws eks update-kubeconfig`).
+//! A command that several changes share (`kubectl apply -f karpenter/nodepools.yaml`)
+//! runs once, unless something was deleted since it last ran.
+
+use serde::Serialize;
+
+use super::{Action, Plan};
+use crate::deploy::sequence::{Tool, shell_quote};
+
+/// The kubeconfig the steps read, in the bundle's directory.
+pub const KUBECONFIG_FILE: &str = "kubeconfig";
+
+/// The flag that consents to the steps that drain nodes or let Karpenter replace them.
+pub const ALLOW_DISRUPTION: &str = "--allow-disruption";
+
+/// One step of an apply.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ApplyStep {
+    /// The program.
+    #[serde(serialize_with = "tool_name")]
+    pub tool: Tool,
+    /// Its arguments.
+    pub args: Vec<String>,
+    /// The change it belongs to, as the plan marks it (`-/+ nodegroup sys`); the set-up
+    /// step's own words otherwise.
+    pub change: String,
+    /// What it does to running pods, when its change disrupts them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub disruption: Option<String>,
+}
+
+fn tool_name<S: serde::Serializer>(tool: &Tool, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(tool.command())
+}
+
+impl ApplyStep {
+    /// The whole argument vector, program first.
+    pub fn argv(&self) -> Vec<String> {
+        std::iter::once(self.tool.command().to_owned())
+            .chain(self.args.iter().cloned())
+            .collect()
+    }
+}
+
+fn tool_of(program: &str) -> Option<Tool> {
+    match program {
+        "eksctl" => Some(Tool::Eksctl),
+        "aws" => Some(Tool::Aws),
+        "helm" => Some(Tool::Helm),
+        "kubectl" => Some(Tool::Kubectl),
+        _ => None,
+    }
+}
+
+/// Whether a command removes something, after which a shared command runs again.
+fn deletes(argv: &[String]) -> bool {
+    argv.get(1).is_some_and(|verb| verb == "delete")
+}
+
+/// The steps that make `plan` on cluster `cluster` in `region`, in order.
+pub fn apply_steps(plan: &Plan, cluster: &str, region: &str) -> Vec<ApplyStep> {
+    let mut steps: Vec<ApplyStep> = Vec::new();
+    let mut ran: Vec<Vec<String>> = Vec::new();
+    for change in &plan.changes {
+        let mark = format!("{} {} {}", change.action.mark(), change.kind, change.name);
+        for command in &change.steps {
+            let Some((program, args)) = command.split_first() else {
+                continue;
+            };
+            let Some(tool) = tool_of(program) else {
+                continue;
+            };
+            if ran.contains(command) {
+                continue;
+            }
+            if deletes(command) {
+                ran.clear();
+            } else {
+                ran.push(command.clone());
+            }
+            steps.push(ApplyStep {
+                tool,
+                args: args.to_vec(),
+                change: mark.clone(),
+                disruption: change.disruptive.then(|| change.disruption.clone()),
+            });
+        }
+    }
+    let needs_cluster_api = steps
+        .iter()
+        .any(|step| matches!(step.tool, Tool::Kubectl | Tool::Helm));
+    if needs_cluster_api {
+        steps.insert(
+            0,
+            ApplyStep {
+                tool: Tool::Aws,
+                args: [
+                    "eks",
+                    "update-kubeconfig",
+                    "--name",
+                    cluster,
+                    "--region",
+                    region,
+                    "--kubeconfig",
+                    KUBECONFIG_FILE,
+                ]
+                .map(str::to_owned)
+                .to_vec(),
+                change: "the cluster's kubeconfig, for kubectl and helm".to_owned(),
+                disruption: None,
+            },
+        );
+    }
+    steps
+}
+
+/// What the person applying `plan` consents to: one line per change that drains nodes or
+/// lets Karpenter replace them, with the running jobs it names and the reservation it
+/// leaves, if any.
+pub fn disruptions(plan: &Plan) -> Vec<String> {
+    plan.changes
+        .iter()
+        .filter(|change| change.disruptive)
+        .map(|change| {
+            let mut line = format!(
+                "{} {} {}: {}",
+                change.action.mark(),
+                change.kind,
+                change.name,
+                change.disruption
+            );
+            let place = format!("node_groups[{}]", change.name);
+            let leaves = plan.findings.iter().find(|finding| {
+                change.kind == "nodegroup"
+                    && finding.path == place
+                    && finding.rule == crate::rules::changes::NODEGROUP_LEAVES_RESERVATION.id
+            });
+            if let Some(finding) = leaves {
+                line.push_str(&format!("; {}", finding.message));
+            }
+            line
+        })
+        .collect()
+}
+
+/// `apply.sh`: the steps of `plan` as a bash script run from the bundle's directory. It
+/// refuses to start when a peer would refuse a change, and when a change disrupts running
+/// pods unless given [`ALLOW_DISRUPTION`], listing them.
+pub fn apply_script(plan: &Plan, cluster: &str, region: &str) -> String {
+    let mut script = String::from(
+        "#!/usr/bin/env bash\n# Applies the plan in plan.txt to the running cluster, step by step; each step must\n# succeed before the next one starts. `eks-studio apply` runs the same steps.\nset -euo pipefail\ncd \"$(dirname \"$0\")\"\n",
+    );
+    script.push_str(&format!("export KUBECONFIG=\"$PWD/{KUBECONFIG_FILE}\"\n"));
+    script.push_str("step() { printf '\\n==> %s\\n' \"$*\"; }\n");
+    if plan.refused() {
+        script.push_str("echo 'apply.sh: a peer would refuse a change of this plan (plan.txt lists why); nothing was run' >&2\n");
+        for finding in plan
+            .findings
+            .iter()
+            .filter(|finding| finding.severity == crate::rules::Severity::Error)
+        {
+            let line = format!(
+                "  {} at {}: {}",
+                finding.rule, finding.path, finding.message
+            );
+            script.push_str(&format!("echo {} >&2\n", shell_quote(&one_line(&line))));
+        }
+        script.push_str("exit 3\n");
+        return script;
+    }
+    let consent = disruptions(plan);
+    if !consent.is_empty() {
+        script.push_str(&format!(
+            "if [ \"${{1:-}}\" != {ALLOW_DISRUPTION} ]; then\n  echo {} >&2\n",
+            shell_quote(&format!(
+                "apply.sh: {} of the plan's changes disrupt running pods:",
+                consent.len()
+            ))
+        ));
+        for line in &consent {
+            script.push_str(&format!(
+                "  echo {} >&2\n",
+                shell_quote(&one_line(&format!("  {line}")))
+            ));
+        }
+        script.push_str(&format!(
+            "  echo {} >&2\n  exit 4\nfi\n",
+            shell_quote(&format!("run ./apply.sh {ALLOW_DISRUPTION} to apply them"))
+        ));
+    }
+    for step in apply_steps(plan, cluster, region) {
+        script.push_str(&format!(
+            "\nstep {}\n",
+            shell_quote(&one_line(&step.change))
+        ));
+        let words: Vec<String> = step.argv().iter().map(|word| shell_quote(word)).collect();
+        script.push_str(&words.join(" "));
+        script.push('\n');
+    }
+    if plan.changes.is_empty() {
+        script.push_str("\necho 'No changes: the cluster already is what the design says.'\n");
+    }
+    script
+}
+
+/// Text on one line: control characters (a line break in a name) shown as escapes.
+fn one_line(text: &str) -> String {
+    text.chars()
+        .flat_map(|character| {
+            if character.is_control() {
+                character.escape_default().collect::<Vec<_>>()
+            } else {
+                vec![character]
+            }
+        })
+        .collect()
+}
+
+/// Whether `plan` changes nothing the user must consent to: no step drains nodes.
+pub fn disrupts(plan: &Plan) -> bool {
+    plan.changes.iter().any(|change| change.disruptive)
+}
+
+/// The action counts in words, for a job's title (`2 to create, 1 to delete`).
+pub fn counts(plan: &Plan) -> String {
+    let parts: Vec<String> = [
+        (Action::Create, "create"),
+        (Action::Update, "update"),
+        (Action::Replace, "replace"),
+        (Action::Delete, "delete"),
+    ]
+    .into_iter()
+    .filter(|(action, _)| plan.count(*action) > 0)
+    .map(|(action, word)| format!("{} to {word}", plan.count(action)))
+    .collect();
+    if parts.is_empty() {
+        "no changes".to_owned()
+    } else {
+        parts.join(", ")
+    }
+}
