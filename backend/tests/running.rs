@@ -21,15 +21,30 @@ fn temp_dir(name: &str) -> PathBuf {
     dir
 }
 
-/// A directory where `aws` and `kubectl` are the stand-ins, to put first on `PATH` (a
-/// read finds them by name, as it finds the real ones).
+/// A directory where `eksctl`, `aws`, `kubectl` and `helm` are the stand-ins, to put
+/// first on `PATH` (a read and an apply find them by name, as they find the real ones).
+/// Each runs with the emulator's Python (boto3, PyYAML), so what it does changes the
+/// emulator's state as the real tool changes AWS's.
 fn stand_ins_on_path() -> std::ffi::OsString {
+    use std::os::unix::fs::PermissionsExt;
     let bin = std::env::temp_dir().join(format!("eks-studio-running-{}-bin", std::process::id()));
     std::fs::create_dir_all(&bin).unwrap();
-    for tool in ["aws", "kubectl", "helm"] {
-        let link = bin.join(tool);
-        if !link.exists() {
-            std::os::unix::fs::symlink(root().join("tests/fixtures").join(tool), &link).unwrap();
+    let quoted = |path: &Path| format!("'{}'", path.display().to_string().replace('\'', r"'\''"));
+    for tool in ["eksctl", "aws", "kubectl", "helm"] {
+        let wrapper = bin.join(tool);
+        if !wrapper.exists() {
+            let partial = bin.join(format!(".{tool}.{:?}.partial", std::thread::current().id()));
+            std::fs::write(
+                &partial,
+                format!(
+                    "#!/bin/sh\nexec {} {} \"$@\"\n",
+                    quoted(&studio_e2e::ec2_emulator::python()),
+                    quoted(&root().join("tests/fixtures").join(tool))
+                ),
+            )
+            .unwrap();
+            std::fs::set_permissions(&partial, std::fs::Permissions::from_mode(0o755)).unwrap();
+            std::fs::rename(&partial, &wrapper).unwrap();
         }
     }
     let mut path = std::ffi::OsString::from(bin);
@@ -41,8 +56,15 @@ fn stand_ins_on_path() -> std::ffi::OsString {
 /// The binary, pointed at the emulator with test credentials, the stand-ins of `aws` and
 /// `kubectl` on its `PATH`.
 fn eks_studio(emulator: &Emulator, args: &[&str]) -> Output {
+    eks_studio_with(emulator, args, &[])
+}
+
+/// `eks_studio` with more environment (a stand-in told to fail).
+fn eks_studio_with(emulator: &Emulator, args: &[&str], more: &[(&str, &str)]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_eks-studio"))
         .args(args)
+        .envs(more.iter().copied())
+        .env("EKSCTL_STANDIN_DELAY_MS", "0")
         .env("PATH", stand_ins_on_path())
         .env("AWS_ENDPOINT_URL", &emulator.endpoint)
         .env("AWS_ACCESS_KEY_ID", "testing")
@@ -604,6 +626,21 @@ fn auto_mode_pools_are_read_as_kubectl_applied_them_and_a_changed_pool_is_planne
     // Unchanged, nothing to do.
     let same = plan_on(&emulator, &design, &cluster, &[]);
     assert_eq!(same.status.code(), Some(0), "{}", text(&same.stdout));
+
+    // Applied (client-side, so the read still finds the pool as applied): nothing left.
+    let calls = applied(&emulator, &changed_file, &cluster, &dir.join("apply"));
+    let kubectl: Vec<String> = calls
+        .iter()
+        .filter(|argv| argv[0] == "kubectl")
+        .map(|argv| argv[1..].join(" "))
+        .collect();
+    assert_eq!(
+        kubectl,
+        [
+            "apply -f auto-mode/nodepools.yaml".to_owned(),
+            format!("wait --for=condition=Ready nodepool/{pool} --timeout=300s"),
+        ]
+    );
 }
 
 #[test]
@@ -1088,4 +1125,431 @@ async fn a_name_eks_would_not_give_a_cluster_never_reaches_the_tools() {
             "{name}: {why}"
         );
     }
+}
+
+/// A design changed four ways against a cluster eksctl made: a group scaled and labelled
+/// in place, a group added, a group whose type changed (replaced: drained), an access
+/// entry added.
+fn changed_design(file: &Path, dir: &Path) -> PathBuf {
+    let mut design: yaml_serde::Value =
+        yaml_serde::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+    let groups = design["managedNodeGroups"].as_sequence_mut().unwrap();
+    for group in groups.iter_mut() {
+        if group["name"] == "g4dn" {
+            group["desiredCapacity"] = 3.into();
+            group["maxSize"] = 4.into();
+            group["labels"] = yaml_serde::from_str("{team: vision}").unwrap();
+        }
+        if group["name"] == "sys" {
+            group["instanceType"] = "m5.2xlarge".into();
+        }
+    }
+    groups.push(
+        yaml_serde::from_str(
+            "{name: infer, instanceType: g5.xlarge, spot: true, minSize: 0, maxSize: 4, desiredCapacity: 1, privateNetworking: true}",
+        )
+        .unwrap(),
+    );
+    let entry: yaml_serde::Value = yaml_serde::from_str(
+        "{principalARN: 'arn:aws:iam::123456789012:role/ml-team', kubernetesGroups: [ml]}",
+    )
+    .unwrap();
+    match design["accessConfig"]["accessEntries"].as_sequence_mut() {
+        Some(entries) => entries.push(entry),
+        None => design["accessConfig"]["accessEntries"] = yaml_serde::Value::Sequence(vec![entry]),
+    }
+    let changed = dir.join("changed.yaml");
+    std::fs::write(&changed, yaml_serde::to_string(&design).unwrap()).unwrap();
+    changed
+}
+
+/// The argument vectors the stand-ins were run with to change the cluster, from their
+/// call log: not the reads (`get`, a kubeconfig for a read).
+fn calls_in(log: &Path) -> Vec<Vec<String>> {
+    all_calls_in(log)
+        .into_iter()
+        .filter(|argv| {
+            let read = matches!(argv.get(1).map(String::as_str), Some("get" | "version"));
+            let read_kubeconfig = argv.get(2).is_some_and(|word| word == "update-kubeconfig")
+                && argv.iter().any(|word| word.contains("eks-studio-read-"));
+            !(read || read_kubeconfig)
+        })
+        .collect()
+}
+
+/// Every argument vector the stand-ins were run with, from their call log.
+fn all_calls_in(log: &Path) -> Vec<Vec<String>> {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .filter_map(|call| {
+            let argv = call["argv"].as_array()?;
+            let mut words: Vec<String> = argv
+                .iter()
+                .map(|word| word.as_str().unwrap_or_default().to_owned())
+                .collect();
+            words[0] = call["tool"].as_str()?.to_owned();
+            Some(words)
+        })
+        .collect()
+}
+
+/// The apply the issue asks for, end to end against the emulator with the stand-ins
+/// changing it as the real tools change AWS: refused without consent to the drain, run
+/// with it in the plan's order (the new group before the replaced one goes), the cluster
+/// read again with no changes left, and a plan approved before the apply now stale.
+#[test]
+fn apply_runs_the_approved_plan_in_order_and_the_cluster_reads_back_with_no_changes() {
+    let emulator = Emulator::start();
+    let dir = temp_dir("apply");
+    let (file, cluster) = filled_template(&emulator, "g4dn", &dir);
+    eksctl_create(&emulator, &file);
+    let changed = changed_design(&file, &dir);
+    let calls = dir.join("apply-calls.jsonl");
+    let calls_text = calls.to_str().unwrap();
+    let log = [("EKSCTL_STANDIN_ARGV_LOG", calls_text)];
+
+    // The plan, reviewed: its bundle with apply.sh and plan.json.
+    let reviewed = dir.join("reviewed");
+    let plan = eks_studio(
+        &emulator,
+        &[
+            "plan",
+            changed.to_str().unwrap(),
+            "--cluster",
+            &cluster,
+            "--region",
+            REGION,
+            "--out",
+            reviewed.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(plan.status.code(), Some(1), "{}", text(&plan.stderr));
+    for file in [
+        "apply.sh",
+        "plan.txt",
+        "plan.json",
+        "cluster.yaml",
+        "studio.json",
+    ] {
+        assert!(reviewed.join(file).is_file(), "{file} is written");
+    }
+    let apply_sh = std::fs::read_to_string(reviewed.join("apply.sh")).unwrap();
+    assert!(apply_sh.contains("--allow-disruption"), "{apply_sh}");
+
+    // --auto-approve alone does not consent to draining `sys`: nothing runs.
+    let approved = reviewed.join("plan.json");
+    let base = [
+        "apply",
+        changed.to_str().unwrap(),
+        "--cluster",
+        &cluster,
+        "--region",
+        REGION,
+        "--approved-plan",
+        approved.to_str().unwrap(),
+        "--auto-approve",
+    ];
+    let refused = eks_studio_with(&emulator, &base, &log);
+    assert_eq!(refused.status.code(), Some(4), "{}", text(&refused.stderr));
+    let said = text(&refused.stderr);
+    assert!(said.contains("-/+ nodegroup sys: drains"), "{said}");
+    assert!(
+        calls_in(&calls).is_empty(),
+        "nothing ran: {:?}",
+        calls_in(&calls)
+    );
+    // Without a terminal and without --auto-approve, nobody was asked: nothing runs.
+    let unasked = eks_studio_with(&emulator, &base[..base.len() - 1], &log);
+    assert_eq!(unasked.status.code(), Some(4), "{}", text(&unasked.stderr));
+
+    // With consent: every step, in the plan's order, then the cluster read again.
+    let work = dir.join("work");
+    let mut args = base.to_vec();
+    args.extend(["--allow-disruption", "--out", work.to_str().unwrap()]);
+    let applied = eks_studio_with(&emulator, &args, &log);
+    assert_eq!(
+        applied.status.code(),
+        Some(0),
+        "{}\n{}",
+        text(&applied.stdout),
+        text(&applied.stderr)
+    );
+    assert!(
+        text(&applied.stdout).contains("Apply complete: 2 to create, 1 to update, 1 to replace"),
+        "{}",
+        text(&applied.stdout)
+    );
+    let ran: Vec<String> = calls_in(&calls)
+        .iter()
+        .filter(|argv| argv[0] != "kubectl" && argv[2] != "update-kubeconfig")
+        .map(|argv| argv[..3].join(" "))
+        .collect();
+    assert_eq!(
+        ran,
+        [
+            "eksctl create nodegroup",
+            "eksctl create accessentry",
+            "eksctl scale nodegroup",
+            "aws eks update-nodegroup-config",
+            "eksctl delete nodegroup",
+            "eksctl create nodegroup",
+        ],
+        "the plan's order: creations, changes in place, then the replacement"
+    );
+    // apply.sh of the reviewed plan holds the same vectors the apply ran.
+    let script_steps: Vec<String> = apply_sh
+        .lines()
+        .filter(|line| line.starts_with("eksctl ") || line.starts_with("aws eks update-nodegroup"))
+        .map(|line| line.split(' ').take(3).collect::<Vec<_>>().join(" "))
+        .collect();
+    assert_eq!(script_steps, ran);
+
+    // Read again: nothing left, and the group's labels and sizes are EKS's now.
+    let after = plan_on(&emulator, &changed, &cluster, &[]);
+    assert_eq!(after.status.code(), Some(0), "{}", text(&after.stdout));
+    let out = dir.join("read-after");
+    read_into(&emulator, &cluster, &out);
+    let read: yaml_serde::Value =
+        yaml_serde::from_str(&std::fs::read_to_string(out.join("cluster.yaml")).unwrap()).unwrap();
+    let group = |name: &str| {
+        read["managedNodeGroups"]
+            .as_sequence()
+            .unwrap()
+            .iter()
+            .find(|group| group["name"] == name)
+            .unwrap_or_else(|| panic!("group {name} is read"))
+            .clone()
+    };
+    assert_eq!(group("g4dn")["desiredCapacity"], 3);
+    assert_eq!(group("g4dn")["labels"]["team"], "vision");
+    assert_eq!(group("sys")["instanceType"], "m5.2xlarge");
+    assert_eq!(group("infer")["instanceType"], "g5.xlarge");
+
+    // The plan approved before the apply no longer holds: refused, saying what changed.
+    let stale = eks_studio_with(&emulator, &args, &log);
+    assert_eq!(stale.status.code(), Some(5), "{}", text(&stale.stderr));
+    assert!(
+        text(&stale.stderr).contains("approved, no longer planned: create nodegroup infer"),
+        "{}",
+        text(&stale.stderr)
+    );
+}
+
+/// A step that fails stops the steps after it; the apply says what was done and what
+/// was not, and a new plan shows exactly what is left.
+#[test]
+fn a_failed_step_stops_the_apply_and_a_new_plan_shows_what_is_left() {
+    let emulator = Emulator::start();
+    let dir = temp_dir("apply-fails");
+    let (file, cluster) = filled_template(&emulator, "g4dn", &dir);
+    eksctl_create(&emulator, &file);
+    let changed = changed_design(&file, &dir);
+    let calls = dir.join("calls.jsonl");
+    let failed = eks_studio_with(
+        &emulator,
+        &[
+            "apply",
+            changed.to_str().unwrap(),
+            "--cluster",
+            &cluster,
+            "--region",
+            REGION,
+            "--auto-approve",
+            "--allow-disruption",
+        ],
+        &[
+            ("AWS_STANDIN_FAIL", "addOrUpdateLabels"),
+            ("EKSCTL_STANDIN_ARGV_LOG", calls.to_str().unwrap()),
+        ],
+    );
+    assert_eq!(failed.status.code(), Some(1), "{}", text(&failed.stderr));
+    let said = text(&failed.stderr);
+    assert!(
+        said.contains("error: step 4 (aws eks update-nodegroup-config")
+            && said.contains("steps 1 to 3 were done, 4 to 6 were not run"),
+        "{said}"
+    );
+    assert!(
+        !calls_in(&calls).iter().any(|argv| argv[1] == "delete"),
+        "nothing after the failed step ran"
+    );
+    // What is left: the labels, and the replacement; the new group and the scale are done.
+    let left = plan_on(&emulator, &changed, &cluster, &["--format", "json"]);
+    let left: serde_json::Value = serde_json::from_slice(&left.stdout).unwrap();
+    let changes: Vec<(String, String, Vec<String>)> = left["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|change| {
+            (
+                change["action"].as_str().unwrap().to_owned(),
+                change["name"].as_str().unwrap().to_owned(),
+                change["fields"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|field| field.as_str().unwrap().to_owned())
+                    .collect(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        changes,
+        [
+            (
+                "update".to_owned(),
+                "g4dn".to_owned(),
+                vec!["labels".to_owned()]
+            ),
+            (
+                "replace".to_owned(),
+                "sys".to_owned(),
+                vec!["instanceType".to_owned()]
+            ),
+        ],
+        "{left}"
+    );
+}
+
+/// `apply` with `--auto-approve --allow-disruption` of `design` on `cluster`: it must
+/// succeed. The stand-ins' calls that changed the cluster, in order.
+fn applied(emulator: &Emulator, design: &Path, cluster: &str, dir: &Path) -> Vec<Vec<String>> {
+    std::fs::create_dir_all(dir).unwrap();
+    let calls = dir.join("applied-calls.jsonl");
+    let output = eks_studio_with(
+        emulator,
+        &[
+            "apply",
+            design.to_str().unwrap(),
+            "--cluster",
+            cluster,
+            "--region",
+            REGION,
+            "--auto-approve",
+            "--allow-disruption",
+        ],
+        &[("EKSCTL_STANDIN_ARGV_LOG", calls.to_str().unwrap())],
+    );
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}\n{}",
+        text(&output.stdout),
+        text(&output.stderr)
+    );
+    let after = plan_on(emulator, design, cluster, &[]);
+    assert_eq!(after.status.code(), Some(0), "{}", text(&after.stdout));
+    calls_in(&calls)
+}
+
+/// Karpenter's docs ("NodePools", "Disruption › Drift"): a pool tightened and a pool
+/// added are one server-side apply of the file, each new or changed pool waited for
+/// until Karpenter reports it `Ready`; a pool removed is deleted by name, last.
+#[test]
+fn apply_changes_karpenter_s_objects_with_one_server_side_apply_and_waits_for_the_pools() {
+    let emulator = Emulator::start();
+    let dir = temp_dir("apply-karpenter");
+    let (design, cluster, spec) = deployed_template(&emulator, "karpenter-reserved-training", &dir);
+    let kept = spec.karpenter.as_ref().unwrap().node_pools[0]
+        .metadata
+        .name
+        .clone();
+    let mut json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&design).unwrap()).unwrap();
+    let node_pools = json["karpenter"]["node_pools"].as_array_mut().unwrap();
+    node_pools[0]["spec"]["template"]["spec"]["requirements"]
+        .as_array_mut()
+        .unwrap()
+        .push(serde_json::json!({"key": "karpenter.k8s.aws/instance-generation", "operator": "Gt", "values": ["4"]}));
+    let mut extra = node_pools[0].clone();
+    extra["metadata"]["name"] = "extra".into();
+    node_pools.push(extra);
+    let changed = dir.join("changed.studio.json");
+    std::fs::write(&changed, json.to_string()).unwrap();
+    let kubectl = |calls: &[Vec<String>]| -> Vec<String> {
+        calls
+            .iter()
+            .filter(|argv| argv[0] == "kubectl")
+            .map(|argv| argv[1..].join(" "))
+            .collect()
+    };
+
+    let calls = applied(&emulator, &changed, &cluster, &dir.join("first"));
+    assert_eq!(
+        kubectl(&calls),
+        [
+            "apply --server-side --field-manager=eks-studio -f karpenter/nodepools.yaml".to_owned(),
+            "wait --for=condition=Ready nodepool/extra --timeout=300s".to_owned(),
+            format!("wait --for=condition=Ready nodepool/{kept} --timeout=300s"),
+        ]
+    );
+    assert_eq!(
+        calls[0][..3],
+        ["aws", "eks", "update-kubeconfig"].map(str::to_owned)
+    );
+
+    // The extra pool removed again: deleted by name.
+    json["karpenter"]["node_pools"]
+        .as_array_mut()
+        .unwrap()
+        .pop();
+    let shrunk = dir.join("shrunk.studio.json");
+    std::fs::write(&shrunk, json.to_string()).unwrap();
+    let calls = applied(&emulator, &shrunk, &cluster, &dir.join("second"));
+    assert_eq!(kubectl(&calls), ["delete nodepool extra"]);
+}
+
+/// EKS's upgrade order: the control plane one minor version at a time, the add-on it
+/// runs, then each node group; the emulator refuses a jump of two minor versions, so the
+/// apply's success shows the steps went one at a time.
+#[test]
+fn apply_upgrades_the_control_plane_one_minor_at_a_time_then_add_ons_then_node_groups() {
+    let emulator = Emulator::start();
+    let dir = temp_dir("apply-upgrade");
+    let (file, cluster) = filled_template(&emulator, "g4dn", &dir);
+    let mut design: yaml_serde::Value =
+        yaml_serde::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    design["metadata"]["version"] = "1.33".into();
+    design["addons"] =
+        yaml_serde::from_str("[{name: vpc-cni, version: v1.19.0-eksbuild.1}]").unwrap();
+    std::fs::write(&file, yaml_serde::to_string(&design).unwrap()).unwrap();
+    eksctl_create(&emulator, &file);
+    tokio::runtime::Runtime::new()
+        .unwrap()
+        .block_on(emulator.seed(
+            "addon-versions",
+            serde_json::json!({"addons": [{"addonName": "vpc-cni", "versions": [
+                {"addonVersion": "v1.21.0-eksbuild.1", "clusterVersions": ["1.34", "1.35"]},
+                {"addonVersion": "v1.19.0-eksbuild.1", "clusterVersions": ["1.33", "1.34"]}
+            ]}]}),
+        ));
+    design["metadata"]["version"] = "1.35".into();
+    design["addons"][0]["version"] = "v1.21.0-eksbuild.1".into();
+    let changed = dir.join("upgraded.yaml");
+    std::fs::write(&changed, yaml_serde::to_string(&design).unwrap()).unwrap();
+
+    let calls = applied(&emulator, &changed, &cluster, &dir);
+    let ran: Vec<String> = calls
+        .iter()
+        .map(|argv| {
+            let version = argv
+                .iter()
+                .find(|word| word.starts_with("1.") || word.starts_with("--version="))
+                .cloned()
+                .unwrap_or_default();
+            format!("{} {} {version}", argv[1], argv[2])
+        })
+        .collect();
+    assert_eq!(
+        ran,
+        [
+            "upgrade cluster 1.34",
+            "upgrade cluster 1.35",
+            "update addon --version=v1.21.0-eksbuild.1",
+            "upgrade nodegroup 1.35",
+            "upgrade nodegroup 1.35",
+        ]
+    );
 }

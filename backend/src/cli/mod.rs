@@ -8,6 +8,8 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 /// `eks-studio check`: the live checks from the terminal.
+/// `eks-studio apply`.
+pub mod apply;
 pub mod check;
 /// `eks-studio diff`: what a changed design would do to the cluster, offline.
 pub mod diff;
@@ -195,6 +197,58 @@ pub enum Command {
         /// The helm that reads the Karpenter chart's values.
         #[arg(long, default_value = "helm")]
         helm: PathBuf,
+        /// Directory to write the design's bundle into, with `apply.sh`, `plan.txt` and
+        /// `plan.json` (created when missing).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Largest file read, in bytes (larger ones are refused, exit 2).
+        #[arg(long, default_value_t = crate::cli::read::DEFAULT_MAX_BYTES)]
+        max_bytes: u64,
+    },
+    /// Apply DESIGN to the running cluster: the plan, approved, run step by step, the
+    /// cluster read again. Exit 0 done, 1 a step failed or the cluster still differs,
+    /// 2 unreadable, 3 refused, 4 not approved, 5 the approved plan is stale.
+    Apply {
+        /// The design: a studio.json, a YAML file or a bundle directory.
+        design: PathBuf,
+        /// The cluster's name.
+        #[arg(long)]
+        cluster: String,
+        /// Its region.
+        #[arg(long)]
+        region: String,
+        /// Apply without asking; steps that drain nodes also need --allow-disruption.
+        #[arg(long)]
+        auto_approve: bool,
+        /// Consent to steps that drain nodes or let Karpenter replace them.
+        #[arg(long)]
+        allow_disruption: bool,
+        /// The plan.json (from `plan --out`) that was reviewed: refused if the cluster's
+        /// plan now differs from it.
+        #[arg(long)]
+        approved_plan: Option<PathBuf>,
+        /// Directory for the bundle the steps read (a private temporary one otherwise).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// The eksctl the steps run.
+        #[arg(long, default_value = "eksctl")]
+        eksctl: PathBuf,
+        /// EC2 endpoint to use instead of AWS's (e.g. an emulator).
+        #[arg(long)]
+        ec2_endpoint: Option<String>,
+        /// EKS endpoint to use instead of AWS's (e.g. an emulator).
+        #[arg(long)]
+        eks_endpoint: Option<String>,
+        /// The AWS CLI that writes a kubeconfig for the cluster (into a private directory
+        /// of this read's own).
+        #[arg(long, default_value = "aws")]
+        aws: PathBuf,
+        /// The kubectl that reads Karpenter's objects from the cluster.
+        #[arg(long, default_value = "kubectl")]
+        kubectl: PathBuf,
+        /// The helm that reads the Karpenter chart's values.
+        #[arg(long, default_value = "helm")]
+        helm: PathBuf,
         /// Largest file read, in bytes (larger ones are refused, exit 2).
         #[arg(long, default_value_t = crate::cli::read::DEFAULT_MAX_BYTES)]
         max_bytes: u64,
@@ -347,6 +401,7 @@ pub fn run(cli: Cli) -> ExitCode {
             aws,
             kubectl,
             helm,
+            out,
             max_bytes,
         } => running::plan(
             &design,
@@ -363,6 +418,44 @@ pub fn run(cli: Cli) -> ExitCode {
                 },
             },
             format,
+            max_bytes,
+            out.as_deref(),
+        ),
+        Command::Apply {
+            design,
+            cluster,
+            region,
+            auto_approve,
+            allow_disruption,
+            approved_plan,
+            out,
+            eksctl,
+            ec2_endpoint,
+            eks_endpoint,
+            aws,
+            kubectl,
+            helm,
+            max_bytes,
+        } => apply::apply(
+            &design,
+            running::ClusterArgs {
+                cluster: &cluster,
+                region: &region,
+                ec2_endpoint,
+                eks_endpoint,
+                tools: crate::deploy::Tools {
+                    eksctl,
+                    aws,
+                    kubectl,
+                    helm,
+                },
+            },
+            apply::Approval {
+                auto_approve,
+                allow_disruption,
+                approved_plan: approved_plan.as_deref(),
+            },
+            out.as_deref(),
             max_bytes,
         ),
     }

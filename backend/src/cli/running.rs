@@ -9,7 +9,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use shared::changes::addons::plan_against_offered;
-use shared::changes::read::Reading;
+use shared::changes::read::{LivePlan, Reading};
 use shared::model::ids::Region;
 
 use crate::aws::{AwsOptions, LiveAws};
@@ -105,51 +105,107 @@ pub fn read(args: ClusterArgs<'_>, out: Option<&Path>) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// `eks-studio plan`: what the design at `design` would change on the running cluster.
-pub fn plan(design: &Path, args: ClusterArgs<'_>, format: DiffFormat, max_bytes: u64) -> ExitCode {
-    let after = match design_at(design, max_bytes) {
-        Ok(after) => after,
-        Err(message) => {
-            eprintln!("error: {}", terminal_safe(&message));
-            return ExitCode::from(2);
-        }
-    };
-    let (reading, offer) = match read_running(args, Some(&after)) {
-        Ok(read) => read,
-        Err(message) => {
-            eprintln!("error: {}", terminal_safe(&message));
-            return ExitCode::from(2);
-        }
-    };
-    let live = plan_against_offered(
+/// The design at `design` and what it would change on the running cluster; the error
+/// is said in words.
+pub(crate) fn live_plan(
+    design: &Path,
+    args: ClusterArgs<'_>,
+    max_bytes: u64,
+) -> Result<(shared::Spec, LivePlan), String> {
+    let after = design_at(design, max_bytes)?;
+    let live = plan_for(&after, args)?;
+    Ok((after, live))
+}
+
+/// What `after` would change on the running cluster.
+pub(crate) fn plan_for(after: &shared::Spec, args: ClusterArgs<'_>) -> Result<LivePlan, String> {
+    let (reading, offer) = read_running(args, Some(after))?;
+    Ok(plan_against_offered(
         &reading,
-        &after,
+        after,
         offer
             .as_ref()
             .map(|offer| offer.as_ref().map_err(Clone::clone)),
-    );
-    match format {
-        DiffFormat::Human => {
-            print!(
-                "{}",
-                terminal_safe_lines(&shared::changes::human(&live.plan))
-            );
-            for what in &live.not_compared {
-                println!("not compared: {}", terminal_safe(what));
-            }
-            for gap in &live.not_read {
-                println!(
-                    "not read: {}: {}",
-                    terminal_safe(&gap.what),
-                    terminal_safe(&gap.why)
-                );
-            }
+    ))
+}
+
+/// The plan as a person reads it, with what was not compared or not read.
+pub(crate) fn plan_text(live: &LivePlan) -> String {
+    let mut text = shared::changes::human(&live.plan);
+    for what in &live.not_compared {
+        text.push_str(&format!("not compared: {what}\n"));
+    }
+    for gap in &live.not_read {
+        text.push_str(&format!("not read: {}: {}\n", gap.what, gap.why));
+    }
+    text
+}
+
+/// `eks-studio plan`: what the design at `design` would change on the running cluster;
+/// with `out`, the design's bundle written there with `apply.sh`, `plan.txt` and
+/// `plan.json`.
+pub fn plan(
+    design: &Path,
+    args: ClusterArgs<'_>,
+    format: DiffFormat,
+    max_bytes: u64,
+    out: Option<&Path>,
+) -> ExitCode {
+    let (cluster, region) = (args.cluster.to_owned(), args.region.to_owned());
+    let (after, live) = match live_plan(design, args, max_bytes) {
+        Ok(planned) => planned,
+        Err(message) => {
+            eprintln!("error: {}", terminal_safe(&message));
+            return ExitCode::from(2);
         }
+    };
+    match format {
+        DiffFormat::Human => print!("{}", terminal_safe_lines(&plan_text(&live))),
         DiffFormat::Json => println!(
             "{}",
             serde_json::to_string_pretty(&live).expect("a plan serialises to JSON")
         ),
     }
-    let plan = live.plan;
-    plan_exit_code(&plan)
+    if let Some(out) = out
+        && let Err(message) = write_apply_bundle(&after, &live, &cluster, &region, out)
+    {
+        eprintln!("error: {}", terminal_safe(&message));
+        return ExitCode::from(2);
+    }
+    plan_exit_code(&live.plan)
+}
+
+/// Writes the bundle of `after` with the plan beside it into `out`: `apply.sh`,
+/// `plan.txt`, `plan.json`.
+pub(crate) fn write_apply_bundle(
+    after: &shared::Spec,
+    live: &LivePlan,
+    cluster: &str,
+    region: &str,
+    out: &Path,
+) -> Result<(), String> {
+    let findings = shared::rules::validate_with(after, &crate::clock::todays_facts());
+    let mut files: Vec<(String, String, bool)> =
+        shared::deploy::bundle::bundle_files(after, &findings, &[])
+            .map_err(|error| error.to_string())?
+            .into_iter()
+            .map(|file| (file.path, file.contents, file.executable))
+            .collect();
+    files.push((
+        "apply.sh".into(),
+        shared::changes::apply::apply_script(&live.plan, cluster, region),
+        true,
+    ));
+    files.push(("plan.txt".into(), plan_text(live), false));
+    files.push((
+        "plan.json".into(),
+        serde_json::to_string_pretty(live).expect("a plan serialises to JSON") + "\n",
+        false,
+    ));
+    for (path, contents, executable) in files {
+        let path = out.join(path);
+        crate::cli::files::write_file(&path, &contents, executable)
+            .map_err(|error| format!("cannot write {}: {error}", path.display()))?;
+    }
+    Ok(())
 }

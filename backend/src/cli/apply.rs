@@ -1,0 +1,301 @@
+//! `eks-studio apply`: the plan of a design against the running cluster, shown, approved
+//! and run step by step (`shared::changes::apply`, the steps `apply.sh` runs), then the
+//! cluster read again: anything still different is a failure.
+//!
+//! Exit codes: 0 applied and the cluster is what the design says (or nothing to do);
+//! 1 a step failed, or the cluster still differs after the steps; 2 a design or cluster
+//! that cannot be read; 3 a change the peers refuse (nothing run); 4 not approved (no
+//! terminal to ask and no `--auto-approve`, an answer other than `yes`, or disruptive
+//! steps without `--allow-disruption`); 5 the cluster changed since the approved plan.
+
+use std::io::{BufRead, IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, Stdio};
+
+use shared::changes::apply::{
+    ALLOW_DISRUPTION, ApplyStep, KUBECONFIG_FILE, apply_steps, disruptions,
+};
+
+use crate::cli::read::{terminal_safe, terminal_safe_lines};
+use crate::cli::running::{ClusterArgs, live_plan, plan_for, plan_text, write_apply_bundle};
+
+/// How the user approves.
+pub struct Approval<'a> {
+    /// No question asked.
+    pub auto_approve: bool,
+    /// Consent to steps that drain nodes or let Karpenter replace them.
+    pub allow_disruption: bool,
+    /// The `plan.json` the user approved: the apply refuses when the cluster's plan now
+    /// differs from it.
+    pub approved_plan: Option<&'a Path>,
+}
+
+/// What of a change must be the same for an approved plan to still hold: the object,
+/// what happens to it, which fields, the commands, and whether it disrupts.
+fn essence(plan: &serde_json::Value) -> Vec<serde_json::Value> {
+    plan["changes"]
+        .as_array()
+        .map(|changes| {
+            changes
+                .iter()
+                .map(|change| {
+                    serde_json::json!([
+                        change["kind"],
+                        change["name"],
+                        change["action"],
+                        change["fields"],
+                        change["steps"],
+                        change["disruptive"]
+                    ])
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The changes of one plan the other lacks, in words; empty when they agree.
+fn stale(approved: &serde_json::Value, now: &serde_json::Value) -> Vec<String> {
+    let (approved, now) = (essence(approved), essence(now));
+    let words = |change: &serde_json::Value| {
+        format!(
+            "{} {} {} ({})",
+            change[2].as_str().unwrap_or_default(),
+            change[0].as_str().unwrap_or_default(),
+            change[1].as_str().unwrap_or_default(),
+            change[3]
+                .as_array()
+                .map(|fields| fields
+                    .iter()
+                    .filter_map(serde_json::Value::as_str)
+                    .collect::<Vec<_>>()
+                    .join(", "))
+                .unwrap_or_default()
+        )
+    };
+    let mut differences: Vec<String> = approved
+        .iter()
+        .filter(|change| !now.contains(change))
+        .map(|change| format!("approved, no longer planned: {}", words(change)))
+        .collect();
+    differences.extend(
+        now.iter()
+            .filter(|change| !approved.contains(change))
+            .map(|change| format!("planned now, not approved: {}", words(change))),
+    );
+    differences
+}
+
+/// Asks on the terminal; `true` only for `yes`.
+fn ask(question: &str) -> bool {
+    eprint!("{question} ");
+    let _ = std::io::stderr().flush();
+    let mut answer = String::new();
+    std::io::stdin().lock().read_line(&mut answer).is_ok() && answer.trim() == "yes"
+}
+
+/// A directory of this apply's own for the bundle and the kubeconfig, private to the user.
+fn work_directory(out: Option<&Path>, cluster: &str) -> Result<PathBuf, String> {
+    if let Some(out) = out {
+        std::fs::create_dir_all(out)
+            .map_err(|error| format!("cannot make {}: {error}", out.display()))?;
+        return Ok(out.to_path_buf());
+    }
+    let stamp = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|since| since.as_millis())
+        .unwrap_or_default();
+    let dir = std::env::temp_dir().join(format!(
+        "eks-studio-apply-{cluster}-{}-{stamp}",
+        std::process::id()
+    ));
+    std::fs::DirBuilder::new()
+        .mode(0o700)
+        .recursive(true)
+        .create(&dir)
+        .map_err(|error| format!("cannot make {}: {error}", dir.display()))?;
+    Ok(dir)
+}
+
+use std::os::unix::fs::DirBuilderExt;
+
+/// Runs one step in `dir`, its output passed through; whether it succeeded, in words
+/// when not.
+fn run_step(step: &ApplyStep, tools: &crate::deploy::Tools, dir: &Path) -> Result<(), String> {
+    let program = tools.path(step.tool);
+    let status = Command::new(program)
+        .args(&step.args)
+        .current_dir(dir)
+        .env("KUBECONFIG", dir.join(KUBECONFIG_FILE))
+        .stdin(Stdio::null())
+        .status()
+        .map_err(|error| format!("could not start {}: {error}", program.display()))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(match status.code() {
+            Some(code) => format!("exited with {code}"),
+            None => "was stopped by a signal".to_owned(),
+        })
+    }
+}
+
+fn shown(step: &ApplyStep) -> String {
+    step.argv()
+        .iter()
+        .map(|word| shared::deploy::sequence::shell_quote(word))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// `eks-studio apply`.
+pub fn apply(
+    design: &Path,
+    args: ClusterArgs<'_>,
+    approval: Approval<'_>,
+    out: Option<&Path>,
+    max_bytes: u64,
+) -> ExitCode {
+    let (cluster, region) = (args.cluster.to_owned(), args.region.to_owned());
+    let tools = args.tools.clone();
+    let again = ClusterArgs {
+        cluster: args.cluster,
+        region: args.region,
+        ec2_endpoint: args.ec2_endpoint.clone(),
+        eks_endpoint: args.eks_endpoint.clone(),
+        tools: args.tools.clone(),
+    };
+    let (after, live) = match live_plan(design, args, max_bytes) {
+        Ok(planned) => planned,
+        Err(message) => {
+            eprintln!("error: {}", terminal_safe(&message));
+            return ExitCode::from(2);
+        }
+    };
+    print!("{}", terminal_safe_lines(&plan_text(&live)));
+    if let Some(path) = approval.approved_plan {
+        let approved: serde_json::Value = match std::fs::read_to_string(path)
+            .map_err(|error| error.to_string())
+            .and_then(|text| serde_json::from_str(&text).map_err(|error| error.to_string()))
+        {
+            Ok(approved) => approved,
+            Err(error) => {
+                eprintln!(
+                    "error: cannot read the approved plan {}: {error}",
+                    path.display()
+                );
+                return ExitCode::from(2);
+            }
+        };
+        let now = serde_json::to_value(&live).expect("a plan serialises to JSON");
+        let differences = stale(&approved, &now);
+        if !differences.is_empty() {
+            eprintln!(
+                "error: the cluster changed since the plan in {} was made; nothing was run:",
+                path.display()
+            );
+            for difference in differences {
+                eprintln!("  {}", terminal_safe(&difference));
+            }
+            eprintln!("plan again, review it and apply that plan");
+            return ExitCode::from(5);
+        }
+    }
+    if live.plan.refused() {
+        eprintln!("error: a peer would refuse a change of this plan (above); nothing was run");
+        return ExitCode::from(3);
+    }
+    if live.plan.is_empty() {
+        return ExitCode::SUCCESS;
+    }
+    let consent = disruptions(&live.plan);
+    if approval.auto_approve {
+        if !consent.is_empty() && !approval.allow_disruption {
+            eprintln!(
+                "error: {} of the plan's changes disrupt running pods, and --auto-approve does not consent to that; nothing was run:",
+                consent.len()
+            );
+            for line in &consent {
+                eprintln!("  {}", terminal_safe(line));
+            }
+            eprintln!("give {ALLOW_DISRUPTION} as well to apply them");
+            return ExitCode::from(4);
+        }
+    } else {
+        if !std::io::stdin().is_terminal() {
+            eprintln!(
+                "error: no terminal to ask for approval; give --auto-approve (and {ALLOW_DISRUPTION} for changes that disrupt running pods) to apply without asking"
+            );
+            return ExitCode::from(4);
+        }
+        for line in &consent {
+            eprintln!("disrupts: {}", terminal_safe(line));
+        }
+        if !ask(&format!(
+            "Apply these changes to cluster {}? Only 'yes' is accepted:",
+            terminal_safe(&cluster)
+        )) {
+            eprintln!("apply cancelled; nothing was run");
+            return ExitCode::from(4);
+        }
+    }
+    let dir = match work_directory(out, &cluster) {
+        Ok(dir) => dir,
+        Err(message) => {
+            eprintln!("error: {}", terminal_safe(&message));
+            return ExitCode::from(2);
+        }
+    };
+    if let Err(message) = write_apply_bundle(&after, &live, &cluster, &region, &dir) {
+        eprintln!("error: {}", terminal_safe(&message));
+        return ExitCode::from(2);
+    }
+    let steps = apply_steps(&live.plan, &cluster, &region);
+    for (index, step) in steps.iter().enumerate() {
+        eprintln!(
+            "\n==> [{}/{}] {}: {}",
+            index + 1,
+            steps.len(),
+            terminal_safe(&step.change),
+            terminal_safe(&shown(step))
+        );
+        if let Err(why) = run_step(step, &tools, &dir) {
+            eprintln!(
+                "error: step {} ({}) {why}; steps 1 to {} were done, {} to {} were not run",
+                index + 1,
+                terminal_safe(&shown(step)),
+                index,
+                index + 1,
+                steps.len()
+            );
+            eprintln!(
+                "plan again to see what is left (the bundle is in {})",
+                dir.display()
+            );
+            return ExitCode::from(1);
+        }
+    }
+    // Read again: a step that succeeded but changed nothing is not done.
+    match plan_for(&after, again) {
+        Ok(left) if left.plan.is_empty() => {
+            println!(
+                "\nApply complete: {}; the cluster is what the design says.",
+                shared::changes::apply::counts(&live.plan)
+            );
+            ExitCode::SUCCESS
+        }
+        Ok(left) => {
+            eprintln!(
+                "error: every step succeeded, but the cluster still differs from the design:"
+            );
+            eprint!("{}", terminal_safe_lines(&plan_text(&left)));
+            ExitCode::from(1)
+        }
+        Err(message) => {
+            eprintln!(
+                "error: every step succeeded, but the cluster could not be read again: {}",
+                terminal_safe(&message)
+            );
+            ExitCode::from(1)
+        }
+    }
+}
