@@ -1553,3 +1553,214 @@ fn apply_upgrades_the_control_plane_one_minor_at_a_time_then_add_ons_then_node_g
         ]
     );
 }
+
+/// A wrapper script in `bin` that runs `command…` with the emulator's endpoint and test
+/// credentials in its environment, as a server's tools would find AWS's; its path.
+fn pointed_at_emulator(emulator: &Emulator, bin: &Path, name: &str, command: &[&Path]) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let quoted = |path: &Path| format!("'{}'", path.display().to_string().replace('\'', r"'\''"));
+    let words: Vec<String> = command.iter().map(|path| quoted(path)).collect();
+    let path = bin.join(name);
+    std::fs::write(
+        &path,
+        format!(
+            "#!/bin/sh\nexport AWS_ENDPOINT_URL='{}' AWS_ACCESS_KEY_ID=testing AWS_SECRET_ACCESS_KEY=testing EKSCTL_STANDIN_DELAY_MS=0\nexec {} \"$@\"\n",
+            emulator.endpoint,
+            words.join(" ")
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
+}
+
+/// A request to `router` with the deploy token; the status and JSON answer.
+async fn call_with_token(
+    router: &axum::Router,
+    method: &str,
+    path: &str,
+    body: Option<&serde_json::Value>,
+    token: &str,
+) -> (u16, serde_json::Value) {
+    use tower::ServiceExt;
+    let request = axum::http::Request::builder()
+        .method(method)
+        .uri(path)
+        .header("content-type", "application/json")
+        .header("authorization", format!("Bearer {token}"))
+        .body(axum::body::Body::from(
+            body.map(ToString::to_string).unwrap_or_default(),
+        ))
+        .unwrap();
+    let response = router.clone().oneshot(request).await.unwrap();
+    let status = response.status().as_u16();
+    let bytes = http_body_util::BodyExt::collect(response.into_body())
+        .await
+        .unwrap()
+        .to_bytes();
+    (
+        status,
+        serde_json::from_slice(&bytes).unwrap_or(serde_json::Value::Null),
+    )
+}
+
+/// `POST /api/applies`: the plan computed again on the server, a stale approved plan
+/// refused with the difference, drains refused without consent, then a job that waits
+/// for approval, runs the steps with the server's tools and ends by reading the cluster
+/// again: no changes left.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_api_applies_an_approved_plan_as_a_job_that_waits_for_approval() {
+    let emulator = Emulator::start();
+    let dir = temp_dir("api-apply");
+    let (file, cluster) = filled_template(&emulator, "g4dn", &dir);
+    eksctl_create(&emulator, &file);
+    let changed = changed_design(&file, &dir);
+    let design: serde_json::Value = serde_json::from_str(
+        &shared::lint::parse_yaml_file(&std::fs::read_to_string(&changed).unwrap())
+            .unwrap()
+            .spec
+            .to_json(),
+    )
+    .unwrap();
+
+    let bin = dir.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let python = studio_e2e::ec2_emulator::python();
+    let tool = |name: &str| {
+        pointed_at_emulator(
+            &emulator,
+            &bin,
+            name,
+            &[&python, &root().join("tests/fixtures").join(name)],
+        )
+    };
+    let tools = backend::deploy::Tools {
+        eksctl: tool("eksctl"),
+        aws: tool("aws"),
+        kubectl: tool("kubectl"),
+        helm: tool("helm"),
+    };
+    const TOKEN: &str = "apply-token-0123456789abcdef";
+    let mut config = backend::deploy::DeployConfig::new(
+        dir.join("data"),
+        tools.clone(),
+        backend::deploy::DeployToken::new(TOKEN).unwrap(),
+    );
+    config.studio = pointed_at_emulator(
+        &emulator,
+        &bin,
+        "eks-studio",
+        &[Path::new(env!("CARGO_BIN_EXE_eks-studio"))],
+    );
+    let deployer = backend::deploy::Deployer::open(config).unwrap();
+    let router = backend::app(backend::AppState {
+        aws: emulator.live_aws().await,
+        deploys: backend::deploy::Deploys::Enabled(deployer),
+        tools,
+        ..backend::AppState::default()
+    });
+
+    // The plan the user reviews.
+    let (status, reviewed) = post_json(
+        &router,
+        "/api/plan",
+        &serde_json::json!({"region": REGION, "cluster": cluster, "spec": design}),
+    )
+    .await;
+    assert_eq!(status, 200, "{reviewed}");
+    let request = |approved: &serde_json::Value, allow: bool| {
+        serde_json::json!({"region": REGION, "cluster": cluster, "spec": design,
+                           "approved_plan": approved, "allow_disruption": allow})
+    };
+
+    // Drains need consent.
+    let (status, refused) = call_with_token(
+        &router,
+        "POST",
+        "/api/applies",
+        Some(&request(&reviewed, false)),
+        TOKEN,
+    )
+    .await;
+    assert_eq!(status, 422, "{refused}");
+    assert!(
+        refused.to_string().contains("-/+ nodegroup sys"),
+        "{refused}"
+    );
+    // A plan that no longer matches the cluster is refused, saying how.
+    let mut stale = reviewed.clone();
+    stale["changes"].as_array_mut().unwrap().pop();
+    let (status, conflict) = call_with_token(
+        &router,
+        "POST",
+        "/api/applies",
+        Some(&request(&stale, true)),
+        TOKEN,
+    )
+    .await;
+    assert_eq!(status, 409, "{conflict}");
+    assert!(
+        conflict.to_string().contains("planned now, not approved"),
+        "{conflict}"
+    );
+
+    let (status, job) = call_with_token(
+        &router,
+        "POST",
+        "/api/applies",
+        Some(&request(&reviewed, true)),
+        TOKEN,
+    )
+    .await;
+    assert_eq!(status, 202, "{job}");
+    let id = job["id"].as_str().unwrap().to_owned();
+    assert_eq!(job["steps"][0]["name"], "approve");
+    let title = job["steps"][0]["title"].as_str().unwrap();
+    assert!(
+        title.starts_with(&format!(
+            "apply to {cluster}: 2 to create, 1 to update, 1 to replace"
+        )) && title.contains("disrupts running pods: -/+ nodegroup sys: drains"),
+        "{title}"
+    );
+    assert_eq!(
+        job["steps"].as_array().unwrap().last().unwrap()["name"],
+        "read-again"
+    );
+
+    // Waits for approval, then runs to the end.
+    let state_of = |job: &serde_json::Value| job["state"].as_str().unwrap_or_default().to_owned();
+    let mut approved = false;
+    let mut last = serde_json::Value::Null;
+    for _ in 0..600 {
+        let (_, now) =
+            call_with_token(&router, "GET", &format!("/api/deploys/{id}"), None, TOKEN).await;
+        let waiting = now["steps"][0]["state"] == "running";
+        if waiting && !approved {
+            assert!(
+                now["steps"].as_array().unwrap()[1..]
+                    .iter()
+                    .all(|step| step["state"] == "pending"),
+                "nothing runs before approval: {now}"
+            );
+            let (status, answer) = call_with_token(
+                &router,
+                "POST",
+                &format!("/api/deploys/{id}/approve"),
+                None,
+                TOKEN,
+            )
+            .await;
+            assert_eq!(status, 200, "{answer}");
+            approved = true;
+        }
+        last = now;
+        if ["succeeded", "failed", "cancelled", "interrupted"].contains(&state_of(&last).as_str()) {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert!(approved);
+    assert_eq!(state_of(&last), "succeeded", "{last:#}");
+    let after = plan_on(&emulator, &changed, &cluster, &[]);
+    assert_eq!(after.status.code(), Some(0), "{}", text(&after.stdout));
+}

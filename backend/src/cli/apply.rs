@@ -30,61 +30,6 @@ pub struct Approval<'a> {
     pub approved_plan: Option<&'a Path>,
 }
 
-/// What of a change must be the same for an approved plan to still hold: the object,
-/// what happens to it, which fields, the commands, and whether it disrupts.
-fn essence(plan: &serde_json::Value) -> Vec<serde_json::Value> {
-    plan["changes"]
-        .as_array()
-        .map(|changes| {
-            changes
-                .iter()
-                .map(|change| {
-                    serde_json::json!([
-                        change["kind"],
-                        change["name"],
-                        change["action"],
-                        change["fields"],
-                        change["steps"],
-                        change["disruptive"]
-                    ])
-                })
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-/// The changes of one plan the other lacks, in words; empty when they agree.
-fn stale(approved: &serde_json::Value, now: &serde_json::Value) -> Vec<String> {
-    let (approved, now) = (essence(approved), essence(now));
-    let words = |change: &serde_json::Value| {
-        format!(
-            "{} {} {} ({})",
-            change[2].as_str().unwrap_or_default(),
-            change[0].as_str().unwrap_or_default(),
-            change[1].as_str().unwrap_or_default(),
-            change[3]
-                .as_array()
-                .map(|fields| fields
-                    .iter()
-                    .filter_map(serde_json::Value::as_str)
-                    .collect::<Vec<_>>()
-                    .join(", "))
-                .unwrap_or_default()
-        )
-    };
-    let mut differences: Vec<String> = approved
-        .iter()
-        .filter(|change| !now.contains(change))
-        .map(|change| format!("approved, no longer planned: {}", words(change)))
-        .collect();
-    differences.extend(
-        now.iter()
-            .filter(|change| !approved.contains(change))
-            .map(|change| format!("planned now, not approved: {}", words(change))),
-    );
-    differences
-}
-
 /// Asks on the terminal; `true` only for `yes`.
 fn ask(question: &str) -> bool {
     eprint!("{question} ");
@@ -186,8 +131,7 @@ pub fn apply(
                 return ExitCode::from(2);
             }
         };
-        let now = serde_json::to_value(&live).expect("a plan serialises to JSON");
-        let differences = stale(&approved, &now);
+        let differences = shared::changes::apply::differences(&approved, &live.plan);
         if !differences.is_empty() {
             eprintln!(
                 "error: the cluster changed since the plan in {} was made; nothing was run:",

@@ -96,6 +96,9 @@ pub struct DeployConfig {
     /// Why the server's environment has no AWS credentials for the tools, when it has none:
     /// deploys are then refused up front.
     pub missing_credentials: Option<String>,
+    /// The `eks-studio` an apply job runs last, to read the cluster again and plan (this
+    /// very binary, unless told otherwise).
+    pub studio: PathBuf,
 }
 
 impl DeployConfig {
@@ -108,6 +111,7 @@ impl DeployConfig {
             max_active_deploys: DEFAULT_MAX_ACTIVE_DEPLOYS,
             stop_grace: DEFAULT_STOP_GRACE,
             missing_credentials: None,
+            studio: std::env::current_exe().unwrap_or_else(|_| PathBuf::from("eks-studio")),
         }
     }
 }
@@ -580,13 +584,141 @@ impl Deployer {
             }
             tracing::warn!(files = %server_files.join(", "), "deploying a design that makes eksctl read files of this server's, as the user confirmed");
         }
+        self.launch(
+            cluster.as_str(),
+            region.as_str(),
+            &files,
+            |directory: &Path| {
+                runner::plan_steps(&self.inner.config.tools, directory, spec, review)
+            },
+        )
+        .await
+    }
+
+    /// Starts applying `live`, the plan of `spec` against its running cluster: a job that
+    /// waits for approval (its title says what changes and what it disrupts), then runs
+    /// the plan's steps in order in the job's directory (the bundle of `spec`, `apply.sh`,
+    /// `plan.txt`, `plan.json`), then reads the cluster again with this server's own
+    /// `plan` (the job fails if anything is still different).
+    pub async fn start_apply(
+        &self,
+        spec: &Spec,
+        live: &shared::changes::read::LivePlan,
+    ) -> Result<Job, DeployError> {
+        if self.inner.stopping.load(Ordering::SeqCst) {
+            return Err(DeployError::Unavailable("the server is stopping".into()));
+        }
+        if let Some(reason) = spec.beyond_what_eks_runs() {
+            return Err(DeployError::Unprocessable(reason));
+        }
+        let cluster_document = shared::documents::render::cluster_document(spec)
+            .map_err(|error| DeployError::Unprocessable(error.to_string()))?;
+        let refused = shared::deploy::keys::refused_keys(&cluster_document);
+        if !refused.is_empty() {
+            return Err(DeployError::RefusedKeys(refused));
+        }
+        let server_files = shared::deploy::keys::server_files(&cluster_document);
+        if !server_files.is_empty() {
+            return Err(DeployError::ServerFiles(server_files));
+        }
+        if live.plan.refused() {
+            return Err(DeployError::Refused(live.plan.findings.clone()));
+        }
+        if live.plan.is_empty() {
+            return Err(DeployError::Unprocessable(
+                "no changes: the cluster already is what the design says".into(),
+            ));
+        }
+        let cluster = ResourceName::parse(&spec.cluster.name).map_err(|error| {
+            DeployError::Unprocessable(format!("cluster name `{}`: {error}", spec.cluster.name))
+        })?;
+        let region = Region::parse(&spec.cluster.region).map_err(|error| {
+            DeployError::Unprocessable(format!("region `{}`: {error}", spec.cluster.region))
+        })?;
+        let steps =
+            shared::changes::apply::apply_steps(&live.plan, cluster.as_str(), region.as_str());
+        let config = &self.inner.config;
+        let missing: Vec<String> = steps
+            .iter()
+            .map(|step| step.tool)
+            .filter(|tool| find_program(config.tools.path(*tool)).is_none())
+            .map(|tool| tool.command().to_owned())
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        if !missing.is_empty() {
+            return Err(DeployError::Unavailable(format!(
+                "this server cannot apply the plan: it needs {} installed (or named with --{})",
+                missing.join(", "),
+                missing.join(", --")
+            )));
+        }
+        if let Some(reason) = &config.missing_credentials {
+            return Err(DeployError::Unavailable(format!(
+                "this server cannot apply: the tools would find no AWS credentials ({reason}); start it with AWS_PROFILE or access keys in its environment"
+            )));
+        }
+        let studio = config.studio.clone();
+        let findings = shared::rules::validate_with(spec, &crate::clock::todays_facts());
+        let mut files = shared::deploy::bundle::bundle_files(spec, &findings, &[])
+            .map_err(|error| DeployError::Unprocessable(error.to_string()))?;
+        let text = |path: &str, contents: String, executable: bool| BundleFile {
+            path: path.to_owned(),
+            contents,
+            executable,
+        };
+        files.push(text(
+            "apply.sh",
+            shared::changes::apply::apply_script(&live.plan, cluster.as_str(), region.as_str()),
+            true,
+        ));
+        files.push(text("plan.txt", shared::changes::human(&live.plan), false));
+        files.push(text(
+            "plan.json",
+            serde_json::to_string_pretty(live)
+                .map_err(|error| DeployError::Internal(error.into()))?
+                + "\n",
+            false,
+        ));
+        let title = apply_approval_title(cluster.as_str(), &live.plan);
+        let tools = config.tools.clone();
+        let (cluster_name, region_name) = (cluster.as_str().to_owned(), region.as_str().to_owned());
+        self.launch(
+            cluster.as_str(),
+            region.as_str(),
+            &files,
+            move |directory: &Path| {
+                runner::apply_step_commands(
+                    &tools,
+                    directory,
+                    &steps,
+                    title,
+                    &studio,
+                    &cluster_name,
+                    &region_name,
+                )
+            },
+        )
+        .await
+    }
+
+    /// Stores a job for `cluster` in `region` (refused while another is active there, or
+    /// at the concurrency limit), writes `files` into its directory and runs the steps
+    /// `make_steps` gives for that directory.
+    async fn launch(
+        &self,
+        cluster: &str,
+        region: &str,
+        files: &[BundleFile],
+        make_steps: impl FnOnce(&Path) -> Vec<runner::StepCommand>,
+    ) -> Result<Job, DeployError> {
         let active_conflict = |job: String| DeployError::Active {
-            cluster: cluster.as_str().to_owned(),
-            region: region.as_str().to_owned(),
+            cluster: cluster.to_owned(),
+            region: region.to_owned(),
             job,
         };
         let store = &self.inner.store;
-        if let Some(job) = store.active_job(cluster.as_str(), region.as_str()).await? {
+        if let Some(job) = store.active_job(cluster, region).await? {
             return Err(active_conflict(job));
         }
         let permit = self.inner.slots.clone().try_acquire_owned().map_err(|_| {
@@ -598,11 +730,11 @@ impl Deployer {
 
         let id = new_job_id()?;
         let directory = self.inner.config.data_dir.join("jobs").join(&id);
-        let steps = runner::plan_steps(&self.inner.config.tools, &directory, spec, review);
+        let steps = make_steps(&directory);
         let new_job = NewJob {
             id: id.clone(),
-            cluster: cluster.as_str().to_owned(),
-            region: region.as_str().to_owned(),
+            cluster: cluster.to_owned(),
+            region: region.to_owned(),
             directory: directory.to_string_lossy().into_owned(),
             steps: steps
                 .iter()
@@ -620,7 +752,7 @@ impl Deployer {
                 return Err(self.storage_refusal("store the deploy job", error));
             }
         }
-        if let Err(error) = write_bundle(&directory, &files).await {
+        if let Err(error) = write_bundle(&directory, files).await {
             let text = format!(
                 "cannot write the bundle to {}: {error}",
                 directory.display()
@@ -890,6 +1022,23 @@ impl Follow {
 }
 
 /// 16 random hex digits.
+/// What the person approving an apply agrees to: the changes counted, and each one that
+/// drains nodes or lets Karpenter replace them.
+fn apply_approval_title(cluster: &str, plan: &shared::changes::Plan) -> String {
+    let mut title = format!(
+        "apply to {cluster}: {}",
+        shared::changes::apply::counts(plan)
+    );
+    let disruptions = shared::changes::apply::disruptions(plan);
+    if !disruptions.is_empty() {
+        title.push_str(&format!(
+            "; disrupts running pods: {}",
+            disruptions.join("; ")
+        ));
+    }
+    title
+}
+
 fn new_job_id() -> Result<String, DeployError> {
     let mut bytes = [0u8; 8];
     getrandom::fill(&mut bytes)

@@ -148,6 +148,66 @@ pub fn plan_steps(tools: &Tools, directory: &Path, spec: &Spec, review: bool) ->
     steps
 }
 
+/// The steps of an apply job in `directory`: the approval (its `title`), each of the
+/// plan's steps with this server's tools (their file arguments are the bundle's,
+/// relative to the directory the steps run in), then this server's own `eks-studio plan`
+/// of the design against the cluster, which fails when anything is still different.
+pub fn apply_step_commands(
+    tools: &Tools,
+    directory: &Path,
+    steps: &[shared::changes::apply::ApplyStep],
+    title: String,
+    studio: &Path,
+    cluster: &str,
+    region: &str,
+) -> Vec<StepCommand> {
+    let plain = |text: &str| StepArg::Plain(OsString::from(text));
+    let mut commands = vec![StepCommand {
+        name: APPROVAL_STEP,
+        title,
+        program: PathBuf::new(),
+        args: Vec::new(),
+        output_into: None,
+        approval: true,
+    }];
+    commands.extend(steps.iter().map(|step| StepCommand {
+        name: "apply-step",
+        title: match &step.disruption {
+            Some(disruption) => format!("{} (disrupts: {disruption})", step.change),
+            None => step.change.clone(),
+        },
+        program: tools.path(step.tool).to_path_buf(),
+        args: step.args.iter().map(|arg| plain(arg)).collect(),
+        output_into: None,
+        approval: false,
+    }));
+    let mut args = vec![
+        plain("plan"),
+        StepArg::Plain(directory.join("studio.json").into_os_string()),
+        plain("--cluster"),
+        plain(cluster),
+        plain("--region"),
+        plain(region),
+    ];
+    for (flag, path) in [
+        ("--aws", &tools.aws),
+        ("--kubectl", &tools.kubectl),
+        ("--helm", &tools.helm),
+    ] {
+        args.push(plain(flag));
+        args.push(StepArg::Plain(path.clone().into_os_string()));
+    }
+    commands.push(StepCommand {
+        name: "read-again",
+        title: "read the cluster again: nothing may be left to change".to_owned(),
+        program: studio.to_path_buf(),
+        args,
+        output_into: None,
+        approval: false,
+    });
+    commands
+}
+
 /// Why a running job is asked to stop.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StopReason {

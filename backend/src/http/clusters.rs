@@ -83,7 +83,7 @@ fn region(text: &str) -> Result<Region, ApiError> {
 
 /// An AWS failure as the answer: no credentials 503, a cluster EKS does not have 404,
 /// a refused call 422 with EKS's words, anything else 502-like as 503.
-fn aws_error(cluster: &str, error: AwsError) -> ApiError {
+pub(crate) fn aws_error(cluster: &str, error: AwsError) -> ApiError {
     match &error {
         AwsError::Refused { code, .. } if code == "ResourceNotFoundException" => {
             ApiError::NotFound(format!("no cluster named `{cluster}`: {error}"))

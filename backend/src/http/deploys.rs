@@ -7,6 +7,7 @@
 //! | `GET /deploys/{id}` | one job, with the plan's output once the plan ran |
 //! | `GET /deploys/{id}/events` | server-sent events after `Last-Event-ID` (or all), ending with the job |
 //! | `POST /deploys/{id}/cancel` | stops the job's processes; the job, `cancelled` |
+//! | `POST /applies` (`{"cluster","region","spec","approved_plan"?,"allow_disruption"?}`) | 202 and the new job, waiting for `POST /deploys/{id}/approve`; 409 when the cluster's plan now differs from `approved_plan` (each difference named); 422 when a peer refuses a change, nothing changes, or a change disrupts running pods without `allow_disruption` |
 
 use axum::extract::{Path, Request, State};
 use axum::http::header::{CONTENT_TYPE, LOCATION};
@@ -32,7 +33,7 @@ pub const MAX_REQUEST_BYTES: usize = 1024 * 1024;
 /// The deploy routes, under `/api/deploys`. Without a deployer every deploy route
 /// answers 503; the reason deploys could not be set up (which names the server's data
 /// directory) only to callers that present the deploy token.
-pub fn router(deploys: Deploys) -> Router {
+pub fn router(deploys: Deploys, aws: crate::aws::LiveAws) -> Router {
     let (deployer, unavailable) = match deploys {
         Deploys::Enabled(deployer) => (Some(deployer), None),
         Deploys::Unavailable(unavailable) => (None, Some(unavailable)),
@@ -62,12 +63,14 @@ pub fn router(deploys: Deploys) -> Router {
         .route("/api/deploys/{id}/events", get(events))
         .route("/api/deploys/{id}/cancel", post(cancel))
         .route("/api/deploys/{id}/approve", post(approve))
+        .route("/api/applies", post(create_apply))
         .route_layer(RequestBodyLimitLayer::new(MAX_REQUEST_BYTES))
         .route_layer(middleware::map_response(payload_too_large_as_json))
         .route_layer(middleware::from_fn_with_state(
             deployer.clone(),
             require_token,
         ))
+        .layer(axum::Extension(aws))
         .with_state(deployer)
 }
 
@@ -109,6 +112,94 @@ async fn create(
     let job = deployer
         .start_with(&spec, query.confirm_server_files, query.review)
         .await?;
+    let location = format!("/api/deploys/{}", job.id);
+    Ok((StatusCode::ACCEPTED, [(LOCATION, location)], Json(job)))
+}
+
+/// `POST /api/applies` input.
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ApplyRequest {
+    /// The cluster's name.
+    pub cluster: String,
+    /// Its region.
+    pub region: String,
+    /// The design to apply.
+    pub spec: Spec,
+    /// The plan the user reviewed (`POST /api/plan`'s answer): the apply is refused when
+    /// the cluster's plan now differs from it.
+    #[serde(default)]
+    pub approved_plan: Option<serde_json::Value>,
+    /// Consent to steps that drain nodes or let Karpenter replace them.
+    #[serde(default)]
+    pub allow_disruption: bool,
+}
+
+async fn create_apply(
+    State(deployer): State<Deployer>,
+    axum::Extension(aws): axum::Extension<crate::aws::LiveAws>,
+    JsonBody(request): JsonBody<ApplyRequest>,
+) -> Result<(StatusCode, [(axum::http::HeaderName, String); 1], Json<Job>), ApiError> {
+    if let Some(reason) = request.spec.beyond_what_eks_runs() {
+        return Err(ApiError::unprocessable(reason));
+    }
+    if request.spec.cluster.name.trim() != request.cluster.trim()
+        || request.spec.cluster.region.trim() != request.region.trim()
+    {
+        return Err(ApiError::unprocessable(format!(
+            "the design is of cluster `{}` in {}, not `{}` in {}",
+            request.spec.cluster.name, request.spec.cluster.region, request.cluster, request.region
+        )));
+    }
+    let region = shared::model::ids::Region::parse(request.region.trim()).map_err(|_| {
+        ApiError::unprocessable(format!("`{}` is not a known AWS region", request.region))
+    })?;
+    let tools = deployer.config().tools.clone();
+    let (reading, offer) = crate::deploy::objects::read_for_plan(
+        &aws,
+        &tools,
+        &region,
+        &request.cluster,
+        &request.spec,
+    )
+    .await
+    .map_err(|error| crate::http::clusters::aws_error(&request.cluster, error))?;
+    let spec = request.spec;
+    let (spec, live) = tokio::task::spawn_blocking(move || {
+        let live = shared::changes::addons::plan_against_offered(
+            &reading,
+            &spec,
+            offer
+                .as_ref()
+                .map(|offer| offer.as_ref().map_err(Clone::clone)),
+        );
+        (spec, live)
+    })
+    .await
+    .map_err(|error| ApiError::Internal(Box::new(error)))?;
+    if let Some(approved) = &request.approved_plan {
+        let differences = shared::changes::apply::differences(approved, &live.plan);
+        if !differences.is_empty() {
+            let mut detail = serde_json::Map::new();
+            detail.insert("differences".into(), serde_json::json!(differences));
+            return Err(ApiError::Conflict {
+                message: format!(
+                    "the cluster changed since the plan was approved; plan again: {}",
+                    differences.join("; ")
+                ),
+                detail,
+            });
+        }
+    }
+    let disruptions = shared::changes::apply::disruptions(&live.plan);
+    if !disruptions.is_empty() && !request.allow_disruption {
+        return Err(ApiError::unprocessable(format!(
+            "{} of the plan's changes disrupt running pods; apply with `allow_disruption` to consent: {}",
+            disruptions.len(),
+            disruptions.join("; ")
+        )));
+    }
+    let job = deployer.start_apply(&spec, &live).await?;
     let location = format!("/api/deploys/{}", job.id);
     Ok((StatusCode::ACCEPTED, [(LOCATION, location)], Json(job)))
 }

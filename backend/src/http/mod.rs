@@ -6,7 +6,8 @@
 pub mod checks;
 /// `/api/clusters`, `/api/clusters/read`, `/api/plan`: running clusters read and planned against.
 pub mod clusters;
-/// `/api/deploys…`: create, list, show, follow (server-sent events), approve and cancel.
+/// `/api/deploys…`: create, list, show, follow (server-sent events), approve and cancel;
+/// `/api/applies`: a plan applied to a running cluster as such a job.
 pub mod deploys;
 /// `/api/health`, `/api/templates`, `/api/validate`, `/api/render`, `/api/bundle`, `/api/resolve`.
 pub mod design;
@@ -93,7 +94,7 @@ async fn edge_rules(
 pub fn app(state: AppState) -> Router {
     let static_dir = state.static_dir.clone();
     let host_guard = state.host_guard.clone();
-    let deploys = deploys::router(state.deploys.clone());
+    let deploys = deploys::router(state.deploys.clone(), state.aws.clone());
     // The routers spell out `/api/…` rather than being nested under `/api`: a nested
     // route rewrites every request's URI on the way in, a cost on the API's hot path.
     let router = design::router(state.aws.clone())

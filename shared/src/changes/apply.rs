@@ -246,3 +246,68 @@ pub fn counts(plan: &Plan) -> String {
         parts.join(", ")
     }
 }
+
+/// What of a change must stay the same for an approved plan to still hold: the object,
+/// what happens to it, which fields, the commands, and whether it disrupts.
+fn essence(plan: &serde_json::Value) -> Vec<serde_json::Value> {
+    plan["changes"]
+        .as_array()
+        .map(|changes| {
+            changes
+                .iter()
+                .map(|change| {
+                    serde_json::json!([
+                        change["kind"],
+                        change["name"],
+                        change["action"],
+                        change["fields"],
+                        change["steps"],
+                        change["disruptive"]
+                    ])
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// How the plan the user approved (its JSON, as `plan --out` writes it and the page
+/// holds it) differs from `now`, the plan against the cluster as it is: each change one
+/// has and the other lacks, in words. Empty when the approval still holds.
+pub fn differences(approved: &serde_json::Value, now: &Plan) -> Vec<String> {
+    let now = serde_json::to_value(now).unwrap_or_default();
+    let (approved, now) = (essence(approved), essence(&now));
+    let words = |change: &serde_json::Value| {
+        let fields: Vec<&str> = change[3]
+            .as_array()
+            .map(|fields| {
+                fields
+                    .iter()
+                    .filter_map(serde_json::Value::as_str)
+                    .collect()
+            })
+            .unwrap_or_default();
+        let text = |index: usize| change[index].as_str().unwrap_or_default().to_owned();
+        if fields.is_empty() {
+            format!("{} {} {}", text(2), text(0), text(1))
+        } else {
+            format!(
+                "{} {} {} ({})",
+                text(2),
+                text(0),
+                text(1),
+                fields.join(", ")
+            )
+        }
+    };
+    let mut differences: Vec<String> = approved
+        .iter()
+        .filter(|change| !now.contains(change))
+        .map(|change| format!("approved, no longer planned: {}", words(change)))
+        .collect();
+    differences.extend(
+        now.iter()
+            .filter(|change| !approved.contains(change))
+            .map(|change| format!("planned now, not approved: {}", words(change))),
+    );
+    differences
+}
