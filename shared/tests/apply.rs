@@ -212,6 +212,20 @@ fn apply_sh_runs_exactly_the_plan_s_argument_vectors_after_consent() {
     });
     let plan = diff(&before, &after);
     assert!(!disruptions(&plan).is_empty());
+    // The replacement's deletion is the step that drains, and says so; its creation not.
+    let replaced = &before.node_groups[1].name;
+    let carrying: Vec<String> = steps_of(&before, &plan)
+        .iter()
+        .filter(|step| step.disruption.is_some())
+        .map(ApplyStep::title)
+        .collect();
+    assert_eq!(carrying.len(), 1, "{carrying:?}");
+    assert!(
+        carrying[0].starts_with(&format!(
+            "-/+ nodegroup {replaced}: eksctl delete nodegroup (disrupts: drains"
+        )),
+        "{carrying:?}"
+    );
     let dir = temp_dir("script");
     let script = dir.join("apply.sh");
     std::fs::write(
@@ -232,7 +246,10 @@ fn apply_sh_runs_exactly_the_plan_s_argument_vectors_after_consent() {
     let refused = run(&[]);
     assert_eq!(refused.status.code(), Some(4));
     let said = String::from_utf8_lossy(&refused.stderr);
-    assert!(said.contains("disrupt running pods"), "{said}");
+    assert!(
+        said.contains("1 of the plan's changes disrupts running pods:"),
+        "{said}"
+    );
     assert!(
         said.contains(&format!("-/+ nodegroup {}", before.node_groups[1].name)),
         "{said}"

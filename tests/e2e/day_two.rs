@@ -129,6 +129,13 @@ fn create_cluster(emulator: &Ec2Emulator) {
     kubectl(&["apply", "-f", pods_file.to_str().unwrap()]);
 }
 
+/// `PATH` with the emulator's Python first, so the stand-ins' `python3` is it.
+fn path_with_emulator_python() -> String {
+    let python = ec2_emulator::python();
+    let bin = python.parent().unwrap().display().to_string();
+    format!("{bin}:{}", std::env::var("PATH").unwrap_or_default())
+}
+
 async fn plan_summary(browser: &Browser, predicate: impl Fn(&str) -> bool) -> String {
     browser
         .wait_for_text(Locator::Id("plan-summary"), predicate)
@@ -145,6 +152,10 @@ async fn a_running_cluster_opens_from_the_start_step_and_review_plans_the_edits_
         // The SDK's endpoint and the tools' (the aws and kubectl stand-ins).
         ("AWS_ENDPOINT_URL", &emulator.endpoint),
         ("EKS_STUDIO_EC2_TIMEOUT_SECONDS", "30"),
+        // The stand-ins run with the emulator's Python (boto3, PyYAML), as the apply's
+        // steps change the emulator.
+        ("PATH", &path_with_emulator_python()),
+        ("EKSCTL_STANDIN_DELAY_MS", "0"),
     ]);
     let browser = Browser::start().await;
     browser.client.set_window_size(1280, 800).await.unwrap();
@@ -262,7 +273,7 @@ async fn a_running_cluster_opens_from_the_start_step_and_review_plans_the_edits_
         text.contains("1 to create, 1 to update, 1 to replace")
     })
     .await;
-    assert!(summary.contains("1 disrupt running pods"), "{summary}");
+    assert!(summary.contains("1 disrupts running pods"), "{summary}");
     let changes = browser
         .wait_for_text(Locator::Css("ul.changes"), |text| {
             text.contains("PyTorchJob training/llama")
@@ -294,5 +305,55 @@ async fn a_running_cluster_opens_from_the_start_step_and_review_plans_the_edits_
     browser.screenshot("day-two-replacement-1280").await;
     browser.client.set_window_size(390, 844).await.unwrap();
     browser.screenshot("day-two-replacement-390").await;
+    browser.client.set_window_size(1280, 800).await.unwrap();
+
+    // Apply it: the drain needs consent, the server waits for approval, runs the steps
+    // with its tools (the stand-ins, changing the emulator) and reads the cluster again.
+    browser
+        .fill("deploy-token", studio.deploy_token.as_deref().unwrap())
+        .await;
+    browser.by_id("apply-changes").await.click().await.unwrap();
+    let said = browser
+        .wait_for_text(Locator::Id("apply-status"), |text| {
+            text.contains("did not start")
+        })
+        .await;
+    assert!(said.contains("allow_disruption"), "{said}");
+    browser
+        .by_id("allow-disruption")
+        .await
+        .click()
+        .await
+        .unwrap();
+    browser.by_id("apply-changes").await.click().await.unwrap();
+    browser
+        .wait_for_text(Locator::Id("apply-status"), |text| {
+            text.contains("accepted")
+        })
+        .await;
+    let approval = browser
+        .wait_for_text(Locator::Id("approval-summary"), |text| {
+            text.contains("apply to train")
+        })
+        .await;
+    assert!(
+        approval.contains("disrupts running pods: -/+ nodegroup gpu"),
+        "{approval}"
+    );
+    browser.screenshot("day-two-apply-approval-1280").await;
+    browser.by_id("approve-deploy").await.click().await.unwrap();
+    let state = browser
+        .wait_for_text(Locator::Id("deploy-state"), |text| {
+            text.contains("succeeded") || text.contains("failed")
+        })
+        .await;
+    let log = browser.by_id("deploy-log").await.text().await.unwrap();
+    assert!(state.contains("succeeded"), "{state}\n{log}");
+    // Planned again after the job: the cluster is what the design says.
+    let summary = plan_summary(&browser, |text| text.starts_with("No changes")).await;
+    assert!(summary.contains("No changes"), "{summary}");
+    browser.screenshot("day-two-applied-1280").await;
+    browser.client.set_window_size(390, 844).await.unwrap();
+    browser.screenshot("day-two-applied-390").await;
     browser.close().await;
 }

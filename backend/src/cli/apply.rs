@@ -155,8 +155,8 @@ pub fn apply(
     if approval.auto_approve {
         if !consent.is_empty() && !approval.allow_disruption {
             eprintln!(
-                "error: {} of the plan's changes disrupt running pods, and --auto-approve does not consent to that; nothing was run:",
-                consent.len()
+                "error: {}, and --auto-approve does not consent to that; nothing was run:",
+                shared::changes::apply::disrupting(consent.len())
             );
             for line in &consent {
                 eprintln!("  {}", terminal_safe(line));
@@ -196,10 +196,10 @@ pub fn apply(
     let steps = apply_steps(&live.plan, &cluster, &region);
     for (index, step) in steps.iter().enumerate() {
         eprintln!(
-            "\n==> [{}/{}] {}: {}",
+            "\n==> [{}/{}] {}\n$ {}",
             index + 1,
             steps.len(),
-            terminal_safe(&step.change),
+            terminal_safe(&step.title()),
             terminal_safe(&shown(step))
         );
         if let Err(why) = run_step(step, &tools, &dir) {

@@ -680,7 +680,7 @@ impl Deployer {
                 + "\n",
             false,
         ));
-        let title = apply_approval_title(cluster.as_str(), &live.plan);
+        let title = shared::changes::apply::approval_title(cluster.as_str(), &live.plan);
         let tools = config.tools.clone();
         let (cluster_name, region_name) = (cluster.as_str().to_owned(), region.as_str().to_owned());
         self.launch(
@@ -1022,23 +1022,6 @@ impl Follow {
 }
 
 /// 16 random hex digits.
-/// What the person approving an apply agrees to: the changes counted, and each one that
-/// drains nodes or lets Karpenter replace them.
-fn apply_approval_title(cluster: &str, plan: &shared::changes::Plan) -> String {
-    let mut title = format!(
-        "apply to {cluster}: {}",
-        shared::changes::apply::counts(plan)
-    );
-    let disruptions = shared::changes::apply::disruptions(plan);
-    if !disruptions.is_empty() {
-        title.push_str(&format!(
-            "; disrupts running pods: {}",
-            disruptions.join("; ")
-        ));
-    }
-    title
-}
-
 fn new_job_id() -> Result<String, DeployError> {
     let mut bytes = [0u8; 8];
     getrandom::fill(&mut bytes)

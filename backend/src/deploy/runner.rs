@@ -172,10 +172,7 @@ pub fn apply_step_commands(
     }];
     commands.extend(steps.iter().map(|step| StepCommand {
         name: "apply-step",
-        title: match &step.disruption {
-            Some(disruption) => format!("{} (disrupts: {disruption})", step.change),
-            None => step.change.clone(),
-        },
+        title: step.title(),
         program: tools.path(step.tool).to_path_buf(),
         args: step.args.iter().map(|arg| plain(arg)).collect(),
         output_into: None,

@@ -194,8 +194,8 @@ async fn create_apply(
     let disruptions = shared::changes::apply::disruptions(&live.plan);
     if !disruptions.is_empty() && !request.allow_disruption {
         return Err(ApiError::unprocessable(format!(
-            "{} of the plan's changes disrupt running pods; apply with `allow_disruption` to consent: {}",
-            disruptions.len(),
+            "{}; apply with `allow_disruption` to consent: {}",
+            shared::changes::apply::disrupting(disruptions.len()),
             disruptions.join("; ")
         )));
     }

@@ -278,7 +278,7 @@ pub async fn read_cluster(region: &str, cluster: &str) -> Result<ClusterRead, St
 }
 
 /// One change of a plan, as `POST /api/plan` answers it.
-#[derive(Clone, Debug, PartialEq, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, serde::Deserialize, serde::Serialize)]
 pub struct PlannedChange {
     /// `cluster`, `nodegroup`, `addon`, `NodePool`, …
     pub kind: String,
@@ -399,6 +399,38 @@ pub async fn start_deploy(
     answer::<Job>(response)
         .await
         .map_err(|error| DeployRefusal::Other(format!("unexpected deploy answer: {error}")))
+}
+
+/// `POST /api/applies`: `plan` (the one on screen, which the user approves) applied to the
+/// running cluster as a job that waits for approval; the server refuses it when the
+/// cluster's plan now differs from it, or when it drains nodes and `allow_disruption` is
+/// not given, and says why.
+pub async fn start_apply(
+    token: &str,
+    region: &str,
+    cluster: &str,
+    spec: &Spec,
+    plan: &LivePlan,
+    allow_disruption: bool,
+) -> Result<Job, String> {
+    let json = crate::codec::reading::json_later(spec).await?;
+    let changes = serde_json::to_string(&plan.changes).map_err(|error| error.to_string())?;
+    let body = format!(
+        "{{\"region\":{},\"cluster\":{},\"spec\":{json},\"approved_plan\":{{\"changes\":{changes}}},\"allow_disruption\":{allow_disruption}}}",
+        quoted(region),
+        quoted(cluster)
+    );
+    let request = with_token(Request::post("/api/applies"), token)
+        .header("content-type", "application/json")
+        .body(body)
+        .map_err(|error| error.to_string())?;
+    let response = request.send().await.map_err(unreachable)?;
+    if !response.ok() {
+        return Err(failure(response).await);
+    }
+    answer::<Job>(response)
+        .await
+        .map_err(|error| format!("unexpected apply answer: {error}"))
 }
 
 /// `GET /api/deploys`: every job, newest first.

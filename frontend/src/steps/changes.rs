@@ -7,6 +7,7 @@ use leptos::prelude::*;
 
 use crate::server::api::{self, LivePlan};
 use crate::state::studio::Studio;
+use crate::widgets::deploy_panel::Deploys;
 
 /// How long the design must stay unchanged before it is planned again.
 const PAUSE: std::time::Duration = std::time::Duration::from_millis(600);
@@ -25,13 +26,19 @@ fn mark(action: &str) -> &'static str {
 #[component]
 pub fn ChangesPanel() -> impl IntoView {
     let studio = expect_context::<Studio>();
+    let deploys = expect_context::<Deploys>();
     let answer = RwSignal::new(None::<Result<LivePlan, String>>);
+    // Consent to the plan's drains, and what the last apply request came to.
+    let allow_disruption = RwSignal::new(false);
+    let apply_said = RwSignal::new(String::new());
     let asked = StoredValue::new(0_u64);
     Effect::new(move |_| {
         let Some(running) = studio.running.get() else {
             return;
         };
         let spec = studio.spec.get();
+        // Planned again when a followed job (an apply) moves on or ends: the cluster changed.
+        deploys.followed_state();
         let turn = asked.get_value() + 1;
         asked.set_value(turn);
         set_timeout(
@@ -70,13 +77,13 @@ pub fn ChangesPanel() -> impl IntoView {
             let summary = if plan.changes.is_empty() {
                 "No changes: the cluster already is what the design says.".to_owned()
             } else {
-                format!(
-                    "{} to create, {} to update, {} to replace, {} to delete; {disruptive} disrupt running pods.",
+                shared::changes::summary([
                     count("create"),
                     count("update"),
                     count("replace"),
-                    count("delete")
-                )
+                    count("delete"),
+                    disruptive,
+                ])
             };
             let changes = plan
                 .changes
@@ -125,10 +132,66 @@ pub fn ChangesPanel() -> impl IntoView {
                     view! { <li>{format!("not read: {}: {}", gap.what, gap.why)}</li> }
                 }))
                 .collect_view();
+            let refused = plan
+                .findings
+                .iter()
+                .any(|finding| finding.severity == shared::rules::Severity::Error);
+            let apply = (!plan.changes.is_empty()).then(|| {
+                if refused {
+                    return view! {
+                        <p class="hint" id="apply-status">"A peer would refuse a change of this plan (below): change the design before applying it."</p>
+                    }
+                    .into_any();
+                }
+                let approved = plan.clone();
+                let consent = (disruptive > 0).then(|| {
+                    view! {
+                        <label class="check">
+                            <input
+                                type="checkbox"
+                                id="allow-disruption"
+                                prop:checked=move || allow_disruption.get()
+                                on:change=move |event| allow_disruption.set(event_target_checked(&event))
+                            />
+                            {format!(
+                                " Let the apply drain nodes: {disruptive} {} running pods (above)",
+                                if disruptive == 1 { "change disrupts" } else { "changes disrupt" }
+                            )}
+                        </label>
+                    }
+                });
+                let start = move |_| {
+                    let Some(running) = studio.running.get_untracked() else {
+                        return;
+                    };
+                    deploys.start_apply(
+                        running,
+                        studio.spec.get_untracked(),
+                        approved.clone(),
+                        allow_disruption.get_untracked(),
+                        apply_said,
+                    );
+                };
+                view! {
+                    <div class="apply" role="group" aria-labelledby="apply-title">
+                        <h4 id="apply-title">"Apply these changes"</h4>
+                        <p class="hint">
+                            "The server plans again, refuses if the cluster changed since this plan, and waits for your approval (in Deploy, below) before its first step; then it runs the steps in this order and reads the cluster again."
+                        </p>
+                        {consent}
+                        <button type="button" class="primary" id="apply-changes" on:click=start>
+                            "Apply these changes…"
+                        </button>
+                        <p role="status" id="apply-status">{move || apply_said.get()}</p>
+                    </div>
+                }
+                .into_any()
+            });
             view! {
                 <p class="plan-summary" id="plan-summary">{summary}</p>
                 <ul class="changes">{changes}</ul>
                 <ul class="plan-findings">{findings}</ul>
+                {apply}
                 <details>
                     <summary>"What the plan could not see"</summary>
                     <ul class="plan-unseen">{unseen}</ul>

@@ -152,6 +152,70 @@ impl Deploys {
         });
     }
 
+    /// Asks the server to apply `plan`, the plan on screen, to the running cluster; on 202
+    /// follows the new job, which waits for approval. What happened is said in `message`
+    /// and returned for the Changes view to say beside its button.
+    pub fn start_apply(
+        self,
+        running: crate::state::running::RunningCluster,
+        spec: shared::Spec,
+        plan: api::LivePlan,
+        allow_disruption: bool,
+        said: RwSignal<String>,
+    ) {
+        if !self.has_token() {
+            said.set("Enter the deploy token (in Deploy, below) first: the server applies with its own AWS credentials.".into());
+            crate::state::studio::focus_id("deploy-token");
+            return;
+        }
+        let token = self.token.get_untracked();
+        self.busy.set(true);
+        said.set("Asking the server to apply the plan…".into());
+        leptos::task::spawn_local(async move {
+            let answer = api::start_apply(
+                &token,
+                &running.region,
+                &running.cluster,
+                &spec,
+                &plan,
+                allow_disruption,
+            )
+            .await;
+            let text = match answer {
+                Ok(job) => {
+                    let text = format!(
+                        "Apply to {} accepted (job {}): review it in Deploy below, then approve.",
+                        job.cluster, job.id
+                    );
+                    self.follow(job);
+                    self.load_history();
+                    request_animation_frame(|| crate::state::studio::focus_id("approve-deploy"));
+                    text
+                }
+                Err(reason) => format!("Apply did not start: {reason}"),
+            };
+            self.message.try_set(text.clone());
+            said.try_set(text);
+            self.busy.try_set(false);
+        });
+    }
+
+    /// The followed job's state (tracked): a view that depends on what a job changed
+    /// reads it to refresh when the job ends.
+    pub fn followed_state(self) -> Option<JobState> {
+        self.state.get()
+    }
+
+    /// Whether the followed job applies a plan to a running cluster (its approval comes
+    /// first) rather than creating one.
+    fn is_apply(self) -> bool {
+        self.job.with(|job| {
+            job.as_ref()
+                .and_then(|job| job.steps.first())
+                .is_some_and(|step| step.name == APPROVAL_STEP)
+        })
+    }
+
     /// Shows `job` from its first event and follows it until it ends, reopening the
     /// stream after the last event seen when it drops.
     fn follow(self, job: Job) {
@@ -276,7 +340,11 @@ impl Deploys {
             let said = match api::approve_deploy(&token, &job_id).await {
                 Ok(job) => {
                     self.job.try_set(Some(job));
-                    "Approved: the deploy goes on to create the cluster.".to_owned()
+                    if self.is_apply() {
+                        "Approved: the apply goes on to change the cluster.".to_owned()
+                    } else {
+                        "Approved: the deploy goes on to create the cluster.".to_owned()
+                    }
                 }
                 Err(reason) => format!("Approval failed: {reason}"),
             };
@@ -450,31 +518,47 @@ fn FollowedJob(deploys: Deploys) -> impl IntoView {
     view! {
         <div class="deploy-job" aria-labelledby="deploy-job-title">
             <h4 id="deploy-job-title">
-                {move || deploys.job.with(|job| job.as_ref().map(|job| format!("Deploy of {} in {} (job {})", job.cluster, job.region, job.id)))}
+                {move || {
+                    let verb = if deploys.is_apply() { "Apply to" } else { "Deploy of" };
+                    deploys.job.with(|job| job.as_ref().map(|job| format!("{verb} {} in {} (job {})", job.cluster, job.region, job.id)))
+                }}
             </h4>
             <p>
                 "State: " <strong id="deploy-state" class=move || format!("job-state {}", shown_state(deploys.state.get()))>{move || shown_state(deploys.state.get())}</strong>
                 " "
                 <Show when=running>
-                    <button type="button" class="remove" id="cancel-deploy" on:click=move |_| deploys.cancel()>"Cancel deploy"</button>
+                    <button type="button" class="remove" id="cancel-deploy" on:click=move |_| deploys.cancel()>
+                        {move || if deploys.is_apply() { "Cancel apply" } else { "Cancel deploy" }}
+                    </button>
                 </Show>
             </p>
             <Show when=move || deploys.awaits_approval()>
                 <section class="approval" aria-labelledby="approval-title">
                     <h4 id="approval-title">"Review the plan, then approve it"</h4>
-                    <p class="hint">"Nothing has been created yet. Approving creates:"</p>
+                    <p class="hint">
+                        {move || if deploys.is_apply() {
+                            "Nothing has been changed yet. Approving applies:"
+                        } else {
+                            "Nothing has been created yet. Approving creates:"
+                        }}
+                    </p>
                     <ul id="approval-summary">{move || approval_lines(deploys)}</ul>
                     <button type="button" class="primary" id="approve-deploy" on:click=move |_| deploys.approve()>
-                        "Approve and create"
+                        {move || if deploys.is_apply() { "Approve and apply" } else { "Approve and create" }}
                     </button>
                 </section>
             </Show>
             <ol class="deploy-steps" id="deploy-steps" aria-label="Steps">{steps}</ol>
-            <ul class="deploy-stages" id="deploy-stages" aria-label="CloudFormation stacks">{stages}</ul>
-            <details class="deploy-plan" id="deploy-plan">
-                <summary>"Plan: what eksctl create cluster --dry-run resolved"</summary>
-                <pre class="deploy-log" tabindex="0">{move || plan_text(deploys)}</pre>
-            </details>
+            // An apply's progress is its steps; eksctl's stacks are a deploy's.
+            <Show when=move || !deploys.is_apply()>
+                <ul class="deploy-stages" id="deploy-stages" aria-label="CloudFormation stacks">{stages}</ul>
+            </Show>
+            <Show when=move || !deploys.is_apply()>
+                <details class="deploy-plan" id="deploy-plan">
+                    <summary>"Plan: what eksctl create cluster --dry-run resolved"</summary>
+                    <pre class="deploy-log" tabindex="0">{move || plan_text(deploys)}</pre>
+                </details>
+            </Show>
             <h4 id="deploy-log-title">
                 {move || match deploys.log_total.get() {
                     total if total > LOG_LINES_SHOWN => format!("Log (last {LOG_LINES_SHOWN} of {total} lines)"),
@@ -497,9 +581,17 @@ fn approval_lines(deploys: Deploys) -> impl IntoView {
             .map(|step| step.title.clone())
             .unwrap_or_default()
     });
-    shared::deploy::plan::lines_of_approval_title(&title)
+    let lines: Vec<String> = if deploys.is_apply() {
+        shared::changes::apply::lines_of_apply_title(&title)
+    } else {
+        shared::deploy::plan::lines_of_approval_title(&title)
+            .into_iter()
+            .map(str::to_owned)
+            .collect()
+    };
+    lines
         .into_iter()
-        .map(|line| view! { <li>{line.to_owned()}</li> })
+        .map(|line| view! { <li>{line}</li> })
         .collect_view()
 }
 

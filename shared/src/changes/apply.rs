@@ -41,6 +41,28 @@ fn tool_name<S: serde::Serializer>(tool: &Tool, serializer: S) -> Result<S::Ok, 
 }
 
 impl ApplyStep {
+    /// The step in words for a job's list: its change and what the command does
+    /// (`-/+ nodegroup gpu: eksctl delete nodegroup`), with what it disrupts.
+    pub fn title(&self) -> String {
+        let verb: Vec<&str> = self
+            .args
+            .iter()
+            .take_while(|arg| !arg.starts_with('-'))
+            .take(2)
+            .map(String::as_str)
+            .collect();
+        let mut title = format!(
+            "{}: {} {}",
+            self.change,
+            self.tool.command(),
+            verb.join(" ")
+        );
+        if let Some(disruption) = &self.disruption {
+            title.push_str(&format!(" (disrupts: {disruption})"));
+        }
+        title
+    }
+
     /// The whole argument vector, program first.
     pub fn argv(&self) -> Vec<String> {
         std::iter::once(self.tool.command().to_owned())
@@ -59,6 +81,14 @@ fn tool_of(program: &str) -> Option<Tool> {
     }
 }
 
+/// Whether a command is the one that moves running pods: a deletion, a scale, an
+/// upgrade or rollback, an apply Karpenter acts on.
+fn moves_pods(argv: &[String]) -> bool {
+    let word = |index: usize| argv.get(index).map(String::as_str).unwrap_or_default();
+    matches!(word(1), "delete" | "scale" | "upgrade" | "apply")
+        || word(2) == "update-nodegroup-version"
+}
+
 /// Whether a command removes something, after which a shared command runs again.
 fn deletes(argv: &[String]) -> bool {
     argv.get(1).is_some_and(|verb| verb == "delete")
@@ -70,7 +100,14 @@ pub fn apply_steps(plan: &Plan, cluster: &str, region: &str) -> Vec<ApplyStep> {
     let mut ran: Vec<Vec<String>> = Vec::new();
     for change in &plan.changes {
         let mark = format!("{} {} {}", change.action.mark(), change.kind, change.name);
-        for command in &change.steps {
+        // The step that moves the pods carries the change's disruption: the deletion of a
+        // replacement, the scale, the upgrade, the apply Karpenter drifts on.
+        let draining = change
+            .steps
+            .iter()
+            .position(|command| moves_pods(command))
+            .unwrap_or(0);
+        for (index, command) in change.steps.iter().enumerate() {
             let Some((program, args)) = command.split_first() else {
                 continue;
             };
@@ -89,7 +126,8 @@ pub fn apply_steps(plan: &Plan, cluster: &str, region: &str) -> Vec<ApplyStep> {
                 tool,
                 args: args.to_vec(),
                 change: mark.clone(),
-                disruption: change.disruptive.then(|| change.disruption.clone()),
+                disruption: (change.disruptive && index == draining)
+                    .then(|| change.disruption.clone()),
             });
         }
     }
@@ -179,10 +217,7 @@ pub fn apply_script(plan: &Plan, cluster: &str, region: &str) -> String {
     if !consent.is_empty() {
         script.push_str(&format!(
             "if [ \"${{1:-}}\" != {ALLOW_DISRUPTION} ]; then\n  echo {} >&2\n",
-            shell_quote(&format!(
-                "apply.sh: {} of the plan's changes disrupt running pods:",
-                consent.len()
-            ))
+            shell_quote(&format!("apply.sh: {}:", disrupting(consent.len())))
         ));
         for line in &consent {
             script.push_str(&format!(
@@ -310,4 +345,30 @@ pub fn differences(approved: &serde_json::Value, now: &Plan) -> Vec<String> {
             .map(|change| format!("planned now, not approved: {}", words(change))),
     );
     differences
+}
+
+/// What the person approving an apply of `plan` to `cluster` agrees to, as the job's
+/// approval step says it: the changes counted on the first line, then each change that
+/// drains nodes or lets Karpenter replace them on a line of its own.
+pub fn approval_title(cluster: &str, plan: &Plan) -> String {
+    let mut title = format!("apply to {cluster}: {}", counts(plan));
+    for line in disruptions(plan) {
+        title.push_str(&format!("\ndisrupts running pods: {}", one_line(&line)));
+    }
+    title
+}
+
+/// The lines of an [`approval_title`], for a list.
+pub fn lines_of_apply_title(title: &str) -> Vec<String> {
+    title
+        .lines()
+        .filter(|line| !line.trim().is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// "1 of the plan's changes disrupts running pods", "2 of the plan's changes disrupt …".
+pub fn disrupting(count: usize) -> String {
+    let verb = if count == 1 { "disrupts" } else { "disrupt" };
+    format!("{count} of the plan's changes {verb} running pods")
 }

@@ -35,7 +35,7 @@ use serde::Serialize;
 use crate::rules::Finding;
 
 pub use diff::diff;
-pub use words::human;
+pub use words::{human, summary};
 
 /// What happens to one object.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]

@@ -42,14 +42,30 @@ pub fn human(plan: &Plan) -> String {
         .filter(|change| change.disruptive)
         .count();
     text.push_str(&format!(
-        "\nPlan: {} to create, {} to update, {} to replace, {} to delete; {disruptive} {} running pods.\n",
-        plan.count(Action::Create),
-        plan.count(Action::Update),
-        plan.count(Action::Replace),
-        plan.count(Action::Delete),
-        if disruptive == 1 { "disrupts" } else { "disrupt" }
+        "\nPlan: {}\n",
+        summary([
+            plan.count(Action::Create),
+            plan.count(Action::Update),
+            plan.count(Action::Replace),
+            plan.count(Action::Delete),
+            disruptive,
+        ])
     ));
     text
+}
+
+/// The plan's summary line from its counts (to create, update, replace, delete, and
+/// changes that disrupt running pods): "2 to create, 1 to update, 1 to replace, 0 to
+/// delete; 1 disrupts running pods."
+pub fn summary([create, update, replace, delete, disruptive]: [usize; 5]) -> String {
+    format!(
+        "{create} to create, {update} to update, {replace} to replace, {delete} to delete; {disruptive} {} running pods.",
+        if disruptive == 1 {
+            "disrupts"
+        } else {
+            "disrupt"
+        }
+    )
 }
 
 /// An argument vector as a shell would need it typed: words with spaces or quotes in
