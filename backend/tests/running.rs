@@ -2,6 +2,7 @@
 //! moto's EC2 and EKS what eksctl makes in AWS), read back with `eks-studio read`, and
 //! planned against with `eks-studio plan` — the real binary, the real emulator.
 
+mod deploy_support;
 mod emulator;
 
 use std::path::{Path, PathBuf};
@@ -1557,6 +1558,17 @@ fn apply_upgrades_the_control_plane_one_minor_at_a_time_then_add_ons_then_node_g
 /// A wrapper script in `bin` that runs `command…` with the emulator's endpoint and test
 /// credentials in its environment, as a server's tools would find AWS's; its path.
 fn pointed_at_emulator(emulator: &Emulator, bin: &Path, name: &str, command: &[&Path]) -> PathBuf {
+    pointed_at_emulator_with(emulator, bin, name, command, "")
+}
+
+/// Like [`pointed_at_emulator`], exporting `more` (`NAME=value …`) as well.
+fn pointed_at_emulator_with(
+    emulator: &Emulator,
+    bin: &Path,
+    name: &str,
+    command: &[&Path],
+    more: &str,
+) -> PathBuf {
     use std::os::unix::fs::PermissionsExt;
     let quoted = |path: &Path| format!("'{}'", path.display().to_string().replace('\'', r"'\''"));
     let words: Vec<String> = command.iter().map(|path| quoted(path)).collect();
@@ -1564,7 +1576,7 @@ fn pointed_at_emulator(emulator: &Emulator, bin: &Path, name: &str, command: &[&
     std::fs::write(
         &path,
         format!(
-            "#!/bin/sh\nexport AWS_ENDPOINT_URL='{}' AWS_ACCESS_KEY_ID=testing AWS_SECRET_ACCESS_KEY=testing EKSCTL_STANDIN_DELAY_MS=0\nexec {} \"$@\"\n",
+            "#!/bin/sh\nexport AWS_ENDPOINT_URL='{}' AWS_ACCESS_KEY_ID=testing AWS_SECRET_ACCESS_KEY=testing EKSCTL_STANDIN_DELAY_MS=0 {more}\nexec {} \"$@\"\n",
             emulator.endpoint,
             words.join(" ")
         ),
@@ -1763,4 +1775,142 @@ async fn the_api_applies_an_approved_plan_as_a_job_that_waits_for_approval() {
     assert_eq!(state_of(&last), "succeeded", "{last:#}");
     let after = plan_on(&emulator, &changed, &cluster, &[]);
     assert_eq!(after.status.code(), Some(0), "{}", text(&after.stdout));
+}
+
+/// The server killed (SIGKILL) while an apply job runs a step: restarted on the same data
+/// directory it keeps the job, marked interrupted with the steps it did, stops what the
+/// job left running, and a new plan shows exactly what is left.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_killed_mid_apply_keeps_the_job_interrupted_and_a_new_plan_shows_what_is_left() {
+    let emulator = Emulator::start();
+    let dir = temp_dir("apply-killed");
+    let (file, cluster) = filled_template(&emulator, "g4dn", &dir);
+    eksctl_create(&emulator, &file);
+    let changed = changed_design(&file, &dir);
+    let design: serde_json::Value = serde_json::from_str(
+        &shared::lint::parse_yaml_file(&std::fs::read_to_string(&changed).unwrap())
+            .unwrap()
+            .spec
+            .to_json(),
+    )
+    .unwrap();
+    let bin = dir.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let python = studio_e2e::ec2_emulator::python();
+    let fixture = |name: &str| root().join("tests/fixtures").join(name);
+    // eksctl hangs on the drain of the replaced group, the step after four done ones.
+    let eksctl = pointed_at_emulator_with(
+        &emulator,
+        &bin,
+        "eksctl",
+        &[&python, &fixture("eksctl")],
+        "EKSCTL_STANDIN_HANG=--drain=true",
+    );
+    let mut args: Vec<std::ffi::OsString> = vec![
+        "--data-dir".into(),
+        dir.join("data").into(),
+        "--eksctl".into(),
+        eksctl.into(),
+    ];
+    for tool in ["aws", "kubectl", "helm"] {
+        args.push(format!("--{tool}").into());
+        args.push(pointed_at_emulator(&emulator, &bin, tool, &[&python, &fixture(tool)]).into());
+    }
+    const TOKEN: &str = "killed-token-0123456789abcdef";
+    let environment = [
+        ("EKS_STUDIO_DEPLOY_TOKEN", TOKEN),
+        ("AWS_ACCESS_KEY_ID", "testing"),
+        ("AWS_SECRET_ACCESS_KEY", "testing"),
+        ("AWS_ENDPOINT_URL", emulator.endpoint.as_str()),
+    ];
+    let mut server = deploy_support::Server::start(&args, &environment);
+    let (status, reviewed) = server.call(
+        "POST",
+        "/api/plan",
+        TOKEN,
+        Some(&serde_json::json!({"region": REGION, "cluster": cluster, "spec": design})),
+    );
+    assert_eq!(status, 200, "{reviewed}");
+    let (status, job) = server.call(
+        "POST",
+        "/api/applies",
+        TOKEN,
+        Some(
+            &serde_json::json!({"region": REGION, "cluster": cluster, "spec": design,
+                                 "approved_plan": reviewed, "allow_disruption": true}),
+        ),
+    );
+    assert_eq!(status, 202, "{job}");
+    let id = job["id"].as_str().unwrap().to_owned();
+    // Approved once it waits for approval.
+    loop {
+        let (_, job) = server.call("GET", &format!("/api/deploys/{id}"), TOKEN, None);
+        if job["steps"][0]["state"] == "running" {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let (status, answer) = server.call("POST", &format!("/api/deploys/{id}/approve"), TOKEN, None);
+    assert_eq!(status, 200, "{answer}");
+    let job_dir = dir.join("data").join("jobs").join(&id);
+    let (standin, child) = deploy_support::wait_for_hanging("eksctl", &job_dir).await;
+    let _cleanup = deploy_support::KillOnDrop(vec![standin, child]);
+
+    server.crash();
+    let restarted = deploy_support::Server::start(&args, &environment);
+    let job = loop {
+        let (status, job) = restarted.call("GET", &format!("/api/deploys/{id}"), TOKEN, None);
+        assert_eq!(status, 200, "{job}");
+        if job["state"] == "interrupted" {
+            break job;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    };
+    let states: Vec<(String, String)> = job["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|step| {
+            (
+                step["title"]
+                    .as_str()
+                    .unwrap()
+                    .split(':')
+                    .next()
+                    .unwrap()
+                    .to_owned(),
+                step["state"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    let done = states
+        .iter()
+        .filter(|(_, state)| state == "succeeded")
+        .count();
+    assert_eq!(done, 5, "approval and four steps were done: {states:?}");
+    assert_eq!(
+        states[5],
+        ("-/+ nodegroup sys".to_owned(), "interrupted".to_owned())
+    );
+    deploy_support::wait_until_gone(&[standin, child]).await;
+
+    // What is left: the replacement, and nothing else.
+    let left = plan_on(&emulator, &changed, &cluster, &["--format", "json"]);
+    let left: serde_json::Value = serde_json::from_slice(&left.stdout).unwrap();
+    let changes: Vec<(String, String)> = left["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|change| {
+            (
+                change["action"].as_str().unwrap().to_owned(),
+                change["name"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        changes,
+        [("replace".to_owned(), "sys".to_owned())],
+        "{left}"
+    );
 }
