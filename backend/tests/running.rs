@@ -1914,3 +1914,87 @@ async fn a_server_killed_mid_apply_keeps_the_job_interrupted_and_a_new_plan_show
         "{left}"
     );
 }
+
+/// Karpenter's chart settings changed: `helm upgrade --reuse-values` with the bundle's
+/// values, and the release read back with the new settings.
+#[test]
+fn apply_upgrades_the_karpenter_chart_with_the_changed_settings() {
+    let emulator = Emulator::start();
+    let dir = temp_dir("apply-chart");
+    let (design, cluster, _) = deployed_template(&emulator, "karpenter-spot-inference", &dir);
+    let mut json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&design).unwrap()).unwrap();
+    let was = json["karpenter"]["spot_to_spot_consolidation"]
+        .as_bool()
+        .unwrap_or(false);
+    json["karpenter"]["spot_to_spot_consolidation"] = (!was).into();
+    let changed = dir.join("changed.studio.json");
+    std::fs::write(&changed, json.to_string()).unwrap();
+    let calls = applied(&emulator, &changed, &cluster, &dir.join("apply"));
+    let helm: Vec<String> = calls
+        .iter()
+        .filter(|argv| argv[0] == "helm")
+        .map(|argv| argv[1..3].join(" "))
+        .collect();
+    assert_eq!(helm, ["upgrade karpenter"]);
+}
+
+/// The cluster's other objects, each by the command eksctl has for it on a running
+/// cluster: logging (`utils update-cluster-logging`), endpoint access (`utils
+/// update-cluster-vpc-config`), an add-on created and then deleted (`create | delete
+/// addon`), a Pod Identity association (`create podidentityassociation`) — all read
+/// back with no changes left.
+#[test]
+fn apply_changes_logging_endpoints_add_ons_and_pod_identity_with_eksctl_s_own_commands() {
+    let emulator = Emulator::start();
+    let dir = temp_dir("apply-cluster");
+    let (file, cluster) = filled_template(&emulator, "g4dn", &dir);
+    eksctl_create(&emulator, &file);
+    let mut design: yaml_serde::Value =
+        yaml_serde::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    design["cloudWatch"] =
+        yaml_serde::from_str("{clusterLogging: {enableTypes: [api, audit]}}").unwrap();
+    design["vpc"]["clusterEndpoints"] =
+        yaml_serde::from_str("{publicAccess: true, privateAccess: true}").unwrap();
+    design["addons"] = yaml_serde::from_str("[{name: metrics-server}]").unwrap();
+    design["iam"]["podIdentityAssociations"] = yaml_serde::from_str(
+        "[{namespace: training, serviceAccountName: trainer, roleARN: 'arn:aws:iam::123456789012:role/trainer'}]",
+    )
+    .unwrap();
+    let changed = dir.join("changed.yaml");
+    std::fs::write(&changed, yaml_serde::to_string(&design).unwrap()).unwrap();
+    let heads = |calls: &[Vec<String>]| -> Vec<String> {
+        calls.iter().map(|argv| argv[..3].join(" ")).collect()
+    };
+    let calls = applied(&emulator, &changed, &cluster, &dir.join("first"));
+    let mut ran = heads(&calls);
+    ran.sort();
+    assert_eq!(
+        ran,
+        [
+            "eksctl create addon",
+            "eksctl create podidentityassociation",
+            "eksctl utils update-cluster-logging",
+            "eksctl utils update-cluster-vpc-config",
+        ]
+    );
+
+    // The add-on and the association removed again: deleted by name.
+    design["addons"] = yaml_serde::Value::Sequence(Vec::new());
+    design["iam"]
+        .as_mapping_mut()
+        .unwrap()
+        .remove("podIdentityAssociations");
+    let shrunk = dir.join("shrunk.yaml");
+    std::fs::write(&shrunk, yaml_serde::to_string(&design).unwrap()).unwrap();
+    let calls = applied(&emulator, &shrunk, &cluster, &dir.join("second"));
+    let mut ran = heads(&calls);
+    ran.sort();
+    assert_eq!(
+        ran,
+        [
+            "eksctl delete addon",
+            "eksctl delete podidentityassociation"
+        ]
+    );
+}
