@@ -1998,3 +1998,47 @@ fn apply_changes_logging_endpoints_add_ons_and_pod_identity_with_eksctl_s_own_co
         ]
     );
 }
+
+/// Access entries (eksctl has no update of one): created from the file, a changed one
+/// deleted and made again, a removed one deleted by principal — read back with no
+/// changes left.
+#[test]
+fn apply_creates_replaces_and_deletes_access_entries() {
+    let emulator = Emulator::start();
+    let dir = temp_dir("apply-access");
+    let (file, cluster) = filled_template(&emulator, "g4dn", &dir);
+    eksctl_create(&emulator, &file);
+    let mut design: yaml_serde::Value =
+        yaml_serde::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let entries = |yaml: &str| -> yaml_serde::Value { yaml_serde::from_str(yaml).unwrap() };
+    design["accessConfig"]["accessEntries"] = entries(
+        "[{principalARN: 'arn:aws:iam::123456789012:role/ml', kubernetesGroups: [ml]},
+          {principalARN: 'arn:aws:iam::123456789012:role/ops', kubernetesGroups: [ops]}]",
+    );
+    let first = dir.join("first.yaml");
+    std::fs::write(&first, yaml_serde::to_string(&design).unwrap()).unwrap();
+    let heads = |calls: &[Vec<String>]| -> Vec<String> {
+        calls.iter().map(|argv| argv[..3].join(" ")).collect()
+    };
+    let calls = applied(&emulator, &first, &cluster, &dir.join("first"));
+    assert_eq!(
+        heads(&calls),
+        ["eksctl create accessentry"],
+        "one command for both"
+    );
+
+    design["accessConfig"]["accessEntries"] = entries(
+        "[{principalARN: 'arn:aws:iam::123456789012:role/ml', kubernetesGroups: [ml, admins]}]",
+    );
+    let second = dir.join("second.yaml");
+    std::fs::write(&second, yaml_serde::to_string(&design).unwrap()).unwrap();
+    let calls = applied(&emulator, &second, &cluster, &dir.join("second"));
+    assert_eq!(
+        heads(&calls),
+        [
+            "eksctl delete accessentry",
+            "eksctl create accessentry",
+            "eksctl delete accessentry"
+        ]
+    );
+}
