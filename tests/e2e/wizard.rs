@@ -1175,7 +1175,7 @@ async fn a_shared_reservations_owner_account_goes_on_its_tag_terms() {
         .await;
     browser
         .wait_for_text(Locator::Css("main"), |text| {
-            text.contains("owner id `12345` is not a 12-digit AWS account id")
+            text.contains("owner id 12345 is not a 12-digit AWS account id")
         })
         .await;
     browser
@@ -1913,11 +1913,11 @@ async fn auto_mode_pools_are_edited_previewed_and_refused_without_auto_mode() {
     // The findings list sends the class's placeholders to this step, where they are edited.
     let listed = browser
         .wait_for_text(Locator::Css(".findings-panel"), |text| {
-            text.contains("Auto Mode NodeClass `reserved`")
+            text.contains("Auto Mode NodeClass reserved")
         })
         .await;
     assert!(
-        listed.contains("Cluster · Auto Mode NodeClass `reserved`"),
+        listed.contains("Cluster · Auto Mode NodeClass reserved"),
         "{listed}"
     );
 
@@ -1951,7 +1951,7 @@ async fn auto_mode_pools_are_edited_previewed_and_refused_without_auto_mode() {
             text.contains("eks.amazonaws.com/instance-family")
         })
         .await;
-    assert!(said.contains("NodePool `p5-reserved`"), "{said}");
+    assert!(said.contains("NodePool p5-reserved"), "{said}");
     browser
         .fill(&key, "eks.amazonaws.com/instance-family")
         .await;
@@ -2123,5 +2123,32 @@ async fn access_entries_are_edited_in_the_cluster_step_and_auto_mode_roles_find_
         )
         .await;
     browser.screenshot("access-entries").await;
+    browser.close().await;
+}
+
+/// Names and keys the rules quote with backticks read as code, not as literal backticks.
+#[tokio::test]
+async fn backticked_names_in_findings_are_code() {
+    let studio = Studio::start();
+    let browser = Browser::start().await;
+    browser.open(&studio).await;
+    browser.choose_template("g4dn-vpc").await;
+    browser.go_to_step(1).await;
+    let findings = browser
+        .wait_for_text(FINDINGS, |text| text.contains("PLACEHOLDER_"))
+        .await;
+    assert!(!findings.contains('`'), "{findings}");
+    let code = browser
+        .client
+        .find(Locator::XPath(
+            "//div[@id='findings-list']//span[@class='message']/code[starts-with(., 'PLACEHOLDER_')]",
+        ))
+        .await
+        .expect("a placeholder's name is code")
+        .text()
+        .await
+        .unwrap();
+    assert!(code.starts_with("PLACEHOLDER_"), "{code}");
+    browser.screenshot("findings-code-1280").await;
     browser.close().await;
 }

@@ -351,7 +351,7 @@ fn file_finding_item(
                 " "
                 <span class="severity">{severity.as_str()}</span>
                 " "
-                {message}
+                {crate::widgets::prose::with_code(message)}
             </button>
         </li>
     }

@@ -119,7 +119,8 @@ pub fn ChangesPanel() -> impl IntoView {
                 .map(|finding| {
                     view! {
                         <li class=format!("finding {:?}", finding.severity).to_lowercase()>
-                            {format!("{}: {}", finding.rule, finding.message)}
+                            {format!("{}: ", finding.rule)}
+                            {crate::widgets::prose::with_code(finding.message.clone())}
                         </li>
                     }
                 })

@@ -130,7 +130,8 @@ fn LiveChecksPanel() -> impl IntoView {
                             view! {
                                 " "
                                 <button type="button" class="link" title=path.clone() on:click=move |_| studio.go_to_path(&target)>
-                                    {format!("go to {place}")}
+                                    "go to "
+                                    {crate::widgets::prose::with_code(place)}
                                 </button>
                             }
                         })
@@ -141,7 +142,7 @@ fn LiveChecksPanel() -> impl IntoView {
                             " "
                             <code>{ids.join(", ")}</code>
                             " — "
-                            {check.message.clone()}
+                            {crate::widgets::prose::with_code(check.message.clone())}
                             {links}
                         </li>
                     }

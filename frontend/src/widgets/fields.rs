@@ -108,8 +108,8 @@ pub fn FieldFindings(
                             <li class=format!("finding {severity}")>
                                 <span class="severity">{severity}</span>
                                 " "
-                                {finding.message}
-                                <span class="help">{finding.help}</span>
+                                {crate::widgets::prose::with_code(finding.message)}
+                                <span class="help">{crate::widgets::prose::with_code(finding.help.into_owned())}</span>
                             </li>
                         }
                     })
@@ -123,7 +123,7 @@ pub fn FieldFindings(
                             <li class=format!("live-check {}", check.status)>
                                 <span class="severity">{format!("live check {}", check.status)}</span>
                                 " "
-                                {check.message}
+                                {crate::widgets::prose::with_code(check.message)}
                             </li>
                         }
                     })

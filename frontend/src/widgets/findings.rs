@@ -26,14 +26,14 @@ pub fn FindingsList() -> impl IntoView {
                                 let place = studio.spec.with_untracked(|spec| shared::model::places::place(spec, &path));
                                 view! {
                                     <button type="button" class="finding-link" title=path.clone() data-path=path.clone() on:click=move |_| studio.go_to_path(&target)>
-                                        <span class="where">{format!("{} · {place}", step.title())}</span>
+                                        <span class="where">{format!("{} · ", step.title())}{crate::widgets::prose::with_code(place)}</span>
                                     </button>
                                 }
                             })
                             .collect_view();
                         view! {
                             <li class=format!("finding {}", severity.as_str())>
-                                <span class="message">{finding.message.clone()}</span>
+                                <span class="message">{crate::widgets::prose::with_code(finding.message.clone())}</span>
                                 {links}
                             </li>
                         }

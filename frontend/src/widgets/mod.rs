@@ -16,5 +16,7 @@ pub mod fields;
 pub mod findings;
 /// The heading every step opens with.
 pub mod heading;
+/// Rule and check text with its backticked parts as code.
+pub mod prose;
 /// Undo and Redo buttons, and asking before the design is replaced.
 pub mod undo;
