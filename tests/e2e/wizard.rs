@@ -646,6 +646,27 @@ async fn without_aws_the_page_says_which_checks_could_not_run() {
     // of EC2: every check comes back could-not-run, with the reason.
     assert!(answer.contains("could-not-run"), "{answer}");
     assert!(!answer.contains("failed"), "{answer}");
+    // The design changes after they ran: the results say they are about the old one.
+    assert!(
+        browser
+            .client
+            .find(Locator::Id("live-checks-stale"))
+            .await
+            .is_err()
+    );
+    browser.go_to_step(2).await;
+    browser
+        .fill_by_label(fields::CLUSTER_NAME.label, "changed-after-checks")
+        .await;
+    browser.go_to_step(8).await;
+    let stale = browser
+        .wait_for_text(Locator::Id("live-checks-stale"), |text| !text.is_empty())
+        .await;
+    assert!(
+        stale.contains("The design changed after these checks ran"),
+        "{stale}"
+    );
+    browser.screenshot("live-checks-stale-1280").await;
     browser.click_button("Deploy").await;
     let deploy = browser
         .wait_for_text(Locator::Id("deploy-result"), |text| !text.is_empty())

@@ -62,6 +62,8 @@ pub struct Studio {
     pub findings_by_path: Memo<HashMap<String, Vec<Finding>>>,
     /// The last live checks.
     pub live_checks: RwSignal<LiveChecks>,
+    /// The design the last live checks ran on: results about another design are stale.
+    pub live_checks_for: RwSignal<Option<shared::Spec>>,
     /// What EC2 answered in the last live checks, which the rules take into account.
     pub live_facts: RwSignal<LiveFacts>,
     /// Undo and redo of the spec.
@@ -111,6 +113,7 @@ impl Studio {
             findings,
             findings_by_path,
             live_checks: RwSignal::new(LiveChecks::NotRun),
+            live_checks_for: RwSignal::new(None),
             live_facts,
             history: History::follow(spec),
             pending_replacement: RwSignal::new(None),
@@ -224,7 +227,16 @@ impl Studio {
     /// Drops live results that were about another design.
     fn forget_live_checks(&self) {
         self.live_checks.set(LiveChecks::NotRun);
+        self.live_checks_for.set(None);
         self.live_facts.set(todays_facts());
+    }
+
+    /// Whether the last live checks ran on another design than the one on screen (tracked).
+    pub fn live_checks_stale(&self) -> bool {
+        self.live_checks_for.with(|ran| {
+            ran.as_ref()
+                .is_some_and(|ran| self.spec.with(|spec| spec != ran))
+        })
     }
 
     /// Opens `step` at its top, with focus on its heading, as Next does.

@@ -62,6 +62,7 @@ fn LiveChecksPanel() -> impl IntoView {
             let answer = match api::run_checks(&spec).await {
                 Ok((checks, facts)) => {
                     studio.live_facts.set(facts);
+                    studio.live_checks_for.set(Some(spec));
                     LiveChecks::Done(checks)
                 }
                 Err(reason) => LiveChecks::CouldNotRun(reason),
@@ -77,14 +78,14 @@ fn LiveChecksPanel() -> impl IntoView {
                 .into_any()
         }
         Some(Ok(_)) => view! {
-            <p class="warning" id="aws-status">
+            <p class="hint" id="aws-status">
                 "The server has no AWS credentials, so these checks cannot run: " {shared::model::live_checks::live_checks_in_words()}
                 ". Everything else (rules, preview, bundle) works without AWS."
             </p>
         }
         .into_any(),
         Some(Err(reason)) => view! {
-            <p class="warning" id="aws-status">
+            <p class="hint" id="aws-status">
                 {format!("The server cannot be reached ({reason}), so these checks cannot run: {}. Everything else works in this page.", shared::model::live_checks::live_checks_in_words())}
             </p>
         }
@@ -148,7 +149,15 @@ fn LiveChecksPanel() -> impl IntoView {
                     }
                 })
                 .collect_view();
-            view! { <ul class="checks" id="live-checks-result" role="status">{rows}</ul> }.into_any()
+            view! {
+                <Show when=move || studio.live_checks_stale()>
+                    <p class="hint" id="live-checks-stale">
+                        "The design changed after these checks ran: they are about the design as it was. Run them again to check it as it is now."
+                    </p>
+                </Show>
+                <ul class=move || if studio.live_checks_stale() { "checks stale" } else { "checks" } id="live-checks-result" role="status">{rows}</ul>
+            }
+            .into_any()
         }
     }
     };
@@ -175,7 +184,10 @@ fn DownloadPanel() -> impl IntoView {
     let studio = expect_context::<Studio>();
     let status = RwSignal::new(String::new());
     let run = move |_| {
+        // Results about an earlier design are not listed as this design's.
+        let stale = studio.live_checks_stale();
         let checks: Vec<CheckLine> = match studio.live_checks.get_untracked() {
+            LiveChecks::Done(_) if stale => Vec::new(),
             LiveChecks::Done(checks) => checks
                 .into_iter()
                 .map(|check| CheckLine {
