@@ -58,6 +58,26 @@ fn an_upgrade_runs_the_control_plane_then_the_add_ons_then_the_node_groups() {
             .map(|_| "eksctl upgrade nodegroup".to_owned()),
     );
     assert_eq!(heads(&steps), expected);
+    // Each step waits as long as eksctl does by default, and the plan says so.
+    let waits: Vec<Option<String>> = steps
+        .iter()
+        .map(|step| shared::changes::apply::wait_of(&step.argv()))
+        .collect();
+    assert_eq!(
+        waits[..3],
+        [Some("65m".into()), Some("65m".into()), Some("25m".into())]
+    );
+    assert!(waits[3..].iter().all(|wait| wait.as_deref() == Some("45m")));
+    let text = shared::changes::human(&plan);
+    assert!(
+        text.contains("--version 1.34 --approve    # waits up to 65m\n"),
+        "{text}"
+    );
+    assert!(
+        steps[0].title().ends_with(", waits up to 65m"),
+        "{}",
+        steps[0].title()
+    );
     assert!(
         steps[2].args.contains(&"--wait".to_owned()),
         "{:?}",
@@ -222,7 +242,7 @@ fn apply_sh_runs_exactly_the_plan_s_argument_vectors_after_consent() {
     assert_eq!(carrying.len(), 1, "{carrying:?}");
     assert!(
         carrying[0].starts_with(&format!(
-            "-/+ nodegroup {replaced}: eksctl delete nodegroup (disrupts: drains"
+            "-/+ nodegroup {replaced}: eksctl delete nodegroup, waits up to 25m (disrupts: drains"
         )),
         "{carrying:?}"
     );

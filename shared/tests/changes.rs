@@ -504,7 +504,9 @@ fn the_human_plan_reads_like_terraform_with_a_summary() {
     assert!(text.contains("  + nodegroup cpu\n"), "{text}");
     assert!(text.contains("-/+ nodegroup"), "{text}");
     assert!(
-        text.contains("      $ eksctl create nodegroup --config-file cluster.yaml --include cpu\n"),
+        text.contains(
+            "      $ eksctl create nodegroup --config-file cluster.yaml --include cpu    # waits up to 25m\n"
+        ),
         "{text}"
     );
     assert!(

@@ -97,7 +97,11 @@ pub fn ChangesPanel() -> impl IntoView {
                     let steps = change
                         .steps
                         .iter()
-                        .map(|step| view! { <li><code>{format!("$ {}", step.join(" "))}</code></li> })
+                        .map(|step| {
+                            let wait = shared::changes::apply::wait_of(step)
+                                .map(|wait| view! { <span class="hint">{format!(" waits up to {wait}")}</span> });
+                            view! { <li><code>{format!("$ {}", step.join(" "))}</code>{wait}</li> }
+                        })
                         .collect_view();
                     let disruption = (!change.disruption.is_empty())
                         .then(|| view! { <p class="disruption">{format!("disrupts: {}", change.disruption)}</p> });

@@ -57,6 +57,9 @@ impl ApplyStep {
             self.tool.command(),
             verb.join(" ")
         );
+        if let Some(wait) = wait_of(&self.argv()) {
+            title.push_str(&format!(", waits up to {wait}"));
+        }
         if let Some(disruption) = &self.disruption {
             title.push_str(&format!(" (disrupts: {disruption})"));
         }
@@ -371,4 +374,24 @@ pub fn lines_of_apply_title(title: &str) -> Vec<String> {
 pub fn disrupting(count: usize) -> String {
     let verb = if count == 1 { "disrupts" } else { "disrupt" };
     format!("{count} of the plan's changes {verb} running pods")
+}
+
+/// How long a step waits for what it starts before it fails, as the peer sets it: the
+/// step's own `--timeout`, else eksctl's default for that command (`pkg/ctl`: 25 minutes,
+/// `DefaultWaitTimeout`; 65 for `upgrade cluster`; 45 for `upgrade nodegroup`). `None`
+/// for a step that does not wait.
+pub fn wait_of(argv: &[String]) -> Option<String> {
+    if let Some(timeout) = argv.iter().find_map(|word| word.strip_prefix("--timeout=")) {
+        return Some(timeout.to_owned());
+    }
+    let words: Vec<&str> = argv.iter().map(String::as_str).collect();
+    let waits = words.contains(&"--wait");
+    match words.as_slice() {
+        ["eksctl", "upgrade", "cluster", ..] => Some("65m".to_owned()),
+        ["eksctl", "upgrade", "nodegroup", ..] => Some("45m".to_owned()),
+        ["eksctl", "create", "nodegroup", ..] => Some("25m".to_owned()),
+        ["eksctl", "delete" | "scale", "nodegroup", ..] if waits => Some("25m".to_owned()),
+        ["eksctl", "create" | "update", "addon", ..] if waits => Some("25m".to_owned()),
+        _ => None,
+    }
 }

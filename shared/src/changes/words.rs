@@ -24,7 +24,13 @@ pub fn human(plan: &Plan) -> String {
             text.push_str(&format!("      disrupts: {}\n", change.disruption));
         }
         for step in &change.steps {
-            text.push_str(&format!("      $ {}\n", shell_words(step)));
+            match super::apply::wait_of(step) {
+                Some(wait) => text.push_str(&format!(
+                    "      $ {}    # waits up to {wait}\n",
+                    shell_words(step)
+                )),
+                None => text.push_str(&format!("      $ {}\n", shell_words(step))),
+            }
         }
     }
     if !plan.findings.is_empty() {
