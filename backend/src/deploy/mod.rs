@@ -492,22 +492,27 @@ impl Deployer {
             .unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Refuses a deploy that could not get past its first step here: a tool its steps run
-    /// that is not installed, or no AWS credentials for them.
-    fn check_prerequisites(&self, spec: &Spec) -> Result<(), DeployError> {
+    /// Refuses a job that could not get past its first step here: a tool its steps run
+    /// (`tools`) that is not installed, or no AWS credentials for them. `what` is the job
+    /// in words (`deploy the design`, `apply the plan`).
+    fn check_prerequisites(
+        &self,
+        tools: impl IntoIterator<Item = shared::deploy::sequence::Tool>,
+        what: &str,
+    ) -> Result<(), DeployError> {
         let config = &self.inner.config;
         let mut missing: Vec<String> = Vec::new();
         let mut seen = Vec::new();
-        for step in shared::deploy::sequence::deploy_steps(spec) {
-            if seen.contains(&step.tool) {
+        for tool in tools {
+            if seen.contains(&tool) {
                 continue;
             }
-            seen.push(step.tool);
-            let path = config.tools.path(step.tool);
+            seen.push(tool);
+            let path = config.tools.path(tool);
             if find_program(path).is_none() {
                 missing.push(format!(
                     "{} (`{}` is not {})",
-                    step.tool.command(),
+                    tool.command(),
                     path.display(),
                     if path.components().count() > 1 {
                         "an executable file"
@@ -519,7 +524,7 @@ impl Deployer {
         }
         if !missing.is_empty() {
             return Err(DeployError::Unavailable(format!(
-                "this server cannot deploy the design: it needs {} installed (or named with --{})",
+                "this server cannot {what}: it needs {} installed (or named with --{})",
                 missing.join(", "),
                 seen.iter()
                     .map(|tool| tool.command())
@@ -528,11 +533,33 @@ impl Deployer {
             )));
         }
         if let Some(reason) = &config.missing_credentials {
+            let verb = what.split(' ').next().unwrap_or(what);
             return Err(DeployError::Unavailable(format!(
-                "this server cannot deploy: the tools would find no AWS credentials ({reason}); start it with AWS_PROFILE or access keys in its environment"
+                "this server cannot {verb}: the tools would find no AWS credentials ({reason}); start it with AWS_PROFILE or access keys in its environment"
             )));
         }
         Ok(())
+    }
+
+    /// What every job's design passes before anything else: the server is not stopping,
+    /// the design is within what EKS runs, and it carries no key whose effect on the
+    /// server is not known. Its `cluster.yaml` document, for the server-file check.
+    fn admit(&self, spec: &Spec) -> Result<yaml_serde::Value, DeployError> {
+        if self.inner.stopping.load(Ordering::SeqCst) {
+            return Err(DeployError::Unavailable("the server is stopping".into()));
+        }
+        if let Some(reason) = spec.beyond_what_eks_runs() {
+            return Err(DeployError::Unprocessable(reason));
+        }
+        // First what the design would make eksctl do on this server: refused whatever else
+        // the rules find.
+        let cluster_document = shared::documents::render::cluster_document(spec)
+            .map_err(|error| DeployError::Unprocessable(error.to_string()))?;
+        let refused = shared::deploy::keys::refused_keys(&cluster_document);
+        if !refused.is_empty() {
+            return Err(DeployError::RefusedKeys(refused));
+        }
+        Ok(cluster_document)
     }
 
     /// Checks `spec` with the shared rules, writes its bundle and starts running it.
@@ -550,20 +577,7 @@ impl Deployer {
         server_files_confirmed: bool,
         review: bool,
     ) -> Result<Job, DeployError> {
-        if self.inner.stopping.load(Ordering::SeqCst) {
-            return Err(DeployError::Unavailable("the server is stopping".into()));
-        }
-        if let Some(reason) = spec.beyond_what_eks_runs() {
-            return Err(DeployError::Unprocessable(reason));
-        }
-        // First what the design would make eksctl do on this server: refused whatever else
-        // the rules find.
-        let cluster_document = shared::documents::render::cluster_document(spec)
-            .map_err(|error| DeployError::Unprocessable(error.to_string()))?;
-        let refused = shared::deploy::keys::refused_keys(&cluster_document);
-        if !refused.is_empty() {
-            return Err(DeployError::RefusedKeys(refused));
-        }
+        let cluster_document = self.admit(spec)?;
         let findings = shared::rules::validate_with(spec, &crate::clock::todays_facts());
         if shared::rules::has_errors(&findings) {
             return Err(DeployError::Refused(findings));
@@ -574,7 +588,12 @@ impl Deployer {
         let region = Region::parse(&spec.cluster.region).map_err(|error| {
             DeployError::Unprocessable(format!("region `{}`: {error}", spec.cluster.region))
         })?;
-        self.check_prerequisites(spec)?;
+        self.check_prerequisites(
+            shared::deploy::sequence::deploy_steps(spec)
+                .into_iter()
+                .map(|step| step.tool),
+            "deploy the design",
+        )?;
         let files = shared::deploy::bundle::bundle_files(spec, &findings, &[])
             .map_err(|error| DeployError::Unprocessable(error.to_string()))?;
         let server_files = shared::deploy::keys::server_files(&cluster_document);
@@ -605,18 +624,7 @@ impl Deployer {
         spec: &Spec,
         live: &shared::changes::read::LivePlan,
     ) -> Result<Job, DeployError> {
-        if self.inner.stopping.load(Ordering::SeqCst) {
-            return Err(DeployError::Unavailable("the server is stopping".into()));
-        }
-        if let Some(reason) = spec.beyond_what_eks_runs() {
-            return Err(DeployError::Unprocessable(reason));
-        }
-        let cluster_document = shared::documents::render::cluster_document(spec)
-            .map_err(|error| DeployError::Unprocessable(error.to_string()))?;
-        let refused = shared::deploy::keys::refused_keys(&cluster_document);
-        if !refused.is_empty() {
-            return Err(DeployError::RefusedKeys(refused));
-        }
+        let cluster_document = self.admit(spec)?;
         let server_files = shared::deploy::keys::server_files(&cluster_document);
         if !server_files.is_empty() {
             return Err(DeployError::ServerFiles(server_files));
@@ -637,27 +645,8 @@ impl Deployer {
         })?;
         let steps =
             shared::changes::apply::apply_steps(&live.plan, cluster.as_str(), region.as_str());
+        self.check_prerequisites(steps.iter().map(|step| step.tool), "apply the plan")?;
         let config = &self.inner.config;
-        let missing: Vec<String> = steps
-            .iter()
-            .map(|step| step.tool)
-            .filter(|tool| find_program(config.tools.path(*tool)).is_none())
-            .map(|tool| tool.command().to_owned())
-            .collect::<std::collections::BTreeSet<_>>()
-            .into_iter()
-            .collect();
-        if !missing.is_empty() {
-            return Err(DeployError::Unavailable(format!(
-                "this server cannot apply the plan: it needs {} installed (or named with --{})",
-                missing.join(", "),
-                missing.join(", --")
-            )));
-        }
-        if let Some(reason) = &config.missing_credentials {
-            return Err(DeployError::Unavailable(format!(
-                "this server cannot apply: the tools would find no AWS credentials ({reason}); start it with AWS_PROFILE or access keys in its environment"
-            )));
-        }
         let studio = config.studio.clone();
         let findings = shared::rules::validate_with(spec, &crate::clock::todays_facts());
         let mut files = shared::deploy::bundle::bundle_files(spec, &findings, &[])
@@ -680,7 +669,11 @@ impl Deployer {
                 + "\n",
             false,
         ));
-        let title = shared::changes::apply::approval_title(cluster.as_str(), &live.plan);
+        let title = shared::changes::apply::approval_title(
+            cluster.as_str(),
+            &live.plan,
+            &shared::deploy::keys::grants(&cluster_document),
+        );
         let tools = config.tools.clone();
         let (cluster_name, region_name) = (cluster.as_str().to_owned(), region.as_str().to_owned());
         self.launch(
