@@ -107,6 +107,14 @@ fn plan_on(emulator: &Emulator, design: &Path, cluster: &str, more: &[&str]) -> 
     eks_studio(emulator, &args)
 }
 
+/// The design in an eksctl file, as the page holds it (its `studio.json`).
+fn design_json(file: &Path) -> serde_json::Value {
+    let spec = shared::lint::parse_yaml_file(&std::fs::read_to_string(file).unwrap())
+        .unwrap()
+        .spec;
+    serde_json::from_str(&spec.to_json()).unwrap()
+}
+
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
@@ -956,13 +964,7 @@ async fn the_api_lists_reads_and_plans_against_a_running_cluster() {
     assert!(!read["not_read"].as_array().unwrap().is_empty());
 
     // The design as the page holds it, one group scaled: one update, no disruption.
-    let mut design: serde_json::Value = serde_json::from_str(
-        &shared::lint::parse_yaml_file(&std::fs::read_to_string(&file).unwrap())
-            .unwrap()
-            .spec
-            .to_json(),
-    )
-    .unwrap();
+    let mut design: serde_json::Value = design_json(&file);
     for group in design["node_groups"].as_array_mut().unwrap() {
         if group["name"] == "p4de-odcr" {
             group["desired_capacity"] = 1.into();
@@ -1627,13 +1629,7 @@ async fn the_api_applies_an_approved_plan_as_a_job_that_waits_for_approval() {
     let (file, cluster) = filled_template(&emulator, "g4dn", &dir);
     eksctl_create(&emulator, &file);
     let changed = changed_design(&file, &dir);
-    let design: serde_json::Value = serde_json::from_str(
-        &shared::lint::parse_yaml_file(&std::fs::read_to_string(&changed).unwrap())
-            .unwrap()
-            .spec
-            .to_json(),
-    )
-    .unwrap();
+    let design: serde_json::Value = design_json(&changed);
 
     let bin = dir.join("bin");
     std::fs::create_dir_all(&bin).unwrap();
@@ -1738,6 +1734,13 @@ async fn the_api_applies_an_approved_plan_as_a_job_that_waits_for_approval() {
         job["steps"].as_array().unwrap().last().unwrap()["name"],
         "read-again"
     );
+    // The plan adds an access entry: the approval says what the design then grants.
+    assert!(
+        title
+            .lines()
+            .any(|line| line.starts_with("grants, once applied:") && line.contains("role/ml-team")),
+        "{title}"
+    );
 
     // Waits for approval, then runs to the end.
     let state_of = |job: &serde_json::Value| job["state"].as_str().unwrap_or_default().to_owned();
@@ -1787,13 +1790,7 @@ async fn a_server_killed_mid_apply_keeps_the_job_interrupted_and_a_new_plan_show
     let (file, cluster) = filled_template(&emulator, "g4dn", &dir);
     eksctl_create(&emulator, &file);
     let changed = changed_design(&file, &dir);
-    let design: serde_json::Value = serde_json::from_str(
-        &shared::lint::parse_yaml_file(&std::fs::read_to_string(&changed).unwrap())
-            .unwrap()
-            .spec
-            .to_json(),
-    )
-    .unwrap();
+    let design: serde_json::Value = design_json(&changed);
     let bin = dir.join("bin");
     std::fs::create_dir_all(&bin).unwrap();
     let python = studio_e2e::ec2_emulator::python();

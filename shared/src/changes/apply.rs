@@ -352,11 +352,29 @@ pub fn differences(approved: &serde_json::Value, now: &Plan) -> Vec<String> {
 
 /// What the person approving an apply of `plan` to `cluster` agrees to, as the job's
 /// approval step says it: the changes counted on the first line, then each change that
-/// drains nodes or lets Karpenter replace them on a line of its own.
-pub fn approval_title(cluster: &str, plan: &Plan) -> String {
+/// drains nodes or lets Karpenter replace them on a line of its own; when the plan
+/// changes who may reach the cluster or the account (access entries, Pod Identity
+/// associations, the endpoint), everything the design then grants (`grants`, as
+/// [`crate::deploy::keys::grants`] says it).
+pub fn approval_title(cluster: &str, plan: &Plan, grants: &[String]) -> String {
     let mut title = format!("apply to {cluster}: {}", counts(plan));
     for line in disruptions(plan) {
         title.push_str(&format!("\ndisrupts running pods: {}", one_line(&line)));
+    }
+    let touches_access = plan.changes.iter().any(|change| {
+        matches!(
+            change.kind.as_str(),
+            "accessentry" | "podidentityassociation"
+        ) || (change.kind == "cluster"
+            && change
+                .fields
+                .iter()
+                .any(|field| field == "vpc" || field.starts_with("accessConfig")))
+    });
+    if touches_access {
+        for line in grants {
+            title.push_str(&format!("\ngrants, once applied: {}", one_line(line)));
+        }
     }
     title
 }
