@@ -328,3 +328,24 @@ fn an_object_written_twice_is_one_object_and_twice_differently_is_an_error() {
         twice[0].message
     );
 }
+
+#[test]
+fn an_empty_node_group_item_is_refused_in_eksctls_words_at_its_line() {
+    // eksctl's own test data (pkg/ctl/cmdutils/test_data/unset-nodegroups.yaml): its loader
+    // answers "invalid ClusterConfig: nodeGroups[1] is not set".
+    let text = "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata:\n  name: unset-nodegroups\n  region: us-west-2\n  version: \"1.35\"\nnodeGroups:\n  - name: test\n  -\n  - name: test2\n";
+    let findings = shared::lint::lint_text("cluster.yaml", text).unwrap();
+    let finding = findings
+        .iter()
+        .find(|finding| finding.rule == "nodegroup-name-missing")
+        .expect("the empty item is refused");
+    assert_eq!(finding.severity, shared::rules::Severity::Error);
+    assert_eq!(finding.line, 9, "{finding:?}");
+    assert!(
+        finding
+            .message
+            .contains("\"invalid ClusterConfig: nodeGroups[1] is not set\""),
+        "{}",
+        finding.message
+    );
+}

@@ -386,8 +386,10 @@ fn an_unknown_key_under_the_node_pool_template_spec_would_be_pruned() {
     );
     assert_eq!(
         only_message(&text, check_karpenter),
-        "spec.template.spec.instanceTypes: unknown field `instanceTypes` would be pruned by \
-         the API server: the NodePool schema does not have it"
+        "spec.template.spec.instanceTypes: unknown field `instanceTypes`: the NodePool schema \
+         does not have it, so `kubectl apply` refuses the object (kubectl validates fields \
+         strictly unless told `--validate=false`), and a client that does not validate (Helm) \
+         has the API server drop the field"
     );
 }
 

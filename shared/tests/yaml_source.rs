@@ -757,3 +757,26 @@ fn paths_display_and_parse_the_same_notation() {
         ]
     );
 }
+
+#[test]
+fn an_empty_sequence_item_is_placed_at_its_dash() {
+    // (text, path of the empty item, its dash's line and column)
+    let cases = [
+        ("a:\n  - name: test\n  -\n  - name: test2\n", "a[1]", (3, 3)),
+        ("a:\n  - x\n  -\nb: 1\n", "a[1]", (3, 3)),
+        ("a:\n  -\n  -\n  - y\n", "a[0]", (2, 3)),
+        ("a:\n  -\n  -\n  - y\n", "a[1]", (3, 3)),
+        ("a:\n  -\n\n  # between\n  - y\n", "a[0]", (2, 3)),
+        ("- x\n-\n", "[1]", (2, 1)),
+    ];
+    for (text, path, (line, column)) in cases {
+        let documents = shared::yaml::source::parse_documents(text).unwrap();
+        let path: shared::yaml::source::YamlPath = path.parse().unwrap();
+        let location = documents[0].locate(&path);
+        assert_eq!(
+            (location.value.line, location.value.column),
+            (line, column),
+            "{text:?} {path}"
+        );
+    }
+}

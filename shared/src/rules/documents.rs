@@ -52,8 +52,8 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "karpenter-schema",
         severity: Severity::Error,
-        summary: "a NodePool or EC2NodeClass does not match its CRD schema (pruned key, wrong type, value not allowed)",
-        help: "fix the key or value; the API server rejects wrong types and silently drops unknown keys",
+        summary: "a NodePool or EC2NodeClass does not match its CRD schema (unknown key, wrong type, value not allowed)",
+        help: "fix the key or value; the API server rejects wrong types, and an unknown key is refused by `kubectl apply` (strict field validation, its default) or silently dropped by a client that does not validate",
         reference: "karpenter-provider-aws pkg/apis/crds (B1, B2)",
         live: false,
         stage: Stage::ApiServer,

@@ -490,7 +490,14 @@ fn is_ubuntu(family: &str) -> bool {
 
 fn nodegroup_name_missing(document: &Value, report: &mut Report<'_>) {
     for (path, _, group) in groups(document) {
-        if non_empty(group, "name").is_none() {
+        // An empty item (`-` alone) is refused by eksctl's loader before validation
+        // (pkg/ctl/cmdutils/configfile.go).
+        if group.is_null() {
+            report.fire(
+                path.clone(),
+                format!("{path} is empty: eksctl refuses the file (\"invalid ClusterConfig: {path} is not set\")"),
+            );
+        } else if non_empty(group, "name").is_none() {
             report.fire(format!("{path}.name"), format!("{path}.name must be set"));
         }
     }

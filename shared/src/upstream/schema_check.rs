@@ -649,7 +649,7 @@ impl<'schema> Walker<'schema> {
                 "unknown field `{key}`{suggestion}: eksctl rejects fields its ClusterConfig schema does not have"
             ),
             Dialect::Kubernetes { kind } => format!(
-                "unknown field `{key}`{suggestion} would be pruned by the API server: the {kind} schema does not have it"
+                "unknown field `{key}`{suggestion}: the {kind} schema does not have it, so `kubectl apply` refuses the object (kubectl validates fields strictly unless told `--validate=false`), and a client that does not validate (Helm) has the API server drop the field"
             ),
         };
         self.issues.push(SchemaIssue {

@@ -647,6 +647,9 @@ fn parse_strict(text: &str) -> Result<Vec<SourceDocument>, YamlError> {
     let mut documents = Vec::new();
     let mut document: Option<DocumentBuilder> = None;
     let mut copied = (0, 0);
+    let mut lines: Option<LineStarts> = None;
+    // The last event's place, and whether it was an empty item placed at its own dash.
+    let mut previous = (Position { line: 1, column: 1 }, false);
     let inside_text = |mut error: YamlError| {
         if error.position() > end {
             (error.line, error.column) = (end.line, end.column);
@@ -657,7 +660,18 @@ fn parse_strict(text: &str) -> Result<Vec<SourceDocument>, YamlError> {
         let (event, marker) = parser
             .next_token()
             .map_err(|error| inside_text(YamlError::from_scan(&error)))?;
-        let position = Position::from_marker(&marker).min(end);
+        let mut position = Position::from_marker(&marker).min(end);
+        // An empty sequence item (`-` and nothing) is reported at a later token, often in
+        // the next item; its place is the first item dash after the event before it.
+        let empty_item = matches!(&event, Event::Scalar(scalar, TScalarStyle::Plain, _, None) if scalar.is_empty())
+            && document.as_ref().is_some_and(DocumentBuilder::in_sequence);
+        if empty_item {
+            let lines = lines.get_or_insert_with(|| LineStarts::of(text));
+            if let Some(dash) = lines.item_dash(text, previous.0, previous.1, position) {
+                position = dash;
+            }
+        }
+        previous = (position, empty_item);
         match event {
             Event::StreamEnd => return Ok(documents),
             Event::StreamStart | Event::Nothing => {}
@@ -678,6 +692,56 @@ fn parse_strict(text: &str) -> Result<Vec<SourceDocument>, YamlError> {
                 None => return Err(YamlError::at(position, "content outside a document")),
             },
         }
+    }
+}
+
+/// Where each line of a text starts, to turn a line and column back into a byte offset.
+struct LineStarts(Vec<usize>);
+
+impl LineStarts {
+    fn of(text: &str) -> LineStarts {
+        let mut starts = vec![0];
+        starts.extend(text.match_indices('\n').map(|(offset, _)| offset + 1));
+        LineStarts(starts)
+    }
+
+    fn offset(&self, text: &str, position: Position) -> Option<usize> {
+        let start = *self.0.get(position.line.checked_sub(1)?)?;
+        Some(
+            text[start..]
+                .char_indices()
+                .nth(position.column.checked_sub(1)?)
+                .map_or(text.len(), |(offset, _)| start + offset),
+        )
+    }
+
+    fn position(&self, text: &str, offset: usize) -> Position {
+        let line = self.0.partition_point(|start| *start <= offset);
+        let column = text[self.0[line - 1]..offset].chars().count() + 1;
+        Position { line, column }
+    }
+
+    /// The `-` of an empty sequence item: the first item indicator (a dash with only
+    /// spaces or other dashes before it on its line, and a space or line break after it)
+    /// from `from` (past it when `past`) up to `to`, where the parser reported the item.
+    fn item_dash(&self, text: &str, from: Position, past: bool, to: Position) -> Option<Position> {
+        let start = self.offset(text, from)? + usize::from(past);
+        let end = self.offset(text, to)?;
+        let bytes = text.as_bytes();
+        (start..end.min(bytes.len()))
+            .find(|&offset| {
+                bytes[offset] == b'-'
+                    && matches!(
+                        bytes.get(offset + 1),
+                        None | Some(b' ' | b'\t' | b'\r' | b'\n')
+                    )
+                    && bytes[..offset]
+                        .iter()
+                        .rev()
+                        .take_while(|byte| **byte != b'\n')
+                        .all(|byte| matches!(byte, b' ' | b'-'))
+            })
+            .map(|offset| self.position(text, offset))
     }
 }
 
@@ -902,6 +966,17 @@ impl DocumentBuilder {
             nodes: vec![PositionNode::Scalar],
             ..DocumentBuilder::default()
         }
+    }
+
+    /// Whether the innermost open collection is a sequence.
+    fn in_sequence(&self) -> bool {
+        matches!(
+            self.open.last(),
+            Some(OpenCollection {
+                content: OpenContent::Sequence(..),
+                ..
+            })
+        )
     }
 
     fn on_event(&mut self, event: Event, position: Position) -> Result<(), YamlError> {
