@@ -101,3 +101,24 @@ fn every_region_has_its_console_name_and_zone_hints_follow_the_region() {
     assert_eq!(example_zones(" eu-north-1 ", 1), "eu-north-1a");
     assert_eq!(example_zones("PLACEHOLDER_AWS_REGION", 1), "us-east-1a");
 }
+
+#[test]
+fn a_placeholder_in_keys_the_studio_does_not_model_is_found_at_its_own_line() {
+    // eks-workshop-v2's cluster/eksctl/cluster-auto.yaml: the name's placeholder again in
+    // `metadata.tags`, which the studio keeps as written.
+    let text = "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata:\n  name: ${EKS_CLUSTER_NAME}\n  region: us-west-2\n  version: \"1.35\"\n  tags:\n    karpenter.sh/discovery: ${EKS_CLUSTER_NAME}\n    env: ${EKS_CLUSTER_NAME}\n";
+    let findings = shared::lint::lint_text("cluster.yaml", text).unwrap();
+    let places: Vec<(usize, usize, &str)> = findings
+        .iter()
+        .filter(|finding| finding.rule == "placeholder-left")
+        .map(|finding| (finding.line, finding.column, finding.path.as_str()))
+        .collect();
+    assert_eq!(
+        places,
+        [
+            (4, 3, "metadata.name"),
+            (8, 5, "metadata.tags[\"karpenter.sh/discovery\"]"),
+            (9, 5, "metadata.tags.env"),
+        ]
+    );
+}

@@ -743,6 +743,8 @@ pub fn yaml_path(spec: &Spec, segments: &[PathSegment]) -> Vec<PathSegment> {
             path.extend(rest(3));
             path
         }
+        // What the studio does not model is written back where it was, at the top level.
+        Some("eksctl_extra") => rest(1),
         _ => Vec::new(),
     }
 }

@@ -822,7 +822,7 @@ fn nodegroup_subnet_unknown(context: &Context<'_>, report: &mut Report<'_>) {
             }
             (GroupPlacement::Subnets { subnets }, Network::NewVpc { .. }) if !subnets.is_empty() => report.fire(
                 fields::PLACEMENT.at(&[index]),
-                "node group names subnets, but eksctl creates a new VPC; pin it to an availability zone instead",
+                "node group names subnets, but the file gives no VPC, so `eksctl create cluster` makes a new one and then fails building the group's stack (\"subnet with ID … is not in the attached VPC\"); pin the group to an availability zone instead. (`eksctl create nodegroup` on an existing cluster takes the cluster's VPC, where these subnets may be right.)",
             ),
             (
                 GroupPlacement::AvailabilityZones { availability_zones },
