@@ -256,3 +256,112 @@ fn a_changed_requirement_is_answered_afresh_and_a_restored_one_as_before() {
     pool.spec.template.spec.requirements.pop();
     assert_eq!(names(&pool), first);
 }
+
+#[test]
+fn a_pool_that_launches_nothing_says_which_requirement_shuts_out_which_types_and_by_how_much() {
+    let mut spec = shared::template("karpenter-spot-inference").unwrap().spec();
+    let karpenter = spec.karpenter.as_mut().unwrap();
+    let requirements = &mut karpenter.node_pools[0].spec.template.spec.requirements;
+    requirements.clear();
+    requirements.push(Requirement::new(
+        "karpenter.k8s.aws/instance-family",
+        "In",
+        &["g5", "g6"],
+    ));
+    // "At least 24 GiB of GPU memory": g5 and g6 report 22,888 MiB per GPU.
+    requirements.push(Requirement::new(
+        "karpenter.k8s.aws/instance-gpu-memory",
+        "Gte",
+        &["24576"],
+    ));
+    requirements.push(Requirement::new("kubernetes.io/arch", "In", &["amd64"]));
+    let pool = &resolve(&spec)[0];
+    assert_eq!(pool.count, 0);
+    // Without the memory requirement every g5 and g6 would do; without the family, the
+    // types with more GPU memory (g6e, p4d…).
+    let blamed: Vec<usize> = pool
+        .excluded_by
+        .iter()
+        .map(|exclusion| exclusion.requirement)
+        .collect();
+    assert_eq!(blamed, [0, 1]);
+    assert!(
+        pool.excluded_by[0]
+            .nearest
+            .iter()
+            .all(|excluded| !["g5", "g6"].contains(&excluded.value.as_str()))
+    );
+    let exclusion = &pool.excluded_by[1];
+    let expected = instances::all()
+        .iter()
+        .filter(|instance| ["g5", "g6"].contains(&instance.family))
+        .filter(|instance| instance.architecture == Architecture::Amd64)
+        .count();
+    assert_eq!(exclusion.excluded, expected);
+    assert!(
+        exclusion
+            .nearest
+            .iter()
+            .all(|excluded| excluded.value == "22,888 MiB"),
+        "{exclusion:?}"
+    );
+    // The smallest first: g5.xlarge, then g5.2xlarge.
+    assert_eq!(exclusion.nearest[0].name, "g5.xlarge");
+    assert!(
+        exclusion.words.starts_with(&format!(
+            "`karpenter.k8s.aws/instance-gpu-memory Gte 24576` (24 GiB) alone shuts out {expected} types every other requirement allows: "
+        )),
+        "{}",
+        exclusion.words
+    );
+    // The rule that refuses the pool says the same, so `lint` does too.
+    let finding = shared::rules::validate(&spec)
+        .into_iter()
+        .find(|finding| finding.rule == "karpenter-requirements-match-nothing")
+        .expect("the pool launches nothing");
+    assert!(
+        finding.message.contains(&exclusion.words),
+        "{}",
+        finding.message
+    );
+    // A pool that launches something has nothing to explain.
+    let karpenter = spec.karpenter.as_mut().unwrap();
+    karpenter.node_pools[0].spec.template.spec.requirements[1] =
+        Requirement::new("karpenter.k8s.aws/instance-gpu-memory", "Gte", &["20480"]);
+    let pool = &resolve(&spec)[0];
+    assert!(pool.count > 0);
+    assert!(pool.excluded_by.is_empty());
+}
+
+#[test]
+fn memory_labels_are_read_in_mebibytes_and_sizes_written_in_binary_units_convert() {
+    use shared::upstream::matching::{gibibytes_text, in_mebibytes, mebibytes};
+    assert!(in_mebibytes("karpenter.k8s.aws/instance-gpu-memory"));
+    assert!(in_mebibytes("eks.amazonaws.com/instance-memory"));
+    assert!(!in_mebibytes("karpenter.k8s.aws/instance-gpu-count"));
+    assert_eq!(mebibytes("24Gi"), Some(24576));
+    assert_eq!(mebibytes("24 GiB"), Some(24576));
+    assert_eq!(mebibytes("0.5 TiB"), Some(524_288));
+    assert_eq!(mebibytes("22888"), Some(22888));
+    assert_eq!(mebibytes("1.5Gi"), Some(1536));
+    // Decimal units are ambiguous (Kubernetes reads G as 10^9 bytes): not guessed.
+    assert_eq!(mebibytes("24G"), None);
+    assert_eq!(mebibytes("24GB"), None);
+    assert_eq!(mebibytes("lots"), None);
+    assert_eq!(gibibytes_text(24576), "24 GiB");
+    assert_eq!(gibibytes_text(22888), "22.35 GiB");
+    use shared::upstream::matching::unit_note;
+    let key = "karpenter.k8s.aws/instance-gpu-memory";
+    let note = unit_note(key, &["24576".to_owned()]).unwrap();
+    assert_eq!(
+        note.words,
+        "`instance-gpu-memory` is in MiB: 24,576 is 24 GiB"
+    );
+    assert_eq!(note.in_mebibytes, None);
+    let note = unit_note(key, &["24Gi".to_owned()]).unwrap();
+    assert_eq!(note.in_mebibytes, Some(vec!["24576".to_owned()]));
+    assert!(note.words.contains("24Gi is 24576"), "{}", note.words);
+    let note = unit_note(key, &["24G".to_owned()]).unwrap();
+    assert_eq!(note.in_mebibytes, None);
+    assert!(unit_note("karpenter.k8s.aws/instance-gpu-count", &["8".to_owned()]).is_none());
+}

@@ -1315,6 +1315,61 @@ async fn each_nodepool_shows_the_instance_types_it_can_launch_as_its_requirement
             text == "No instance type in the catalog matches these requirements"
         })
         .await;
+    // Which requirement shuts out what is said beside the pool.
+    let exclusions = Locator::Id("pool-exclusions-0");
+    browser
+        .wait_for_text(exclusions, |text| {
+            text.starts_with("karpenter.k8s.aws/instance-family In g66 alone shuts out ")
+        })
+        .await;
+    // GPU memory is Karpenter's label in MiB: "24Gi" is offered in MiB, and at least
+    // 24 GiB shuts out g5 and g6, whose GPUs report 22,888 MiB.
+    browser.fill(values, "g5, g6").await;
+    browser.click_button("Add requirement").await;
+    let memory = "f-karpenter-node-pools-0-spec-template-spec-requirements-2";
+    browser
+        .fill(
+            &format!("{memory}-key"),
+            "karpenter.k8s.aws/instance-gpu-memory",
+        )
+        .await;
+    select(&browser, &format!("{memory}-operator"), "Gte").await;
+    browser.fill(&format!("{memory}-values"), "24Gi").await;
+    let note = Locator::Css(".unit-note");
+    browser
+        .wait_for_text(note, |text| {
+            text.starts_with(
+                "Karpenter reads instance-gpu-memory in MiB and compares whole numbers: 24Gi is 24576",
+            )
+        })
+        .await;
+    browser.click_button("Write in MiB").await;
+    browser
+        .wait_for_text(note, |text| {
+            text == "instance-gpu-memory is in MiB: 24,576 is 24 GiB"
+        })
+        .await;
+    let written = browser
+        .by_id(&format!("{memory}-values"))
+        .await
+        .prop("value")
+        .await
+        .unwrap();
+    assert_eq!(written.as_deref(), Some("24576"));
+    browser
+        .wait_for_text(exclusions, |text| {
+            text.contains(
+                "karpenter.k8s.aws/instance-gpu-memory Gte 24576 (24 GiB) alone shuts out",
+            ) && text.contains("g5.xlarge (22,888 MiB)")
+        })
+        .await;
+    browser
+        .eval(
+            "document.getElementById('pool-exclusions-0').scrollIntoView({block: 'center'})",
+            Vec::new(),
+        )
+        .await;
+    browser.screenshot("karpenter-pool-exclusions").await;
     browser.close().await;
 }
 

@@ -132,11 +132,23 @@ fn PoolTypes(index: usize) -> impl IntoView {
                 .collect_view()
         })
     };
+    // When nothing can launch, which requirement shuts out which types, and by how much.
+    let exclusions = move || {
+        resolved.with(|pool| {
+            pool.iter()
+                .flat_map(|pool| pool.excluded_by.iter())
+                .map(|exclusion| {
+                    view! { <li>{crate::widgets::prose::with_code(exclusion.words.clone())}</li> }
+                })
+                .collect_view()
+        })
+    };
     view! {
         <details class="pool-types">
             <summary>{summary}</summary>
             <ul>{rows}</ul>
         </details>
+        <ul class="pool-exclusions" id=format!("pool-exclusions-{index}")>{exclusions}</ul>
     }
 }
 

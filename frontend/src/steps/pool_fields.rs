@@ -30,6 +30,36 @@ fn operator_options() -> Vec<(String, String)> {
 /// One requirement's inputs: key (suggested from the datalist `keys`), operator, values,
 /// min values.
 fn requirement_fields(requirement: Bound<Requirement>, keys: &'static str) -> impl IntoView {
+    // A label in MiB (memory, GPU memory) says so, and offers to write a size typed in Gi.
+    let note = requirement.get(|requirement| {
+        shared::upstream::matching::unit_note(&requirement.key, &requirement.values)
+    });
+    let convert = requirement.clone();
+    let unit = move || {
+        note.get().map(|note| {
+            let convert = convert.clone();
+            let button = note.in_mebibytes.map(|values| {
+                view! {
+                    <button
+                        type="button"
+                        on:click=move |_| {
+                            let values = values.clone();
+                            convert.write(|requirement| requirement.values = values.into());
+                        }
+                    >
+                        "Write in MiB"
+                    </button>
+                }
+            });
+            view! {
+                <p class="hint unit-note">
+                    {crate::widgets::prose::with_code(note.words)}
+                    " "
+                    {button}
+                </p>
+            }
+        })
+    };
     view! {
         <TextField
             at=requirement.place(fields::REQUIREMENT_KEY)
@@ -54,6 +84,7 @@ fn requirement_fields(requirement: Bound<Requirement>, keys: &'static str) -> im
             value=requirement.get(|requirement| requirement.min_values)
             set=requirement.set(|requirement, min| requirement.min_values = min)
         />
+        {unit}
     }
 }
 

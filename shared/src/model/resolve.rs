@@ -10,7 +10,7 @@ use serde::Serialize;
 use crate::catalog::instances::InstanceType;
 use crate::catalog::prices::{self, Price};
 use crate::model::spec::Spec;
-use crate::upstream::matching::matching_instance_types;
+use crate::upstream::matching::{Exclusion, exclusions, matching_instance_types};
 
 /// One NodePool and the instance types it can launch.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -23,6 +23,10 @@ pub struct PoolTypes {
     pub count: usize,
     /// Those types with their facts, by family then size.
     pub instance_types: Vec<Launchable>,
+    /// When it can launch nothing: each requirement that alone shuts out types the others
+    /// allow ([`exclusions`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub excluded_by: Vec<Exclusion>,
 }
 
 /// An instance type a NodePool can launch, with its price in the design's region.
@@ -53,6 +57,11 @@ pub fn resolve(spec: &Spec) -> Vec<PoolTypes> {
             let mut instance_types = matching_instance_types(pool);
             instance_types.sort_by_key(|instance| (instance.family, instance.vcpus, instance.name));
             PoolTypes {
+                excluded_by: if instance_types.is_empty() {
+                    exclusions(pool)
+                } else {
+                    Vec::new()
+                },
                 name: pool.metadata.name.clone(),
                 path: format!("karpenter.node_pools[{index}]"),
                 count: instance_types.len(),

@@ -1040,10 +1040,15 @@ fn karpenter_capacity_blocks_only_without_reserved(context: &Context<'_>, report
 fn karpenter_requirements_match_nothing(context: &Context<'_>, report: &mut Report<'_>) {
     for (pool_index, pool) in pools(context) {
         if context.pool_instance_types(pool_index).is_empty() {
+            // Which requirement shuts out what the others allow, when one alone does.
+            let why: String = crate::upstream::matching::exclusions(pool)
+                .iter()
+                .map(|exclusion| format!("; {}", exclusion.words))
+                .collect();
             report.fire(
                 format!("{}.spec.template.spec.requirements", pool_path(pool_index)),
                 format!(
-                    "no instance type satisfies every requirement of NodePool `{}`",
+                    "no instance type satisfies every requirement of NodePool `{}`{why}",
                     pool.metadata.name
                 ),
             );

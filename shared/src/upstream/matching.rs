@@ -207,6 +207,254 @@ fn scan_catalog(requirements: &[Requirement], auto_mode: bool) -> Vec<&'static I
         .collect()
 }
 
+/// Whether Karpenter (or Auto Mode) writes a label's values in MiB: the memory and GPU
+/// memory of an instance type (`karpenter.k8s.aws/instance-gpu-memory: "81559"`).
+pub fn in_mebibytes(key: &str) -> bool {
+    let label = key
+        .strip_prefix("karpenter.k8s.aws/")
+        .or_else(|| key.strip_prefix("eks.amazonaws.com/"));
+    matches!(label, Some("instance-memory" | "instance-gpu-memory"))
+}
+
+/// A size as people write it (`24Gi`, `24 GiB`, `0.5 TiB`, `512Mi`, or MiB as a bare
+/// number) in whole MiB, rounded; `None` for anything else. Only binary units: `24G` and
+/// `24GB` are ambiguous (Kubernetes reads `G` as 10⁹ bytes) and are not guessed.
+pub fn mebibytes(text: &str) -> Option<u64> {
+    let text = text.trim();
+    let split = text
+        .find(|character: char| !(character.is_ascii_digit() || character == '.'))
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let number: f64 = number.parse().ok()?;
+    let scale = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "mi" | "mib" => 1.0,
+        "gi" | "gib" => 1024.0,
+        "ti" | "tib" => 1024.0 * 1024.0,
+        _ => return None,
+    };
+    let mib = (number * scale).round();
+    (0.0..1e15).contains(&mib).then_some(mib as u64)
+}
+
+/// MiB in GiB as a person reads it: `24 GiB`, `22.35 GiB`.
+pub fn gibibytes_text(mib: u64) -> String {
+    if mib.is_multiple_of(1024) {
+        format!("{} GiB", mib / 1024)
+    } else {
+        let text = format!("{:.2}", mib as f64 / 1024.0);
+        format!("{} GiB", text.trim_end_matches('0').trim_end_matches('.'))
+    }
+}
+
+/// What a requirement's values mean when its label is in MiB: the values in GiB, or, for
+/// values written in other units (`24Gi`), the MiB Karpenter needs in their place.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnitNote {
+    /// In words: "MiB, as Karpenter writes the label: 24576 is 24 GiB".
+    pub words: String,
+    /// The values rewritten in MiB, when some were written in another unit.
+    pub in_mebibytes: Option<Vec<String>>,
+}
+
+/// The [`UnitNote`] for a requirement on a label in MiB with values; `None` otherwise.
+pub fn unit_note(key: &str, values: &[String]) -> Option<UnitNote> {
+    if !in_mebibytes(key) || values.is_empty() {
+        return None;
+    }
+    let label = key.rsplit('/').next().unwrap_or(key);
+    let plain = |value: &String| value.trim().parse::<u64>().ok();
+    if values.iter().all(|value| plain(value).is_some()) {
+        let read: Vec<String> = values
+            .iter()
+            .filter_map(plain)
+            .map(|mib| format!("{} is {}", grouped(mib), gibibytes_text(mib)))
+            .collect();
+        return Some(UnitNote {
+            words: format!("`{label}` is in MiB: {}", read.join("; ")),
+            in_mebibytes: None,
+        });
+    }
+    let converted: Option<Vec<String>> = values
+        .iter()
+        .map(|value| mebibytes(value).map(|mib| mib.to_string()))
+        .collect();
+    Some(match converted {
+        Some(converted) => UnitNote {
+            words: format!(
+                "Karpenter reads `{label}` in MiB and compares whole numbers: {} is {}",
+                values.join(", "),
+                converted.join(", ")
+            ),
+            in_mebibytes: Some(converted),
+        },
+        None => UnitNote {
+            words: format!(
+                "Karpenter reads `{label}` in MiB: write whole MiB (24 GiB is 24576), or a size in Gi or Mi here to convert it"
+            ),
+            in_mebibytes: None,
+        },
+    })
+}
+
+/// A number with thousands separators: `22,888`.
+fn grouped(number: u64) -> String {
+    let digits = number.to_string();
+    let mut text = String::with_capacity(digits.len() + digits.len() / 3);
+    for (index, digit) in digits.chars().enumerate() {
+        if index > 0 && (digits.len() - index).is_multiple_of(3) {
+            text.push(',');
+        }
+        text.push(digit);
+    }
+    text
+}
+
+/// A requirement that on its own shuts out instance types every other requirement of its
+/// pool allows: why a pool that launches nothing launches nothing.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Exclusion {
+    /// The requirement's index in the pool's requirements.
+    pub requirement: usize,
+    /// How many types it alone shuts out.
+    pub excluded: usize,
+    /// The nearest of them (by how far their value is from the bound, for `Gt`/`Lt`…),
+    /// at most [`Exclusion::SHOWN`], each with its value of the label.
+    pub nearest: Vec<ExcludedType>,
+    /// In words: "`karpenter.k8s.aws/instance-gpu-memory Gte 24576` (24 GiB) alone shuts
+    /// out 2 types every other requirement allows: g5.xlarge (22,888 MiB), …".
+    pub words: String,
+}
+
+/// An instance type a requirement shuts out, with its value of the requirement's label.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct ExcludedType {
+    /// The type, e.g. `g5.xlarge`.
+    pub name: &'static str,
+    /// Its value of the label, e.g. `22,888 MiB`; "none" when it has none.
+    pub value: String,
+}
+
+impl Exclusion {
+    /// How many shut-out types are named.
+    pub const SHOWN: usize = 4;
+}
+
+/// For a pool whose requirements allow no type: each requirement that alone shuts out
+/// types all its other requirements allow, with the nearest of them. Empty when the pool
+/// can launch something, or when no single requirement is to blame (two or more shut out
+/// every type together).
+pub fn exclusions(pool: &NodePool) -> Vec<Exclusion> {
+    let requirements = &pool.spec.template.spec.requirements;
+    let auto_mode =
+        pool.spec.template.spec.node_class_ref.group == crate::upstream::auto_mode::GROUP;
+    let evaluated: Vec<(usize, Requirement, Option<u64>)> = requirements
+        .iter()
+        .enumerate()
+        .filter(|(_, requirement)| OPERATORS.contains(&requirement.operator.as_str()))
+        .filter_map(|(index, requirement)| {
+            let key = evaluated_key(&requirement.key, auto_mode)?;
+            let bound = requirement
+                .values
+                .first()
+                .and_then(|value| value.parse::<u64>().ok());
+            let mut requirement = requirement.clone();
+            requirement.key = key;
+            Some((index, requirement, bound))
+        })
+        .collect();
+    let catalog = instances::all();
+    if catalog.iter().any(|instance_type| {
+        evaluated
+            .iter()
+            .all(|(_, requirement, bound)| satisfies(instance_type, requirement, *bound))
+    }) {
+        return Vec::new();
+    }
+    let mut found = Vec::new();
+    for (position, (index, requirement, bound)) in evaluated.iter().enumerate() {
+        let mut shut_out: Vec<&'static InstanceType> = catalog
+            .iter()
+            .filter(|instance_type| {
+                evaluated
+                    .iter()
+                    .enumerate()
+                    .filter(|(other, _)| *other != position)
+                    .all(|(_, (_, other, bound))| satisfies(instance_type, other, *bound))
+            })
+            .collect();
+        if shut_out.is_empty() {
+            continue;
+        }
+        let number = |instance_type: &'static InstanceType| match label_value(
+            instance_type,
+            &requirement.key,
+        ) {
+            Some(Label::Number(number)) => Some(number),
+            Some(Label::Text(text)) => text.parse::<u64>().ok(),
+            None => None,
+        };
+        match bound {
+            Some(bound) if matches!(requirement.operator.as_str(), "Gt" | "Gte" | "Lt" | "Lte") => {
+                shut_out.sort_by_key(|instance_type| {
+                    (
+                        number(instance_type).map_or(u64::MAX, |value| value.abs_diff(*bound)),
+                        instance_type.family,
+                        instance_type.vcpus,
+                    )
+                });
+            }
+            _ => shut_out.sort_by_key(|instance_type| (instance_type.family, instance_type.vcpus)),
+        }
+        let mebibytes = in_mebibytes(&requirement.key);
+        let nearest: Vec<ExcludedType> = shut_out
+            .iter()
+            .take(Exclusion::SHOWN)
+            .map(|instance_type| ExcludedType {
+                name: instance_type.name,
+                value: match label_value(instance_type, &requirement.key) {
+                    Some(Label::Number(number)) if mebibytes => {
+                        format!("{} MiB", grouped(number))
+                    }
+                    Some(Label::Number(number)) => number.to_string(),
+                    Some(Label::Text(text)) => text.to_owned(),
+                    None => "none".to_owned(),
+                },
+            })
+            .collect();
+        let written = &requirements[*index];
+        let mut asked = format!(
+            "`{} {} {}`",
+            written.key,
+            written.operator,
+            written.values.join(", ")
+        );
+        if mebibytes && let Some(bound) = bound {
+            asked.push_str(&format!(" ({})", gibibytes_text(*bound)));
+        }
+        let noun = if shut_out.len() == 1 { "type" } else { "types" };
+        let named = nearest
+            .iter()
+            .map(|excluded| format!("{} ({})", excluded.name, excluded.value))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let more = if shut_out.len() > nearest.len() {
+            format!(" and {} more", shut_out.len() - nearest.len())
+        } else {
+            String::new()
+        };
+        found.push(Exclusion {
+            requirement: *index,
+            excluded: shut_out.len(),
+            words: format!(
+                "{asked} alone shuts out {} {noun} every other requirement allows: {named}{more}",
+                shut_out.len()
+            ),
+            nearest,
+        });
+    }
+    found
+}
+
 /// The capacity types a pool allows (Karpenter's default is on-demand only).
 pub fn capacity_types(pool: &NodePool) -> BTreeSet<&str> {
     const ALL: [&str; 3] = ["on-demand", "spot", "reserved"];
