@@ -627,9 +627,24 @@ fn reserved_node_class(cluster_name: &str) -> Ec2NodeClass {
 /// 20 GiB of GPU memory, nodes consolidated after five minutes, replaced after 30 days.
 fn karpenter_spot_inference() -> Spec {
     let cluster_name = "eks-gpu-inference";
+    let pool = spot_inference_pool("gpu-inference-spot", "gpu-inference");
+    Spec {
+        karpenter: Some(KarpenterSettings {
+            interruption_queue: Some(cluster_name.into()),
+            spot_to_spot_consolidation: true,
+            node_pools: vec![pool],
+            node_classes: vec![discovered_node_class("gpu-inference", cluster_name)],
+            ..KarpenterSettings::default()
+        }),
+        ..karpenter_cluster(cluster_name)
+    }
+}
+
+/// The best-practice Spot GPU inference pool of [`karpenter_spot_inference`].
+fn spot_inference_pool(name: &str, class_name: &str) -> NodePool {
     let mut pool = NodePool::tainted_for_gpus(
-        "gpu-inference-spot",
-        "gpu-inference",
+        name,
+        class_name,
         vec![
             Requirement::new("karpenter.k8s.aws/instance-category", "In", &["g", "p"]),
             Requirement::new("karpenter.k8s.aws/instance-generation", "Gt", &["3"]),
@@ -648,16 +663,120 @@ fn karpenter_spot_inference() -> Spec {
         consolidate_after: Some("5m".into()),
         ..Disruption::default()
     });
-    Spec {
-        karpenter: Some(KarpenterSettings {
-            interruption_queue: Some(cluster_name.into()),
-            spot_to_spot_consolidation: true,
-            node_pools: vec![pool],
-            node_classes: vec![discovered_node_class("gpu-inference", cluster_name)],
-            ..KarpenterSettings::default()
-        }),
-        ..karpenter_cluster(cluster_name)
+    pool
+}
+
+/// A starting point for a NodePool, offered when Karpenter is turned on and beside "Add
+/// NodePool": each a pool the studio's templates use, with the EC2NodeClass it needs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PoolPreset {
+    /// Spot first, recent g/p types with more than 20 GiB of GPU memory, consolidated.
+    SpotInference,
+    /// On-demand c, m and r types of generation 6 or newer, amd64, consolidated.
+    OnDemandGeneral,
+    /// p5.48xlarge on reserved capacity only, never disrupted mid-job.
+    ReservedTraining,
+}
+
+impl PoolPreset {
+    /// Every preset, in the order the page offers them.
+    pub const ALL: [PoolPreset; 3] = [
+        PoolPreset::SpotInference,
+        PoolPreset::OnDemandGeneral,
+        PoolPreset::ReservedTraining,
+    ];
+
+    /// The page's button: "Add Spot GPU inference pool".
+    pub fn label(self) -> &'static str {
+        match self {
+            PoolPreset::SpotInference => "Add Spot GPU inference pool",
+            PoolPreset::OnDemandGeneral => "Add on-demand general-purpose pool",
+            PoolPreset::ReservedTraining => "Add reserved GPU training pool",
+        }
     }
+
+    /// What it launches, in one line.
+    pub fn summary(self) -> &'static str {
+        match self {
+            PoolPreset::SpotInference => {
+                "Spot, then on-demand: g and p types of generation 4 or newer with more than 20 GiB of GPU memory, amd64; tainted for GPUs; consolidated after 5 minutes"
+            }
+            PoolPreset::OnDemandGeneral => {
+                "On-demand c, m and r types of generation 6 or newer, amd64; consolidated after a minute; at most 1000 vCPU"
+            }
+            PoolPreset::ReservedTraining => {
+                "p5.48xlarge on your ODCR or Capacity Block only (fill in its ID on the class); nodes never expire, drift or consolidate while busy"
+            }
+        }
+    }
+
+    /// Adds the preset's pool to `karpenter`, named by the first free `name`, `name-2`…,
+    /// with the EC2NodeClass it uses when the design has none of that name.
+    pub fn add_to(self, karpenter: &mut KarpenterSettings, cluster_name: &str) {
+        let (pool_name, class) = match self {
+            PoolPreset::SpotInference => (
+                "gpu-inference-spot",
+                discovered_node_class("gpu-inference", cluster_name),
+            ),
+            PoolPreset::OnDemandGeneral => (
+                "general-purpose",
+                discovered_node_class("default", cluster_name),
+            ),
+            PoolPreset::ReservedTraining => {
+                ("gpu-training-reserved", reserved_node_class(cluster_name))
+            }
+        };
+        let pool_name = std::iter::once(pool_name.to_owned())
+            .chain((2..).map(|number| format!("{pool_name}-{number}")))
+            .find(|name| {
+                karpenter
+                    .node_pools
+                    .iter()
+                    .all(|pool| &pool.metadata.name != name)
+            })
+            .expect("some name is free");
+        let class_name = class.metadata.name.clone();
+        let pool = match self {
+            PoolPreset::SpotInference => spot_inference_pool(&pool_name, &class_name),
+            PoolPreset::OnDemandGeneral => general_purpose_pool(&pool_name, &class_name),
+            PoolPreset::ReservedTraining => reserved_training_pool(&pool_name, &class_name),
+        };
+        if karpenter
+            .node_classes
+            .iter()
+            .all(|known| known.metadata.name != class_name)
+        {
+            karpenter.node_classes.push(class);
+        }
+        karpenter.node_pools.push(pool);
+    }
+}
+
+/// Karpenter's general-purpose example (`examples/v1/general-purpose.yaml`), held to
+/// recent generations: on-demand c, m and r, amd64, at most 1000 vCPU.
+fn general_purpose_pool(name: &str, class_name: &str) -> NodePool {
+    let mut pool = NodePool::tainted_for_gpus(
+        name,
+        class_name,
+        vec![
+            Requirement::new("karpenter.sh/capacity-type", "In", &["on-demand"]),
+            Requirement::new(
+                "karpenter.k8s.aws/instance-category",
+                "In",
+                &["c", "m", "r"],
+            ),
+            Requirement::new("karpenter.k8s.aws/instance-generation", "Gt", &["5"]),
+            Requirement::new("kubernetes.io/arch", "In", &["amd64"]),
+        ],
+    );
+    pool.spec.template.spec.taints = Default::default();
+    pool.spec.limits = BTreeMap::from([("cpu".to_owned(), 1000.into())]).into();
+    pool.spec.disruption = Some(Disruption {
+        consolidation_policy: Some("WhenEmptyOrUnderutilized".into()),
+        consolidate_after: Some("1m".into()),
+        ..Disruption::default()
+    });
+    pool
 }
 
 /// Training on capacity that is already paid for: the pool may only launch into the

@@ -216,3 +216,62 @@ fn an_existing_vpcs_zones_are_listed_once_each_in_the_order_they_appear() {
     };
     assert_eq!(network.zones(), ["us-east-1b", "us-east-1a"]);
 }
+
+#[test]
+fn each_pool_preset_passes_the_crds_and_brings_no_error_of_its_own_but_what_it_asks_for() {
+    use shared::templates::PoolPreset;
+    for preset in PoolPreset::ALL {
+        let mut spec = karpenter_spot();
+        let cluster_name = spec.cluster.name.clone();
+        let karpenter = spec.karpenter.as_mut().unwrap();
+        let (pools, classes) = (karpenter.node_pools.len(), karpenter.node_classes.len());
+        preset.add_to(karpenter, &cluster_name);
+        preset.add_to(karpenter, &cluster_name);
+        // Two pools under their own names, one class between them.
+        assert_eq!(karpenter.node_pools.len(), pools + 2, "{preset:?}");
+        assert!(karpenter.node_classes.len() <= classes + 1, "{preset:?}");
+        let mut names: Vec<&str> = karpenter
+            .node_pools
+            .iter()
+            .map(|pool| pool.metadata.name.as_str())
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), pools + 2, "{preset:?}: names repeat");
+        // Rendered, the file passes the CRDs; the reserved class's example reservation ID
+        // is the one placeholder left for the user.
+        let rendered: Vec<String> = rendered_karpenter_errors(&spec)
+            .into_iter()
+            .filter(|error| {
+                !(preset == PoolPreset::ReservedTraining && error.ends_with("(placeholder-left)"))
+            })
+            .collect();
+        assert_eq!(rendered, Vec::<String>::new(), "{preset:?}");
+        // The pool launches what it says: never a type older than its generation, g3 or
+        // p3, nor an arm64 type.
+        let resolved = shared::model::resolve::resolve(&spec);
+        for pool in &resolved[pools..] {
+            assert!(pool.count > 0, "{preset:?} launches nothing");
+            for instance in &pool.instance_types {
+                assert!(
+                    !["g3", "p3", "g3s"].contains(&instance.family)
+                        && instance.architecture == shared::catalog::instances::Architecture::Amd64,
+                    "{preset:?} launches {}",
+                    instance.name
+                );
+            }
+        }
+        // The only errors are what the user must still give: the reservation's ID.
+        let errors: Vec<String> = shared::rules::validate(&spec)
+            .into_iter()
+            .filter(|finding| finding.severity == Severity::Error)
+            .filter(|finding| finding.rule != "placeholder-left")
+            .map(|finding| format!("{}: {} ({})", finding.path, finding.message, finding.rule))
+            .collect();
+        let allowed = |error: &String| {
+            preset == PoolPreset::ReservedTraining && error.contains("reservation")
+        };
+        let unexpected: Vec<&String> = errors.iter().filter(|error| !allowed(error)).collect();
+        assert!(unexpected.is_empty(), "{preset:?}: {unexpected:#?}");
+    }
+}

@@ -348,6 +348,12 @@ const CASES: &[Case] = &[
         path: "node_groups",
     },
     Case {
+        rule: "karpenter-without-nodepools",
+        base: spot_pool,
+        breaks: |spec, _| spec.karpenter.as_mut().unwrap().node_pools.clear(),
+        path: "karpenter.node_pools",
+    },
+    Case {
         rule: "karpenter-controller-one-node",
         base: spot_pool,
         breaks: |spec, _| {

@@ -2228,3 +2228,60 @@ async fn backticked_names_in_findings_are_code() {
     browser.screenshot("findings-code-1280").await;
     browser.close().await;
 }
+
+#[tokio::test]
+async fn turning_karpenter_on_offers_pool_presets_instead_of_a_catch_all_pool() {
+    let studio = Studio::start();
+    let browser = Browser::start().await;
+    browser.open(&studio).await;
+    browser.choose_template("p5-odcr-vpc").await;
+    browser.go_to_step(6).await;
+    browser.by_id("f-karpenter").await.click().await.unwrap();
+    // On, with no pool yet: said so, and the presets are offered.
+    browser
+        .wait_for_text(Locator::Id("f-karpenter-node-pools-findings"), |text| {
+            text.contains("Karpenter is on but has no NodePool, so it launches no node")
+        })
+        .await;
+    browser.screenshot("karpenter-presets-offered").await;
+    browser.click_button("Add reserved GPU training pool").await;
+    let summary = Locator::Css(".pool-types summary");
+    browser
+        .wait_for_text(summary, |text| text == "1 instance type can launch: p5")
+        .await;
+    let name = browser
+        .by_id("f-karpenter-node-pools-0-metadata-name")
+        .await
+        .prop("value")
+        .await
+        .unwrap();
+    assert_eq!(name.as_deref(), Some("gpu-training-reserved"));
+    browser.click_button("Add Spot GPU inference pool").await;
+    browser
+        .click_button("Add on-demand general-purpose pool")
+        .await;
+    let summaries = browser.client.find_all(summary).await.unwrap();
+    assert_eq!(summaries.len(), 3);
+    // The general-purpose pool launches recent c, m and r types on amd64 only.
+    let general = summaries[2].text().await.unwrap();
+    assert!(
+        general.contains("instance types can launch: c6a, c6i"),
+        "{general}"
+    );
+    for old_or_arm in ["c5", "m5", "m4", "c6g", "m7g", "g3", "p3"] {
+        assert!(
+            !general.split([' ', ',']).any(|family| family == old_or_arm),
+            "{general}"
+        );
+    }
+    browser.screenshot("karpenter-presets-added").await;
+    browser.client.set_window_size(390, 844).await.unwrap();
+    browser
+        .eval(
+            "document.querySelector('.pool-presets').scrollIntoView({block: 'start'})",
+            Vec::new(),
+        )
+        .await;
+    browser.screenshot("karpenter-presets-390").await;
+    browser.close().await;
+}

@@ -537,13 +537,11 @@ pub fn KarpenterStep() -> impl IntoView {
             if !on {
                 spec.karpenter = None;
             } else if spec.karpenter.is_none() {
-                let class = Ec2NodeClass::discovering(1, &spec.cluster.name);
-                let pool = NodePool::gpu(1, &class.metadata.name);
+                // No pool until the user picks one: the presets below offer what training
+                // and inference clusters use.
                 spec.karpenter = Some(KarpenterSettings {
                     interruption_queue: None,
                     spot_to_spot_consolidation: false,
-                    node_pools: vec![pool],
-                    node_classes: vec![class],
                     ..KarpenterSettings::default()
                 });
                 // The controller gets its AWS role through EKS Pod Identity.
@@ -625,6 +623,33 @@ pub fn KarpenterStep() -> impl IntoView {
                 />
                 <h3>"NodePools"</h3>
                 <FieldFindings path="karpenter.node_pools" />
+                <ul class="pool-presets">
+                    {shared::templates::PoolPreset::ALL
+                        .into_iter()
+                        .map(|preset| {
+                            view! {
+                                <li>
+                                    <button
+                                        type="button"
+                                        on:click=move |_| {
+                                            let cluster_name = studio
+                                                .spec
+                                                .with_untracked(|spec| spec.cluster.name.clone());
+                                            studio
+                                                .update_karpenter(|karpenter| {
+                                                    preset.add_to(karpenter, &cluster_name)
+                                                });
+                                        }
+                                    >
+                                        {preset.label()}
+                                    </button>
+                                    " "
+                                    <span class="hint">{preset.summary()}</span>
+                                </li>
+                            }
+                        })
+                        .collect_view()}
+                </ul>
                 {move || (0..pool_count.get()).map(|index| view! { <PoolEditor index=index /> }).collect_view()}
                 <button
                     type="button"

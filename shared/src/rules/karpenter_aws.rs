@@ -39,6 +39,18 @@ pub(super) static RULES: &[Rule] = &[
         check: Check::Spec(controller_has_no_nodes),
     },
     Rule {
+        id: "karpenter-without-nodepools",
+        severity: Severity::Warning,
+        summary: super::described("Karpenter is on but has no NodePool: it launches no node"),
+        help: "add a NodePool (the Karpenter step offers Spot inference, on-demand general-purpose and reserved training pools), or turn Karpenter off",
+        reference: super::described(
+            "Karpenter concepts, NodePools: Karpenter launches nodes only from the NodePools the cluster holds",
+        ),
+        live: false,
+        stage: Stage::Advice,
+        check: Check::Spec(without_nodepools),
+    },
+    Rule {
         id: "karpenter-controller-cannot-schedule",
         severity: Severity::Error,
         summary: super::described(
@@ -137,6 +149,20 @@ fn pod_identity_agent_missing(context: &Context<'_>, report: &mut Report<'_>) {
             "Karpenter is on, but the add-ons do not include {POD_IDENTITY_AGENT}: the bundle gives the controller its role through EKS Pod Identity, so without the agent it has no AWS credentials and launches no node"
         ),
     );
+}
+
+fn without_nodepools(context: &Context<'_>, report: &mut Report<'_>) {
+    if context
+        .spec
+        .karpenter
+        .as_ref()
+        .is_some_and(|karpenter| karpenter.node_pools.is_empty())
+    {
+        report.fire(
+            "karpenter.node_pools",
+            "Karpenter is on but has no NodePool, so it launches no node",
+        );
+    }
 }
 
 fn controller_has_no_nodes(context: &Context<'_>, report: &mut Report<'_>) {
