@@ -348,6 +348,12 @@ const CASES: &[Case] = &[
         path: "node_groups",
     },
     Case {
+        rule: "vpc-cidr-invalid",
+        base: new_vpc_base,
+        breaks: |spec, _| spec.set_vpc_cidr("10.0.0.0/12"),
+        path: "eksctl_extra.vpc.cidr",
+    },
+    Case {
         rule: "karpenter-without-nodepools",
         base: spot_pool,
         breaks: |spec, _| spec.karpenter.as_mut().unwrap().node_pools.clear(),
@@ -3063,5 +3069,53 @@ fn placement_group_advice_tells_capacity_blocks_from_reservations() {
         message(&spec).contains("make sure the reservation was made in that placement group"),
         "{}",
         message(&spec)
+    );
+}
+
+#[test]
+fn a_new_vpcs_cidr_is_judged_as_eksctl_reads_it_and_written_where_eksctl_reads_it() {
+    let (mut spec, live) = new_vpc_base();
+    spec.set_vpc_cidr("10.10.0.0/16");
+    assert!(fired_paths(&spec, &live, "vpc-cidr-invalid").is_empty());
+    let yaml = shared::render_cluster_yaml(&spec).unwrap();
+    assert!(yaml.contains("vpc:\n  cidr: 10.10.0.0/16\n"), "{yaml}");
+    for (cidr, words) in [
+        ("10.0.0.0/25", "VPC CIDR prefix must be between /16 and /24"),
+        ("10.0.0.0", "is not an IPv4 CIDR block"),
+        ("10.0.0.300/16", "is not an IPv4 CIDR block"),
+    ] {
+        spec.set_vpc_cidr(cidr);
+        let found = rules::validate_with(&spec, &live)
+            .into_iter()
+            .find(|finding| finding.rule == "vpc-cidr-invalid")
+            .unwrap_or_else(|| panic!("{cidr} is refused"));
+        assert!(found.message.contains(words), "{cidr}: {}", found.message);
+    }
+    // Cleared, the key goes and nothing else of `vpc` is touched.
+    spec.set_vpc_cidr("");
+    assert_eq!(spec.vpc_cidr(), None);
+    assert!(!spec.eksctl_extra.contains_key("vpc"));
+}
+
+#[test]
+fn an_efa_group_in_a_new_vpc_that_lists_no_zone_is_warned_that_eksctl_picks_them() {
+    let (mut spec, live) = new_vpc_base();
+    let mut group = shared::templates::added_group(&spec, true);
+    group.placement = shared::model::spec::GroupPlacement::Cluster;
+    spec.node_groups.push(group);
+    spec.network = Network::NewVpc {
+        availability_zones: Vec::new(),
+    };
+    let found = rules::validate_with(&spec, &live)
+        .into_iter()
+        .find(|finding| finding.rule == "efa-group-not-pinned")
+        .expect("the unpinned EFA group is warned about");
+    assert_eq!(found.severity, Severity::Warning);
+    assert!(
+        found
+            .message
+            .contains("eksctl picks the cluster's zones itself"),
+        "{}",
+        found.message
     );
 }

@@ -2285,3 +2285,29 @@ async fn turning_karpenter_on_offers_pool_presets_instead_of_a_catch_all_pool() 
     browser.screenshot("karpenter-presets-390").await;
     browser.close().await;
 }
+
+#[tokio::test]
+async fn a_new_vpcs_cidr_block_is_a_field_judged_as_eksctl_reads_it() {
+    let studio = Studio::start();
+    let browser = Browser::start().await;
+    browser.open(&studio).await;
+    browser.choose_template("g4dn").await;
+    browser.go_to_step(3).await;
+    let cidr = "f-eksctl-extra-vpc-cidr";
+    browser.fill(cidr, "10.0.0.0/12").await;
+    browser
+        .wait_for_text(Locator::Id(&format!("{cidr}-findings")), |text| {
+            text.contains("VPC CIDR prefix must be between /16 and /24")
+        })
+        .await;
+    browser.fill(cidr, "10.10.0.0/16").await;
+    browser
+        .wait_for_text(Locator::Id("preview-cluster-yaml"), |text| {
+            text.contains("vpc:") && text.contains("cidr: 10.10.0.0/16")
+        })
+        .await;
+    let findings = text_of(&browser, &format!("{cidr}-findings")).await;
+    assert_eq!(findings, "");
+    browser.screenshot("network-vpc-cidr").await;
+    browser.close().await;
+}

@@ -186,6 +186,12 @@ pub fn NetworkStep() -> impl IntoView {
                             }
                         })
                     />
+                    <TextField
+                        at=fields::VPC_CIDR
+                        placeholder="192.168.0.0/16 (eksctl's default)"
+                        value=Signal::derive(move || spec.with(|spec| spec.vpc_cidr().unwrap_or_default().to_owned()))
+                        set=move |cidr: String| spec.update(|spec| spec.set_vpc_cidr(&cidr))
+                    />
                 }
                 .into_any(),
                 _ => view! {

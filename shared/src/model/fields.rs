@@ -234,6 +234,7 @@ fields! {
     VPC_MODE: NETWORK, "mode", "VPC";
     VPC_ID: NETWORK, "vpc_id", "VPC ID";
     AVAILABILITY_ZONES: NETWORK, "availability_zones", "Availability zones";
+    VPC_CIDR: DESIGN, "eksctl_extra.vpc.cidr", "VPC CIDR block";
     SUBNET_NAME: SUBNET, "name", "Subnet name";
     SUBNET_ID: SUBNET, "id", "Subnet ID";
     SUBNET_ZONE: SUBNET, "availability_zone", "Subnet availability zone";

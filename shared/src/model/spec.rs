@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
-use yaml_serde::Mapping;
+use yaml_serde::{Mapping, Value};
 
 use crate::upstream::karpenter::{Ec2NodeClass, NodeOverlay, NodePool};
 
@@ -635,6 +635,38 @@ impl Default for Network {
 pub const MOST_NODE_GROUPS: usize = 300;
 
 impl Spec {
+    /// The CIDR block of the VPC eksctl creates (`vpc.cidr`, kept with the keys the studio
+    /// writes as given); `None` when unset (eksctl's default, 192.168.0.0/16).
+    pub fn vpc_cidr(&self) -> Option<&str> {
+        self.eksctl_extra.get("vpc")?.get("cidr")?.as_str()
+    }
+
+    /// Sets `vpc.cidr` as typed, or removes it for a blank `cidr`, keeping the rest of `vpc`.
+    pub fn set_vpc_cidr(&mut self, cidr: &str) {
+        let vpc = self
+            .eksctl_extra
+            .entry(Value::from("vpc"))
+            .or_insert_with(|| Value::Mapping(Mapping::new()));
+        if !vpc.is_mapping() {
+            *vpc = Value::Mapping(Mapping::new());
+        }
+        if let Some(vpc) = vpc.as_mapping_mut() {
+            if cidr.trim().is_empty() {
+                vpc.remove("cidr");
+            } else {
+                vpc.insert(Value::from("cidr"), Value::from(cidr));
+            }
+        }
+        if self
+            .eksctl_extra
+            .get("vpc")
+            .and_then(Value::as_mapping)
+            .is_some_and(Mapping::is_empty)
+        {
+            self.eksctl_extra.remove("vpc");
+        }
+    }
+
     /// Why the design is too large to check against AWS or deploy, when it is: more node
     /// groups or NodePools than [`MOST_NODE_GROUPS`].
     pub fn beyond_what_eks_runs(&self) -> Option<String> {

@@ -46,6 +46,20 @@ pub(super) static RULES: &[Rule] = &[
         check: Check::Spec(region_unknown),
     },
     Rule {
+        id: "vpc-cidr-invalid",
+        severity: Severity::Error,
+        summary: super::described(
+            "the new VPC's CIDR block is not an IPv4 block eksctl can split into the cluster's subnets",
+        ),
+        help: "give an IPv4 block from /16 to /24, such as 10.10.0.0/16 (eksctl's default is 192.168.0.0/16)",
+        reference: super::described(
+            "eksctl pkg/vpc/vpc.go validateVPCCIDR (\"VPC CIDR prefix must be between /16 and /24\"); pkg/utils/ipnet (the CIDR is parsed when the file is read)",
+        ),
+        live: false,
+        stage: Stage::EksctlValidation,
+        check: Check::Spec(vpc_cidr_invalid),
+    },
+    Rule {
         id: "kubernetes-version-unsupported",
         severity: Severity::Error,
         summary: super::described(
@@ -286,6 +300,34 @@ fn placeholder_left(context: &Context<'_>, report: &mut Report<'_>) {
             );
         }
     });
+}
+
+fn vpc_cidr_invalid(context: &Context<'_>, report: &mut Report<'_>) {
+    if !matches!(context.spec.network, Network::NewVpc { .. }) {
+        return;
+    }
+    let Some(cidr) = context.spec.vpc_cidr() else {
+        return;
+    };
+    if ids::is_placeholder(cidr) {
+        return;
+    }
+    let parsed = cidr.split_once('/').and_then(|(address, prefix)| {
+        let address: std::net::Ipv4Addr = address.parse().ok()?;
+        let prefix: u8 = prefix.parse().ok().filter(|prefix| *prefix <= 32)?;
+        Some((address, prefix))
+    });
+    match parsed {
+        None => report.fire(
+            fields::VPC_CIDR.path(),
+            format!("`{cidr}` is not an IPv4 CIDR block (such as 10.10.0.0/16): eksctl refuses the file when it reads it"),
+        ),
+        Some((_, prefix)) if !(16..=24).contains(&prefix) => report.fire(
+            fields::VPC_CIDR.path(),
+            format!("`{cidr}`: eksctl refuses it (\"VPC CIDR prefix must be between /16 and /24\")"),
+        ),
+        Some(_) => {}
+    }
 }
 
 fn cluster_name_invalid(context: &Context<'_>, report: &mut Report<'_>) {

@@ -1029,7 +1029,31 @@ fn node_group_private_subnet_public_group(context: &Context<'_>, report: &mut Re
 fn efa_group_not_pinned(context: &Context<'_>, report: &mut Report<'_>) {
     for (index, group) in groups(context) {
         let candidates = cluster_placements(context, group);
-        if group.efa_enabled && group.placement == GroupPlacement::Cluster && candidates > 1 {
+        // A new VPC that names no zone gets the ones eksctl picks (pkg/az: three where the
+        // region has them, RecommendedAvailabilityZones).
+        let zones_picked_by_eksctl = matches!(
+            &context.spec.network,
+            Network::NewVpc { availability_zones } if availability_zones.is_empty()
+        );
+        if group.efa_enabled
+            && group.placement == GroupPlacement::Cluster
+            && (candidates > 1 || zones_picked_by_eksctl)
+        {
+            let consequence = if reservation_id(group).is_some() {
+                ", and only the reservation's zone holds its capacity"
+            } else {
+                ""
+            };
+            if zones_picked_by_eksctl {
+                report.fire(
+                    fields::PLACEMENT.at(&[index]),
+                    format!(
+                        "EFA node group `{}` names no zone, and the new VPC lists none, so eksctl picks the cluster's zones itself (three where the region has them) and gives the group every one that offers its type: its nodes may land in different zones, where EFA does not reach{consequence}",
+                        group.name
+                    ),
+                );
+                continue;
+            }
             let kind = match context.spec.network {
                 Network::NewVpc { .. } => "availability zones",
                 Network::ExistingVpc { .. } => {
@@ -1039,11 +1063,6 @@ fn efa_group_not_pinned(context: &Context<'_>, report: &mut Report<'_>) {
                         "public subnets"
                     }
                 }
-            };
-            let consequence = if reservation_id(group).is_some() {
-                ", and only the reservation's zone holds its capacity"
-            } else {
-                ""
             };
             report.fire(
                 fields::PLACEMENT.at(&[index]),
