@@ -836,3 +836,29 @@ fn the_volumes_the_studio_writes_are_read_back_unchanged_and_others_refused_wher
         "{error}"
     );
 }
+
+#[test]
+fn an_import_far_beyond_what_eks_runs_is_refused_before_it_replaces_the_design() {
+    let mut text = String::from(
+        "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata:\n  name: huge\n  region: us-east-1\n  version: \"1.35\"\nmanagedNodeGroups:\n",
+    );
+    for index in 0..301 {
+        text.push_str(&format!(
+            "  - name: group-{index}\n    instanceType: m5.large\n"
+        ));
+    }
+    let current = shared::template("p5-odcr-vpc").unwrap().spec();
+    let error = shared::documents::import::import_text(&text, &current).unwrap_err();
+    assert!(
+        error
+            .message
+            .starts_with("Not imported: the design has 301 node groups; EKS allows 30"),
+        "{}",
+        error.message
+    );
+    assert!(
+        error.message.ends_with("The current design was kept."),
+        "{}",
+        error.message
+    );
+}

@@ -348,6 +348,18 @@ const CASES: &[Case] = &[
         path: "node_groups",
     },
     Case {
+        rule: "nodegroups-beyond-quota",
+        base: new_vpc_base,
+        breaks: |spec, _| {
+            for number in 0..31 {
+                let mut group = spec.node_groups[0].clone();
+                group.name = format!("copy-{number}");
+                spec.node_groups.push(group);
+            }
+        },
+        path: "node_groups",
+    },
+    Case {
         rule: "vpc-cidr-invalid",
         base: new_vpc_base,
         breaks: |spec, _| spec.set_vpc_cidr("10.0.0.0/12"),

@@ -2311,3 +2311,94 @@ async fn a_new_vpcs_cidr_block_is_a_field_judged_as_eksctl_reads_it() {
     browser.screenshot("network-vpc-cidr").await;
     browser.close().await;
 }
+
+#[tokio::test]
+async fn a_design_too_large_is_refused_at_import_and_one_the_browser_cannot_keep_says_so() {
+    let studio = Studio::start();
+    let browser = Browser::start().await;
+    browser.open(&studio).await;
+    browser.choose_template("p5-odcr-vpc").await;
+    browser.go_to_step(1).await;
+    // 301 node groups: far beyond EKS's 30; refused before it replaces the design.
+    let mut huge = String::from(
+        "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata:\n  name: huge\n  region: us-east-1\n  version: \"1.35\"\nmanagedNodeGroups:\n",
+    );
+    for index in 0..301 {
+        huge.push_str(&format!(
+            "  - name: group-{index}\n    instanceType: m5.large\n"
+        ));
+    }
+    browser
+        .eval(
+            "const area = document.getElementById('import-text'); area.value = arguments[0]; area.dispatchEvent(new Event('input', {bubbles: true}));",
+            vec![serde_json::Value::String(huge)],
+        )
+        .await;
+    browser.by_id("import-button").await.click().await.unwrap();
+    let result = browser
+        .wait_for_text(Locator::Id("import-result"), |text| !text.is_empty())
+        .await;
+    assert!(
+        result.contains("Not imported: the design has 301 node groups; EKS allows 30 managed node groups per cluster")
+            && result.contains("The current design was kept."),
+        "{result}"
+    );
+    browser.go_to_step(2).await;
+    let name = browser
+        .field_by_label("Cluster name")
+        .await
+        .prop("value")
+        .await
+        .unwrap();
+    assert_eq!(name.as_deref(), Some("eks-p5-odcr-vpc"));
+    // The browser's storage filled by something else: the next edit cannot be kept, and
+    // the page says so instead of promising it comes back.
+    browser
+        .eval(
+            "let index = 0; for (const size of [262144, 16384, 1024, 64, 1]) { const chunk = 'x'.repeat(size); try { while (index < 100000) { localStorage.setItem('filler-' + index, chunk); index++; } } catch (e) {} } return index;",
+            Vec::new(),
+        )
+        .await;
+    // A new group makes the design larger than what is left.
+    browser.go_to_step(4).await;
+    browser.click_button("Add GPU group").await;
+    browser.go_to_step(1).await;
+    browser
+        .wait_for_text(Locator::Id("autosave-status"), |text| {
+            text.starts_with("Not saved: the browser refused to keep the design (")
+        })
+        .await;
+    // Said where the user is, too, whatever the step.
+    browser
+        .wait_for_text(Locator::Id("save-failed"), |text| {
+            text == "Not saved in this browser"
+        })
+        .await;
+    browser.eval("window.scrollTo(0, 0)", Vec::new()).await;
+    browser.screenshot("autosave-refused").await;
+    // Room again: the next edit is kept and the promise comes back.
+    browser
+        .eval(
+            "Object.keys(localStorage).filter(key => key.startsWith('filler-')).forEach(key => localStorage.removeItem(key));",
+            Vec::new(),
+        )
+        .await;
+    browser.go_to_step(2).await;
+    browser
+        .fill_by_label("Cluster name", "eks-room-again")
+        .await;
+    browser.go_to_step(1).await;
+    browser
+        .wait_for_text(Locator::Id("autosave-status"), |text| {
+            text.starts_with("Your work is saved in this browser as you type")
+        })
+        .await;
+    assert!(
+        browser
+            .client
+            .find(Locator::Id("save-failed"))
+            .await
+            .is_err()
+    );
+    browser.close().await;
+}

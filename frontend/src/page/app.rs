@@ -198,6 +198,15 @@ pub fn App() -> impl IntoView {
             <p class="tagline">"Design a GPU training cluster; see the eksctl YAML as you type."</p>
             <UndoRedo />
             <drafts::ShareLink />
+            {move || {
+                use_context::<drafts::AutosaveFailure>()
+                    .and_then(|failure| failure.0.get())
+                    .map(|why| view! {
+                        <p class="warning save-failed" role="status" id="save-failed" title=why>
+                            "Not saved in this browser"
+                        </p>
+                    })
+            }}
         </header>
         <Show
             when=move || restored.get()

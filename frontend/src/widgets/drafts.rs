@@ -239,6 +239,33 @@ pub fn remember_step(step: RwSignal<crate::state::step::Step>, ready: RwSignal<b
 /// leaves nothing new to read back. The first save also fetches the code that reads a
 /// saved design, so the next visit finds it in the browser's cache.
 pub fn autosave(spec: RwSignal<Spec>, ready: RwSignal<bool>) {
+    let failure = AutosaveFailure(RwSignal::new(None));
+    provide_context(failure);
+    // Saves the design's JSON, saying so when the browser refuses it.
+    let keep = move |json: &str| {
+        let refused = match storage() {
+            None => Some("this browser keeps no local storage for the page".to_owned()),
+            Some(storage) => storage.set_item(AUTOSAVE_KEY, json).err().map(|_| {
+                format!(
+                    "the browser refused to keep the design ({} KB): its storage for this page is full or smaller",
+                    json.len().div_ceil(1024)
+                )
+            }),
+        };
+        failure.0.try_set(refused);
+    };
+    // The last keystrokes before the page goes away are kept too, not only those the timer
+    // below reached (when the code that writes the design is loaded, which it is once a
+    // design was saved).
+    let _ = window_event_listener(leptos::ev::pagehide, move |_| {
+        if ready.get_untracked()
+            && let Some(json) = spec
+                .try_with_untracked(crate::codec::reading::json_if_loaded)
+                .flatten()
+        {
+            keep(&json);
+        }
+    });
     let pending = StoredValue::new(None::<TimeoutHandle>);
     Effect::new(move |opened: Option<bool>| {
         spec.track();
@@ -261,10 +288,8 @@ pub fn autosave(spec: RwSignal<Spec>, ready: RwSignal<bool>) {
                 // The code that writes JSON also reads a saved design back: once it is
                 // here, the next visit finds it in the browser's cache.
                 leptos::task::spawn_local(async move {
-                    if let (Some(storage), Ok(json)) =
-                        (storage(), crate::codec::reading::json_later(&design).await)
-                    {
-                        let _ = storage.set_item(AUTOSAVE_KEY, &json);
+                    if let Ok(json) = crate::codec::reading::json_later(&design).await {
+                        keep(&json);
                     }
                 });
             },
@@ -275,6 +300,11 @@ pub fn autosave(spec: RwSignal<Spec>, ready: RwSignal<bool>) {
         true
     });
 }
+
+/// Why the design typed last is not saved in the browser, when it is not: the page says so
+/// instead of promising it comes back on reload.
+#[derive(Clone, Copy)]
+pub struct AutosaveFailure(pub RwSignal<Option<String>>);
 
 /// The named drafts, name → spec JSON.
 pub fn drafts() -> BTreeMap<String, String> {
@@ -435,7 +465,18 @@ pub fn DraftsPanel() -> impl IntoView {
     };
     view! {
         <div class="drafts">
-            <p class="hint">"Your work is saved in this browser as you type and comes back on reload."</p>
+            {move || match use_context::<AutosaveFailure>().and_then(|failure| failure.0.get()) {
+                None => view! {
+                    <p class="hint" id="autosave-status">"Your work is saved in this browser as you type and comes back on reload."</p>
+                }
+                .into_any(),
+                Some(why) => view! {
+                    <p class="hint warning" id="autosave-status" role="status">
+                        {format!("Not saved: {why}. A reload would lose it; download studio.json (Review and ship) to keep it.")}
+                    </p>
+                }
+                .into_any(),
+            }}
             <div class="inline-form">
                 <div class="field">
                     <label for="draft-name">"Draft name"</label>

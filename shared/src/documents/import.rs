@@ -671,5 +671,12 @@ pub fn import_text(text: &str, current: &Spec) -> Result<(Spec, String), TextImp
         }
         parts.push(read.join(" and "));
     }
+    // A design far beyond what EKS runs would stall the page on every keystroke: it is
+    // refused before it replaces anything.
+    if let Some(why) = spec.beyond_what_eks_runs() {
+        return Err(whole_text(format!(
+            "Not imported: {why}. The current design was kept."
+        )));
+    }
     Ok((spec, format!("Imported {}.", parts.join(" and "))))
 }

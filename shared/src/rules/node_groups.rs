@@ -90,6 +90,20 @@ pub(super) static RULES: &[Rule] = &[
         check: Check::Spec(instance_type_mac),
     },
     Rule {
+        id: "nodegroups-beyond-quota",
+        severity: Severity::Warning,
+        summary: super::described(
+            "more managed node groups than EKS allows per cluster by default (30)",
+        ),
+        help: "merge groups that differ only in size or labels, or raise the service quota \"Managed node groups per cluster\" before deploying",
+        reference: super::described(
+            "Amazon EKS service quotas: managed node groups per cluster, 30 (adjustable); CreateNodegroup fails past it",
+        ),
+        live: false,
+        stage: Stage::Advice,
+        check: Check::Spec(nodegroups_beyond_quota),
+    },
+    Rule {
         id: "nodegroup-subnet-unknown",
         severity: Severity::Error,
         summary: super::described("node group names a subnet or zone the cluster does not have"),
@@ -791,6 +805,22 @@ fn instance_type_mac(context: &Context<'_>, report: &mut Report<'_>) {
                 );
             }
         }
+    }
+}
+
+/// EKS's default quota of managed node groups per cluster.
+const MANAGED_NODE_GROUPS_QUOTA: usize = 30;
+
+fn nodegroups_beyond_quota(context: &Context<'_>, report: &mut Report<'_>) {
+    let count = context.spec.node_groups.len();
+    if count > MANAGED_NODE_GROUPS_QUOTA {
+        report.fire(
+            "node_groups",
+            format!(
+                "the design has {count} managed node groups; EKS allows {MANAGED_NODE_GROUPS_QUOTA} per cluster unless the quota is raised, so creating group {} fails",
+                MANAGED_NODE_GROUPS_QUOTA + 1
+            ),
+        );
     }
 }
 
