@@ -1,5 +1,7 @@
 //! The bundle holds the rendered files, the spec, scripts and a README of what is open.
 
+mod common;
+
 use std::io::Read;
 
 use shared::deploy::bundle::{self, CheckLine};
@@ -694,4 +696,34 @@ fn deploy_sh_refuses_to_start_while_the_design_has_open_errors() {
         .unwrap()
         .contents;
     assert!(!script.contains("--despite-open-errors"), "{script}");
+}
+
+/// A Capacity Block that has not started: the README says what to run once it does.
+#[test]
+fn the_readme_says_when_to_scale_a_group_whose_capacity_block_has_not_started() {
+    let spec = common::capacity_block();
+    let mut live = common::capacity_block_facts();
+    live.reservations[0].state = "scheduled".into();
+    live.reservations[0].start_date = Some("2026-12-10T11:30:00Z".into());
+    let findings = shared::rules::validate_with(&spec, &live);
+    let files = bundle::bundle_files(&spec, &findings, &[]).unwrap();
+    let readme = file(&files, "README.md");
+    in_order(
+        readme,
+        &[
+            "## When to run what",
+            "starts 2026-12-10 11:30 UTC",
+            &format!(
+                "eksctl scale nodegroup --cluster {} --region {} --name {} --nodes {}",
+                spec.cluster.name,
+                spec.cluster.region,
+                spec.node_groups[1].name,
+                spec.node_groups[1].desired_capacity.unwrap()
+            ),
+            "## Findings still open",
+        ],
+    );
+    // Without a block that waits, there is no such section.
+    let files = bundle::bundle_files(&spec, &[], &[]).unwrap();
+    assert!(!file(&files, "README.md").contains("## When to run what"));
 }

@@ -1677,6 +1677,15 @@ const CASES: &[Case] = &[
         path: "node_groups[1].desired_capacity",
     },
     Case {
+        rule: "capacity-block-crosses-support-end",
+        base: block,
+        breaks: |_, live| {
+            live.reservations[0].start_date = Some("2027-03-20T11:30:00Z".into());
+            live.reservations[0].end_date = Some("2027-04-03T11:30:00Z".into());
+        },
+        path: "node_groups[1].capacity.reservation_id",
+    },
+    Case {
         rule: "capacity-block-market-type-mismatch",
         base: block,
         breaks: |_, live| live.reservations[0].reservation_type = "default".into(),
@@ -1776,6 +1785,36 @@ fn a_capacity_block_says_when_it_starts_and_a_scheduled_one_waits_for_its_start(
     );
     let waiting = message(&spec, &live, "capacity-block-not-started").unwrap();
     assert!(waiting.contains("starts 2026-12-10 11:30 UTC"), "{waiting}");
+    // What to run once it starts, in full.
+    assert!(
+        waiting.ends_with(&format!(
+            "run `eksctl scale nodegroup --cluster {} --region {} --name {} --nodes 1`",
+            spec.cluster.name, spec.cluster.region, spec.node_groups[1].name
+        )),
+        "{waiting}"
+    );
+    // 1.35 stays in standard support until 2027-03-27: not inside this week's block.
+    assert_eq!(
+        message(&spec, &live, "capacity-block-crosses-support-end"),
+        None
+    );
+    let mut old_version = spec.clone();
+    old_version.cluster.kubernetes_version = "1.34".into();
+    let mut over_the_end = live.clone();
+    over_the_end.reservations[0].start_date = Some("2026-11-25T11:30:00Z".into());
+    over_the_end.reservations[0].end_date = Some("2026-12-09T11:30:00Z".into());
+    let crossing = message(
+        &old_version,
+        &over_the_end,
+        "capacity-block-crosses-support-end",
+    )
+    .unwrap();
+    assert!(
+        crossing.starts_with("Kubernetes 1.34 leaves standard support on 2026-12-02: ")
+            && crossing.contains("(2026-11-25 11:30 UTC to 2026-12-09 11:30 UTC)")
+            && crossing.ends_with("upgrade before 2026-11-25 11:30 UTC"),
+        "{crossing}"
+    );
     // A group created with no nodes waits for the block without a finding.
     let gpu = &mut spec.node_groups[1];
     gpu.desired_capacity = Some(0);

@@ -271,6 +271,22 @@ fn readme(spec: &Spec, findings: &[Finding], checks: &[CheckLine], files: &[Bund
             "`deploy.sh` does not start while the design has the errors below: a peer would refuse what they name part way through the deploy. Fix them in the studio and download the bundle again, or run `./deploy.sh {DESPITE_OPEN_ERRORS}` to start anyway.\n\n"
         ));
     }
+    // Capacity Blocks that have not started: what to run, and when.
+    let timed: Vec<&Finding> = findings
+        .iter()
+        .filter(|finding| finding.rule == "capacity-block-not-started")
+        .collect();
+    if !timed.is_empty() {
+        text.push_str("## When to run what\n\n");
+        for finding in timed {
+            text.push_str(&format!(
+                "- {}: {}\n",
+                readme_line(&place_of(spec, &finding.path)),
+                readme_line(&finding.message)
+            ));
+        }
+        text.push('\n');
+    }
     text.push_str("## Findings still open\n\n");
     if findings.is_empty() {
         text.push_str("None.\n");

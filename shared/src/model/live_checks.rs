@@ -160,6 +160,7 @@ pub const LIVE_CHECKS: &[LiveCheckKind] = &[
             "reservation-smaller-than-max-size",
             "reservation-end-date",
             "capacity-block-not-started",
+            "capacity-block-crosses-support-end",
             "capacity-block-market-type-mismatch",
             "karpenter-reservation-not-found",
             "karpenter-reservation-not-active",

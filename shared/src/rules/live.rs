@@ -388,6 +388,20 @@ pub(super) static RULES: &[Rule] = &[
         check: Check::Spec(capacity_block_not_started),
     },
     Rule {
+        id: "capacity-block-crosses-support-end",
+        severity: Severity::Warning,
+        summary: super::described(
+            "the cluster's Kubernetes version leaves standard (or extended) support while a Capacity Block it uses runs",
+        ),
+        help: "upgrade before the block starts: an upgrade inside the block replaces its nodes, and the block holds no spare instance for the new ones",
+        reference: super::described(
+            "EC2 DescribeCapacityReservations (startDate, endDate); the EKS Kubernetes release calendar (end of standard and extended support; EKS upgrades a cluster whose extended support ends); EKS User Guide, Capacity Blocks for ML (scale a block's node group to 0 before upgrading it)",
+        ),
+        live: true,
+        stage: Stage::Advice,
+        check: Check::Spec(capacity_block_crosses_support_end),
+    },
+    Rule {
         id: "capacity-block-market-type-mismatch",
         severity: Severity::Error,
         summary: super::described(
@@ -854,12 +868,68 @@ fn capacity_block_not_started(context: &Context<'_>, report: &mut Report<'_>) {
             .as_deref()
             .map(|start| format!("starts {}", readable_time(start)))
             .unwrap_or_else(|| "has not started".to_owned());
-        let nodes = if wanted == 1 { "node" } else { "nodes" };
+        let (nodes, them) = if wanted == 1 {
+            ("node", "it")
+        } else {
+            ("nodes", "them")
+        };
         report.fire(
             fields::DESIRED_CAPACITY.at(&[index]),
             format!(
-                "Capacity Block {} {starts}: node group `{}` asks for {wanted} {nodes} at creation, which cannot launch before then, and eksctl waits for them",
-                fact.id, group.name
+                "Capacity Block {} {starts}: node group `{}` asks for {wanted} {nodes} at creation, which cannot launch before then, and eksctl waits for {them}; create the group with 0 (desired and min) and, once the block is active, run `eksctl scale nodegroup --cluster {} --region {} --name {} --nodes {wanted}`",
+                fact.id,
+                group.name,
+                context.spec.cluster.name,
+                context.spec.cluster.region,
+                group.name
+            ),
+        );
+    }
+}
+
+fn capacity_block_crosses_support_end(context: &Context<'_>, report: &mut Report<'_>) {
+    let version = context.spec.cluster.kubernetes_version.trim();
+    let Some(entry) = crate::catalog::versions::minor_of(version).and_then(|minor| {
+        crate::catalog::versions::calendar()
+            .iter()
+            .find(|entry| entry.minor == minor)
+    }) else {
+        return;
+    };
+    let day = |rfc3339: &str| crate::catalog::versions::Date::parse(rfc3339.get(..10)?);
+    for (index, group, fact) in reserved_groups(context) {
+        if fact.reservation_type != "capacity-block" {
+            continue;
+        }
+        let (Some(start), Some(end)) = (&fact.start_date, &fact.end_date) else {
+            continue;
+        };
+        let (Some(first), Some(last)) = (day(start), day(end)) else {
+            continue;
+        };
+        let inside = |date: crate::catalog::versions::Date| first < date && date <= last;
+        let what = if inside(entry.end_of_extended_support) {
+            format!(
+                "Kubernetes {version} leaves extended support on {}, so EKS upgrades the control plane itself that day",
+                entry.end_of_extended_support
+            )
+        } else if inside(entry.end_of_standard_support) {
+            format!(
+                "Kubernetes {version} leaves standard support on {}: from then the control plane costs the extended-support rate until you upgrade",
+                entry.end_of_standard_support
+            )
+        } else {
+            continue;
+        };
+        report.fire(
+            fields::RESERVATION_ID.at(&[index]),
+            format!(
+                "{what}, inside Capacity Block {} ({} to {}) that node group `{}` runs on: an upgrade during the block replaces its nodes mid-run, and the block has no spare instance for them; upgrade before {}",
+                fact.id,
+                readable_time(start),
+                readable_time(end),
+                group.name,
+                readable_time(start)
             ),
         );
     }
