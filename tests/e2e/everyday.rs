@@ -631,3 +631,77 @@ async fn the_preview_changed_line_by_line_is_the_file_a_fresh_page_shows() {
     );
     browser.close().await;
 }
+
+/// The value of the input with this id.
+async fn value_of(browser: &Browser, id: &str) -> String {
+    browser
+        .by_id(id)
+        .await
+        .prop("value")
+        .await
+        .unwrap()
+        .unwrap_or_default()
+}
+
+#[tokio::test]
+async fn ctrl_z_in_a_field_undoes_the_design_one_field_at_a_time() {
+    const CONTROL: &str = "\u{E009}";
+    const SHIFT: &str = "\u{E008}";
+    const RELEASE: &str = "\u{E000}";
+    let studio = Studio::start();
+    let browser = Browser::start().await;
+    browser.open(&studio).await;
+    browser.choose_template("p5-odcr-vpc").await;
+    browser.go_to_step(2).await;
+    let name = "f-cluster-name";
+    let region = "f-cluster-region";
+    let original = value_of(&browser, name).await;
+    // Typing over a field's text (select all, type), then at once in another: two
+    // changes, not one.
+    let retype = |id: &'static str, text: &'static str| {
+        let browser = &browser;
+        async move {
+            let input = browser.by_id(id).await;
+            input.click().await.unwrap();
+            input
+                .send_keys(&format!("{CONTROL}a{RELEASE}{text}"))
+                .await
+                .unwrap();
+        }
+    };
+    retype(name, "eks-typed").await;
+    retype(region, "us-west-2").await;
+    let undo = format!("{CONTROL}z{RELEASE}");
+    browser.by_id(region).await.send_keys(&undo).await.unwrap();
+    browser
+        .wait_for_text(Locator::Css("#preview-cluster-yaml"), |text| {
+            text.contains("region: PLACEHOLDER_AWS_REGION")
+        })
+        .await;
+    assert_eq!(value_of(&browser, name).await, "eks-typed");
+    assert_eq!(value_of(&browser, region).await, "PLACEHOLDER_AWS_REGION");
+    // Again, from the other field: the name goes back as one change (typing is one step).
+    browser.by_id(name).await.send_keys(&undo).await.unwrap();
+    browser
+        .wait_for_text(Locator::Css("#preview-cluster-yaml"), |text| {
+            text.contains(&format!("name: {original}\n"))
+        })
+        .await;
+    assert_eq!(value_of(&browser, name).await, original);
+    // Ctrl+Shift+Z redoes it.
+    let redo = format!("{CONTROL}{SHIFT}z{RELEASE}");
+    browser.by_id(name).await.send_keys(&redo).await.unwrap();
+    browser
+        .wait_for_text(Locator::Css("#preview-cluster-yaml"), |text| {
+            text.contains("name: eks-typed\n")
+        })
+        .await;
+    // The import box keeps its own undo: Ctrl+Z there leaves the design alone.
+    browser.go_to_step(1).await;
+    let area = browser.field_by_label("YAML to import").await;
+    area.send_keys("kind: x").await.unwrap();
+    area.send_keys(&undo).await.unwrap();
+    browser.go_to_step(2).await;
+    assert_eq!(value_of(&browser, name).await, "eks-typed");
+    browser.close().await;
+}

@@ -11,6 +11,7 @@ use shared::lint::editable::EditableFile;
 use shared::rules::{Finding, Severity};
 use shared::yaml::source::Position;
 
+use crate::state::history::EDITOR_ID;
 use crate::state::studio::Studio;
 use crate::widgets::editor::{LineMarks, NumberedText, mark};
 
@@ -319,9 +320,6 @@ struct Edit {
     /// (a field of the form, Undo), and the text is written anew from it.
     read: Spec,
 }
-
-/// DOM id of the textarea of the file being edited.
-const EDITOR_ID: &str = "preview-editor";
 
 /// The findings placed in the file on screen, sorted by line, each with its finding.
 #[derive(Clone, Debug, PartialEq, Default)]

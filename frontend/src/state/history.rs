@@ -18,7 +18,36 @@ struct Changes {
     last_kept_ms: f64,
     /// The next change is an undo or redo itself, not a new change.
     restoring: bool,
+    /// The field typed in when the last change was kept: typing goes on in the same field
+    /// to be one change with it.
+    last_field: Option<String>,
 }
+
+/// The id of the text field the user is typing in, when the focus is in one: a change
+/// made there within a moment of the last, in the same field, is the same change.
+fn typing_field() -> Option<String> {
+    let element = document().active_element()?;
+    matches!(element.tag_name().as_str(), "INPUT" | "TEXTAREA")
+        .then(|| element.id())
+        .filter(|id| !id.is_empty())
+}
+
+/// Whether Ctrl+Z (Cmd+Z) in the focused element undoes the design rather than the
+/// element's own text: the design's fields (`f-…`) and the preview's editor do; the import
+/// box, draft names and other text that is not the design keep their own undo.
+pub fn undoes_the_design() -> bool {
+    let Some(element) = document().active_element() else {
+        return true;
+    };
+    if !matches!(element.tag_name().as_str(), "INPUT" | "TEXTAREA") {
+        return true;
+    }
+    let id = element.id();
+    id.starts_with("f-") || id == EDITOR_ID
+}
+
+/// DOM id of the preview's textarea for the file being edited (the design as text).
+pub const EDITOR_ID: &str = "preview-editor";
 
 /// Undo and redo of the spec.
 #[derive(Clone, Copy)]
@@ -48,13 +77,21 @@ impl History {
                         return;
                     }
                     let now = js_sys::Date::now();
-                    if changes.past.is_empty() || now - changes.last_kept_ms > ONE_CHANGE_MS {
+                    // Typing on in the same field within a moment is one change; an edit
+                    // in another field, a click or a pause starts a new one.
+                    let field = typing_field();
+                    let same_typing = field.is_some() && field == changes.last_field;
+                    if changes.past.is_empty()
+                        || now - changes.last_kept_ms > ONE_CHANGE_MS
+                        || !same_typing
+                    {
                         changes.past.push(previous);
                         if changes.past.len() > KEPT {
                             changes.past.remove(0);
                         }
                     }
                     changes.last_kept_ms = now;
+                    changes.last_field = field;
                     changes.future.clear();
                 });
                 history.refresh();

@@ -8,6 +8,27 @@ use crate::state::studio::{Studio, focus_id};
 #[component]
 pub fn UndoRedo() -> impl IntoView {
     let studio = expect_context::<Studio>();
+    // Ctrl+Z / Ctrl+Shift+Z (Cmd on macOS; Ctrl+Y too) undo and redo the design from any of
+    // its fields, as the buttons do.
+    let _ = window_event_listener(leptos::ev::keydown, move |event| {
+        if !(event.ctrl_key() || event.meta_key()) || event.alt_key() {
+            return;
+        }
+        let redo = match event.key().as_str() {
+            "z" | "Z" => event.shift_key(),
+            "y" | "Y" if event.ctrl_key() => true,
+            _ => return,
+        };
+        if !crate::state::history::undoes_the_design() {
+            return;
+        }
+        event.prevent_default();
+        if redo {
+            studio.history.redo(studio.spec);
+        } else {
+            studio.history.undo(studio.spec);
+        }
+    });
     view! {
         <div class="undo-redo" role="group" aria-label="Edit history">
             <button
