@@ -365,3 +365,25 @@ fn memory_labels_are_read_in_mebibytes_and_sizes_written_in_binary_units_convert
     assert_eq!(note.in_mebibytes, None);
     assert!(unit_note("karpenter.k8s.aws/instance-gpu-count", &["8".to_owned()]).is_none());
 }
+
+#[test]
+fn prices_of_another_region_say_why_in_plain_words() {
+    use shared::catalog::prices::{REFERENCE_REGION, price_region};
+    use shared::model::resolve::price_note;
+    assert_eq!(price_note(REFERENCE_REGION), None);
+    assert_eq!(
+        price_note("PLACEHOLDER_AWS_REGION").as_deref(),
+        Some("prices are us-east-1's until the region is set")
+    );
+    // A region of the aws partition the table does not hold.
+    let absent = "xx-nowhere-9";
+    assert_eq!(price_region(absent), Some(REFERENCE_REGION));
+    assert_eq!(
+        price_note(absent).as_deref(),
+        Some(
+            "the studio's price table has no prices for xx-nowhere-9: prices shown are us-east-1's, which may differ"
+        )
+    );
+    // China has no prices at all, so no note about another region's.
+    assert_eq!(price_note("cn-north-1"), None);
+}

@@ -1257,6 +1257,12 @@ async fn each_nodepool_shows_the_instance_types_it_can_launch_as_its_requirement
             text == "p5.48xlarge: 8 × H100 80 GiB, 192 vCPU, 2048 GiB, 32 EFA, $55.04/h on-demand in us-east-1"
         })
         .await;
+    // And the list says so in words.
+    browser
+        .wait_for_text(Locator::Css(".pool-types .hint"), |text| {
+            text == "Prices are us-east-1's until the region is set."
+        })
+        .await;
     browser.screenshot("karpenter-pool-types").await;
     // What Karpenter needs on AWS is reviewable before download.
     browser

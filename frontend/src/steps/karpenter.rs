@@ -143,9 +143,20 @@ fn PoolTypes(index: usize) -> impl IntoView {
                 .collect_view()
         })
     };
+    let price_note = move || {
+        studio
+            .spec
+            .with(|spec| shared::model::resolve::price_note(&spec.cluster.region))
+            .map(|note| {
+                let mut sentence = note[..1].to_uppercase();
+                sentence.push_str(&note[1..]);
+                view! { <p class="hint">{format!("{sentence}.")}</p> }
+            })
+    };
     view! {
         <details class="pool-types">
             <summary>{summary}</summary>
+            {price_note}
             <ul>{rows}</ul>
         </details>
         <ul class="pool-exclusions" id=format!("pool-exclusions-{index}")>{exclusions}</ul>

@@ -409,12 +409,9 @@ fn InstancePicker(index: usize) -> impl IntoView {
                     let matching = crate::state::studio::counted(total, "type");
                     let verb = if total == 1 { "matches" } else { "match" };
                     let priced = studio.spec.with(|spec| {
-                        let region = spec.cluster.region.trim();
-                        if shared::catalog::prices::price_region(region).is_some_and(|priced| priced != region) {
-                            format!("; * prices are {}'s", shared::catalog::prices::REFERENCE_REGION)
-                        } else {
-                            String::new()
-                        }
+                        shared::model::resolve::price_note(&spec.cluster.region)
+                            .map(|note| format!("; * {note}"))
+                            .unwrap_or_default()
                     });
                     let offered = studio.zone_offerings.with(|known| match &known.answer {
                         _ if known.region.is_empty() => String::new(),

@@ -104,3 +104,23 @@ pub fn accelerators(instance_type: &InstanceType) -> String {
         "no GPU".to_owned()
     }
 }
+
+/// Why the prices shown for `region` are another region's, in words, when they are:
+/// the region is not set yet, or the table holds no prices for it. `None` when the prices
+/// are the region's own, or when there are none (China, unknown GovCloud).
+pub fn price_note(region: &str) -> Option<String> {
+    let priced = prices::price_region(region)?;
+    let region = region.trim();
+    if priced == region {
+        return None;
+    }
+    Some(
+        if region.is_empty() || crate::model::ids::is_placeholder(region) {
+            format!("prices are {priced}'s until the region is set")
+        } else {
+            format!(
+                "the studio's price table has no prices for {region}: prices shown are {priced}'s, which may differ"
+            )
+        },
+    )
+}
