@@ -343,6 +343,18 @@ async fn caret_after(browser: &Browser, text: &str) {
 }
 
 /// The id of the focused element.
+/// The focused element's id once it is `id`, or after five seconds whatever it is then.
+async fn focus_moves_to(browser: &Browser, id: &str) -> String {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    loop {
+        let focused = focused_id(browser).await;
+        if focused == id || std::time::Instant::now() > deadline {
+            return focused;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}
+
 async fn focused_id(browser: &Browser) -> String {
     browser
         .eval("return document.activeElement.id;", vec![])
@@ -418,7 +430,11 @@ async fn the_yaml_is_edited_in_place_with_its_findings_on_their_lines() {
 
     // Editing the text changes the design as it is typed.
     browser.click_button("Edit cluster.yaml").await;
-    assert_eq!(focused_id(&browser).await, "preview-editor");
+    // The page moves the focus in the next frame, once the editor is drawn.
+    assert_eq!(
+        focus_moves_to(&browser, "preview-editor").await,
+        "preview-editor"
+    );
     let editor = browser.by_id("preview-editor").await;
     assert_eq!(
         editor.attr("aria-label").await.unwrap().as_deref(),
