@@ -76,17 +76,22 @@ const EVALUATED_KEYS: &[&str] = &[
     "karpenter.k8s.aws/instance-accelerator-count",
 ];
 
+/// A label's value as a number, when it is one.
+fn as_number(value: Option<Label>) -> Option<u64> {
+    match value {
+        Some(Label::Number(number)) => Some(number),
+        Some(Label::Text(text)) => text.parse::<u64>().ok(),
+        None => None,
+    }
+}
+
 fn satisfies(
     instance_type: &'static InstanceType,
     requirement: &Requirement,
     bound: Option<u64>,
 ) -> bool {
     let value = label_value(instance_type, &requirement.key);
-    let number = || match value {
-        Some(Label::Number(number)) => Some(number),
-        Some(Label::Text(text)) => text.parse::<u64>().ok(),
-        None => None,
-    };
+    let number = || as_number(value);
     let listed = |label: Label| requirement.values.iter().any(|value| label.equals(value));
     match requirement.operator.as_str() {
         "In" => value.is_some_and(listed),
@@ -182,11 +187,17 @@ pub fn matching_instance_types(pool: &NodePool) -> Vec<&'static InstanceType> {
 /// types they allow.
 type Answer = (Vec<Requirement>, bool, Vec<&'static InstanceType>);
 
-fn scan_catalog(requirements: &[Requirement], auto_mode: bool) -> Vec<&'static InstanceType> {
-    let evaluated: Vec<(Requirement, Option<u64>)> = requirements
+/// The requirements the catalog can judge, each with its index among `requirements`, its
+/// key as judged ([`evaluated_key`]) and its first value as a number (the bound of `Gt`…).
+fn evaluated(
+    requirements: &[Requirement],
+    auto_mode: bool,
+) -> Vec<(usize, Requirement, Option<u64>)> {
+    requirements
         .iter()
-        .filter(|requirement| OPERATORS.contains(&requirement.operator.as_str()))
-        .filter_map(|requirement| {
+        .enumerate()
+        .filter(|(_, requirement)| OPERATORS.contains(&requirement.operator.as_str()))
+        .filter_map(|(index, requirement)| {
             let key = evaluated_key(&requirement.key, auto_mode)?;
             let bound = requirement
                 .values
@@ -194,15 +205,19 @@ fn scan_catalog(requirements: &[Requirement], auto_mode: bool) -> Vec<&'static I
                 .and_then(|value| value.parse::<u64>().ok());
             let mut requirement = requirement.clone();
             requirement.key = key;
-            Some((requirement, bound))
+            Some((index, requirement, bound))
         })
-        .collect();
+        .collect()
+}
+
+fn scan_catalog(requirements: &[Requirement], auto_mode: bool) -> Vec<&'static InstanceType> {
+    let evaluated = evaluated(requirements, auto_mode);
     instances::all()
         .iter()
         .filter(|instance_type| {
             evaluated
                 .iter()
-                .all(|(requirement, bound)| satisfies(instance_type, requirement, *bound))
+                .all(|(_, requirement, bound)| satisfies(instance_type, requirement, *bound))
         })
         .collect()
 }
@@ -347,29 +362,11 @@ pub fn exclusions(pool: &NodePool) -> Vec<Exclusion> {
     let requirements = &pool.spec.template.spec.requirements;
     let auto_mode =
         pool.spec.template.spec.node_class_ref.group == crate::upstream::auto_mode::GROUP;
-    let evaluated: Vec<(usize, Requirement, Option<u64>)> = requirements
-        .iter()
-        .enumerate()
-        .filter(|(_, requirement)| OPERATORS.contains(&requirement.operator.as_str()))
-        .filter_map(|(index, requirement)| {
-            let key = evaluated_key(&requirement.key, auto_mode)?;
-            let bound = requirement
-                .values
-                .first()
-                .and_then(|value| value.parse::<u64>().ok());
-            let mut requirement = requirement.clone();
-            requirement.key = key;
-            Some((index, requirement, bound))
-        })
-        .collect();
-    let catalog = instances::all();
-    if catalog.iter().any(|instance_type| {
-        evaluated
-            .iter()
-            .all(|(_, requirement, bound)| satisfies(instance_type, requirement, *bound))
-    }) {
+    if !matching_instance_types(pool).is_empty() {
         return Vec::new();
     }
+    let evaluated = evaluated(requirements, auto_mode);
+    let catalog = instances::all();
     let mut found = Vec::new();
     for (position, (index, requirement, bound)) in evaluated.iter().enumerate() {
         let mut shut_out: Vec<&'static InstanceType> = catalog
@@ -385,13 +382,8 @@ pub fn exclusions(pool: &NodePool) -> Vec<Exclusion> {
         if shut_out.is_empty() {
             continue;
         }
-        let number = |instance_type: &'static InstanceType| match label_value(
-            instance_type,
-            &requirement.key,
-        ) {
-            Some(Label::Number(number)) => Some(number),
-            Some(Label::Text(text)) => text.parse::<u64>().ok(),
-            None => None,
+        let number = |instance_type: &'static InstanceType| {
+            as_number(label_value(instance_type, &requirement.key))
         };
         match bound {
             Some(bound) if matches!(requirement.operator.as_str(), "Gt" | "Gte" | "Lt" | "Lte") => {
