@@ -115,6 +115,11 @@ fn design_json(file: &Path) -> serde_json::Value {
     serde_json::from_str(&spec.to_json()).unwrap()
 }
 
+/// The design a read wrote into `out` (its `studio.json`).
+fn studio_json(out: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(out.join("studio.json")).unwrap()).unwrap()
+}
+
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
@@ -178,7 +183,7 @@ fn kubectl_apply(emulator: &Emulator, design: &Path, file: &Path) -> String {
 /// `helm upgrade --install karpenter … --values FILE` by the stand-in, with the emulator's
 /// Python (PyYAML), on the cluster `eksctl_create` made from `design`: the deploy's chart
 /// install, its values kept in the emulator.
-fn helm_install(emulator: &Emulator, design: &Path, values: &Path, irsa: bool) {
+fn helm_install(emulator: &Emulator, design: &Path, values: &Path, irsa: bool, version: &str) {
     let mut command = Command::new(studio_e2e::ec2_emulator::python());
     command
         .arg(root().join("tests/fixtures/helm"))
@@ -188,7 +193,7 @@ fn helm_install(emulator: &Emulator, design: &Path, values: &Path, irsa: bool) {
             "karpenter",
             "oci://public.ecr.aws/karpenter/karpenter",
             "--version",
-            shared::deploy::sequence::KARPENTER_CHART_VERSION,
+            version,
             "--namespace",
             "kube-system",
             "--values",
@@ -220,7 +225,23 @@ fn helm_install(emulator: &Emulator, design: &Path, values: &Path, irsa: bool) {
 /// Creates the template's cluster as its deploy does: eksctl, then Karpenter's chart with
 /// helm and its objects with kubectl. The whole design (`studio.json`), the cluster's name and the design.
 fn deployed_template(emulator: &Emulator, id: &str, dir: &Path) -> (PathBuf, String, shared::Spec) {
-    let (file, spec) = filled_design(emulator, id, dir);
+    deployed_design(emulator, id, dir, |_| {})
+}
+
+/// [`deployed_template`] of the template as `edit` changes it.
+fn deployed_design(
+    emulator: &Emulator,
+    id: &str,
+    dir: &Path,
+    edit: impl FnOnce(&mut shared::Spec),
+) -> (PathBuf, String, shared::Spec) {
+    let (file, mut spec) = filled_design(emulator, id, dir);
+    edit(&mut spec);
+    std::fs::write(
+        &file,
+        shared::documents::render::render_cluster_yaml(&spec).unwrap(),
+    )
+    .unwrap();
     eksctl_create(emulator, &file);
     if let Some(values) = shared::documents::render::render_karpenter_values(&spec).unwrap() {
         let values_file = dir.join(format!("{id}-values.yaml"));
@@ -228,7 +249,8 @@ fn deployed_template(emulator: &Emulator, id: &str, dir: &Path) -> (PathBuf, Str
         let irsa = spec.karpenter.as_ref().is_some_and(|karpenter| {
             karpenter.controller_identity == shared::model::spec::ControllerIdentity::Irsa
         });
-        helm_install(emulator, &file, &values_file, irsa);
+        let release = spec.karpenter.as_ref().unwrap().release;
+        helm_install(emulator, &file, &values_file, irsa, release.chart_version());
     }
     if let Some(objects) = shared::documents::render::render_karpenter_yaml(&spec).unwrap() {
         let objects_file = dir.join(format!("{id}-nodepools.yaml"));
@@ -1172,7 +1194,10 @@ fn calls_in(log: &Path) -> Vec<Vec<String>> {
     all_calls_in(log)
         .into_iter()
         .filter(|argv| {
-            let read = matches!(argv.get(1).map(String::as_str), Some("get" | "version"));
+            let read = matches!(
+                argv.get(1).map(String::as_str),
+                Some("get" | "version" | "list")
+            );
             let read_kubeconfig = argv.get(2).is_some_and(|word| word == "update-kubeconfig")
                 && argv.iter().any(|word| word.contains("eks-studio-read-"));
             !(read || read_kubeconfig)
@@ -1502,6 +1527,74 @@ fn apply_changes_karpenter_s_objects_with_one_server_side_apply_and_waits_for_th
     std::fs::write(&shrunk, json.to_string()).unwrap();
     let calls = applied(&emulator, &shrunk, &cluster, &dir.join("second"));
     assert_eq!(kubectl(&calls), ["delete nodepool extra"]);
+}
+
+/// A cluster that runs Karpenter 1.9 reads back as 1.9 (`helm list` gives the chart's
+/// version); a design on 1.14 applies the newer CRDs through the karpenter-crd chart and
+/// then upgrades the controller, and the cluster then reads back as 1.14, with no changes
+/// left.
+#[test]
+fn the_karpenter_release_is_read_from_helm_and_a_newer_one_is_applied_crds_first() {
+    use shared::model::spec::KarpenterRelease;
+    let emulator = Emulator::start();
+    let dir = temp_dir("karpenter-release");
+    let (design, cluster, _) =
+        deployed_design(&emulator, "karpenter-spot-inference", &dir, |spec| {
+            spec.karpenter.as_mut().unwrap().release = KarpenterRelease::V1_9;
+        });
+    let out = dir.join("read");
+    let read = read_into(&emulator, &cluster, &out);
+    assert_eq!(read.status.code(), Some(0), "{}", text(&read.stderr));
+    let json = studio_json(&out);
+    assert_eq!(json["karpenter"]["release"], "1.9", "{}", json["karpenter"]);
+    let unchanged = plan_on(&emulator, &design, &cluster, &[]);
+    assert!(
+        text(&unchanged.stdout).contains("No changes"),
+        "{}",
+        text(&unchanged.stdout)
+    );
+
+    let mut newer: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&design).unwrap()).unwrap();
+    newer["karpenter"]
+        .as_object_mut()
+        .unwrap()
+        .remove("release");
+    let newer_file = dir.join("newer.studio.json");
+    std::fs::write(&newer_file, newer.to_string()).unwrap();
+    let calls = applied(&emulator, &newer_file, &cluster, &dir.join("apply"));
+    let karpenter: Vec<String> = calls
+        .iter()
+        .filter(|argv| argv[0] != "aws")
+        .map(|argv| argv[..4.min(argv.len())].join(" "))
+        .collect();
+    assert_eq!(
+        karpenter,
+        [
+            "kubectl label crd ec2nodeclasses.karpenter.k8s.aws",
+            "kubectl annotate crd ec2nodeclasses.karpenter.k8s.aws",
+            "helm upgrade --install karpenter-crd",
+            "helm upgrade karpenter oci://public.ecr.aws/karpenter/karpenter",
+        ]
+    );
+    let upgrade = calls.last().unwrap();
+    assert!(
+        upgrade
+            .windows(2)
+            .any(|pair| pair == ["--version", "1.14.1"]),
+        "{upgrade:?}"
+    );
+    let again = dir.join("read-again");
+    assert_eq!(
+        read_into(&emulator, &cluster, &again).status.code(),
+        Some(0)
+    );
+    let json = studio_json(&again);
+    assert!(
+        json["karpenter"].get("release").is_none(),
+        "{}",
+        json["karpenter"]
+    );
 }
 
 /// EKS's upgrade order: the control plane one minor version at a time, the add-on it

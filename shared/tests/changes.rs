@@ -930,6 +930,72 @@ fn karpenter_settings_are_a_helm_upgrade_that_removes_what_the_design_drops() {
     assert!(diff(&before, &before.clone()).changes.is_empty());
 }
 
+/// A newer Karpenter release is its CRDs first (handed to the karpenter-crd chart, as the
+/// upgrade guide says, since `helm upgrade` leaves a chart's `crds/` alone), then the
+/// controller, and before anything else in the plan: a NodePool that uses what the new
+/// release brought, and a Kubernetes version the old one does not run, come after it.
+#[test]
+fn a_newer_karpenter_release_upgrades_its_crds_then_the_controller_before_anything_else() {
+    use shared::model::spec::KarpenterRelease;
+    let mut before = template("karpenter-spot-inference");
+    before.karpenter.as_mut().unwrap().release = KarpenterRelease::V1_9;
+    let mut after = before.clone();
+    after.karpenter.as_mut().unwrap().release = KarpenterRelease::V1_14;
+    let plan = diff(&before, &after);
+    let change = only_change(&plan);
+    assert_eq!(
+        (change.kind.as_str(), change.name.as_str(), change.action),
+        ("helm release", "karpenter", Action::Update)
+    );
+    assert_eq!(change.fields, ["version 1.9.2 → 1.14.1"]);
+    let verbs: Vec<String> = change
+        .steps
+        .iter()
+        .map(|step| step[..4].join(" "))
+        .collect();
+    assert_eq!(
+        verbs,
+        [
+            "kubectl label crd ec2nodeclasses.karpenter.k8s.aws",
+            "kubectl annotate crd ec2nodeclasses.karpenter.k8s.aws",
+            "helm upgrade --install karpenter-crd",
+            "helm upgrade karpenter oci://public.ecr.aws/karpenter/karpenter",
+        ]
+    );
+    for step in &change.steps[2..] {
+        let version = step.iter().position(|arg| arg == "--version").unwrap();
+        assert_eq!(step[version + 1], "1.14.1", "{step:?}");
+    }
+    // With a new pool and a newer Kubernetes: Karpenter first.
+    let mut wider = after.clone();
+    wider.cluster.kubernetes_version = next_minor(&before.cluster.kubernetes_version);
+    let mut pool = wider.karpenter.as_ref().unwrap().node_pools[0].clone();
+    pool.metadata.name = "balanced".into();
+    wider.karpenter.as_mut().unwrap().node_pools.push(pool);
+    let plan = diff(&before, &wider);
+    let kinds: Vec<&str> = plan
+        .changes
+        .iter()
+        .map(|change| change.kind.as_str())
+        .collect();
+    assert_eq!(kinds.first(), Some(&"helm release"), "{kinds:?}");
+    assert!(
+        kinds.contains(&"cluster") && kinds.contains(&"NodePool"),
+        "{kinds:?}"
+    );
+    // Back to the older release: the controller only; the newer CRDs stay.
+    let plan = diff(&after, &before);
+    let change = only_change(&plan);
+    assert_eq!(change.fields, ["version 1.14.1 → 1.9.2"]);
+    assert_eq!(change.steps.len(), 1);
+    assert_eq!(change.steps[0][..3], ["helm", "upgrade", "karpenter"]);
+}
+
+fn next_minor(version: &str) -> String {
+    let minor: u32 = version.trim().strip_prefix("1.").unwrap().parse().unwrap();
+    format!("1.{}", minor + 1)
+}
+
 #[test]
 fn the_workloads_a_drain_moves_are_read_as_kubectl_lists_them_and_budgets_select_as_the_api_server_does()
  {
@@ -1200,7 +1266,7 @@ fn auto_mode_objects_are_read_from_kubectls_last_applied_copy() {
         // Through kubectl's answer, a List, as the server reads it.
         let list = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": objects});
         let items = shared::changes::objects::items_of(&list).unwrap();
-        read_into(&mut reading, &items, Vec::new(), None);
+        read_into(&mut reading, &items, Vec::new(), None, None);
         reading
     };
     let mut objects = served.clone();

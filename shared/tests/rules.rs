@@ -4,7 +4,9 @@
 mod common;
 
 use common::*;
-use shared::model::spec::{Addon, Capacity, GroupPlacement, Network, NodeTaint, Spec};
+use shared::model::spec::{
+    Addon, Capacity, GroupPlacement, KarpenterRelease, Network, NodeTaint, Spec,
+};
 use shared::rules::{
     self, ClusterVersionFact, InstanceTypeFact, LiveFacts, Severity, SpotScoreFact,
 };
@@ -1535,6 +1537,28 @@ const CASES: &[Case] = &[
         base: reserved_pool,
         breaks: |spec, _| class(spec).spec.instance_store_policy = Some("RAID1".into()),
         path: "karpenter.node_classes[0].spec.instanceStorePolicy",
+    },
+    Case {
+        rule: "karpenter-newer-than-release",
+        base: reserved_pool,
+        breaks: |spec, _| {
+            spec.karpenter.as_mut().unwrap().release = KarpenterRelease::V1_9;
+            pool(spec)
+                .spec
+                .disruption
+                .get_or_insert_with(Default::default)
+                .consolidation_policy = Some("Balanced".into());
+        },
+        path: "karpenter.node_pools[0].spec.disruption.consolidationPolicy",
+    },
+    Case {
+        rule: "karpenter-release-kubernetes",
+        base: reserved_pool,
+        breaks: |spec, _| {
+            spec.karpenter.as_mut().unwrap().release = KarpenterRelease::V1_9;
+            spec.cluster.kubernetes_version = "1.36".into();
+        },
+        path: "karpenter.release",
     },
     Case {
         rule: "instance-type-not-offered",

@@ -2292,6 +2292,65 @@ async fn turning_karpenter_on_offers_pool_presets_instead_of_a_catch_all_pool() 
     browser.close().await;
 }
 
+/// The Karpenter release is a choice: the older long-term-support line is written into the
+/// design, and what came after it (Balanced consolidation, 1.14) is an error at its field
+/// naming the release that brought it, gone again on the newer release.
+#[tokio::test]
+async fn the_karpenter_release_is_a_choice_and_what_came_after_it_is_an_error_at_its_field() {
+    let studio = Studio::start();
+    let browser = Browser::start().await;
+    browser.open(&studio).await;
+    browser.choose_template("karpenter-spot-inference").await;
+    browser.go_to_step(6).await;
+    let release = "f-karpenter-release";
+    let chosen = browser.by_id(release).await.prop("value").await.unwrap();
+    assert_eq!(chosen.as_deref(), Some("1.14"));
+    select(&browser, release, "1.9").await;
+    browser
+        .by_id("tab-preview-studio-json")
+        .await
+        .click()
+        .await
+        .unwrap();
+    browser
+        .wait_for_text(Locator::Id("preview-studio-json"), |text| {
+            text.contains("\"release\": \"1.9\"")
+        })
+        .await;
+    let policy = "f-karpenter-node-pools-0-spec-disruption-consolidationpolicy";
+    browser.wait_for_element(policy).await;
+    select(&browser, policy, "Balanced").await;
+    browser
+        .wait_for_text(Locator::Id(&format!("{policy}-findings")), |text| {
+            text.contains("Balanced came with Karpenter 1.14")
+                && text.contains("CRD of 1.9.2 does not allow it")
+        })
+        .await;
+    browser
+        .eval(
+            &format!("document.getElementById('{release}').scrollIntoView({{block: 'center'}})"),
+            Vec::new(),
+        )
+        .await;
+    browser.screenshot("karpenter-release-1-9").await;
+    browser.client.set_window_size(390, 844).await.unwrap();
+    browser
+        .eval(
+            &format!("document.getElementById('{policy}').scrollIntoView({{block: 'center'}})"),
+            Vec::new(),
+        )
+        .await;
+    browser.screenshot("karpenter-release-1-9-390").await;
+    browser.client.set_window_size(1280, 900).await.unwrap();
+    select(&browser, release, "1.14").await;
+    browser
+        .wait_for_text(Locator::Id(&format!("{policy}-findings")), |text| {
+            !text.contains("came with Karpenter")
+        })
+        .await;
+    browser.close().await;
+}
+
 #[tokio::test]
 async fn a_new_vpcs_cidr_block_is_a_field_judged_as_eksctl_reads_it() {
     let studio = Studio::start();

@@ -1,8 +1,8 @@
 //! The objects inside a running cluster, read with the server's own tools: `aws eks
 //! update-kubeconfig` writes a kubeconfig for that cluster into a private directory made
 //! for this read (never the user's `~/.kube/config`, removed afterwards), then one
-//! `kubectl get RESOURCE -o json` per kind of object and `helm get values karpenter` for
-//! the chart's settings. The tools get the same environment
+//! `kubectl get RESOURCE -o json` per kind of object, `helm get values karpenter` for
+//! the chart's settings and `helm list` for its version. The tools get the same environment
 //! as a deploy's steps: none of the server's own secrets.
 
 use std::path::{Path, PathBuf};
@@ -92,6 +92,8 @@ pub struct ClusterObjects {
     pub gaps: Vec<NotRead>,
     /// The chart's user-supplied values, when its release is there.
     pub values: Option<serde_json::Value>,
+    /// The chart and its version as `helm list` names them (`karpenter-1.14.1`).
+    pub chart: Option<String>,
     /// The nodes, the pods a drain would move and the PodDisruptionBudgets, or why they
     /// could not be read.
     pub workloads: Result<Workloads, String>,
@@ -161,6 +163,19 @@ pub async fn read_objects(
         &kubeconfig_text,
     ];
     let values = run(&tools.helm, &helm_args, &kubeconfig);
+    let filter = format!("^{release}$");
+    let list_args = [
+        "list",
+        "--namespace",
+        namespace,
+        "--filter",
+        &filter,
+        "--output",
+        "json",
+        "--kubeconfig",
+        &kubeconfig_text,
+    ];
+    let listed = run(&tools.helm, &list_args, &kubeconfig);
     let answers = futures_util::future::join_all(RESOURCES.iter().map(|(resource, what)| {
         let kubeconfig = &kubeconfig;
         let kubeconfig_text = &kubeconfig_text;
@@ -191,7 +206,18 @@ pub async fn read_objects(
         &kubeconfig_text,
     ];
     let workloads = run(&tools.kubectl, &workload_args, &kubeconfig);
-    let (answers, values, workloads) = tokio::join!(answers, values, workloads);
+    let (answers, values, listed, workloads) = tokio::join!(answers, values, listed, workloads);
+    let chart = listed
+        .ok()
+        .and_then(|stdout| serde_json::from_slice::<serde_json::Value>(&stdout).ok())
+        .and_then(|list| {
+            list.as_array()?
+                .iter()
+                .find(|item| item["name"] == release)?
+                .get("chart")?
+                .as_str()
+                .map(str::to_owned)
+        });
     // No release (Karpenter installed another way, or not at all) is no gap: the
     // objects' reading says what it can.
     let values = values
@@ -219,6 +245,7 @@ pub async fn read_objects(
         objects,
         gaps,
         values,
+        chart,
         workloads: workloads_of(workloads),
     })
 }
@@ -280,6 +307,7 @@ pub async fn read_running(
                 &found.objects,
                 found.gaps,
                 found.values.as_ref(),
+                found.chart.as_deref(),
             );
             match found.workloads {
                 Ok(workloads) => reading.workloads = Some(workloads),

@@ -6,7 +6,7 @@
 use leptos::prelude::*;
 use shared::catalog::instances::InstanceType;
 use shared::model::fields;
-use shared::model::spec::{Addon, ControllerIdentity, KarpenterSettings};
+use shared::model::spec::{Addon, ControllerIdentity, KarpenterRelease, KarpenterSettings};
 use shared::upstream::karpenter::{Ec2NodeClass, NodeOverlay, NodePool, Requirement, SelectorTerm};
 use shared::{documents::karpenter_aws, model::items, upstream::karpenter};
 
@@ -569,6 +569,12 @@ pub fn KarpenterStep() -> impl IntoView {
             }
         })
     };
+    let release_options = || {
+        KarpenterRelease::ALL
+            .iter()
+            .map(|release| (release.minor().to_owned(), release.label().to_owned()))
+            .collect::<Vec<_>>()
+    };
     let settings = Bound::new(
         studio,
         fields::KARPENTER_ON.path(),
@@ -598,6 +604,16 @@ pub fn KarpenterStep() -> impl IntoView {
             />
             <Show when=move || enabled.get()>
                 <div class="grid">
+                    <SelectField
+                        at=settings.place(fields::KARPENTER_RELEASE)
+                        options=release_options()
+                        value=settings.get(|karpenter| karpenter.release.minor().to_owned())
+                        set=settings.set(|karpenter, choice: String| {
+                            if let Some(release) = KarpenterRelease::parse(&choice) {
+                                karpenter.release = release;
+                            }
+                        })
+                    />
                     <OptionalTextField
                         at=settings.place(fields::INTERRUPTION_QUEUE)
                         value=settings.get(|karpenter| karpenter.interruption_queue.clone())

@@ -285,7 +285,7 @@ pub(crate) fn NodePoolFields(
             />
             <div class="grid">
                 <SelectField
-                    at=disruption.place(fields::CONSOLIDATION_POLICY)
+                    at=pool.place(fields::CONSOLIDATION_POLICY)
                     options=options(&[
                         ("", "not set (WhenEmptyOrUnderutilized)"),
                         ("WhenEmpty", "WhenEmpty"),
@@ -298,7 +298,7 @@ pub(crate) fn NodePoolFields(
                     }))
                 />
                 <OptionalTextField
-                    at=disruption.place(fields::CONSOLIDATE_AFTER)
+                    at=pool.place(fields::CONSOLIDATE_AFTER)
                     placeholder="5m or Never"
                     value=disruption.get(|disruption| disruption.consolidate_after.clone())
                     set=move |after| set_after(Box::new(move |disruption| disruption.consolidate_after = after))

@@ -173,7 +173,10 @@ pub fn diff(before: &Spec, after: &Spec) -> Plan {
     // Creations first, then changes in place, replacements, deletions: what is new exists
     // before what it replaces goes.
     // The control plane's upgrade first, the add-ons' after it and the node groups' last.
+    // A newer Karpenter comes before everything: its CRDs take what the new objects use,
+    // and Karpenter's matrix asks for it before a newer Kubernetes.
     plan.changes.sort_by_key(|change| match change.action {
+        Action::Update if change.kind == "helm release" && karpenter_upgrade(change) => -1,
         Action::Create => 1,
         Action::Update if change.kind == "cluster" => 0,
         Action::Update if change.fields == [UPGRADE_FIELD] && change.kind == "nodegroup" => 3,
@@ -182,6 +185,14 @@ pub fn diff(before: &Spec, after: &Spec) -> Plan {
         Action::Delete => 5,
     });
     plan
+}
+
+/// Whether a change of the Karpenter chart brings a newer release (its CRDs' chart).
+fn karpenter_upgrade(change: &Change) -> bool {
+    change
+        .steps
+        .iter()
+        .any(|step| step.get(3).map(String::as_str) == Some("karpenter-crd"))
 }
 
 fn cluster_changes(old: &Value, new: &Value, target: &Target, plan: &mut Plan) {
@@ -1100,17 +1111,30 @@ fn chart_settings(spec: &Spec) -> Option<Vec<(String, Value)>> {
     Some(flat)
 }
 
-/// The Karpenter chart's settings changed on a cluster that runs Karpenter: `helm upgrade`
-/// of the release with the new `karpenter/values.yaml` over the values it runs with
-/// (`--reuse-values` keeps what the deploy set, such as an IRSA role's annotation), and
-/// each setting the new file drops set to `null`, which helm takes as removing it. The
-/// controller restarts; the nodes it launched keep running. (Installing or removing
-/// Karpenter itself is a deploy's, not a plan's.)
+/// The Karpenter chart's settings or release changed on a cluster that runs Karpenter:
+/// `helm upgrade` of the release with the new `karpenter/values.yaml` over the values it
+/// runs with (`--reuse-values` keeps what the deploy set, such as an IRSA role's
+/// annotation), and each setting the new file drops set to `null`, which helm takes as
+/// removing it. The controller restarts; the nodes it launched keep running. (Installing
+/// or removing Karpenter itself is a deploy's, not a plan's.)
+///
+/// A newer release first brings its CRDs: `helm upgrade` does not change the CRDs a chart
+/// installed from its `crds/` folder, so they are handed to the `karpenter-crd` chart (the
+/// labels and annotations Karpenter's troubleshooting guide gives for "invalid ownership
+/// metadata") and upgraded with it, as Karpenter's upgrade guide says. An older release
+/// leaves the newer CRDs in place.
 fn chart_changes(before: &Spec, after: &Spec, plan: &mut Plan) {
-    use crate::deploy::sequence::{KARPENTER_CHART, KARPENTER_CHART_VERSION};
+    use crate::deploy::sequence::{KARPENTER_CHART, KARPENTER_CRD_CHART};
     let (Some(old), Some(new)) = (chart_settings(before), chart_settings(after)) else {
         return;
     };
+    let release = |spec: &Spec| {
+        spec.karpenter
+            .as_ref()
+            .map(|karpenter| karpenter.release)
+            .unwrap_or_default()
+    };
+    let (from, to) = (release(before), release(after));
     let mut fields: Vec<String> = Vec::new();
     let mut dropped: Vec<String> = Vec::new();
     for (key, value) in &old {
@@ -1128,19 +1152,59 @@ fn chart_changes(before: &Spec, after: &Spec, plan: &mut Plan) {
             fields.push(format!("settings.{key}"));
         }
     }
+    fields.sort();
+    if from != to {
+        fields.insert(
+            0,
+            format!("version {} → {}", from.chart_version(), to.chart_version()),
+        );
+    }
     if fields.is_empty() {
         return;
     }
-    fields.sort();
+    let namespace = crate::documents::karpenter_aws::NAMESPACE;
+    let mut steps = Vec::new();
+    if to > from {
+        let crds = crate::documents::karpenter_aws::CRDS;
+        let mut label = argv(&["kubectl", "label", "crd"]);
+        label.extend(crds.iter().map(|crd| (*crd).to_owned()));
+        label.extend([
+            "app.kubernetes.io/managed-by=Helm".into(),
+            "--overwrite".into(),
+        ]);
+        let mut annotate = argv(&["kubectl", "annotate", "crd"]);
+        annotate.extend(crds.iter().map(|crd| (*crd).to_owned()));
+        annotate.extend([
+            "meta.helm.sh/release-name=karpenter-crd".into(),
+            format!("meta.helm.sh/release-namespace={namespace}"),
+            "--overwrite".into(),
+        ]);
+        steps.extend([
+            label,
+            annotate,
+            argv(&[
+                "helm",
+                "upgrade",
+                "--install",
+                "karpenter-crd",
+                KARPENTER_CRD_CHART,
+                "--version",
+                to.chart_version(),
+                "--namespace",
+                namespace,
+                "--wait",
+            ]),
+        ]);
+    }
     let mut step = argv(&[
         "helm",
         "upgrade",
         "karpenter",
         KARPENTER_CHART,
         "--version",
-        KARPENTER_CHART_VERSION,
+        to.chart_version(),
         "--namespace",
-        crate::documents::karpenter_aws::NAMESPACE,
+        namespace,
         "--reuse-values",
         "--values",
         crate::documents::render::KARPENTER_VALUES_PATH,
@@ -1150,11 +1214,12 @@ fn chart_changes(before: &Spec, after: &Spec, plan: &mut Plan) {
         step.push(format!("settings.{key}=null"));
     }
     step.push("--wait".into());
+    steps.push(step);
     plan.changes.push(simple(
         Action::Update,
         "helm release",
         "karpenter",
         fields,
-        vec![step],
+        steps,
     ));
 }

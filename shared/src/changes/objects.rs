@@ -168,12 +168,14 @@ pub fn karpenter_settings_of(values: &serde_json::Value) -> crate::model::spec::
 /// Reads the cluster's Karpenter objects into `reading`'s design, and takes the gaps
 /// their reading left (`gaps`, by [`RESOURCES`]' words) in place of "not read yet". An
 /// object the studio cannot read is a gap, named. `values` are the Karpenter chart's
-/// user-supplied values (`helm get values`), when they could be read.
+/// user-supplied values (`helm get values`), when they could be read, and `chart` the
+/// chart's version as `helm list` gives it (`karpenter-1.14.1`).
 pub fn read_into(
     reading: &mut Reading,
     objects: &[Value],
     gaps: Vec<NotRead>,
     values: Option<&serde_json::Value>,
+    chart: Option<&str>,
 ) {
     let mut karpenter = Vec::new();
     let mut not_read = gaps;
@@ -236,7 +238,32 @@ pub fn read_into(
     let spec = &mut reading.spec;
     if let Some(values) = values {
         // The chart is installed: its settings are read, whether or not it has objects yet.
-        let read = karpenter_settings_of(values);
+        let mut read = karpenter_settings_of(values);
+        match chart {
+            Some(chart) => {
+                let version = chart.strip_prefix("karpenter-").unwrap_or(chart);
+                match crate::upstream::karpenter_releases::KarpenterRelease::parse(version) {
+                    Some(release) => read.release = release,
+                    None => not_read.push(NotRead {
+                        what: "the Karpenter release".into(),
+                        why: format!(
+                            "the cluster runs chart {version}, and the studio installs {} only: the design says {}, and a plan changes the chart only from one of those",
+                            crate::upstream::karpenter_releases::KarpenterRelease::ALL
+                                .map(|release| release.chart_version())
+                                .join(" or "),
+                            read.release.chart_version()
+                        ),
+                    }),
+                }
+            }
+            None => not_read.push(NotRead {
+                what: "the Karpenter release".into(),
+                why: format!(
+                    "`helm list` did not give the chart's version: the design says {}",
+                    read.release.chart_version()
+                ),
+            }),
+        }
         spec.karpenter = Some(read);
         reading.helm_read = true;
     }

@@ -11,8 +11,6 @@ use crate::model::spec::Spec;
 use crate::rules::{Finding, Severity};
 use crate::{deploy::sequence, documents::device_plugins, documents::karpenter_aws};
 
-pub use crate::deploy::sequence::KARPENTER_CHART_VERSION;
-
 /// One file of a bundle.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct BundleFile {

@@ -18,10 +18,11 @@ use crate::documents::render::{KARPENTER_VALUES_PATH, NODEPOOLS_PATH};
 use crate::model::spec::{ControllerIdentity, Spec};
 use crate::upstream::karpenter::DISCOVERY_TAG;
 
-/// Karpenter chart version the bundle installs.
-pub const KARPENTER_CHART_VERSION: &str = "1.14.1";
 /// Where the Karpenter chart is published.
 pub const KARPENTER_CHART: &str = "oci://public.ecr.aws/karpenter/karpenter";
+/// Where the chart of Karpenter's CRDs alone is published (its upgrade guide's way to
+/// upgrade them).
+pub const KARPENTER_CRD_CHART: &str = "oci://public.ecr.aws/karpenter/karpenter-crd";
 
 /// The programs a sequence runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -229,6 +230,12 @@ pub fn deploy_steps(spec: &Spec) -> Vec<Step> {
         .karpenter
         .as_ref()
         .is_some_and(|karpenter| karpenter.controller_identity == ControllerIdentity::Irsa);
+    let chart_version = spec
+        .karpenter
+        .as_ref()
+        .map(|karpenter| karpenter.release)
+        .unwrap_or_default()
+        .chart_version();
     let mut access = deploy_stack(region, &access_stack(cluster), CLUSTER_ACCESS_PATH, irsa);
     if irsa {
         steps.push(Step {
@@ -279,7 +286,7 @@ pub fn deploy_steps(spec: &Spec) -> Vec<Step> {
         "karpenter",
         KARPENTER_CHART,
         "--version",
-        KARPENTER_CHART_VERSION,
+        chart_version,
         "--namespace",
         NAMESPACE,
         "--values",
@@ -315,7 +322,7 @@ pub fn deploy_steps(spec: &Spec) -> Vec<Step> {
     }
     steps.push(step(
         "install-karpenter",
-        format!("Install Karpenter {KARPENTER_CHART_VERSION} with Helm"),
+        format!("Install Karpenter {chart_version} with Helm"),
         Tool::Helm,
         &helm,
     ));

@@ -1,6 +1,6 @@
 //! What Karpenter needs on AWS, as the two CloudFormation templates of a Karpenter bundle,
 //! rendered from typed structs. The facts follow Karpenter's getting-started guide for the
-//! chart the bundle installs (`KARPENTER_CHART_VERSION`): its node role, its controller's
+//! chart the bundle installs (the design's `KarpenterRelease`): its node role, its controller's
 //! managed policies (their statements are `shared/data/karpenter-controller-policies.json`,
 //! taken from the guide's template) and its interruption queue with the EventBridge rules
 //! that feed it.
@@ -35,6 +35,14 @@ pub const PREREQUISITES_PATH: &str = "karpenter/cloudformation.yaml";
 pub const CLUSTER_ACCESS_PATH: &str = "karpenter/cluster-access.yaml";
 /// The namespace the bundle installs Karpenter into.
 pub const NAMESPACE: &str = "kube-system";
+
+/// The CRDs Karpenter's chart installs (1.9 to 1.14 alike: `pkg/apis/crds/`).
+pub const CRDS: &[&str] = &[
+    "ec2nodeclasses.karpenter.k8s.aws",
+    "nodeclaims.karpenter.sh",
+    "nodeoverlays.karpenter.sh",
+    "nodepools.karpenter.sh",
+];
 /// The chart's service account (its default name).
 pub const SERVICE_ACCOUNT: &str = "karpenter";
 /// The add-on that hands Pod Identity credentials to pods.

@@ -283,6 +283,7 @@ fields! {
     ADDON_ASSOCIATIONS: ADDON, "pod_identity_associations", "Pod Identity associations";
 
     KARPENTER_ON: DESIGN, "karpenter", "Launch nodes with Karpenter";
+    KARPENTER_RELEASE: KARPENTER, "release", "Karpenter release";
     INTERRUPTION_QUEUE: KARPENTER, "interruption_queue", "Spot interruption queue (SQS)";
     CONTROLLER_IDENTITY: KARPENTER, "controller_identity", "Controller's AWS role";
     SPOT_TO_SPOT: KARPENTER, "spot_to_spot_consolidation", "Spot-to-Spot consolidation";

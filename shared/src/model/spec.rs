@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use yaml_serde::{Mapping, Value};
 
 use crate::upstream::karpenter::{Ec2NodeClass, NodeOverlay, NodePool};
+pub use crate::upstream::karpenter_releases::KarpenterRelease;
 
 fn is_empty_mapping(mapping: &Mapping) -> bool {
     mapping.is_empty()
@@ -97,6 +98,10 @@ pub struct S3Volume {
 /// Karpenter: the pools and classes it launches nodes from, and controller settings.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct KarpenterSettings {
+    /// The Karpenter release the bundle installs: its chart, and the CRDs the objects
+    /// must fit.
+    #[serde(default, skip_serializing_if = "is_default_release")]
+    pub release: KarpenterRelease,
     /// SQS queue for Spot interruption events (`settings.interruptionQueue`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub interruption_queue: Option<String>,
@@ -119,6 +124,10 @@ pub struct KarpenterSettings {
     /// `NodeOverlay` objects, kept from an import (the page lists them).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub node_overlays: Vec<NodeOverlay>,
+}
+
+fn is_default_release(release: &KarpenterRelease) -> bool {
+    *release == KarpenterRelease::default()
 }
 
 /// How the Karpenter controller gets its AWS role.

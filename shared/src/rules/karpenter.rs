@@ -451,7 +451,120 @@ pub(super) static RULES: &[Rule] = &[
         stage: Stage::ApiServer,
         check: Check::Spec(karpenter_instance_store_policy),
     },
+    Rule {
+        id: "karpenter-newer-than-release",
+        severity: Severity::Error,
+        summary: super::described(
+            "a NodePool or EC2NodeClass uses a field, value or label that came after the Karpenter release the design installs",
+        ),
+        help: "pick the Karpenter release that brought it (Karpenter step, \"Karpenter release\"), or leave it out",
+        reference: super::described(
+            "karpenter-provider-aws pkg/apis/crds at v1.9.2, v1.10.2, v1.11.3, v1.12.2, v1.13.1 and v1.14.1, compared tag by tag",
+        ),
+        live: false,
+        stage: Stage::ApiServer,
+        check: Check::Spec(karpenter_newer_than_release),
+    },
+    Rule {
+        id: "karpenter-release-kubernetes",
+        severity: Severity::Warning,
+        summary: super::described(
+            "the Karpenter release is not one Karpenter's compatibility matrix lists for the cluster's Kubernetes version",
+        ),
+        help: "pick a newer Karpenter release (Karpenter step, \"Karpenter release\"), or an older Kubernetes version",
+        reference: super::described(
+            "karpenter-provider-aws v1.14.1 website/content/en/docs/upgrading/compatibility.md (Compatibility Matrix)",
+        ),
+        live: false,
+        stage: Stage::Advice,
+        check: Check::Spec(karpenter_release_kubernetes),
+    },
 ];
+
+fn karpenter_newer_than_release(context: &Context<'_>, report: &mut Report<'_>) {
+    use crate::upstream::karpenter_releases::{Addition, Kind, newer_than};
+    let Some(karpenter) = context.spec.karpenter.as_ref() else {
+        return;
+    };
+    let release = karpenter.release;
+    let mut check = |kind: Kind, object: serde_json::Value, place: String, name: &str| {
+        for (path, added) in newer_than(kind, &object, release) {
+            let what = match added.what {
+                Addition::Field(_) => format!(
+                    "`{path}` came with Karpenter {}: the {} CRD of {} has no such field, so `kubectl apply` refuses {} `{name}` (unknown field; Helm and other clients that do not validate drop it instead)",
+                    added.since.release(),
+                    kind.name(),
+                    release.chart_version(),
+                    kind.name()
+                ),
+                Addition::Value(_, value) => format!(
+                    "`{value}` came with Karpenter {}: the {} CRD of {} does not allow it in `{path}`, so the API server refuses {} `{name}`",
+                    added.since.release(),
+                    kind.name(),
+                    release.chart_version(),
+                    kind.name()
+                ),
+                Addition::Label(label) => format!(
+                    "label `{label}` came with Karpenter {}: the {} CRD of {} restricts the karpenter.k8s.aws domain to the labels it knows, so the API server refuses {} `{name}` (label domain \"karpenter.k8s.aws\" is restricted)",
+                    added.since.release(),
+                    kind.name(),
+                    release.chart_version(),
+                    kind.name()
+                ),
+            };
+            report.fire(format!("{place}.{path}"), what);
+        }
+    };
+    for (index, pool) in karpenter.node_pools.iter().enumerate() {
+        if let Ok(object) = serde_json::to_value(pool) {
+            check(
+                Kind::NodePool,
+                object,
+                pool_path(index),
+                &pool.metadata.name,
+            );
+        }
+    }
+    for (index, class) in karpenter.node_classes.iter().enumerate() {
+        if let Ok(object) = serde_json::to_value(class) {
+            check(
+                Kind::Ec2NodeClass,
+                object,
+                class_path(index),
+                &class.metadata.name,
+            );
+        }
+    }
+}
+
+fn karpenter_release_kubernetes(context: &Context<'_>, report: &mut Report<'_>) {
+    use crate::upstream::karpenter_releases::KarpenterRelease;
+    let Some(karpenter) = context.spec.karpenter.as_ref() else {
+        return;
+    };
+    let version = context.spec.cluster.kubernetes_version.trim();
+    let Some(minor) = crate::catalog::versions::minor_of(version) else {
+        return;
+    };
+    let release = karpenter.release;
+    if minor <= release.newest_kubernetes() {
+        return;
+    }
+    let needs = match KarpenterRelease::oldest_for_kubernetes(minor) {
+        Some(oldest) => format!("Kubernetes {version} needs Karpenter {oldest} or newer"),
+        None => format!(
+            "the matrix stops at Kubernetes 1.{}",
+            KarpenterRelease::V1_14.newest_kubernetes()
+        ),
+    };
+    report.fire(
+        fields::KARPENTER_RELEASE.path(),
+        format!(
+            "Karpenter {} is not listed for Kubernetes {version} in Karpenter's compatibility matrix ({needs}): the controller may not read the newer API server's objects as it should",
+            release.chart_version()
+        ),
+    );
+}
 
 const AWS_ALLOWED_LABELS: &[&str] = &[
     "instance-category",

@@ -13,6 +13,8 @@ pub mod eks;
 pub mod eksctl;
 /// Typed mirror of Karpenter's `NodePool` and `EC2NodeClass` and its Helm values.
 pub mod karpenter;
+/// The Karpenter releases a design can install, and what each one's CRDs accept.
+pub mod karpenter_releases;
 /// Which instance types a NodePool can launch, and which capacity types it allows, as
 /// Karpenter and Auto Mode match requirements.
 pub mod matching;
