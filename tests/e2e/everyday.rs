@@ -659,6 +659,63 @@ async fn value_of(browser: &Browser, id: &str) -> String {
         .unwrap_or_default()
 }
 
+/// The undo history is saved with the design when the page goes away: after a reload,
+/// Ctrl+Z and Ctrl+Shift+Z go on where they were.
+#[tokio::test]
+async fn the_undo_history_survives_a_reload() {
+    const PREVIEW: Locator<'static> = Locator::Css("#preview-cluster-yaml");
+    const CONTROL: &str = "\u{E009}";
+    const SHIFT: &str = "\u{E008}";
+    const RELEASE: &str = "\u{E000}";
+    let studio = Studio::start();
+    let browser = Browser::start().await;
+    browser.open(&studio).await;
+    browser.choose_template("p5-odcr-vpc").await;
+    browser.go_to_step(2).await;
+    let name = "f-cluster-name";
+    let region = "f-cluster-region";
+    let original = value_of(&browser, name).await;
+    for (id, text) in [(name, "eks-before-reload"), (region, "us-west-2")] {
+        let input = browser.by_id(id).await;
+        input.click().await.unwrap();
+        input
+            .send_keys(&format!("{CONTROL}a{RELEASE}{text}"))
+            .await
+            .unwrap();
+    }
+    // One change undone, so there is something to redo as well.
+    let undo = format!("{CONTROL}z{RELEASE}");
+    let redo = format!("{CONTROL}{SHIFT}z{RELEASE}");
+    browser.by_id(region).await.send_keys(&undo).await.unwrap();
+    browser
+        .wait_for_text(PREVIEW, |text| {
+            text.contains("name: eks-before-reload\n")
+                && text.contains("region: PLACEHOLDER_AWS_REGION")
+        })
+        .await;
+    browser.client.refresh().await.unwrap();
+    browser
+        .wait_for_text(PREVIEW, |text| text.contains("name: eks-before-reload\n"))
+        .await;
+    browser.go_to_step(2).await;
+    browser.wait_for_element(name).await;
+    browser.by_id(name).await.send_keys(&undo).await.unwrap();
+    browser
+        .wait_for_text(PREVIEW, |text| {
+            text.contains(&format!("name: {original}\n"))
+        })
+        .await;
+    let input = browser.by_id(name).await;
+    input.send_keys(&redo).await.unwrap();
+    input.send_keys(&redo).await.unwrap();
+    browser
+        .wait_for_text(PREVIEW, |text| {
+            text.contains("name: eks-before-reload\n") && text.contains("region: us-west-2")
+        })
+        .await;
+    browser.close().await;
+}
+
 #[tokio::test]
 async fn ctrl_z_in_a_field_undoes_the_design_one_field_at_a_time() {
     const CONTROL: &str = "\u{E009}";

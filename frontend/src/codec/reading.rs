@@ -98,6 +98,25 @@ pub async fn json_later(spec: &Spec) -> Result<String, String> {
     Err("the page's code that writes the design could not be loaded; check the connection to the server".to_owned())
 }
 
+/// The undo history a previous visit saved ([`crate::state::history::History::saved_text`]).
+#[derive(serde::Deserialize)]
+pub struct SavedHistory {
+    /// The designs before the saved one, oldest first.
+    pub past: Vec<Spec>,
+    /// The designs undone, the nearest last.
+    pub future: Vec<Spec>,
+}
+
+fn read_history_text(text: &str) -> Option<SavedHistory> {
+    crate::codec::json::from_str(text).ok()
+}
+
+/// Reads a saved undo history with the reading code, loading it first when needed; `None`
+/// when the text does not read (a history from an older page is left behind, not guessed).
+pub async fn history_later(text: String) -> Option<SavedHistory> {
+    split::read_history(&text).await
+}
+
 fn read_if_loaded(reading: &Reading, text: &str, current: &Spec) -> Option<Read> {
     if READER_LOADED.load(std::sync::atomic::Ordering::Relaxed) {
         split::read_now(reading, text, current)
@@ -170,6 +189,17 @@ mod split {
         ready_now(writer(spec))
     }
 
+    // In the reading code's file too: a saved history is read when a saved design is.
+    #[wasm_split(reader, wasm_split_path = ::leptos::wasm_split, preload(preload_history), fallible)]
+    fn history(text: &str) -> Result<Option<super::SavedHistory>, SplitLoaderError> {
+        Ok(super::read_history_text(text))
+    }
+
+    /// Reads a saved history, loading the reading code's file when needed.
+    pub async fn read_history(text: &str) -> Option<super::SavedHistory> {
+        history(text).await.ok().flatten()
+    }
+
     /// Fetches the reading code's file; false when it could not be loaded.
     pub async fn load_reader() -> bool {
         // One file holds both; each split function keeps its own loaded state.
@@ -189,6 +219,10 @@ mod split {
 #[cfg(not(page_split))]
 mod split {
     pub const IS_SPLIT: bool = false;
+
+    pub async fn read_history(text: &str) -> Option<super::SavedHistory> {
+        super::read_history_text(text)
+    }
 
     pub async fn load_reader() -> bool {
         true

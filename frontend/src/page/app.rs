@@ -168,12 +168,21 @@ pub fn App() -> impl IntoView {
             let step = drafts::saved_step();
             let running = drafts::saved_running();
             let template = studio.spec.get_untracked();
+            let history = drafts::saved_history();
             reading::read(Reading::Saved, saved, template.clone(), move |read| {
                 if let Ok((spec, _)) = read {
                     if spec != template {
                         studio.history.forget_next();
                         studio.template_id.set(String::new());
                         studio.spec.set(spec);
+                    }
+                    // Undo goes on where it was before the reload.
+                    if let Some(text) = history {
+                        leptos::task::spawn_local(async move {
+                            if let Some(saved) = reading::history_later(text).await {
+                                studio.history.restore(saved.past, saved.future);
+                            }
+                        });
                     }
                     if let Some(step) = step {
                         studio.step.set(step);
@@ -190,7 +199,7 @@ pub fn App() -> impl IntoView {
     drafts::remember_running(studio.running, restored);
     // Deploys outlive the Review step, so a running one is still followed after a detour.
     provide_context(Deploys::new());
-    drafts::autosave(studio.spec, restored);
+    drafts::autosave(studio.spec, studio.history, restored);
     view! {
         <a class="skip-link" href="#wizard">"Skip to the form"</a>
         <header class="topbar">

@@ -7,6 +7,9 @@ use shared::Spec;
 
 /// Most changes kept to undo.
 const KEPT: usize = 100;
+/// Most bytes of designs the history keeps in the browser's storage across a reload: the
+/// changes nearest the current design first, older ones left out past it.
+pub const SAVED_BYTES: usize = 1024 * 1024;
 /// Changes closer together than this (milliseconds) are one change: typing a word.
 const ONE_CHANGE_MS: f64 = 1000.0;
 
@@ -118,6 +121,53 @@ impl History {
     pub fn break_here(self) {
         self.changes
             .update_value(|changes| changes.last_kept_ms = f64::NEG_INFINITY);
+    }
+
+    /// The history as the page saves it for the next visit: `{"past": [...], "future":
+    /// [...]}`, each design as `write` writes it, the nearest to the current design first
+    /// kept within [`SAVED_BYTES`]; `None` when a design cannot be written (its code is not
+    /// loaded) or there is nothing to undo or redo.
+    pub fn saved_text(self, write: impl Fn(&Spec) -> Option<String>) -> Option<String> {
+        self.changes.try_with_value(|changes| {
+            if changes.past.is_empty() && changes.future.is_empty() {
+                return None;
+            }
+            let mut budget = SAVED_BYTES;
+            let mut kept = |designs: &mut dyn Iterator<Item = &Spec>| -> Option<Vec<String>> {
+                let mut texts = Vec::new();
+                for design in designs {
+                    let text = write(design)?;
+                    if text.len() > budget {
+                        break;
+                    }
+                    budget -= text.len();
+                    texts.push(text);
+                }
+                Some(texts)
+            };
+            // Both lists nearest first (the end of each), then back in their order.
+            let mut past = kept(&mut changes.past.iter().rev())?;
+            let mut future = kept(&mut changes.future.iter().rev())?;
+            past.reverse();
+            future.reverse();
+            Some(format!(
+                "{{\"past\": [{}], \"future\": [{}]}}",
+                past.join(", "),
+                future.join(", ")
+            ))
+        })?
+    }
+
+    /// Takes back the history a previous visit saved, around the design it left.
+    pub fn restore(self, past: Vec<Spec>, future: Vec<Spec>) {
+        self.changes.update_value(|changes| {
+            changes.past = past;
+            changes.future = future;
+            let over = changes.past.len().saturating_sub(KEPT);
+            changes.past.drain(..over);
+            changes.last_kept_ms = f64::NEG_INFINITY;
+        });
+        self.refresh();
     }
 
     /// Goes back one change.

@@ -17,6 +17,8 @@ pub const AUTOSAVE_KEY: &str = "eks-studio.autosave";
 pub const DRAFTS_KEY: &str = "eks-studio.drafts";
 /// localStorage key of when each named draft was saved (name → ISO 8601 time).
 pub const DRAFTS_SAVED_KEY: &str = "eks-studio.drafts-saved";
+/// Key of the undo history saved with the design (`History::saved_text`).
+pub const HISTORY_KEY: &str = "eks-studio.history";
 /// localStorage key of the step the work was on (its number).
 pub const STEP_KEY: &str = "eks-studio.step";
 /// localStorage key of the running cluster the design is planned against (its region and
@@ -98,6 +100,11 @@ async fn read_share(encoded: &str, current: Spec) -> Result<Spec, String> {
 /// A share link in the address replaces it once read (see [`ShareLink`]).
 pub fn autosaved() -> Option<String> {
     storage()?.get_item(AUTOSAVE_KEY).ok().flatten()
+}
+
+/// The undo history saved with the design, if any.
+pub fn saved_history() -> Option<String> {
+    storage()?.get_item(HISTORY_KEY).ok().flatten()
 }
 
 /// Deflate and inflate by the browser's own `CompressionStream`, in the raw deflate
@@ -238,7 +245,11 @@ pub fn remember_step(step: RwSignal<crate::state::step::Step>, ready: RwSignal<b
 /// The design the page opened with is not saved again: a visit that changes nothing
 /// leaves nothing new to read back. The first save also fetches the code that reads a
 /// saved design, so the next visit finds it in the browser's cache.
-pub fn autosave(spec: RwSignal<Spec>, ready: RwSignal<bool>) {
+pub fn autosave(
+    spec: RwSignal<Spec>,
+    history: crate::state::history::History,
+    ready: RwSignal<bool>,
+) {
     let failure = AutosaveFailure(RwSignal::new(None));
     provide_context(failure);
     // Saves the design's JSON, saying so when the browser refuses it.
@@ -257,13 +268,32 @@ pub fn autosave(spec: RwSignal<Spec>, ready: RwSignal<bool>) {
     // The last keystrokes before the page goes away are kept too, not only those the timer
     // below reached (when the code that writes the design is loaded, which it is once a
     // design was saved).
-    let _ = window_event_listener(leptos::ev::pagehide, move |_| {
-        if ready.get_untracked()
-            && let Some(json) = spec
-                .try_with_untracked(crate::codec::reading::json_if_loaded)
-                .flatten()
+    // The undo history goes with them: Undo after a reload goes on where it was.
+    let leaving = move || {
+        if !ready.get_untracked() {
+            return;
+        }
+        if let Some(json) = spec
+            .try_with_untracked(crate::codec::reading::json_if_loaded)
+            .flatten()
         {
             keep(&json);
+        }
+        if let Some(storage) = storage() {
+            let kept = history
+                .saved_text(crate::codec::reading::json_if_loaded)
+                .is_some_and(|text| storage.set_item(HISTORY_KEY, &text).is_ok());
+            if !kept {
+                // Nothing to undo, or more than the browser keeps: no stale history left
+                // to come back around another design.
+                let _ = storage.remove_item(HISTORY_KEY);
+            }
+        }
+    };
+    let _ = window_event_listener(leptos::ev::pagehide, move |_| leaving());
+    let _ = window_event_listener(leptos::ev::visibilitychange, move |_| {
+        if document().hidden() {
+            leaving();
         }
     });
     let pending = StoredValue::new(None::<TimeoutHandle>);
