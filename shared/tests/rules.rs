@@ -1701,6 +1701,33 @@ const CASES: &[Case] = &[
         path: "node_groups[1].desired_capacity",
     },
     Case {
+        rule: "capacity-block-window-unreadable",
+        base: block,
+        breaks: |spec, _| spec.node_groups[1].block_window.starts = "next tuesday".into(),
+        path: "node_groups[1].block_window.starts",
+    },
+    Case {
+        rule: "capacity-block-shorter-than-checkpoint",
+        base: block,
+        breaks: |spec, _| {
+            let window = &mut spec.node_groups[1].block_window;
+            window.starts = "2026-12-10 11:30".into();
+            window.ends = "2026-12-11T11:30:00Z".into();
+            window.checkpoint_minutes = Some(1420);
+        },
+        path: "node_groups[1].block_window.checkpoint_minutes",
+    },
+    Case {
+        rule: "capacity-block-ends-before-needed",
+        base: block,
+        breaks: |spec, _| {
+            let window = &mut spec.node_groups[1].block_window;
+            window.ends = "2026-12-11 11:30".into();
+            window.needed_until = "2026-12-11 11:15".into();
+        },
+        path: "node_groups[1].block_window.needed_until",
+    },
+    Case {
         rule: "capacity-block-crosses-support-end",
         base: block,
         breaks: |_, live| {
@@ -1785,6 +1812,73 @@ fn ec2_agreeing_with_the_catalog_is_no_finding_and_a_type_offered_nowhere_is_one
     assert_eq!(
         fired_paths(&spec, &live, "instance-type-offered-nowhere"),
         ["node_groups[1].instance_type"]
+    );
+}
+
+/// Without live checks, the window the user typed is judged: a block that starts on a
+/// later day waits for its start, a block crossing the end of standard support says so
+/// at its start field, and the usable time is the block less the 30 minutes (60 for
+/// UltraServers) in which EC2 ends its instances.
+#[test]
+fn a_typed_capacity_block_window_is_judged_without_live_checks() {
+    let (mut spec, _) = block();
+    let today = LiveFacts::on(shared::catalog::versions::Date::parse("2026-12-04").unwrap());
+    let fired = |spec: &Spec, rule: &str| {
+        rules::validate_with(spec, &today)
+            .into_iter()
+            .filter(|finding| finding.rule == rule)
+            .map(|finding| (finding.path, finding.message))
+            .collect::<Vec<_>>()
+    };
+    let window = &mut spec.node_groups[1].block_window;
+    window.starts = "2026-12-10 11:30".into();
+    window.ends = "2026-12-17 11:30".into();
+    let waiting = fired(&spec, "capacity-block-not-started");
+    assert_eq!(waiting.len(), 1, "{waiting:?}");
+    assert_eq!(waiting[0].0, "node_groups[1].desired_capacity");
+    assert!(
+        waiting[0]
+            .1
+            .contains("starts 2026-12-10 11:30 UTC (as the design says)"),
+        "{}",
+        waiting[0].1
+    );
+    // Started yesterday: nothing to wait for.
+    spec.node_groups[1].block_window.starts = "2026-12-03".into();
+    assert!(fired(&spec, "capacity-block-not-started").is_empty());
+    // A week checkpointed every 10078 minutes: 10080 − 30 usable, so the first checkpoint
+    // comes in time; every 10050 minutes it does not.
+    let window = &mut spec.node_groups[1].block_window;
+    window.starts = "2026-12-10 11:30".into();
+    window.checkpoint_minutes = Some(10_049);
+    assert!(fired(&spec, "capacity-block-shorter-than-checkpoint").is_empty());
+    spec.node_groups[1].block_window.checkpoint_minutes = Some(10_050);
+    let short = fired(&spec, "capacity-block-shorter-than-checkpoint");
+    assert!(short[0].1.contains("10050 usable minutes"), "{short:?}");
+    // An older Kubernetes that leaves standard support inside the typed window.
+    spec.cluster.kubernetes_version = "1.34".into();
+    let window = &mut spec.node_groups[1].block_window;
+    window.starts = "2026-11-25 11:30".into();
+    window.ends = "2026-12-09 11:30".into();
+    let crossing = fired(&spec, "capacity-block-crosses-support-end");
+    assert_eq!(
+        crossing[0].0, "node_groups[1].block_window.starts",
+        "{crossing:?}"
+    );
+    // Ends before it starts, and a time that does not read.
+    let window = &mut spec.node_groups[1].block_window;
+    window.ends = "2026-11-20".into();
+    window.needed_until = "2026-02-30".into();
+    let unreadable: Vec<String> = fired(&spec, "capacity-block-window-unreadable")
+        .into_iter()
+        .map(|(path, _)| path)
+        .collect();
+    assert_eq!(
+        unreadable,
+        [
+            "node_groups[1].block_window.ends",
+            "node_groups[1].block_window.needed_until"
+        ]
     );
 }
 

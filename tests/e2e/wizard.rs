@@ -277,6 +277,67 @@ async fn older_newer_and_mac_types_are_known_beside_the_field() {
     browser.close().await;
 }
 
+/// A Capacity Block's window, typed as bought: a block that starts later tells the group
+/// to start at 0 and what to run at its start, a checkpoint interval longer than the block
+/// is a warning at its field, and the bundle's README says when to run what.
+#[tokio::test]
+async fn a_capacity_blocks_window_says_when_to_scale_and_what_the_run_risks() {
+    let studio = Studio::start();
+    let browser = Browser::start().await;
+    browser.open(&studio).await;
+    browser.choose_template("p5-capacity-block").await;
+    browser.go_to_step(5).await;
+    browser
+        .fill("f-node-groups-0-block-window-starts", "2027-06-01 11:30")
+        .await;
+    browser
+        .fill("f-node-groups-0-block-window-ends", "2027-06-02 11:30")
+        .await;
+    browser
+        .fill("f-node-groups-0-block-window-checkpoint-minutes", "1440")
+        .await;
+    browser
+        .wait_for_text(
+            Locator::Id("f-node-groups-0-block-window-checkpoint-minutes-findings"),
+            |text| text.contains("1410 usable minutes"),
+        )
+        .await;
+    browser
+        .fill("f-node-groups-0-block-window-needed-until", "2027-06-03")
+        .await;
+    browser
+        .wait_for_text(
+            Locator::Id("f-node-groups-0-block-window-needed-until-findings"),
+            |text| text.contains("EC2 begins ending its instances at 2027-06-02 11:00 UTC"),
+        )
+        .await;
+    browser
+        .eval(
+            "document.getElementById('f-node-groups-0-block-window-starts').scrollIntoView({block: 'start'})",
+            Vec::new(),
+        )
+        .await;
+    browser.screenshot("capacity-block-window").await;
+    browser.client.set_window_size(390, 844).await.unwrap();
+    browser
+        .eval(
+            "document.getElementById('f-node-groups-0-block-window-starts').scrollIntoView({block: 'start'})",
+            Vec::new(),
+        )
+        .await;
+    browser.screenshot("capacity-block-window-390").await;
+    browser.client.set_window_size(1280, 900).await.unwrap();
+    browser.go_to_step(4).await;
+    let waiting = browser
+        .wait_for_text(
+            Locator::Id("f-node-groups-0-desired-capacity-findings"),
+            |text| text.contains("starts 2027-06-01 11:30 UTC (as the design says)"),
+        )
+        .await;
+    assert!(waiting.contains("eksctl scale nodegroup"), "{waiting}");
+    browser.close().await;
+}
+
 #[tokio::test]
 async fn a_capacity_block_without_a_reservation_id_is_an_error() {
     let studio = Studio::start();

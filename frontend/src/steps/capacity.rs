@@ -9,7 +9,7 @@ use shared::model::spec::{Capacity, GroupPlacement, Network, NodeGroup};
 use crate::state::step::Step;
 use crate::state::step::field_id;
 use crate::state::studio::Studio;
-use crate::widgets::fields::{ListField, SelectField, TextField, options};
+use crate::widgets::fields::{ListField, NumberField, SelectField, TextField, options};
 use crate::widgets::heading::StepHeading;
 
 /// Items of a list field (a plain name, as `view!` attribute closures need).
@@ -108,7 +108,8 @@ fn GroupCapacity(index: usize) -> impl IntoView {
         move |_| group.read(|group| placement_kind(&group.placement))
     });
     let title = group.get(|group| format!("{} ({})", group.name, group.instance_type));
-    let (reserved, subnets, zones) = (group.clone(), group.clone(), group.clone());
+    let (reserved, subnets, zones, window) =
+        (group.clone(), group.clone(), group.clone(), group.clone());
     view! {
         <fieldset class="group" id=format!("{}-capacity-group", field_id(group.path())) tabindex="-1">
             <legend>{title}</legend>
@@ -139,8 +140,33 @@ fn GroupCapacity(index: usize) -> impl IntoView {
             </Show>
             <Show when=move || kind.get() == "capacity-block">
                 <p class="hint">
-                    "eksctl launches the group with marketType capacity-block; the block's start and end times come from AWS."
+                    "eksctl launches the group with marketType capacity-block. The block's window, as bought (UTC, e.g. 2026-12-10 11:30), lets the studio say when to scale the group and what the run risks; live checks read it from EC2 instead."
                 </p>
+                <div class="grid block-window">
+                    <TextField
+                        at=window.place(fields::BLOCK_STARTS)
+                        placeholder="2026-12-10 11:30"
+                        value=window.get(|group| group.block_window.starts.clone())
+                        set=window.set(|group, text: String| group.block_window.starts = text)
+                    />
+                    <TextField
+                        at=window.place(fields::BLOCK_ENDS)
+                        placeholder="2026-12-17 11:30"
+                        value=window.get(|group| group.block_window.ends.clone())
+                        set=window.set(|group, text: String| group.block_window.ends = text)
+                    />
+                    <NumberField
+                        at=window.place(fields::BLOCK_CHECKPOINT)
+                        value=window.get(|group| group.block_window.checkpoint_minutes)
+                        set=window.set(|group, minutes: Option<u32>| group.block_window.checkpoint_minutes = minutes)
+                    />
+                    <TextField
+                        at=window.place(fields::BLOCK_NEEDED_UNTIL)
+                        placeholder="2026-12-20"
+                        value=window.get(|group| group.block_window.needed_until.clone())
+                        set=window.set(|group, text: String| group.block_window.needed_until = text)
+                    />
+                </div>
             </Show>
             <SelectField
                 at=group.place(fields::PLACEMENT)

@@ -68,6 +68,83 @@ impl Date {
     }
 }
 
+impl Date {
+    /// Days since 1970-01-01 (Howard Hinnant's days_from_civil).
+    pub fn days_since_epoch(self) -> i64 {
+        let (month, day) = (i64::from(self.month), i64::from(self.day));
+        let year = i64::from(self.year) - i64::from(month <= 2);
+        let era = year.div_euclid(400);
+        let year_of_era = year.rem_euclid(400);
+        let day_of_year = (153 * (month + if month > 2 { -3 } else { 9 }) + 2) / 5 + day - 1;
+        let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+        era * 146_097 + day_of_era - 719_468
+    }
+}
+
+/// A moment in UTC, to the minute.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct UtcMinute(pub i64);
+
+impl UtcMinute {
+    /// Reads `YYYY-MM-DD` (its midnight), `YYYY-MM-DD HH:MM`, or RFC 3339 in UTC
+    /// (`YYYY-MM-DDTHH:MM[:SS[.fff]]` then `Z` or `+00:00`), with an optional ` UTC`.
+    pub fn parse(text: &str) -> Option<UtcMinute> {
+        let text = text.trim();
+        let text = text.strip_suffix("UTC").map(str::trim_end).unwrap_or(text);
+        let text = text
+            .strip_suffix('Z')
+            .or_else(|| text.strip_suffix("+00:00"))
+            .unwrap_or(text);
+        let (day, clock) = match text.split_once(['T', ' ']) {
+            Some((day, clock)) => (day, Some(clock.trim())),
+            None => (text, None),
+        };
+        let date = Date::parse(day)?;
+        let days = date.days_since_epoch();
+        if Date::from_days_since_epoch(days) != date {
+            return None; // 2026-02-30
+        }
+        let minutes = match clock {
+            None => 0,
+            Some(clock) => {
+                let clock = clock.split('.').next()?;
+                let mut parts = clock.split(':');
+                let hour: i64 = parts.next().filter(|part| part.len() == 2)?.parse().ok()?;
+                let minute: i64 = parts.next().filter(|part| part.len() == 2)?.parse().ok()?;
+                if let Some(second) = parts.next() {
+                    let second: u8 = second.parse().ok().filter(|_| second.len() == 2)?;
+                    if second > 59 {
+                        return None;
+                    }
+                }
+                if parts.next().is_some() || hour > 23 || minute > 59 {
+                    return None;
+                }
+                hour * 60 + minute
+            }
+        };
+        Some(UtcMinute(days * 1440 + minutes))
+    }
+
+    /// The day it falls on.
+    pub fn date(self) -> Date {
+        Date::from_days_since_epoch(self.0.div_euclid(1440))
+    }
+}
+
+impl fmt::Display for UtcMinute {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let minutes = self.0.rem_euclid(1440);
+        write!(
+            formatter,
+            "{} {:02}:{:02} UTC",
+            self.date(),
+            minutes / 60,
+            minutes % 60
+        )
+    }
+}
+
 impl fmt::Display for Date {
     fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(

@@ -269,10 +269,18 @@ fn readme(spec: &Spec, findings: &[Finding], checks: &[CheckLine], files: &[Bund
             "`deploy.sh` does not start while the design has the errors below: a peer would refuse what they name part way through the deploy. Fix them in the studio and download the bundle again, or run `./deploy.sh {DESPITE_OPEN_ERRORS}` to start anyway.\n\n"
         ));
     }
-    // Capacity Blocks that have not started: what to run, and when.
+    // Capacity Blocks: what to run, and when (a block that has not started, an upgrade due
+    // before one, a block that ends before the run is done).
     let timed: Vec<&Finding> = findings
         .iter()
-        .filter(|finding| finding.rule == "capacity-block-not-started")
+        .filter(|finding| {
+            matches!(
+                &*finding.rule,
+                "capacity-block-not-started"
+                    | "capacity-block-crosses-support-end"
+                    | "capacity-block-ends-before-needed"
+            )
+        })
         .collect();
     if !timed.is_empty() {
         text.push_str("## When to run what\n\n");

@@ -365,6 +365,7 @@ pub fn node_group(written: &ManagedNodeGroup) -> NodeGroup {
         max_size: written.max_size,
         placement,
         capacity,
+        block_window: crate::model::spec::BlockWindow::default(),
         placement_group: written
             .placement
             .as_ref()

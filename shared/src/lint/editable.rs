@@ -109,6 +109,17 @@ impl EditableFile {
                 // The volumes and Auto Mode's pools have files of their own.
                 spec.storage = current.storage.clone();
                 spec.auto_mode_pools = current.auto_mode_pools.clone();
+                // What the studio alone knows of a group (a Capacity Block's window) stays
+                // with the group of that name.
+                for group in &mut spec.node_groups {
+                    if let Some(known) = current
+                        .node_groups
+                        .iter()
+                        .find(|known| known.name == group.name)
+                    {
+                        group.block_window = known.block_window.clone();
+                    }
+                }
                 if spec.karpenter.is_some() {
                     import::settle_leftovers(&mut spec);
                 }

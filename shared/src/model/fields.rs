@@ -257,6 +257,10 @@ fields! {
     TAINTS: NODE_GROUP, "taints", "Taints";
     CAPACITY: NODE_GROUP, "capacity", "Capacity type";
     RESERVATION_ID: NODE_GROUP, "capacity.reservation_id", "Capacity reservation ID";
+    BLOCK_STARTS: NODE_GROUP, "block_window.starts", "Block starts (UTC)";
+    BLOCK_ENDS: NODE_GROUP, "block_window.ends", "Block ends (UTC)";
+    BLOCK_CHECKPOINT: NODE_GROUP, "block_window.checkpoint_minutes", "Checkpoint every (minutes)";
+    BLOCK_NEEDED_UNTIL: NODE_GROUP, "block_window.needed_until", "Training needs it until (UTC)";
     PLACEMENT: NODE_GROUP, "placement", "Placement";
     PLACEMENT_SUBNETS: NODE_GROUP, "placement.subnets", "Subnets";
     PLACEMENT_ZONES: NODE_GROUP, "placement.availability_zones", "Availability zone";

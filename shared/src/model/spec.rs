@@ -405,6 +405,11 @@ pub struct NodeGroup {
     /// How the group's instances are paid for.
     #[serde(default)]
     pub capacity: Capacity,
+    /// A Capacity Block's window and what the training run needs of it, as the user knows
+    /// them (the studio's own: eksctl has no such field). EC2's answer wins when live
+    /// checks ran.
+    #[serde(default, skip_serializing_if = "BlockWindow::is_empty")]
+    pub block_window: BlockWindow,
     /// An existing EC2 placement group the instances launch into (eksctl
     /// `placement.groupName`); empty leaves it to eksctl, which makes a cluster placement
     /// group for an EFA group that uses no reservation.
@@ -491,6 +496,31 @@ pub enum Capacity {
     },
     /// Spot instances.
     Spot,
+}
+
+/// When a Capacity Block runs, and what the training run on it needs. Times are UTC, as
+/// `2026-12-10`, `2026-12-10 11:30` or RFC 3339 (`2026-12-10T11:30:00Z`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BlockWindow {
+    /// When the block starts.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub starts: String,
+    /// When it ends.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub ends: String,
+    /// How often the training run writes a checkpoint, in minutes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checkpoint_minutes: Option<u32>,
+    /// Until when the training run needs the nodes.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub needed_until: String,
+}
+
+impl BlockWindow {
+    /// Whether nothing is said.
+    pub fn is_empty(&self) -> bool {
+        *self == BlockWindow::default()
+    }
 }
 
 /// How far node auto-repair goes: EKS stops repairing above the unhealthy threshold

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::node_groups::reservation_id;
 use super::{Check, Context, Report, Rule, Severity, Stage};
+use crate::catalog::versions::UtcMinute;
 use crate::model::spec::{Capacity, GroupPlacement, Network, NodeGroup, Spec};
 
 /// What EC2 said, as plain data.
@@ -381,9 +382,9 @@ pub(super) static RULES: &[Rule] = &[
         ),
         help: "create the group with 0 desired nodes (and min 0) and scale it up once the block is active, or deploy after it starts",
         reference: super::described(
-            "EC2 DescribeCapacityReservations (state scheduled, startDate); EKS User Guide, Capacity Blocks for ML: a node group created before its reservation is active is set to 0 desired nodes; eksctl waits for a new group's nodes",
+            "EC2 DescribeCapacityReservations (state scheduled, startDate), else the block's start as typed in the design; EKS User Guide, Capacity Blocks for ML: a node group created before its reservation is active is set to 0 desired nodes; eksctl waits for a new group's nodes",
         ),
-        live: true,
+        live: false,
         stage: Stage::Advice,
         check: Check::Spec(capacity_block_not_started),
     },
@@ -397,9 +398,51 @@ pub(super) static RULES: &[Rule] = &[
         reference: super::described(
             "EC2 DescribeCapacityReservations (startDate, endDate); the EKS Kubernetes release calendar (end of standard and extended support; EKS upgrades a cluster whose extended support ends); EKS User Guide, Capacity Blocks for ML (scale a block's node group to 0 before upgrading it)",
         ),
-        live: true,
+        live: false,
         stage: Stage::Advice,
         check: Check::Spec(capacity_block_crosses_support_end),
+    },
+    Rule {
+        id: "capacity-block-window-unreadable",
+        severity: Severity::Warning,
+        summary: super::described(
+            "a Capacity Block's start, end or needed-until time does not read as a UTC time, or the block ends before it starts",
+        ),
+        help: "write UTC times as 2026-12-10, 2026-12-10 11:30 or 2026-12-10T11:30:00Z, as EC2's purchase shows them",
+        reference: super::described(
+            "EC2 Capacity Blocks for ML: a block starts and ends at 11:30 UTC on the days bought",
+        ),
+        live: false,
+        stage: Stage::Advice,
+        check: Check::Spec(capacity_block_window_unreadable),
+    },
+    Rule {
+        id: "capacity-block-shorter-than-checkpoint",
+        severity: Severity::Warning,
+        summary: super::described(
+            "the training run checkpoints less often than the Capacity Block lets it run",
+        ),
+        help: "checkpoint more often than the block's usable time (its length less the 30 minutes, 60 for UltraServers, in which EC2 ends its instances), or buy a longer block",
+        reference: super::described(
+            "EC2 User Guide, Capacity Blocks for ML: EC2 begins terminating a block's instances 30 minutes before its end time (60 for UltraServers); Karpenter drains them 10 minutes before that",
+        ),
+        live: false,
+        stage: Stage::Advice,
+        check: Check::Spec(capacity_block_shorter_than_checkpoint),
+    },
+    Rule {
+        id: "capacity-block-ends-before-needed",
+        severity: Severity::Warning,
+        summary: super::described(
+            "the Capacity Block's instances end before the training run needs them to",
+        ),
+        help: "extend the block (EC2 offers extensions of an active block) or buy a following one, and plan the move with a checkpoint",
+        reference: super::described(
+            "EC2 User Guide, Capacity Blocks for ML: instances end 30 minutes before the block's end time (60 for UltraServers); a block can be extended before it ends",
+        ),
+        live: false,
+        stage: Stage::Advice,
+        check: Check::Spec(capacity_block_ends_before_needed),
     },
     Rule {
         id: "capacity-block-market-type-mismatch",
@@ -854,20 +897,82 @@ fn reservation_end_date(context: &Context<'_>, report: &mut Report<'_>) {
     }
 }
 
+/// A Capacity Block group's window: EC2's answer when live checks read the block, else
+/// what the design says of it.
+struct BlockTimes {
+    /// The block's id, as the group names it.
+    id: String,
+    starts: Option<UtcMinute>,
+    ends: Option<UtcMinute>,
+    /// Whether it has not started: EC2's `scheduled`, or a typed start on a later day.
+    not_started: bool,
+    /// EC2 answered (else the times are the design's).
+    from_ec2: bool,
+    /// Minutes before the end at which EC2 starts ending its instances.
+    reclaimed_minutes: i64,
+}
+
+fn block_times<'a>(
+    context: &'a Context<'_>,
+) -> impl Iterator<Item = (usize, &'a NodeGroup, BlockTimes)> + 'a {
+    context
+        .spec
+        .node_groups
+        .iter()
+        .enumerate()
+        .filter_map(move |(index, group)| {
+            let Capacity::CapacityBlock { reservation_id } = &group.capacity else {
+                return None;
+            };
+            let ultraserver = std::iter::once(&group.instance_type)
+                .chain(&group.instance_types)
+                .any(|name| {
+                    crate::catalog::instances::lookup(name)
+                        .is_some_and(|known| known.capacity_blocks_only)
+                });
+            let reclaimed_minutes = if ultraserver { 60 } else { 30 };
+            // EC2's answer wins; what it did not say, the design may.
+            let fact = reservation(context, group)
+                .filter(|fact| fact.reservation_type == "capacity-block");
+            let window = &group.block_window;
+            let from_ec2 = fact
+                .and_then(|fact| fact.start_date.as_deref())
+                .and_then(UtcMinute::parse);
+            let starts = from_ec2.or_else(|| UtcMinute::parse(&window.starts));
+            let ends = fact
+                .and_then(|fact| fact.end_date.as_deref())
+                .and_then(UtcMinute::parse)
+                .or_else(|| UtcMinute::parse(&window.ends));
+            let not_started = match fact {
+                Some(fact) => fact.state == "scheduled",
+                None => starts.is_some_and(|starts| starts.date() > context.today()),
+            };
+            let times = BlockTimes {
+                id: fact.map_or_else(|| reservation_id.trim().to_owned(), |fact| fact.id.clone()),
+                starts,
+                ends,
+                not_started,
+                from_ec2: from_ec2.is_some(),
+                reclaimed_minutes,
+            };
+            Some((index, group, times))
+        })
+}
+
 fn capacity_block_not_started(context: &Context<'_>, report: &mut Report<'_>) {
-    for (index, group, fact) in reserved_groups(context) {
-        if fact.reservation_type != "capacity-block" || fact.state != "scheduled" {
+    for (index, group, times) in block_times(context) {
+        if !times.not_started {
             continue;
         }
         let wanted = group.desired_capacity.or(group.min_size).unwrap_or(0);
         if wanted == 0 {
             continue;
         }
-        let starts = fact
-            .start_date
-            .as_deref()
-            .map(|start| format!("starts {}", readable_time(start)))
-            .unwrap_or_else(|| "has not started".to_owned());
+        let starts = match times.starts {
+            Some(start) if times.from_ec2 => format!("starts {start}"),
+            Some(start) => format!("starts {start} (as the design says)"),
+            None => "has not started".to_owned(),
+        };
         let (nodes, them) = if wanted == 1 {
             ("node", "it")
         } else {
@@ -877,7 +982,7 @@ fn capacity_block_not_started(context: &Context<'_>, report: &mut Report<'_>) {
             fields::DESIRED_CAPACITY.at(&[index]),
             format!(
                 "Capacity Block {} {starts}: node group `{}` asks for {wanted} {nodes} at creation, which cannot launch before then, and eksctl waits for {them}; create the group with 0 (desired and min) and, once the block is active, run `eksctl scale nodegroup --cluster {} --region {} --name {} --nodes {wanted}`",
-                fact.id,
+                times.id,
                 group.name,
                 context.spec.cluster.name,
                 context.spec.cluster.region,
@@ -896,17 +1001,11 @@ fn capacity_block_crosses_support_end(context: &Context<'_>, report: &mut Report
     }) else {
         return;
     };
-    let day = |rfc3339: &str| crate::catalog::versions::Date::parse(rfc3339.get(..10)?);
-    for (index, group, fact) in reserved_groups(context) {
-        if fact.reservation_type != "capacity-block" {
-            continue;
-        }
-        let (Some(start), Some(end)) = (&fact.start_date, &fact.end_date) else {
+    for (index, group, times) in block_times(context) {
+        let (Some(start), Some(end)) = (times.starts, times.ends) else {
             continue;
         };
-        let (Some(first), Some(last)) = (day(start), day(end)) else {
-            continue;
-        };
+        let (first, last) = (start.date(), end.date());
         let inside = |date: crate::catalog::versions::Date| first < date && date <= last;
         let what = if inside(entry.end_of_extended_support) {
             format!(
@@ -921,15 +1020,101 @@ fn capacity_block_crosses_support_end(context: &Context<'_>, report: &mut Report
         } else {
             continue;
         };
+        let path = if times.from_ec2 {
+            fields::RESERVATION_ID.at(&[index])
+        } else {
+            fields::BLOCK_STARTS.at(&[index])
+        };
         report.fire(
-            fields::RESERVATION_ID.at(&[index]),
+            path,
             format!(
-                "{what}, inside Capacity Block {} ({} to {}) that node group `{}` runs on: an upgrade during the block replaces its nodes mid-run, and the block has no spare instance for them; upgrade before {}",
-                fact.id,
-                readable_time(start),
-                readable_time(end),
+                "{what}, inside Capacity Block {} ({start} to {end}) that node group `{}` runs on: an upgrade during the block replaces its nodes mid-run, and the block has no spare instance for them; upgrade before {start}",
+                times.id, group.name,
+            ),
+        );
+    }
+}
+
+fn capacity_block_window_unreadable(context: &Context<'_>, report: &mut Report<'_>) {
+    for (index, group) in context.spec.node_groups.iter().enumerate() {
+        if !matches!(group.capacity, Capacity::CapacityBlock { .. }) {
+            continue;
+        }
+        let window = &group.block_window;
+        let mut read = |text: &str, field: fields::Field, what: &str| {
+            if text.trim().is_empty() {
+                return None;
+            }
+            let time = UtcMinute::parse(text);
+            if time.is_none() {
+                report.fire(
+                    field.at(&[index]),
+                    format!("`{text}` is not a UTC time the studio reads, so the block's {what} is not judged"),
+                );
+            }
+            time
+        };
+        let starts = read(&window.starts, fields::BLOCK_STARTS, "start");
+        let ends = read(&window.ends, fields::BLOCK_ENDS, "end");
+        read(
+            &window.needed_until,
+            fields::BLOCK_NEEDED_UNTIL,
+            "planned use",
+        );
+        if let (Some(starts), Some(ends)) = (starts, ends)
+            && ends <= starts
+        {
+            report.fire(
+                fields::BLOCK_ENDS.at(&[index]),
+                format!("the block ends ({ends}) no later than it starts ({starts})"),
+            );
+        }
+    }
+}
+
+fn capacity_block_shorter_than_checkpoint(context: &Context<'_>, report: &mut Report<'_>) {
+    for (index, group, times) in block_times(context) {
+        let (Some(start), Some(end), Some(every)) = (
+            times.starts,
+            times.ends,
+            group.block_window.checkpoint_minutes,
+        ) else {
+            continue;
+        };
+        let usable = end.0 - start.0 - times.reclaimed_minutes;
+        if end <= start || i64::from(every) < usable {
+            continue;
+        }
+        report.fire(
+            fields::BLOCK_CHECKPOINT.at(&[index]),
+            format!(
+                "the run checkpoints every {every} minutes, but Capacity Block {} ({start} to {end}) gives node group `{}` {} usable minutes (EC2 begins ending its instances {} minutes before the end): it ends before the first checkpoint, and its work is lost",
+                times.id,
                 group.name,
-                readable_time(start)
+                usable.max(0),
+                times.reclaimed_minutes
+            ),
+        );
+    }
+}
+
+fn capacity_block_ends_before_needed(context: &Context<'_>, report: &mut Report<'_>) {
+    for (index, group, times) in block_times(context) {
+        let (Some(end), Some(needed)) = (
+            times.ends,
+            UtcMinute::parse(&group.block_window.needed_until),
+        ) else {
+            continue;
+        };
+        let last = UtcMinute(end.0 - times.reclaimed_minutes);
+        if needed <= last {
+            continue;
+        }
+        report.fire(
+            fields::BLOCK_NEEDED_UNTIL.at(&[index]),
+            format!(
+                "node group `{}` is needed until {needed}, but Capacity Block {} ends {end}, and EC2 begins ending its instances at {last}: extend the block or buy the next one, and checkpoint before {last}",
+                group.name, times.id
             ),
         );
     }
