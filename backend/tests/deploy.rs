@@ -1700,3 +1700,80 @@ async fn the_approval_names_who_gets_access_to_the_cluster() {
     })
     .await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fsx_in_a_new_vpc_is_applied_as_a_copy_filled_with_the_subnet_and_group_read_after_the_cluster()
+ {
+    bounded(async {
+        let harness = Harness::new("fsx-new-vpc");
+        let mut spec: shared::Spec = serde_json::from_value(g5_spec("eks-fsx")).unwrap();
+        spec.addons.push(shared::templates::starting_addon(
+            shared::documents::storage::FSX_ADDON,
+        ));
+        spec.storage.fsx = Some(shared::model::spec::FsxVolume {
+            subnet_id: String::new(),
+            security_group_ids: Vec::new(),
+            deployment_type: "SCRATCH_2".into(),
+            per_unit_storage_throughput: None,
+            storage_gib: 1200,
+        });
+        for driver in &shared::documents::storage::DRIVERS {
+            driver.set_identity(
+                &mut spec,
+                shared::documents::storage::DriverIdentity::PodIdentity,
+            );
+        }
+        let job = harness.deploy(&serde_json::to_value(&spec).unwrap()).await;
+        let id = text(&job["id"]).to_owned();
+        let events = harness.all_events(&id).await;
+        assert_eq!(job_states(&events), ["running", "succeeded"], "{events:#?}");
+        let job = harness.job(&id).await;
+        let names: Vec<String> = steps_of(&job).into_iter().map(|(name, _)| name).collect();
+        let at = |name: &str| names.iter().position(|step| step == name).unwrap();
+        assert!(at("create-cluster") < at("read-fsx-subnet"), "{names:?}");
+        assert!(
+            at("read-fsx-subnet") < at("read-fsx-security-group"),
+            "{names:?}"
+        );
+        assert!(
+            at("read-fsx-security-group") < at("apply-storage"),
+            "{names:?}"
+        );
+        // What the stand-in `aws` printed for the two reads (ids made from the names, as no
+        // emulator runs here) is what the applied copy holds; the bundle's file is unchanged.
+        let job_dir = harness.job_dir(&id);
+        let calls: Vec<Vec<String>> = standin_calls(&job_dir)
+            .iter()
+            .filter_map(|call| serde_json::from_value(call["argv"].clone()).ok())
+            .collect();
+        let apply = calls
+            .iter()
+            .find(|argv| argv.len() > 3 && argv[1] == "apply" && argv[3].ends_with(".yaml"))
+            .expect("kubectl apply ran");
+        assert!(
+            apply[3].ends_with("storage/volumes.filled.yaml"),
+            "{apply:?}"
+        );
+        let filled = std::fs::read_to_string(&apply[3]).unwrap();
+        let subnet = filled
+            .lines()
+            .find_map(|line| line.trim().strip_prefix("subnetId: "))
+            .unwrap();
+        let group = filled
+            .lines()
+            .find_map(|line| line.trim().strip_prefix("securityGroupIds: "))
+            .unwrap();
+        assert!(
+            subnet.starts_with("subnet-") && group.starts_with("sg-"),
+            "{filled}"
+        );
+        let lines = log_lines(&events).join("\n");
+        assert!(lines.contains(subnet) && lines.contains(group), "{lines}");
+        let written = std::fs::read_to_string(job_dir.join("storage/volumes.yaml")).unwrap();
+        assert!(
+            written.contains("FILLED_AT_DEPLOY_FSX_SUBNET_ID"),
+            "{written}"
+        );
+    })
+    .await;
+}

@@ -2132,3 +2132,129 @@ fn apply_creates_replaces_and_deletes_access_entries() {
         ]
     );
 }
+
+/// What the emulator holds for a cluster, by boto3: the subnets of a node group, the
+/// security group EKS made for the cluster (with its VPC and whether a rule lets its members
+/// reach each other on every port), and the VPC of each subnet.
+fn cluster_network(emulator: &Emulator, cluster: &str, group: &str) -> serde_json::Value {
+    const SCRIPT: &str = r#"
+import json, sys, boto3
+endpoint, cluster, group = sys.argv[1:4]
+kw = dict(region_name="us-east-1", endpoint_url=endpoint,
+          aws_access_key_id="testing", aws_secret_access_key="testing")
+ec2, eks = boto3.client("ec2", **kw), boto3.client("eks", **kw)
+subnets = eks.describe_nodegroup(clusterName=cluster, nodegroupName=group)["nodegroup"]["subnets"]
+described = ec2.describe_subnets(SubnetIds=subnets)["Subnets"]
+sg = ec2.describe_security_groups(
+    Filters=[{"Name": "tag:aws:eks:cluster-name", "Values": [cluster]}])["SecurityGroups"][0]
+members = any(rule["IpProtocol"] == "-1" and any(pair["GroupId"] == sg["GroupId"]
+              for pair in rule.get("UserIdGroupPairs", [])) for rule in sg["IpPermissions"])
+print(json.dumps({"subnets": subnets, "zones": [s["AvailabilityZone"] for s in described],
+                  "vpcs": [s["VpcId"] for s in described], "group": sg["GroupId"],
+                  "group_vpc": sg["VpcId"], "members_reach_each_other": members}))
+"#;
+    let output = Command::new(studio_e2e::ec2_emulator::python())
+        .args(["-c", SCRIPT, &emulator.endpoint, cluster, group])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+#[test]
+fn fsx_in_a_new_vpc_goes_in_the_gpu_groups_subnet_with_the_cluster_security_group() {
+    let emulator = Emulator::start();
+    let dir = temp_dir("fsx-new-vpc");
+    // A new VPC (two zones), a CPU system group and the GPU group in the second zone; the
+    // FSx file system's subnet and security groups left empty, as the page leaves them.
+    let (_, mut spec) = filled_design(&emulator, "g4dn", &dir);
+    spec.cluster.name = "eks-fsx-new-vpc".into();
+    spec.addons.push(shared::templates::starting_addon(
+        shared::documents::storage::FSX_ADDON,
+    ));
+    spec.storage.fsx = Some(shared::model::spec::FsxVolume {
+        subnet_id: String::new(),
+        security_group_ids: Vec::new(),
+        deployment_type: "PERSISTENT_2".into(),
+        per_unit_storage_throughput: Some(250),
+        storage_gib: 1200,
+    });
+    let errors: Vec<String> = shared::rules::validate(&spec)
+        .into_iter()
+        .filter(|finding| finding.severity == shared::rules::Severity::Error)
+        .map(|finding| format!("{}: {}", finding.path, finding.message))
+        .collect();
+    assert!(errors.is_empty(), "the design has errors: {errors:#?}");
+    let bundle = dir.join("bundle");
+    for file in shared::deploy::bundle::bundle_files(&spec, &[], &[]).unwrap() {
+        let path = bundle.join(&file.path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, &file.contents).unwrap();
+    }
+    let volumes = std::fs::read_to_string(bundle.join("storage/volumes.yaml")).unwrap();
+    assert!(
+        volumes.contains(shared::documents::storage::FSX_SUBNET_AT_DEPLOY),
+        "{volumes}"
+    );
+    // The bundle's own script, with the stand-ins against the emulator, as a user runs it.
+    let kubeconfig = dir.join("cluster.kubeconfig");
+    let run = Command::new("bash")
+        .arg(bundle.join("deploy.sh"))
+        .env("PATH", stand_ins_on_path())
+        .env("KUBECONFIG", &kubeconfig)
+        .env("AWS_ENDPOINT_URL", &emulator.endpoint)
+        .env("AWS_ACCESS_KEY_ID", "testing")
+        .env("AWS_SECRET_ACCESS_KEY", "testing")
+        .env("EKSCTL_STANDIN_DELAY_MS", "0")
+        .env("EKSCTL_STANDIN_ARGV_LOG", dir.join("calls.jsonl"))
+        .output()
+        .unwrap();
+    let said = text(&run.stdout);
+    assert!(run.status.success(), "{said}\n{}", text(&run.stderr));
+    let network = cluster_network(&emulator, "eks-fsx-new-vpc", "g4dn");
+    assert_eq!(network["zones"][0], "us-east-1b", "{network}");
+    assert!(
+        said.contains(&format!(
+            "FSX_SUBNET_ID={}",
+            network["subnets"][0].as_str().unwrap()
+        )),
+        "{said}"
+    );
+    // The StorageClass the cluster holds names what AWS holds: the GPU group's subnet and
+    // the cluster security group, in the same VPC, which lets its members reach each other
+    // on every port (Lustre's TCP 988 and 1018-1023 among them).
+    let design = dir.join("cluster.yaml");
+    let classes: serde_json::Value = serde_json::from_str(&kubectl(
+        &emulator,
+        &design,
+        &["get", "storageclasses.storage.k8s.io", "-o", "json"],
+    ))
+    .unwrap();
+    let class = &classes["items"][0];
+    assert_eq!(class["metadata"]["name"], "fsx-lustre", "{classes}");
+    assert_eq!(
+        class["parameters"]["subnetId"], network["subnets"][0],
+        "{class}"
+    );
+    assert_eq!(
+        class["parameters"]["securityGroupIds"], network["group"],
+        "{class}"
+    );
+    assert_eq!(network["group_vpc"], network["vpcs"][0], "{network}");
+    assert_eq!(network["members_reach_each_other"], true, "{network}");
+    let claims: serde_json::Value = serde_json::from_str(&kubectl(
+        &emulator,
+        &design,
+        &["get", "persistentvolumeclaims", "-o", "json"],
+    ))
+    .unwrap();
+    assert_eq!(
+        claims["items"][0]["metadata"]["name"], "fsx-claim",
+        "{claims}"
+    );
+    // The bundle's file is left as it was written: the deploy applied a filled copy.
+    assert_eq!(
+        std::fs::read_to_string(bundle.join("storage/volumes.yaml")).unwrap(),
+        volumes
+    );
+}

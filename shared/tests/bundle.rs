@@ -279,7 +279,7 @@ fn fixtures() -> std::path::PathBuf {
 
 /// Runs the bundle's own `deploy.sh` for `spec` with the stand-ins; returns the argument
 /// vectors it ran (program by name) and those of the sequence, a value read from an earlier
-/// step shown as `<NAME>`.
+/// step shown as `<NAME>` and a filled copy of a file as `<filled>`.
 fn run_deploy_sh(spec: &shared::Spec, case: &str) -> (Vec<Vec<String>>, Vec<Vec<String>>) {
     let files = bundle::bundle_files(spec, &[], &[]).unwrap();
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
@@ -324,6 +324,7 @@ fn run_deploy_sh(spec: &shared::Spec, case: &str) -> (Vec<Vec<String>>, Vec<Vec<
                     shared::deploy::sequence::Arg::Read { prefix, name } => {
                         format!("{prefix}<{name}>")
                     }
+                    shared::deploy::sequence::Arg::Filled { .. } => "<filled>".to_owned(),
                 }))
                 .collect()
         })
@@ -332,6 +333,12 @@ fn run_deploy_sh(spec: &shared::Spec, case: &str) -> (Vec<Vec<String>>, Vec<Vec<
         .into_iter()
         .map(|mut argv| {
             argv[0] = argv[0].rsplit('/').next().unwrap().to_owned();
+            // A filled copy reaches the program through bash's process substitution.
+            for arg in &mut argv[1..] {
+                if arg.starts_with("/dev/fd/") {
+                    *arg = "<filled>".to_owned();
+                }
+            }
             argv
         })
         .collect();
@@ -726,4 +733,85 @@ fn the_readme_says_when_to_scale_a_group_whose_capacity_block_has_not_started() 
     // Without a block that waits, there is no such section.
     let files = bundle::bundle_files(&spec, &[], &[]).unwrap();
     assert!(!file(&files, "README.md").contains("## When to run what"));
+}
+
+/// A design whose FSx file system is in a new VPC, its subnet and security groups left to
+/// the deploy.
+fn fsx_in_a_new_vpc() -> shared::Spec {
+    let mut spec = shared::template("g4dn").unwrap().spec();
+    spec.addons.push(shared::templates::starting_addon(
+        shared::documents::storage::FSX_ADDON,
+    ));
+    spec.storage.fsx = Some(shared::model::spec::FsxVolume {
+        subnet_id: String::new(),
+        security_group_ids: Vec::new(),
+        deployment_type: "SCRATCH_2".into(),
+        per_unit_storage_throughput: None,
+        storage_gib: 1200,
+    });
+    spec
+}
+
+#[test]
+fn in_a_new_vpc_deploy_sh_reads_the_gpu_groups_subnet_and_the_cluster_group_then_applies_a_filled_copy()
+ {
+    let spec = fsx_in_a_new_vpc();
+    let files = bundle::bundle_files(&spec, &[], &[]).unwrap();
+    let volumes = file(&files, "storage/volumes.yaml");
+    assert!(
+        volumes.contains("subnetId: FILLED_AT_DEPLOY_FSX_SUBNET_ID"),
+        "{volumes}"
+    );
+    assert!(
+        volumes.contains("securityGroupIds: FILLED_AT_DEPLOY_FSX_SECURITY_GROUP_ID"),
+        "{volumes}"
+    );
+    in_order(
+        file(&files, "deploy.sh"),
+        &[
+            "eksctl create cluster -f cluster.yaml\n",
+            // The GPU group, not the system group listed first.
+            "aws eks describe-nodegroup --region PLACEHOLDER_AWS_REGION --cluster-name eks-g4dn --nodegroup-name g4dn --query 'nodegroup.subnets[0]' --output text",
+            "aws eks describe-cluster --region PLACEHOLDER_AWS_REGION --name eks-g4dn --query cluster.resourcesVpcConfig.clusterSecurityGroupId --output text",
+            "kubectl apply -f <(sed -e \"s|FILLED_AT_DEPLOY_FSX_SUBNET_ID|${FSX_SUBNET_ID}|g\" -e \"s|FILLED_AT_DEPLOY_FSX_SECURITY_GROUP_ID|${FSX_SECURITY_GROUP_ID}|g\" storage/volumes.yaml)",
+        ],
+    );
+    let (ran, expected) = run_deploy_sh(&spec, "fsx-new-vpc");
+    assert_eq!(ran, expected);
+    assert!(
+        ran.iter()
+            .any(|argv| argv[..3] == ["kubectl", "apply", "-f"] && argv[3] == "<filled>"),
+        "{ran:?}"
+    );
+}
+
+#[test]
+fn fsx_in_an_existing_vpc_or_with_ids_given_is_applied_as_written() {
+    let mut spec = fsx_in_a_new_vpc();
+    let fsx = spec.storage.fsx.as_mut().unwrap();
+    fsx.subnet_id = "subnet-0123456789abcdef0".into();
+    fsx.security_group_ids = vec!["sg-0123456789abcdef0".into()];
+    let steps = shared::deploy::sequence::deploy_steps(&spec);
+    assert!(!steps.iter().any(|step| step.name.starts_with("read-fsx")));
+    let files = bundle::bundle_files(&spec, &[], &[]).unwrap();
+    assert!(file(&files, "deploy.sh").contains("kubectl apply -f storage/volumes.yaml"));
+    // Only the missing one is read.
+    spec.storage
+        .fsx
+        .as_mut()
+        .unwrap()
+        .security_group_ids
+        .clear();
+    let names: Vec<&str> = shared::deploy::sequence::deploy_steps(&spec)
+        .iter()
+        .map(|step| step.name)
+        .filter(|name| name.starts_with("read-fsx"))
+        .collect();
+    assert_eq!(names, ["read-fsx-security-group"]);
+    // An existing VPC: the user names both, as before.
+    let spec = shared::template("p5-checkpoint-storage").unwrap().spec();
+    assert_eq!(
+        shared::documents::storage::fsx_at_deploy(&spec),
+        shared::documents::storage::FsxAtDeploy::default()
+    );
 }

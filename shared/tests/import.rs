@@ -782,6 +782,30 @@ fn a_finding_on_a_kept_node_group_key_points_at_it_in_the_file() {
 }
 
 #[test]
+fn volumes_whose_network_the_deploy_fills_read_back_as_left_to_the_deploy() {
+    let mut spec = shared::templates::template("g4dn").unwrap().spec();
+    spec.addons.push(shared::templates::starting_addon(
+        shared::documents::storage::FSX_ADDON,
+    ));
+    spec.storage.fsx = Some(shared::model::spec::FsxVolume {
+        subnet_id: String::new(),
+        security_group_ids: Vec::new(),
+        deployment_type: "SCRATCH_2".into(),
+        per_unit_storage_throughput: None,
+        storage_gib: 2400,
+    });
+    let volumes = shared::documents::storage::render(&spec).unwrap().unwrap();
+    assert!(
+        volumes.contains("FILLED_AT_DEPLOY_FSX_SUBNET_ID"),
+        "{volumes}"
+    );
+    let mut without = spec.clone();
+    without.storage = shared::model::spec::Storage::default();
+    let (read, _) = import::import_text(&volumes, &without).unwrap();
+    assert_eq!(read.storage, spec.storage);
+}
+
+#[test]
 fn the_volumes_the_studio_writes_are_read_back_unchanged_and_others_refused_where_they_differ() {
     let template = shared::templates::template("p5-checkpoint-storage")
         .unwrap()

@@ -2096,7 +2096,23 @@ fn fsx_and_s3_volumes_are_judged_as_fsx_and_s3_judge_them() {
     );
     fsx_of(&mut spec).subnet_id.clear();
     fsx_of(&mut spec).security_group_ids.clear();
+    // In a new VPC the ids do not exist yet: empty ones are the deploy's to find, not an
+    // error; in an existing VPC both are missing; a malformed one is always an error.
+    let new_vpc = spec.network.clone();
+    assert!(matches!(
+        new_vpc,
+        shared::model::spec::Network::NewVpc { .. }
+    ));
+    assert!(fired(&spec, "storage-fsx-network-invalid").is_empty());
+    spec.network = shared::model::spec::Network::ExistingVpc {
+        vpc_id: "vpc-0123456789abcdef0".into(),
+        public_subnets: Vec::new(),
+        private_subnets: Vec::new(),
+    };
     assert_eq!(fired(&spec, "storage-fsx-network-invalid").len(), 2);
+    spec.network = new_vpc;
+    fsx_of(&mut spec).security_group_ids = vec!["sg-12".into()];
+    assert_eq!(fired(&spec, "storage-fsx-network-invalid").len(), 1);
 
     // S3's naming rules.
     for (bucket, problem) in [

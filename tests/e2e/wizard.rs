@@ -1020,6 +1020,85 @@ async fn auto_mode_is_turned_on_in_the_cluster_step_and_eksctl_s_refusals_are_sa
 }
 
 #[tokio::test]
+async fn fsx_in_a_new_vpc_asks_for_no_ids_and_says_where_the_deploy_puts_it() {
+    let studio = Studio::start();
+    let browser = Browser::start().await;
+    browser.client.set_window_size(1280, 800).await.unwrap();
+    browser.open(&studio).await;
+    browser.choose_template("g4dn").await;
+    browser.go_to_step(7).await;
+    browser
+        .by_id("f-addons-aws-fsx-csi-driver")
+        .await
+        .click()
+        .await
+        .unwrap();
+    browser
+        .field_by_label(fields::FSX_VOLUME.label)
+        .await
+        .click()
+        .await
+        .unwrap();
+    // The ids do not exist before eksctl makes the VPC: none is asked for, and the page says
+    // which subnet and group the deploy uses, and why they carry Lustre's traffic.
+    let hint = browser
+        .wait_for_text(Locator::Css(".fsx-network"), |text| {
+            text.contains("node group g4dn")
+        })
+        .await;
+    assert!(hint.contains("cluster security group"), "{hint}");
+    assert!(hint.contains("988"), "{hint}");
+    for label in [fields::FSX_SUBNET.label, fields::FSX_SECURITY_GROUPS.label] {
+        let value = browser
+            .field_by_label(label)
+            .await
+            .prop("value")
+            .await
+            .unwrap();
+        assert_eq!(value.as_deref(), Some(""), "{label}");
+    }
+    browser
+        .by_id("tab-preview-storage-yaml")
+        .await
+        .click()
+        .await
+        .unwrap();
+    let volumes = browser
+        .wait_for_text(Locator::Id("preview-storage-yaml"), |text| {
+            text.contains("fsx.csi.aws.com")
+        })
+        .await;
+    assert!(
+        volumes.contains("subnetId: FILLED_AT_DEPLOY_FSX_SUBNET_ID"),
+        "{volumes}"
+    );
+    let findings = browser.wait_for_text(FINDINGS, |_| true).await;
+    assert!(
+        !findings.contains("needs the subnet") && !findings.contains("at least one security group"),
+        "{findings}"
+    );
+    browser.screenshot("fsx-new-vpc").await;
+    browser.client.set_window_size(390, 844).await.unwrap();
+    browser
+        .field_by_label(fields::FSX_SUBNET.label)
+        .await
+        .click()
+        .await
+        .unwrap();
+    browser.screenshot("fsx-new-vpc-390").await;
+    // A subnet typed in is used as typed; the hint says only the group is the deploy's.
+    browser
+        .fill_by_label(fields::FSX_SUBNET.label, "subnet-0123456789abcdef0")
+        .await;
+    browser
+        .wait_for_text(Locator::Css(".fsx-network"), |text| {
+            text.contains("no security group given")
+        })
+        .await;
+    browser.close().await;
+}
+
+#[tokio::test]
 async fn checkpoint_volumes_are_edited_beside_their_add_ons_and_previewed_as_the_drivers_read_them()
 {
     let studio = Studio::start();

@@ -53,6 +53,36 @@ pub enum StepArg {
         /// The earlier step's [`StepCommand::output_into`].
         name: &'static str,
     },
+    /// The path of a copy of `source` (written beside it) in which each `(text, name)` of
+    /// `fills` has the text replaced by the output an earlier step kept under `name`.
+    Filled {
+        /// The bundle's file.
+        source: PathBuf,
+        /// What to replace, and the name of the value that replaces it.
+        fills: Vec<(&'static str, &'static str)>,
+    },
+}
+
+/// Why a step's arguments could not be made.
+#[derive(Debug)]
+enum Unresolved {
+    /// It needs a value no earlier step printed.
+    Unread(&'static str),
+    /// The filled copy of a file could not be written.
+    Unfilled(PathBuf, io::Error),
+}
+
+/// Where the filled copy of `source` goes: `volumes.yaml` → `volumes.filled.yaml`.
+fn filled_path(source: &Path) -> PathBuf {
+    let stem = source
+        .file_stem()
+        .map(|stem| stem.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let name = match source.extension() {
+        Some(extension) => format!("{stem}.filled.{}", extension.to_string_lossy()),
+        None => format!("{stem}.filled"),
+    };
+    source.with_file_name(name)
 }
 
 /// One step: what to run, with which arguments.
@@ -85,6 +115,17 @@ impl StepCommand {
             .chain(self.args.iter().map(|arg| match arg {
                 StepArg::Plain(text) => text.to_string_lossy().into_owned(),
                 StepArg::Read { prefix, name } => format!("{prefix}${{{name}}}"),
+                StepArg::Filled { source, fills } => {
+                    let names: Vec<String> = fills
+                        .iter()
+                        .map(|(_, name)| format!("${{{name}}}"))
+                        .collect();
+                    format!(
+                        "{} (with {})",
+                        filled_path(source).to_string_lossy(),
+                        names.join(", ")
+                    )
+                }
             }))
             .collect()
     }
@@ -94,7 +135,7 @@ impl StepCommand {
     fn resolved_args(
         &self,
         values: &BTreeMap<&'static str, String>,
-    ) -> Result<Vec<OsString>, &'static str> {
+    ) -> Result<Vec<OsString>, Unresolved> {
         self.args
             .iter()
             .map(|arg| match arg {
@@ -102,7 +143,19 @@ impl StepCommand {
                 StepArg::Read { prefix, name } => values
                     .get(name)
                     .map(|value| OsString::from(format!("{prefix}{value}")))
-                    .ok_or(*name),
+                    .ok_or(Unresolved::Unread(name)),
+                StepArg::Filled { source, fills } => {
+                    let mut text = std::fs::read_to_string(source)
+                        .map_err(|error| Unresolved::Unfilled(source.clone(), error))?;
+                    for (placeholder, name) in fills {
+                        let value = values.get(name).ok_or(Unresolved::Unread(name))?;
+                        text = text.replace(placeholder, value);
+                    }
+                    let target = filled_path(source);
+                    std::fs::write(&target, text)
+                        .map_err(|error| Unresolved::Unfilled(target.clone(), error))?;
+                    Ok(target.into_os_string())
+                }
             })
             .collect()
     }
@@ -126,6 +179,10 @@ pub fn plan_steps(tools: &Tools, directory: &Path, spec: &Spec, review: bool) ->
                     Arg::Text(text) => StepArg::Plain(OsString::from(text)),
                     Arg::File(path) => StepArg::Plain(directory.join(path).into_os_string()),
                     Arg::Read { prefix, name } => StepArg::Read { prefix, name },
+                    Arg::Filled { path, fills } => StepArg::Filled {
+                        source: directory.join(path),
+                        fills,
+                    },
                 })
                 .collect(),
             output_into: step.output_into,
@@ -246,6 +303,8 @@ enum StepEnd {
     PrintedNothing,
     /// It needs a value no earlier step printed.
     Unread(&'static str),
+    /// The filled copy of a bundle file could not be written.
+    Unfilled(PathBuf, io::Error),
 }
 
 /// Runs a job's steps in order, stopping at the first that does not succeed or when `stop`
@@ -316,7 +375,8 @@ pub async fn run_job(
                 match (step.output_into, end) {
                     (Some(name), StepEnd::Exited(status)) if status.success() => {
                         let value = output.trim();
-                        if value.is_empty() {
+                        // The AWS CLI prints `None` for a query that found nothing.
+                        if value.is_empty() || value == "None" {
                             StepEnd::PrintedNothing
                         } else {
                             values.insert(name, value.to_owned());
@@ -326,7 +386,8 @@ pub async fn run_job(
                     (_, end) => end,
                 }
             }
-            Err(name) => StepEnd::Unread(name),
+            Err(Unresolved::Unread(name)) => StepEnd::Unread(name),
+            Err(Unresolved::Unfilled(path, error)) => StepEnd::Unfilled(path, error),
         };
         let (state, exit_code, text) = match end {
             StepEnd::Exited(status) if status.success() => {
@@ -354,12 +415,17 @@ pub async fn run_job(
             StepEnd::PrintedNothing => (
                 StepState::Failed,
                 Some(0),
-                "exited 0 but printed nothing, and a later step needs what it prints".to_owned(),
+                "exited 0 but printed nothing (or the AWS CLI's None, a query that found nothing), and a later step needs what it prints".to_owned(),
             ),
             StepEnd::Unread(name) => (
                 StepState::Failed,
                 None,
                 format!("needs {name}, which no earlier step printed"),
+            ),
+            StepEnd::Unfilled(path, error) => (
+                StepState::Failed,
+                None,
+                format!("could not write {}: {error}", path.display()),
             ),
         };
         store

@@ -251,6 +251,25 @@ fn Volumes() -> impl IntoView {
         |spec| spec.storage.s3.as_ref(),
         |spec| spec.storage.s3.as_mut(),
     );
+    // Which subnet and security group the file system gets, and why, in this design's VPC.
+    let fsx_network_hint = move || {
+        spec.with(|spec| {
+            let at_deploy = shared::documents::storage::fsx_at_deploy(spec);
+            let group = shared::documents::storage::fsx_node_group(spec)
+                .map(|group| format!("node group {}", group.name))
+                .unwrap_or_else(|| "a private subnet eksctl makes".to_owned());
+            match (at_deploy.subnet, at_deploy.security_group) {
+                (true, true) => format!(
+                    "New VPC: the ids do not exist until eksctl makes it, so leave both empty. After the cluster is created the deploy puts the file system in the subnet of {group} (the GPU nodes' zone, so no traffic crosses zones) with the cluster security group, which every node has and which passes Lustre's TCP 988 and 1018–1023 between its members."
+                ),
+                (true, false) => format!(
+                    "New VPC: the subnet is left empty, so the deploy uses the subnet of {group} once eksctl made it. Each security group must allow Lustre's TCP 988 and 1018–1023 from itself and from the nodes."
+                ),
+                (false, true) => "New VPC: no security group given, so the deploy uses the cluster security group (every node has it; it passes Lustre's TCP 988 and 1018–1023 between its members). The subnet must be in the GPU nodes' zone.".to_owned(),
+                (false, false) => "The subnet in the GPU nodes' zone (traffic across zones is slower and billed), and security groups that allow Lustre's TCP 988 and 1018–1023 from themselves and from the nodes.".to_owned(),
+            }
+        })
+    };
     view! {
         <fieldset>
             <legend>"Volumes for datasets and checkpoints"</legend>
@@ -261,9 +280,15 @@ fn Volumes() -> impl IntoView {
                 at=fields::FSX_VOLUME
                 checked=has_fsx
                 set=move |on: bool| spec.update(|spec| {
+                    // In a new VPC the ids do not exist yet: left empty, the deploy finds them.
+                    let new_vpc = matches!(spec.network, shared::model::spec::Network::NewVpc { .. });
                     spec.storage.fsx = on.then(|| shared::model::spec::FsxVolume {
-                        subnet_id: "PLACEHOLDER_FSX_SUBNET_ID".into(),
-                        security_group_ids: vec!["PLACEHOLDER_FSX_SECURITY_GROUP_ID".into()],
+                        subnet_id: if new_vpc { String::new() } else { "PLACEHOLDER_FSX_SUBNET_ID".into() },
+                        security_group_ids: if new_vpc {
+                            Vec::new()
+                        } else {
+                            vec!["PLACEHOLDER_FSX_SECURITY_GROUP_ID".into()]
+                        },
                         deployment_type: "PERSISTENT_2".into(),
                         per_unit_storage_throughput: Some(250),
                         storage_gib: 1200,
@@ -271,6 +296,7 @@ fn Volumes() -> impl IntoView {
                 })
             />
             <Show when=move || has_fsx.get()>
+                <p class="hint fsx-network">{fsx_network_hint}</p>
                 <TextField
                     at=fsx.place(fields::FSX_SUBNET)
                     placeholder="subnet-0123456789abcdef0 (the GPU nodes' zone)"

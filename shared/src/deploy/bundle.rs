@@ -219,7 +219,7 @@ fn what_it_is(path: &str) -> &'static str {
             "CloudFormation for what Karpenter needs once the cluster exists: the node role's access entry and the controller's identity"
         }
         storage::STORAGE_PATH => {
-            "the volumes for datasets and checkpoints (FSx for Lustre StorageClass and claim, S3 volume and claim); teardown deletes the claims first, so FSx deletes the file system it made"
+            "the volumes for datasets and checkpoints (FSx for Lustre StorageClass and claim, S3 volume and claim); in a new VPC, a `FILLED_AT_DEPLOY_…` value is the subnet or security group the deploy reads once eksctl made them; teardown deletes the claims first, so FSx deletes the file system it made"
         }
         auto_mode::PATH => "EKS Auto Mode's NodePools and NodeClasses, applied once the cluster is up",
         _ => device_plugins::Plugin::ALL

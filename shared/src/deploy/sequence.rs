@@ -15,6 +15,7 @@ use crate::documents::karpenter_aws::{
     self, CLUSTER_ACCESS_PATH, NAMESPACE, PREREQUISITES_PATH, access_stack, prerequisites_stack,
 };
 use crate::documents::render::{KARPENTER_VALUES_PATH, NODEPOOLS_PATH};
+use crate::documents::storage;
 use crate::model::spec::{ControllerIdentity, Spec};
 use crate::upstream::karpenter::DISCOVERY_TAG;
 
@@ -64,12 +65,25 @@ pub enum Arg {
         /// The name the earlier step's output is kept under.
         name: &'static str,
     },
+    /// A copy of a bundle file in which each `(text, name)` of `fills` has the text
+    /// replaced by what an earlier step printed into `name` (an id that exists only once
+    /// an earlier step made it).
+    Filled {
+        /// A path inside the bundle.
+        path: &'static str,
+        /// What to replace, and the name of the value that replaces it.
+        fills: Vec<(&'static str, &'static str)>,
+    },
 }
 
 /// The cluster's OIDC issuer URL, read after the cluster is created (IRSA).
 pub const OIDC_ISSUER: &str = "OIDC_ISSUER";
 /// The controller role's ARN, read after the access stack is created (IRSA).
 pub const CONTROLLER_ROLE_ARN: &str = "CONTROLLER_ROLE_ARN";
+/// The subnet of the FSx file system, read after eksctl made the VPC.
+pub const FSX_SUBNET_ID: &str = "FSX_SUBNET_ID";
+/// The cluster security group, read after EKS made it, for the FSx file system.
+pub const FSX_SECURITY_GROUP_ID: &str = "FSX_SECURITY_GROUP_ID";
 
 /// One step of a sequence.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -82,7 +96,7 @@ pub struct Step {
     pub tool: Tool,
     /// Its arguments.
     pub args: Vec<Arg>,
-    /// The name its output (trimmed, which must not be empty) is kept under for later steps.
+    /// The name its output (trimmed, which must not be empty nor the AWS CLI's `None`) is kept under for later steps.
     pub output_into: Option<&'static str>,
 }
 
@@ -146,6 +160,91 @@ fn discovery_tag(spec: &Spec) -> Option<String> {
     Some(format!("Key={DISCOVERY_TAG},Value={value}"))
 }
 
+/// The steps that read what a new VPC's FSx file system goes in (see
+/// [`storage::fsx_at_deploy`]), pushed onto `steps`; the volumes file to apply, filled
+/// with what they read.
+fn fsx_network_steps(spec: &Spec, steps: &mut Vec<Step>) -> Arg {
+    let at_deploy = storage::fsx_at_deploy(spec);
+    if !at_deploy.any() {
+        return Arg::File(storage::STORAGE_PATH);
+    }
+    let cluster = spec.cluster.name.as_str();
+    let region = spec.cluster.region.as_str();
+    let mut fills = Vec::new();
+    if at_deploy.subnet {
+        let (title, args) = match storage::fsx_node_group(spec) {
+            Some(group) => (
+                format!(
+                    "Read the subnet of node group {} that the FSx file system goes in",
+                    group.name
+                ),
+                texts(&[
+                    "eks",
+                    "describe-nodegroup",
+                    "--region",
+                    region,
+                    "--cluster-name",
+                    cluster,
+                    "--nodegroup-name",
+                    group.name.as_str(),
+                    "--query",
+                    "nodegroup.subnets[0]",
+                    "--output",
+                    "text",
+                ]),
+            ),
+            None => (
+                "Read a private subnet eksctl made, which the FSx file system goes in".to_owned(),
+                texts(&[
+                    "ec2",
+                    "describe-subnets",
+                    "--region",
+                    region,
+                    "--filters",
+                    format!("Name=tag:alpha.eksctl.io/cluster-name,Values={cluster}").as_str(),
+                    "Name=tag:kubernetes.io/role/internal-elb,Values=1",
+                    "--query",
+                    "Subnets[0].SubnetId",
+                    "--output",
+                    "text",
+                ]),
+            ),
+        };
+        steps.push(Step {
+            output_into: Some(FSX_SUBNET_ID),
+            ..step("read-fsx-subnet", title, Tool::Aws, &args)
+        });
+        fills.push((storage::FSX_SUBNET_AT_DEPLOY, FSX_SUBNET_ID));
+    }
+    if at_deploy.security_group {
+        steps.push(Step {
+            output_into: Some(FSX_SECURITY_GROUP_ID),
+            ..step(
+                "read-fsx-security-group",
+                "Read the cluster security group, which every node has and which allows Lustre's traffic between its members, for the FSx file system",
+                Tool::Aws,
+                &texts(&[
+                    "eks",
+                    "describe-cluster",
+                    "--region",
+                    region,
+                    "--name",
+                    cluster,
+                    "--query",
+                    "cluster.resourcesVpcConfig.clusterSecurityGroupId",
+                    "--output",
+                    "text",
+                ]),
+            )
+        });
+        fills.push((storage::FSX_SECURITY_GROUP_AT_DEPLOY, FSX_SECURITY_GROUP_ID));
+    }
+    Arg::Filled {
+        path: storage::STORAGE_PATH,
+        fills,
+    }
+}
+
 /// Every step of a deploy, in order.
 pub fn deploy_steps(spec: &Spec) -> Vec<Step> {
     let cluster = spec.cluster.name.as_str();
@@ -201,11 +300,12 @@ pub fn deploy_steps(spec: &Spec) -> Vec<Step> {
         ));
     }
     if !spec.storage.is_empty() {
+        let volumes = fsx_network_steps(spec, &mut steps);
         steps.push(step(
             "apply-storage",
             "Create the volumes for datasets and checkpoints (the CSI drivers' StorageClass, volume and claims)",
             Tool::Kubectl,
-            &[text("apply"), text("-f"), Arg::File(crate::documents::storage::STORAGE_PATH)],
+            &[text("apply"), text("-f"), volumes],
         ));
     }
     if !karpenter {
@@ -549,14 +649,22 @@ pub fn script(purpose: &str, steps: &[Step]) -> String {
                 Arg::File(path) => shell_quote(path),
                 Arg::Read { prefix, name } if prefix.is_empty() => format!("\"${name}\""),
                 Arg::Read { prefix, name } => format!("{}\"${name}\"", shell_quote(prefix)),
+                // Bash's process substitution: the program reads a filled copy.
+                Arg::Filled { path, fills } => {
+                    let edits: String = fills
+                        .iter()
+                        .map(|(placeholder, name)| format!(" -e \"s|{placeholder}|${{{name}}}|g\""))
+                        .collect();
+                    format!("<(sed{edits} {})", shell_quote(path))
+                }
             };
             script.push(' ');
             script.push_str(&shown);
         }
         if let Some(name) = step.output_into {
             script.push_str(&format!(
-                ")\n[ -n \"${name}\" ] || {{ echo {} >&2; exit 1; }}\necho \"{name}=${name}\"",
-                shell_quote(&format!("{}: printed nothing", step.name))
+                ")\n[ -n \"${name}\" ] && [ \"${name}\" != None ] || {{ echo {} >&2; exit 1; }}\necho \"{name}=${name}\"",
+                shell_quote(&format!("{}: printed nothing (or the AWS CLI's None)", step.name))
             ));
         }
         script.push('\n');

@@ -10,7 +10,7 @@ use crate::model::fields;
 use yaml_serde::{Mapping, Value};
 
 use crate::documents::render::RenderError;
-use crate::model::spec::{FsxVolume, S3Volume, Spec};
+use crate::model::spec::{FsxVolume, Network, NodeGroup, S3Volume, Spec};
 
 /// Where the bundle keeps the volumes.
 pub const STORAGE_PATH: &str = "storage/volumes.yaml";
@@ -28,6 +28,63 @@ pub const NAMESPACE: &str = "default";
 pub const FSX_ADDON: &str = "aws-fsx-csi-driver";
 /// The Mountpoint for S3 CSI driver's add-on.
 pub const S3_ADDON: &str = "aws-mountpoint-s3-csi-driver";
+/// What `subnetId` holds in `storage/volumes.yaml` when the deploy finds the subnet: the
+/// deploy applies a copy with the subnet it read in its place.
+pub const FSX_SUBNET_AT_DEPLOY: &str = "FILLED_AT_DEPLOY_FSX_SUBNET_ID";
+/// What `securityGroupIds` holds when the deploy uses the cluster security group.
+pub const FSX_SECURITY_GROUP_AT_DEPLOY: &str = "FILLED_AT_DEPLOY_FSX_SECURITY_GROUP_ID";
+
+/// What the deploy finds for the FSx file system's network, because the design leaves it
+/// to the VPC eksctl makes. In an existing VPC the user names both; in a new one the ids
+/// do not exist before eksctl runs, so an empty subnet means "the subnet of the GPU nodes"
+/// and no security group means "the cluster security group". EKS makes that group, every
+/// managed node group's launch template attaches it (eksctl's `SecurityGroups()` of the
+/// VPC importer), Karpenter's node classes select it by the discovery tag the cluster
+/// carries, and it allows all traffic between its members, which covers Lustre's TCP 988
+/// and 1018-1023.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FsxAtDeploy {
+    /// The subnet is read after the cluster is created.
+    pub subnet: bool,
+    /// The cluster security group is read after the cluster is created.
+    pub security_group: bool,
+}
+
+impl FsxAtDeploy {
+    /// Whether the deploy reads anything.
+    pub fn any(self) -> bool {
+        self.subnet || self.security_group
+    }
+}
+
+/// What the deploy finds for `spec`'s FSx file system (nothing without one, or in an
+/// existing VPC).
+pub fn fsx_at_deploy(spec: &Spec) -> FsxAtDeploy {
+    match (&spec.storage.fsx, &spec.network) {
+        (Some(fsx), Network::NewVpc { .. }) => FsxAtDeploy {
+            subnet: fsx.subnet_id.trim().is_empty(),
+            security_group: fsx.security_group_ids.is_empty(),
+        },
+        _ => FsxAtDeploy::default(),
+    }
+}
+
+/// The node group whose subnet the file system goes in: the first with GPUs or Neuron
+/// devices (training reads and writes checkpoints there), else the first; none when
+/// Karpenter or Auto Mode launches every node.
+pub fn fsx_node_group(spec: &Spec) -> Option<&NodeGroup> {
+    let accelerated = |group: &&NodeGroup| {
+        std::iter::once(&group.instance_type)
+            .chain(&group.instance_types)
+            .filter_map(|name| crate::catalog::instances::lookup(name))
+            .any(|known| known.is_accelerated())
+    };
+    spec.node_groups
+        .iter()
+        .find(accelerated)
+        .or_else(|| spec.node_groups.first())
+}
+
 /// FSx for Lustre deployment types (FSx `CreateFileSystemLustreConfiguration.DeploymentType`).
 pub const FSX_DEPLOYMENT_TYPES: [&str; 4] =
     ["SCRATCH_1", "SCRATCH_2", "PERSISTENT_1", "PERSISTENT_2"];
@@ -90,10 +147,20 @@ fn claim(name: &str, storage_class: &str, gib: u32, volume: Option<&str>) -> Val
     ])
 }
 
-fn fsx_documents(fsx: &FsxVolume) -> [Value; 2] {
+fn fsx_documents(fsx: &FsxVolume, at_deploy: FsxAtDeploy) -> [Value; 2] {
+    let subnet = if at_deploy.subnet {
+        FSX_SUBNET_AT_DEPLOY.to_owned()
+    } else {
+        fsx.subnet_id.clone()
+    };
+    let groups = if at_deploy.security_group {
+        FSX_SECURITY_GROUP_AT_DEPLOY.to_owned()
+    } else {
+        fsx.security_group_ids.join(",")
+    };
     let mut parameters = vec![
-        ("subnetId", text(&fsx.subnet_id)),
-        ("securityGroupIds", text(&fsx.security_group_ids.join(","))),
+        ("subnetId", text(&subnet)),
+        ("securityGroupIds", text(&groups)),
         ("deploymentType", text(&fsx.deployment_type)),
     ];
     if let Some(throughput) = fsx.per_unit_storage_throughput {
@@ -162,7 +229,7 @@ fn s3_documents(s3: &S3Volume, region: &str) -> [Value; 2] {
 pub fn documents(spec: &Spec) -> Vec<Value> {
     let mut documents = Vec::new();
     if let Some(fsx) = &spec.storage.fsx {
-        documents.extend(fsx_documents(fsx));
+        documents.extend(fsx_documents(fsx, fsx_at_deploy(spec)));
     }
     if let Some(s3) = &spec.storage.s3 {
         documents.extend(s3_documents(s3, &spec.cluster.region));
@@ -474,12 +541,18 @@ pub fn import(
     if let Some(class) = named("StorageClass", FSX_STORAGE_CLASS) {
         let parameter =
             |key: &str| text(documents[class], &["parameters", key]).unwrap_or_default();
+        // What the deploy fills in reads back as left to the deploy (empty).
+        let subnet = parameter("subnetId");
         storage.fsx = Some(FsxVolume {
-            subnet_id: parameter("subnetId"),
+            subnet_id: if subnet == FSX_SUBNET_AT_DEPLOY {
+                String::new()
+            } else {
+                subnet
+            },
             security_group_ids: parameter("securityGroupIds")
                 .split(',')
                 .map(str::trim)
-                .filter(|id| !id.is_empty())
+                .filter(|id| !id.is_empty() && *id != FSX_SECURITY_GROUP_AT_DEPLOY)
                 .map(str::to_owned)
                 .collect(),
             deployment_type: parameter("deploymentType"),
@@ -521,6 +594,10 @@ pub fn import(
             ..crate::model::spec::ClusterSettings::default()
         },
         storage: storage.clone(),
+        // A new VPC, where an id left to the deploy is written as the value it fills in.
+        network: Network::NewVpc {
+            availability_zones: Vec::new(),
+        },
         ..Spec::default()
     };
     let rendered = self::documents(&spec);

@@ -28,7 +28,7 @@ pub(super) static RULES: &[Rule] = &[
         summary: super::described(
             "the FSx file system's subnet or security groups are missing or malformed",
         ),
-        help: "give one subnet id (`subnet-…`, in the zone of the GPU nodes) and at least one security group id (`sg-…`) that allows Lustre traffic (TCP 988 and 1018-1023)",
+        help: "give one subnet id (`subnet-…`, in the zone of the GPU nodes) and at least one security group id (`sg-…`) that allows Lustre traffic (TCP 988 and 1018-1023); in a new VPC leave both empty and the deploy uses the GPU nodes' subnet and the cluster security group",
         reference: super::described(
             "kubernetes-sigs/aws-fsx-csi-driver examples/kubernetes/dynamic_provisioning (subnetId and securityGroupIds are required); FSx CreateFileSystem refuses a malformed id, and the claim stays Pending",
         ),
@@ -94,8 +94,11 @@ fn storage_fsx_network_invalid(context: &Context<'_>, report: &mut Report<'_>) {
     let Some(fsx) = &context.spec.storage.fsx else {
         return;
     };
+    // In a new VPC an empty subnet or security group list is found by the deploy.
+    let at_deploy = storage::fsx_at_deploy(context.spec);
     match SubnetId::check(&fsx.subnet_id) {
         Ok(_) | Err(IdError::Placeholder) => {}
+        Err(IdError::Empty) if at_deploy.subnet => {}
         Err(IdError::Empty) => report.fire(
             fields::FSX_SUBNET.path(),
             "the FSx file system needs the subnet it is created in",
@@ -105,7 +108,7 @@ fn storage_fsx_network_invalid(context: &Context<'_>, report: &mut Report<'_>) {
             format!("subnet id `{}` {error}", fsx.subnet_id),
         ),
     }
-    if fsx.security_group_ids.is_empty() {
+    if fsx.security_group_ids.is_empty() && !at_deploy.security_group {
         report.fire(
             fields::FSX_SECURITY_GROUPS.path(),
             "the FSx file system needs at least one security group",
