@@ -125,6 +125,22 @@ fn texts(values: &[&str]) -> Vec<Arg> {
     values.iter().map(|value| text(value)).collect()
 }
 
+/// `aws eks describe-cluster` printing one value of the cluster as text.
+fn describe_cluster(region: &str, cluster: &str, query: &str) -> Vec<Arg> {
+    texts(&[
+        "eks",
+        "describe-cluster",
+        "--region",
+        region,
+        "--name",
+        cluster,
+        "--query",
+        query,
+        "--output",
+        "text",
+    ])
+}
+
 /// `aws cloudformation deploy` of one of the bundle's templates.
 fn deploy_stack(region: &str, stack: &str, template: &'static str, iam: bool) -> Vec<Arg> {
     let mut args = texts(&[
@@ -223,18 +239,7 @@ fn fsx_network_steps(spec: &Spec, steps: &mut Vec<Step>) -> Arg {
                 "read-fsx-security-group",
                 "Read the cluster security group, which every node has and which allows Lustre's traffic between its members, for the FSx file system",
                 Tool::Aws,
-                &texts(&[
-                    "eks",
-                    "describe-cluster",
-                    "--region",
-                    region,
-                    "--name",
-                    cluster,
-                    "--query",
-                    "cluster.resourcesVpcConfig.clusterSecurityGroupId",
-                    "--output",
-                    "text",
-                ]),
+                &describe_cluster(region, cluster, "cluster.resourcesVpcConfig.clusterSecurityGroupId"),
             )
         });
         fills.push((storage::FSX_SECURITY_GROUP_AT_DEPLOY, FSX_SECURITY_GROUP_ID));
@@ -344,18 +349,7 @@ pub fn deploy_steps(spec: &Spec) -> Vec<Step> {
                 "read-oidc-issuer",
                 "Read the cluster's OIDC issuer, which the controller's IRSA role trusts",
                 Tool::Aws,
-                &texts(&[
-                    "eks",
-                    "describe-cluster",
-                    "--region",
-                    region,
-                    "--name",
-                    cluster,
-                    "--query",
-                    "cluster.identity.oidc.issuer",
-                    "--output",
-                    "text",
-                ]),
+                &describe_cluster(region, cluster, "cluster.identity.oidc.issuer"),
             )
         });
         access.extend([
