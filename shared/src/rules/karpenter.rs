@@ -487,7 +487,7 @@ fn karpenter_newer_than_release(context: &Context<'_>, report: &mut Report<'_>) 
         return;
     };
     let release = karpenter.release;
-    let mut check = |kind: Kind, object: serde_json::Value, place: String, name: &str| {
+    let mut check = |kind: Kind, object: yaml_serde::Value, place: String, name: &str| {
         for (path, added) in newer_than(kind, &object, release) {
             let what = match added.what {
                 Addition::Field(_) => format!(
@@ -516,7 +516,7 @@ fn karpenter_newer_than_release(context: &Context<'_>, report: &mut Report<'_>) 
         }
     };
     for (index, pool) in karpenter.node_pools.iter().enumerate() {
-        if let Ok(object) = serde_json::to_value(pool) {
+        if let Ok(object) = yaml_serde::to_value(pool) {
             check(
                 Kind::NodePool,
                 object,
@@ -526,7 +526,7 @@ fn karpenter_newer_than_release(context: &Context<'_>, report: &mut Report<'_>) 
         }
     }
     for (index, class) in karpenter.node_classes.iter().enumerate() {
-        if let Ok(object) = serde_json::to_value(class) {
+        if let Ok(object) = yaml_serde::to_value(class) {
             check(
                 Kind::Ec2NodeClass,
                 object,

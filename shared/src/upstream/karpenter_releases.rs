@@ -200,11 +200,12 @@ pub const ADDED: &[Added] = &[
     },
 ];
 
-/// What in `object` (a document of `kind`, as JSON) came after `release`: each with the
-/// dotted path inside the object and the release that brought it.
+/// What in `object` (a document of `kind`, as the YAML value the renderer writes) came
+/// after `release`: each with the dotted path inside the object and the release that
+/// brought it.
 pub fn newer_than(
     kind: Kind,
-    object: &serde_json::Value,
+    object: &yaml_serde::Value,
     release: KarpenterRelease,
 ) -> Vec<(String, &'static Added)> {
     let mut found = Vec::new();
@@ -224,14 +225,14 @@ pub fn newer_than(
             }
             Addition::Value(keys, wanted) => {
                 let value = keys.iter().try_fold(object, |value, key| value.get(key));
-                if value.and_then(serde_json::Value::as_str) == Some(wanted) {
+                if value.and_then(yaml_serde::Value::as_str) == Some(wanted) {
                     found.push((keys.join("."), added));
                 }
             }
             Addition::Label(label) => {
                 let template = &object["spec"]["template"];
                 let requirements = template["spec"]["requirements"]
-                    .as_array()
+                    .as_sequence()
                     .map(Vec::as_slice)
                     .unwrap_or_default();
                 for (index, requirement) in requirements.iter().enumerate() {
@@ -275,18 +276,19 @@ mod tests {
 
     #[test]
     fn an_older_release_lacks_what_came_after_it() {
-        let class = serde_json::json!({"spec": {"placementGroupSelector": {"name": "pg"}, "cpuOptions": {}}});
+        let yaml = |json: serde_json::Value| yaml_serde::to_value(json).unwrap();
+        let class = yaml(serde_json::json!({"spec": {"placementGroupSelector": {"name": "pg"}, "cpuOptions": {}}}));
         let found = newer_than(Kind::Ec2NodeClass, &class, KarpenterRelease::V1_9);
         let paths: Vec<&str> = found.iter().map(|(path, _)| path.as_str()).collect();
         assert_eq!(paths, ["spec.placementGroupSelector", "spec.cpuOptions"]);
         assert!(newer_than(Kind::Ec2NodeClass, &class, KarpenterRelease::V1_14).is_empty());
-        let pool = serde_json::json!({"spec": {
+        let pool = yaml(serde_json::json!({"spec": {
             "disruption": {"consolidationPolicy": "Balanced"},
             "template": {"spec": {"requirements": [
                 {"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["reserved"]},
                 {"key": "karpenter.k8s.aws/placement-group-id", "operator": "Exists"}
             ]}}
-        }});
+        }}));
         let found = newer_than(Kind::NodePool, &pool, KarpenterRelease::V1_9);
         let paths: Vec<(&str, String)> = found
             .iter()
