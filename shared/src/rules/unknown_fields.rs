@@ -7,7 +7,6 @@
 use crate::model::fields;
 use std::sync::OnceLock;
 
-use serde_json::Value as Json;
 use yaml_serde::{Mapping, Value};
 
 use super::{Check, Context, Report, Rule, Severity, Stage};
@@ -59,13 +58,21 @@ pub(super) static RULES: &[Rule] = &[
 ];
 
 /// An embedded key table, read once: `{key: subtree}` for objects, `0` where any value goes.
-fn parsed(cell: &'static OnceLock<Json>, text: &'static str) -> &'static Json {
-    cell.get_or_init(|| serde_json::from_str(text).expect("the key tables are JSON (tested)"))
+/// Read with the studio's YAML reader (JSON is YAML), which the page holds anyway, so the
+/// page carries no second JSON parser for it.
+fn parsed(cell: &'static OnceLock<Value>, text: &'static str) -> &'static Value {
+    cell.get_or_init(|| {
+        crate::yaml::source::parse_documents(text)
+            .ok()
+            .and_then(|mut documents| documents.pop())
+            .map(|document| document.value)
+            .expect("the key tables are JSON (tested)")
+    })
 }
 
 /// The Karpenter key trees, `{"NodePool": tree, "EC2NodeClass": tree}`.
-fn karpenter_key_table() -> &'static Json {
-    static TABLE: OnceLock<Json> = OnceLock::new();
+fn karpenter_key_table() -> &'static Value {
+    static TABLE: OnceLock<Value> = OnceLock::new();
     parsed(
         &TABLE,
         include_str!("../../data/schemas/karpenter-keys.json"),
@@ -156,8 +163,8 @@ fn karpenter_unknown_field(context: &Context<'_>, report: &mut Report<'_>) {
 }
 
 /// The ClusterConfig key tree.
-fn key_table() -> &'static Json {
-    static TABLE: OnceLock<Json> = OnceLock::new();
+fn key_table() -> &'static Value {
+    static TABLE: OnceLock<Value> = OnceLock::new();
     parsed(&TABLE, include_str!("../../data/schemas/eksctl-keys.json"))
 }
 
@@ -196,7 +203,7 @@ fn eksctl_fields(context: &Context<'_>, report: &mut Report<'_>, case_variants: 
 
 /// Reports each key of `mapping` the `allowed` tree does not have, and looks inside the
 /// ones it has. `at` is the spec path the findings go to: the object the keys are in.
-fn check_mapping(mapping: &Mapping, allowed: &Json, at: &str, report: &mut Report<'_>) {
+fn check_mapping(mapping: &Mapping, allowed: &Value, at: &str, report: &mut Report<'_>) {
     walk(mapping, allowed, at, report, false);
 }
 
@@ -204,17 +211,18 @@ fn check_mapping(mapping: &Mapping, allowed: &Json, at: &str, report: &mut Repor
 /// known key in another case: eksctl's strict pass matches field names whatever their
 /// case (Go's JSON decoder) and accepts them, its decode then drops them. Karpenter's API
 /// server matches case exactly: there a key in another case is an unknown key.
-fn walk(mapping: &Mapping, allowed: &Json, at: &str, report: &mut Report<'_>, case_variants: bool) {
-    let Json::Object(keys) = allowed else {
+fn walk(mapping: &Mapping, allowed: &Value, at: &str, report: &mut Report<'_>, case_variants: bool) {
+    let Value::Mapping(keys) = allowed else {
         return;
     };
+    let known_keys = || keys.keys().filter_map(Value::as_str);
     let eksctl = !at.starts_with("karpenter");
     for (key, value) in mapping {
         let Some(key) = mapping_key_text(key) else {
             continue;
         };
-        let known_in_another_case = || keys.keys().find(|known| known.eq_ignore_ascii_case(&key));
-        match keys.get(&key) {
+        let known_in_another_case = || known_keys().find(|known| known.eq_ignore_ascii_case(&key));
+        match keys.get(key.as_str()) {
             // eksctl reads identity providers with Go's plain decoder (identity_provider.go):
             // another case of a known key is read as it, an unknown key is ignored.
             None if eksctl && at.starts_with("identityProviders") => {
@@ -229,7 +237,7 @@ fn walk(mapping: &Mapping, allowed: &Json, at: &str, report: &mut Report<'_>, ca
             }
             None if eksctl && known_in_another_case().is_some() => {
                 if case_variants {
-                    let known = known_in_another_case().cloned().unwrap_or_default();
+                    let known = known_in_another_case().unwrap_or_default();
                     let place = if at.is_empty() {
                         String::new()
                     } else {
@@ -245,7 +253,7 @@ fn walk(mapping: &Mapping, allowed: &Json, at: &str, report: &mut Report<'_>, ca
             }
             None if case_variants => {}
             None => {
-                let suggestion = crate::upstream::schema_check::closest_key(&key, keys.keys())
+                let suggestion = crate::upstream::schema_check::closest_key(&key, known_keys())
                     .map(|known| format!(" (did you mean `{known}`?)"))
                     .unwrap_or_default();
                 let place = if at.is_empty() {

@@ -640,7 +640,8 @@ impl<'schema> Walker<'schema> {
         }
         let known_keys = properties
             .into_iter()
-            .flat_map(|properties| properties.keys());
+            .flat_map(|properties| properties.keys())
+            .map(String::as_str);
         let suggestion = closest_key(key, known_keys)
             .map(|known| format!(" (did you mean `{known}`?)"))
             .unwrap_or_default();
@@ -982,7 +983,7 @@ const LONGEST_SUGGESTED_KEY: usize = 64;
 /// allowed.
 pub(crate) fn closest_key<'a>(
     key: &str,
-    known_keys: impl Iterator<Item = &'a String>,
+    known_keys: impl Iterator<Item = &'a str>,
 ) -> Option<&'a str> {
     if key.len() > LONGEST_SUGGESTED_KEY {
         return None;
@@ -997,7 +998,7 @@ pub(crate) fn closest_key<'a>(
                 .map(|distance| (distance, known))
         })
         .min_by_key(|(distance, _)| *distance)
-        .map(|(_, known)| known.as_str())
+        .map(|(_, known)| known)
 }
 
 /// Levenshtein distance in characters, when it is at most `limit`.
