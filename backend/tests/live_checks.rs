@@ -422,14 +422,40 @@ async fn a_spot_nodepool_gets_the_placement_score_of_the_types_it_allows() {
     );
     assert_eq!(high["status"], "ok", "{high:#}");
     assert!(text(&high["message"]).contains("9 of 10"), "{high:#}");
-    // An On-Demand pool is not scored.
+    // The pool's Spot prices: each type at its cheapest zone, the cheapest type first,
+    // and the same prices among the facts the page shows beside the pool's types.
+    let price = check(&high_report, "spot-price", "karpenter.node_pools[0]");
+    assert_eq!(price["status"], "ok", "{price:#}");
+    let cheapest = |instance_type: &str| {
+        high_report["facts"]["spot_prices"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|fact| fact["instance_type"] == instance_type)
+            .map(|fact| text(&fact["price_per_hour"]).parse::<f64>().unwrap())
+            .min_by(f64::total_cmp)
+            .unwrap_or_else(|| panic!("no Spot price fact for {instance_type}: {high_report:#}"))
+    };
+    let message = text(&price["message"]);
+    let (first, second) = if cheapest("g5.8xlarge") <= cheapest("g6e.12xlarge") {
+        ("g5.8xlarge", "g6e.12xlarge")
+    } else {
+        ("g6e.12xlarge", "g5.8xlarge")
+    };
+    assert!(
+        message.starts_with("latest Linux Spot prices, cheapest first: ")
+            && message.find(first) < message.find(second)
+            && message.contains("/h in us-east-1"),
+        "{price:#}"
+    );
+    // An On-Demand pool is not scored, nor priced at Spot.
     let on_demand = checks(&router, &karpenter_pool(&["g5.8xlarge"], &[])).await;
     assert!(
         !on_demand["checks"]
             .as_array()
             .unwrap()
             .iter()
-            .any(|check| check["id"] == "spot-placement-score"),
+            .any(|check| check["id"] == "spot-placement-score" || check["id"] == "spot-price"),
         "{on_demand:#}"
     );
 }
@@ -1015,8 +1041,16 @@ async fn spot_groups_get_placement_scores_and_prices() {
         price["message"]
             .as_str()
             .unwrap()
-            .contains("g6e.12xlarge from $"),
+            .contains("g6e.12xlarge $"),
         "{price:#}"
+    );
+    assert!(
+        report["facts"]["spot_prices"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|fact| fact["instance_type"] == "g6e.12xlarge"),
+        "{report:#}"
     );
     assert!(!price["detail"]["prices"].as_array().unwrap().is_empty());
 

@@ -92,8 +92,7 @@ async fn measure(browser: &Browser, label: &str) {
     let times = type_and_time(browser, SAMPLES).await;
     // The first keys warm the step's code and the caches.
     let (shown, shown_p95) = median_and_p95(times[10..].iter().map(|time| time[0]).collect());
-    let (settled, settled_p95) =
-        median_and_p95(times[10..].iter().map(|time| time[1]).collect());
+    let (settled, settled_p95) = median_and_p95(times[10..].iter().map(|time| time[1]).collect());
     println!(
         "keystroke → validated preview, {label}: median {shown:.2} ms, p95 {shown_p95:.2} ms \
          (every effect run: median {settled:.2} ms, p95 {settled_p95:.2} ms)"
@@ -158,7 +157,10 @@ async fn keystroke_to_validated_preview_latency() {
             if state.as_bool() == Some(true) {
                 break;
             }
-            assert!(Instant::now() < deadline, "the sized design was never imported");
+            assert!(
+                Instant::now() < deadline,
+                "the sized design was never imported"
+            );
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
         browser.go_to_step(2).await;
@@ -209,10 +211,17 @@ document.getElementById('import-button').click();
         .await
         .unwrap();
     let (took, said): (f64, String) = serde_json::from_value(answer).unwrap();
-    assert!(said.contains("Not imported"), "the import was not refused: {said}");
+    assert!(
+        said.contains("Not imported"),
+        "the import was not refused: {said}"
+    );
     println!(
         "import of a {megabytes:.1} MB ClusterConfig with {index} node groups, click to refusal: {took:.0} ms"
     );
     browser.go_to_step(2).await;
-    measure(browser, "after the refused 3 MB import, in the 300-group design it kept").await;
+    measure(
+        browser,
+        "after the refused 3 MB import, in the 300-group design it kept",
+    )
+    .await;
 }

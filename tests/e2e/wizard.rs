@@ -1373,6 +1373,85 @@ async fn a_shared_reservations_owner_account_goes_on_its_tag_terms() {
 }
 
 #[tokio::test]
+async fn a_spot_nodepool_shows_each_types_latest_spot_price_once_live_checks_ran() {
+    let emulator = Ec2Emulator::start();
+    let studio = Studio::start_with_env(&[
+        ("AWS_ACCESS_KEY_ID", "testing"),
+        ("AWS_SECRET_ACCESS_KEY", "testing"),
+        ("AWS_ENDPOINT_URL_EC2", &emulator.endpoint),
+        ("AWS_ENDPOINT_URL_EKS", &emulator.endpoint),
+        ("EKS_STUDIO_EC2_TIMEOUT_SECONDS", "30"),
+    ]);
+    let browser = Browser::start().await;
+    browser.client.set_window_size(1280, 800).await.unwrap();
+    browser.open(&studio).await;
+    browser.choose_template("karpenter-spot-inference").await;
+    browser.go_to_step(2).await;
+    browser
+        .fill_by_label(fields::REGION.label, ec2_emulator::REGION)
+        .await;
+    browser.go_to_step(6).await;
+    let summary = Locator::Css(".pool-types summary");
+    browser
+        .wait_for_text(summary, |text| text.contains("can launch"))
+        .await;
+    browser
+        .client
+        .find(summary)
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    // Before live checks: on-demand prices only, named as such.
+    let before = browser
+        .wait_for_text(Locator::Css(".pool-types ul"), |text| {
+            text.contains("on-demand")
+        })
+        .await;
+    assert!(!before.contains("Spot from"), "{before}");
+
+    browser.go_to_step(8).await;
+    browser.click_button("Run live checks").await;
+    let answer = browser
+        .wait_for_text(Locator::Id("live-checks-result"), |text| {
+            text.contains("latest Linux Spot prices")
+        })
+        .await;
+    assert!(answer.contains("cheapest first"), "{answer}");
+
+    browser.go_to_step(6).await;
+    browser
+        .client
+        .find(summary)
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let types = browser
+        .wait_for_text(Locator::Css(".pool-types ul"), |text| {
+            text.contains("Spot from $")
+        })
+        .await;
+    // Each line that has a Spot price names the zone it is from, beside the on-demand one.
+    for line in types.lines().filter(|line| line.contains("Spot from")) {
+        assert!(
+            line.contains("on-demand") && line.contains("/h in us-east-1"),
+            "{line}"
+        );
+    }
+    let show_prices =
+        "document.querySelector('.pool-types summary').scrollIntoView({ block: 'start' });";
+    browser.eval(show_prices, vec![]).await;
+    browser.screenshot("karpenter-pool-spot-prices").await;
+    browser.client.set_window_size(390, 844).await.unwrap();
+    browser.eval(show_prices, vec![]).await;
+    browser.screenshot("karpenter-pool-spot-prices-390").await;
+    browser.close().await;
+}
+
+#[tokio::test]
 async fn each_nodepool_shows_the_instance_types_it_can_launch_as_its_requirements_change() {
     let studio = Studio::start();
     let browser = Browser::start().await;

@@ -14,7 +14,8 @@ use shared::Spec;
 use shared::model::ids::{self, Region};
 use shared::model::spec::{Capacity, Network};
 use shared::rules::{
-    ClusterVersionFact, Finding, LiveFacts, OfferingFact, Severity, SpotScoreFact, validate_with,
+    ClusterVersionFact, Finding, LiveFacts, OfferingFact, Severity, SpotPriceFact, SpotScoreFact,
+    validate_with,
 };
 
 use super::calls::{InstanceTypeFacts, Reservation, SpotPrice, SpotScore, Subnet, Vpc, Zone};
@@ -323,9 +324,16 @@ fn plan(spec: &Spec) -> Vec<Planned> {
                 id: SPOT_PLACEMENT_SCORE,
                 path: fields::item(fields::KARPENTER_POOL, &[index]),
                 question: Question::SpotScore {
-                    instance_types,
+                    instance_types: instance_types.clone(),
                     target_capacity: 1,
                 },
+                blocked: None,
+                over_budget: false,
+            });
+            planned.push(Planned {
+                id: SPOT_PRICE,
+                path: fields::item(fields::KARPENTER_POOL, &[index]),
+                question: Question::SpotPrice { instance_types },
                 blocked: None,
                 over_budget: false,
             });
@@ -580,6 +588,18 @@ fn facts_from(answered: &[(&Planned, &Answer)]) -> LiveFacts {
                         };
                         push_new(&mut facts.spot_scores, fact);
                     }
+                }
+            }
+            (Answer::SpotPrice(prices), _) => {
+                for price in prices.iter() {
+                    push_new(
+                        &mut facts.spot_prices,
+                        SpotPriceFact {
+                            instance_type: price.instance_type.clone(),
+                            availability_zone: price.availability_zone.clone(),
+                            price_per_hour: price.price_per_hour.clone(),
+                        },
+                    );
                 }
             }
             _ => {}
@@ -918,27 +938,28 @@ fn judge(region: &Region, planned: &Planned, answer: &Answer, findings: &[Findin
             let Question::SpotPrice { instance_types } = &planned.question else {
                 unreachable!("a price answer comes from a price question")
             };
-            let cheapest: Vec<String> = instance_types
+            // Each type at its cheapest zone, the cheapest types first; a NodePool may
+            // allow dozens, so the list is cut after eight.
+            let mut cheapest: Vec<(f64, SpotPriceFact)> = instance_types
                 .iter()
                 .filter_map(|instance_type| {
                     prices
                         .iter()
                         .filter(|price| &price.instance_type == instance_type)
-                        .filter_map(|price| {
-                            price
-                                .price_per_hour
-                                .parse::<f64>()
-                                .ok()
-                                .map(|value| (value, price))
+                        .map(|price| SpotPriceFact {
+                            instance_type: price.instance_type.clone(),
+                            availability_zone: price.availability_zone.clone(),
+                            price_per_hour: price.price_per_hour.clone(),
                         })
+                        .filter_map(|fact| Some((fact.per_hour()?, fact)))
                         .min_by(|a, b| a.0.total_cmp(&b.0))
-                        .map(|(_, price)| {
-                            format!(
-                                "{} from ${}/h ({})",
-                                price.instance_type, price.price_per_hour, price.availability_zone
-                            )
-                        })
                 })
+                .collect();
+            cheapest.sort_by(|a, b| a.0.total_cmp(&b.0));
+            let unpriced = instance_types.len() - cheapest.len();
+            let cheapest: Vec<String> = cheapest
+                .iter()
+                .map(|(_, fact)| format!("{} {}", fact.instance_type, fact.said()))
                 .collect();
             let message = if cheapest.is_empty() {
                 format!(
@@ -946,7 +967,15 @@ fn judge(region: &Region, planned: &Planned, answer: &Answer, findings: &[Findin
                     instance_types.join(", ")
                 )
             } else {
-                format!("latest Linux Spot prices: {}", cheapest.join("; "))
+                let unpriced = match unpriced {
+                    0 => String::new(),
+                    1 => "; 1 type had no price in the last day".to_owned(),
+                    more => format!("; {more} types had no price in the last day"),
+                };
+                format!(
+                    "latest Linux Spot prices, cheapest first: {}{unpriced}",
+                    listed(&cheapest, "; ")
+                )
             };
             result(
                 planned,

@@ -97,6 +97,27 @@ fn PoolTypes(index: usize) -> impl IntoView {
                 })
         })
     };
+    // With live checks, a pool that allows Spot shows each type's latest Spot price.
+    let allows_spot = Memo::new(move |_| {
+        studio.spec.with(|spec| {
+            spec.karpenter
+                .as_ref()
+                .and_then(|karpenter| karpenter.node_pools.get(index))
+                .is_some_and(|pool| {
+                    shared::upstream::matching::capacity_types(pool).contains("spot")
+                })
+        })
+    });
+    let spot_price = move |name: &str| {
+        if !allows_spot.get() {
+            return None;
+        }
+        studio.live_facts.with(|facts| {
+            facts
+                .cheapest_spot(name)
+                .map(|fact| format!(", Spot from {}", fact.said()))
+        })
+    };
     let rows = move || {
         resolved.with(|pool| {
             pool.iter()
@@ -121,10 +142,11 @@ fn PoolTypes(index: usize) -> impl IntoView {
                         .unwrap_or_default();
                     let (vcpus, memory_gib) = shared::model::resolve::sizes(instance);
                     let line = format!(
-                        "{}: {}, {vcpus} vCPU, {memory_gib} GiB, {} EFA{price}{}",
+                        "{}: {}, {vcpus} vCPU, {memory_gib} GiB, {} EFA{price}{}{}",
                         instance.name,
                         shared::model::resolve::accelerators(instance),
                         instance.efa_interfaces,
+                        spot_price(instance.name).unwrap_or_default(),
                         offered(instance.name).unwrap_or_default()
                     );
                     view! { <li>{line}</li> }

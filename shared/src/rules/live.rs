@@ -45,6 +45,10 @@ pub struct LiveFacts {
     /// Spot placement scores (GetSpotPlacementScores).
     #[serde(default)]
     pub spot_scores: Vec<SpotScoreFact>,
+    /// The latest Linux Spot price of each type in each zone (DescribeSpotPriceHistory,
+    /// the last day).
+    #[serde(default)]
+    pub spot_prices: Vec<SpotPriceFact>,
     /// The Kubernetes versions EKS lists in the spec's region (DescribeClusterVersions, every
     /// status); `None` when it was not asked. Version rules prefer it to the calendar.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -62,6 +66,45 @@ impl LiveFacts {
             today: Some(today),
             ..LiveFacts::default()
         }
+    }
+
+    /// The lowest latest Spot price EC2 gave for `instance_type`, in whichever zone.
+    pub fn cheapest_spot(&self, instance_type: &str) -> Option<&SpotPriceFact> {
+        self.spot_prices
+            .iter()
+            .filter(|fact| fact.instance_type == instance_type)
+            .filter_map(|fact| Some((fact.per_hour()?, fact)))
+            .min_by(|a, b| a.0.total_cmp(&b.0))
+            .map(|(_, fact)| fact)
+    }
+}
+
+/// The latest Spot price of one instance type in one zone.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SpotPriceFact {
+    /// Instance type.
+    pub instance_type: String,
+    /// Zone name.
+    pub availability_zone: String,
+    /// US dollars per hour, as EC2 writes it (`"0.412300"`).
+    pub price_per_hour: String,
+}
+
+impl SpotPriceFact {
+    /// The price as a number, when EC2's text is one.
+    pub fn per_hour(&self) -> Option<f64> {
+        self.price_per_hour.trim().parse().ok()
+    }
+
+    /// `$0.4123/h in us-east-2a`: the price with the trailing zeros EC2 writes cut off.
+    pub fn said(&self) -> String {
+        let price = self.price_per_hour.trim();
+        let price = if price.contains('.') {
+            price.trim_end_matches('0').trim_end_matches('.')
+        } else {
+            price
+        };
+        format!("${price}/h in {}", self.availability_zone)
     }
 }
 

@@ -44,8 +44,8 @@ use crate::upstream::schema_check::SchemaIssue;
 
 pub use live::{
     ClusterVersionFact, InstanceTypeFact, LiveFacts, NamedPlacementGroup, OfferingFact,
-    PlacementGroupFact, ReservationFact, SpotScoreFact, SubnetFact, named_placement_groups,
-    node_group_zones, readable_time,
+    PlacementGroupFact, ReservationFact, SpotPriceFact, SpotScoreFact, SubnetFact,
+    named_placement_groups, node_group_zones, readable_time,
 };
 
 /// How serious a finding is.

@@ -211,7 +211,13 @@ fn check_mapping(mapping: &Mapping, allowed: &Value, at: &str, report: &mut Repo
 /// known key in another case: eksctl's strict pass matches field names whatever their
 /// case (Go's JSON decoder) and accepts them, its decode then drops them. Karpenter's API
 /// server matches case exactly: there a key in another case is an unknown key.
-fn walk(mapping: &Mapping, allowed: &Value, at: &str, report: &mut Report<'_>, case_variants: bool) {
+fn walk(
+    mapping: &Mapping,
+    allowed: &Value,
+    at: &str,
+    report: &mut Report<'_>,
+    case_variants: bool,
+) {
     let Value::Mapping(keys) = allowed else {
         return;
     };

@@ -277,7 +277,9 @@ mod tests {
     #[test]
     fn an_older_release_lacks_what_came_after_it() {
         let yaml = |json: serde_json::Value| yaml_serde::to_value(json).unwrap();
-        let class = yaml(serde_json::json!({"spec": {"placementGroupSelector": {"name": "pg"}, "cpuOptions": {}}}));
+        let class = yaml(
+            serde_json::json!({"spec": {"placementGroupSelector": {"name": "pg"}, "cpuOptions": {}}}),
+        );
         let found = newer_than(Kind::Ec2NodeClass, &class, KarpenterRelease::V1_9);
         let paths: Vec<&str> = found.iter().map(|(path, _)| path.as_str()).collect();
         assert_eq!(paths, ["spec.placementGroupSelector", "spec.cpuOptions"]);
