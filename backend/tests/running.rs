@@ -481,6 +481,69 @@ fn a_changed_design_plans_a_scale_a_new_group_and_a_replacement_against_the_runn
 }
 
 #[test]
+fn a_self_managed_group_whose_nodes_run_is_named_as_not_read_and_left_alone_by_the_plan() {
+    let emulator = Emulator::start();
+    let dir = temp_dir("self-managed");
+    let (file, cluster) = filled_template(&emulator, "g4dn", &dir);
+    eksctl_create(&emulator, &file);
+    // Two nodes of an eksctl self-managed group (`nodeGroups`), registered as its kubelets
+    // label them; EKS does not list such a group.
+    let node = |index: u32| {
+        format!(
+            "apiVersion: v1\nkind: Node\nmetadata:\n  name: ip-10-9-9-{index}.{REGION}.compute.internal\n  labels:\n    alpha.eksctl.io/cluster-name: {cluster}\n    alpha.eksctl.io/nodegroup-name: legacy-cpu\n    node.kubernetes.io/instance-type: m5.large\n"
+        )
+    };
+    let nodes_file = dir.join("nodes.yaml");
+    std::fs::write(&nodes_file, format!("{}---\n{}", node(1), node(2))).unwrap();
+    kubectl_apply(&emulator, &file, &nodes_file);
+
+    let plan = plan_on(&emulator, &file, &cluster, &["--format", "json"]);
+    let plan: serde_json::Value = serde_json::from_slice(&plan.stdout)
+        .unwrap_or_else(|error| panic!("{error}: {}", text(&plan.stderr)));
+    let gaps: Vec<&str> = plan["not_read"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|gap| gap["what"].as_str().unwrap())
+        .collect();
+    assert!(
+        gaps.contains(&"self-managed node group legacy-cpu (2 nodes run)"),
+        "{plan:#}"
+    );
+    // The managed groups EKS listed are not taken for self-managed ones.
+    assert_eq!(
+        gaps.iter()
+            .filter(|gap| gap.starts_with("self-managed"))
+            .count(),
+        1,
+        "{plan:#}"
+    );
+    let why = plan["not_read"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|gap| gap["what"] == "self-managed node group legacy-cpu (2 nodes run)")
+        .unwrap()["why"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        why.contains(&format!("eksctl-{cluster}-nodegroup-legacy-cpu")),
+        "{why}"
+    );
+    // Nothing is planned for it: the design does not hold it, and the plan does not delete
+    // what it could not read.
+    assert!(
+        !plan["changes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|change| change.to_string().contains("legacy-cpu")),
+        "{plan:#}"
+    );
+}
+
+#[test]
 fn a_plan_names_the_running_jobs_a_drain_would_stop_and_whether_a_budget_guards_them() {
     let emulator = Emulator::start();
     let dir = temp_dir("workloads");

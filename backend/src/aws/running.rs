@@ -151,7 +151,7 @@ impl LiveAws {
             }
             Err(error) => running
                 .not_read
-                .push(not_read("managed node groups", &error)),
+                .push(not_read(shared::changes::read::MANAGED_GROUPS, &error)),
         }
         match addons {
             Ok(addons) => running.addons = addons,

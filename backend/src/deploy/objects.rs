@@ -310,7 +310,7 @@ pub async fn read_running(
                 found.chart.as_deref(),
             );
             match found.workloads {
-                Ok(workloads) => reading.workloads = Some(workloads),
+                Ok(workloads) => reading.with_workloads(workloads),
                 Err(why) => reading.not_read.push(NotRead {
                     what: shared::changes::workloads::WHAT.to_owned(),
                     why,

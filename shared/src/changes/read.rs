@@ -42,6 +42,64 @@ pub struct Reading {
     pub workloads: Option<crate::changes::workloads::Workloads>,
 }
 
+impl Reading {
+    /// Takes what runs on the cluster's nodes, and names as not read every node group whose
+    /// nodes run but that EKS does not list: eksctl's self-managed groups (`nodeGroups`),
+    /// which live in CloudFormation stacks the read does not open. When EKS's own list
+    /// could not be read, no group is taken for self-managed.
+    pub fn with_workloads(&mut self, workloads: crate::changes::workloads::Workloads) {
+        let list_unread = self.not_read.iter().any(|gap| gap.what == MANAGED_GROUPS);
+        // A managed group EKS listed but whose description could not be read.
+        let undescribed = |group: &str| {
+            self.not_read.iter().any(|gap| {
+                gap.what
+                    .strip_prefix("node group ")
+                    .and_then(|rest| rest.strip_prefix(group))
+                    .is_some_and(|rest| rest.is_empty() || rest.starts_with(':'))
+            })
+        };
+        let mut unlisted: Vec<(&str, usize)> = Vec::new();
+        for group in workloads
+            .nodes
+            .iter()
+            .filter_map(|node| node.group.as_deref())
+        {
+            if list_unread
+                || undescribed(group)
+                || self
+                    .spec
+                    .node_groups
+                    .iter()
+                    .any(|known| known.name == group)
+            {
+                continue;
+            }
+            match unlisted.iter_mut().find(|(name, _)| *name == group) {
+                Some((_, nodes)) => *nodes += 1,
+                None => unlisted.push((group, 1)),
+            }
+        }
+        let cluster = &self.spec.cluster.name;
+        for (group, nodes) in unlisted {
+            let running = if nodes == 1 {
+                "1 node runs".to_owned()
+            } else {
+                format!("{nodes} nodes run")
+            };
+            self.not_read.push(NotRead {
+                what: format!("self-managed node group {group} ({running})"),
+                why: format!(
+                    "EKS lists managed node groups only; eksctl keeps a self-managed group in its CloudFormation stack (eksctl-{cluster}-nodegroup-{group}), which the read does not open. The design leaves the group out, and a plan neither changes nor deletes it"
+                ),
+            });
+        }
+        self.workloads = Some(workloads);
+    }
+}
+
+/// How a read names EKS's list of managed node groups when it could not be read.
+pub const MANAGED_GROUPS: &str = "managed node groups";
+
 /// How a read names the objects inside the cluster it has not read (yet): the gap
 /// [`crate::changes::objects::read_into`] and `not_at_hand` take over.
 pub(crate) const NOT_READ_YET: &str = "reading them needs kubectl";
