@@ -1245,6 +1245,7 @@ async fn offline_mode_says_so_in_health_and_every_check_could_not_run_with_the_r
             "subnets": [], "missing_subnets": [], "missing_vpcs": [],
             "placement_groups": [], "missing_placement_groups": [],
             "instance_types": [], "unknown_instance_types": [], "spot_scores": [],
+            "spot_prices": [],
             "today": backend::today().to_string(),
         })
     );
