@@ -1432,6 +1432,26 @@ const CASES: &[Case] = &[
         path: "karpenter.node_pools[0].spec.template.spec.requirements",
     },
     Case {
+        rule: "karpenter-capacity-block-grace-beyond-drain",
+        base: reserved_pool,
+        breaks: |spec, _| {
+            // The reserved p5 pool pinned to Capacity Blocks, with an hour's grace.
+            let template = &mut pool(spec).spec.template.spec;
+            template
+                .requirements
+                .push(shared::upstream::karpenter::Requirement {
+                    key: "karpenter.k8s.aws/capacity-reservation-type".into(),
+                    operator: "In".into(),
+                    values: vec!["capacity-block".into()].into(),
+                    ..Default::default()
+                });
+            template
+                .extra
+                .insert("terminationGracePeriod".into(), "1h".into());
+        },
+        path: "karpenter.node_pools[0]",
+    },
+    Case {
         rule: "karpenter-requirements-match-nothing",
         base: spot_pool,
         breaks: |spec, _| {

@@ -210,6 +210,20 @@ pub(super) static RULES: &[Rule] = &[
         check: Check::Spec(karpenter_capacity_blocks_only_without_reserved),
     },
     Rule {
+        id: "karpenter-capacity-block-grace-beyond-drain",
+        severity: Severity::Warning,
+        summary: super::described(
+            "a NodePool that launches Capacity Block nodes gives their drain more time than Karpenter starts it ahead of EC2's termination",
+        ),
+        help: "keep terminationGracePeriod at 10m or less on a pool of Capacity Block nodes, and have the training job checkpoint on SIGTERM within it (or often enough that the last checkpoint is recent: the Capacity step's block window)",
+        reference: super::described(
+            "karpenter-provider-aws website/content/en/v1.14/tasks/odcrs.md, Capacity Blocks (Karpenter drains block nodes 10 minutes before EC2 begins termination); EC2 User Guide, Capacity Blocks for ML (termination begins 30 minutes before the end, 60 for UltraServers)",
+        ),
+        live: false,
+        stage: Stage::Advice,
+        check: Check::Spec(karpenter_capacity_block_grace_beyond_drain),
+    },
+    Rule {
         id: "karpenter-requirements-match-nothing",
         severity: Severity::Error,
         summary: super::described("a NodePool's requirements leave no instance type to launch"),
@@ -1150,6 +1164,84 @@ fn karpenter_capacity_blocks_only_without_reserved(context: &Context<'_>, report
     }
 }
 
+/// How long before EC2 begins terminating a Capacity Block's instances Karpenter starts
+/// draining them (karpenter-provider-aws `tasks/odcrs.md`).
+const CAPACITY_BLOCK_DRAIN_SECONDS: f64 = 600.0;
+
+fn karpenter_capacity_block_grace_beyond_drain(context: &Context<'_>, report: &mut Report<'_>) {
+    for (pool_index, pool) in pools(context) {
+        let spec = &pool.spec.template.spec;
+        let Some(grace) = spec
+            .extra
+            .get("terminationGracePeriod")
+            .and_then(yaml_serde::Value::as_str)
+        else {
+            continue;
+        };
+        let Some(seconds) = duration_seconds(grace) else {
+            continue;
+        };
+        if seconds <= CAPACITY_BLOCK_DRAIN_SECONDS || !capacity_types(pool).contains("reserved") {
+            continue;
+        }
+        // The pool launches Capacity Block nodes: it pins them by reservation type, or every
+        // type it allows is sold only as Capacity Blocks.
+        let pinned = spec.requirements.iter().any(|requirement| {
+            requirement.key == "karpenter.k8s.aws/capacity-reservation-type"
+                && requirement.operator == "In"
+                && requirement.values.iter().any(|value| value == "capacity-block")
+        });
+        let types = context.pool_instance_types(pool_index);
+        let blocks_only = !types.is_empty()
+            && types
+                .iter()
+                .all(|instance_type| instance_type.capacity_blocks_only);
+        if !pinned && !blocks_only {
+            continue;
+        }
+        // At the pool: the field is one the studio keeps as written, without an input.
+        report.fire(
+            pool_path(pool_index),
+            format!(
+                "NodePool `{}` launches Capacity Block nodes, which Karpenter starts draining 10 minutes before EC2 begins terminating them (30 minutes before the block ends, 60 for UltraServers): its `terminationGracePeriod` of {grace} lets the drain wait longer than that, so EC2 ends the instances while pods may still be finishing",
+                pool.metadata.name
+            ),
+        );
+    }
+}
+
+/// A Go duration as Kubernetes writes it (`90s`, `1h30m`, `0.5h`) in seconds; `None` for
+/// anything else.
+fn duration_seconds(text: &str) -> Option<f64> {
+    let mut rest = text.trim();
+    if rest.is_empty() {
+        return None;
+    }
+    let mut total = 0.0;
+    while !rest.is_empty() {
+        let number_end = rest
+            .find(|character: char| !(character.is_ascii_digit() || character == '.'))
+            .unwrap_or(rest.len());
+        let number: f64 = rest[..number_end].parse().ok()?;
+        rest = &rest[number_end..];
+        let unit_end = rest
+            .find(|character: char| character.is_ascii_digit() || character == '.')
+            .unwrap_or(rest.len());
+        let scale = match &rest[..unit_end] {
+            "h" => 3600.0,
+            "m" => 60.0,
+            "s" => 1.0,
+            "ms" => 1e-3,
+            "us" | "µs" => 1e-6,
+            "ns" => 1e-9,
+            _ => return None,
+        };
+        total += number * scale;
+        rest = &rest[unit_end..];
+    }
+    Some(total)
+}
+
 fn karpenter_requirements_match_nothing(context: &Context<'_>, report: &mut Report<'_>) {
     for (pool_index, pool) in pools(context) {
         if context.pool_instance_types(pool_index).is_empty() {
@@ -1929,6 +2021,18 @@ fn karpenter_node_overlay_invalid(context: &Context<'_>, report: &mut Report<'_>
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn go_durations_read_in_seconds() {
+        use super::duration_seconds;
+        assert_eq!(duration_seconds("10m"), Some(600.0));
+        assert_eq!(duration_seconds("1h30m"), Some(5400.0));
+        assert_eq!(duration_seconds("0.5h"), Some(1800.0));
+        assert_eq!(duration_seconds("90s"), Some(90.0));
+        assert_eq!(duration_seconds("10"), None);
+        assert_eq!(duration_seconds("1d"), None);
+        assert_eq!(duration_seconds(""), None);
+    }
+
     use super::published_alias_version;
 
     #[test]
