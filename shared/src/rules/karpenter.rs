@@ -1189,7 +1189,10 @@ fn karpenter_capacity_block_grace_beyond_drain(context: &Context<'_>, report: &m
         let pinned = spec.requirements.iter().any(|requirement| {
             requirement.key == "karpenter.k8s.aws/capacity-reservation-type"
                 && requirement.operator == "In"
-                && requirement.values.iter().any(|value| value == "capacity-block")
+                && requirement
+                    .values
+                    .iter()
+                    .any(|value| value == "capacity-block")
         });
         let types = context.pool_instance_types(pool_index);
         let blocks_only = !types.is_empty()
