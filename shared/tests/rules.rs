@@ -1449,7 +1449,7 @@ const CASES: &[Case] = &[
                 .extra
                 .insert("terminationGracePeriod".into(), "1h".into());
         },
-        path: "karpenter.node_pools[0]",
+        path: "karpenter.node_pools[0].spec.template.spec.terminationGracePeriod",
     },
     Case {
         rule: "karpenter-requirements-match-nothing",

@@ -1202,9 +1202,11 @@ fn karpenter_capacity_block_grace_beyond_drain(context: &Context<'_>, report: &m
         if !pinned && !blocks_only {
             continue;
         }
-        // At the pool: the field is one the studio keeps as written, without an input.
         report.fire(
-            pool_path(pool_index),
+            format!(
+                "{}.spec.template.spec.terminationGracePeriod",
+                pool_path(pool_index)
+            ),
             format!(
                 "NodePool `{}` launches Capacity Block nodes, which Karpenter starts draining 10 minutes before EC2 begins terminating them (30 minutes before the block ends, 60 for UltraServers): its `terminationGracePeriod` of {grace} lets the drain wait longer than that, so EC2 ends the instances while pods may still be finishing",
                 pool.metadata.name
