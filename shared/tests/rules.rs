@@ -1452,6 +1452,21 @@ const CASES: &[Case] = &[
         path: "karpenter.node_pools[0].spec.template.spec.terminationGracePeriod",
     },
     Case {
+        rule: "karpenter-capacity-block-grace-beyond-drain",
+        base: reserved_pool_live,
+        breaks: |spec, live| {
+            // EC2 says the reservation the class selects by id is a Capacity Block.
+            live.reservations[0].reservation_type = "capacity-block".into();
+            pool(spec)
+                .spec
+                .template
+                .spec
+                .extra
+                .insert("terminationGracePeriod".into(), "45m".into());
+        },
+        path: "karpenter.node_pools[0].spec.template.spec.terminationGracePeriod",
+    },
+    Case {
         rule: "karpenter-requirements-match-nothing",
         base: spot_pool,
         breaks: |spec, _| {

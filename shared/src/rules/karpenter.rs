@@ -1184,8 +1184,9 @@ fn karpenter_capacity_block_grace_beyond_drain(context: &Context<'_>, report: &m
         if seconds <= CAPACITY_BLOCK_DRAIN_SECONDS || !capacity_types(pool).contains("reserved") {
             continue;
         }
-        // The pool launches Capacity Block nodes: it pins them by reservation type, or every
-        // type it allows is sold only as Capacity Blocks.
+        // The pool launches Capacity Block nodes: it pins them by reservation type, every
+        // type it allows is sold only as Capacity Blocks, or EC2 said (live checks) that a
+        // reservation its class selects by id is a Capacity Block.
         let pinned = spec.requirements.iter().any(|requirement| {
             requirement.key == "karpenter.k8s.aws/capacity-reservation-type"
                 && requirement.operator == "In"
@@ -1199,7 +1200,24 @@ fn karpenter_capacity_block_grace_beyond_drain(context: &Context<'_>, report: &m
             && types
                 .iter()
                 .all(|instance_type| instance_type.capacity_blocks_only);
-        if !pinned && !blocks_only {
+        let selects_block = || {
+            context
+                .spec
+                .karpenter
+                .iter()
+                .flat_map(|karpenter| karpenter.node_classes.iter())
+                .filter(|class| class.metadata.name == spec.node_class_ref.name)
+                .flat_map(|class| class.spec.capacity_reservation_selector_terms.iter())
+                .filter_map(|term| term.id.as_deref())
+                .any(|id| {
+                    context
+                        .live
+                        .reservations
+                        .iter()
+                        .any(|fact| fact.id == id && fact.reservation_type == "capacity-block")
+                })
+        };
+        if !pinned && !blocks_only && !selects_block() {
             continue;
         }
         report.fire(
