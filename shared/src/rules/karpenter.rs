@@ -638,36 +638,10 @@ fn class_path(index: usize) -> String {
     fields::item(fields::NODE_CLASS_ITEM, &[index])
 }
 
-/// A Kubernetes duration (`30s`, `5m`, `1h30m`, `720h`).
+/// A Kubernetes duration as the CRDs' patterns take it (`30s`, `5m`, `1h30m`, `720h`):
+/// whole numbers, each with a unit.
 fn is_duration(text: &str) -> bool {
-    let mut saw_unit = false;
-    let mut digits = 0;
-    let bytes = text.as_bytes();
-    let mut index = 0;
-    while index < bytes.len() {
-        if bytes[index].is_ascii_digit() {
-            digits += 1;
-            index += 1;
-            continue;
-        }
-        if digits == 0 {
-            return false;
-        }
-        let rest = &text[index..];
-        let unit_length = ["ms", "us", "ns", "h", "m", "s"]
-            .iter()
-            .find(|unit| rest.starts_with(**unit))
-            .map(|unit| unit.len());
-        match unit_length {
-            Some(length) => {
-                index += length;
-                digits = 0;
-                saw_unit = true;
-            }
-            None => return false,
-        }
-    }
-    saw_unit && digits == 0
+    text.bytes().all(|byte| byte.is_ascii_alphanumeric()) && duration_seconds(text).is_some()
 }
 
 /// A Kubernetes resource quantity (`1000`, `64`, `4000Gi`, `500m`, `1.5`).
