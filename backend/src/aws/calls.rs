@@ -127,6 +127,17 @@ pub struct SpotPrice {
     pub timestamp: Option<String>,
 }
 
+impl SpotPrice {
+    /// The price as the shared rules and the page read it.
+    pub fn fact(&self) -> shared::rules::SpotPriceFact {
+        shared::rules::SpotPriceFact {
+            instance_type: self.instance_type.clone(),
+            availability_zone: self.availability_zone.clone(),
+            price_per_hour: self.price_per_hour.clone(),
+        }
+    }
+}
+
 /// A search for Capacity Block offerings (DescribeCapacityBlockOfferings).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct CapacityBlockQuery {

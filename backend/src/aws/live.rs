@@ -15,7 +15,7 @@ use shared::model::ids::{self, Region};
 use shared::model::spec::{Capacity, Network};
 use shared::rules::{
     ClusterVersionFact, Finding, LiveFacts, OfferingFact, Severity, SpotPriceFact, SpotScoreFact,
-    validate_with,
+    cheapest_spot, validate_with,
 };
 
 use super::calls::{InstanceTypeFacts, Reservation, SpotPrice, SpotScore, Subnet, Vpc, Zone};
@@ -592,14 +592,7 @@ fn facts_from(answered: &[(&Planned, &Answer)]) -> LiveFacts {
             }
             (Answer::SpotPrice(prices), _) => {
                 for price in prices.iter() {
-                    push_new(
-                        &mut facts.spot_prices,
-                        SpotPriceFact {
-                            instance_type: price.instance_type.clone(),
-                            availability_zone: price.availability_zone.clone(),
-                            price_per_hour: price.price_per_hour.clone(),
-                        },
-                    );
+                    push_new(&mut facts.spot_prices, price.fact());
                 }
             }
             _ => {}
@@ -940,20 +933,11 @@ fn judge(region: &Region, planned: &Planned, answer: &Answer, findings: &[Findin
             };
             // Each type at its cheapest zone, the cheapest types first; a NodePool may
             // allow dozens, so the list is cut after eight.
-            let mut cheapest: Vec<(f64, SpotPriceFact)> = instance_types
+            let facts: Vec<SpotPriceFact> = prices.iter().map(SpotPrice::fact).collect();
+            let mut cheapest: Vec<(f64, &SpotPriceFact)> = instance_types
                 .iter()
-                .filter_map(|instance_type| {
-                    prices
-                        .iter()
-                        .filter(|price| &price.instance_type == instance_type)
-                        .map(|price| SpotPriceFact {
-                            instance_type: price.instance_type.clone(),
-                            availability_zone: price.availability_zone.clone(),
-                            price_per_hour: price.price_per_hour.clone(),
-                        })
-                        .filter_map(|fact| Some((fact.per_hour()?, fact)))
-                        .min_by(|a, b| a.0.total_cmp(&b.0))
-                })
+                .filter_map(|instance_type| cheapest_spot(&facts, instance_type))
+                .filter_map(|fact| Some((fact.per_hour()?, fact)))
                 .collect();
             cheapest.sort_by(|a, b| a.0.total_cmp(&b.0));
             let unpriced = instance_types.len() - cheapest.len();

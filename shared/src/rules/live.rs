@@ -70,13 +70,21 @@ impl LiveFacts {
 
     /// The lowest latest Spot price EC2 gave for `instance_type`, in whichever zone.
     pub fn cheapest_spot(&self, instance_type: &str) -> Option<&SpotPriceFact> {
-        self.spot_prices
-            .iter()
-            .filter(|fact| fact.instance_type == instance_type)
-            .filter_map(|fact| Some((fact.per_hour()?, fact)))
-            .min_by(|a, b| a.0.total_cmp(&b.0))
-            .map(|(_, fact)| fact)
+        cheapest_spot(&self.spot_prices, instance_type)
     }
+}
+
+/// The lowest of `prices` for `instance_type`, in whichever zone.
+pub fn cheapest_spot<'a>(
+    prices: &'a [SpotPriceFact],
+    instance_type: &str,
+) -> Option<&'a SpotPriceFact> {
+    prices
+        .iter()
+        .filter(|fact| fact.instance_type == instance_type)
+        .filter_map(|fact| Some((fact.per_hour()?, fact)))
+        .min_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, fact)| fact)
 }
 
 /// The latest Spot price of one instance type in one zone.

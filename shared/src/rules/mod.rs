@@ -44,7 +44,7 @@ use crate::upstream::schema_check::SchemaIssue;
 
 pub use live::{
     ClusterVersionFact, InstanceTypeFact, LiveFacts, NamedPlacementGroup, OfferingFact,
-    PlacementGroupFact, ReservationFact, SpotPriceFact, SpotScoreFact, SubnetFact,
+    PlacementGroupFact, ReservationFact, SpotPriceFact, SpotScoreFact, SubnetFact, cheapest_spot,
     named_placement_groups, node_group_zones, readable_time,
 };
 
