@@ -736,6 +736,19 @@ async fn without_aws_the_page_says_which_checks_could_not_run() {
     browser.close().await;
 }
 
+/// The studio with AWS credentials, asking the emulator's EC2 and EKS, with `more`
+/// settings for the server.
+fn studio_asking(emulator: &Ec2Emulator, more: &[(&str, &str)]) -> Studio {
+    let mut env = vec![
+        ("AWS_ACCESS_KEY_ID", "testing"),
+        ("AWS_SECRET_ACCESS_KEY", "testing"),
+        ("AWS_ENDPOINT_URL_EC2", emulator.endpoint.as_str()),
+        ("AWS_ENDPOINT_URL_EKS", emulator.endpoint.as_str()),
+    ];
+    env.extend_from_slice(more);
+    Studio::start_with_env(&env)
+}
+
 async fn run_live_checks(browser: &Browser) -> String {
     browser.go_to_step(8).await;
     browser.click_button("Run live checks").await;
@@ -768,12 +781,7 @@ async fn live_check_results_show_next_to_their_fields_and_feed_the_rules() {
             }],
         }),
     );
-    let studio = Studio::start_with_env(&[
-        ("AWS_ACCESS_KEY_ID", "testing"),
-        ("AWS_SECRET_ACCESS_KEY", "testing"),
-        ("AWS_ENDPOINT_URL_EC2", &emulator.endpoint),
-        ("AWS_ENDPOINT_URL_EKS", &emulator.endpoint),
-    ]);
+    let studio = studio_asking(&emulator, &[]);
     let browser = Browser::start().await;
     browser.open(&studio).await;
     browser.choose_template("p5-capacity-block").await;
@@ -842,15 +850,9 @@ async fn the_picker_says_where_ec2_offers_each_type_and_the_cluster_step_where_i
             }],
         }),
     );
-    let studio = Studio::start_with_env(&[
-        ("AWS_ACCESS_KEY_ID", "testing"),
-        ("AWS_SECRET_ACCESS_KEY", "testing"),
-        ("AWS_ENDPOINT_URL_EC2", &emulator.endpoint),
-        ("AWS_ENDPOINT_URL_EKS", &emulator.endpoint),
-        // The emulator loads each region's offering data on its first call, slowly while
-        // the other end-to-end tests run beside it.
-        ("EKS_STUDIO_EC2_TIMEOUT_SECONDS", "30"),
-    ]);
+    // The emulator loads each region's offering data on its first call, slowly while
+    // the other end-to-end tests run beside it.
+    let studio = studio_asking(&emulator, &[("EKS_STUDIO_EC2_TIMEOUT_SECONDS", "30")]);
     let browser = Browser::start().await;
     browser.client.set_window_size(1280, 800).await.unwrap();
     browser.open(&studio).await;
@@ -1375,13 +1377,7 @@ async fn a_shared_reservations_owner_account_goes_on_its_tag_terms() {
 #[tokio::test]
 async fn a_spot_nodepool_shows_each_types_latest_spot_price_once_live_checks_ran() {
     let emulator = Ec2Emulator::start();
-    let studio = Studio::start_with_env(&[
-        ("AWS_ACCESS_KEY_ID", "testing"),
-        ("AWS_SECRET_ACCESS_KEY", "testing"),
-        ("AWS_ENDPOINT_URL_EC2", &emulator.endpoint),
-        ("AWS_ENDPOINT_URL_EKS", &emulator.endpoint),
-        ("EKS_STUDIO_EC2_TIMEOUT_SECONDS", "30"),
-    ]);
+    let studio = studio_asking(&emulator, &[("EKS_STUDIO_EC2_TIMEOUT_SECONDS", "30")]);
     let browser = Browser::start().await;
     browser.client.set_window_size(1280, 800).await.unwrap();
     browser.open(&studio).await;
