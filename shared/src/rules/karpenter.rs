@@ -217,7 +217,7 @@ pub(super) static RULES: &[Rule] = &[
         ),
         help: "keep terminationGracePeriod at 10m or less on a pool of Capacity Block nodes, and have the training job checkpoint on SIGTERM within it (or often enough that the last checkpoint is recent: the Capacity step's block window)",
         reference: super::described(
-            "karpenter-provider-aws website/content/en/v1.14/tasks/odcrs.md, Capacity Blocks (Karpenter drains block nodes 10 minutes before EC2 begins termination); EC2 User Guide, Capacity Blocks for ML (termination begins 30 minutes before the end, 60 for UltraServers)",
+            "karpenter-provider-aws v1.14.1 pkg/controllers/capacityreservation/expiration (NodeClaims on an expiring block deleted) and pkg/apis/v1/ec2nodeclass_status.go (expiring 40 minutes before the end); website/content/en/v1.14/tasks/odcrs.md, Capacity Blocks; EC2 User Guide, Capacity Blocks for ML (termination begins 30 minutes before the end, 60 for UltraServers)",
         ),
         live: false,
         stage: Stage::Advice,
@@ -1139,7 +1139,8 @@ fn karpenter_capacity_blocks_only_without_reserved(context: &Context<'_>, report
 }
 
 /// How long before EC2 begins terminating a Capacity Block's instances Karpenter starts
-/// draining them (karpenter-provider-aws `tasks/odcrs.md`).
+/// draining them: it takes a block as expiring 40 minutes before its end, EC2 begins 30
+/// minutes before it (karpenter-provider-aws `pkg/apis/v1/ec2nodeclass_status.go`).
 const CAPACITY_BLOCK_DRAIN_SECONDS: f64 = 600.0;
 
 fn karpenter_capacity_block_grace_beyond_drain(context: &Context<'_>, report: &mut Report<'_>) {
@@ -1200,7 +1201,7 @@ fn karpenter_capacity_block_grace_beyond_drain(context: &Context<'_>, report: &m
                 pool_path(pool_index)
             ),
             format!(
-                "NodePool `{}` launches Capacity Block nodes, which Karpenter starts draining 10 minutes before EC2 begins terminating them (30 minutes before the block ends, 60 for UltraServers): its `terminationGracePeriod` of {grace} lets the drain wait longer than that, so EC2 ends the instances while pods may still be finishing",
+                "NodePool `{}` launches Capacity Block nodes, which Karpenter starts draining 40 minutes before the block ends, 10 minutes before EC2 begins terminating them (for an UltraServer EC2 begins 60 minutes before the end, ahead of the drain): its `terminationGracePeriod` of {grace} lets the drain wait longer than that, so EC2 ends the instances while pods may still be finishing",
                 pool.metadata.name
             ),
         );
