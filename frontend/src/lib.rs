@@ -17,4 +17,4 @@ mod widgets;
 
 pub use codec::json;
 pub use page::app::App;
-pub use widgets::drafts;
+pub use widgets::{drafts, share};

@@ -234,7 +234,7 @@ fn the_page_reads_back_the_json_it_writes() {
 /// reads it a chunk at a time and stops past the largest design it reads.
 #[wasm_bindgen_test]
 async fn a_share_link_that_inflates_past_the_cap_is_refused_not_read_whole() {
-    use frontend::drafts::{MAX_SHARED_SPEC_BYTES, browser_deflate};
+    use frontend::share::{MAX_SHARED_SPEC_BYTES, browser_deflate};
     let bomb = browser_deflate::deflate_raw(&vec![b' '; 3 * MAX_SHARED_SPEC_BYTES / 2])
         .await
         .unwrap();

@@ -540,6 +540,30 @@ async fn the_work_survives_a_reload_and_named_drafts_are_kept() {
         .wait_for_text(PREVIEW, |text| text.contains("name: reloaded-cluster"))
         .await;
     browser.go_to_step(1).await;
+    // A first visit has no drafts: their panel is shut, and opening it loads its code.
+    let summary = browser.by_id("open-drafts").await;
+    let before = browser
+        .client
+        .find_all(Locator::Id("draft-name"))
+        .await
+        .unwrap();
+    assert!(
+        before.is_empty(),
+        "the drafts' form is drawn only once opened"
+    );
+    summary.click().await.unwrap();
+    browser.wait_for_element("draft-name").await;
+    browser.client.set_window_size(1280, 900).await.unwrap();
+    browser.screenshot("drafts-opened-1280").await;
+    browser.client.set_window_size(390, 844).await.unwrap();
+    browser
+        .eval(
+            "document.getElementById('open-drafts').scrollIntoView()",
+            vec![],
+        )
+        .await;
+    browser.screenshot("drafts-opened-390").await;
+    browser.client.set_window_size(1280, 900).await.unwrap();
     browser.fill_by_label("Draft name", "my first draft").await;
     browser.click_button("Save as draft").await;
     browser.go_to_step(3).await;

@@ -12,9 +12,9 @@ use crate::state::step::Step;
 use crate::state::studio::{FIRST_TEMPLATE, Studio, counted};
 use crate::widgets::checklist::PlaceholderChecklist;
 use crate::widgets::deploy_panel::Deploys;
-use crate::widgets::drafts;
 use crate::widgets::findings::{FindingsList, said_once};
 use crate::widgets::undo::{ReplaceQuestion, UndoRedo};
+use crate::widgets::{drafts, share};
 
 /// The step list: one button per step with its error count.
 #[component]
@@ -206,7 +206,7 @@ pub fn App() -> impl IntoView {
             <h1>"EKS Training Studio"</h1>
             <p class="tagline">"Design a GPU training cluster; see the eksctl YAML as you type."</p>
             <UndoRedo />
-            <drafts::ShareLink />
+            <share::ShareLink />
             {move || {
                 use_context::<drafts::AutosaveFailure>()
                     .and_then(|failure| failure.0.get())

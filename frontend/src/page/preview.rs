@@ -256,7 +256,7 @@ fn bundle_from_server(
                     return;
                 }
                 leptos::task::spawn_local(async move {
-                    let files = crate::server::api::bundle_files(&design).await;
+                    let files = split::bundle_files(&design).await;
                     if asked.try_get_value() == Some(ticket) {
                         answer.try_set(Some(files));
                     }
@@ -761,4 +761,41 @@ pub fn Preview() -> impl IntoView {
             </div>
         </aside>
     }
+}
+
+// Only the tabs of files the server renders ask for them: in the page's build
+// (`--cfg page_split`) the code that asks is a split point, fetched when such a tab is
+// first opened (the generated loader is an `unsafe extern` import, as in
+// `codec::reading`).
+#[cfg(page_split)]
+#[allow(unsafe_code)]
+mod split {
+    use leptos::wasm_split::{SplitLoaderError, wasm_split};
+    use shared::Spec;
+    use shared::deploy::bundle::BundleFile;
+
+    use crate::state::loading::Later;
+
+    #[wasm_split(server_files, wasm_split_path = ::leptos::wasm_split, fallible)]
+    fn ask(spec: &Spec) -> Result<Later<Vec<BundleFile>>, SplitLoaderError> {
+        let spec = spec.clone();
+        Ok(Box::pin(async move {
+            crate::server::api::bundle_files(&spec).await
+        }))
+    }
+
+    /// The bundle's files as the server renders them, loading the code that asks first.
+    pub async fn bundle_files(spec: &Spec) -> Result<Vec<BundleFile>, String> {
+        ask(spec)
+            .await
+            .map_err(|_| {
+                "the page could not fetch the code that asks the server for this file; check the connection to the server".to_owned()
+            })?
+            .await
+    }
+}
+
+#[cfg(not(page_split))]
+mod split {
+    pub use crate::server::api::bundle_files;
 }

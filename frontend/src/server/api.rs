@@ -42,16 +42,19 @@ pub struct Health {
     pub aws: AwsHealth,
 }
 
+/// The server's answer to a call that failed: `{"error": "…"}` and maybe more.
+#[derive(Deserialize)]
+struct ErrorAnswer {
+    error: Option<String>,
+}
+
 /// The reason a call failed, in words: the server's own message when it gave one.
 async fn failure(response: Response) -> String {
     let status = response.status();
     let text = response.text().await.unwrap_or_default();
-    let message = crate::codec::json::from_str::<serde_json::Value>(&text)
+    let message = crate::codec::json::from_str::<ErrorAnswer>(&text)
         .ok()
-        .and_then(|body| {
-            body.get("error")
-                .and_then(|error| error.as_str().map(str::to_owned))
-        })
+        .and_then(|body| body.error)
         .unwrap_or(text);
     match status {
         401 => format!(
@@ -144,7 +147,12 @@ struct BundleFilesAnswer {
 
 /// `POST /api/bundle/files`: the design's bundle as text files.
 pub async fn bundle_files(spec: &Spec) -> Result<Vec<BundleFile>, String> {
-    let body = bundle_request(spec, &[], &LiveFacts::default()).await?;
+    // The preview's files need neither checks nor facts: without them, a first visit
+    // carries no JSON writer for the facts.
+    let body = format!(
+        "{{\"spec\":{}}}",
+        crate::codec::reading::json_later(spec).await?
+    );
     let response = post_body("/api/bundle/files", body).await?;
     answer::<BundleFilesAnswer>(response)
         .await

@@ -16,6 +16,10 @@ pub struct LoadedSteps {
     load: LoadStep,
 }
 
+/// Work done by code a split point holds, handed back by it once its file is loaded.
+#[cfg(page_split)]
+pub type Later<T> = Pin<Box<dyn Future<Output = Result<T, String>>>>;
+
 /// Fetches a step's code; false when it could not be loaded.
 pub type LoadStep = fn(Step) -> Pin<Box<dyn Future<Output = bool>>>;
 

@@ -11,46 +11,19 @@
 use leptos::prelude::*;
 
 use crate::state::studio::Studio;
+use crate::widgets::disclosure::LazyDisclosure;
 
 /// The panel behind a disclosure: its code is loaded when it is first opened.
 #[component]
 pub fn RunningClusterOpener() -> impl IntoView {
-    let loaded = RwSignal::new(false);
-    let failed = RwSignal::new(false);
-    let toggle = move |event: leptos::ev::Event| {
-        use wasm_bindgen::JsCast;
-        let open = event
-            .target()
-            .and_then(|target| target.dyn_into::<web_sys::HtmlDetailsElement>().ok())
-            .is_some_and(|details| details.open());
-        if open && !loaded.get_untracked() {
-            failed.set(false);
-            leptos::task::spawn_local(async move {
-                if split::load().await {
-                    loaded.set(true);
-                } else {
-                    failed.set(true);
-                }
-            });
-        }
-    };
     view! {
-        <details class="running-opener" on:toggle=toggle>
-            <summary id="open-running-cluster">"Open a running cluster…"</summary>
-            {move || {
-                if loaded.get() {
-                    split::view()
-                } else if failed.get() {
-                    Some(view! {
-                        <p class="boot-failed" role="alert">
-                            "This panel's code could not be loaded. Check the connection to the server, then close and open it again."
-                        </p>
-                    }.into_any())
-                } else {
-                    Some(view! { <p role="status">"Loading…"</p> }.into_any())
-                }
-            }}
-        </details>
+        <LazyDisclosure
+            class="running-opener"
+            summary_id="open-running-cluster"
+            summary=Signal::stored("Open a running cluster…".to_owned())
+            load=|| Box::pin(split::load())
+            show=split::view
+        />
     }
 }
 

@@ -1,15 +1,20 @@
 //! The browser keeps the work: the current spec is saved to localStorage as it changes and
-//! restored on reload; named drafts sit beside it; a share link carries the spec in the URL
-//! fragment (deflated, base64url), which never reaches the server.
+//! restored on reload; named drafts sit beside it.
+//!
+//! A first visit has no drafts: in the page's build (`--cfg page_split`) the drafts'
+//! panel is a split point of its own, fetched when the user opens it (at once when drafts
+//! are saved), like the reader (`codec::reading`), whose generated loader is declared as
+//! an `unsafe extern` import.
+#![allow(unsafe_code)]
 
 use std::collections::BTreeMap;
 use std::time::Duration;
 
 use leptos::prelude::*;
 use shared::Spec;
-use wasm_bindgen::JsValue;
 
 use crate::state::studio::Studio;
+use crate::widgets::disclosure::LazyDisclosure;
 
 /// localStorage key of the spec being edited.
 pub const AUTOSAVE_KEY: &str = "eks-studio.autosave";
@@ -24,80 +29,13 @@ pub const STEP_KEY: &str = "eks-studio.step";
 /// localStorage key of the running cluster the design is planned against (its region and
 /// name, one per line).
 pub const RUNNING_KEY: &str = "eks-studio.running";
-/// The URL fragment prefix of a share link.
-pub const SHARE_PREFIX: &str = "#spec=";
 
 fn storage() -> Option<web_sys::Storage> {
     window().local_storage().ok().flatten()
 }
 
-const BASE64URL: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-
-/// base64url without padding.
-pub fn base64url_encode(bytes: &[u8]) -> String {
-    let mut text = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let triple = chunk.iter().enumerate().fold(0u32, |acc, (idx, byte)| {
-            acc | (u32::from(*byte) << (16 - 8 * idx))
-        });
-        for idx in 0..=chunk.len() {
-            text.push(BASE64URL[((triple >> (18 - 6 * idx)) & 63) as usize] as char);
-        }
-    }
-    text
-}
-
-/// Decodes base64url (padding and whitespace ignored); `None` on any other character.
-pub fn base64url_decode(text: &str) -> Option<Vec<u8>> {
-    let mut bytes = Vec::with_capacity(text.len() * 3 / 4);
-    let (mut buffer, mut bits) = (0u32, 0u32);
-    for character in text
-        .bytes()
-        .filter(|byte| !matches!(byte, b'=' | b'\n' | b' '))
-    {
-        let value = BASE64URL
-            .iter()
-            .position(|candidate| *candidate == character)? as u32;
-        buffer = (buffer << 6) | value;
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            bytes.push((buffer >> bits) as u8);
-        }
-    }
-    Some(bytes)
-}
-
-/// The fragment of a share link for `spec`: `#spec=` and the deflated JSON in base64url.
-pub async fn share_fragment(spec: &Spec) -> Result<String, String> {
-    // The same JSON as studio.json: one serialiser for the spec keeps the page small, and
-    // deflate makes the indentation nearly free.
-    let json = crate::codec::reading::json_later(spec).await?;
-    let deflated = browser_deflate::deflate_raw(json.as_bytes()).await?;
-    Ok(format!("{SHARE_PREFIX}{}", base64url_encode(&deflated)))
-}
-
-/// The largest design a share link may inflate to: what the server reads at most, far
-/// beyond any real design. A link is a few kilobytes that deflate can make expand a
-/// thousand times; past this the page stops reading it.
-pub const MAX_SHARED_SPEC_BYTES: usize = 2 * 1024 * 1024;
-
-/// The spec in a share link's fragment, after its `#spec=`.
-async fn read_share(encoded: &str, current: Spec) -> Result<Spec, String> {
-    let deflated =
-        base64url_decode(encoded).ok_or("the link's spec is not base64url (cut short?)")?;
-    let json = browser_deflate::inflate_raw(&deflated, MAX_SHARED_SPEC_BYTES)
-        .await
-        .map_err(|error| format!("the link's spec does not inflate ({error})"))?;
-    let json = String::from_utf8(json).map_err(|_| "the link's spec is not UTF-8 text")?;
-    crate::codec::reading::read_later(crate::codec::reading::Reading::Saved, json, current)
-        .await
-        .map(|(spec, _)| spec)
-        .map_err(|error| error.message)
-}
-
 /// The design saved as the user typed, as saved: the page opens on it, else on a template.
-/// A share link in the address replaces it once read (see [`ShareLink`]).
+/// A share link in the address replaces it once read (see [`crate::widgets::share`]).
 pub fn autosaved() -> Option<String> {
     storage()?.get_item(AUTOSAVE_KEY).ok().flatten()
 }
@@ -105,81 +43,6 @@ pub fn autosaved() -> Option<String> {
 /// The undo history saved with the design, if any.
 pub fn saved_history() -> Option<String> {
     storage()?.get_item(HISTORY_KEY).ok().flatten()
-}
-
-/// Deflate and inflate by the browser's own `CompressionStream`, in the raw deflate
-/// format share links have always held: the page carries no deflate code of its own.
-pub mod browser_deflate {
-    use js_sys::{Array, Uint8Array};
-    use wasm_bindgen::JsCast;
-    use wasm_bindgen::prelude::*;
-    use wasm_bindgen_futures::JsFuture;
-
-    // web-sys offers these two only behind its unstable APIs.
-    #[wasm_bindgen]
-    extern "C" {
-        type CompressionStream;
-        #[wasm_bindgen(constructor, catch)]
-        fn new(format: &str) -> Result<CompressionStream, JsValue>;
-    }
-
-    #[wasm_bindgen]
-    extern "C" {
-        type DecompressionStream;
-        #[wasm_bindgen(constructor, catch)]
-        fn new(format: &str) -> Result<DecompressionStream, JsValue>;
-    }
-
-    fn message(error: JsValue) -> String {
-        error
-            .dyn_ref::<js_sys::Error>()
-            .map(|error| String::from(error.message()))
-            .or_else(|| error.as_string())
-            .unwrap_or_else(|| "the browser gave no reason".to_owned())
-    }
-
-    /// `bytes` piped through a transform stream, collected.
-    async fn through(bytes: &[u8], transform: JsValue) -> Result<Vec<u8>, JsValue> {
-        let blob =
-            web_sys::Blob::new_with_u8_array_sequence(&Array::of1(&Uint8Array::from(bytes)))?;
-        let stream = blob.stream().pipe_through(transform.unchecked_ref());
-        let response = web_sys::Response::new_with_opt_readable_stream(Some(&stream))?;
-        let buffer = JsFuture::from(response.array_buffer()?).await?;
-        Ok(Uint8Array::new(&buffer).to_vec())
-    }
-
-    /// `bytes` deflated (raw deflate, as share links hold them).
-    pub async fn deflate_raw(bytes: &[u8]) -> Result<Vec<u8>, String> {
-        let compress = CompressionStream::new("deflate-raw").map_err(message)?;
-        through(bytes, compress.into()).await.map_err(message)
-    }
-
-    /// `bytes` inflated, read a chunk at a time and refused once past `max_bytes`.
-    pub async fn inflate_raw(bytes: &[u8], max_bytes: usize) -> Result<Vec<u8>, String> {
-        let inflate = DecompressionStream::new("deflate-raw").map_err(message)?;
-        let blob = web_sys::Blob::new_with_u8_array_sequence(&Array::of1(&Uint8Array::from(bytes)))
-            .map_err(message)?;
-        let stream = blob.stream().pipe_through(inflate.unchecked_ref());
-        let reader = web_sys::ReadableStreamDefaultReader::new(&stream).map_err(message)?;
-        let mut inflated = Vec::new();
-        loop {
-            let chunk = JsFuture::from(reader.read()).await.map_err(message)?;
-            let done = js_sys::Reflect::get(&chunk, &"done".into())
-                .map_err(message)?
-                .is_truthy();
-            if done {
-                return Ok(inflated);
-            }
-            let value = js_sys::Reflect::get(&chunk, &"value".into()).map_err(message)?;
-            inflated.extend(Uint8Array::new(&value).to_vec());
-            if inflated.len() > max_bytes {
-                let _ = reader.cancel();
-                return Err(format!(
-                    "it inflates to more than {max_bytes} bytes, larger than any design the studio reads"
-                ));
-            }
-        }
-    }
 }
 
 /// The step the saved work was on, when there is saved work.
@@ -414,9 +277,46 @@ fn draft_summary(json: &str, saved: Option<&String>) -> String {
     format!("cluster `{cluster}` in {region}{saved}")
 }
 
-/// Save-as, open and delete of named drafts.
+/// Whether any named draft is saved, without reading them.
+fn any_drafts() -> bool {
+    storage()
+        .and_then(|storage| storage.get_item(DRAFTS_KEY).ok().flatten())
+        .is_some_and(|text| text.trim() != "{}")
+}
+
+/// Where the work is kept, and the named drafts behind a disclosure, open when there are
+/// some.
 #[component]
 pub fn DraftsPanel() -> impl IntoView {
+    view! {
+        <div class="drafts">
+            {move || match use_context::<AutosaveFailure>().and_then(|failure| failure.0.get()) {
+                None => view! {
+                    <p class="hint" id="autosave-status">"Your work is saved in this browser as you type and comes back on reload."</p>
+                }
+                .into_any(),
+                Some(why) => view! {
+                    <p class="hint warning" id="autosave-status" role="status">
+                        {format!("Not saved: {why}. A reload would lose it; download studio.json (Review and ship) to keep it.")}
+                    </p>
+                }
+                .into_any(),
+            }}
+            <LazyDisclosure
+                class="drafts-opener"
+                summary_id="open-drafts"
+                summary=Signal::stored("Save, open or delete named drafts".to_owned())
+                open=any_drafts()
+                load=|| Box::pin(split::load())
+                show=split::view
+            />
+        </div>
+    }
+}
+
+/// Save-as, open and delete of named drafts.
+#[component]
+fn NamedDrafts() -> impl IntoView {
     let studio = expect_context::<Studio>();
     let list = RwSignal::new(drafts());
     let name = RwSignal::new(String::new());
@@ -494,19 +394,7 @@ pub fn DraftsPanel() -> impl IntoView {
             .collect_view()
     };
     view! {
-        <div class="drafts">
-            {move || match use_context::<AutosaveFailure>().and_then(|failure| failure.0.get()) {
-                None => view! {
-                    <p class="hint" id="autosave-status">"Your work is saved in this browser as you type and comes back on reload."</p>
-                }
-                .into_any(),
-                Some(why) => view! {
-                    <p class="hint warning" id="autosave-status" role="status">
-                        {format!("Not saved: {why}. A reload would lose it; download studio.json (Review and ship) to keep it.")}
-                    </p>
-                }
-                .into_any(),
-            }}
+        <div class="named-drafts">
             <div class="inline-form">
                 <div class="field">
                     <label for="draft-name">"Draft name"</label>
@@ -531,92 +419,38 @@ pub fn DraftsPanel() -> impl IntoView {
     }
 }
 
-/// Opens the share link the page was opened with, if any: its spec replaces the one the
-/// page started with, and the fragment is removed so a reload shows the saved work.
-fn open_share_link(studio: Studio, status: RwSignal<String>) {
-    let hash = location().hash().unwrap_or_default();
-    let Some(encoded) = hash.strip_prefix(SHARE_PREFIX).map(str::to_owned) else {
-        return;
-    };
-    let location = location();
-    let bare = format!(
-        "{}{}",
-        location.pathname().unwrap_or_default(),
-        location.search().unwrap_or_default()
-    );
-    if let Ok(history) = window().history() {
-        let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&bare));
+#[cfg(page_split)]
+mod split {
+    use leptos::prelude::*;
+    use leptos::wasm_split::{SplitLoaderError, wasm_split};
+
+    use crate::codec::reading::ready_now;
+
+    #[wasm_split(drafts, wasm_split_path = ::leptos::wasm_split, preload(preload_drafts), fallible)]
+    fn drafts_view() -> Result<AnyView, SplitLoaderError> {
+        Ok(view! { <super::NamedDrafts /> }.into_any())
     }
-    let current = studio.spec.get_untracked();
-    leptos::task::spawn_local(async move {
-        match read_share(&encoded, current).await {
-            Ok(spec) => {
-                studio.replace_spec(spec, "the design in the share link");
-                if studio.pending_replacement.with_untracked(Option::is_none) {
-                    status.set("Opened the design from the share link.".to_owned());
-                }
-            }
-            Err(error) => status.set(format!("The share link cannot be read: {error}")),
-        }
-    });
+
+    /// Fetches the panel's file; false when it could not be loaded.
+    pub async fn load() -> bool {
+        preload_drafts().await.is_ok()
+    }
+
+    /// The loaded panel.
+    pub fn view() -> Option<AnyView> {
+        ready_now(drafts_view())
+    }
 }
 
-/// "Copy share link": the link goes to the clipboard when the browser allows, and is
-/// always shown so it can be copied by hand.
-#[component]
-pub fn ShareLink() -> impl IntoView {
-    let studio = expect_context::<Studio>();
-    let link = RwSignal::new(None::<String>);
-    let status = RwSignal::new(String::new());
-    open_share_link(studio, status);
-    let copy = move |_| {
-        let spec = studio.spec.get_untracked();
-        leptos::task::spawn_local(async move {
-            let fragment = match share_fragment(&spec).await {
-                Ok(fragment) => fragment,
-                Err(error) => {
-                    status.set(format!(
-                        "No link: the browser could not deflate the spec ({error})."
-                    ));
-                    return;
-                }
-            };
-            let location = location();
-            let url = format!(
-                "{}{}{fragment}",
-                location.origin().unwrap_or_default(),
-                location.pathname().unwrap_or_default(),
-            );
-            link.set(Some(url.clone()));
-            status.set("Link below.".to_owned());
-            let promise = window().navigator().clipboard().write_text(&url);
-            match wasm_bindgen_futures::JsFuture::from(promise).await {
-                Ok(_) => status.set("Copied to the clipboard.".to_owned()),
-                Err(_) => {
-                    status.set("The browser did not allow copying: copy the link below.".to_owned())
-                }
-            }
-        });
-    };
-    view! {
-        <div class="share">
-            <button type="button" id="share-button" on:click=copy>"Copy share link"</button>
-            <span class="status" id="share-status" role="status">{move || status.get()}</span>
-            <Show when=move || link.with(Option::is_some)>
-                <label for="share-link" class="visually-hidden">"Share link"</label>
-                <input
-                    id="share-link"
-                    type="text"
-                    readonly
-                    prop:value=move || link.get().unwrap_or_default()
-                    on:focus=move |event| {
-                        use wasm_bindgen::JsCast;
-                        if let Some(input) = event.target().and_then(|target| target.dyn_into::<web_sys::HtmlInputElement>().ok()) {
-                            input.select();
-                        }
-                    }
-                />
-            </Show>
-        </div>
+#[cfg(not(page_split))]
+mod split {
+    use leptos::prelude::*;
+
+    pub async fn load() -> bool {
+        true
+    }
+
+    pub fn view() -> Option<AnyView> {
+        Some(view! { <super::NamedDrafts /> }.into_any())
     }
 }

@@ -6,7 +6,9 @@ pub mod bind;
 pub mod checklist;
 /// The deploy panel: token, plan, progress by CloudFormation stack, live log, history.
 pub mod deploy_panel;
-/// Drafts in localStorage and share links in the URL fragment.
+/// A disclosure whose contents' code is fetched when it is first opened.
+pub mod disclosure;
+/// The work kept in localStorage as it changes, and named drafts beside it.
 pub mod drafts;
 /// Text with line numbers and findings marked on its lines.
 pub mod editor;
@@ -18,5 +20,7 @@ pub mod findings;
 pub mod heading;
 /// Rule and check text with its backticked parts as code.
 pub mod prose;
+/// Share links: the spec in the URL fragment.
+pub mod share;
 /// Undo and Redo buttons, and asking before the design is replaced.
 pub mod undo;
