@@ -43,6 +43,12 @@ pub fn is_placeholder(value: &str) -> bool {
     if value.contains(char::is_whitespace) {
         return false;
     }
+    if value
+        .split([':', '/'])
+        .any(|part| crossed_out(part, value.starts_with("arn:")))
+    {
+        return true;
+    }
     let bytes = value.as_bytes();
     let identifier = |start: usize, upper_only: bool| -> usize {
         bytes[start..]
@@ -73,6 +79,26 @@ pub fn is_placeholder(value: &str) -> bool {
         }
     }
     false
+}
+
+/// An AWS id or account number written with x's for its digits, as tutorials do:
+/// `cr-xxxxxxxxxxxxxxxxx`, `subnet-xxxxxxxxxxxxxxx11`, and in an ARN `xxxxxxxxxxxx`. No
+/// real id holds an `x`: their digits are hexadecimal, and account numbers decimal.
+fn crossed_out(part: &str, in_arn: bool) -> bool {
+    let digits = match part.split_once('-') {
+        Some((kind, digits))
+            if (1..=12).contains(&kind.len()) && kind.bytes().all(|b| b.is_ascii_lowercase()) =>
+        {
+            digits
+        }
+        _ if in_arn && part.len() == 12 => part,
+        _ => return false,
+    };
+    let crossed = digits.bytes().filter(|b| matches!(b, b'x' | b'X')).count();
+    crossed >= 4
+        && digits
+            .bytes()
+            .all(|b| matches!(b, b'x' | b'X') || b.is_ascii_digit())
 }
 
 fn is_hex_id(value: &str, prefix: &str) -> bool {
@@ -398,6 +424,10 @@ mod tests {
             "arn:aws:iam::YOUR_ACCOUNT_ID:role/admin",
             "<your cluster>",
             "<cluster-name>",
+            "cr-xxxxxxxxxxxxxxxxx",
+            "vpc-xxxxxxxxxxxxxxxxx",
+            "subnet-xxxxxxxxxxxxxxx11",
+            "arn:aws:iam::xxxxxxxxxxxx:role/eks-admin",
         ] {
             assert!(is_placeholder(placeholder), "{placeholder}");
         }
@@ -411,6 +441,11 @@ mod tests {
             "<",
             "YOUR_lowercase",
             "a<b>",
+            "cr-0123456789abcdef0",
+            "x2iedn.xlarge",
+            "xxxx",
+            "arn:aws:iam::123456789012:role/xxxx-admin",
+            "my-xxxx-cluster",
         ] {
             assert!(!is_placeholder(value), "{value}");
         }

@@ -334,9 +334,10 @@ fn cluster_name_invalid(context: &Context<'_>, report: &mut Report<'_>) {
     let name = &context.spec.cluster.name;
     match ResourceName::check(name) {
         Ok(_) | Err(IdError::Placeholder) => {}
-        Err(IdError::Empty) => {
-            report.fire(fields::CLUSTER_NAME.path(), "the cluster name is empty")
-        }
+        Err(IdError::Empty) => report.fire(
+            fields::CLUSTER_NAME.path(),
+            "the cluster name is empty: eksctl refuses the file (\"metadata.name must be set\")",
+        ),
         Err(error) => report.fire(
             fields::CLUSTER_NAME.path(),
             format!("cluster name `{name}` {error}"),
@@ -348,7 +349,11 @@ fn region_unknown(context: &Context<'_>, report: &mut Report<'_>) {
     let region = &context.spec.cluster.region;
     match crate::model::ids::Region::parse(region) {
         Ok(_) | Err(IdError::Placeholder) => {}
-        Err(IdError::Empty) => report.fire(fields::REGION.path(), "the region is empty"),
+        // With a file, eksctl takes no region from `--region` or the AWS profile.
+        Err(IdError::Empty) => report.fire(
+            fields::REGION.path(),
+            "the region is empty: eksctl refuses the file (\"metadata.region must be set\") and takes no region from the AWS profile instead",
+        ),
         Err(error) => report.fire(fields::REGION.path(), format!("region `{region}` {error}")),
     }
 }
