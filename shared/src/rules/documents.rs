@@ -246,8 +246,20 @@ fn karpenter_schema(document: &Value, report: &mut Report<'_>) {
         DocumentKind::NodePool | DocumentKind::Ec2NodeClass | DocumentKind::NodeOverlay
     ) {
         for issue in report.schema_issues(|| schema_check::check_karpenter(document)) {
-            if !matches!(issue.kind, SchemaIssueKind::RuleBroken { .. }) {
-                report.fire(issue.path.to_string(), issue.message.clone());
+            match &issue.kind {
+                SchemaIssueKind::RuleBroken { .. } => {}
+                // A template's `<<AMI_ID>>` or `${CLUSTER_NAME}` is named as what it is.
+                SchemaIssueKind::PatternMismatch { pattern, found }
+                    if crate::model::ids::is_placeholder(found) =>
+                {
+                    report.fire(
+                        issue.path.to_string(),
+                        format!(
+                            "`{found}` is a placeholder; fill in the real value (as written, the API server refuses it: it does not match the pattern `{pattern}`)"
+                        ),
+                    );
+                }
+                _ => report.fire(issue.path.to_string(), issue.message.clone()),
             }
         }
     }

@@ -151,6 +151,8 @@ pub enum SchemaIssueKind {
     PatternMismatch {
         /// The pattern, as the schema writes it.
         pattern: String,
+        /// The string that does not match it.
+        found: String,
     },
     /// A string that is not of the schema's `format` (`date-time`).
     FormatMismatch {
@@ -496,6 +498,7 @@ impl<'schema> Walker<'schema> {
                     ),
                     kind: SchemaIssueKind::PatternMismatch {
                         pattern: pattern.to_owned(),
+                        found: text.clone(),
                     },
                 });
             }
