@@ -222,6 +222,75 @@ fn helm_install(emulator: &Emulator, design: &Path, values: &Path, irsa: bool, v
     );
 }
 
+/// The helm stand-in with `args` on the cluster made from `design`: its exit code, stdout
+/// and stderr.
+fn helm(emulator: &Emulator, design: &Path, args: &[&str]) -> (Option<i32>, String, String) {
+    let output = Command::new(studio_e2e::ec2_emulator::python())
+        .arg(root().join("tests/fixtures/helm"))
+        .args(args)
+        .env("KUBECONFIG", design.with_extension("kubeconfig"))
+        .env("AWS_ENDPOINT_URL", &emulator.endpoint)
+        .env(
+            "EKSCTL_STANDIN_ARGV_LOG",
+            design.with_extension("helm.jsonl"),
+        )
+        .output()
+        .expect("the helm stand-in runs");
+    (
+        output.status.code(),
+        text(&output.stdout),
+        text(&output.stderr),
+    )
+}
+
+/// `helm uninstall` removes the release, as helm does: it is no longer listed and its
+/// values cannot be read; uninstalling it again fails with helm's words, unless
+/// `--ignore-not-found`, which the teardown's steps pass.
+#[test]
+fn the_helm_stand_in_uninstalls_a_release_as_helm_does() {
+    let emulator = Emulator::start();
+    let dir = temp_dir("helm-uninstall");
+    deployed_template(&emulator, "karpenter-spot-inference", &dir);
+    // The cluster's file, beside which the deploy's kubeconfig is.
+    let design = dir.join("karpenter-spot-inference.yaml");
+    let list = ["list", "--namespace", "kube-system", "--output", "json"];
+    let (code, listed, _) = helm(&emulator, &design, &list);
+    assert_eq!(code, Some(0));
+    assert!(listed.contains("\"name\": \"karpenter\""), "{listed}");
+
+    let uninstall = [
+        "uninstall",
+        "karpenter",
+        "--namespace",
+        "kube-system",
+        "--wait",
+    ];
+    let (code, said, _) = helm(&emulator, &design, &uninstall);
+    assert_eq!(code, Some(0));
+    assert_eq!(said.trim(), "release \"karpenter\" uninstalled");
+    let (_, listed, _) = helm(&emulator, &design, &list);
+    assert_eq!(listed.trim(), "[]");
+    let values = [
+        "get",
+        "values",
+        "karpenter",
+        "--namespace",
+        "kube-system",
+        "--output",
+        "json",
+    ];
+    assert_eq!(helm(&emulator, &design, &values).0, Some(1));
+
+    let (code, _, error) = helm(&emulator, &design, &uninstall);
+    assert_eq!(code, Some(1));
+    assert_eq!(
+        error.trim(),
+        "Error: uninstall: Release not loaded: karpenter: release: not found"
+    );
+    let ignoring = [&uninstall[..], &["--ignore-not-found"]].concat();
+    assert_eq!(helm(&emulator, &design, &ignoring).0, Some(0));
+}
+
 /// Creates the template's cluster as its deploy does: eksctl, then Karpenter's chart with
 /// helm and its objects with kubectl. The whole design (`studio.json`), the cluster's name and the design.
 fn deployed_template(emulator: &Emulator, id: &str, dir: &Path) -> (PathBuf, String, shared::Spec) {
