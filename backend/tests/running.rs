@@ -151,20 +151,26 @@ fn eksctl_create(emulator: &Emulator, file: &Path) {
     );
 }
 
-/// `kubectl ARGS…` by the stand-in, with the emulator's Python (PyYAML), on the cluster
-/// `eksctl_create` made from `design` (its kubeconfig). kubectl's standard output.
-fn kubectl(emulator: &Emulator, design: &Path, args: &[&str]) -> String {
-    let output = Command::new(studio_e2e::ec2_emulator::python())
-        .arg(root().join("tests/fixtures/kubectl"))
+/// The stand-in `tool` (`kubectl`, `helm`) with `args`, run by the emulator's Python
+/// (PyYAML) on the cluster `eksctl_create` made from `design` (its kubeconfig).
+fn standin(tool: &str, emulator: &Emulator, design: &Path, args: &[&str]) -> Output {
+    Command::new(studio_e2e::ec2_emulator::python())
+        .arg(root().join("tests/fixtures").join(tool))
         .args(args)
         .env("KUBECONFIG", design.with_extension("kubeconfig"))
         .env("AWS_ENDPOINT_URL", &emulator.endpoint)
         .env(
             "EKSCTL_STANDIN_ARGV_LOG",
-            design.with_extension("kubectl-calls.jsonl"),
+            design.with_extension(format!("{tool}-calls.jsonl")),
         )
         .output()
-        .expect("the kubectl stand-in runs");
+        .unwrap_or_else(|error| panic!("the {tool} stand-in does not run: {error}"))
+}
+
+/// `kubectl ARGS…` by the stand-in, with the emulator's Python (PyYAML), on the cluster
+/// `eksctl_create` made from `design` (its kubeconfig). kubectl's standard output.
+fn kubectl(emulator: &Emulator, design: &Path, args: &[&str]) -> String {
+    let output = standin("kubectl", emulator, design, args);
     assert!(
         output.status.success(),
         "kubectl {} failed:\n{}",
@@ -225,17 +231,7 @@ fn helm_install(emulator: &Emulator, design: &Path, values: &Path, irsa: bool, v
 /// The helm stand-in with `args` on the cluster made from `design`: its exit code, stdout
 /// and stderr.
 fn helm(emulator: &Emulator, design: &Path, args: &[&str]) -> (Option<i32>, String, String) {
-    let output = Command::new(studio_e2e::ec2_emulator::python())
-        .arg(root().join("tests/fixtures/helm"))
-        .args(args)
-        .env("KUBECONFIG", design.with_extension("kubeconfig"))
-        .env("AWS_ENDPOINT_URL", &emulator.endpoint)
-        .env(
-            "EKSCTL_STANDIN_ARGV_LOG",
-            design.with_extension("helm.jsonl"),
-        )
-        .output()
-        .expect("the helm stand-in runs");
+    let output = standin("helm", emulator, design, args);
     (
         output.status.code(),
         text(&output.stdout),
