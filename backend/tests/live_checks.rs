@@ -992,6 +992,95 @@ async fn subnets_must_exist_belong_to_the_vpc_and_sit_in_the_stated_zone() {
     );
 }
 
+/// A node group may name a subnet the cluster does not list: eksctl looks it up by id and
+/// takes it only in the cluster's VPC, so EC2 is asked, once per id, and answers decide.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_node_groups_unlisted_subnet_is_asked_about_and_judged_by_its_vpc() {
+    let emulator = Emulator::start();
+    let ec2 = emulator.ec2_client();
+    let vpc = |cidr: &'static str| {
+        let ec2 = ec2.clone();
+        async move {
+            let vpc = ec2.create_vpc().cidr_block(cidr).send().await.unwrap();
+            vpc.vpc().unwrap().vpc_id().unwrap().to_owned()
+        }
+    };
+    let subnet = |vpc_id: String, cidr: &'static str| {
+        let ec2 = ec2.clone();
+        async move {
+            let subnet = ec2
+                .create_subnet()
+                .vpc_id(vpc_id)
+                .cidr_block(cidr)
+                .availability_zone("us-east-1a")
+                .send()
+                .await
+                .unwrap();
+            subnet.subnet().unwrap().subnet_id().unwrap().to_owned()
+        }
+    };
+    let cluster_vpc = vpc("10.10.0.0/16").await;
+    let other_vpc = vpc("10.20.0.0/16").await;
+    let listed = subnet(cluster_vpc.clone(), "10.10.0.0/20").await;
+    let unlisted = subnet(cluster_vpc.clone(), "10.10.16.0/20").await;
+    let elsewhere = subnet(other_vpc.clone(), "10.20.0.0/20").await;
+    let missing = "subnet-0fedcba9876543210".to_owned();
+
+    let router = router(emulator.live_aws().await);
+    let on = |name: &str, subnets: &[&str]| {
+        let mut group = group(name, "m5.large", &[], json!({ "kind": "on-demand" }), 1);
+        group["placement"] = json!({ "kind": "subnets", "subnets": subnets });
+        group
+    };
+    let spec = spec(
+        json!({
+            "mode": "existing-vpc",
+            "vpc_id": cluster_vpc,
+            "private_subnets": [
+                { "name": "private-a", "id": listed, "availability_zone": "us-east-1a" },
+            ],
+        }),
+        json!([
+            on("in-vpc", &[&unlisted]),
+            on("elsewhere", &[&elsewhere]),
+            on("missing", &[&missing]),
+            on("again", &[&unlisted]),
+        ]),
+    );
+    let report = checks(&router, &spec).await;
+
+    let ok = check(&report, "subnet", "node_groups[0].placement.subnets[0]");
+    assert_eq!(ok["status"], "ok", "{ok:#}");
+    assert!(
+        !has_finding(
+            &report,
+            "nodegroup-subnet-unlisted",
+            "node_groups[0].placement.subnets[0]"
+        ),
+        "EC2 said where it is: {report:#}"
+    );
+    let other = check(&report, "subnet", "node_groups[1].placement.subnets[0]");
+    assert_eq!(fired(other), ["subnet-wrong-vpc"], "{other:#}");
+    assert!(
+        other["message"]
+            .as_str()
+            .unwrap()
+            .contains("not in the attached VPC")
+    );
+    let gone = check(&report, "subnet", "node_groups[2].placement.subnets[0]");
+    assert_eq!(fired(gone), ["subnet-not-found"], "{gone:#}");
+    // The same id is asked once.
+    let asked = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|check| {
+            check["id"] == "subnet" && check["path"] == "node_groups[3].placement.subnets[0]"
+        })
+        .count();
+    assert_eq!(asked, 0, "{report:#}");
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn spot_groups_get_placement_scores_and_prices() {
     let emulator = Emulator::start();

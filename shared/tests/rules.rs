@@ -639,6 +639,16 @@ const CASES: &[Case] = &[
         base: block,
         breaks: |spec, _| {
             gpu(spec).placement = GroupPlacement::Subnets {
+                subnets: vec!["private-c".into()],
+            }
+        },
+        path: "node_groups[1].placement.subnets[0]",
+    },
+    Case {
+        rule: "nodegroup-subnet-unlisted",
+        base: block,
+        breaks: |spec, _| {
+            gpu(spec).placement = GroupPlacement::Subnets {
                 subnets: vec!["subnet-0ccccccccccccccc1".into()],
             }
         },
@@ -3337,5 +3347,84 @@ fn an_efa_group_in_a_new_vpc_that_lists_no_zone_is_warned_that_eksctl_picks_them
             .contains("eksctl picks the cluster's zones itself"),
         "{}",
         found.message
+    );
+}
+
+/// A node group's subnets are found as eksctl's `selectNodeGroupSubnetsFromIDs` finds them:
+/// by name or id among the cluster's (a new VPC's are named by zone), then by id in the
+/// account, where EC2's answer decides.
+#[test]
+fn a_node_groups_subnet_is_judged_where_eksctl_looks_it_up() {
+    let judged = |spec: &Spec, live: &LiveFacts| -> Vec<(String, String, Severity)> {
+        rules::validate_with(spec, live)
+            .into_iter()
+            .filter(|finding| finding.path.contains("placement"))
+            .map(|finding| (finding.rule.into_owned(), finding.path, finding.severity))
+            .collect()
+    };
+    let at = |rule: &str, path: &str, severity: Severity| {
+        vec![(rule.to_owned(), path.to_owned(), severity)]
+    };
+
+    // A new VPC's subnets are named by zone: a zone of the cluster is found.
+    let (mut spec, live) = new_vpc_base();
+    let zones = spec.network.zones();
+    let last = spec.node_groups.len() - 1;
+    spec.node_groups[last].placement = GroupPlacement::Subnets {
+        subnets: vec![zones[0].clone()],
+    };
+    assert_eq!(judged(&spec, &live), vec![]);
+    // With the zones left to eksctl, it may or may not pick that one.
+    spec.network = Network::NewVpc {
+        availability_zones: Vec::new(),
+    };
+    let path = format!("node_groups[{last}].placement.subnets[0]");
+    assert_eq!(
+        judged(&spec, &live),
+        at("nodegroup-subnet-unlisted", &path, Severity::Warning)
+    );
+    // An id can never be in a VPC eksctl is about to create.
+    spec.node_groups[last].placement = GroupPlacement::Subnets {
+        subnets: vec!["subnet-0ccccccccccccccc1".into()],
+    };
+    assert_eq!(
+        judged(&spec, &live),
+        at(
+            "nodegroup-subnet-unknown",
+            &format!("node_groups[{last}].placement"),
+            Severity::Error
+        )
+    );
+
+    // An existing VPC: an unlisted id is looked up, and EC2's answer decides.
+    let (mut spec, mut live) = block();
+    let Network::ExistingVpc { vpc_id, .. } = spec.network.clone() else {
+        panic!("the block template has an existing VPC");
+    };
+    let zone = shared::rules::node_group_zones(&spec, &live, 1).unwrap()[0].clone();
+    gpu(&mut spec).placement = GroupPlacement::Subnets {
+        subnets: vec!["subnet-0ccccccccccccccc1".into()],
+    };
+    let path = "node_groups[1].placement.subnets[0]";
+    assert_eq!(
+        judged(&spec, &live),
+        at("nodegroup-subnet-unlisted", path, Severity::Warning)
+    );
+    let fact = |vpc: &str| shared::rules::SubnetFact {
+        id: "subnet-0ccccccccccccccc1".into(),
+        vpc_id: vpc.into(),
+        availability_zone: zone.clone(),
+        available_addresses: 200,
+    };
+    live.subnets.push(fact(&vpc_id));
+    assert_eq!(judged(&spec, &live), vec![]);
+    live.subnets = vec![fact("vpc-0ffffffffffffffff")];
+    let wrong = judged(&spec, &live);
+    assert_eq!(wrong, at("subnet-wrong-vpc", path, Severity::Error));
+    live.subnets.clear();
+    live.missing_subnets.push("subnet-0ccccccccccccccc1".into());
+    assert_eq!(
+        judged(&spec, &live),
+        at("subnet-not-found", path, Severity::Error)
     );
 }

@@ -263,6 +263,20 @@ fn plan(spec: &Spec) -> Vec<Planned> {
                 over_budget: false,
             });
         }
+        // A node group's subnet that the cluster does not list: eksctl looks it up and
+        // uses it only when it is in the VPC, so EC2 is asked where it is (once per id).
+        let mut asked = BTreeSet::new();
+        for (path, id) in spec.unlisted_group_subnet_ids() {
+            if asked.insert(id) {
+                planned.push(Planned {
+                    id: SUBNET,
+                    path,
+                    question: Question::Subnet { id: id.to_owned() },
+                    blocked: None,
+                    over_budget: false,
+                });
+            }
+        }
     }
     let mut facts_asked = BTreeSet::new();
     for (index, group) in spec.node_groups.iter().enumerate() {

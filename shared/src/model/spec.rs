@@ -658,6 +658,53 @@ impl Network {
             }
         }
     }
+
+    /// Whether a node group's subnet reference names a subnet this network lists: by id or
+    /// local name in an existing VPC; in a new VPC by zone, the name eksctl gives each of
+    /// the subnets it creates (`pkg/vpc/vpc.go` `SetSubnets`).
+    pub fn lists_subnet(&self, reference: &str) -> bool {
+        match self {
+            Network::NewVpc { availability_zones } => {
+                availability_zones.iter().any(|zone| zone == reference)
+            }
+            Network::ExistingVpc {
+                public_subnets,
+                private_subnets,
+                ..
+            } => public_subnets
+                .iter()
+                .chain(private_subnets)
+                .any(|subnet| subnet.id == reference || subnet.name == reference),
+        }
+    }
+}
+
+impl Spec {
+    /// The subnet ids node groups name in an existing VPC that the cluster's subnets do
+    /// not list, with the path of each use. eksctl asks EC2 for such a subnet and uses it
+    /// when it is in the cluster's VPC (`pkg/vpc/vpc.go` `selectNodeGroupSubnetsFromIDs`).
+    pub fn unlisted_group_subnet_ids(&self) -> Vec<(String, &str)> {
+        if !matches!(self.network, Network::ExistingVpc { .. }) {
+            return Vec::new();
+        }
+        let mut found: Vec<(String, &str)> = Vec::new();
+        for (index, group) in self.node_groups.iter().enumerate() {
+            let GroupPlacement::Subnets { subnets } = &group.placement else {
+                continue;
+            };
+            for (subnet_index, subnet) in subnets.iter().enumerate() {
+                if !self.network.lists_subnet(subnet)
+                    && crate::model::ids::SubnetId::check(subnet).is_ok()
+                {
+                    found.push((
+                        format!("node_groups[{index}].placement.subnets[{subnet_index}]"),
+                        subnet,
+                    ));
+                }
+            }
+        }
+        found
+    }
 }
 
 impl Default for Network {

@@ -1200,6 +1200,16 @@ fn subnet_not_found(context: &Context<'_>, report: &mut Report<'_>) {
             );
         }
     }
+    for (path, subnet) in context.spec.unlisted_group_subnet_ids() {
+        if context.live.missing_subnets.iter().any(|id| id == subnet) {
+            report.fire(
+                path,
+                format!(
+                    "subnet {subnet} was not found: eksctl looks it up when it builds the group's stack, after the control plane is created, and stops there"
+                ),
+            );
+        }
+    }
 }
 
 fn subnet_wrong_vpc(context: &Context<'_>, report: &mut Report<'_>) {
@@ -1219,6 +1229,19 @@ fn subnet_wrong_vpc(context: &Context<'_>, report: &mut Report<'_>) {
                 format!(
                     "subnet {} belongs to {}, not to {vpc_id}",
                     subnet.id, fact.vpc_id
+                ),
+            );
+        }
+    }
+    for (path, subnet) in context.spec.unlisted_group_subnet_ids() {
+        if let Some(fact) = context.live.subnets.iter().find(|fact| fact.id == subnet)
+            && &fact.vpc_id != vpc_id
+        {
+            report.fire(
+                path,
+                format!(
+                    "subnet {subnet} belongs to {}, not to {vpc_id}: eksctl refuses it when it builds the group's stack, after the control plane is created (`subnet with ID \"{subnet}\" is not in the attached VPC with ID \"{vpc_id}\"`)",
+                    fact.vpc_id
                 ),
             );
         }

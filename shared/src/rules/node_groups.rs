@@ -109,11 +109,25 @@ pub(super) static RULES: &[Rule] = &[
         summary: super::described("node group names a subnet or zone the cluster does not have"),
         help: "pick one of the cluster's subnets (existing VPC) or zones (new VPC)",
         reference: super::described(
-            "eksctl pkg/vpc/vpc.go (node group subnets are resolved against the cluster's)",
+            "eksctl pkg/vpc/vpc.go selectNodeGroupSubnetsFromIDs and selectNodeGroupZoneSubnets, run when the group's stack is built, after the control plane: a subnet is looked up by name or id in vpc.subnets (a new VPC's are named by zone), then by id in the account (\"subnet with ID %q is not in the attached VPC\"); a zone needs a cluster subnet in it (\"mapping does not have subnet with zone\")",
         ),
         live: false,
-        stage: Stage::EksctlValidation,
+        stage: Stage::AwsCreate,
         check: Check::Spec(nodegroup_subnet_unknown),
+    },
+    Rule {
+        id: "nodegroup-subnet-unlisted",
+        severity: Severity::Warning,
+        summary: super::described(
+            "node group names a subnet the cluster's subnets do not list, which eksctl uses only if it is in the cluster's VPC",
+        ),
+        help: "list the subnet under the cluster's subnets (a zone under the cluster's availabilityZones), or run live checks to see which VPC the subnet is in",
+        reference: super::described(
+            "eksctl pkg/vpc/vpc.go selectNodeGroupSubnetsFromIDs: a subnet not in vpc.subnets is looked up by id with DescribeSubnets and refused unless it is in the cluster's VPC",
+        ),
+        live: false,
+        stage: Stage::Advice,
+        check: Check::Spec(nodegroup_subnet_unlisted),
     },
     Rule {
         id: "local-nvme-needs-al2023",
@@ -825,35 +839,58 @@ fn nodegroups_beyond_quota(context: &Context<'_>, report: &mut Report<'_>) {
 }
 
 fn nodegroup_subnet_unknown(context: &Context<'_>, report: &mut Report<'_>) {
+    let network = &context.spec.network;
     for (index, group) in groups(context) {
-        match (&group.placement, &context.spec.network) {
-            (
-                GroupPlacement::Subnets { subnets },
-                Network::ExistingVpc {
-                    public_subnets,
-                    private_subnets,
-                    ..
-                },
-            ) => {
-                let known = |reference: &str| {
-                    public_subnets
-                        .iter()
-                        .chain(private_subnets)
-                        .any(|subnet| subnet.id == reference || subnet.name == reference)
-                };
+        match (&group.placement, network) {
+            (GroupPlacement::Subnets { subnets }, Network::ExistingVpc { vpc_id, .. }) => {
                 for (subnet_index, subnet) in subnets.iter().enumerate() {
-                    if !known(subnet) {
-                        report.fire(
-                            format!("node_groups[{index}].placement.subnets[{subnet_index}]"),
-                            format!("subnet `{subnet}` is not one of the VPC's subnets listed for the cluster"),
-                        );
+                    // An id eksctl can look up is judged by `nodegroup-subnet-unlisted` and
+                    // the live checks; a placeholder by `placeholder-left`.
+                    if network.lists_subnet(subnet)
+                        || ids::SubnetId::check(subnet).is_ok()
+                        || ids::is_placeholder(subnet)
+                    {
+                        continue;
                     }
+                    report.fire(
+                        format!("node_groups[{index}].placement.subnets[{subnet_index}]"),
+                        format!(
+                            "`{subnet}` is neither the name nor the id of a subnet listed for the cluster's VPC ({vpc_id}); eksctl then asks EC2 for a subnet with that id, which EC2 refuses, and the group's stack fails after the control plane is created"
+                        ),
+                    );
                 }
             }
-            (GroupPlacement::Subnets { subnets }, Network::NewVpc { .. }) if !subnets.is_empty() => report.fire(
-                fields::PLACEMENT.at(&[index]),
-                "node group names subnets, but the file gives no VPC, so `eksctl create cluster` makes a new one and then fails building the group's stack (\"subnet with ID … is not in the attached VPC\"); pin the group to an availability zone instead. (`eksctl create nodegroup` on an existing cluster takes the cluster's VPC, where these subnets may be right.)",
-            ),
+            (
+                GroupPlacement::Subnets { subnets },
+                Network::NewVpc {
+                    availability_zones: cluster_zones,
+                },
+            ) => {
+                let unknown: Vec<&str> = subnets
+                    .iter()
+                    .filter(|subnet| {
+                        let found = network.lists_subnet(subnet)
+                            || (cluster_zones.is_empty() && is_zone(context, subnet));
+                        !found
+                    })
+                    .map(String::as_str)
+                    .collect();
+                if unknown.is_empty() {
+                    continue;
+                }
+                report.fire(
+                    fields::PLACEMENT.at(&[index]),
+                    format!(
+                        "node group names {}, but the file gives no VPC: `eksctl create cluster` makes a new one, whose subnets it names by zone{}, and after the control plane is created fails building the group's stack (\"subnet with ID … is not in the attached VPC\", or EC2 refuses the name as a subnet id); pin the group to an availability zone instead. (`eksctl create nodegroup` on an existing cluster takes the cluster's VPC, where these subnets may be right.)",
+                        quoted_list(&unknown),
+                        if cluster_zones.is_empty() {
+                            String::new()
+                        } else {
+                            format!(" ({})", cluster_zones.join(", "))
+                        }
+                    ),
+                );
+            }
             (
                 GroupPlacement::AvailabilityZones { availability_zones },
                 Network::NewVpc {
@@ -865,7 +902,7 @@ fn nodegroup_subnet_unknown(context: &Context<'_>, report: &mut Report<'_>) {
                         report.fire(
                             format!("node_groups[{index}].placement.availability_zones[{zone_index}]"),
                             format!(
-                                "zone `{zone}` is not one of the cluster's zones ({})",
+                                "zone `{zone}` is not one of the cluster's zones ({}): eksctl makes no subnet there, and fails building the group's stack after the control plane is created (\"mapping does not have subnet with zone\")",
                                 cluster_zones.join(", ")
                             ),
                         );
@@ -873,6 +910,60 @@ fn nodegroup_subnet_unknown(context: &Context<'_>, report: &mut Report<'_>) {
                 }
             }
             _ => {}
+        }
+    }
+}
+
+/// Whether `value` is a zone of the design's region.
+fn is_zone(context: &Context<'_>, value: &str) -> bool {
+    context
+        .region
+        .as_ref()
+        .is_some_and(|region| ids::AvailabilityZone::check_in(value, region).is_ok())
+}
+
+/// `a`, `a` and `b`, `a`, `b` and `c`: each in backticks.
+fn quoted_list(items: &[&str]) -> String {
+    let quoted: Vec<String> = items.iter().map(|item| format!("`{item}`")).collect();
+    match quoted.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => quoted.concat(),
+    }
+}
+
+fn nodegroup_subnet_unlisted(context: &Context<'_>, report: &mut Report<'_>) {
+    let live = context.live;
+    for (path, subnet) in context.spec.unlisted_group_subnet_ids() {
+        // Once EC2 has answered for it, the live checks say whether it is in the VPC.
+        if live.subnets.iter().any(|fact| fact.id == subnet)
+            || live.missing_subnets.iter().any(|missing| missing == subnet)
+        {
+            continue;
+        }
+        report.fire(
+            path,
+            format!(
+                "subnet `{subnet}` is not one of the subnets listed for the cluster; eksctl looks it up in the account and uses it only if it is in the cluster's VPC, else the group's stack fails after the control plane is created (\"subnet with ID … is not in the attached VPC\")"
+            ),
+        );
+    }
+    if let Network::NewVpc { availability_zones } = &context.spec.network
+        && availability_zones.is_empty()
+    {
+        for (index, group) in groups(context) {
+            let GroupPlacement::Subnets { subnets } = &group.placement else {
+                continue;
+            };
+            for (subnet_index, subnet) in subnets.iter().enumerate() {
+                if is_zone(context, subnet) {
+                    report.fire(
+                        format!("node_groups[{index}].placement.subnets[{subnet_index}]"),
+                        format!(
+                            "eksctl names the subnets of the VPC it creates by their zones, so `{subnet}` is found only if eksctl picks that zone for the cluster, which the file leaves to it"
+                        ),
+                    );
+                }
+            }
         }
     }
 }
