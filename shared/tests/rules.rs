@@ -437,6 +437,12 @@ const CASES: &[Case] = &[
         path: "cluster.region",
     },
     Case {
+        rule: "region-other-partition",
+        base: block,
+        breaks: |spec, _| spec.cluster.region = "cn-northwest-1".into(),
+        path: "cluster.region",
+    },
+    Case {
         rule: "kubernetes-version-unsupported",
         base: block,
         breaks: |spec, _| spec.cluster.kubernetes_version = "1.19".into(),

@@ -231,6 +231,7 @@ pub const REGIONS: &[&str] = &[
     "ap-southeast-3",
     "ap-southeast-4",
     "ap-southeast-5",
+    "ap-southeast-6",
     "ap-southeast-7",
     "ap-northeast-1",
     "ap-northeast-2",
@@ -254,6 +255,21 @@ pub const REGIONS: &[&str] = &[
     "us-gov-west-1",
 ];
 
+/// Regions eksctl supports (`pkg/apis/eksctl.io/v1alpha5/types.go` `SupportedRegions`)
+/// in partitions other than `aws` and `aws-us-gov`: China and the isolated regions, for
+/// which the studio has no catalog and writes no ARNs.
+pub const OTHER_PARTITION_REGIONS: &[&str] = &[
+    "cn-north-1",
+    "cn-northwest-1",
+    "us-iso-east-1",
+    "us-iso-west-1",
+    "us-isob-east-1",
+    "us-isob-west-1",
+    "us-isof-east-1",
+    "us-isof-south-1",
+    "eu-isoe-west-1",
+];
+
 /// The name the AWS console gives each of [`REGIONS`].
 pub const REGION_NAMES: &[(&str, &str)] = &[
     ("us-east-1", "US East (N. Virginia)"),
@@ -270,6 +286,7 @@ pub const REGION_NAMES: &[(&str, &str)] = &[
     ("ap-southeast-3", "Asia Pacific (Jakarta)"),
     ("ap-southeast-4", "Asia Pacific (Melbourne)"),
     ("ap-southeast-5", "Asia Pacific (Malaysia)"),
+    ("ap-southeast-6", "Asia Pacific (New Zealand)"),
     ("ap-southeast-7", "Asia Pacific (Thailand)"),
     ("ap-northeast-1", "Asia Pacific (Tokyo)"),
     ("ap-northeast-2", "Asia Pacific (Seoul)"),

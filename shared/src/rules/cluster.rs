@@ -40,10 +40,26 @@ pub(super) static RULES: &[Rule] = &[
         severity: Severity::Error,
         summary: super::described("region is not an AWS region where EKS runs"),
         help: "pick a region such as `us-east-1` or `us-west-2`",
-        reference: super::described("AWS docs: Amazon EKS endpoints and quotas"),
+        reference: super::described(
+            "eksctl pkg/eks/api.go IsSupportedRegion against pkg/apis/eksctl.io/v1alpha5/types.go SupportedRegions; pkg/ctl/cmdutils/cmdutils.go ErrUnsupportedRegion",
+        ),
         live: false,
         stage: Stage::EksctlValidation,
         check: Check::Spec(region_unknown),
+    },
+    Rule {
+        id: "region-other-partition",
+        severity: Severity::Warning,
+        summary: super::described(
+            "the region is one eksctl supports in another AWS partition (China, isolated regions), which the studio does not check",
+        ),
+        help: "check instance types, versions and every ARN against that partition before deploying",
+        reference: super::described(
+            "eksctl pkg/apis/eksctl.io/v1alpha5/types.go SupportedRegions (cn-*, us-iso*, eu-isoe-*); ARNs in those partitions begin arn:aws-cn:, arn:aws-iso:, …",
+        ),
+        live: false,
+        stage: Stage::Advice,
+        check: Check::Spec(region_other_partition),
     },
     Rule {
         id: "vpc-cidr-invalid",
@@ -354,7 +370,25 @@ fn region_unknown(context: &Context<'_>, report: &mut Report<'_>) {
             fields::REGION.path(),
             "the region is empty: eksctl refuses the file (\"metadata.region must be set\") and takes no region from the AWS profile instead",
         ),
-        Err(error) => report.fire(fields::REGION.path(), format!("region `{region}` {error}")),
+        Err(_) if ids::OTHER_PARTITION_REGIONS.contains(&region.trim()) => {}
+        Err(_) => report.fire(
+            fields::REGION.path(),
+            format!(
+                "region `{region}` is not one eksctl knows: it stops before creating anything (\"--region={region} is not supported - use one of: …\")"
+            ),
+        ),
+    }
+}
+
+fn region_other_partition(context: &Context<'_>, report: &mut Report<'_>) {
+    let region = context.spec.cluster.region.trim();
+    if ids::OTHER_PARTITION_REGIONS.contains(&region) {
+        report.fire(
+            fields::REGION.path(),
+            format!(
+                "eksctl supports `{region}`, but it is in another AWS partition than the studio knows: its instance types, prices and versions are not checked, and the policy ARNs the studio writes (`arn:aws:…`) need that partition's prefix"
+            ),
+        );
     }
 }
 
