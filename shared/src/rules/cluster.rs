@@ -214,9 +214,11 @@ pub(super) static RULES: &[Rule] = &[
         severity: Severity::Error,
         summary: super::described("an existing VPC is given without any subnets"),
         help: "list the VPC's private (and public) subnets the cluster may use",
-        reference: super::described("eksctl docs: Use an existing VPC"),
+        reference: super::described(
+            "eksctl pkg/ctl/create/cluster.go createOrImportVPC: with no subnets given it lays out new ones (vpc.SetSubnets) whatever vpc.id says, and pkg/cfn/builder/cluster.go then builds on the existing VPC's subnet ids, which are empty; ValidateClusterConfig has no check for it",
+        ),
         live: false,
-        stage: Stage::EksctlValidation,
+        stage: Stage::AwsCreate,
         check: Check::Spec(existing_vpc_no_subnets),
     },
     Rule {
@@ -685,7 +687,7 @@ fn existing_vpc_no_subnets(context: &Context<'_>, report: &mut Report<'_>) {
     {
         report.fire(
             fields::VPC.path(),
-            "an existing VPC needs its subnets listed; none are",
+            "an existing VPC is given by its id alone: eksctl does not look up its subnets, lays out new subnets' address ranges instead and builds the cluster's stack on the existing VPC with no subnet ids, which fails; list the subnets the cluster may use",
         );
     }
 }
