@@ -232,7 +232,7 @@ pub fn App() -> impl IntoView {
                     <details class="findings-panel" open>
                         <summary>
                             {move || {
-                                let (errors, total) = studio.findings.with(|findings| {
+                                let (errors, total) = studio.shown_findings.with(|findings| {
                                     let said = |severity| said_once(findings, severity).len();
                                     let errors = said(Severity::Error);
                                     (errors, errors + said(Severity::Warning) + said(Severity::Info))

@@ -56,9 +56,14 @@ pub struct Studio {
     pub template_id: RwSignal<String>,
     /// The step on screen.
     pub step: RwSignal<Step>,
-    /// Every finding of the offline rules, recomputed on each change of the spec.
+    /// Every finding of the offline rules, recomputed on each change of the spec; the
+    /// preview places them as soon as they change.
     pub findings: Memo<Vec<Finding>>,
-    /// The same findings keyed by path, for the fields beside which they show.
+    /// The same findings as the form shows them (beside the fields, in the list, in the
+    /// step counts): taken in the animation frame after they change, so a keystroke's
+    /// preview is patched first and the form follows before the same paint.
+    pub shown_findings: RwSignal<Vec<Finding>>,
+    /// The shown findings keyed by path, for the fields beside which they show.
     pub findings_by_path: Memo<HashMap<String, Vec<Finding>>>,
     /// The last live checks.
     pub live_checks: RwSignal<LiveChecks>,
@@ -94,8 +99,17 @@ impl Studio {
         let findings = Memo::new(move |_| {
             live_facts.with(|facts| spec.with(|spec| shared::rules::validate_with(spec, facts)))
         });
+        let shown_findings = RwSignal::new(findings.get_untracked());
+        Effect::new(move |_| {
+            let now = findings.get();
+            request_animation_frame(move || {
+                if shown_findings.with_untracked(|shown| *shown != now) {
+                    shown_findings.set(now);
+                }
+            });
+        });
         let findings_by_path = Memo::new(move |_| {
-            findings.with(|findings| {
+            shown_findings.with(|findings| {
                 let mut by_path: HashMap<String, Vec<Finding>> = HashMap::new();
                 for finding in findings {
                     by_path
@@ -111,6 +125,7 @@ impl Studio {
             template_id: RwSignal::new(String::new()),
             step: RwSignal::new(Step::Start),
             findings,
+            shown_findings,
             findings_by_path,
             live_checks: RwSignal::new(LiveChecks::NotRun),
             live_checks_for: RwSignal::new(None),
@@ -293,7 +308,7 @@ impl Studio {
 
     /// Number of findings of `severity` on `step`.
     pub fn count_on_step(&self, step: Step, severity: Severity) -> usize {
-        self.findings.with(|findings| {
+        self.shown_findings.with(|findings| {
             findings
                 .iter()
                 .filter(|finding| {

@@ -83,7 +83,7 @@ pub fn FieldFindings(
     });
     let mine = Memo::new(move |_| {
         if nested {
-            studio.findings.with(|findings| {
+            studio.shown_findings.with(|findings| {
                 findings
                     .iter()
                     .filter(|finding| is_at_or_under(&finding.path, &path))

@@ -14,7 +14,7 @@ pub fn FindingsList() -> impl IntoView {
     let studio = expect_context::<Studio>();
     let group = move |severity: Severity, title: &'static str| {
         let items = move || {
-            studio.findings.with(|findings| {
+            studio.shown_findings.with(|findings| {
                 said_once(findings, severity)
                     .into_iter()
                     .map(|(finding, paths)| {
@@ -58,7 +58,7 @@ pub fn FindingsList() -> impl IntoView {
             {group(Severity::Error, "Errors")}
             {group(Severity::Warning, "Warnings")}
             {group(Severity::Info, "Info")}
-            <Show when=move || studio.findings.with(Vec::is_empty)>
+            <Show when=move || studio.shown_findings.with(Vec::is_empty)>
                 <p class="no-findings">"No findings: the design passes every offline rule."</p>
             </Show>
         </div>
