@@ -63,6 +63,10 @@ pub struct Studio {
     /// step counts): taken in the animation frame after they change, so a keystroke's
     /// preview is patched first and the form follows before the same paint.
     pub shown_findings: RwSignal<Vec<Finding>>,
+    /// Notified in the animation frame after the spec changed: what the form shows about
+    /// the whole design (the placeholder checklist) tracks this rather than the spec, so it
+    /// is worked out after the preview is patched, before the same paint.
+    pub spec_shown: Trigger,
     /// The shown findings keyed by path, for the fields beside which they show.
     pub findings_by_path: Memo<HashMap<String, Vec<Finding>>>,
     /// The last live checks.
@@ -99,13 +103,17 @@ impl Studio {
         let findings = Memo::new(move |_| {
             live_facts.with(|facts| spec.with(|spec| shared::rules::validate_with(spec, facts)))
         });
+        // One frame after a keystroke, the form catches up with the preview.
         let shown_findings = RwSignal::new(findings.get_untracked());
+        let spec_shown = Trigger::new();
         Effect::new(move |_| {
+            spec.track();
             let now = findings.get();
             request_animation_frame(move || {
                 if shown_findings.with_untracked(|shown| *shown != now) {
                     shown_findings.set(now);
                 }
+                spec_shown.notify();
             });
         });
         let findings_by_path = Memo::new(move |_| {
@@ -126,6 +134,7 @@ impl Studio {
             step: RwSignal::new(Step::Start),
             findings,
             shown_findings,
+            spec_shown,
             findings_by_path,
             live_checks: RwSignal::new(LiveChecks::NotRun),
             live_checks_for: RwSignal::new(None),

@@ -11,7 +11,10 @@ use crate::state::studio::Studio;
 #[component]
 pub fn PlaceholderChecklist() -> impl IntoView {
     let studio = expect_context::<Studio>();
-    let items = Memo::new(move |_| studio.spec.with(placeholders::list));
+    let items = Memo::new(move |_| {
+        studio.spec_shown.track();
+        studio.spec.with_untracked(placeholders::list)
+    });
     let regions = shared::model::ids::REGION_NAMES
         .iter()
         .map(|(code, name)| view! { <option value=*code>{*name}</option> })
