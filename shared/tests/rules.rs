@@ -3434,3 +3434,26 @@ fn a_node_groups_subnet_is_judged_where_eksctl_looks_it_up() {
         at("subnet-not-found", path, Severity::Error)
     );
 }
+
+/// eksctl creates add-ons one after another and skips one already present: a second entry
+/// is lost only when it asks for something else.
+#[test]
+fn an_add_on_listed_twice_loses_only_settings_that_differ() {
+    let (mut spec, live) = new_vpc_base();
+    let first = spec.addons[0].clone();
+    spec.addons.push(first.clone());
+    let duplicate = |spec: &Spec| {
+        rules::validate_with(spec, &live)
+            .into_iter()
+            .filter(|finding| finding.rule == "addon-duplicate")
+            .map(|finding| (finding.path, finding.severity))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(duplicate(&spec), vec![]);
+    let last = spec.addons.len() - 1;
+    spec.addons[last].resolve_conflicts = Some("preserve".into());
+    assert_eq!(
+        duplicate(&spec),
+        vec![(format!("addons[{last}].name"), Severity::Error)]
+    );
+}

@@ -300,11 +300,15 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "addon-duplicate",
         severity: Severity::Error,
-        summary: super::described("the same EKS add-on is listed twice"),
-        help: "keep one entry per add-on",
-        reference: super::described("eksctl pkg/apis/eksctl.io/v1alpha5/addon.go"),
+        summary: super::described(
+            "the same EKS add-on is listed twice with different settings, and only the first entry's are applied",
+        ),
+        help: "keep one entry per add-on, with the settings you want",
+        reference: super::described(
+            "eksctl pkg/actions/addon/tasks.go createAddonTask (the add-ons are created one after another) and create.go Manager.Create (an add-on already present and not CREATE_FAILED is skipped: \"addon is already present on the cluster, as an EKS managed addon, skipping creation\"); ValidateClusterConfig has no check for it",
+        ),
         live: false,
-        stage: Stage::EksctlValidation,
+        stage: Stage::Runtime,
         check: Check::Spec(addon_duplicate),
     },
 ];
@@ -761,10 +765,14 @@ fn addon_duplicate(context: &Context<'_>, report: &mut Report<'_>) {
     let addons = &context.spec.addons;
     let names = addons.iter().map(|addon| Some(addon.name.as_str()));
     super::each_repeat(names, |index, first| {
+        // The same entry twice asks for nothing the first does not give.
+        if addons[index] == addons[first] {
+            return;
+        }
         report.fire(
             fields::ADDON_NAME.at(&[index]),
             format!(
-                "add-on `{}` is listed twice: it is also add-on {}",
+                "add-on `{}` is listed twice, with other settings than add-on {}: eksctl creates it from that first entry and skips this one as already present (\"addon is already present on the cluster, as an EKS managed addon, skipping creation\"), so these settings are not applied",
                 addons[index].name,
                 first + 1
             ),
