@@ -882,48 +882,35 @@ async fn ultraserver_capacity_blocks_are_found_by_ultraserver_type_not_by_instan
     );
 }
 
+/// A VPC made in the emulator; its id.
+async fn new_vpc_in(ec2: &aws_sdk_ec2::Client, cidr: &str) -> String {
+    let made = ec2.create_vpc().cidr_block(cidr).send().await.unwrap();
+    made.vpc().unwrap().vpc_id().unwrap().to_owned()
+}
+
+/// A subnet made in the emulator; its id.
+async fn new_subnet_in(ec2: &aws_sdk_ec2::Client, vpc_id: &str, cidr: &str, zone: &str) -> String {
+    let made = ec2
+        .create_subnet()
+        .vpc_id(vpc_id)
+        .cidr_block(cidr)
+        .availability_zone(zone)
+        .send()
+        .await
+        .unwrap();
+    made.subnet().unwrap().subnet_id().unwrap().to_owned()
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn subnets_must_exist_belong_to_the_vpc_and_sit_in_the_stated_zone() {
     let emulator = Emulator::start();
     let ec2 = emulator.ec2_client();
-    let vpc = |cidr: &'static str| {
-        let ec2 = ec2.clone();
-        async move {
-            ec2.create_vpc()
-                .cidr_block(cidr)
-                .send()
-                .await
-                .unwrap()
-                .vpc()
-                .unwrap()
-                .vpc_id()
-                .unwrap()
-                .to_owned()
-        }
-    };
-    let subnet = |vpc_id: String, cidr: &'static str, zone: &'static str| {
-        let ec2 = ec2.clone();
-        async move {
-            ec2.create_subnet()
-                .vpc_id(vpc_id)
-                .cidr_block(cidr)
-                .availability_zone(zone)
-                .send()
-                .await
-                .unwrap()
-                .subnet()
-                .unwrap()
-                .subnet_id()
-                .unwrap()
-                .to_owned()
-        }
-    };
-    let cluster_vpc = vpc("10.10.0.0/16").await;
-    let other_vpc = vpc("10.20.0.0/16").await;
-    let in_a = subnet(cluster_vpc.clone(), "10.10.0.0/20", "us-east-1a").await;
-    let in_b = subnet(cluster_vpc.clone(), "10.10.16.0/20", "us-east-1b").await;
-    let small = subnet(cluster_vpc.clone(), "10.10.32.0/27", "us-east-1c").await;
-    let elsewhere = subnet(other_vpc.clone(), "10.20.0.0/20", "us-east-1a").await;
+    let cluster_vpc = new_vpc_in(&ec2, "10.10.0.0/16").await;
+    let other_vpc = new_vpc_in(&ec2, "10.20.0.0/16").await;
+    let in_a = new_subnet_in(&ec2, &cluster_vpc, "10.10.0.0/20", "us-east-1a").await;
+    let in_b = new_subnet_in(&ec2, &cluster_vpc, "10.10.16.0/20", "us-east-1b").await;
+    let small = new_subnet_in(&ec2, &cluster_vpc, "10.10.32.0/27", "us-east-1c").await;
+    let elsewhere = new_subnet_in(&ec2, &other_vpc, "10.20.0.0/20", "us-east-1a").await;
     let missing = "subnet-0fedcba9876543210".to_owned();
 
     let router = router(emulator.live_aws().await);
@@ -998,32 +985,11 @@ async fn subnets_must_exist_belong_to_the_vpc_and_sit_in_the_stated_zone() {
 async fn a_node_groups_unlisted_subnet_is_asked_about_and_judged_by_its_vpc() {
     let emulator = Emulator::start();
     let ec2 = emulator.ec2_client();
-    let vpc = |cidr: &'static str| {
-        let ec2 = ec2.clone();
-        async move {
-            let vpc = ec2.create_vpc().cidr_block(cidr).send().await.unwrap();
-            vpc.vpc().unwrap().vpc_id().unwrap().to_owned()
-        }
-    };
-    let subnet = |vpc_id: String, cidr: &'static str| {
-        let ec2 = ec2.clone();
-        async move {
-            let subnet = ec2
-                .create_subnet()
-                .vpc_id(vpc_id)
-                .cidr_block(cidr)
-                .availability_zone("us-east-1a")
-                .send()
-                .await
-                .unwrap();
-            subnet.subnet().unwrap().subnet_id().unwrap().to_owned()
-        }
-    };
-    let cluster_vpc = vpc("10.10.0.0/16").await;
-    let other_vpc = vpc("10.20.0.0/16").await;
-    let listed = subnet(cluster_vpc.clone(), "10.10.0.0/20").await;
-    let unlisted = subnet(cluster_vpc.clone(), "10.10.16.0/20").await;
-    let elsewhere = subnet(other_vpc.clone(), "10.20.0.0/20").await;
+    let cluster_vpc = new_vpc_in(&ec2, "10.10.0.0/16").await;
+    let other_vpc = new_vpc_in(&ec2, "10.20.0.0/16").await;
+    let listed = new_subnet_in(&ec2, &cluster_vpc, "10.10.0.0/20", "us-east-1a").await;
+    let unlisted = new_subnet_in(&ec2, &cluster_vpc, "10.10.16.0/20", "us-east-1a").await;
+    let elsewhere = new_subnet_in(&ec2, &other_vpc, "10.20.0.0/20", "us-east-1a").await;
     let missing = "subnet-0fedcba9876543210".to_owned();
 
     let router = router(emulator.live_aws().await);

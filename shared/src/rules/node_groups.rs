@@ -866,14 +866,14 @@ fn nodegroup_subnet_unknown(context: &Context<'_>, report: &mut Report<'_>) {
                     availability_zones: cluster_zones,
                 },
             ) => {
-                let unknown: Vec<&str> = subnets
+                let unknown: Vec<String> = subnets
                     .iter()
                     .filter(|subnet| {
                         let found = network.lists_subnet(subnet)
                             || (cluster_zones.is_empty() && is_zone(context, subnet));
                         !found
                     })
-                    .map(String::as_str)
+                    .map(|subnet| format!("`{subnet}`"))
                     .collect();
                 if unknown.is_empty() {
                     continue;
@@ -882,7 +882,7 @@ fn nodegroup_subnet_unknown(context: &Context<'_>, report: &mut Report<'_>) {
                     fields::PLACEMENT.at(&[index]),
                     format!(
                         "node group names {}, but the file gives no VPC: `eksctl create cluster` makes a new one, whose subnets it names by zone{}, and after the control plane is created fails building the group's stack (\"subnet with ID … is not in the attached VPC\", or EC2 refuses the name as a subnet id); pin the group to an availability zone instead. (`eksctl create nodegroup` on an existing cluster takes the cluster's VPC, where these subnets may be right.)",
-                        quoted_list(&unknown),
+                        unknown.join(", "),
                         if cluster_zones.is_empty() {
                             String::new()
                         } else {
@@ -920,15 +920,6 @@ fn is_zone(context: &Context<'_>, value: &str) -> bool {
         .region
         .as_ref()
         .is_some_and(|region| ids::AvailabilityZone::check_in(value, region).is_ok())
-}
-
-/// `a`, `a` and `b`, `a`, `b` and `c`: each in backticks.
-fn quoted_list(items: &[&str]) -> String {
-    let quoted: Vec<String> = items.iter().map(|item| format!("`{item}`")).collect();
-    match quoted.split_last() {
-        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
-        _ => quoted.concat(),
-    }
 }
 
 fn nodegroup_subnet_unlisted(context: &Context<'_>, report: &mut Report<'_>) {
