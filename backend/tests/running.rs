@@ -159,6 +159,8 @@ fn standin(tool: &str, emulator: &Emulator, design: &Path, args: &[&str]) -> Out
         .args(args)
         .env("KUBECONFIG", design.with_extension("kubeconfig"))
         .env("AWS_ENDPOINT_URL", &emulator.endpoint)
+        .env("AWS_ACCESS_KEY_ID", "testing")
+        .env("AWS_SECRET_ACCESS_KEY", "testing")
         .env(
             "EKSCTL_STANDIN_ARGV_LOG",
             design.with_extension(format!("{tool}-calls.jsonl")),
@@ -605,6 +607,193 @@ fn a_self_managed_group_whose_nodes_run_is_named_as_not_read_and_left_alone_by_t
             .iter()
             .any(|change| change.to_string().contains("legacy-cpu")),
         "{plan:#}"
+    );
+}
+
+/// eksctl's self-managed groups (`nodeGroups`) live in CloudFormation stacks, not in EKS:
+/// the read takes each from its stack's template (type, volume, EFA, the labels and
+/// taints in the node's user data) and its Auto Scaling group (the sizes now, which
+/// `eksctl scale nodegroup` changes without the stack); the plan scales, creates and
+/// deletes them with eksctl's commands, and apply leaves nothing to plan.
+#[test]
+fn self_managed_groups_are_read_from_their_stacks_then_scaled_created_and_deleted() {
+    let emulator = Emulator::start();
+    let dir = temp_dir("self-managed-stacks");
+    let (file, cluster) = filled_template(&emulator, "g4dn", &dir);
+    let mut design: yaml_serde::Value =
+        yaml_serde::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    design["nodeGroups"] = yaml_serde::from_str(
+        r#"
+- name: build
+  instanceType: m5.xlarge
+  minSize: 1
+  desiredCapacity: 2
+  maxSize: 3
+  volumeSize: 120
+  privateNetworking: true
+  labels: {role: build, tier: "2"}
+  taints:
+    - {key: dedicated, value: build, effect: NoSchedule}
+  iam:
+    withAddonPolicies: {imageBuilder: true}
+- name: legacy
+  instanceType: c5.large
+  availabilityZones: [us-east-1b]
+  taints:
+    legacy: "true:NoSchedule"
+"#,
+    )
+    .unwrap();
+    std::fs::write(&file, yaml_serde::to_string(&design).unwrap()).unwrap();
+    eksctl_create(&emulator, &file);
+
+    let out = dir.join("read");
+    let read = read_into(&emulator, &cluster, &out);
+    let document: yaml_serde::Value =
+        yaml_serde::from_str(&std::fs::read_to_string(out.join("cluster.yaml")).unwrap()).unwrap();
+    let groups = document["nodeGroups"]
+        .as_sequence()
+        .unwrap_or_else(|| panic!("no nodeGroups read: {}", text(&read.stderr)));
+    let group = |name: &str| {
+        groups
+            .iter()
+            .find(|group| group["name"] == name)
+            .unwrap_or_else(|| panic!("{name} is not read: {document:?}"))
+    };
+    let build = group("build");
+    assert_eq!(build["instanceType"], "m5.xlarge");
+    assert_eq!(
+        (
+            &build["minSize"],
+            &build["desiredCapacity"],
+            &build["maxSize"]
+        ),
+        (
+            &yaml_serde::Value::from(1),
+            &yaml_serde::Value::from(2),
+            &yaml_serde::Value::from(3)
+        )
+    );
+    assert_eq!(build["volumeSize"], 120);
+    assert_eq!(build["privateNetworking"], true);
+    assert_eq!(build["labels"]["role"], "build");
+    assert_eq!(build["taints"][0]["effect"], "NoSchedule");
+    assert_eq!(build["amiFamily"], "AmazonLinux2023");
+    // eksctl's defaults: minSize 2, no desired given so the group's is its minimum.
+    let legacy = group("legacy");
+    assert_eq!(legacy["desiredCapacity"], 2);
+    assert_eq!(legacy["availabilityZones"][0], "us-east-1b");
+    assert_eq!(legacy["taints"][0]["key"], "legacy");
+    assert!(
+        !text(&read.stderr).contains("self-managed node group build"),
+        "everything the design said of it is read or named: {}",
+        text(&read.stderr)
+    );
+
+    // The unchanged design: no changes; what the stack does not hold is named.
+    let same = plan_on(&emulator, &file, &cluster, &["--format", "json"]);
+    let same_plan: serde_json::Value = serde_json::from_slice(&same.stdout)
+        .unwrap_or_else(|error| panic!("{error}: {}", text(&same.stderr)));
+    assert_eq!(same.status.code(), Some(0), "{same_plan:#}");
+    assert!(
+        same_plan["not_compared"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|line| line
+                .as_str()
+                .unwrap()
+                .starts_with("self-managed node group build: iam")),
+        "{same_plan:#}"
+    );
+
+    // eksctl scaled the group outside the design: the read sees the Auto Scaling group's
+    // sizes, not the stack's.
+    let scaled = standin(
+        "eksctl",
+        &emulator,
+        &file,
+        &[
+            "scale",
+            "nodegroup",
+            "--cluster",
+            &cluster,
+            "--region",
+            REGION,
+            "--name",
+            "build",
+            "--nodes=3",
+        ],
+    );
+    assert_eq!(scaled.status.code(), Some(0), "{}", text(&scaled.stderr));
+    let drifted = plan_on(&emulator, &file, &cluster, &["--format", "json"]);
+    let drifted: serde_json::Value = serde_json::from_slice(&drifted.stdout).unwrap();
+    let changes = drifted["changes"].as_array().unwrap();
+    assert_eq!(changes.len(), 1, "{drifted:#}");
+    assert_eq!(changes[0]["name"], "build");
+    assert_eq!(changes[0]["action"], "update");
+    assert!(
+        changes[0]["disruption"]
+            .as_str()
+            .unwrap()
+            .contains("from 3 to 2 nodes: the Auto Scaling group terminates 1 of them, undrained"),
+        "{drifted:#}"
+    );
+
+    // A changed design: build scaled to 3, legacy gone, a new group, and a label changed on
+    // the new group's neighbour (a replacement, eksctl changes only sizes).
+    let groups = design["nodeGroups"].as_sequence_mut().unwrap();
+    groups.retain(|group| group["name"] != "legacy");
+    groups[0]["desiredCapacity"] = 3.into();
+    groups.push(
+        yaml_serde::from_str("{name: tools, instanceType: t3.large, desiredCapacity: 1}").unwrap(),
+    );
+    let changed = dir.join("changed.yaml");
+    std::fs::write(&changed, yaml_serde::to_string(&design).unwrap()).unwrap();
+    let plan = plan_on(&emulator, &changed, &cluster, &["--format", "json"]);
+    let plan: serde_json::Value = serde_json::from_slice(&plan.stdout).unwrap();
+    let action = |name: &str| {
+        plan["changes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|change| change["name"] == name)
+            .map(|change| change["action"].as_str().unwrap().to_owned())
+    };
+    assert_eq!(action("tools").as_deref(), Some("create"), "{plan:#}");
+    assert_eq!(action("legacy").as_deref(), Some("delete"), "{plan:#}");
+    assert_eq!(action("build"), None, "build is at 3 already: {plan:#}");
+
+    let mut relabelled = design.clone();
+    relabelled["nodeGroups"][0]["labels"]["role"] = "ci".into();
+    let relabelled_file = dir.join("relabelled.yaml");
+    std::fs::write(
+        &relabelled_file,
+        yaml_serde::to_string(&relabelled).unwrap(),
+    )
+    .unwrap();
+    let replace = plan_on(&emulator, &relabelled_file, &cluster, &["--format", "json"]);
+    let replace: serde_json::Value = serde_json::from_slice(&replace.stdout).unwrap();
+    let build_change = replace["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|change| change["name"] == "build")
+        .unwrap_or_else(|| panic!("{replace:#}"));
+    assert_eq!(build_change["action"], "replace", "{replace:#}");
+    assert_eq!(build_change["fields"], serde_json::json!(["labels"]));
+
+    // Applied, the cluster reads back as the design: `applied` plans again and wants none.
+    let calls = applied(&emulator, &changed, &cluster, &dir.join("apply"));
+    let eksctl: Vec<String> = calls
+        .iter()
+        .filter(|call| call[0].ends_with("eksctl"))
+        .map(|call| call[1..3].join(" "))
+        .collect();
+    assert_eq!(
+        eksctl,
+        ["create nodegroup", "delete nodegroup"],
+        "{calls:?}"
     );
 }
 

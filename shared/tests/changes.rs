@@ -124,6 +124,83 @@ fn scaling_a_group_is_eksctl_scale_and_only_scaling_in_drains_nodes() {
     );
 }
 
+/// eksctl's self-managed groups (`nodeGroups`, kept as written): eksctl scales a running
+/// one (`eksctl scale nodegroup` sets its Auto Scaling group, `pkg/actions/nodegroup/
+/// scale.go`) and changes nothing else of it, so another change is a replacement; a new
+/// one is `create nodegroup --include`, a removed one `delete nodegroup --drain`.
+#[test]
+fn self_managed_groups_are_scaled_created_replaced_and_deleted_as_eksctl_can() {
+    let with_groups = |groups: Value| {
+        edited(&template("g4dn"), |spec| {
+            spec["eksctl_extra"]["nodeGroups"] = groups;
+        })
+    };
+    let before = with_groups(json!([
+        {"name": "build", "instanceType": "m5.xlarge", "minSize": 1, "maxSize": 4},
+        {"name": "legacy", "instanceType": "c5.large", "taints": {"legacy": "true:NoSchedule"}}
+    ]));
+    assert!(diff(&before, &before).is_empty());
+    // eksctl's defaults and the same sizes written out are no change.
+    let spelled = with_groups(json!([
+        {"name": "build", "instanceType": "m5.xlarge", "minSize": 1, "desiredCapacity": 1, "maxSize": 4},
+        {"name": "legacy", "instanceType": "c5.large", "minSize": 2, "maxSize": 2,
+         "taints": {"legacy": "true:NoSchedule"}}
+    ]));
+    assert!(
+        diff(&before, &spelled).is_empty(),
+        "{}",
+        human(&diff(&before, &spelled))
+    );
+
+    let scaled_in = with_groups(json!([
+        {"name": "build", "instanceType": "m5.xlarge", "minSize": 0, "desiredCapacity": 0, "maxSize": 4},
+        {"name": "legacy", "instanceType": "c5.large", "taints": {"legacy": "true:NoSchedule"}}
+    ]));
+    let plan = diff(&before, &scaled_in);
+    let change = only_change(&plan);
+    assert_eq!(change.action, Action::Update);
+    assert_eq!(
+        change.steps[0][..4],
+        ["eksctl", "scale", "nodegroup", "--name"]
+    );
+    assert!(change.steps[0].contains(&"--nodes=0".to_owned()));
+    assert!(
+        change
+            .disruption
+            .contains("the Auto Scaling group terminates 1 of them, undrained"),
+        "{}",
+        change.disruption
+    );
+
+    let changed = with_groups(json!([
+        {"name": "build", "instanceType": "m5.2xlarge", "minSize": 1, "maxSize": 4},
+        {"name": "tools", "instanceType": "t3.large"}
+    ]));
+    let plan = diff(&before, &changed);
+    let action = |name: &str| {
+        plan.changes
+            .iter()
+            .find(|change| change.name == name)
+            .map(|change| change.action)
+    };
+    assert_eq!(action("build"), Some(Action::Replace), "{}", human(&plan));
+    assert_eq!(action("tools"), Some(Action::Create));
+    assert_eq!(action("legacy"), Some(Action::Delete));
+    let replaced = plan
+        .changes
+        .iter()
+        .find(|change| change.name == "build")
+        .unwrap();
+    assert_eq!(replaced.fields, ["instanceType"]);
+    assert_eq!(replaced.steps[0][..3], ["eksctl", "delete", "nodegroup"]);
+    assert_eq!(replaced.steps[1][..3], ["eksctl", "create", "nodegroup"]);
+    assert!(
+        rules_of(&plan).contains(&"change-nodegroup-replaced-under-its-name"),
+        "{:?}",
+        rules_of(&plan)
+    );
+}
+
 /// eksctl docs, "Creating a nodegroup from a config file": `eksctl create nodegroup
 /// --config-file=<path> --include=<name>`; `eksctl delete nodegroup` drains first.
 #[test]
@@ -527,6 +604,7 @@ fn a_running_cluster_reads_as_the_cluster_config_eksctl_was_given() {
     use shared::upstream::eks::*;
     let node_role = "arn:aws:iam::123456789012:role/eksctl-train-nodegroup-gpu-NodeInstanceRole";
     let running = RunningCluster {
+        self_managed: None,
         region: "us-east-2".into(),
         cluster: EksCluster {
             name: "train".into(),
@@ -850,6 +928,7 @@ fn add_on_versions_are_judged_by_what_eks_offers_for_the_new_kubernetes_version(
         objects_read: false,
         helm_read: false,
         auto_mode_read: false,
+        self_managed_read: false,
         workloads: None,
     };
     let offer = AddonOffer {
@@ -1165,6 +1244,7 @@ fn a_replacement_names_the_training_run_it_drains_and_its_missing_budget() {
         objects_read: true,
         helm_read: true,
         auto_mode_read: false,
+        self_managed_read: false,
         workloads: Some({
             let mut items = nodes.as_array().unwrap().clone();
             items.extend(pods.as_array().unwrap().iter().cloned());
@@ -1261,6 +1341,7 @@ fn auto_mode_objects_are_read_from_kubectls_last_applied_copy() {
             objects_read: false,
             helm_read: false,
             auto_mode_read: false,
+            self_managed_read: false,
             workloads: None,
         };
         // Through kubectl's answer, a List, as the server reads it.

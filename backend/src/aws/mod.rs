@@ -192,6 +192,8 @@ struct Inner {
     eks_endpoint_shown: Option<String>,
     clients: Mutex<HashMap<&'static str, aws_sdk_ec2::Client>>,
     eks_clients: Mutex<HashMap<&'static str, aws_sdk_eks::Client>>,
+    stack_clients: Mutex<HashMap<&'static str, aws_sdk_cloudformation::Client>>,
+    scaling_clients: Mutex<HashMap<&'static str, aws_sdk_autoscaling::Client>>,
     caches: Caches,
 }
 
@@ -300,6 +302,8 @@ impl LiveAws {
                 options,
                 clients: Mutex::new(HashMap::new()),
                 eks_clients: Mutex::new(HashMap::new()),
+                stack_clients: Mutex::new(HashMap::new()),
+                scaling_clients: Mutex::new(HashMap::new()),
             }),
         }
     }
@@ -366,15 +370,42 @@ impl LiveAws {
         })
     }
 
-    /// Where calls of a service (`ec2`, `eks`) go, for error messages.
+    /// The CloudFormation client for a region (eksctl's self-managed node group stacks).
+    /// Its endpoint is the SDK's: `AWS_ENDPOINT_URL_CLOUDFORMATION`, else `AWS_ENDPOINT_URL`.
+    fn stack_client(
+        &self,
+        region: &shared::model::ids::Region,
+    ) -> Result<aws_sdk_cloudformation::Client, AwsError> {
+        self.client_in(&self.inner.stack_clients, region, |region| {
+            let config = aws_sdk_cloudformation::config::Builder::from(&self.inner.sdk_config)
+                .region(region);
+            aws_sdk_cloudformation::Client::from_conf(config.build())
+        })
+    }
+
+    /// The Auto Scaling client for a region (a self-managed group's sizes now). Its endpoint
+    /// is the SDK's: `AWS_ENDPOINT_URL_AUTO_SCALING`, else `AWS_ENDPOINT_URL`.
+    fn scaling_client(
+        &self,
+        region: &shared::model::ids::Region,
+    ) -> Result<aws_sdk_autoscaling::Client, AwsError> {
+        self.client_in(&self.inner.scaling_clients, region, |region| {
+            let config =
+                aws_sdk_autoscaling::config::Builder::from(&self.inner.sdk_config).region(region);
+            aws_sdk_autoscaling::Client::from_conf(config.build())
+        })
+    }
+
+    /// Where calls of a service (`ec2`, `eks`, `cloudformation`, `autoscaling`) go, for
+    /// error messages.
     fn endpoint_for_errors(&self, service: &str, region: &shared::model::ids::Region) -> String {
         let configured = match service {
-            "eks" => &self.inner.eks_endpoint_shown,
-            _ => &self.inner.endpoint_shown,
+            "eks" => self.inner.eks_endpoint_shown.clone(),
+            "cloudformation" => shown(&None, "AWS_ENDPOINT_URL_CLOUDFORMATION"),
+            "autoscaling" => shown(&None, "AWS_ENDPOINT_URL_AUTO_SCALING"),
+            _ => self.inner.endpoint_shown.clone(),
         };
-        configured
-            .clone()
-            .unwrap_or_else(|| format!("https://{service}.{}.amazonaws.com", region.as_str()))
+        configured.unwrap_or_else(|| format!("https://{service}.{}.amazonaws.com", region.as_str()))
     }
 }
 /// Builds the server's EC2 access for `serve`: the default chain, `--ec2-endpoint`, and

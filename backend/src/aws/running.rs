@@ -1,5 +1,6 @@
-//! Reading a running cluster with read-only EKS and EC2 calls, made concurrently: the
-//! cluster, its managed node groups with their launch templates, add-ons, access entries
+//! Reading a running cluster with read-only EKS, EC2, CloudFormation and Auto Scaling
+//! calls, made concurrently: the cluster, its managed node groups with their launch
+//! templates, eksctl's self-managed node groups from their stacks, add-ons, access entries
 //! with their policies, Pod Identity associations, and the subnets they use. Nothing is
 //! cached: a read is of the cluster as it is now. A call refused or failed leaves its part
 //! out, named in `not_read` with the reason; only the cluster itself must be readable.
@@ -11,7 +12,8 @@ use shared::changes::read::{Reading, design_of};
 use shared::model::ids::Region;
 use shared::upstream::eks::{
     EksAccessEntry, EksAccessPolicy, EksAddon, EksCluster, EksNodegroup, EksPodIdentityAssociation,
-    EksTaint, LaunchTemplateFacts, NotRead, RunningCluster, RunningSubnet,
+    EksTaint, GroupSizes, LaunchTemplateFacts, NotRead, RunningCluster, RunningSubnet,
+    SelfManagedStack,
 };
 
 use super::{AwsError, LiveAws};
@@ -32,6 +34,10 @@ pub const READ_ACTIONS: &[&str] = &[
     "ec2:DescribeSubnets",
     "ec2:DescribeLaunchTemplateVersions",
     "eks:DescribeAddonVersions",
+    "cloudformation:DescribeStacks",
+    "cloudformation:GetTemplate",
+    "cloudformation:DescribeStackResource",
+    "autoscaling:DescribeAutoScalingGroups",
 ];
 
 fn not_read(what: impl Into<String>, error: &AwsError) -> NotRead {
@@ -131,9 +137,10 @@ impl LiveAws {
             let subnets = self.vpc_subnets(region, &cluster.vpc_id).await;
             Ok::<_, AwsError>((cluster, subnets))
         };
-        let (cluster, groups, addons, entries, associations) = tokio::join!(
+        let (cluster, groups, self_managed, addons, entries, associations) = tokio::join!(
             cluster_and_subnets,
             self.node_groups(region, name),
+            self.self_managed_groups(region, name),
             self.addons(region, name),
             self.access_entries(region, name),
             self.pod_identity_associations(region, name),
@@ -152,6 +159,16 @@ impl LiveAws {
             Err(error) => running
                 .not_read
                 .push(not_read(shared::changes::read::MANAGED_GROUPS, &error)),
+        }
+        match self_managed {
+            Ok((stacks, mut missing)) => {
+                running.self_managed = Some(stacks);
+                running.not_read.append(&mut missing);
+            }
+            Err(error) => running.not_read.push(not_read(
+                "self-managed node groups (eksctl's stacks)",
+                &error,
+            )),
         }
         match addons {
             Ok(addons) => running.addons = addons,
@@ -185,6 +202,172 @@ impl LiveAws {
             )),
         }
         Ok(running)
+    }
+
+    /// eksctl's self-managed node groups of `cluster`, as `eksctl get nodegroup` finds them
+    /// (eksctl-io/eksctl `pkg/cfn/manager/nodegroup.go`, `pkg/actions/nodegroup/get.go`):
+    /// the region's stacks tagged with the cluster and a node group name whose type is
+    /// `unmanaged` or not given; each one's template, and its `NodeGroup` resource's Auto
+    /// Scaling group for the sizes now. A stack whose template or group could not be read
+    /// is named in the second list; `Err` when the stacks could not be listed.
+    async fn self_managed_groups(
+        &self,
+        region: &Region,
+        cluster: &str,
+    ) -> Result<(Vec<SelfManagedStack>, Vec<NotRead>), AwsError> {
+        const CLUSTER_TAGS: [&str; 2] = [
+            "alpha.eksctl.io/cluster-name",
+            "eksctl.cluster.k8s.io/v1alpha1/cluster-name",
+        ];
+        const GROUP_TAGS: [&str; 3] = [
+            "alpha.eksctl.io/nodegroup-name",
+            "eksctl.cluster.k8s.io/v1alpha1/nodegroup-name",
+            "eksctl.io/v1alpha2/nodegroup-name",
+        ];
+        let stacks = self.stack_client(region)?;
+        let pages = stacks
+            .describe_stacks()
+            .into_paginator()
+            .send()
+            .collect::<Result<Vec<_>, _>>()
+            .await
+            .map_err(|error| {
+                self.service_error("cloudformation", "DescribeStacks", region, error)
+            })?;
+        let found: Vec<(String, String, BTreeMap<String, String>)> = pages
+            .iter()
+            .flat_map(|page| page.stacks())
+            .filter(|stack| {
+                !matches!(
+                    stack.stack_status(),
+                    Some(
+                        aws_sdk_cloudformation::types::StackStatus::DeleteComplete
+                            | aws_sdk_cloudformation::types::StackStatus::DeleteInProgress
+                    )
+                )
+            })
+            .filter_map(|stack| {
+                let tags: BTreeMap<String, String> = stack
+                    .tags()
+                    .iter()
+                    .filter_map(|tag| Some((tag.key()?.to_owned(), tag.value()?.to_owned())))
+                    .collect();
+                let ours = CLUSTER_TAGS
+                    .iter()
+                    .any(|key| tags.get(*key).map(String::as_str) == Some(cluster));
+                let group = GROUP_TAGS.iter().find_map(|key| tags.get(*key))?.clone();
+                let unmanaged = tags
+                    .get("alpha.eksctl.io/nodegroup-type")
+                    .is_none_or(|kind| kind == "unmanaged");
+                (ours && unmanaged)
+                    .then(|| Some((group, stack.stack_name()?.to_owned(), tags)))
+                    .flatten()
+            })
+            .collect();
+        let templates = join_all(found.iter().map(|(_, stack_name, _)| {
+            let stacks = stacks.clone();
+            async move {
+                let (template, resource) = tokio::join!(
+                    stacks.get_template().stack_name(stack_name).send(),
+                    stacks
+                        .describe_stack_resource()
+                        .stack_name(stack_name)
+                        .logical_resource_id("NodeGroup")
+                        .send(),
+                );
+                let template = template
+                    .map_err(|error| {
+                        self.service_error("cloudformation", "GetTemplate", region, error)
+                    })
+                    .map(|answer| answer.template_body().unwrap_or_default().to_owned());
+                let scaling_group = resource.ok().and_then(|answer| {
+                    answer
+                        .stack_resource_detail()?
+                        .physical_resource_id()
+                        .map(str::to_owned)
+                });
+                (template, scaling_group)
+            }
+        }))
+        .await;
+        let names: Vec<String> = templates
+            .iter()
+            .filter_map(|(_, scaling_group)| scaling_group.clone())
+            .collect();
+        let sizes = self.scaling_group_sizes(region, &names).await;
+        let mut read = Vec::new();
+        let mut missing = Vec::new();
+        for ((group, stack_name, tags), (template, scaling_group)) in
+            found.into_iter().zip(templates)
+        {
+            let template = match template {
+                Ok(template) => template,
+                Err(error) => {
+                    missing.push(not_read(format!("self-managed node group {group}"), &error));
+                    continue;
+                }
+            };
+            let group_sizes = match (&sizes, &scaling_group) {
+                (Ok(sizes), Some(name)) => sizes.get(name).copied(),
+                _ => None,
+            };
+            if let (Err(error), Some(_)) = (&sizes, &scaling_group) {
+                missing.push(not_read(
+                    format!("self-managed node group {group}: its sizes now"),
+                    error,
+                ));
+            }
+            read.push(SelfManagedStack {
+                name: group,
+                stack_name,
+                tags,
+                template,
+                sizes: group_sizes,
+            });
+        }
+        Ok((read, missing))
+    }
+
+    /// The sizes of the Auto Scaling groups `names`, by name (DescribeAutoScalingGroups,
+    /// fifty names a call, as the API takes).
+    async fn scaling_group_sizes(
+        &self,
+        region: &Region,
+        names: &[String],
+    ) -> Result<BTreeMap<String, GroupSizes>, AwsError> {
+        let mut sizes = BTreeMap::new();
+        if names.is_empty() {
+            return Ok(sizes);
+        }
+        let scaling = self.scaling_client(region)?;
+        let answers = join_all(names.chunks(50).map(|chunk| {
+            scaling
+                .describe_auto_scaling_groups()
+                .set_auto_scaling_group_names(Some(chunk.to_vec()))
+                .into_paginator()
+                .send()
+                .collect::<Result<Vec<_>, _>>()
+        }))
+        .await;
+        for answer in answers {
+            let pages = answer.map_err(|error| {
+                self.service_error("autoscaling", "DescribeAutoScalingGroups", region, error)
+            })?;
+            for group in pages.iter().flat_map(|page| page.auto_scaling_groups()) {
+                let count = |value: Option<i32>| u32::try_from(value.unwrap_or(0)).unwrap_or(0);
+                if let Some(name) = group.auto_scaling_group_name() {
+                    sizes.insert(
+                        name.to_owned(),
+                        GroupSizes {
+                            min: count(group.min_size()),
+                            desired: count(group.desired_capacity()),
+                            max: count(group.max_size()),
+                        },
+                    );
+                }
+            }
+        }
+        Ok(sizes)
     }
 
     /// DescribeCluster, as the studio keeps it.

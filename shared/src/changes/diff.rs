@@ -121,18 +121,25 @@ fn rendered(spec: &Spec) -> Rendered {
 /// `desiredCapacity`, else 2; `maxSize` is `desiredCapacity`, else `minSize`, and at least
 /// 1; `desiredCapacity` is `minSize` (eksctl-io/eksctl `pkg/apis/eksctl.io/v1alpha5/
 /// validation.go`, `validateManagedNodeGroup`, at 99984adb).
+///
+/// A self-managed group's the same, without the floor of 1 (`pkg/cfn/builder/
+/// nodegroup.go`, `AddAllResources`); its Auto Scaling group's desired capacity is its
+/// minimum when the stack gives none.
 fn with_eksctl_sizes(cluster: &mut Value) {
-    let Some(groups) = cluster
-        .get_mut("managedNodeGroups")
-        .and_then(Value::as_sequence_mut)
-    else {
-        return;
-    };
+    for (list, floor) in [("managedNodeGroups", 1), ("nodeGroups", 0)] {
+        let Some(groups) = cluster.get_mut(list).and_then(Value::as_sequence_mut) else {
+            continue;
+        };
+        with_sizes(groups, floor);
+    }
+}
+
+fn with_sizes(groups: &mut [Value], floor: u64) {
     for group in groups.iter_mut().filter_map(Value::as_mapping_mut) {
         let size = |key: &str| group.get(key).and_then(Value::as_u64);
         let desired = size("desiredCapacity");
         let min = size("minSize").or(desired).unwrap_or(2);
-        let max = size("maxSize").or(desired).unwrap_or(min).max(1);
+        let max = size("maxSize").or(desired).unwrap_or(min).max(floor);
         let desired = desired.unwrap_or(min);
         for (key, value) in [
             ("minSize", min),
@@ -165,6 +172,7 @@ pub fn diff(before: &Spec, after: &Spec) -> Plan {
     let target = Target { cluster, region };
     cluster_changes(&old.cluster, &new.cluster, &target, &mut plan);
     node_group_changes(&old.cluster, &new.cluster, &target, &mut plan);
+    self_managed_changes(&old.cluster, &new.cluster, &target, &mut plan);
     addon_changes(&old.cluster, &new.cluster, &target, &mut plan);
     access_changes(&old.cluster, &new.cluster, &target, &mut plan);
     chart_changes(before, after, &mut plan);
@@ -399,24 +407,7 @@ fn node_group_changes(old: &Value, new: &Value, target: &Target, plan: &mut Plan
     let after = items_by(new, "managedNodeGroups", by_name);
     for (name, group) in &after {
         let Some((_, previous)) = before.iter().find(|(old_name, _)| old_name == name) else {
-            plan.changes.push(Change {
-                kind: "nodegroup".into(),
-                name: name.clone(),
-                action: Action::Create,
-                fields: Vec::new(),
-                disruptive: false,
-                disruption: String::new(),
-                steps: vec![argv(&[
-                    "eksctl",
-                    "create",
-                    "nodegroup",
-                    "--config-file",
-                    CLUSTER_FILE,
-                    "--include",
-                    name,
-                ])],
-                workloads: Vec::new(),
-            });
+            plan.changes.push(group_created(name));
             continue;
         };
         let fields = changed_keys(previous, group, "");
@@ -432,59 +423,149 @@ fn node_group_changes(old: &Value, new: &Value, target: &Target, plan: &mut Plan
             continue;
         }
         // What EKS fixes at creation changed: a new group, and the old one drained.
-        let drained = nodes_of(previous);
-        let mut steps = vec![delete_node_group(name, target)];
-        steps.push(argv(&[
-            "eksctl",
-            "create",
-            "nodegroup",
-            "--config-file",
-            CLUSTER_FILE,
-            "--include",
-            name,
-        ]));
-        plan.findings.push(changes::NODEGROUP_REPLACED_UNDER_ITS_NAME.finding(
-            format!("node_groups[{name}]"),
-            format!(
-                "{} of node group `{name}` cannot change on a live managed node group, and eksctl cannot create a second group named `{name}`: the plan deletes it before the new one exists, and its pods have nowhere to run meanwhile",
-                fields.join(", ")
-            ),
-        ));
-        if let Some(reservation) = reservation_of(previous) {
-            plan.findings.push(changes::NODEGROUP_LEAVES_RESERVATION.finding(
-                format!("node_groups[{name}]"),
-                format!("node group `{name}` runs on capacity reservation {reservation}: while it is replaced, the reservation's instances are released and another account's launch may take them"),
-            ));
-        }
-        plan.changes.push(Change {
-            kind: "nodegroup".into(),
-            name: name.clone(),
-            action: Action::Replace,
-            fields,
-            disruptive: true,
-            disruption: format!("drains {drained} running pods, then makes the new group"),
-            steps,
-            workloads: Vec::new(),
-        });
+        let why = format!(
+            "{} of node group `{name}` cannot change on a live managed node group",
+            fields.join(", ")
+        );
+        replaced_under_its_name(name, previous, fields, "node_groups", &why, target, plan);
     }
-    for (name, group) in &before {
+    groups_deleted(&before, &after, "node_groups", target, plan);
+}
+
+/// eksctl's self-managed groups (`nodeGroups`): eksctl changes a running one's sizes only
+/// (`eksctl scale nodegroup` sets its Auto Scaling group's); every other change is a new
+/// group, and a group gone is deleted with its stack, nodes drained.
+fn self_managed_changes(old: &Value, new: &Value, target: &Target, plan: &mut Plan) {
+    let by_name = |group: &Value| text(group, "name").to_owned();
+    let before = items_by(old, "nodeGroups", by_name);
+    let after = items_by(new, "nodeGroups", by_name);
+    for (name, group) in &after {
+        let Some((_, previous)) = before.iter().find(|(old_name, _)| old_name == name) else {
+            plan.changes.push(group_created(name));
+            continue;
+        };
+        let fields = changed_keys(previous, group, "");
+        if fields.is_empty() {
+            continue;
+        }
+        if fields.iter().all(|field| SCALING.contains(&field.as_str())) {
+            let mut change = update_node_group(name, previous, group, &fields, target);
+            // No EKS here: the Auto Scaling group terminates the instances it picks, and
+            // eksctl drains none of them.
+            if let (Some(was), Some(will)) = (
+                number(previous, "desiredCapacity"),
+                number(group, "desiredCapacity"),
+            ) && will < was
+            {
+                change.disruption = format!(
+                    "scales in from {was} to {will} nodes: the Auto Scaling group terminates {} of them, undrained",
+                    was - will
+                );
+            }
+            plan.changes.push(change);
+            continue;
+        }
+        let why = format!(
+            "{} of self-managed node group `{name}` cannot change on a running group (eksctl changes only its sizes)",
+            fields.join(", ")
+        );
+        replaced_under_its_name(name, previous, fields, "nodeGroups", &why, target, plan);
+    }
+    groups_deleted(&before, &after, "nodeGroups", target, plan);
+}
+
+/// A group changed where it cannot change, kept under its name: drained and deleted, then
+/// made again (eksctl refuses a second group of a name), with the warning that says so
+/// and one for a capacity reservation it leaves meanwhile; `why` says what cannot change.
+fn replaced_under_its_name(
+    name: &str,
+    previous: &Value,
+    fields: Vec<String>,
+    list: &str,
+    why: &str,
+    target: &Target,
+    plan: &mut Plan,
+) {
+    plan.findings.push(changes::NODEGROUP_REPLACED_UNDER_ITS_NAME.finding(
+        format!("{list}[{name}]"),
+        format!(
+            "{why}, and eksctl cannot create a second group named `{name}`: the plan deletes it before the new one exists, and its pods have nowhere to run meanwhile"
+        ),
+    ));
+    if let Some(reservation) = reservation_of(previous) {
+        plan.findings.push(changes::NODEGROUP_LEAVES_RESERVATION.finding(
+            format!("{list}[{name}]"),
+            format!("node group `{name}` runs on capacity reservation {reservation}: while it is replaced, the reservation's instances are released and another account's launch may take them"),
+        ));
+    }
+    plan.changes.push(Change {
+        kind: "nodegroup".into(),
+        name: name.to_owned(),
+        action: Action::Replace,
+        fields,
+        disruptive: true,
+        disruption: format!(
+            "drains {} running pods, then makes the new group",
+            nodes_of(previous)
+        ),
+        steps: vec![delete_node_group(name, target), create_node_group(name)],
+        workloads: Vec::new(),
+    });
+}
+
+/// A node group made from the design's file.
+fn group_created(name: &str) -> Change {
+    Change {
+        kind: "nodegroup".into(),
+        name: name.to_owned(),
+        action: Action::Create,
+        fields: Vec::new(),
+        disruptive: false,
+        disruption: String::new(),
+        steps: vec![create_node_group(name)],
+        workloads: Vec::new(),
+    }
+}
+
+/// `eksctl create nodegroup --config-file cluster.yaml --include NAME`.
+fn create_node_group(name: &str) -> Vec<String> {
+    argv(&[
+        "eksctl",
+        "create",
+        "nodegroup",
+        "--config-file",
+        CLUSTER_FILE,
+        "--include",
+        name,
+    ])
+}
+
+/// Every group of `before` that `after` does not name, drained and deleted; a finding
+/// (at `list[name]`) for each that leaves a capacity reservation.
+fn groups_deleted(
+    before: &[(String, &Value)],
+    after: &[(String, &Value)],
+    list: &str,
+    target: &Target,
+    plan: &mut Plan,
+) {
+    for (name, group) in before {
         if after.iter().any(|(new_name, _)| new_name == name) {
             continue;
         }
-        let drained = nodes_of(group);
         plan.changes.push(Change {
             kind: "nodegroup".into(),
             name: name.clone(),
             action: Action::Delete,
             fields: Vec::new(),
             disruptive: true,
-            disruption: format!("drains {drained} running pods, then deletes them"),
+            disruption: format!("drains {} running pods, then deletes them", nodes_of(group)),
             steps: vec![delete_node_group(name, target)],
             workloads: Vec::new(),
         });
         if let Some(reservation) = reservation_of(group) {
             plan.findings.push(changes::NODEGROUP_LEAVES_RESERVATION.finding(
-                format!("node_groups[{name}]"),
+                format!("{list}[{name}]"),
                 format!("node group `{name}` runs on capacity reservation {reservation}, which no group of the new design targets: its instances are released"),
             ));
         }

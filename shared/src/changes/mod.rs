@@ -25,6 +25,8 @@ mod diff;
 pub mod objects;
 /// A running cluster read back into a design.
 pub mod read;
+/// eksctl's self-managed node groups read back from their stacks.
+mod stacks;
 /// The plan as text, in the manner of `terraform plan`.
 mod words;
 /// What runs on a cluster's nodes, so a plan names the jobs a change disrupts.

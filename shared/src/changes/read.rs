@@ -37,6 +37,8 @@ pub struct Reading {
     pub helm_read: bool,
     /// Whether EKS Auto Mode's NodePools and NodeClasses were read from the cluster.
     pub auto_mode_read: bool,
+    /// Whether eksctl's self-managed node groups were read from their stacks.
+    pub self_managed_read: bool,
     /// What runs on the cluster's nodes now, when it was read
     /// ([`crate::changes::workloads`]).
     pub workloads: Option<crate::changes::workloads::Workloads>,
@@ -71,6 +73,7 @@ impl Reading {
                     .node_groups
                     .iter()
                     .any(|known| known.name == group)
+                || self_managed_names(&self.spec).contains(&group)
             {
                 continue;
             }
@@ -86,15 +89,36 @@ impl Reading {
             } else {
                 format!("{nodes} nodes run")
             };
+            let why = if self.self_managed_read {
+                format!(
+                    "EKS lists no managed node group of that name, and no eksctl stack of the cluster is a self-managed group of that name (eksctl-{cluster}-nodegroup-{group}): the design leaves the group out, and a plan neither changes nor deletes it"
+                )
+            } else {
+                format!(
+                    "EKS lists managed node groups only; eksctl keeps a self-managed group in its CloudFormation stack (eksctl-{cluster}-nodegroup-{group}), which could not be read. The design leaves the group out, and a plan neither changes nor deletes it"
+                )
+            };
             self.not_read.push(NotRead {
                 what: format!("self-managed node group {group} ({running})"),
-                why: format!(
-                    "EKS lists managed node groups only; eksctl keeps a self-managed group in its CloudFormation stack (eksctl-{cluster}-nodegroup-{group}), which the read does not open. The design leaves the group out, and a plan neither changes nor deletes it"
-                ),
+                why,
             });
         }
         self.workloads = Some(workloads);
     }
+}
+
+/// The names of a design's self-managed node groups (`nodeGroups`, kept as written).
+pub(crate) fn self_managed_names(spec: &Spec) -> Vec<&str> {
+    spec.eksctl_extra
+        .get("nodeGroups")
+        .and_then(Value::as_sequence)
+        .map(|groups| {
+            groups
+                .iter()
+                .filter_map(|group| group.get("name").and_then(Value::as_str))
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// How a read names EKS's list of managed node groups when it could not be read.
@@ -104,16 +128,9 @@ pub const MANAGED_GROUPS: &str = "managed node groups";
 /// [`crate::changes::objects::read_into`] and `not_at_hand` take over.
 pub(crate) const NOT_READ_YET: &str = "reading them needs kubectl";
 
-/// Tag and label prefixes eksctl and AWS put on what they make; not the user's.
-const MADE_BY_THE_PEERS: &[&str] = &["alpha.eksctl.io/", "eksctl.cluster.k8s.io/", "aws:"];
-
 fn users_own(tags: &BTreeMap<String, String>) -> Mapping {
     tags.iter()
-        .filter(|(key, _)| {
-            !MADE_BY_THE_PEERS
-                .iter()
-                .any(|prefix| key.starts_with(prefix))
-        })
+        .filter(|(key, _)| !crate::upstream::eksctl::made_by_the_peers(key))
         .map(|(key, value)| (Value::from(key.as_str()), Value::from(value.as_str())))
         .collect()
 }
@@ -331,6 +348,30 @@ pub fn design_of(running: &RunningCluster) -> Result<Reading, String> {
         });
     }
 
+    let cluster_subnet_ids: Vec<&str> = cluster_subnets
+        .iter()
+        .map(|subnet| subnet.id.as_str())
+        .collect();
+    let places = crate::changes::stacks::Places {
+        cluster_subnets: &cluster_subnet_ids,
+        cluster_zones: &zones,
+        zone_of: &zone_of,
+        public_of: &public_of,
+        eksctl_vpc,
+        cluster_tags: &cluster.tags,
+    };
+    let self_managed: Vec<Value> = running
+        .self_managed
+        .iter()
+        .flatten()
+        .filter_map(|stack| {
+            crate::changes::stacks::self_managed_group(stack, &places, &mut not_read)
+        })
+        .collect();
+    if !self_managed.is_empty() {
+        put(&mut document, "nodeGroups", Value::Sequence(self_managed));
+    }
+
     let addons: Vec<Value> = running
         .addons
         .iter()
@@ -380,10 +421,12 @@ pub fn design_of(running: &RunningCluster) -> Result<Reading, String> {
     let entries: Vec<Value> = running
         .access_entries
         .iter()
-        // EKS makes an entry for each managed group's and Auto Mode's node role itself.
+        // EKS makes an entry for each managed group's and Auto Mode's node role itself,
+        // and eksctl's stack one for each self-managed group's role it made.
         .filter(|entry| {
             !(entry.entry_type.starts_with("EC2")
-                && node_roles.contains(&entry.principal_arn.as_str()))
+                && (node_roles.contains(&entry.principal_arn.as_str())
+                    || self_managed_role(&entry.principal_arn, &cluster.name, running)))
         })
         .map(|entry| {
             let mut item = Mapping::new();
@@ -478,6 +521,7 @@ pub fn design_of(running: &RunningCluster) -> Result<Reading, String> {
         objects_read: false,
         helm_read: false,
         auto_mode_read: false,
+        self_managed_read: running.self_managed.is_some(),
         workloads: None,
     })
 }
@@ -520,6 +564,18 @@ fn endpoint_access(document: &mut Mapping, cluster: &crate::upstream::eks::EksCl
     if !open {
         put(vpc, "publicAccessCIDRs", strings(cidrs.iter().cloned()));
     }
+}
+
+/// Whether `principal_arn` is the node role eksctl's stack made for one of the cluster's
+/// self-managed groups (`eksctl-CLUSTER-nodegroup-NAME-NodeInstanceRole-…`).
+fn self_managed_role(principal_arn: &str, cluster: &str, running: &RunningCluster) -> bool {
+    let role = principal_arn.rsplit('/').next().unwrap_or_default();
+    running.self_managed.iter().flatten().any(|stack| {
+        role.starts_with(&format!(
+            "eksctl-{cluster}-nodegroup-{}-NodeInstanceRole",
+            stack.name
+        ))
+    })
 }
 
 /// The user name EKS gives an access entry made without one (EKS API reference,
@@ -955,7 +1011,31 @@ pub fn aligned(reading: &Reading, design: &Spec) -> (Spec, Vec<String>) {
     // Keys the studio does not model, kept from the design's file: EKS holds only the
     // endpoint access, the logging and the upgrade policy; the rest (IRSA service
     // accounts, log retention, GitOps…) eksctl keeps to itself, so the design's stand.
-    let (extra, unseen) = extra_as_planned(&reading.spec.eksctl_extra, &design.eksctl_extra);
+    let (mut extra, mut unseen) =
+        extra_as_planned(&reading.spec.eksctl_extra, &design.eksctl_extra);
+    // Self-managed node groups read from their stacks are compared, what the stacks hold
+    // of them; the design's stand where they could not be read.
+    if reading.self_managed_read {
+        unseen.retain(|line| !line.starts_with("`nodeGroups`"));
+        let read_groups: &[Value] = reading
+            .spec
+            .eksctl_extra
+            .get("nodeGroups")
+            .and_then(Value::as_sequence)
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        let groups = crate::changes::stacks::aligned_groups(
+            read_groups,
+            design,
+            &reading.not_read,
+            &mut not_compared,
+        );
+        if groups.is_empty() {
+            extra.remove("nodeGroups");
+        } else {
+            put(&mut extra, "nodeGroups", Value::Sequence(groups));
+        }
+    }
     spec.eksctl_extra = extra;
     not_compared.extend(unseen);
     // The storage is not read, nor Auto Mode's objects when kubectl could not: the

@@ -52,9 +52,9 @@ change_rules! {
         help: "change it with the AWS console or CLI, or keep it as the cluster has it",
         reference: "eksctl pkg/ctl (upgrade, update, scale, utils) at 99984adb: the commands that change a running cluster";
     NODEGROUP_REPLACED_UNDER_ITS_NAME = "change-nodegroup-replaced-under-its-name", Warning,
-        summary: "a managed node group changes what EKS fixes at creation and keeps its name: it is deleted before its replacement exists",
+        summary: "a node group changes what cannot change on a running group (a managed group's creation settings; anything but a self-managed group's sizes) and keeps its name: it is deleted before its replacement exists",
         help: "give the changed group a new name in the design: the plan then creates it first and drains the old one once the new nodes are ready",
-        reference: "EKS UpdateNodegroupConfig and UpdateNodegroupVersion (what changes in place); eksctl create nodegroup refuses a name the cluster already has";
+        reference: "EKS UpdateNodegroupConfig and UpdateNodegroupVersion (what changes in place); eksctl scale nodegroup (all it changes of a self-managed group); eksctl create nodegroup refuses a name the cluster already has";
     NODEGROUP_LEAVES_RESERVATION = "change-nodegroup-leaves-reservation", Warning,
         summary: "a node group on a capacity reservation is replaced or deleted: its reserved instances are released",
         help: "target the same reservation with the group that follows it, and change it when the reserved instances are idle",

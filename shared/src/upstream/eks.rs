@@ -2,8 +2,9 @@
 //! `DescribeNodegroup` (with the launch template eksctl made for the group),
 //! `DescribeAddon`, `DescribeAccessEntry` with `ListAssociatedAccessPolicies`,
 //! `DescribePodIdentityAssociation` and `DescribeSubnets`, in the fields the studio reads
-//! (EKS API reference; EC2 `DescribeLaunchTemplateVersions`). The server fills it from the
-//! SDK; `changes::read` turns it into a design.
+//! (EKS API reference; EC2 `DescribeLaunchTemplateVersions`), and eksctl's self-managed
+//! node groups as their CloudFormation stacks and Auto Scaling groups hold them. The
+//! server fills it from the SDK; `changes::read` turns it into a design.
 
 use std::collections::BTreeMap;
 
@@ -20,6 +21,10 @@ pub struct RunningCluster {
     pub subnets: Vec<RunningSubnet>,
     /// Managed node groups.
     pub node_groups: Vec<EksNodegroup>,
+    /// eksctl's self-managed node groups (`nodeGroups`), one stack each; `None` when the
+    /// stacks could not be listed (named in `not_read`).
+    #[serde(default)]
+    pub self_managed: Option<Vec<SelfManagedStack>>,
     /// EKS add-ons.
     pub addons: Vec<EksAddon>,
     /// Access entries with their policies.
@@ -126,6 +131,34 @@ pub struct EksNodegroup {
     pub node_repair: Option<bool>,
     /// `nodeRole`.
     pub node_role: String,
+}
+
+/// One of eksctl's self-managed node groups: the CloudFormation stack eksctl made for it
+/// (`DescribeStacks`, `GetTemplate`) and its Auto Scaling group's sizes now
+/// (`DescribeAutoScalingGroups`), which `eksctl scale nodegroup` changes without the stack.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SelfManagedStack {
+    /// The group's name (the stack's `alpha.eksctl.io/nodegroup-name` tag).
+    pub name: String,
+    /// The stack's name (`eksctl-CLUSTER-nodegroup-NAME`).
+    pub stack_name: String,
+    /// The stack's tags.
+    pub tags: BTreeMap<String, String>,
+    /// The stack's template as CloudFormation returns it (eksctl writes JSON).
+    pub template: String,
+    /// The Auto Scaling group's sizes, when it was read.
+    pub sizes: Option<GroupSizes>,
+}
+
+/// An Auto Scaling group's sizes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GroupSizes {
+    /// `MinSize`.
+    pub min: u32,
+    /// `DesiredCapacity`.
+    pub desired: u32,
+    /// `MaxSize`.
+    pub max: u32,
 }
 
 /// A taint as EKS lists it.

@@ -773,3 +773,14 @@ impl NodeConfig {
         }
     }
 }
+
+/// Tag and label prefixes eksctl and AWS put on what they make; not the user's
+/// (`pkg/apis/eksctl.io/v1alpha5/types.go`; AWS reserves `aws:`).
+const MADE_BY_THE_PEERS: &[&str] = &["alpha.eksctl.io/", "eksctl.cluster.k8s.io/", "aws:"];
+
+/// Whether a tag or label key is one eksctl or AWS put there.
+pub fn made_by_the_peers(key: &str) -> bool {
+    MADE_BY_THE_PEERS
+        .iter()
+        .any(|prefix| key.starts_with(prefix))
+}
