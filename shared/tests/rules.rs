@@ -573,8 +573,23 @@ const CASES: &[Case] = &[
     Case {
         rule: "subnet-duplicate",
         base: block,
+        breaks: |spec, _| {
+            let (_, private) = existing_subnets(spec);
+            private[1].name = private[0].name.clone();
+        },
+        path: "network.private_subnets[1].name",
+    },
+    Case {
+        rule: "subnet-id-twice",
+        base: block,
         breaks: |spec, _| existing_subnets(spec).1[1].id = PRIVATE_ONE.into(),
         path: "network.private_subnets[1].id",
+    },
+    Case {
+        rule: "subnet-public-and-private",
+        base: block,
+        breaks: |spec, _| existing_subnets(spec).0[0].id = PRIVATE_ONE.into(),
+        path: "network.private_subnets[0].id",
     },
     Case {
         rule: "existing-vpc-single-zone",
@@ -2769,6 +2784,41 @@ fn public_and_private_subnets_keyed_by_the_same_zone_are_eksctls_own_layout() {
     assert_eq!(
         fired_paths(&spec, &live, "subnet-duplicate"),
         ["network.private_subnets[1].name"]
+    );
+}
+
+/// eksctl (`validateLocalConfigAgainstRemote`) finds an imported subnet by its zone's
+/// name first, then by id: one id under two keys is ambiguous unless a key is its zone.
+#[test]
+fn one_subnet_under_two_names_is_refused_unless_one_name_is_its_zone() {
+    let (mut spec, live) = block();
+    let (_, private) = existing_subnets(&mut spec);
+    private[1].id = PRIVATE_ONE.into();
+    private[1].availability_zone = Some("us-east-1a".into());
+    let fired: Vec<_> = rules::validate_with(&spec, &live)
+        .into_iter()
+        .filter(|finding| finding.rule == "subnet-id-twice")
+        .collect();
+    assert_eq!(fired.len(), 1);
+    assert!(
+        fired[0]
+            .message
+            .contains("unable to unambiguously import subnet by ID, found both"),
+        "{}",
+        fired[0].message
+    );
+    let (_, private) = existing_subnets(&mut spec);
+    private[0].name = "us-east-1a".into();
+    assert!(fired_paths(&spec, &live, "subnet-id-twice").is_empty());
+    // Its zone not given: a key that is a zone of the region may be its own.
+    let (_, private) = existing_subnets(&mut spec);
+    private[0].availability_zone = None;
+    private[1].availability_zone = None;
+    assert!(fired_paths(&spec, &live, "subnet-id-twice").is_empty());
+    existing_subnets(&mut spec).1[0].name = "first".into();
+    assert_eq!(
+        fired_paths(&spec, &live, "subnet-id-twice"),
+        ["network.private_subnets[1].id"]
     );
 }
 

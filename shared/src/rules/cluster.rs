@@ -224,12 +224,40 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         id: "subnet-duplicate",
         severity: Severity::Error,
-        summary: super::described("the same subnet id or local name appears twice"),
-        help: "list each subnet once, under one unique name",
-        reference: super::described("eksctl vpc.go (subnets are a map keyed by name)"),
+        summary: super::described("two subnets of one list share a name"),
+        help: "give each subnet of the list its own name",
+        reference: super::described(
+            "eksctl pkg/eks/api.go ParseConfig: sigs.k8s.io/yaml UnmarshalStrict refuses a key set twice in a map, and vpc.subnets.public and .private are maps keyed by name",
+        ),
         live: false,
         stage: Stage::EksctlValidation,
         check: Check::Spec(subnet_duplicate),
+    },
+    Rule {
+        id: "subnet-id-twice",
+        severity: Severity::Error,
+        summary: super::described(
+            "one subnet id is listed under two names of one list, neither of them its zone",
+        ),
+        help: "list the subnet once",
+        reference: super::described(
+            "eksctl pkg/apis/eksctl.io/v1alpha5/vpc.go validateLocalConfigAgainstRemote: a subnet found by id under two keys is \"unable to unambiguously import subnet by ID\"; one keyed by its zone is found by that key first",
+        ),
+        live: false,
+        stage: Stage::AwsCreate,
+        check: Check::Spec(subnet_id_twice),
+    },
+    Rule {
+        id: "subnet-public-and-private",
+        severity: Severity::Warning,
+        summary: super::described("one subnet id is listed as public and as private"),
+        help: "list it where it belongs: public when it routes to an internet gateway",
+        reference: super::described(
+            "eksctl pkg/vpc/vpc.go ImportSubnetsFromSpec imports each list on its own; pkg/cfn/builder/cluster.go gives EKS both lists' ids",
+        ),
+        live: false,
+        stage: Stage::Advice,
+        check: Check::Spec(subnet_public_and_private),
     },
     Rule {
         id: "existing-vpc-single-zone",
@@ -698,23 +726,7 @@ fn existing_vpc_no_subnets(context: &Context<'_>, report: &mut Report<'_>) {
 
 fn subnet_duplicate(context: &Context<'_>, report: &mut Report<'_>) {
     let subnets = context.subnets();
-    // Looked up again only for a repeat, which is rare.
     let at = |index: usize| subnets.clone().nth(index);
-    let ids = subnets
-        .clone()
-        .map(|(_, subnet)| (!subnet.id.is_empty()).then_some(subnet.id.as_str()));
-    super::each_repeat(ids, |index, first| {
-        if let (Some((path, subnet)), Some((first, _))) = (at(index), at(first)) {
-            report.fire(
-                format!("{path}.id"),
-                format!(
-                    "subnet `{}` is listed twice: it is also {}",
-                    subnet.id,
-                    super::item_in_words(&first.to_string())
-                ),
-            );
-        }
-    });
     // Names are the keys of eksctl's `public` and `private` maps: unique within each, and
     // the same zone name keys both in eksctl's documented layout.
     let public_count = subnets
@@ -729,13 +741,87 @@ fn subnet_duplicate(context: &Context<'_>, report: &mut Report<'_>) {
         super::each_repeat(names, |index, first| {
             if let (Some((path, subnet)), Some((first, _))) = (at(start + index), at(start + first))
             {
+                let map = if list == "public_subnets" {
+                    "public"
+                } else {
+                    "private"
+                };
                 report.fire(
                     format!("{path}.name"),
-                    format!("subnet name `{}` is already used at {first}", subnet.name),
+                    format!(
+                        "subnet name `{}` is already used at {first}: as keys of `vpc.subnets.{map}` the two are one key set twice, which eksctl refuses as it reads the file (\"key \\\"{}\\\" already set in map\")",
+                        subnet.name, subnet.name
+                    ),
                 );
             }
         });
     }
+}
+
+/// Each subnet whose id an earlier subnet has, with that earlier one.
+fn repeated_ids<'a>(
+    context: &Context<'a>,
+    mut repeated: impl FnMut(
+        (super::SubnetPath, &'a crate::model::spec::Subnet),
+        (super::SubnetPath, &'a crate::model::spec::Subnet),
+    ),
+) {
+    let subnets = context.subnets();
+    let at = |index: usize| subnets.clone().nth(index);
+    let ids = subnets
+        .clone()
+        .map(|(_, subnet)| (!subnet.id.is_empty()).then_some(subnet.id.as_str()));
+    super::each_repeat(ids, |index, first| {
+        if let (Some(second), Some(first)) = (at(index), at(first)) {
+            repeated(first, second);
+        }
+    });
+}
+
+fn subnet_id_twice(context: &Context<'_>, report: &mut Report<'_>) {
+    repeated_ids(context, |(first, one), (path, other)| {
+        if first.list != path.list {
+            return;
+        }
+        // eksctl looks the subnet up by its zone's name first: a key that is the zone wins.
+        let zone = one
+            .availability_zone
+            .as_deref()
+            .or(other.availability_zone.as_deref());
+        // Its zone unknown here, a key that is a zone of the region may be its own.
+        let a_zone = |name: &str| {
+            context
+                .region
+                .as_ref()
+                .is_some_and(|region| ids::AvailabilityZone::check_in(name, region).is_ok())
+        };
+        let keyed_by_zone = |name: &str| zone == Some(name) || (zone.is_none() && a_zone(name));
+        if keyed_by_zone(&one.name) || keyed_by_zone(&other.name) {
+            return;
+        }
+        report.fire(
+            format!("{path}.id"),
+            format!(
+                "subnet `{}` is listed twice, as `{}` and as `{}`: eksctl refuses it when it imports the subnets (\"unable to unambiguously import subnet by ID, found both {} and {}\")",
+                other.id, one.name, other.name, one.name, other.name
+            ),
+        );
+    });
+}
+
+fn subnet_public_and_private(context: &Context<'_>, report: &mut Report<'_>) {
+    repeated_ids(context, |(first, one), (path, other)| {
+        if first.list == path.list {
+            return;
+        }
+        report.fire(
+            format!("{path}.id"),
+            format!(
+                "subnet `{}` is listed as public (`{}`) and as private (`{}`): eksctl imports each list on its own and gives EKS the id twice, and node groups with and without privateNetworking both launch there",
+                other.id, one.name, other.name
+            ),
+        );
+    });
 }
 
 fn existing_vpc_single_zone(context: &Context<'_>, report: &mut Report<'_>) {
