@@ -201,6 +201,54 @@ fn self_managed_groups_are_scaled_created_replaced_and_deleted_as_eksctl_can() {
     );
 }
 
+/// eksctl upgrades managed node groups only (pkg/actions/nodegroup/upgrade.go): a kept
+/// self-managed group stays on its AMI through the control plane's upgrade, and the plan
+/// says so at the group; one it replaces anyway comes back on the new version.
+#[test]
+fn an_upgrade_says_which_self_managed_groups_keep_their_nodes() {
+    let with = |version: &str, build_type: &str| {
+        edited(&template("g4dn"), |spec| {
+            spec["cluster"]["kubernetes_version"] = json!(version);
+            spec["eksctl_extra"]["nodeGroups"] = json!([
+                {"name": "build", "instanceType": build_type, "minSize": 1, "maxSize": 4},
+                {"name": "legacy", "instanceType": "c5.large"}
+            ]);
+        })
+    };
+    let before = with("1.33", "m5.xlarge");
+    let kept = |plan: &Plan| {
+        plan.findings
+            .iter()
+            .filter(|finding| finding.rule == "change-self-managed-keeps-version")
+            .map(|finding| finding.path.clone())
+            .collect::<Vec<_>>()
+    };
+    assert!(kept(&diff(&before, &with("1.33", "m5.xlarge"))).is_empty());
+    let plan = diff(&before, &with("1.34", "m5.xlarge"));
+    assert_eq!(kept(&plan), ["nodeGroups[build]", "nodeGroups[legacy]"]);
+    let finding = plan
+        .findings
+        .iter()
+        .find(|finding| finding.rule == "change-self-managed-keeps-version")
+        .unwrap();
+    assert!(
+        finding.message.contains("Kubernetes 1.34") && finding.message.contains("Kubernetes 1.33"),
+        "{}",
+        finding.message
+    );
+    // No step upgrades a self-managed group: eksctl has none.
+    assert!(
+        plan.changes
+            .iter()
+            .all(|change| change.name != "build" && change.name != "legacy"),
+        "{}",
+        human(&plan)
+    );
+    // A group replaced in the same plan is made again after the control plane.
+    let plan = diff(&before, &with("1.34", "m5.2xlarge"));
+    assert_eq!(kept(&plan), ["nodeGroups[legacy]"]);
+}
+
 /// eksctl docs, "Creating a nodegroup from a config file": `eksctl create nodegroup
 /// --config-file=<path> --include=<name>`; `eksctl delete nodegroup` drains first.
 #[test]

@@ -362,6 +362,9 @@ fn cluster_changes(old: &Value, new: &Value, target: &Target, plan: &mut Plan) {
             });
         }
     }
+    if upgraded {
+        self_managed_kept_through_upgrade(old, new, plan);
+    }
     plan.changes.push(Change {
         kind: "cluster".into(),
         name: cluster.to_owned(),
@@ -373,6 +376,34 @@ fn cluster_changes(old: &Value, new: &Value, target: &Target, plan: &mut Plan) {
         workloads: Vec::new(),
     });
     plan.changes.extend(group_upgrades);
+}
+
+/// The self-managed groups an upgrade leaves on their nodes: eksctl upgrades managed groups
+/// only, so a kept group's kubelets stay on their AMI's version. A group the plan replaces
+/// anyway is made again after the control plane, on the new version's AMI.
+fn self_managed_kept_through_upgrade(old: &Value, new: &Value, plan: &mut Plan) {
+    let metadata = |design: &Value| design.get("metadata").cloned().unwrap_or(Value::Null);
+    let from = text(&metadata(old), "version").to_owned();
+    let to = text(&metadata(new), "version").to_owned();
+    let by_name = |group: &Value| text(group, "name").to_owned();
+    let before = items_by(old, "nodeGroups", by_name);
+    for (name, group) in items_by(new, "nodeGroups", by_name) {
+        let Some((_, previous)) = before.iter().find(|(old_name, _)| *old_name == name) else {
+            continue;
+        };
+        let replaced = changed_keys(previous, group, "")
+            .iter()
+            .any(|field| !SCALING.contains(&field.as_str()));
+        if replaced {
+            continue;
+        }
+        plan.findings.push(changes::SELF_MANAGED_KEEPS_VERSION.finding(
+            format!("nodeGroups[{name}]"),
+            format!(
+                "self-managed node group `{name}` keeps its nodes through the upgrade to Kubernetes {to}: eksctl upgrades managed node groups only (\"upgrade is only supported for managed nodegroups\"), so its kubelets stay on the AMI they were launched from (Kubernetes {from} if launched for the cluster's current version), which Kubernetes supports up to three minor versions behind the control plane"
+            ),
+        ));
+    }
 }
 
 /// What the nodes of a group are, in words (`2 p5.48xlarge nodes`), from its sizes.

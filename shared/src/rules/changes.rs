@@ -55,6 +55,10 @@ change_rules! {
         summary: "a node group changes what cannot change on a running group (a managed group's creation settings; anything but a self-managed group's sizes) and keeps its name: it is deleted before its replacement exists",
         help: "give the changed group a new name in the design: the plan then creates it first and drains the old one once the new nodes are ready",
         reference: "EKS UpdateNodegroupConfig and UpdateNodegroupVersion (what changes in place); eksctl scale nodegroup (all it changes of a self-managed group); eksctl create nodegroup refuses a name the cluster already has";
+    SELF_MANAGED_KEEPS_VERSION = "change-self-managed-keeps-version", Warning,
+        summary: "the control plane is upgraded and a self-managed node group keeps its nodes: they stay on the Kubernetes version of the AMI they were launched from",
+        help: "after the upgrade, add the group again under a new name (the plan creates it on the new version's AMI, then drains and deletes the old one); a kubelet may be at most three minor versions older than the control plane",
+        reference: "eksctl pkg/actions/nodegroup/upgrade.go (\"upgrade is only supported for managed nodegroups\"); eksctl docs, usage/cluster-upgrade (replace each node group by a new one); Kubernetes version skew policy (kubelet up to three minor versions older than kube-apiserver)";
     NODEGROUP_LEAVES_RESERVATION = "change-nodegroup-leaves-reservation", Warning,
         summary: "a node group on a capacity reservation is replaced or deleted: its reserved instances are released",
         help: "target the same reservation with the group that follows it, and change it when the reserved instances are idle",
