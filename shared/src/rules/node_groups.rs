@@ -1775,7 +1775,16 @@ fn taint_effect_invalid(context: &Context<'_>, report: &mut Report<'_>) {
             if taint.key.trim().is_empty() {
                 report.fire(format!("{path}.key"), "taint has no key");
             }
-            if !matches!(
+            if taint.effect.is_empty() {
+                // pkg/utils/taints.validateTaintEffect: an empty effect is not one of the three.
+                report.fire(
+                    format!("{path}.effect"),
+                    format!(
+                        "taint `{}` has no effect, which eksctl refuses before it creates anything (\"invalid taint effect: , unsupported taint effect. Valid taint effects are: NoSchedule, NoExecute and PreferNoSchedule\")",
+                        taint.key
+                    ),
+                );
+            } else if !matches!(
                 taint.effect.as_str(),
                 "NoSchedule" | "PreferNoSchedule" | "NoExecute"
             ) {

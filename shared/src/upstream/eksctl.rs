@@ -518,12 +518,14 @@ pub struct ManagedNodeGroup {
 /// One entry of a node group's `taints`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Taint {
-    /// Taint key.
+    /// Taint key. Missing is empty, which eksctl refuses; the rules say so at the taint.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub key: String,
     /// Optional value.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub value: Option<String>,
-    /// Effect.
+    /// Effect. Missing is empty, which eksctl refuses; the rules say so at the taint.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub effect: String,
 }
 
