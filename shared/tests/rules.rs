@@ -2430,6 +2430,16 @@ const CLUSTER_HEAD: &str = "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\
 
 const DOCUMENT_CASES: &[DocumentCase] = &[
     DocumentCase {
+        rule: "iam-policy-not-found",
+        yaml: "managedNodeGroups:\n  - name: ng\n    instanceType: m5.large\n    iam:\n      attachPolicyARNs: [arn:aws:iam::aws:policy/AmazonEKSWorkerNodePolicy, arn:aws:iam::aws:policy/AmazonEBSCSIDriverPolicy]\n",
+        path: "managedNodeGroups[0].iam.attachPolicyARNs[1]",
+    },
+    DocumentCase {
+        rule: "iam-policy-unlisted",
+        yaml: "iam:\n  podIdentityAssociations:\n    - namespace: default\n      serviceAccountName: app\n      permissionPolicyARNs: [arn:aws:iam::aws:policy/AWSLoadBalancerControllerIAMPolicy]\n",
+        path: "iam.podIdentityAssociations[0].permissionPolicyARNs[0]",
+    },
+    DocumentCase {
         rule: "control-plane-tier-invalid",
         yaml: "controlPlaneScalingConfig:\n  tier: tier-8xl\n",
         path: "controlPlaneScalingConfig.tier",
@@ -2820,6 +2830,59 @@ fn one_subnet_under_two_names_is_refused_unless_one_name_is_its_zone() {
         fired_paths(&spec, &live, "subnet-id-twice"),
         ["network.private_subnets[1].id"]
     );
+}
+
+/// IAM names an AWS managed policy by its path and name, the name unique in the `aws`
+/// account; the list of names is AWS's of 2026-10-31, so only a certain miss is an error.
+#[test]
+fn an_aws_managed_policy_arn_is_judged_by_awss_list() {
+    let findings = |arn: &str| {
+        let yaml = format!(
+            "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata: {{name: demo, region: us-west-2, version: \"1.35\"}}\nmanagedNodeGroups:\n  - name: ng\n    instanceType: m5.large\n    iam:\n      attachPolicyARNs: [\"{arn}\"]\n"
+        );
+        shared::lint::lint_text("c.yaml", &yaml)
+            .unwrap()
+            .into_iter()
+            .filter(|finding| finding.rule.starts_with("iam-policy-"))
+            .map(|finding| (finding.rule.into_owned(), finding.message))
+            .collect::<Vec<_>>()
+    };
+    let rules = |arn: &str| {
+        findings(arn)
+            .into_iter()
+            .map(|(rule, _)| rule)
+            .collect::<Vec<_>>()
+    };
+    for listed in [
+        "arn:aws:iam::aws:policy/AmazonEKSWorkerNodePolicy",
+        "arn:aws:iam::aws:policy/AmazonEC2ContainerRegistryPullOnly",
+        "arn:aws:iam::aws:policy/service-role/AmazonEBSCSIDriverPolicy",
+        "arn:aws:iam::aws:policy/AmazonSSMManagedInstanceCore",
+        // Another partition's or an account's own policies are not AWS's list's.
+        "arn:aws-cn:iam::aws:policy/AmazonEKSWorkerNodePolicyy",
+        "arn:aws:iam::123456789012:policy/my-policy",
+    ] {
+        assert!(rules(listed).is_empty(), "{listed}: {:?}", findings(listed));
+    }
+    let typo = findings("arn:aws:iam::aws:policy/AmazonEKSWorkerNodePolicyy");
+    assert_eq!(typo.len(), 1);
+    assert_eq!(typo[0].0, "iam-policy-not-found");
+    assert!(
+        typo[0]
+            .1
+            .contains("did you mean `arn:aws:iam::aws:policy/AmazonEKSWorkerNodePolicy`"),
+        "{}",
+        typo[0].1
+    );
+    // Another case may be IAM's own spelling, a numbered sibling a policy published since.
+    for unsure in [
+        "arn:aws:iam::aws:policy/AmazonEC2ContainerRegistryReadonly",
+        "arn:aws:iam::aws:policy/AmazonEKSComputePolicyV2",
+        "arn:aws:iam::aws:policy/AmazonEKSBlockStoragePolicyV3",
+        "arn:aws:iam::aws:policy/SomethingAWSMadeInNovember",
+    ] {
+        assert_eq!(rules(unsure), ["iam-policy-unlisted"], "{unsure}");
+    }
 }
 
 #[test]

@@ -189,6 +189,26 @@ pub(super) static RULES: &[Rule] = &[
         stage: Stage::EksctlValidation,
         check: Check::Document(override_bootstrap_needs_ami),
     },
+    Rule {
+        id: "iam-policy-not-found",
+        severity: Severity::Error,
+        summary: "an AWS managed policy ARN IAM does not have: an AWS policy's name under another path, or a near miss of one's name",
+        help: "write the ARN as IAM lists the policy, its path included (arn:aws:iam::aws:policy/service-role/AmazonEBSCSIDriverPolicy)",
+        reference: "IAM: an AWS managed policy is arn:aws:iam::aws:policy/<path><name>, its name unique in the aws account; eksctl passes the ARNs to its roles' ManagedPolicyArns, and a stack whose role names a policy IAM does not have fails (NoSuchEntity: \"does not exist or is not attachable\"); AWS's policies from shared/data/aws-managed-policies.txt (moto 5.2.6's copy of AWS's list, 2026-10-31)",
+        live: false,
+        stage: Stage::AwsCreate,
+        check: Check::Document(iam_policy_not_found),
+    },
+    Rule {
+        id: "iam-policy-unlisted",
+        severity: Severity::Warning,
+        summary: "an AWS managed policy ARN whose name is not among AWS's managed policies of 2026-10-31",
+        help: "check the name in IAM: if AWS published it since, nothing is wrong; a policy of your own has your account id in its ARN, not `aws`",
+        reference: "AWS's managed policies from shared/data/aws-managed-policies.txt (moto 5.2.6's copy of AWS's list, 2026-10-31); a stack whose role names a policy IAM does not have fails (NoSuchEntity)",
+        live: false,
+        stage: Stage::Advice,
+        check: Check::Document(iam_policy_unlisted),
+    },
 ];
 
 /// A ClusterConfig whose node groups all run Windows (eksctl's amiFamily
@@ -528,6 +548,143 @@ fn self_managed_nodegroup_size_order(document: &Value, report: &mut Report<'_>) 
         };
         if let Some((at, message)) = found {
             report.fire(at, message);
+        }
+    }
+}
+
+/// What IAM has for an AWS managed policy ARN's path and name, by AWS's list.
+enum PolicyVerdict {
+    /// Listed, or the list is not built in.
+    Known,
+    /// The same name is listed under another path: that one is the policy.
+    Elsewhere(&'static str),
+    /// Not listed, and one or two edits from a listed name that is not its numbered sibling.
+    NearMiss(&'static str),
+    /// Not listed; the nearest listed one, if any is near.
+    Unlisted(Option<&'static str>),
+}
+
+fn policy_verdict(written: &str) -> PolicyVerdict {
+    use crate::catalog::policies::{aws_managed, name_of};
+    let Some(listed) = aws_managed() else {
+        return PolicyVerdict::Known;
+    };
+    if listed.binary_search(&written).is_ok() {
+        return PolicyVerdict::Known;
+    }
+    let name = name_of(written);
+    if let Some(entry) = listed.iter().find(|entry| name_of(entry) == name) {
+        return PolicyVerdict::Elsewhere(entry);
+    }
+    let lowered = name.to_ascii_lowercase();
+    let nearest = listed
+        .iter()
+        .filter(|entry| name_of(entry).len().abs_diff(name.len()) <= 2)
+        .filter_map(|entry| {
+            schema_check::bounded_edit_distance(&lowered, &name_of(entry).to_ascii_lowercase(), 2)
+                .map(|distance| (distance, *entry))
+        })
+        .min_by_key(|(distance, _)| *distance)
+        .map(|(_, entry)| entry);
+    match nearest {
+        // A name in another case may be IAM's own, and a numbered sibling
+        // (`…PolicyV2` beside `…Policy`) may be one AWS published since the list.
+        Some(entry)
+            if !name.eq_ignore_ascii_case(name_of(entry))
+                && !numbered_siblings(name, name_of(entry)) =>
+        {
+            PolicyVerdict::NearMiss(entry)
+        }
+        other => PolicyVerdict::Unlisted(other),
+    }
+}
+
+/// Two names that differ only in a version number: digits in place of digits, or a
+/// `V2`-style suffix on one.
+fn numbered_siblings(one: &str, other: &str) -> bool {
+    let (short, long) = if one.len() <= other.len() {
+        (one, other)
+    } else {
+        (other, one)
+    };
+    if let Some(suffix) = long.strip_prefix(short) {
+        let digits = suffix.strip_prefix(['V', 'v']).unwrap_or(suffix);
+        return !digits.is_empty() && digits.bytes().all(|byte| byte.is_ascii_digit());
+    }
+    short.len() == long.len()
+        && short
+            .bytes()
+            .zip(long.bytes())
+            .all(|(a, b)| a == b || (a.is_ascii_digit() && b.is_ascii_digit()))
+}
+
+/// Every string of a ClusterConfig that is an AWS managed policy's ARN, with its path:
+/// node groups', service accounts', Pod Identity associations' and add-ons' policies and
+/// every permissions boundary.
+fn aws_policy_arns(document: &Value) -> Vec<(String, &str)> {
+    fn walk<'a>(value: &'a Value, path: &str, found: &mut Vec<(String, &'a str)>) {
+        match value {
+            Value::String(text) => {
+                if let Some(rest) = text.strip_prefix(crate::catalog::policies::ARN_PREFIX) {
+                    found.push((path.to_owned(), rest));
+                }
+            }
+            Value::Sequence(items) => {
+                for (index, item) in items.iter().enumerate() {
+                    walk(item, &format!("{path}[{index}]"), found);
+                }
+            }
+            Value::Mapping(mapping) => {
+                for (key, item) in mapping {
+                    if let Some(key) = key.as_str() {
+                        let at = if path.is_empty() {
+                            key.to_owned()
+                        } else {
+                            super::eksctl_config::child(path, key)
+                        };
+                        walk(item, &at, found);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut found = Vec::new();
+    if is_cluster_config(document) {
+        walk(document, "", &mut found);
+    }
+    found
+}
+
+fn iam_policy_not_found(document: &Value, report: &mut Report<'_>) {
+    use crate::catalog::policies::ARN_PREFIX;
+    for (path, written) in aws_policy_arns(document) {
+        let message = match policy_verdict(written) {
+            PolicyVerdict::Elsewhere(entry) => format!(
+                "IAM has no policy `{ARN_PREFIX}{written}`: AWS's policy of that name is `{ARN_PREFIX}{entry}`, and the path is part of its ARN, so the stack that makes this role fails (NoSuchEntity: \"does not exist or is not attachable\")"
+            ),
+            PolicyVerdict::NearMiss(entry) => format!(
+                "IAM has no policy `{ARN_PREFIX}{written}` (did you mean `{ARN_PREFIX}{entry}`?): the stack that makes this role fails (NoSuchEntity: \"does not exist or is not attachable\")"
+            ),
+            PolicyVerdict::Known | PolicyVerdict::Unlisted(_) => continue,
+        };
+        report.fire(path, message);
+    }
+}
+
+fn iam_policy_unlisted(document: &Value, report: &mut Report<'_>) {
+    use crate::catalog::policies::ARN_PREFIX;
+    for (path, written) in aws_policy_arns(document) {
+        if let PolicyVerdict::Unlisted(nearest) = policy_verdict(written) {
+            let hint = nearest
+                .map(|entry| format!(" (the nearest is `{ARN_PREFIX}{entry}`)"))
+                .unwrap_or_default();
+            report.fire(
+                path,
+                format!(
+                    "`{ARN_PREFIX}{written}` is not among AWS's managed policies of 2026-10-31{hint}: unless AWS published it since, the stack that makes this role fails (NoSuchEntity)"
+                ),
+            );
         }
     }
 }

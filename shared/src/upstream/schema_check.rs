@@ -1005,7 +1005,7 @@ pub(crate) fn closest_key<'a>(
 }
 
 /// Levenshtein distance in characters, when it is at most `limit`.
-fn bounded_edit_distance(left: &str, right: &str, limit: usize) -> Option<usize> {
+pub(crate) fn bounded_edit_distance(left: &str, right: &str, limit: usize) -> Option<usize> {
     let left: Vec<char> = left.chars().collect();
     let right: Vec<char> = right.chars().collect();
     if left.len().abs_diff(right.len()) > limit {
