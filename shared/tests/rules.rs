@@ -2430,6 +2430,21 @@ const CLUSTER_HEAD: &str = "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\
 
 const DOCUMENT_CASES: &[DocumentCase] = &[
     DocumentCase {
+        rule: "nodegroup-ami-invalid",
+        yaml: "managedNodeGroups:\n  - name: ng\n    instanceType: m5.large\n    ami: auto-ssm\n",
+        path: "managedNodeGroups[0].ami",
+    },
+    DocumentCase {
+        rule: "self-managed-efa-placement",
+        yaml: "nodeGroups:\n  - name: efa\n    instanceType: p4d.24xlarge\n    efaEnabled: true\n    availabilityZones: [us-west-2a, us-west-2b]\n",
+        path: "nodeGroups[0].availabilityZones",
+    },
+    DocumentCase {
+        rule: "self-managed-efa-instance-type",
+        yaml: "nodeGroups:\n  - name: efa\n    instanceType: m5.large\n    efaEnabled: true\n    availabilityZones: [us-west-2a]\n",
+        path: "nodeGroups[0].instanceType",
+    },
+    DocumentCase {
         rule: "iam-policy-not-found",
         yaml: "managedNodeGroups:\n  - name: ng\n    instanceType: m5.large\n    iam:\n      attachPolicyARNs: [arn:aws:iam::aws:policy/AmazonEKSWorkerNodePolicy, arn:aws:iam::aws:policy/AmazonEBSCSIDriverPolicy]\n",
         path: "managedNodeGroups[0].iam.attachPolicyARNs[1]",
@@ -2882,6 +2897,41 @@ fn an_aws_managed_policy_arn_is_judged_by_awss_list() {
         "arn:aws:iam::aws:policy/SomethingAWSMadeInNovember",
     ] {
         assert_eq!(rules(unsure), ["iam-policy-unlisted"], "{unsure}");
+    }
+}
+
+/// eksctl takes an AMI id on a managed group (ValidateManagedNodeGroup's IsAMI), and an AMI
+/// id, `auto` or `auto-ssm` on a self-managed one (pkg/eks/api.go ResolveAMI); its schema's
+/// `static` and an SSM parameter are refused.
+#[test]
+fn an_ami_value_is_one_eksctl_resolves() {
+    let fired = |kind: &str, ami: &str| {
+        let yaml = format!(
+            "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata: {{name: demo, region: us-west-2, version: \"1.35\"}}\n{kind}:\n  - name: ng\n    instanceType: m5.large\n    amiFamily: AmazonLinux2023\n    ami: \"{ami}\"\n"
+        );
+        shared::lint::lint_text("c.yaml", &yaml)
+            .unwrap()
+            .into_iter()
+            .filter(|finding| finding.rule == "nodegroup-ami-invalid")
+            .map(|finding| finding.message)
+            .collect::<Vec<_>>()
+    };
+    for ami in ["auto", "auto-ssm", "ami-0123456789abcdef0"] {
+        assert!(fired("nodeGroups", ami).is_empty(), "{ami}");
+    }
+    assert!(fired("managedNodeGroups", "ami-0123456789abcdef0").is_empty());
+    for ami in [
+        "static",
+        "resolve:ssm:/aws/service/eks/optimized-ami/1.35/amazon-linux-2023/x86_64/standard/recommended/image_id",
+    ] {
+        let messages = fired("nodeGroups", ami);
+        assert_eq!(messages.len(), 1, "{ami}: {messages:?}");
+        assert!(messages[0].contains("invalid AMI value"), "{}", messages[0]);
+    }
+    for ami in ["auto", "auto-ssm"] {
+        let messages = fired("managedNodeGroups", ami);
+        assert_eq!(messages.len(), 1, "{ami}: {messages:?}");
+        assert!(messages[0].contains("invalid AMI"), "{}", messages[0]);
     }
 }
 

@@ -209,6 +209,26 @@ pub(super) static RULES: &[Rule] = &[
         stage: Stage::Advice,
         check: Check::Document(iam_policy_unlisted),
     },
+    Rule {
+        id: "self-managed-efa-placement",
+        severity: Severity::Error,
+        summary: "a self-managed EFA group lists more than one subnet or zone",
+        help: "give the group one entry of availabilityZones or subnets: EFA traffic stays within one zone",
+        reference: "eksctl pkg/apis/eksctl.io/v1alpha5/validation.go validateNodeGroupBase, for both kinds of group (\"efaEnabled nodegroups must have only one subnet or one availability zone\")",
+        live: false,
+        stage: Stage::EksctlValidation,
+        check: Check::Document(self_managed_efa_placement),
+    },
+    Rule {
+        id: "self-managed-efa-instance-type",
+        severity: Severity::Error,
+        summary: "a self-managed EFA group has an instance type without EFA",
+        help: "use instance types with EFA (p4d, p5, trn1 and others the catalog marks), or set efaEnabled to false",
+        reference: "eksctl pkg/cfn/builder/nodegroup.go calls network_interfaces.go buildNetworkInterfaces for a self-managed group: DescribeInstanceTypes, then \"instance type %s does not support EFA\", before the group's stack is made (after the cluster's)",
+        live: false,
+        stage: Stage::AwsCreate,
+        check: Check::Document(self_managed_efa_instance_type),
+    },
 ];
 
 /// A ClusterConfig whose node groups all run Windows (eksctl's amiFamily
@@ -685,6 +705,71 @@ fn iam_policy_unlisted(document: &Value, report: &mut Report<'_>) {
                     "`{ARN_PREFIX}{written}` is not among AWS's managed policies of 2026-10-31{hint}: unless AWS published it since, the stack that makes this role fails (NoSuchEntity)"
                 ),
             );
+        }
+    }
+}
+
+/// Self-managed groups with `efaEnabled: true`, with their paths.
+fn self_managed_efa_groups(document: &Value) -> impl Iterator<Item = (String, &Value)> {
+    groups(document)
+        .into_iter()
+        .filter(|(_, kind, group)| {
+            *kind == Kind::SelfManaged
+                && group.get("efaEnabled").and_then(Value::as_bool) == Some(true)
+        })
+        .map(|(path, _, group)| (path, group))
+}
+
+fn self_managed_efa_placement(document: &Value, report: &mut Report<'_>) {
+    for (path, group) in self_managed_efa_groups(document) {
+        for key in ["availabilityZones", "subnets"] {
+            let count = group
+                .get(key)
+                .and_then(Value::as_sequence)
+                .map_or(0, Vec::len);
+            if count > 1 {
+                report.fire(
+                    format!("{path}.{key}"),
+                    format!(
+                        "{path} has efaEnabled and {count} {key}: eksctl refuses it (\"{path}.efaEnabled nodegroups must have only one subnet or one availability zone\")"
+                    ),
+                );
+            }
+        }
+    }
+}
+
+fn self_managed_efa_instance_type(document: &Value, report: &mut Report<'_>) {
+    use crate::catalog::instances;
+    for (path, group) in self_managed_efa_groups(document) {
+        let single = text(group, "instanceType")
+            .filter(|name| *name != "mixed")
+            .map(|name| (format!("{path}.instanceType"), name));
+        let distribution = group
+            .get("instancesDistribution")
+            .and_then(|distribution| distribution.get("instanceTypes"))
+            .and_then(Value::as_sequence)
+            .into_iter()
+            .flatten()
+            .enumerate()
+            .filter_map(|(index, name)| {
+                name.as_str().map(|name| {
+                    (
+                        format!("{path}.instancesDistribution.instanceTypes[{index}]"),
+                        name,
+                    )
+                })
+            });
+        for (at, name) in single.into_iter().chain(distribution) {
+            // A type the catalog does not know is the instance-type rules' to judge.
+            if instances::lookup(name).is_some_and(|instance| !instance.efa_supported) {
+                report.fire(
+                    at,
+                    format!(
+                        "{name} has no EFA, and {path} has efaEnabled: eksctl stops before making the group's stack (\"instance type {name} does not support EFA\")"
+                    ),
+                );
+            }
         }
     }
 }

@@ -181,9 +181,9 @@ pub(super) static RULES: &[Rule] = &[
     ),
     eksctl_rule!(
         "nodegroup-ami-invalid",
-        "a custom AMI, AMI family or Bottlerocket setting eksctl does not accept for this group",
-        "set amiFamily with a custom ami, overrideBootstrapCommand where eksctl needs it, and Bottlerocket fields only on Bottlerocket",
-        "(ValidateNodeGroup, ValidateManagedNodeGroup, checkBottlerocketSettings; defaults.go for AmazonLinux2 from Kubernetes 1.33)",
+        "an `ami` value, custom AMI, AMI family or Bottlerocket setting eksctl does not accept for this group",
+        "write `ami` as an AMI id (or `auto`/`auto-ssm` on a self-managed group); set amiFamily with a custom ami, overrideBootstrapCommand where eksctl needs it, and Bottlerocket fields only on Bottlerocket",
+        "(ValidateNodeGroup, ValidateManagedNodeGroup: \"invalid AMI\", checkBottlerocketSettings; defaults.go for AmazonLinux2 from Kubernetes 1.33); pkg/eks/api.go ResolveAMI (\"invalid AMI value\", a self-managed group's, before any stack)",
         nodegroup_ami_invalid
     ),
     eksctl_rule!(
@@ -1988,6 +1988,7 @@ fn is_zero(value: &Value) -> bool {
 }
 
 fn nodegroup_ami_invalid(document: &Value, report: &mut Report<'_>) {
+    ami_value_invalid(document, report);
     let version = kubernetes_version(document);
     for (path, kind, group) in groups(document) {
         let family = ami_family(group);
@@ -2009,10 +2010,8 @@ fn nodegroup_ami_invalid(document: &Value, report: &mut Report<'_>) {
             );
             continue;
         }
-        // Only a custom image: `auto`, `auto-ssm` and `static` let eksctl pick one.
-        let ami = non_empty(group, "ami").filter(|ami| {
-            ami.starts_with("ami-") || ami.starts_with("resolve:ssm:") || ami.starts_with("ssm:")
-        });
+        // Only a custom image (eksctl's IsAMI); any other value is nodegroup-ami-invalid's.
+        let ami = non_empty(group, "ami").filter(|ami| ami.starts_with("ami-"));
         // Family names are matched without case, as eksctl normalises them first.
         // Managed groups' AmazonLinux2 is the spec rule ami-family-al2-unsupported's.
         if family.eq_ignore_ascii_case("AmazonLinux2")
@@ -2566,6 +2565,29 @@ fn instance_type_without_ami_type(path: &str, group: &Value, report: &mut Report
                 instance.name
             ),
         );
+    }
+}
+
+fn ami_value_invalid(document: &Value, report: &mut Report<'_>) {
+    for (path, kind, group) in groups(document) {
+        let Some(ami) = non_empty(group, "ami") else {
+            continue;
+        };
+        // eksctl's IsAMI: the prefix alone.
+        if ami.starts_with("ami-") {
+            continue;
+        }
+        match kind {
+            Kind::Managed => report.fire(
+                format!("{path}.ami"),
+                format!("eksctl refuses `ami: {ami}` on a managed group (its error: `invalid AMI \"{ami}\" ({path}.ami)`): a managed group takes an AMI id or none"),
+            ),
+            Kind::SelfManaged if ami != "auto" && ami != "auto-ssm" => report.fire(
+                format!("{path}.ami"),
+                format!("eksctl refuses `ami: {ami}` before it makes any stack (its error: `invalid AMI value: \"{ami}\"`): a self-managed group takes an AMI id, `auto` or `auto-ssm`"),
+            ),
+            Kind::SelfManaged => {}
+        }
     }
 }
 
