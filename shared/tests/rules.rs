@@ -2430,18 +2430,23 @@ const CLUSTER_HEAD: &str = "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\
 
 const DOCUMENT_CASES: &[DocumentCase] = &[
     DocumentCase {
+        rule: "self-managed-no-subnet-of-its-kind",
+        yaml: "vpc:\n  id: vpc-0123456789abcdef0\n  subnets:\n    private:\n      us-east-1a: {id: subnet-0123456789abcdef0}\n      us-east-1b: {id: subnet-0123456789abcdef1}\nnodeGroups:\n  - name: public\n    instanceType: m5.large\n  - name: private\n    instanceType: m5.large\n    privateNetworking: true\n",
+        path: "nodeGroups[0]",
+    },
+    DocumentCase {
         rule: "nodegroup-ami-invalid",
         yaml: "managedNodeGroups:\n  - name: ng\n    instanceType: m5.large\n    ami: auto-ssm\n",
         path: "managedNodeGroups[0].ami",
     },
     DocumentCase {
         rule: "self-managed-efa-placement",
-        yaml: "nodeGroups:\n  - name: efa\n    instanceType: p4d.24xlarge\n    efaEnabled: true\n    availabilityZones: [us-west-2a, us-west-2b]\n",
+        yaml: "nodeGroups:\n  - name: efa\n    instanceType: p4d.24xlarge\n    efaEnabled: true\n    availabilityZones: [us-east-1a, us-east-1b]\n",
         path: "nodeGroups[0].availabilityZones",
     },
     DocumentCase {
         rule: "self-managed-efa-instance-type",
-        yaml: "nodeGroups:\n  - name: efa\n    instanceType: m5.large\n    efaEnabled: true\n    availabilityZones: [us-west-2a]\n",
+        yaml: "nodeGroups:\n  - name: efa\n    instanceType: m5.large\n    efaEnabled: true\n    availabilityZones: [us-east-1a]\n",
         path: "nodeGroups[0].instanceType",
     },
     DocumentCase {

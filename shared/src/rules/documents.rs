@@ -229,6 +229,16 @@ pub(super) static RULES: &[Rule] = &[
         stage: Stage::AwsCreate,
         check: Check::Document(self_managed_efa_instance_type),
     },
+    Rule {
+        id: "self-managed-no-subnet-of-its-kind",
+        severity: Severity::Error,
+        summary: "a self-managed group is public (or private) in a VPC given without public (or private) subnets",
+        help: "set privateNetworking to match the subnets the VPC has, or list subnets of the group's kind",
+        reference: "eksctl pkg/cfn/builder/nodegroup.go AssignSubnets: a group that names no zone or subnet gets the VPC's subnets of its kind (public unless privateNetworking), so an empty list for its Auto Scaling group; one that names zones gets pkg/vpc/vpc.go SelectNodeGroupSubnets' \"could not find public subnets for zones\"; either way after the cluster's stack",
+        live: false,
+        stage: Stage::AwsCreate,
+        check: Check::Document(self_managed_no_subnet_of_its_kind),
+    },
 ];
 
 /// A ClusterConfig whose node groups all run Windows (eksctl's amiFamily
@@ -645,7 +655,9 @@ fn aws_policy_arns(document: &Value) -> Vec<(String, &str)> {
     fn walk<'a>(value: &'a Value, path: &str, found: &mut Vec<(String, &'a str)>) {
         match value {
             Value::String(text) => {
-                if let Some(rest) = text.strip_prefix(crate::catalog::policies::ARN_PREFIX) {
+                if let Some(rest) = text.strip_prefix(crate::catalog::policies::ARN_PREFIX)
+                    && !crate::model::ids::is_placeholder(text)
+                {
                     found.push((path.to_owned(), rest));
                 }
             }
@@ -771,5 +783,66 @@ fn self_managed_efa_instance_type(document: &Value, report: &mut Report<'_>) {
                 );
             }
         }
+    }
+}
+
+fn self_managed_no_subnet_of_its_kind(document: &Value, report: &mut Report<'_>) {
+    let Some(subnets) = document
+        .get("vpc")
+        .and_then(|vpc| vpc.get("subnets"))
+        .filter(|subnets| subnets.is_mapping())
+    else {
+        // eksctl makes a new VPC with subnets of both kinds.
+        return;
+    };
+    let count = |kind: &str| {
+        subnets
+            .get(kind)
+            .and_then(Value::as_mapping)
+            .map_or(0, |mapping| mapping.len())
+    };
+    let (public, private) = (count("public"), count("private"));
+    if public + private == 0 {
+        return;
+    }
+    for (path, kind, group) in groups(document) {
+        let names_own = ["subnets", "localZones", "outpostARN"]
+            .iter()
+            .any(|key| group.get(key).is_some_and(|value| !value.is_null()));
+        if kind != Kind::SelfManaged || names_own {
+            continue;
+        }
+        let private_networking =
+            group.get("privateNetworking").and_then(Value::as_bool) == Some(true);
+        let (own, other) = if private_networking {
+            ("private", "public")
+        } else {
+            ("public", "private")
+        };
+        if count(own) > 0 {
+            continue;
+        }
+        let zones = group
+            .get("availabilityZones")
+            .and_then(Value::as_sequence)
+            .is_some_and(|zones| !zones.is_empty());
+        let outcome = if zones {
+            format!(
+                "eksctl refuses it when it builds the group's stack, after the cluster's (\"could not find {own} subnets for zones …\")"
+            )
+        } else {
+            "eksctl gives its Auto Scaling group the VPC's subnets of its kind, none, and the group's stack fails after the cluster's".to_owned()
+        };
+        let networking = if private_networking {
+            "private (privateNetworking on)"
+        } else {
+            "public (privateNetworking off)"
+        };
+        report.fire(
+            path.clone(),
+            format!(
+                "{path} is {networking}, and vpc.subnets lists {other} subnets only: {outcome}"
+            ),
+        );
     }
 }

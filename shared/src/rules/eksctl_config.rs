@@ -2573,8 +2573,8 @@ fn ami_value_invalid(document: &Value, report: &mut Report<'_>) {
         let Some(ami) = non_empty(group, "ami") else {
             continue;
         };
-        // eksctl's IsAMI: the prefix alone.
-        if ami.starts_with("ami-") {
+        // eksctl's IsAMI: the prefix alone. A placeholder is placeholder-left's.
+        if ami.starts_with("ami-") || crate::model::ids::is_placeholder(ami) {
             continue;
         }
         match kind {
