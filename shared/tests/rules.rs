@@ -2940,6 +2940,20 @@ fn an_ami_value_is_one_eksctl_resolves() {
     }
 }
 
+/// A `create nodegroup` file from a workshop names its subnets by shell variables: they are
+/// placeholders to fill, said once, not subnets a new VPC lacks.
+#[test]
+fn placeholder_subnets_are_only_placeholders() {
+    let yaml = "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata: {name: demo, region: us-west-2, version: \"1.35\"}\nmanagedNodeGroups:\n  - name: graviton\n    instanceType: t4g.medium\n    subnets: [$PRIMARY_SUBNET_1, $PRIMARY_SUBNET_2]\n";
+    let rules: Vec<String> = shared::lint::lint_text("c.yaml", yaml)
+        .unwrap()
+        .into_iter()
+        .filter(|finding| finding.severity == shared::rules::Severity::Error)
+        .map(|finding| finding.rule.into_owned())
+        .collect();
+    assert_eq!(rules, ["placeholder-left", "placeholder-left"]);
+}
+
 #[test]
 fn a_subnet_named_by_its_zone_or_cidr_needs_no_id() {
     let (mut spec, live) = block();

@@ -869,8 +869,10 @@ fn nodegroup_subnet_unknown(context: &Context<'_>, report: &mut Report<'_>) {
                 let unknown: Vec<String> = subnets
                     .iter()
                     .filter(|subnet| {
+                        // A placeholder is `placeholder-left`'s.
                         let found = network.lists_subnet(subnet)
-                            || (cluster_zones.is_empty() && is_zone(context, subnet));
+                            || (cluster_zones.is_empty() && is_zone(context, subnet))
+                            || ids::is_placeholder(subnet);
                         !found
                     })
                     .map(|subnet| format!("`{subnet}`"))
