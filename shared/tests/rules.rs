@@ -2954,6 +2954,32 @@ fn placeholder_subnets_are_only_placeholders() {
     assert_eq!(rules, ["placeholder-left", "placeholder-left"]);
 }
 
+/// eksctl gives a self-managed group the VPC's subnets of its kind: a private group in a VPC
+/// given with public subnets only is refused before anything is made
+/// (`CanUseForPrivateNodeGroups`), a public one in a private-only VPC gets no subnet.
+#[test]
+fn a_self_managed_group_needs_subnets_of_its_kind() {
+    let lint = |lists: &str, private: bool| {
+        let yaml = format!(
+            "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata: {{name: demo, region: us-west-2, version: \"1.35\"}}\nvpc:\n  id: vpc-0123456789abcdef0\n  subnets:\n    {lists}:\n      us-west-2a: {{id: subnet-0123456789abcdef0}}\n      us-west-2b: {{id: subnet-0123456789abcdef1}}\nnodeGroups:\n  - {{name: ng, instanceType: m5.large, privateNetworking: {private}}}\n"
+        );
+        shared::lint::lint_text("c.yaml", &yaml)
+            .unwrap()
+            .into_iter()
+            .filter(|finding| finding.rule == "self-managed-no-subnet-of-its-kind")
+            .map(|finding| finding.message)
+            .collect::<Vec<_>>()
+    };
+    assert!(lint("public", false).is_empty());
+    assert!(lint("private", true).is_empty());
+    let private_in_public = lint("public", true);
+    assert_eq!(private_in_public.len(), 1);
+    assert!(private_in_public[0].contains("none or too few private subnets"));
+    let public_in_private = lint("private", false);
+    assert_eq!(public_in_private.len(), 1);
+    assert!(public_in_private[0].contains("stack fails after the cluster's"));
+}
+
 #[test]
 fn a_subnet_named_by_its_zone_or_cidr_needs_no_id() {
     let (mut spec, live) = block();

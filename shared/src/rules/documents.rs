@@ -234,7 +234,7 @@ pub(super) static RULES: &[Rule] = &[
         severity: Severity::Error,
         summary: "a self-managed group is public (or private) in a VPC given without public (or private) subnets",
         help: "set privateNetworking to match the subnets the VPC has, or list subnets of the group's kind",
-        reference: "eksctl pkg/cfn/builder/nodegroup.go AssignSubnets: a group that names no zone or subnet gets the VPC's subnets of its kind (public unless privateNetworking), so an empty list for its Auto Scaling group; one that names zones gets pkg/vpc/vpc.go SelectNodeGroupSubnets' \"could not find public subnets for zones\"; either way after the cluster's stack",
+        reference: "eksctl pkg/cfn/builder/nodegroup.go AssignSubnets: a group that names no zone or subnet gets the VPC's subnets of its kind (public unless privateNetworking), so an empty list for its Auto Scaling group; one that names zones gets pkg/vpc/vpc.go SelectNodeGroupSubnets' \"could not find public subnets for zones\"; either way after the cluster's stack; a private group is refused before anything is made by ClusterConfig.CanUseForPrivateNodeGroups (pkg/apis/eksctl.io/v1alpha5/vpc.go, from pkg/ctl/create/cluster.go createOrImportVPC: fewer than MinRequiredSubnets, 2)",
         live: false,
         stage: Stage::AwsCreate,
         check: Check::Document(self_managed_no_subnet_of_its_kind),
@@ -826,7 +826,9 @@ fn self_managed_no_subnet_of_its_kind(document: &Value, report: &mut Report<'_>)
             .get("availabilityZones")
             .and_then(Value::as_sequence)
             .is_some_and(|zones| !zones.is_empty());
-        let outcome = if zones {
+        let outcome = if private_networking {
+            "eksctl refuses it before it creates anything (\"none or too few private subnets to use with --node-private-networking\")".to_owned()
+        } else if zones {
             format!(
                 "eksctl refuses it when it builds the group's stack, after the cluster's (\"could not find {own} subnets for zones …\")"
             )
