@@ -2980,6 +2980,30 @@ fn a_self_managed_group_needs_subnets_of_its_kind() {
     assert!(public_in_private[0].contains("stack fails after the cluster's"));
 }
 
+/// A NodePool whose instance types are still a placeholder matches nothing only until it is
+/// filled in: that is said once, as a placeholder.
+#[test]
+fn a_placeholder_requirement_is_only_a_placeholder() {
+    let pool = |value: &str| {
+        format!(
+            "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {{name: gpu}}\nspec:\n  template:\n    spec:\n      nodeClassRef: {{group: karpenter.k8s.aws, kind: EC2NodeClass, name: gpu}}\n      requirements:\n        - {{key: node.kubernetes.io/instance-type, operator: In, values: [\"{value}\"]}}\n"
+        )
+    };
+    let rules = |value: &str| {
+        shared::lint::lint_text("pool.yaml", &pool(value))
+            .unwrap()
+            .into_iter()
+            .filter(|finding| finding.severity == shared::rules::Severity::Error)
+            .map(|finding| finding.rule.into_owned())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(rules("<INSTANCE_TYPE>"), ["placeholder-left"]);
+    assert_eq!(
+        rules("p5.4xlarge-typo"),
+        ["karpenter-requirements-match-nothing"]
+    );
+}
+
 #[test]
 fn a_subnet_named_by_its_zone_or_cidr_needs_no_id() {
     let (mut spec, live) = block();

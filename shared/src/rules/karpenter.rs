@@ -1242,7 +1242,21 @@ fn duration_seconds(text: &str) -> Option<f64> {
 
 fn karpenter_requirements_match_nothing(context: &Context<'_>, report: &mut Report<'_>) {
     for (pool_index, pool) in pools(context) {
-        if context.pool_instance_types(pool_index).is_empty() {
+        // A requirement still holding a placeholder matches nothing until it is filled in:
+        // placeholder-left says so.
+        let placeholder = pool
+            .spec
+            .template
+            .spec
+            .requirements
+            .iter()
+            .any(|requirement| {
+                requirement
+                    .values
+                    .iter()
+                    .any(|value| crate::model::ids::is_placeholder(value))
+            });
+        if !placeholder && context.pool_instance_types(pool_index).is_empty() {
             // Which requirement shuts out what the others allow, when one alone does.
             let why: String = crate::upstream::matching::exclusions(pool)
                 .iter()
