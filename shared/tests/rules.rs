@@ -2430,6 +2430,11 @@ const CLUSTER_HEAD: &str = "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\
 
 const DOCUMENT_CASES: &[DocumentCase] = &[
     DocumentCase {
+        rule: "iam-policy-not-attachable",
+        yaml: "managedNodeGroups:\n  - name: ng\n    instanceType: m5.large\n    iam:\n      attachPolicyARNs: [arn:aws:iam::aws:policy/AmazonEKSWorkerNodePolicy, arn:aws:iam::aws:policy/aws-service-role/AWSServiceRoleForAmazonEKSNodegroup]\n",
+        path: "managedNodeGroups[0].iam.attachPolicyARNs[1]",
+    },
+    DocumentCase {
         rule: "self-managed-no-subnet-of-its-kind",
         yaml: "vpc:\n  id: vpc-0123456789abcdef0\n  subnets:\n    private:\n      us-east-1a: {id: subnet-0123456789abcdef0}\n      us-east-1b: {id: subnet-0123456789abcdef1}\nnodeGroups:\n  - name: public\n    instanceType: m5.large\n  - name: private\n    instanceType: m5.large\n    privateNetworking: true\n",
         path: "nodeGroups[0]",

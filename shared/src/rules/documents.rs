@@ -239,6 +239,16 @@ pub(super) static RULES: &[Rule] = &[
         stage: Stage::AwsCreate,
         check: Check::Document(self_managed_no_subnet_of_its_kind),
     },
+    Rule {
+        id: "iam-policy-not-attachable",
+        severity: Severity::Error,
+        summary: "a service-linked role's AWS managed policy (path aws-service-role/) is attached to a role eksctl makes",
+        help: "attach the service's ordinary managed policy instead: AWS attaches aws-service-role/ policies to its service-linked roles only",
+        reference: "IAM AttachRolePolicy, and CloudFormation's ManagedPolicyArns through it, refuse an aws-service-role/ policy on a role an account makes (PolicyNotAttachable: \"Cannot attach a Service Role Policy to a Customer Role.\"); eksctl puts attachPolicyARNs and permissionPolicyARNs in its roles' ManagedPolicyArns",
+        live: false,
+        stage: Stage::AwsCreate,
+        check: Check::Document(iam_policy_not_attachable),
+    },
 ];
 
 /// A ClusterConfig whose node groups all run Windows (eksctl's amiFamily
@@ -846,5 +856,24 @@ fn self_managed_no_subnet_of_its_kind(document: &Value, report: &mut Report<'_>)
                 "{path} is {networking}, and vpc.subnets lists {other} subnets only: {outcome}"
             ),
         );
+    }
+}
+
+fn iam_policy_not_attachable(document: &Value, report: &mut Report<'_>) {
+    use crate::catalog::policies::ARN_PREFIX;
+    for (path, written) in aws_policy_arns(document) {
+        // Only the lists eksctl attaches; a permissions boundary is another use.
+        let attached = path.contains("PolicyARNs[");
+        if attached
+            && written.starts_with("aws-service-role/")
+            && matches!(policy_verdict(written), PolicyVerdict::Known)
+        {
+            report.fire(
+                path,
+                format!(
+                    "`{ARN_PREFIX}{written}` is a service-linked role's policy: IAM refuses to attach it to the role eksctl makes (PolicyNotAttachable: \"Cannot attach a Service Role Policy to a Customer Role.\"), and the role's stack fails"
+                ),
+            );
+        }
     }
 }
