@@ -192,6 +192,14 @@ fn free_loopback_port() -> u16 {
         .expect("a free loopback port")
 }
 
+/// Whether something listens on the loopback `port`. A connection from the port to
+/// itself (which Linux makes when the port is free and picked as the client's own
+/// ephemeral port) does not count.
+fn listens(port: u16) -> bool {
+    TcpStream::connect(("127.0.0.1", port))
+        .is_ok_and(|stream| stream.local_addr().ok() != stream.peer_addr().ok())
+}
+
 static PROFILE_COUNTER: AtomicU32 = AtomicU32::new(0);
 
 /// Headless Chromium driven over WebDriver.
@@ -243,7 +251,7 @@ impl Browser {
             .spawn()
             .expect("chromedriver starts");
         let deadline = Instant::now() + Duration::from_secs(20);
-        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        while !listens(port) {
             if Instant::now() > deadline {
                 stop(&mut driver);
                 panic!("chromedriver did not listen on port {port} within 20 s");
@@ -275,16 +283,27 @@ impl Browser {
                 serde_json::json!({ "performance": "ALL" }),
             );
         }
-        let connector = hyper_util::client::legacy::connect::HttpConnector::new();
-        let client = ClientBuilder::new(connector)
-            .capabilities(capabilities)
-            .connect(&format!("http://127.0.0.1:{port}"))
-            .await;
-        let client = match client {
-            Ok(client) => client,
-            Err(error) => {
-                stop(&mut driver);
-                panic!("cannot open a WebDriver session: {error}");
+        // A loaded machine can answer the port before chromedriver serves HTTP on it:
+        // a refused session request is tried again, for up to 20 s.
+        let client = loop {
+            let connector = hyper_util::client::legacy::connect::HttpConnector::new();
+            let attempt = ClientBuilder::new(connector)
+                .capabilities(capabilities.clone())
+                .connect(&format!("http://127.0.0.1:{port}"))
+                .await;
+            match attempt {
+                Ok(client) => break client,
+                Err(
+                    fantoccini::error::NewSessionError::FailedC(_)
+                    | fantoccini::error::NewSessionError::Failed(_)
+                    | fantoccini::error::NewSessionError::Lost(_),
+                ) if Instant::now() < deadline => {
+                    tokio::time::sleep(Duration::from_millis(200)).await;
+                }
+                Err(error) => {
+                    stop(&mut driver);
+                    panic!("cannot open a WebDriver session: {error}");
+                }
             }
         };
         Browser {
