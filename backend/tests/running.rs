@@ -1638,10 +1638,38 @@ fn apply_runs_the_approved_plan_in_order_and_the_cluster_reads_back_with_no_chan
             "eksctl create accessentry",
             "eksctl scale nodegroup",
             "aws eks update-nodegroup-config",
+            "eksctl create nodegroup",
             "eksctl delete nodegroup",
             "eksctl create nodegroup",
+            "eksctl delete nodegroup",
         ],
-        "the plan's order: creations, changes in place, then the replacement"
+        "the plan's order: creations, changes in place, then the replacement through an interim group"
+    );
+    let groups_named: Vec<String> = calls_in(&calls)
+        .iter()
+        .filter(|argv| argv[0] == "eksctl" && argv[2] == "nodegroup")
+        .map(|argv| {
+            let value = |flag: &str| {
+                argv.iter()
+                    .position(|arg| arg == flag)
+                    .map(|at| argv[at + 1].clone())
+            };
+            format!(
+                "{} {}",
+                argv[1],
+                value("--include").or(value("--name")).unwrap_or_default()
+            )
+        })
+        .collect();
+    assert_eq!(
+        groups_named[groups_named.len() - 4..],
+        [
+            "create sys-interim",
+            "delete sys",
+            "create sys",
+            "delete sys-interim"
+        ],
+        "sys's pods always have a group to run on"
     );
     // apply.sh of the reviewed plan holds the same vectors the apply ran.
     let script_steps: Vec<String> = apply_sh
@@ -1713,7 +1741,7 @@ fn a_failed_step_stops_the_apply_and_a_new_plan_shows_what_is_left() {
     let said = text(&failed.stderr);
     assert!(
         said.contains("error: step 4 (aws eks update-nodegroup-config")
-            && said.contains("steps 1 to 3 were done, 4 to 6 were not run"),
+            && said.contains("steps 1 to 3 were done, 4 to 8 were not run"),
         "{said}"
     );
     assert!(
@@ -2205,7 +2233,7 @@ async fn a_server_killed_mid_apply_keeps_the_job_interrupted_and_a_new_plan_show
     std::fs::create_dir_all(&bin).unwrap();
     let python = studio_e2e::ec2_emulator::python();
     let fixture = |name: &str| root().join("tests/fixtures").join(name);
-    // eksctl hangs on the drain of the replaced group, the step after four done ones.
+    // eksctl hangs on the drain of the replaced group, after four steps and its interim group.
     let eksctl = pointed_at_emulator_with(
         &emulator,
         &bin,
@@ -2294,9 +2322,12 @@ async fn a_server_killed_mid_apply_keeps_the_job_interrupted_and_a_new_plan_show
         .iter()
         .filter(|(_, state)| state == "succeeded")
         .count();
-    assert_eq!(done, 5, "approval and four steps were done: {states:?}");
     assert_eq!(
-        states[5],
+        done, 6,
+        "approval, four steps and the interim group were done: {states:?}"
+    );
+    assert_eq!(
+        states[6],
         ("-/+ nodegroup sys".to_owned(), "interrupted".to_owned())
     );
     deploy_support::wait_until_gone(&[standin, child]).await;
@@ -2319,6 +2350,30 @@ async fn a_server_killed_mid_apply_keeps_the_job_interrupted_and_a_new_plan_show
         changes,
         [("replace".to_owned(), "sys".to_owned())],
         "{left}"
+    );
+    // The interim group the job made runs: the plan carries on with it.
+    let steps: Vec<String> = left["changes"][0]["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|step| {
+            let words: Vec<&str> = step
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter_map(|word| word.as_str())
+                .collect();
+            words.join(" ")
+        })
+        .collect();
+    assert_eq!(steps.len(), 3, "{steps:?}");
+    assert!(
+        steps[0].starts_with("eksctl delete nodegroup --name sys "),
+        "{steps:?}"
+    );
+    assert!(
+        steps[2].starts_with("eksctl delete nodegroup --name sys-interim "),
+        "{steps:?}"
     );
 }
 

@@ -192,12 +192,157 @@ fn self_managed_groups_are_scaled_created_replaced_and_deleted_as_eksctl_can() {
         .find(|change| change.name == "build")
         .unwrap();
     assert_eq!(replaced.fields, ["instanceType"]);
-    assert_eq!(replaced.steps[0][..3], ["eksctl", "delete", "nodegroup"]);
-    assert_eq!(replaced.steps[1][..3], ["eksctl", "create", "nodegroup"]);
+    // eksctl cannot make a second `build`: its pods wait on an interim group meanwhile.
+    assert_eq!(
+        verbs_of(replaced),
+        [
+            "create build-interim from cluster-interim.yaml",
+            "delete build",
+            "create build from cluster.yaml",
+            "delete build-interim",
+        ]
+    );
+    let interim = shared::changes::apply::interim_file(&plan, &changed)
+        .unwrap()
+        .expect("the interim group's file");
+    let interim: Value = yaml_serde::from_str(&interim).unwrap();
+    assert_eq!(
+        interim["nodeGroups"],
+        json!([{"name": "build-interim", "instanceType": "m5.2xlarge", "minSize": 1, "maxSize": 4}])
+    );
+    assert!(
+        interim
+            .get("managedNodeGroups")
+            .is_none_or(|groups| groups == &json!([]))
+    );
+    assert_eq!(interim["metadata"]["name"], json!(changed.cluster.name));
     assert!(
         rules_of(&plan).contains(&"change-nodegroup-replaced-under-its-name"),
         "{:?}",
         rules_of(&plan)
+    );
+}
+
+/// Each eksctl step of a change in short: `delete NAME`, `create NAME from FILE`.
+fn verbs_of(change: &shared::changes::Change) -> Vec<String> {
+    change
+        .steps
+        .iter()
+        .map(|step| {
+            let after = |flag: &str| {
+                step.iter()
+                    .position(|arg| arg == flag)
+                    .map(|at| step[at + 1].clone())
+                    .unwrap_or_default()
+            };
+            match step[1].as_str() {
+                "create" => format!(
+                    "create {} from {}",
+                    after("--include"),
+                    after("--config-file")
+                ),
+                verb => format!("{verb} {}", after("--name")),
+            }
+        })
+        .collect()
+}
+
+/// A managed group EKS cannot change in place keeps its name: its pods move to an interim
+/// group made with the new settings, so they always have somewhere to run. An apply that
+/// stopped after making the interim group leaves it running, and the next plan carries
+/// on with it rather than making a second one; a design that names the interim name
+/// itself gets another.
+#[test]
+fn a_replacement_under_the_same_name_moves_the_pods_through_an_interim_group() {
+    let before = template("g4dn");
+    let name = before.node_groups[0].name.clone();
+    let after = edited(&before, |spec| {
+        spec["node_groups"][0]["instance_type"] = json!("g5.2xlarge")
+    });
+    let plan = diff(&before, &after);
+    let change = only_change(&plan);
+    assert_eq!(change.action, Action::Replace);
+    let interim = format!("{name}-interim");
+    assert_eq!(
+        verbs_of(change),
+        [
+            format!("create {interim} from cluster-interim.yaml"),
+            format!("delete {name}"),
+            format!("create {name} from cluster.yaml"),
+            format!("delete {interim}"),
+        ]
+    );
+    assert!(
+        change
+            .disruption
+            .contains(&format!("onto interim group `{interim}`")),
+        "{}",
+        change.disruption
+    );
+    let file: Value = yaml_serde::from_str(
+        &shared::changes::apply::interim_file(&plan, &after)
+            .unwrap()
+            .unwrap(),
+    )
+    .unwrap();
+    let groups = file["managedNodeGroups"].as_array().unwrap();
+    assert_eq!(groups.len(), 1, "{file}");
+    assert_eq!(groups[0]["name"], json!(interim));
+    assert_eq!(groups[0]["instanceType"], json!("g5.2xlarge"));
+    // The design's own group under the interim name, every other key as the design has it.
+    let design: Value =
+        yaml_serde::from_str(&shared::render_cluster_yaml(&after).unwrap()).unwrap();
+    let mut own = design["managedNodeGroups"][0].clone();
+    own["name"] = json!(interim);
+    assert_eq!(groups[0], own);
+    // The bundle's steps: the interim file is read by the first step only.
+    let steps = shared::changes::apply::apply_steps(&plan, "c", "us-east-1");
+    assert_eq!(steps[0].args[3], "cluster-interim.yaml");
+    assert!(
+        steps[1].disruption.is_some(),
+        "the first drain is consented to"
+    );
+
+    // Half-way: the interim group runs beside the old one. Carried on, not made again.
+    let half_way = edited(&before, |spec| {
+        let mut interim_group = spec["node_groups"][0].clone();
+        interim_group["name"] = json!(interim);
+        interim_group["instance_type"] = json!("g5.2xlarge");
+        spec["node_groups"]
+            .as_array_mut()
+            .unwrap()
+            .push(interim_group);
+    });
+    let plan = diff(&half_way, &after);
+    let change = only_change(&plan);
+    assert_eq!(
+        verbs_of(change),
+        [
+            format!("delete {name}"),
+            format!("create {name} from cluster.yaml"),
+            format!("delete {interim}"),
+        ]
+    );
+    assert!(
+        shared::changes::apply::interim_file(&plan, &after)
+            .unwrap()
+            .is_none()
+    );
+
+    // The design names `NAME-interim` itself: the interim group is `NAME-interim-2`.
+    let named = |spec: &mut Value| {
+        let mut extra = spec["node_groups"][0].clone();
+        extra["name"] = json!(format!("{name}-interim"));
+        extra["instance_type"] = json!("m5.large");
+        spec["node_groups"].as_array_mut().unwrap().push(extra);
+    };
+    let before_named = edited(&before, named);
+    let after_named = edited(&after, named);
+    let plan = diff(&before_named, &after_named);
+    let change = only_change(&plan);
+    assert_eq!(
+        verbs_of(change)[0],
+        format!("create {name}-interim-2 from cluster-interim.yaml")
     );
 }
 

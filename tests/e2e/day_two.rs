@@ -349,6 +349,14 @@ async fn a_running_cluster_opens_from_the_start_step_and_review_plans_the_edits_
         .await;
     let log = browser.by_id("deploy-log").await.text().await.unwrap();
     assert!(state.contains("succeeded"), "{state}\n{log}");
+    // eksctl cannot make a second `gpu`: the running job's pods wait on an interim group.
+    let interim = log
+        .find("nodegroup-gpu-interim")
+        .expect("the interim group is made");
+    let drained = log
+        .find("cordon node(s) of nodegroup \"gpu\"")
+        .expect("gpu is drained");
+    assert!(interim < drained, "{log}");
     // Planned again after the job: the cluster is what the design says.
     let summary = plan_summary(&browser, |text| text.starts_with("No changes")).await;
     assert!(summary.contains("No changes"), "{summary}");

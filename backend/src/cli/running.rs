@@ -196,6 +196,11 @@ pub(crate) fn write_apply_bundle(
         shared::changes::apply::apply_script(&live.plan, cluster, region),
         true,
     ));
+    if let Some(interim) = shared::changes::apply::interim_file(&live.plan, after)
+        .map_err(|error| error.to_string())?
+    {
+        files.push((shared::changes::INTERIM_FILE.into(), interim, false));
+    }
     files.push(("plan.txt".into(), plan_text(live), false));
     files.push((
         "plan.json".into(),

@@ -661,6 +661,11 @@ impl Deployer {
             shared::changes::apply::apply_script(&live.plan, cluster.as_str(), region.as_str()),
             true,
         ));
+        if let Some(interim) = shared::changes::apply::interim_file(&live.plan, spec)
+            .map_err(|error| DeployError::Unprocessable(error.to_string()))?
+        {
+            files.push(text(shared::changes::INTERIM_FILE, interim, false));
+        }
         files.push(text("plan.txt", shared::changes::human(&live.plan), false));
         files.push(text(
             "plan.json",

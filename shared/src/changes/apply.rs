@@ -10,9 +10,12 @@
 //! runs once, unless something was deleted since it last ran.
 
 use serde::Serialize;
+use yaml_serde::Value;
 
-use super::{Action, Plan};
+use super::{Action, INTERIM_FILE, Plan};
 use crate::deploy::sequence::{Tool, shell_quote};
+use crate::documents::render::{RenderError, cluster_document};
+use crate::model::spec::Spec;
 
 /// The kubeconfig the steps read, in the bundle's directory.
 pub const KUBECONFIG_FILE: &str = "kubeconfig";
@@ -95,6 +98,48 @@ fn moves_pods(argv: &[String]) -> bool {
 /// Whether a command removes something, after which a shared command runs again.
 fn deletes(argv: &[String]) -> bool {
     argv.get(1).is_some_and(|verb| verb == "delete")
+}
+
+/// The `ClusterConfig` the plan's interim groups are made from ([`INTERIM_FILE`]), when
+/// it makes one: the design's, its group lists holding only the groups replaced under
+/// their names, each under its interim group's name (the last argument of the step
+/// that makes it).
+pub fn interim_file(plan: &Plan, after: &Spec) -> Result<Option<String>, RenderError> {
+    let interims: Vec<(&str, &str)> = plan
+        .changes
+        .iter()
+        .flat_map(|change| {
+            change
+                .steps
+                .iter()
+                .filter(|step| step.iter().any(|arg| arg == INTERIM_FILE))
+                .filter_map(|step| step.last())
+                .map(|interim| (change.name.as_str(), interim.as_str()))
+        })
+        .collect();
+    if interims.is_empty() {
+        return Ok(None);
+    }
+    let mut document = cluster_document(after)?;
+    for list in ["managedNodeGroups", "nodeGroups"] {
+        let Some(groups) = document.get_mut(list).and_then(Value::as_sequence_mut) else {
+            continue;
+        };
+        groups.retain_mut(|group| {
+            let name = group
+                .get("name")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            let Some((_, interim)) = interims.iter().find(|(replaced, _)| *replaced == name) else {
+                return false;
+            };
+            if let Some(group) = group.as_mapping_mut() {
+                group.insert("name".into(), (*interim).into());
+            }
+            true
+        });
+    }
+    Ok(Some(crate::yaml::text::to_string(&document)?))
 }
 
 /// The steps that make `plan` on cluster `cluster` in `region`, in order.

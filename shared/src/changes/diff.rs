@@ -11,6 +11,10 @@ use crate::rules::changes;
 /// The bundle's file every eksctl step reads.
 const CLUSTER_FILE: &str = "cluster.yaml";
 
+/// The file the interim groups of a replacement under the same name are made from: the
+/// design's `ClusterConfig` with only those groups (see [`interim_name`]).
+pub const INTERIM_FILE: &str = "cluster-interim.yaml";
+
 /// The file `kubectl apply` reads for Karpenter's objects.
 const KARPENTER_FILE: &str = "karpenter/nodepools.yaml";
 
@@ -436,6 +440,7 @@ fn node_group_changes(old: &Value, new: &Value, target: &Target, plan: &mut Plan
     let by_name = |group: &Value| text(group, "name").to_owned();
     let before = items_by(old, "managedNodeGroups", by_name);
     let after = items_by(new, "managedNodeGroups", by_name);
+    let mut names = GroupNames::of(old, new);
     for (name, group) in &after {
         let Some((_, previous)) = before.iter().find(|(old_name, _)| old_name == name) else {
             plan.changes.push(group_created(name));
@@ -458,9 +463,15 @@ fn node_group_changes(old: &Value, new: &Value, target: &Target, plan: &mut Plan
             "{} of node group `{name}` cannot change on a live managed node group",
             fields.join(", ")
         );
-        replaced_under_its_name(name, previous, fields, "node_groups", &why, target, plan);
+        let replacing = Replacing {
+            name,
+            previous,
+            group,
+            list: "node_groups",
+        };
+        replaced_under_its_name(&replacing, fields, &why, &mut names, target, plan);
     }
-    groups_deleted(&before, &after, "node_groups", target, plan);
+    groups_deleted(&before, &after, "node_groups", &names, target, plan);
 }
 
 /// eksctl's self-managed groups (`nodeGroups`): eksctl changes a running one's sizes only
@@ -470,6 +481,7 @@ fn self_managed_changes(old: &Value, new: &Value, target: &Target, plan: &mut Pl
     let by_name = |group: &Value| text(group, "name").to_owned();
     let before = items_by(old, "nodeGroups", by_name);
     let after = items_by(new, "nodeGroups", by_name);
+    let mut names = GroupNames::of(old, new);
     for (name, group) in &after {
         let Some((_, previous)) = before.iter().find(|(old_name, _)| old_name == name) else {
             plan.changes.push(group_created(name));
@@ -500,29 +512,145 @@ fn self_managed_changes(old: &Value, new: &Value, target: &Target, plan: &mut Pl
             "{} of self-managed node group `{name}` cannot change on a running group (eksctl changes only its sizes)",
             fields.join(", ")
         );
-        replaced_under_its_name(name, previous, fields, "nodeGroups", &why, target, plan);
+        let replacing = Replacing {
+            name,
+            previous,
+            group,
+            list: "nodeGroups",
+        };
+        replaced_under_its_name(&replacing, fields, &why, &mut names, target, plan);
     }
-    groups_deleted(&before, &after, "nodeGroups", target, plan);
+    groups_deleted(&before, &after, "nodeGroups", &names, target, plan);
 }
 
-/// A group changed where it cannot change, kept under its name: drained and deleted, then
-/// made again (eksctl refuses a second group of a name), with the warning that says so
-/// and one for a capacity reservation it leaves meanwhile; `why` says what cannot change.
+/// The names of the groups (managed and self-managed: eksctl names both kinds' stacks
+/// alike) the cluster runs and the design names, and the leftover interim groups a
+/// replacement takes over.
+struct GroupNames {
+    running: BTreeSet<String>,
+    designed: BTreeSet<String>,
+    taken_over: BTreeSet<String>,
+}
+
+impl GroupNames {
+    fn of(old: &Value, new: &Value) -> GroupNames {
+        let names = |document: &Value| -> BTreeSet<String> {
+            ["managedNodeGroups", "nodeGroups"]
+                .iter()
+                .flat_map(|list| items_by(document, list, |group| text(group, "name").to_owned()))
+                .map(|(name, _)| name)
+                .collect()
+        };
+        GroupNames {
+            running: names(old),
+            designed: names(new),
+            taken_over: BTreeSet::new(),
+        }
+    }
+}
+
+/// The group that holds a replaced group's pods while it is made again under its name:
+/// `NAME-interim` (`NAME-interim-2`… when the design names that), and whether the cluster
+/// already runs it (left by an apply that stopped half-way). `None` when no such name
+/// fits a node label's 63 characters (EKS labels each node with its group's name).
+fn interim_name(name: &str, names: &GroupNames) -> Option<(String, bool)> {
+    (1..10)
+        .map(|count| match count {
+            1 => format!("{name}-interim"),
+            _ => format!("{name}-interim-{count}"),
+        })
+        .find(|candidate| !names.designed.contains(candidate))
+        .filter(|candidate| candidate.len() <= 63)
+        .map(|candidate| {
+            let running = names.running.contains(&candidate);
+            (candidate, running)
+        })
+}
+
+/// A group the plan replaces under its name: its name, as it runs, as the design has it,
+/// and the list it is in (as findings name it).
+struct Replacing<'a> {
+    name: &'a str,
+    previous: &'a Value,
+    group: &'a Value,
+    list: &'a str,
+}
+
+/// A group changed where it cannot change, kept under its name. eksctl refuses a second
+/// group of a name, so its pods move to an interim group made from the design's settings
+/// (`INTERIM_FILE`), the group is drained and deleted, made again, and the interim group
+/// drained and deleted: something runs the pods throughout. A group on a capacity
+/// reservation, before or after, is deleted first instead (an interim group would take
+/// the reserved capacity the group needs), with a warning for the reservation it leaves;
+/// `why` says what cannot change.
 fn replaced_under_its_name(
-    name: &str,
-    previous: &Value,
+    replacing: &Replacing<'_>,
     fields: Vec<String>,
-    list: &str,
     why: &str,
+    names: &mut GroupNames,
     target: &Target,
     plan: &mut Plan,
 ) {
-    plan.findings.push(changes::NODEGROUP_REPLACED_UNDER_ITS_NAME.finding(
-        format!("{list}[{name}]"),
-        format!(
-            "{why}, and eksctl cannot create a second group named `{name}`: the plan deletes it before the new one exists, and its pods have nowhere to run meanwhile"
-        ),
-    ));
+    let Replacing {
+        name,
+        previous,
+        group,
+        list,
+    } = *replacing;
+    let reserved =
+        previous.get("capacityReservation").is_some() || group.get("capacityReservation").is_some();
+    let interim = if reserved {
+        None
+    } else {
+        interim_name(name, names)
+    };
+    let nodes = nodes_of(previous);
+    let (message, disruption, steps) = match interim {
+        Some((interim, running)) => {
+            let mut steps = Vec::new();
+            if running {
+                names.taken_over.insert(interim.clone());
+            } else {
+                steps.push(create_interim_group(&interim));
+            }
+            steps.extend([
+                delete_node_group(name, target),
+                create_node_group(name),
+                delete_node_group(&interim, target),
+            ]);
+            let made = if running {
+                "already runs"
+            } else {
+                "is made first"
+            };
+            (
+                format!(
+                    "{why}, and eksctl cannot create a second group named `{name}`: an interim group `{interim}` with the new settings {made}, `{name}` is drained and made again, then `{interim}` is drained and deleted. The pods are evicted twice, both groups' instances run (and are paid for) meanwhile, and a pod that selects the group by its name (`eks.amazonaws.com/nodegroup`, `alpha.eksctl.io/nodegroup-name`) waits for the new group"
+                ),
+                format!(
+                    "drains {nodes} running pods onto interim group `{interim}`, then back onto the new group"
+                ),
+                steps,
+            )
+        }
+        None => {
+            let reason = if reserved {
+                "and it runs on a capacity reservation an interim group would take"
+            } else {
+                "and no interim name fits"
+            };
+            (
+                format!(
+                    "{why}, eksctl cannot create a second group named `{name}`, {reason}: the plan deletes it before the new one exists, and its pods have nowhere to run meanwhile"
+                ),
+                format!("drains {nodes} running pods, then makes the new group"),
+                vec![delete_node_group(name, target), create_node_group(name)],
+            )
+        }
+    };
+    plan.findings.push(
+        changes::NODEGROUP_REPLACED_UNDER_ITS_NAME.finding(format!("{list}[{name}]"), message),
+    );
     if let Some(reservation) = reservation_of(previous) {
         plan.findings.push(changes::NODEGROUP_LEAVES_RESERVATION.finding(
             format!("{list}[{name}]"),
@@ -535,13 +663,23 @@ fn replaced_under_its_name(
         action: Action::Replace,
         fields,
         disruptive: true,
-        disruption: format!(
-            "drains {} running pods, then makes the new group",
-            nodes_of(previous)
-        ),
-        steps: vec![delete_node_group(name, target), create_node_group(name)],
+        disruption,
+        steps,
         workloads: Vec::new(),
     });
+}
+
+/// `eksctl create nodegroup --config-file cluster-interim.yaml --include NAME`.
+fn create_interim_group(name: &str) -> Vec<String> {
+    argv(&[
+        "eksctl",
+        "create",
+        "nodegroup",
+        "--config-file",
+        INTERIM_FILE,
+        "--include",
+        name,
+    ])
 }
 
 /// A node group made from the design's file.
@@ -577,11 +715,12 @@ fn groups_deleted(
     before: &[(String, &Value)],
     after: &[(String, &Value)],
     list: &str,
+    names: &GroupNames,
     target: &Target,
     plan: &mut Plan,
 ) {
     for (name, group) in before {
-        if after.iter().any(|(new_name, _)| new_name == name) {
+        if after.iter().any(|(new_name, _)| new_name == name) || names.taken_over.contains(name) {
             continue;
         }
         plan.changes.push(Change {

@@ -36,7 +36,7 @@ use serde::Serialize;
 
 use crate::rules::Finding;
 
-pub use diff::diff;
+pub use diff::{INTERIM_FILE, diff};
 pub use words::{human, summary};
 
 /// What happens to one object.

@@ -52,8 +52,8 @@ change_rules! {
         help: "change it with the AWS console or CLI, or keep it as the cluster has it",
         reference: "eksctl pkg/ctl (upgrade, update, scale, utils) at 99984adb: the commands that change a running cluster";
     NODEGROUP_REPLACED_UNDER_ITS_NAME = "change-nodegroup-replaced-under-its-name", Warning,
-        summary: "a node group changes what cannot change on a running group (a managed group's creation settings; anything but a self-managed group's sizes) and keeps its name: it is deleted before its replacement exists",
-        help: "give the changed group a new name in the design: the plan then creates it first and drains the old one once the new nodes are ready",
+        summary: "a node group changes what cannot change on a running group (a managed group's creation settings; anything but a self-managed group's sizes) and keeps its name, which eksctl cannot give a second group: its pods move through an interim group (evicted twice, both groups paid for meanwhile), or, on a capacity reservation, it is deleted before its replacement exists",
+        help: "give the changed group a new name in the design: the plan then creates it first and drains the old one once, when the new nodes are ready",
         reference: "EKS UpdateNodegroupConfig and UpdateNodegroupVersion (what changes in place); eksctl scale nodegroup (all it changes of a self-managed group); eksctl create nodegroup refuses a name the cluster already has";
     SELF_MANAGED_KEEPS_VERSION = "change-self-managed-keeps-version", Warning,
         summary: "the control plane is upgraded and a self-managed node group keeps its nodes: they stay on the Kubernetes version of the AMI they were launched from",
