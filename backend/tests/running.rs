@@ -1460,7 +1460,12 @@ async fn a_name_eks_would_not_give_a_cluster_never_reaches_the_tools() {
         "",
         &"a".repeat(101),
     ] {
-        let answer = backend::deploy::objects::read_objects(&tools, REGION, name).await;
+        let access = backend::aws::running::ApiAccess {
+            arn: format!("arn:aws:eks:{REGION}:123456789012:cluster/any"),
+            endpoint: "https://127.0.0.1:9".into(),
+            certificate_authority: "Y2E=".into(),
+        };
+        let answer = backend::deploy::objects::read_objects(&tools, REGION, name, &access).await;
         let why = answer.expect_err(name);
         assert!(
             why.contains("is not a name EKS gives a cluster"),

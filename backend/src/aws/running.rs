@@ -47,6 +47,18 @@ fn not_read(what: impl Into<String>, error: &AwsError) -> NotRead {
     }
 }
 
+/// How to reach a cluster's API server: what `aws eks update-kubeconfig` writes into a
+/// kubeconfig.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ApiAccess {
+    /// The cluster's ARN, which names its kubeconfig entries.
+    pub arn: String,
+    /// The API server's URL.
+    pub endpoint: String,
+    /// The cluster's certificate authority, base64 as EKS gives it.
+    pub certificate_authority: String,
+}
+
 impl LiveAws {
     /// The running cluster `name` as a design, with what could not be read. `Err` when
     /// the cluster itself cannot be read; a design that does not import (it cannot, from
@@ -371,6 +383,42 @@ impl LiveAws {
     }
 
     /// DescribeCluster, as the studio keeps it.
+    /// What a kubeconfig for cluster `name` needs (DescribeCluster): its ARN, its API
+    /// server's endpoint and the certificate authority's data, as
+    /// `aws eks update-kubeconfig` takes them.
+    pub async fn api_access(&self, region: &Region, name: &str) -> Result<ApiAccess, AwsError> {
+        const CALL: &str = "DescribeCluster";
+        let eks = self.eks_client(region)?;
+        let described = eks
+            .describe_cluster()
+            .name(name)
+            .send()
+            .await
+            .map_err(|error| self.service_error("eks", CALL, region, error))?;
+        let cluster = described.cluster();
+        let field = |value: Option<&str>, what: &str| {
+            value
+                .filter(|value| !value.is_empty())
+                .map(str::to_owned)
+                .ok_or_else(|| AwsError::Failed {
+                    call: CALL,
+                    detail: format!(
+                        "EKS gave cluster {name} no {what} (is it still being created?)"
+                    ),
+                })
+        };
+        Ok(ApiAccess {
+            arn: field(cluster.and_then(|cluster| cluster.arn()), "ARN")?,
+            endpoint: field(cluster.and_then(|cluster| cluster.endpoint()), "endpoint")?,
+            certificate_authority: field(
+                cluster
+                    .and_then(|cluster| cluster.certificate_authority())
+                    .and_then(|authority| authority.data()),
+                "certificate authority",
+            )?,
+        })
+    }
+
     async fn described_cluster(&self, region: &Region, name: &str) -> Result<EksCluster, AwsError> {
         let eks = self.eks_client(region)?;
         let described = eks

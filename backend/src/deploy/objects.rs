@@ -1,9 +1,11 @@
-//! The objects inside a running cluster, read with the server's own tools: `aws eks
-//! update-kubeconfig` writes a kubeconfig for that cluster into a private directory made
-//! for this read (never the user's `~/.kube/config`, removed afterwards), then one
+//! The objects inside a running cluster, read with the server's own tools: a kubeconfig
+//! for that cluster, written as `aws eks update-kubeconfig` writes one (from the read's
+//! own DescribeCluster, without starting the AWS CLI for it) into a private directory
+//! made for this read (never the user's `~/.kube/config`, removed afterwards), then one
 //! `kubectl get RESOURCE -o json` per kind of object, `helm get values karpenter` for
-//! the chart's settings and `helm list` for its version. The tools get the same environment
-//! as a deploy's steps: none of the server's own secrets.
+//! the chart's settings and `helm list` for its version. kubectl and helm get their token
+//! from `aws eks get-token`, as with AWS's own kubeconfig. The tools get the same
+//! environment as a deploy's steps: none of the server's own secrets.
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -19,6 +21,7 @@ use yaml_serde::Value;
 
 use super::Tools;
 use super::runner::tool_environment;
+use crate::aws::running::ApiAccess;
 use crate::aws::{AwsError, LiveAws};
 
 /// How long one tool may take before the read gives up on it.
@@ -110,12 +113,61 @@ fn workloads_of(answer: Result<Vec<u8>, String>) -> Result<Workloads, String> {
     Workloads::from_kubectl(&list)
 }
 
-/// The cluster's Karpenter objects and chart values. `Err` when nothing could be read (no
-/// `aws` or `kubectl`, no kubeconfig for the cluster).
+/// Writes the kubeconfig `aws eks update-kubeconfig --name CLUSTER --region REGION`
+/// writes for `access` (one cluster, context and user, all named by the cluster's ARN;
+/// the user's token from `aws --region REGION eks get-token --cluster-name CLUSTER
+/// --output json`, with `aws` the server's own), readable by its owner only.
+fn write_kubeconfig(
+    path: &Path,
+    aws: &Path,
+    region: &str,
+    cluster: &str,
+    access: &ApiAccess,
+) -> Result<(), String> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let arn = access.arn.as_str();
+    let config = serde_json::json!({
+        "apiVersion": "v1",
+        "kind": "Config",
+        "preferences": {},
+        "clusters": [{
+            "name": arn,
+            "cluster": {
+                "server": access.endpoint,
+                "certificate-authority-data": access.certificate_authority,
+            },
+        }],
+        "contexts": [{"name": arn, "context": {"cluster": arn, "user": arn}}],
+        "current-context": arn,
+        "users": [{
+            "name": arn,
+            "user": {"exec": {
+                "apiVersion": "client.authentication.k8s.io/v1beta1",
+                "command": aws.display().to_string(),
+                "args": ["--region", region, "eks", "get-token", "--cluster-name", cluster, "--output", "json"],
+                "interactiveMode": "IfAvailable",
+                "provideClusterInfo": false,
+            }},
+        }],
+    });
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)
+        .map_err(|error| format!("cannot write {}: {error}", path.display()))?;
+    file.write_all(config.to_string().as_bytes())
+        .map_err(|error| format!("cannot write {}: {error}", path.display()))
+}
+
+/// The cluster's Karpenter objects and chart values, through the API server `access`
+/// names. `Err` when nothing could be read (no `kubectl`, no kubeconfig for the cluster).
 pub async fn read_objects(
     tools: &Tools,
     region: &str,
     cluster: &str,
+    access: &ApiAccess,
 ) -> Result<ClusterObjects, String> {
     // EKS's pattern for a cluster's name (CreateCluster): nothing a tool could take for
     // one of its options.
@@ -135,21 +187,7 @@ pub async fn read_objects(
     let directory = PrivateDir::new()?;
     let kubeconfig = directory.0.join("kubeconfig");
     let kubeconfig_text = kubeconfig.to_string_lossy().into_owned();
-    run(
-        &tools.aws,
-        &[
-            "eks",
-            "update-kubeconfig",
-            "--name",
-            cluster,
-            "--region",
-            region,
-            "--kubeconfig",
-            &kubeconfig_text,
-        ],
-        &kubeconfig,
-    )
-    .await?;
+    write_kubeconfig(&kubeconfig, &tools.aws, region, cluster, access)?;
     let (release, namespace) = shared::changes::objects::KARPENTER_RELEASE;
     let helm_args = [
         "get",
@@ -295,10 +333,16 @@ pub async fn read_running(
     region: &Region,
     name: &str,
 ) -> Result<Reading, AwsError> {
-    let (reading, objects) = tokio::join!(
-        aws.read_design(region, name),
-        read_objects(tools, region.as_str(), name)
-    );
+    // The objects' read needs the API server's endpoint: its own DescribeCluster, beside
+    // the design's (one call sooner than waiting for the whole design).
+    let objects = async {
+        let access = aws
+            .api_access(region, name)
+            .await
+            .map_err(|error| format!("no kubeconfig for the cluster: {error}"))?;
+        read_objects(tools, region.as_str(), name, &access).await
+    };
+    let (reading, objects) = tokio::join!(aws.read_design(region, name), objects);
     let mut reading = reading?;
     match objects {
         Ok(found) => {
