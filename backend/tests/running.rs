@@ -1545,6 +1545,53 @@ fn all_calls_in(log: &Path) -> Vec<Vec<String>> {
         .collect()
 }
 
+/// A plan describes the design's managed groups while it asks EKS for the list: a group
+/// the design names that the cluster lacks is still a creation, and a group the cluster
+/// runs that the design no longer names is still read, and deleted.
+#[test]
+fn a_plan_reads_groups_the_design_lacks_and_drops_the_ones_the_cluster_lacks() {
+    let emulator = Emulator::start();
+    let dir = temp_dir("guessed-groups");
+    let (file, cluster) = filled_template(&emulator, "g4dn", &dir);
+    eksctl_create(&emulator, &file);
+    let mut design: yaml_serde::Value =
+        yaml_serde::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let groups = design["managedNodeGroups"].as_sequence_mut().unwrap();
+    groups.retain(|group| group["name"] != "sys");
+    groups.push(yaml_serde::from_str("{name: extra, instanceType: m5.large}").unwrap());
+    let changed = dir.join("changed.yaml");
+    std::fs::write(&changed, yaml_serde::to_string(&design).unwrap()).unwrap();
+    let plan = plan_on(&emulator, &changed, &cluster, &["--format", "json"]);
+    let plan: serde_json::Value = serde_json::from_slice(&plan.stdout).unwrap();
+    let changes: Vec<(String, String)> = plan["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|change| {
+            (
+                change["action"].as_str().unwrap().to_owned(),
+                change["name"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        changes,
+        [
+            ("create".to_owned(), "extra".to_owned()),
+            ("delete".to_owned(), "sys".to_owned())
+        ],
+        "{plan:#}"
+    );
+    assert!(
+        !plan["not_read"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|gap| gap.to_string().contains("extra")),
+        "a guess the cluster does not hold is no gap: {plan:#}"
+    );
+}
+
 /// The apply the issue asks for, end to end against the emulator with the stand-ins
 /// changing it as the real tools change AWS: refused without consent to the drain, run
 /// with it in the plan's order (the new group before the replaced one goes), the cluster

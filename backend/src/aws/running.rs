@@ -62,9 +62,15 @@ pub struct ApiAccess {
 impl LiveAws {
     /// The running cluster `name` as a design, with what could not be read. `Err` when
     /// the cluster itself cannot be read; a design that does not import (it cannot, from
-    /// answers EKS gives) is `Failed`.
-    pub async fn read_design(&self, region: &Region, name: &str) -> Result<Reading, AwsError> {
-        let running = self.running_cluster(region, name).await?;
+    /// answers EKS gives) is `Failed`. `expected_groups` are the managed node groups the
+    /// caller expects (a plan's design's), described without waiting for the list.
+    pub async fn read_design(
+        &self,
+        region: &Region,
+        name: &str,
+        expected_groups: &[String],
+    ) -> Result<Reading, AwsError> {
+        let running = self.running_cluster(region, name, expected_groups).await?;
         design_of(&running).map_err(|detail| AwsError::Failed {
             call: "DescribeCluster",
             detail: format!("the cluster read does not import: {detail}"),
@@ -138,11 +144,13 @@ impl LiveAws {
     /// VPC's subnets, beside the node groups (listed, described, then each launch
     /// template), the add-ons, the access entries and the Pod Identity associations. The
     /// longest chain is three calls (ListNodegroups, DescribeNodegroup,
-    /// DescribeLaunchTemplateVersions); EKS has no call that describes node groups in bulk.
+    /// DescribeLaunchTemplateVersions; EKS has no call that describes node groups in
+    /// bulk), two for the groups of `expected_groups`, described beside the list.
     pub async fn running_cluster(
         &self,
         region: &Region,
         name: &str,
+        expected_groups: &[String],
     ) -> Result<RunningCluster, AwsError> {
         let cluster_and_subnets = async {
             let cluster = self.described_cluster(region, name).await?;
@@ -151,7 +159,7 @@ impl LiveAws {
         };
         let (cluster, groups, self_managed, addons, entries, associations) = tokio::join!(
             cluster_and_subnets,
-            self.node_groups(region, name),
+            self.node_groups(region, name, expected_groups),
             self.self_managed_groups(region, name),
             self.addons(region, name),
             self.access_entries(region, name),
@@ -485,131 +493,162 @@ impl LiveAws {
         })
     }
 
+    /// The cluster's managed node groups (ListNodegroups, then DescribeNodegroup and the
+    /// launch template's version for each). The groups in `expected` (the design's, for a
+    /// plan) are described while the list is asked for, so a group's three calls are two
+    /// one after another; a guess the list does not hold is dropped.
     async fn node_groups(
         &self,
         region: &Region,
         cluster: &str,
+        expected: &[String],
     ) -> Result<(Vec<EksNodegroup>, Vec<NotRead>), AwsError> {
         let eks = self.eks_client(region)?;
-        let pages = eks
-            .list_nodegroups()
-            .cluster_name(cluster)
-            .into_paginator()
-            .send()
-            .collect::<Result<Vec<_>, _>>()
-            .await
-            .map_err(|error| self.service_error("eks", "ListNodegroups", region, error))?;
-        let names: Vec<String> = pages
+        let listing = async {
+            eks.list_nodegroups()
+                .cluster_name(cluster)
+                .into_paginator()
+                .send()
+                .collect::<Result<Vec<_>, _>>()
+                .await
+                .map_err(|error| self.service_error("eks", "ListNodegroups", region, error))
+        };
+        let guesses = join_all(
+            expected
+                .iter()
+                .map(|name| self.node_group(&eks, region, cluster, name)),
+        );
+        let (pages, guessed) = tokio::join!(listing, guesses);
+        let names: Vec<String> = pages?
             .iter()
             .flat_map(|page| page.nodegroups().iter().cloned())
             .collect();
-        let described = join_all(names.iter().map(|name| {
-            let eks = eks.clone();
-            async move {
-                let answer = eks
-                    .describe_nodegroup()
-                    .cluster_name(cluster)
-                    .nodegroup_name(name)
-                    .send()
-                    .await
-                    .map_err(|error| {
-                        self.service_error("eks", "DescribeNodegroup", region, error)
-                    })?;
-                let Some(group) = answer.nodegroup() else {
-                    return Ok((None, None));
-                };
-                let scaling = group.scaling_config();
-                let mut read = EksNodegroup {
-                    name: name.clone(),
-                    status: group
-                        .status()
-                        .map(|status| status.as_str().to_owned())
-                        .unwrap_or_default(),
-                    instance_types: group.instance_types().to_vec(),
-                    ami_type: group
-                        .ami_type()
-                        .map(|ami| ami.as_str().to_owned())
-                        .unwrap_or_default(),
-                    capacity_type: group
-                        .capacity_type()
-                        .map(|capacity| capacity.as_str().to_owned())
-                        .unwrap_or_default(),
-                    min_size: scaling
-                        .and_then(|scaling| scaling.min_size())
-                        .unwrap_or_default()
-                        .max(0) as u32,
-                    max_size: scaling
-                        .and_then(|scaling| scaling.max_size())
-                        .unwrap_or_default()
-                        .max(0) as u32,
-                    desired_size: scaling
-                        .and_then(|scaling| scaling.desired_size())
-                        .unwrap_or_default()
-                        .max(0) as u32,
-                    labels: group
-                        .labels()
-                        .map(|labels| labels.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
-                        .unwrap_or_default(),
-                    taints: group
-                        .taints()
-                        .iter()
-                        .map(|taint| EksTaint {
-                            key: taint.key().unwrap_or_default().to_owned(),
-                            value: taint.value().map(str::to_owned),
-                            effect: taint
-                                .effect()
-                                .map(|effect| effect.as_str().to_owned())
-                                .unwrap_or_default(),
-                        })
-                        .collect(),
-                    subnets: group.subnets().to_vec(),
-                    tags: group
-                        .tags()
-                        .map(|tags| tags.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
-                        .unwrap_or_default(),
-                    launch_template: None,
-                    node_repair: group
-                        .node_repair_config()
-                        .and_then(|repair| repair.enabled()),
-                    node_role: group.node_role().unwrap_or_default().to_owned(),
-                };
-                let mut missing = None;
-                if let Some(template) = group.launch_template()
-                    && let Some(id) = template.id()
-                {
-                    match self
-                        .launch_template_facts(region, id, template.version())
-                        .await
-                    {
-                        Ok(facts) => read.launch_template = Some(facts),
-                        Err(error) => {
-                            missing = Some(not_read(
-                                format!("node group {name}: its launch template {id}"),
-                                &error,
-                            ));
-                        }
-                    }
-                } else {
-                    // No launch template: EKS made the nodes from its own settings, so
-                    // there is no EFA, reservation or placement group to read.
-                    read.launch_template = Some(LaunchTemplateFacts::default());
-                }
-                Ok::<_, AwsError>((Some(read), missing))
-            }
-        }))
-        .await;
+        let unguessed: Vec<&String> = names
+            .iter()
+            .filter(|name| !expected.contains(name))
+            .collect();
+        let mut rest = join_all(
+            unguessed
+                .iter()
+                .map(|name| self.node_group(&eks, region, cluster, name)),
+        )
+        .await
+        .into_iter();
+        let mut guessed: Vec<Option<_>> = guessed.into_iter().map(Some).collect();
         let mut groups = Vec::new();
         let mut missing = Vec::new();
-        for (name, answer) in names.iter().zip(described) {
+        for name in &names {
+            let answer = match expected.iter().position(|guess| guess == name) {
+                Some(at) => guessed[at].take(),
+                None => rest.next(),
+            };
             match answer {
-                Ok((group, gap)) => {
+                Some(Ok((group, gap))) => {
                     groups.extend(group);
                     missing.extend(gap);
                 }
-                Err(error) => missing.push(not_read(format!("node group {name}"), &error)),
+                Some(Err(error)) => missing.push(not_read(format!("node group {name}"), &error)),
+                None => {}
             }
         }
         Ok((groups, missing))
+    }
+
+    /// One managed node group (DescribeNodegroup) and what its launch template says.
+    async fn node_group(
+        &self,
+        eks: &aws_sdk_eks::Client,
+        region: &Region,
+        cluster: &str,
+        name: &String,
+    ) -> Result<(Option<EksNodegroup>, Option<NotRead>), AwsError> {
+        let answer = eks
+            .describe_nodegroup()
+            .cluster_name(cluster)
+            .nodegroup_name(name)
+            .send()
+            .await
+            .map_err(|error| self.service_error("eks", "DescribeNodegroup", region, error))?;
+        let Some(group) = answer.nodegroup() else {
+            return Ok((None, None));
+        };
+        let scaling = group.scaling_config();
+        let mut read = EksNodegroup {
+            name: name.clone(),
+            status: group
+                .status()
+                .map(|status| status.as_str().to_owned())
+                .unwrap_or_default(),
+            instance_types: group.instance_types().to_vec(),
+            ami_type: group
+                .ami_type()
+                .map(|ami| ami.as_str().to_owned())
+                .unwrap_or_default(),
+            capacity_type: group
+                .capacity_type()
+                .map(|capacity| capacity.as_str().to_owned())
+                .unwrap_or_default(),
+            min_size: scaling
+                .and_then(|scaling| scaling.min_size())
+                .unwrap_or_default()
+                .max(0) as u32,
+            max_size: scaling
+                .and_then(|scaling| scaling.max_size())
+                .unwrap_or_default()
+                .max(0) as u32,
+            desired_size: scaling
+                .and_then(|scaling| scaling.desired_size())
+                .unwrap_or_default()
+                .max(0) as u32,
+            labels: group
+                .labels()
+                .map(|labels| labels.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
+                .unwrap_or_default(),
+            taints: group
+                .taints()
+                .iter()
+                .map(|taint| EksTaint {
+                    key: taint.key().unwrap_or_default().to_owned(),
+                    value: taint.value().map(str::to_owned),
+                    effect: taint
+                        .effect()
+                        .map(|effect| effect.as_str().to_owned())
+                        .unwrap_or_default(),
+                })
+                .collect(),
+            subnets: group.subnets().to_vec(),
+            tags: group
+                .tags()
+                .map(|tags| tags.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
+                .unwrap_or_default(),
+            launch_template: None,
+            node_repair: group
+                .node_repair_config()
+                .and_then(|repair| repair.enabled()),
+            node_role: group.node_role().unwrap_or_default().to_owned(),
+        };
+        let mut missing = None;
+        if let Some(template) = group.launch_template()
+            && let Some(id) = template.id()
+        {
+            match self
+                .launch_template_facts(region, id, template.version())
+                .await
+            {
+                Ok(facts) => read.launch_template = Some(facts),
+                Err(error) => {
+                    missing = Some(not_read(
+                        format!("node group {name}: its launch template {id}"),
+                        &error,
+                    ));
+                }
+            }
+        } else {
+            // No launch template: EKS made the nodes from its own settings, so
+            // there is no EFA, reservation or placement group to read.
+            read.launch_template = Some(LaunchTemplateFacts::default());
+        }
+        Ok((Some(read), missing))
     }
 
     async fn launch_template_facts(

@@ -60,11 +60,15 @@ fn read_running(
                     )
                     .await
                 }
-                None => {
-                    crate::deploy::objects::read_running(&aws, &args.tools, &region, args.cluster)
-                        .await
-                        .map(|reading| (reading, None))
-                }
+                None => crate::deploy::objects::read_running(
+                    &aws,
+                    &args.tools,
+                    &region,
+                    args.cluster,
+                    &[],
+                )
+                .await
+                .map(|reading| (reading, None)),
             }
         })
         .map_err(|error| format!("cannot read cluster {}: {error}", args.cluster))

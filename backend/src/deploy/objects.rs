@@ -320,18 +320,25 @@ pub async fn read_for_plan(
                 .map_err(|error| error.to_string()),
         )
     };
-    let (reading, offer) = tokio::join!(read_running(aws, tools, region, name), offer);
+    let groups: Vec<String> = design
+        .node_groups
+        .iter()
+        .map(|group| group.name.trim().to_owned())
+        .collect();
+    let (reading, offer) = tokio::join!(read_running(aws, tools, region, name, &groups), offer);
     Ok((reading?, offer))
 }
 
 /// The running cluster `name` as a design: what EKS and EC2 describe, and the objects
 /// inside it, read at the same time. Only the cluster itself must be readable; every
-/// other gap is named in the reading.
+/// other gap is named in the reading. The managed node groups `expected_groups` names
+/// are described without waiting for EKS's list of them.
 pub async fn read_running(
     aws: &LiveAws,
     tools: &Tools,
     region: &Region,
     name: &str,
+    expected_groups: &[String],
 ) -> Result<Reading, AwsError> {
     // The objects' read needs the API server's endpoint: its own DescribeCluster, beside
     // the design's (one call sooner than waiting for the whole design).
@@ -342,7 +349,7 @@ pub async fn read_running(
             .map_err(|error| format!("no kubeconfig for the cluster: {error}"))?;
         read_objects(tools, region.as_str(), name, &access).await
     };
-    let (reading, objects) = tokio::join!(aws.read_design(region, name), objects);
+    let (reading, objects) = tokio::join!(aws.read_design(region, name, expected_groups), objects);
     let mut reading = reading?;
     match objects {
         Ok(found) => {

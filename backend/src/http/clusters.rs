@@ -116,7 +116,7 @@ async fn read(
     JsonBody(request): JsonBody<ReadRequest>,
 ) -> Result<Json<ReadAnswer>, ApiError> {
     let region = region(&request.region)?;
-    let reading = read_running(&aws, &tools, &region, &request.cluster)
+    let reading = read_running(&aws, &tools, &region, &request.cluster, &[])
         .await
         .map_err(|error| aws_error(&request.cluster, error))?;
     Ok(Json(ReadAnswer {
