@@ -390,44 +390,40 @@ impl LiveAws {
         Ok(sizes)
     }
 
-    /// DescribeCluster, as the studio keeps it.
     /// What a kubeconfig for cluster `name` needs (DescribeCluster): its ARN, its API
     /// server's endpoint and the certificate authority's data, as
     /// `aws eks update-kubeconfig` takes them.
     pub async fn api_access(&self, region: &Region, name: &str) -> Result<ApiAccess, AwsError> {
-        const CALL: &str = "DescribeCluster";
-        let eks = self.eks_client(region)?;
-        let described = eks
-            .describe_cluster()
-            .name(name)
-            .send()
-            .await
-            .map_err(|error| self.service_error("eks", CALL, region, error))?;
-        let cluster = described.cluster();
+        let cluster = self.describe_cluster(region, name).await?;
         let field = |value: Option<&str>, what: &str| {
             value
                 .filter(|value| !value.is_empty())
                 .map(str::to_owned)
                 .ok_or_else(|| AwsError::Failed {
-                    call: CALL,
+                    call: "DescribeCluster",
                     detail: format!(
                         "EKS gave cluster {name} no {what} (is it still being created?)"
                     ),
                 })
         };
         Ok(ApiAccess {
-            arn: field(cluster.and_then(|cluster| cluster.arn()), "ARN")?,
-            endpoint: field(cluster.and_then(|cluster| cluster.endpoint()), "endpoint")?,
+            arn: field(cluster.arn(), "ARN")?,
+            endpoint: field(cluster.endpoint(), "endpoint")?,
             certificate_authority: field(
                 cluster
-                    .and_then(|cluster| cluster.certificate_authority())
+                    .certificate_authority()
                     .and_then(|authority| authority.data()),
                 "certificate authority",
             )?,
         })
     }
 
-    async fn described_cluster(&self, region: &Region, name: &str) -> Result<EksCluster, AwsError> {
+    /// EKS's answer to DescribeCluster for `name`.
+    async fn describe_cluster(
+        &self,
+        region: &Region,
+        name: &str,
+    ) -> Result<aws_sdk_eks::types::Cluster, AwsError> {
         let eks = self.eks_client(region)?;
         let described = eks
             .describe_cluster()
@@ -435,12 +431,15 @@ impl LiveAws {
             .send()
             .await
             .map_err(|error| self.service_error("eks", "DescribeCluster", region, error))?;
-        let Some(cluster) = described.cluster() else {
-            return Err(AwsError::Failed {
-                call: "DescribeCluster",
-                detail: format!("EKS described no cluster named {name}"),
-            });
-        };
+        described.cluster.ok_or_else(|| AwsError::Failed {
+            call: "DescribeCluster",
+            detail: format!("EKS described no cluster named {name}"),
+        })
+    }
+
+    /// DescribeCluster, as the studio keeps it.
+    async fn described_cluster(&self, region: &Region, name: &str) -> Result<EksCluster, AwsError> {
+        let cluster = &self.describe_cluster(region, name).await?;
         let vpc = cluster.resources_vpc_config();
         let compute = cluster.compute_config();
         Ok(EksCluster {

@@ -391,14 +391,15 @@ fn self_managed_kept_through_upgrade(old: &Value, new: &Value, plan: &mut Plan) 
     let to = text(&metadata(new), "version").to_owned();
     let by_name = |group: &Value| text(group, "name").to_owned();
     let before = items_by(old, "nodeGroups", by_name);
-    for (name, group) in items_by(new, "nodeGroups", by_name) {
-        let Some((_, previous)) = before.iter().find(|(old_name, _)| *old_name == name) else {
+    let after = items_by(new, "nodeGroups", by_name);
+    for pairing in pair_up(&before, &after) {
+        let Pairing::Kept(name, _, _, fields) = pairing else {
             continue;
         };
-        let replaced = changed_keys(previous, group, "")
+        if fields
             .iter()
-            .any(|field| !SCALING.contains(&field.as_str()));
-        if replaced {
+            .any(|field| !SCALING.contains(&field.as_str()))
+        {
             continue;
         }
         plan.findings.push(changes::SELF_MANAGED_KEEPS_VERSION.finding(
@@ -441,12 +442,13 @@ fn node_group_changes(old: &Value, new: &Value, target: &Target, plan: &mut Plan
     let before = items_by(old, "managedNodeGroups", by_name);
     let after = items_by(new, "managedNodeGroups", by_name);
     let mut names = GroupNames::of(old, new);
-    for (name, group) in &after {
-        let Some((_, previous)) = before.iter().find(|(old_name, _)| old_name == name) else {
-            plan.changes.push(group_created(name));
+    for pairing in pair_up(&before, &after) {
+        let Pairing::Kept(name, group, previous, fields) = pairing else {
+            if let Pairing::Added(name, _) = pairing {
+                plan.changes.push(group_created(name));
+            }
             continue;
         };
-        let fields = changed_keys(previous, group, "");
         if fields.is_empty() {
             continue;
         }
@@ -482,12 +484,13 @@ fn self_managed_changes(old: &Value, new: &Value, target: &Target, plan: &mut Pl
     let before = items_by(old, "nodeGroups", by_name);
     let after = items_by(new, "nodeGroups", by_name);
     let mut names = GroupNames::of(old, new);
-    for (name, group) in &after {
-        let Some((_, previous)) = before.iter().find(|(old_name, _)| old_name == name) else {
-            plan.changes.push(group_created(name));
+    for pairing in pair_up(&before, &after) {
+        let Pairing::Kept(name, group, previous, fields) = pairing else {
+            if let Pairing::Added(name, _) = pairing {
+                plan.changes.push(group_created(name));
+            }
             continue;
         };
-        let fields = changed_keys(previous, group, "");
         if fields.is_empty() {
             continue;
         }
@@ -909,8 +912,8 @@ fn taints_update(previous: &Value, group: &Value) -> String {
 enum Pairing<'a> {
     /// Only the new list has it.
     Added(&'a str, &'a Value),
-    /// Both have it, with these keys changed (possibly none).
-    Kept(&'a str, &'a Value, Vec<String>),
+    /// Both have it: the new one, the old one, and the keys that changed (possibly none).
+    Kept(&'a str, &'a Value, &'a Value, Vec<String>),
     /// Only the old list has it.
     Removed(&'a str),
 }
@@ -926,7 +929,7 @@ fn pair_up<'a>(
             |(name, value)| match before.iter().find(|(old, _)| old == name) {
                 None => Pairing::Added(name, value),
                 Some((_, previous)) => {
-                    Pairing::Kept(name, value, changed_keys(previous, value, ""))
+                    Pairing::Kept(name, value, previous, changed_keys(previous, value, ""))
                 }
             },
         )
@@ -971,8 +974,8 @@ fn addon_changes(old: &Value, new: &Value, target: &Target, plan: &mut Plan) {
                     vec![with_version(command, addon)],
                 )
             }
-            Pairing::Kept(_, _, fields) if fields.is_empty() => continue,
-            Pairing::Kept(name, addon, fields) => {
+            Pairing::Kept(_, _, _, fields) if fields.is_empty() => continue,
+            Pairing::Kept(name, addon, _, fields) => {
                 let command = if fields.iter().all(|field| field == "version") {
                     let command = target.command(&["eksctl", "update", "addon", "--name", name]);
                     with_version(command, addon)
@@ -1054,9 +1057,9 @@ fn access_changes(old: &Value, new: &Value, target: &Target, plan: &mut Plan) {
                 Vec::new(),
                 vec![create()],
             ),
-            Pairing::Kept(_, _, fields) if fields.is_empty() => continue,
+            Pairing::Kept(_, _, _, fields) if fields.is_empty() => continue,
             // eksctl has no update of an access entry: it is deleted and made again.
-            Pairing::Kept(principal, _, fields) => simple(
+            Pairing::Kept(principal, _, _, fields) => simple(
                 Action::Replace,
                 "accessentry",
                 principal,
@@ -1106,8 +1109,8 @@ fn access_changes(old: &Value, new: &Value, target: &Target, plan: &mut Plan) {
                 Vec::new(),
                 vec![from_file("create")],
             ),
-            Pairing::Kept(_, _, fields) if fields.is_empty() => continue,
-            Pairing::Kept(account, _, fields) => simple(
+            Pairing::Kept(_, _, _, fields) if fields.is_empty() => continue,
+            Pairing::Kept(account, _, _, fields) => simple(
                 Action::Update,
                 kind,
                 account,
