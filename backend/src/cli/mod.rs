@@ -156,8 +156,8 @@ pub enum Command {
         /// EKS endpoint to use instead of AWS's (e.g. an emulator).
         #[arg(long)]
         eks_endpoint: Option<String>,
-        /// The AWS CLI that writes a kubeconfig for the cluster (into a private directory
-        /// of this read's own).
+        /// The AWS CLI the read's kubeconfig names for kubectl's and helm's token
+        /// (`aws eks get-token`).
         #[arg(long, default_value = "aws")]
         aws: PathBuf,
         /// The kubectl that reads Karpenter's objects from the cluster.
@@ -187,8 +187,8 @@ pub enum Command {
         /// EKS endpoint to use instead of AWS's (e.g. an emulator).
         #[arg(long)]
         eks_endpoint: Option<String>,
-        /// The AWS CLI that writes a kubeconfig for the cluster (into a private directory
-        /// of this read's own).
+        /// The AWS CLI the read's kubeconfig names for kubectl's and helm's token
+        /// (`aws eks get-token`).
         #[arg(long, default_value = "aws")]
         aws: PathBuf,
         /// The kubectl that reads Karpenter's objects from the cluster.
@@ -239,8 +239,8 @@ pub enum Command {
         /// EKS endpoint to use instead of AWS's (e.g. an emulator).
         #[arg(long)]
         eks_endpoint: Option<String>,
-        /// The AWS CLI that writes a kubeconfig for the cluster (into a private directory
-        /// of this read's own).
+        /// The AWS CLI the steps run (`aws eks update-kubeconfig`, `update-nodegroup-config`)
+        /// and the kubeconfigs name for kubectl's and helm's token (`aws eks get-token`).
         #[arg(long, default_value = "aws")]
         aws: PathBuf,
         /// The kubectl that reads Karpenter's objects from the cluster.
