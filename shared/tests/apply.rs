@@ -242,7 +242,7 @@ fn apply_sh_runs_exactly_the_plan_s_argument_vectors_after_consent() {
     assert_eq!(carrying.len(), 1, "{carrying:?}");
     assert!(
         carrying[0].starts_with(&format!(
-            "-/+ nodegroup {replaced}: eksctl delete nodegroup, waits up to 25m (disrupts: drains"
+            "-/+ nodegroup {replaced}: eksctl delete nodegroup {replaced}, waits up to 25m (disrupts: drains"
         )),
         "{carrying:?}"
     );

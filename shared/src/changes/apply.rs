@@ -45,7 +45,7 @@ fn tool_name<S: serde::Serializer>(tool: &Tool, serializer: S) -> Result<S::Ok, 
 
 impl ApplyStep {
     /// The step in words for a job's list: its change and what the command does
-    /// (`-/+ nodegroup gpu: eksctl delete nodegroup`), with what it disrupts.
+    /// (`-/+ nodegroup gpu: eksctl delete nodegroup gpu`), with what it disrupts.
     pub fn title(&self) -> String {
         let verb: Vec<&str> = self
             .args
@@ -60,6 +60,16 @@ impl ApplyStep {
             self.tool.command(),
             verb.join(" ")
         );
+        // The object a command names by flag: which group a replacement's four eksctl
+        // steps act on (`gpu-interim`, `gpu`).
+        let named = ["--include", "--name"].iter().find_map(|flag| {
+            let at = self.args.iter().position(|arg| arg == flag)?;
+            self.args.get(at + 1)
+        });
+        if let Some(object) = named {
+            title.push(' ');
+            title.push_str(object);
+        }
         if let Some(wait) = wait_of(&self.argv()) {
             title.push_str(&format!(", waits up to {wait}"));
         }
