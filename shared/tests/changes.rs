@@ -344,6 +344,29 @@ fn a_replacement_under_the_same_name_moves_the_pods_through_an_interim_group() {
         verbs_of(change)[0],
         format!("create {name}-interim-2 from cluster-interim.yaml")
     );
+
+    // A self-managed group of the cluster has the name: not taken over, not clashed with.
+    let other_kind = edited(&before, |spec| {
+        spec["eksctl_extra"]["nodeGroups"] =
+            json!([{"name": format!("{name}-interim"), "instanceType": "m5.large"}]);
+    });
+    let plan = diff(&other_kind, &after);
+    let replaced = plan
+        .changes
+        .iter()
+        .find(|change| change.action == Action::Replace)
+        .unwrap();
+    assert_eq!(
+        verbs_of(replaced)[0],
+        format!("create {name}-interim-2 from cluster-interim.yaml")
+    );
+    assert!(
+        plan.changes
+            .iter()
+            .any(|change| change.action == Action::Delete && change.name == interim),
+        "{}",
+        human(&plan)
+    );
 }
 
 /// eksctl upgrades managed node groups only (pkg/actions/nodegroup/upgrade.go): a kept

@@ -441,7 +441,7 @@ fn node_group_changes(old: &Value, new: &Value, target: &Target, plan: &mut Plan
     let by_name = |group: &Value| text(group, "name").to_owned();
     let before = items_by(old, "managedNodeGroups", by_name);
     let after = items_by(new, "managedNodeGroups", by_name);
-    let mut names = GroupNames::of(old, new);
+    let mut names = GroupNames::of(old, new, "managedNodeGroups");
     for pairing in pair_up(&before, &after) {
         let Pairing::Kept(name, group, previous, fields) = pairing else {
             if let Pairing::Added(name, _) = pairing {
@@ -483,7 +483,7 @@ fn self_managed_changes(old: &Value, new: &Value, target: &Target, plan: &mut Pl
     let by_name = |group: &Value| text(group, "name").to_owned();
     let before = items_by(old, "nodeGroups", by_name);
     let after = items_by(new, "nodeGroups", by_name);
-    let mut names = GroupNames::of(old, new);
+    let mut names = GroupNames::of(old, new, "nodeGroups");
     for pairing in pair_up(&before, &after) {
         let Pairing::Kept(name, group, previous, fields) = pairing else {
             if let Pairing::Added(name, _) = pairing {
@@ -527,42 +527,50 @@ fn self_managed_changes(old: &Value, new: &Value, target: &Target, plan: &mut Pl
 }
 
 /// The names of the groups (managed and self-managed: eksctl names both kinds' stacks
-/// alike) the cluster runs and the design names, and the leftover interim groups a
-/// replacement takes over.
+/// alike) the cluster runs, in the list at hand and in the other one, and the design
+/// names; and the leftover interim groups a replacement takes over.
 struct GroupNames {
     running: BTreeSet<String>,
+    running_elsewhere: BTreeSet<String>,
     designed: BTreeSet<String>,
     taken_over: BTreeSet<String>,
 }
 
 impl GroupNames {
-    fn of(old: &Value, new: &Value) -> GroupNames {
-        let names = |document: &Value| -> BTreeSet<String> {
-            ["managedNodeGroups", "nodeGroups"]
+    /// The names for the groups of `list` (`managedNodeGroups` or `nodeGroups`).
+    fn of(old: &Value, new: &Value, list: &str) -> GroupNames {
+        let names = |document: &Value, lists: &[&str]| -> BTreeSet<String> {
+            lists
                 .iter()
                 .flat_map(|list| items_by(document, list, |group| text(group, "name").to_owned()))
                 .map(|(name, _)| name)
                 .collect()
         };
+        let both = ["managedNodeGroups", "nodeGroups"];
+        let other: Vec<&str> = both.into_iter().filter(|other| *other != list).collect();
         GroupNames {
-            running: names(old),
-            designed: names(new),
+            running: names(old, &[list]),
+            running_elsewhere: names(old, &other),
+            designed: names(new, &both),
             taken_over: BTreeSet::new(),
         }
     }
 }
 
 /// The group that holds a replaced group's pods while it is made again under its name:
-/// `NAME-interim` (`NAME-interim-2`… when the design names that), and whether the cluster
-/// already runs it (left by an apply that stopped half-way). `None` when no such name
-/// fits a node label's 63 characters (EKS labels each node with its group's name).
+/// `NAME-interim` (`NAME-interim-2`… when the design or a group of the other kind has
+/// that name), and whether the cluster already runs it (left by an apply that stopped
+/// half-way). `None` when no such name fits a node label's 63 characters (EKS labels
+/// each node with its group's name).
 fn interim_name(name: &str, names: &GroupNames) -> Option<(String, bool)> {
     (1..10)
         .map(|count| match count {
             1 => format!("{name}-interim"),
             _ => format!("{name}-interim-{count}"),
         })
-        .find(|candidate| !names.designed.contains(candidate))
+        .find(|candidate| {
+            !names.designed.contains(candidate) && !names.running_elsewhere.contains(candidate)
+        })
         .filter(|candidate| candidate.len() <= 63)
         .map(|candidate| {
             let running = names.running.contains(&candidate);
