@@ -349,3 +349,32 @@ fn an_empty_node_group_item_is_refused_in_eksctls_words_at_its_line() {
         finding.message
     );
 }
+
+/// Spot pools in several files without an interruption queue: one warning for the design,
+/// naming each pool, not one per pool placed in whichever file came first.
+#[test]
+fn spot_pools_without_an_interruption_queue_are_one_warning_naming_them() {
+    let pool = |name: &str| {
+        format!(
+            "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: {name}\nspec:\n  template:\n    spec:\n      nodeClassRef:\n        group: karpenter.k8s.aws\n        kind: EC2NodeClass\n        name: default\n      requirements:\n      - key: karpenter.sh/capacity-type\n        operator: In\n        values: [spot]\n"
+        )
+    };
+    let files = vec![
+        ("a.yaml".to_owned(), pool("first")),
+        ("b.yaml".to_owned(), pool("second")),
+    ];
+    let linted = shared::lint::lint_files_with(&files, &shared::rules::LiveFacts::default());
+    let warnings: Vec<&shared::lint::LintFinding> = linted
+        .iter()
+        .flat_map(|file| file.outcome.as_ref().unwrap())
+        .filter(|finding| finding.rule == "karpenter-spot-without-interruption-queue")
+        .collect();
+    assert_eq!(warnings.len(), 1, "{warnings:#?}");
+    assert!(
+        warnings[0]
+            .message
+            .starts_with("NodePools `first`, `second` allow Spot"),
+        "{}",
+        warnings[0].message
+    );
+}

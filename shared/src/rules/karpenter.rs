@@ -1299,13 +1299,25 @@ fn karpenter_spot_without_interruption_queue(context: &Context<'_>, report: &mut
     if has_queue {
         return;
     }
-    for (pool_index, pool) in pools(context) {
-        if capacity_types(pool).contains("spot") {
-            report.fire(
-                fields::INTERRUPTION_QUEUE.path(),
-                format!("NodePool `{}` (karpenter.node_pools[{pool_index}]) allows Spot, but no interruption queue is set", pool.metadata.name),
-            );
-        }
+    // One finding for the design, at the queue it lacks, naming every pool that allows
+    // Spot (a directory of pool files gets one warning, not one per file).
+    let spot: Vec<String> = pools(context)
+        .filter(|(_, pool)| capacity_types(pool).contains("spot"))
+        .map(|(_, pool)| format!("`{}`", pool.metadata.name))
+        .collect();
+    let (noun, verb) = if spot.len() == 1 {
+        ("NodePool", "allows")
+    } else {
+        ("NodePools", "allow")
+    };
+    if !spot.is_empty() {
+        report.fire(
+            fields::INTERRUPTION_QUEUE.path(),
+            format!(
+                "{noun} {} {verb} Spot, but no interruption queue is set: without it Karpenter does not receive EC2's two-minute Spot interruption warnings, so it does not cordon and drain a node before EC2 reclaims it",
+                spot.join(", ")
+            ),
+        );
     }
 }
 
