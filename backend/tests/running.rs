@@ -107,6 +107,21 @@ fn plan_on(emulator: &Emulator, design: &Path, cluster: &str, more: &[&str]) -> 
     eks_studio(emulator, &args)
 }
 
+/// Each change of a plan's JSON as (action, name).
+fn actions_of(plan: &serde_json::Value) -> Vec<(String, String)> {
+    plan["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|change| {
+            (
+                change["action"].as_str().unwrap().to_owned(),
+                change["name"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
 /// The design in an eksctl file, as the page holds it (its `studio.json`).
 fn design_json(file: &Path) -> serde_json::Value {
     let spec = shared::lint::parse_yaml_file(&std::fs::read_to_string(file).unwrap())
@@ -1563,17 +1578,7 @@ fn a_plan_reads_groups_the_design_lacks_and_drops_the_ones_the_cluster_lacks() {
     std::fs::write(&changed, yaml_serde::to_string(&design).unwrap()).unwrap();
     let plan = plan_on(&emulator, &changed, &cluster, &["--format", "json"]);
     let plan: serde_json::Value = serde_json::from_slice(&plan.stdout).unwrap();
-    let changes: Vec<(String, String)> = plan["changes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|change| {
-            (
-                change["action"].as_str().unwrap().to_owned(),
-                change["name"].as_str().unwrap().to_owned(),
-            )
-        })
-        .collect();
+    let changes = actions_of(&plan);
     assert_eq!(
         changes,
         [
@@ -2387,17 +2392,7 @@ async fn a_server_killed_mid_apply_keeps_the_job_interrupted_and_a_new_plan_show
     // What is left: the replacement, and nothing else.
     let left = plan_on(&emulator, &changed, &cluster, &["--format", "json"]);
     let left: serde_json::Value = serde_json::from_slice(&left.stdout).unwrap();
-    let changes: Vec<(String, String)> = left["changes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|change| {
-            (
-                change["action"].as_str().unwrap().to_owned(),
-                change["name"].as_str().unwrap().to_owned(),
-            )
-        })
-        .collect();
+    let changes = actions_of(&left);
     assert_eq!(
         changes,
         [("replace".to_owned(), "sys".to_owned())],
