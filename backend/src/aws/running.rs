@@ -59,6 +59,30 @@ pub struct ApiAccess {
     pub certificate_authority: String,
 }
 
+/// The most node groups a plan describes by the design's names before EKS lists them:
+/// EKS's default quota of managed node groups per cluster.
+const MAX_GUESSED_GROUPS: usize = 30;
+
+/// A design's group names bounded before they become calls: names EKS could have given
+/// a group, each once, no more than [`MAX_GUESSED_GROUPS`].
+fn guessable(expected: &[String]) -> Vec<&String> {
+    let mut names: Vec<&String> = Vec::new();
+    for name in expected {
+        let plausible = name.len() <= 63
+            && name
+                .chars()
+                .next()
+                .is_some_and(|first| first.is_ascii_alphanumeric())
+            && name.chars().all(|character| {
+                character.is_ascii_alphanumeric() || matches!(character, '-' | '_')
+            });
+        if plausible && !names.contains(&name) && names.len() < MAX_GUESSED_GROUPS {
+            names.push(name);
+        }
+    }
+    names
+}
+
 impl LiveAws {
     /// The running cluster `name` as a design, with what could not be read. `Err` when
     /// the cluster itself cannot be read; a design that does not import (it cannot, from
@@ -494,8 +518,9 @@ impl LiveAws {
 
     /// The cluster's managed node groups (ListNodegroups, then DescribeNodegroup and the
     /// launch template's version for each). The groups in `expected` (the design's, for a
-    /// plan) are described while the list is asked for, so a group's three calls are two
-    /// one after another; a guess the list does not hold is dropped.
+    /// plan; at most [`MAX_GUESSED_GROUPS`] names EKS could give a group) are described
+    /// while the list is asked for, so a group's three calls are two one after another;
+    /// a guess the list does not hold is dropped.
     async fn node_groups(
         &self,
         region: &Region,
@@ -512,6 +537,7 @@ impl LiveAws {
                 .await
                 .map_err(|error| self.service_error("eks", "ListNodegroups", region, error))
         };
+        let expected = guessable(expected);
         let guesses = join_all(
             expected
                 .iter()
@@ -537,7 +563,7 @@ impl LiveAws {
         let mut groups = Vec::new();
         let mut missing = Vec::new();
         for name in &names {
-            let answer = match expected.iter().position(|guess| guess == name) {
+            let answer = match expected.iter().position(|guess| *guess == name) {
                 Some(at) => guessed[at].take(),
                 None => rest.next(),
             };
@@ -912,5 +938,21 @@ impl LiveAws {
                 ))
             })
             .collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_design_s_names_become_at_most_the_quota_of_plausible_distinct_guesses() {
+        let mut names: Vec<String> = vec!["gpu".into(), "gpu".into(), "-x".into(), "a b".into()];
+        names.push("n".repeat(64));
+        names.extend((0..100).map(|index| format!("group-{index}")));
+        let guessed = guessable(&names);
+        assert_eq!(guessed.len(), MAX_GUESSED_GROUPS);
+        assert_eq!(guessed[0], "gpu");
+        assert_eq!(guessed[1], "group-0");
     }
 }
