@@ -3374,7 +3374,7 @@ fn access_entries_are_judged_as_eksctl_does_and_auto_mode_roles_find_their_entry
 /// studio models itself. Paths below Karpenter's and Auto Mode's objects, in `extra`, or
 /// in eksctl's own keys (camelCase, kept as the file had them) are upstream's words.
 fn named_by_the_vocabulary(path: &str) -> bool {
-    use shared::model::fields;
+    use shared::model::{fields, places};
     let pattern = fields::pattern(path);
     let roots = [
         "cluster",
@@ -3403,7 +3403,7 @@ fn named_by_the_vocabulary(path: &str) -> bool {
     {
         return true;
     }
-    let objects = || fields::ALL.iter().flat_map(|field| field.within.iter());
+    let objects = || places::all_fields().flat_map(|field| field.within.iter());
     if objects().any(|object| *object == pattern || object.strip_suffix("[]") == Some(&pattern))
         || upstream.contains(&pattern.as_str())
     {
@@ -3413,7 +3413,7 @@ fn named_by_the_vocabulary(path: &str) -> bool {
     let mut end = pattern.len();
     loop {
         let prefix = &pattern[..end];
-        if fields::find(prefix).is_some() {
+        if places::find_field(prefix).is_some() {
             return end == pattern.len() || pattern[end..].starts_with('[');
         }
         match prefix.rfind(['.', '[']) {

@@ -4,6 +4,7 @@
 use std::process::Command;
 
 use fantoccini::Locator;
+use shared::upstream::karpenter::NodePool;
 use studio_e2e::ec2_emulator::{self, Ec2Emulator};
 use studio_e2e::{Browser, Studio};
 
@@ -255,7 +256,7 @@ async fn a_running_cluster_opens_from_the_start_step_and_review_plans_the_edits_
     // The NodePool tightened: fewer GPUs, changed in place (its limits drift no node).
     browser.go_to_step(6).await;
     browser
-        .fill_by_label(shared::model::fields::LIMITS.label, "nvidia.com/gpu=4")
+        .fill_by_label(NodePool::LIMITS.label, "nvidia.com/gpu=4")
         .await;
     browser.go_to_step(8).await;
     let summary = plan_summary(&browser, |text| text.contains("2 to update")).await;

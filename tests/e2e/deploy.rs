@@ -3,7 +3,7 @@
 //! and cancelling a run that hangs.
 
 use fantoccini::Locator;
-use shared::model::fields;
+use shared::model::spec::{ClusterSettings, Network, NodeGroup};
 use studio_e2e::{Browser, Studio};
 
 /// AWS credentials for the tools the server runs (the stand-ins call no AWS): without
@@ -25,18 +25,18 @@ async fn open_a_deployable_design(browser: &Browser, studio: &Studio) -> String 
     browser.choose_template("p5-capacity-block").await;
     browser.go_to_step(2).await;
     let cluster_name = browser
-        .field_by_label(fields::CLUSTER_NAME.label)
+        .field_by_label(ClusterSettings::CLUSTER_NAME.label)
         .await
         .prop("value")
         .await
         .unwrap()
         .unwrap_or_default();
     browser
-        .fill_by_label(fields::REGION.label, "us-east-1")
+        .fill_by_label(ClusterSettings::REGION.label, "us-east-1")
         .await;
     browser.go_to_step(3).await;
     browser
-        .fill_by_label(fields::VPC_ID.label, "vpc-0123456789abcdef0")
+        .fill_by_label(Network::VPC_ID.label, "vpc-0123456789abcdef0")
         .await;
     for (idx, id) in [
         "f-network-private-subnets-0-id",
@@ -53,7 +53,7 @@ async fn open_a_deployable_design(browser: &Browser, studio: &Studio) -> String 
     }
     browser.go_to_step(5).await;
     browser
-        .fill_by_label(fields::RESERVATION_ID.label, "cr-0123456789abcdef0")
+        .fill_by_label(NodeGroup::RESERVATION_ID.label, "cr-0123456789abcdef0")
         .await;
     browser
         .by_id("f-node-groups-0-placement")
@@ -62,7 +62,7 @@ async fn open_a_deployable_design(browser: &Browser, studio: &Studio) -> String 
         .await
         .unwrap();
     browser
-        .fill_by_label(fields::PLACEMENT_ZONES.label, "us-east-1a")
+        .fill_by_label(NodeGroup::PLACEMENT_ZONES.label, "us-east-1a")
         .await;
     browser.go_to_step(8).await;
     browser

@@ -1,11 +1,12 @@
 //! The whole wizard in headless Chromium against the real server: findings that come and
 //! go as fields are filled, import, drafts, share links and the bundle download.
 
-use shared::model::fields;
 use std::time::{Duration, Instant};
 
 use fantoccini::Locator;
 use serde_json::json;
+use shared::model::spec::{ClusterSettings, FsxVolume, Network, NodeGroup, S3Volume, Spec};
+use shared::upstream::karpenter::{Ec2NodeClass, NodeOverlay, NodePool};
 use studio_e2e::ec2_emulator::{self, Ec2Emulator};
 use studio_e2e::{Browser, Studio};
 
@@ -69,7 +70,7 @@ async fn filling_the_p5_capacity_block_placeholders_clears_its_errors() {
         "{region_findings}"
     );
     browser
-        .fill_by_label(fields::REGION.label, "us-east-1")
+        .fill_by_label(ClusterSettings::REGION.label, "us-east-1")
         .await;
     browser
         .wait_for_text(Locator::Id("f-cluster-region-findings"), str::is_empty)
@@ -82,7 +83,7 @@ async fn filling_the_p5_capacity_block_placeholders_clears_its_errors() {
         "{version_findings}"
     );
     browser
-        .fill_by_label(fields::KUBERNETES_VERSION.label, "1.35")
+        .fill_by_label(ClusterSettings::KUBERNETES_VERSION.label, "1.35")
         .await;
     browser
         .wait_for_text(
@@ -94,7 +95,7 @@ async fn filling_the_p5_capacity_block_placeholders_clears_its_errors() {
 
     browser.go_to_step(3).await;
     browser
-        .fill_by_label(fields::VPC_ID.label, "vpc-0123456789abcdef0")
+        .fill_by_label(Network::VPC_ID.label, "vpc-0123456789abcdef0")
         .await;
     for (idx, id) in [
         "f-network-private-subnets-0-id",
@@ -117,7 +118,7 @@ async fn filling_the_p5_capacity_block_placeholders_clears_its_errors() {
 
     browser.go_to_step(5).await;
     browser
-        .fill_by_label(fields::RESERVATION_ID.label, "cr-0123456789abcdef0")
+        .fill_by_label(NodeGroup::RESERVATION_ID.label, "cr-0123456789abcdef0")
         .await;
     // The EFA group should be pinned to the zone its reservation lives in: eksctl would
     // spread it over every subnet whose zone offers the type.
@@ -128,7 +129,7 @@ async fn filling_the_p5_capacity_block_placeholders_clears_its_errors() {
     );
     select(&browser, "f-node-groups-0-placement", "availability-zones").await;
     browser
-        .fill_by_label(fields::PLACEMENT_ZONES.label, "us-east-1a")
+        .fill_by_label(NodeGroup::PLACEMENT_ZONES.label, "us-east-1a")
         .await;
     browser
         .wait_for_text(
@@ -172,7 +173,7 @@ async fn an_instance_type_without_efa_is_flagged_next_to_the_field() {
         ""
     );
     browser
-        .fill_by_label(fields::INSTANCE_TYPE.label, "g5.xlarge")
+        .fill_by_label(NodeGroup::INSTANCE_TYPE.label, "g5.xlarge")
         .await;
     let findings = browser
         .wait_for_text(
@@ -182,7 +183,7 @@ async fn an_instance_type_without_efa_is_flagged_next_to_the_field() {
         .await;
     assert!(findings.contains("g5.xlarge"), "{findings}");
     let invalid = browser
-        .field_by_label(fields::INSTANCE_TYPE.label)
+        .field_by_label(NodeGroup::INSTANCE_TYPE.label)
         .await
         .attr("aria-invalid")
         .await
@@ -209,7 +210,7 @@ async fn an_instance_type_without_efa_is_flagged_next_to_the_field() {
         )
         .await;
     let value = browser
-        .field_by_label(fields::INSTANCE_TYPE.label)
+        .field_by_label(NodeGroup::INSTANCE_TYPE.label)
         .await
         .prop("value")
         .await
@@ -239,7 +240,7 @@ async fn older_newer_and_mac_types_are_known_beside_the_field() {
     };
 
     browser
-        .fill_by_label(fields::INSTANCE_TYPE.label, "p3.8xlarge")
+        .fill_by_label(NodeGroup::INSTANCE_TYPE.label, "p3.8xlarge")
         .await;
     let line = summary("V100").await;
     assert!(
@@ -255,7 +256,7 @@ async fn older_newer_and_mac_types_are_known_beside_the_field() {
     assert!(!findings.contains("not in the catalog"), "{findings}");
 
     browser
-        .fill_by_label(fields::INSTANCE_TYPE.label, "c8g-flex.large")
+        .fill_by_label(NodeGroup::INSTANCE_TYPE.label, "c8g-flex.large")
         .await;
     let line = summary("not known").await;
     assert!(
@@ -265,7 +266,7 @@ async fn older_newer_and_mac_types_are_known_beside_the_field() {
     browser.screenshot("instance-type-sizes-not-known").await;
 
     browser
-        .fill_by_label(fields::INSTANCE_TYPE.label, "mac2.metal")
+        .fill_by_label(NodeGroup::INSTANCE_TYPE.label, "mac2.metal")
         .await;
     let findings = browser
         .wait_for_text(
@@ -346,7 +347,9 @@ async fn a_capacity_block_without_a_reservation_id_is_an_error() {
     browser.choose_template("g4dn").await;
     browser.go_to_step(5).await;
     select(&browser, "f-node-groups-0-capacity", "capacity-block").await;
-    let reservation = browser.field_by_label(fields::RESERVATION_ID.label).await;
+    let reservation = browser
+        .field_by_label(NodeGroup::RESERVATION_ID.label)
+        .await;
     assert_eq!(
         reservation.prop("value").await.unwrap().as_deref(),
         Some("")
@@ -399,7 +402,9 @@ async fn pasting_a_seed_manifest_fills_the_wizard() {
     let result = browser.import_yaml(seed).await;
     assert!(result.starts_with("Imported cluster"), "{result}");
     browser.go_to_step(2).await;
-    let name = browser.field_by_label(fields::CLUSTER_NAME.label).await;
+    let name = browser
+        .field_by_label(ClusterSettings::CLUSTER_NAME.label)
+        .await;
     assert_eq!(
         name.prop("value").await.unwrap().as_deref(),
         Some("eks-g4dn-vpc")
@@ -412,7 +417,7 @@ async fn pasting_a_seed_manifest_fills_the_wizard() {
         Some("g4dn.8xlarge")
     );
     browser.go_to_step(3).await;
-    let vpc = browser.field_by_label(fields::VPC_ID.label).await;
+    let vpc = browser.field_by_label(Network::VPC_ID.label).await;
     assert_eq!(
         vpc.prop("value").await.unwrap().as_deref(),
         Some("PLACEHOLDER_VPC_ID")
@@ -534,7 +539,7 @@ async fn the_work_survives_a_reload_and_named_drafts_are_kept() {
     browser.open(&studio).await;
     browser.go_to_step(2).await;
     browser
-        .fill_by_label(fields::CLUSTER_NAME.label, "reloaded-cluster")
+        .fill_by_label(ClusterSettings::CLUSTER_NAME.label, "reloaded-cluster")
         .await;
     browser
         .wait_for_text(PREVIEW, |text| text.contains("name: reloaded-cluster"))
@@ -633,7 +638,7 @@ async fn a_share_link_opens_the_same_spec_in_a_fresh_profile() {
     browser.choose_template("karpenter-spot-inference").await;
     browser.go_to_step(2).await;
     browser
-        .fill_by_label(fields::CLUSTER_NAME.label, "shared-by-link")
+        .fill_by_label(ClusterSettings::CLUSTER_NAME.label, "shared-by-link")
         .await;
     browser
         .by_id("tab-preview-studio-json")
@@ -741,7 +746,7 @@ async fn without_aws_the_page_says_which_checks_could_not_run() {
     );
     browser.go_to_step(2).await;
     browser
-        .fill_by_label(fields::CLUSTER_NAME.label, "changed-after-checks")
+        .fill_by_label(ClusterSettings::CLUSTER_NAME.label, "changed-after-checks")
         .await;
     browser.go_to_step(8).await;
     let stale = browser
@@ -811,15 +816,15 @@ async fn live_check_results_show_next_to_their_fields_and_feed_the_rules() {
     browser.choose_template("p5-capacity-block").await;
     browser.go_to_step(2).await;
     browser
-        .fill_by_label(fields::REGION.label, ec2_emulator::REGION)
+        .fill_by_label(ClusterSettings::REGION.label, ec2_emulator::REGION)
         .await;
     browser.go_to_step(5).await;
     browser
-        .fill_by_label(fields::RESERVATION_ID.label, BLOCK)
+        .fill_by_label(NodeGroup::RESERVATION_ID.label, BLOCK)
         .await;
     select(&browser, "f-node-groups-0-placement", "availability-zones").await;
     browser
-        .fill_by_label(fields::PLACEMENT_ZONES.label, "us-east-1a")
+        .fill_by_label(NodeGroup::PLACEMENT_ZONES.label, "us-east-1a")
         .await;
 
     let answer = run_live_checks(&browser).await;
@@ -846,7 +851,7 @@ async fn live_check_results_show_next_to_their_fields_and_feed_the_rules() {
 
     // Moving the group to the block's zone clears that finding without another check.
     browser
-        .fill_by_label(fields::PLACEMENT_ZONES.label, "us-east-1c")
+        .fill_by_label(NodeGroup::PLACEMENT_ZONES.label, "us-east-1c")
         .await;
     browser
         .wait_for_text(Locator::Id("f-node-groups-0-placement-findings"), |text| {
@@ -883,12 +888,12 @@ async fn the_picker_says_where_ec2_offers_each_type_and_the_cluster_step_where_i
     browser.choose_template("p5-capacity-block").await;
     browser.go_to_step(2).await;
     browser
-        .fill_by_label(fields::REGION.label, ec2_emulator::REGION)
+        .fill_by_label(ClusterSettings::REGION.label, ec2_emulator::REGION)
         .await;
     browser.go_to_step(5).await;
     select(&browser, "f-node-groups-0-placement", "availability-zones").await;
     browser
-        .fill_by_label(fields::PLACEMENT_ZONES.label, "us-east-1a")
+        .fill_by_label(NodeGroup::PLACEMENT_ZONES.label, "us-east-1a")
         .await;
 
     browser.go_to_step(4).await;
@@ -1060,7 +1065,7 @@ async fn fsx_in_a_new_vpc_asks_for_no_ids_and_says_where_the_deploy_puts_it() {
         .await
         .unwrap();
     browser
-        .field_by_label(fields::FSX_VOLUME.label)
+        .field_by_label(Spec::FSX_VOLUME.label)
         .await
         .click()
         .await
@@ -1074,7 +1079,10 @@ async fn fsx_in_a_new_vpc_asks_for_no_ids_and_says_where_the_deploy_puts_it() {
         .await;
     assert!(hint.contains("cluster security group"), "{hint}");
     assert!(hint.contains("988"), "{hint}");
-    for label in [fields::FSX_SUBNET.label, fields::FSX_SECURITY_GROUPS.label] {
+    for label in [
+        FsxVolume::FSX_SUBNET.label,
+        FsxVolume::FSX_SECURITY_GROUPS.label,
+    ] {
         let value = browser
             .field_by_label(label)
             .await
@@ -1106,7 +1114,7 @@ async fn fsx_in_a_new_vpc_asks_for_no_ids_and_says_where_the_deploy_puts_it() {
     browser.screenshot("fsx-new-vpc").await;
     browser.client.set_window_size(390, 844).await.unwrap();
     browser
-        .field_by_label(fields::FSX_SUBNET.label)
+        .field_by_label(FsxVolume::FSX_SUBNET.label)
         .await
         .click()
         .await
@@ -1114,7 +1122,7 @@ async fn fsx_in_a_new_vpc_asks_for_no_ids_and_says_where_the_deploy_puts_it() {
     browser.screenshot("fsx-new-vpc-390").await;
     // A subnet typed in is used as typed; the hint says only the group is the deploy's.
     browser
-        .fill_by_label(fields::FSX_SUBNET.label, "subnet-0123456789abcdef0")
+        .fill_by_label(FsxVolume::FSX_SUBNET.label, "subnet-0123456789abcdef0")
         .await;
     browser
         .wait_for_text(Locator::Css(".fsx-network"), |text| {
@@ -1135,7 +1143,7 @@ async fn checkpoint_volumes_are_edited_beside_their_add_ons_and_previewed_as_the
     browser.go_to_step(7).await;
     assert_eq!(
         browser
-            .field_by_label(fields::FSX_STORAGE.label)
+            .field_by_label(FsxVolume::FSX_STORAGE.label)
             .await
             .prop("value")
             .await
@@ -1160,7 +1168,9 @@ async fn checkpoint_volumes_are_edited_beside_their_add_ons_and_previewed_as_the
 
     // A scratch file system takes no throughput: choosing one clears it.
     select(&browser, "f-storage-fsx-deployment-type", "SCRATCH_2").await;
-    let throughput = browser.field_by_label(fields::FSX_THROUGHPUT.label).await;
+    let throughput = browser
+        .field_by_label(FsxVolume::FSX_THROUGHPUT.label)
+        .await;
     let deadline = Instant::now() + Duration::from_secs(10);
     while throughput.prop("value").await.unwrap().as_deref() != Some("") {
         assert!(Instant::now() < deadline, "the throughput stayed");
@@ -1174,7 +1184,7 @@ async fn checkpoint_volumes_are_edited_beside_their_add_ons_and_previewed_as_the
     // Back to persistent with a throughput FSx does not sell for it: said beside the field.
     select(&browser, "f-storage-fsx-deployment-type", "PERSISTENT_2").await;
     browser
-        .fill_by_label(fields::FSX_THROUGHPUT.label, "200")
+        .fill_by_label(FsxVolume::FSX_THROUGHPUT.label, "200")
         .await;
     let beside = browser
         .wait_for_text(
@@ -1184,7 +1194,7 @@ async fn checkpoint_volumes_are_edited_beside_their_add_ons_and_previewed_as_the
         .await;
     assert!(beside.contains("125, 250, 500, 1000"), "{beside}");
     browser
-        .fill_by_label(fields::S3_BUCKET.label, "Training_Data")
+        .fill_by_label(S3Volume::S3_BUCKET.label, "Training_Data")
         .await;
     browser
         .wait_for_text(Locator::Id("f-storage-s3-bucket-findings"), |text| {
@@ -1358,7 +1368,7 @@ async fn a_shared_reservations_owner_account_goes_on_its_tag_terms() {
         )
         .await;
     browser
-        .fill_by_label(fields::RESERVATION_OWNER.label, "12345")
+        .fill_by_label(Ec2NodeClass::RESERVATION_OWNER.label, "12345")
         .await;
     browser
         .wait_for_text(Locator::Css("main"), |text| {
@@ -1408,7 +1418,7 @@ async fn a_spot_nodepool_shows_each_types_latest_spot_price_once_live_checks_ran
     browser.choose_template("karpenter-spot-inference").await;
     browser.go_to_step(2).await;
     browser
-        .fill_by_label(fields::REGION.label, ec2_emulator::REGION)
+        .fill_by_label(ClusterSettings::REGION.label, ec2_emulator::REGION)
         .await;
     browser.go_to_step(6).await;
     let summary = Locator::Css(".pool-types summary");
@@ -1765,7 +1775,7 @@ async fn a_static_pool_and_a_placement_group_are_edited_with_the_crds_refusals_b
     browser.open(&studio).await;
     browser.choose_template("karpenter-reserved-training").await;
     browser.go_to_step(6).await;
-    browser.fill_by_label(fields::REPLICAS.label, "2").await;
+    browser.fill_by_label(NodePool::REPLICAS.label, "2").await;
     browser
         .by_id("tab-preview-nodepools-yaml")
         .await
@@ -1786,7 +1796,9 @@ async fn a_static_pool_and_a_placement_group_are_edited_with_the_crds_refusals_b
         findings.contains("only 'limits.nodes' is supported on static NodePools"),
         "{findings}"
     );
-    browser.fill_by_label(fields::LIMITS.label, "nodes=2").await;
+    browser
+        .fill_by_label(NodePool::LIMITS.label, "nodes=2")
+        .await;
     browser
         .wait_for_text(Locator::Id(limits), str::is_empty)
         .await;
@@ -1804,7 +1816,7 @@ async fn a_static_pool_and_a_placement_group_are_edited_with_the_crds_refusals_b
         .await;
     // A placement group by name, beside the class's reservation: a warning.
     browser
-        .fill_by_label(fields::PLACEMENT_GROUP_NAME.label, "training-pg")
+        .fill_by_label(Ec2NodeClass::PLACEMENT_GROUP_NAME.label, "training-pg")
         .await;
     let selector = "f-karpenter-node-classes-0-spec-placementgroupselector-findings";
     let findings = browser
@@ -1816,7 +1828,10 @@ async fn a_static_pool_and_a_placement_group_are_edited_with_the_crds_refusals_b
     );
     // Both a name and an id: the CRD refuses it.
     browser
-        .fill_by_label(fields::PLACEMENT_GROUP_ID.label, "pg-0123456789abcdef0")
+        .fill_by_label(
+            Ec2NodeClass::PLACEMENT_GROUP_ID.label,
+            "pg-0123456789abcdef0",
+        )
         .await;
     browser
         .wait_for_text(Locator::Id(selector), |text| {
@@ -1976,7 +1991,7 @@ async fn a_storage_add_on_gets_its_iam_policy_and_needs_the_oidc_provider() {
     // Without the cluster's OIDC provider eksctl makes no role for them.
     browser.go_to_step(2).await;
     browser
-        .field_by_label(fields::WITH_OIDC.label)
+        .field_by_label(ClusterSettings::WITH_OIDC.label)
         .await
         .click()
         .await
@@ -2170,7 +2185,9 @@ async fn a_node_overlay_is_added_edited_beside_its_findings_and_written_with_its
         })
         .await;
     // A price as well as a price change: the CRD refuses both; said beside the overlay.
-    browser.fill_by_label(fields::PRICE.label, "1.50").await;
+    browser
+        .fill_by_label(NodeOverlay::PRICE.label, "1.50")
+        .await;
     let beside = browser
         .wait_for_text(
             Locator::Id("f-karpenter-node-overlays-0-spec-findings"),
@@ -2178,7 +2195,9 @@ async fn a_node_overlay_is_added_edited_beside_its_findings_and_written_with_its
         )
         .await;
     assert!(beside.contains("overlay-1"), "{beside}");
-    browser.empty_by_label(fields::PRICE_ADJUSTMENT.label).await;
+    browser
+        .empty_by_label(NodeOverlay::PRICE_ADJUSTMENT.label)
+        .await;
     browser
         .wait_for_text(
             Locator::Id("f-karpenter-node-overlays-0-spec-findings"),

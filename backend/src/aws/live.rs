@@ -12,7 +12,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 use shared::Spec;
 use shared::model::ids::{self, Region};
-use shared::model::spec::{Capacity, Network};
+use shared::model::spec::{self, Capacity, ClusterSettings, Network, NodeGroup};
 use shared::rules::{
     ClusterVersionFact, Finding, LiveFacts, OfferingFact, Severity, SpotPriceFact, SpotScoreFact,
     cheapest_spot, validate_with,
@@ -23,6 +23,7 @@ use super::{AwsError, LiveAws};
 
 pub use shared::model::live_checks::CheckStatus;
 use shared::model::live_checks::LiveCheck;
+use shared::upstream::karpenter::Ec2NodeClass;
 
 /// The outcome of one live check.
 pub type CheckResult = shared::model::live_checks::LiveCheck;
@@ -212,7 +213,7 @@ fn plan(spec: &Spec) -> Vec<Planned> {
     if !version.is_empty() && !ids::is_placeholder(version) {
         planned.push(Planned {
             id: KUBERNETES_VERSION,
-            path: fields::KUBERNETES_VERSION.path(),
+            path: ClusterSettings::KUBERNETES_VERSION.path(),
             question: Question::ClusterVersions {
                 version: version.to_owned(),
             },
@@ -232,7 +233,7 @@ fn plan(spec: &Spec) -> Vec<Planned> {
     {
         planned.push(Planned {
             id: VPC_EXISTS,
-            path: fields::VPC_ID.path(),
+            path: Network::VPC_ID.path(),
             question: Question::Vpc { id: vpc_id.clone() },
             blocked: unusable("VPC id", vpc_id, ids::VpcId::check),
             over_budget: false,
@@ -242,13 +243,13 @@ fn plan(spec: &Spec) -> Vec<Planned> {
             .enumerate()
             .map(|(index, subnet)| {
                 (
-                    fields::SUBNET_ID.at_in(fields::PUBLIC_SUBNET, &[index]),
+                    spec::Subnet::SUBNET_ID.at_in(fields::PUBLIC_SUBNET, &[index]),
                     subnet,
                 )
             })
             .chain(private_subnets.iter().enumerate().map(|(index, subnet)| {
                 (
-                    fields::SUBNET_ID.at_in(fields::PRIVATE_SUBNET, &[index]),
+                    spec::Subnet::SUBNET_ID.at_in(fields::PRIVATE_SUBNET, &[index]),
                     subnet,
                 )
             }));
@@ -285,9 +286,9 @@ fn plan(spec: &Spec) -> Vec<Planned> {
             continue;
         }
         let type_path = if group.instance_types.is_empty() {
-            fields::INSTANCE_TYPE.at(&[index])
+            NodeGroup::INSTANCE_TYPE.at(&[index])
         } else {
-            fields::INSTANCE_TYPES.at(&[index])
+            NodeGroup::INSTANCE_TYPES.at(&[index])
         };
         planned.push(Planned {
             id: INSTANCE_TYPE_OFFERED,
@@ -359,7 +360,7 @@ fn plan(spec: &Spec) -> Vec<Planned> {
         {
             planned.push(Planned {
                 id: CAPACITY_RESERVATION,
-                path: fields::RESERVATION_ID.at(&[index]),
+                path: NodeGroup::RESERVATION_ID.at(&[index]),
                 question: Question::Reservation {
                     id: reservation_id.clone(),
                 },
@@ -405,7 +406,10 @@ fn plan(spec: &Spec) -> Vec<Planned> {
         for (term, id) in terms.filter_map(|(term, selector)| Some((term, selector.id.as_ref()?))) {
             planned.push(Planned {
                 id: CAPACITY_RESERVATION,
-                path: format!("{}[{term}].id", fields::RESERVATIONS.at(&[class_index])),
+                path: format!(
+                    "{}[{term}].id",
+                    Ec2NodeClass::RESERVATIONS.at(&[class_index])
+                ),
                 question: Question::Reservation { id: id.clone() },
                 blocked: unusable("capacity reservation id", id, ids::ReservationId::check),
                 over_budget: false,
@@ -424,7 +428,7 @@ fn plan(spec: &Spec) -> Vec<Planned> {
             .max(1);
         planned.push(Planned {
             id: SPOT_PLACEMENT_SCORE,
-            path: fields::CAPACITY.at(&[index]),
+            path: NodeGroup::CAPACITY.at(&[index]),
             question: Question::SpotScore {
                 instance_types: instance_types.clone(),
                 target_capacity,
@@ -434,7 +438,7 @@ fn plan(spec: &Spec) -> Vec<Planned> {
         });
         planned.push(Planned {
             id: SPOT_PRICE,
-            path: fields::CAPACITY.at(&[index]),
+            path: NodeGroup::CAPACITY.at(&[index]),
             question: Question::SpotPrice { instance_types },
             blocked: None,
             over_budget: false,

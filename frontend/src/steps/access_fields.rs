@@ -3,12 +3,12 @@
 //! EKS access policies.
 
 use leptos::prelude::*;
-use shared::model::fields;
 use shared::model::spec::{AccessConfig, AccessEntry, AccessPolicy};
 
 use crate::state::studio::Studio;
 use crate::widgets::bind::{Bound, Rows, field};
 use crate::widgets::fields::{CheckboxField, FieldFindings, ListField, SelectField, TextField};
+use shared::model::spec::ClusterSettings;
 
 /// Items of a list field (a plain name, as `view!` attribute closures need).
 type Items = Vec<String>;
@@ -51,19 +51,19 @@ fn update_access(studio: Studio, change: impl FnOnce(&mut AccessConfig)) {
 fn policy_row(policy: Bound<AccessPolicy>) -> impl IntoView {
     view! {
         <TextField
-            at=policy.place(fields::POLICY_ARN)
+            at=policy.place(AccessPolicy::POLICY_ARN)
             suggestions="access-policies"
             value=policy.get(|policy| policy.policy_arn.clone())
             set=policy.set(|policy, arn| policy.policy_arn = arn)
         />
         <SelectField
-            at=policy.place(fields::POLICY_SCOPE)
+            at=policy.place(AccessPolicy::POLICY_SCOPE)
             options=options(&["cluster", "namespace"], "not set")
             value=policy.get(|policy| policy.scope.clone())
             set=policy.set(|policy, scope| policy.scope = scope)
         />
         <ListField
-            at=policy.place(fields::POLICY_NAMESPACES)
+            at=policy.place(AccessPolicy::POLICY_NAMESPACES)
             placeholder="training, eval"
             value=policy.get(|policy| policy.namespaces.clone())
             set=policy.set(|policy, namespaces: Items| policy.namespaces = namespaces)
@@ -76,29 +76,29 @@ fn entry_row(entry: Bound<AccessEntry>) -> impl IntoView {
     let add_policy = entry.clone();
     view! {
         <TextField
-            at=entry.place(fields::PRINCIPAL_ARN)
+            at=entry.place(AccessEntry::PRINCIPAL_ARN)
             placeholder="arn:aws:iam::111122223333:role/ml-admins"
             value=entry.get(|entry| entry.principal_arn.clone())
             set=entry.set(|entry, arn| entry.principal_arn = arn)
         />
         <SelectField
-            at=entry.place(fields::ENTRY_TYPE)
+            at=entry.place(AccessEntry::ENTRY_TYPE)
             options=options(&AccessEntry::TYPES, "not set (STANDARD)")
             value=entry.get(|entry| entry.entry_type.clone())
             set=entry.set(|entry, kind| entry.entry_type = kind)
         />
         <ListField
-            at=entry.place(fields::KUBERNETES_GROUPS)
+            at=entry.place(AccessEntry::KUBERNETES_GROUPS)
             placeholder="ml-users"
             value=entry.get(|entry| entry.kubernetes_groups.clone())
             set=entry.set(|entry, groups: Items| entry.kubernetes_groups = groups)
         />
         <TextField
-            at=entry.place(fields::KUBERNETES_USERNAME)
+            at=entry.place(AccessEntry::KUBERNETES_USERNAME)
             value=entry.get(|entry| entry.kubernetes_username.clone())
             set=entry.set(|entry, name: String| entry.kubernetes_username = name)
         />
-        <FieldFindings path=entry.place(fields::ACCESS_POLICIES).path />
+        <FieldFindings path=entry.place(AccessEntry::ACCESS_POLICIES).path />
         <Rows
             list=field!(entry, access_policies)
             noun="Access policy"
@@ -124,7 +124,7 @@ pub fn AccessSettings() -> impl IntoView {
     };
     let entries = Bound::new(
         studio,
-        fields::ACCESS_ENTRIES.path(),
+        AccessConfig::ACCESS_ENTRIES.path(),
         |spec| {
             spec.cluster
                 .access
@@ -148,14 +148,14 @@ pub fn AccessSettings() -> impl IntoView {
         </datalist>
         <div class="grid">
             <SelectField
-                at=fields::AUTHENTICATION_MODE
+                at=AccessConfig::AUTHENTICATION_MODE
                 options=options(&AccessConfig::MODES, "not set (API_AND_CONFIG_MAP)")
                 value=read(|access| access.authentication_mode.clone())
                 set=move |mode: String| update_access(studio, |access| access.authentication_mode = mode)
             />
         </div>
         <CheckboxField
-            at=fields::CREATOR_IS_ADMIN
+            at=AccessConfig::CREATOR_IS_ADMIN
             checked=Signal::derive(move || spec.with(|spec| {
                 spec.cluster
                     .access
@@ -167,7 +167,7 @@ pub fn AccessSettings() -> impl IntoView {
                 access.bootstrap_cluster_creator_admin_permissions = (!on).then_some(false);
             })
         />
-        <FieldFindings path=fields::ACCESS_CONFIG.path() />
+        <FieldFindings path=ClusterSettings::ACCESS_CONFIG.path() />
         <Rows
             list=entries
             noun="Access entry"

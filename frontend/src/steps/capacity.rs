@@ -3,7 +3,6 @@
 //! it. Conflicting choices are explained by the findings shown under each control.
 
 use leptos::prelude::*;
-use shared::model::fields;
 use shared::model::spec::{Capacity, GroupPlacement, Network, NodeGroup};
 
 use crate::state::step::Step;
@@ -114,7 +113,7 @@ fn GroupCapacity(index: usize) -> impl IntoView {
         <fieldset class="group" id=format!("{}-capacity-group", field_id(group.path())) tabindex="-1">
             <legend>{title}</legend>
             <SelectField
-                at=group.place(fields::CAPACITY)
+                at=group.place(NodeGroup::CAPACITY)
                 options=options(&[
                     ("on-demand", "On-Demand"),
                     ("reservation", "On-Demand Capacity Reservation (ODCR)"),
@@ -126,7 +125,7 @@ fn GroupCapacity(index: usize) -> impl IntoView {
             />
             <Show when=move || matches!(kind.get(), "reservation" | "capacity-block")>
                 <TextField
-                    at=reserved.place(fields::RESERVATION_ID)
+                    at=reserved.place(NodeGroup::RESERVATION_ID)
                     placeholder="cr-0123456789abcdef0"
                     value=reserved.get(|group| reservation_id(&group.capacity).cloned().unwrap_or_default())
                     set=reserved.set(|group, id: String| {
@@ -144,24 +143,24 @@ fn GroupCapacity(index: usize) -> impl IntoView {
                 </p>
                 <div class="grid block-window">
                     <TextField
-                        at=window.place(fields::BLOCK_STARTS)
+                        at=window.place(NodeGroup::BLOCK_STARTS)
                         placeholder="2026-12-10 11:30"
                         value=window.get(|group| group.block_window.starts.clone())
                         set=window.set(|group, text: String| group.block_window.starts = text)
                     />
                     <TextField
-                        at=window.place(fields::BLOCK_ENDS)
+                        at=window.place(NodeGroup::BLOCK_ENDS)
                         placeholder="2026-12-17 11:30"
                         value=window.get(|group| group.block_window.ends.clone())
                         set=window.set(|group, text: String| group.block_window.ends = text)
                     />
                     <NumberField
-                        at=window.place(fields::BLOCK_CHECKPOINT)
+                        at=window.place(NodeGroup::BLOCK_CHECKPOINT)
                         value=window.get(|group| group.block_window.checkpoint_minutes)
                         set=window.set(|group, minutes: Option<u32>| group.block_window.checkpoint_minutes = minutes)
                     />
                     <TextField
-                        at=window.place(fields::BLOCK_NEEDED_UNTIL)
+                        at=window.place(NodeGroup::BLOCK_NEEDED_UNTIL)
                         placeholder="2026-12-20"
                         value=window.get(|group| group.block_window.needed_until.clone())
                         set=window.set(|group, text: String| group.block_window.needed_until = text)
@@ -169,7 +168,7 @@ fn GroupCapacity(index: usize) -> impl IntoView {
                 </div>
             </Show>
             <SelectField
-                at=group.place(fields::PLACEMENT)
+                at=group.place(NodeGroup::PLACEMENT)
                 options=options(&[
                     ("cluster", "Any of the cluster's subnets"),
                     ("subnets", "Only these subnets"),
@@ -182,7 +181,7 @@ fn GroupCapacity(index: usize) -> impl IntoView {
                 move || match placement.get() {
                     "subnets" => view! {
                         <ListField
-                            at=subnets.place(fields::PLACEMENT_SUBNETS)
+                            at=subnets.place(NodeGroup::PLACEMENT_SUBNETS)
                             placeholder="private-one"
                             value=subnets.get(|group| match &group.placement {
                                 GroupPlacement::Subnets { subnets } => subnets.clone(),
@@ -200,7 +199,7 @@ fn GroupCapacity(index: usize) -> impl IntoView {
                     .into_any(),
                     "availability-zones" => view! {
                         <ListField
-                            at=zones.place(fields::PLACEMENT_ZONES)
+                            at=zones.place(NodeGroup::PLACEMENT_ZONES)
                             placeholder=Signal::derive(move || studio.spec.with(|spec| shared::model::ids::example_zones(&spec.cluster.region, 1)))
                             value=zones.get(|group| match &group.placement {
                                 GroupPlacement::AvailabilityZones { availability_zones } => availability_zones.clone(),
@@ -216,7 +215,7 @@ fn GroupCapacity(index: usize) -> impl IntoView {
                 }
             }
             <TextField
-                at=group.place(fields::PLACEMENT_GROUP)
+                at=group.place(NodeGroup::PLACEMENT_GROUP)
                 placeholder="empty: eksctl's choice"
                 value=group.get(|group| group.placement_group.clone())
                 set=group.set(|group, name: String| group.placement_group = name)

@@ -2,7 +2,6 @@
 //! so a half-typed value is kept as typed.
 
 use leptos::prelude::*;
-use shared::model::fields;
 
 use crate::server::api::{self, WhereSold as Answer};
 use crate::state::step::Step;
@@ -10,6 +9,7 @@ use crate::state::studio::Studio;
 use crate::widgets::bind::Bound;
 use crate::widgets::fields::{CheckboxField, SelectField, TextField, options};
 use crate::widgets::heading::StepHeading;
+use shared::model::spec::{AutoMode, ClusterSettings};
 
 /// The built-in node pools as the select shows them: eksctl's default (no list), one of the
 /// lists it takes, or what an imported file said otherwise.
@@ -74,7 +74,7 @@ fn AutoModeSettings() -> impl IntoView {
     );
     view! {
         <CheckboxField
-            at=fields::AUTO_MODE_ON
+            at=ClusterSettings::AUTO_MODE_ON
             checked=enabled
             set=move |on: bool| {
                 spec.update(|spec| {
@@ -92,7 +92,7 @@ fn AutoModeSettings() -> impl IntoView {
             </p>
             {move || view! {
                 <SelectField
-                    at=fields::AUTO_MODE_NODE_POOLS
+                    at=AutoMode::AUTO_MODE_NODE_POOLS
                     nested=true
                     options=pool_options()
                     value=pools
@@ -108,13 +108,13 @@ fn AutoModeSettings() -> impl IntoView {
                 />
             }}
             <TextField
-                at=fields::AUTO_MODE_NODE_ROLE
+                at=AutoMode::AUTO_MODE_NODE_ROLE
                 placeholder="empty: eksctl creates the role"
                 value=auto_mode.get(|auto| auto.node_role_arn.clone())
                 set=auto_mode.set(|auto, arn: String| auto.node_role_arn = arn)
             />
             <TextField
-                at=fields::AUTO_MODE_BOUNDARY
+                at=AutoMode::AUTO_MODE_BOUNDARY
                 placeholder="empty: none"
                 value=auto_mode.get(|auto| auto.permissions_boundary_arn.clone())
                 set=auto_mode.set(|auto, arn: String| auto.permissions_boundary_arn = arn)
@@ -294,12 +294,12 @@ pub fn ClusterStep() -> impl IntoView {
             <datalist id="regions">{regions}</datalist>
             <datalist id="kubernetes-versions">{versions}</datalist>
             <TextField
-                at=fields::CLUSTER_NAME
+                at=ClusterSettings::CLUSTER_NAME
                 value=cluster.get(|cluster| cluster.name.clone())
                 set=cluster.set(|cluster, name| cluster.name = name)
             />
             <TextField
-                at=fields::REGION
+                at=ClusterSettings::REGION
                 placeholder="us-east-1"
                 hint=Signal::derive(move || spec.with(|spec| shared::model::ids::region_name(&spec.cluster.region).unwrap_or_default().to_owned()))
                 suggestions="regions"
@@ -308,14 +308,14 @@ pub fn ClusterStep() -> impl IntoView {
             />
             <WhereSold />
             <TextField
-                at=fields::KUBERNETES_VERSION
+                at=ClusterSettings::KUBERNETES_VERSION
                 placeholder=shared::templates::NEWEST_STANDARD_VERSION
                 suggestions="kubernetes-versions"
                 value=cluster.get(|cluster| cluster.kubernetes_version.clone())
                 set=cluster.set(|cluster, version| cluster.kubernetes_version = version)
             />
             <CheckboxField
-                at=fields::WITH_OIDC
+                at=ClusterSettings::WITH_OIDC
                 checked=cluster.get(|cluster| cluster.with_oidc)
                 set=cluster.set(|cluster, on| cluster.with_oidc = on)
             />

@@ -20,6 +20,7 @@ use crate::widgets::fields::{
     TextField, options,
 };
 use crate::widgets::heading::StepHeading;
+use shared::model::spec::Spec;
 
 /// Items of a list field (a plain name, as `view!` attribute closures need).
 type Items = Vec<String>;
@@ -298,36 +299,36 @@ fn OverlayEditor(index: usize) -> impl IntoView {
             <legend>{title}</legend>
             <div class="grid">
                 <TextField
-                    at=overlay.place(fields::OVERLAY_NAME)
+                    at=overlay.place(NodeOverlay::OVERLAY_NAME)
                     value=overlay.get(|overlay| overlay.metadata.name.clone())
                     set=overlay.set(|overlay, name| overlay.metadata.name = name)
                 />
                 <OptionalTextField
-                    at=overlay.place(fields::PRICE_ADJUSTMENT)
+                    at=overlay.place(NodeOverlay::PRICE_ADJUSTMENT)
                     placeholder="-15% or +0.10"
                     value=overlay.get(|overlay| overlay.spec.price_adjustment.clone())
                     set=overlay.set(|overlay, adjustment| overlay.spec.price_adjustment = adjustment)
                 />
                 <OptionalTextField
-                    at=overlay.place(fields::PRICE)
+                    at=overlay.place(NodeOverlay::PRICE)
                     placeholder="1.50"
                     value=overlay.get(|overlay| overlay.spec.price.clone())
                     set=overlay.set(|overlay, price| overlay.spec.price = price)
                 />
                 <NumberField
-                    at=overlay.place(fields::OVERLAY_WEIGHT)
+                    at=overlay.place(NodeOverlay::OVERLAY_WEIGHT)
                     value=overlay.get(|overlay| overlay.spec.weight)
                     set=overlay.set(|overlay, weight| overlay.spec.weight = weight)
                 />
             </div>
             <ListField
-                at=overlay.place(fields::OVERLAY_CAPACITY)
+                at=overlay.place(NodeOverlay::OVERLAY_CAPACITY)
                 placeholder="smarter-devices/fuse=1"
                 value=overlay.get(|overlay| items::limits_to_items(&overlay.spec.capacity))
                 set=overlay.set(|overlay, items| overlay.spec.capacity = items::items_to_limits(items).into())
             />
             <h4>"Requirements"</h4>
-            <FieldFindings path=overlay.place(fields::OVERLAY_REQUIREMENTS).path />
+            <FieldFindings path=overlay.place(NodeOverlay::OVERLAY_REQUIREMENTS).path />
             <Rows
                 list=field!(overlay, spec.requirements)
                 noun="Requirement"
@@ -339,7 +340,7 @@ fn OverlayEditor(index: usize) -> impl IntoView {
                 })
             />
             <FieldFindings path=base.clone() />
-            <FieldFindings path=overlay.place(fields::OVERLAY_SPEC).path />
+            <FieldFindings path=overlay.place(NodeOverlay::OVERLAY_SPEC).path />
             <button
                 type="button"
                 class="remove"
@@ -407,18 +408,18 @@ fn ClassEditor(index: usize) -> impl IntoView {
             <legend>{title}</legend>
             <div class="grid">
                 <TextField
-                    at=class.place(fields::NODE_CLASS_NAME)
+                    at=class.place(Ec2NodeClass::NODE_CLASS_NAME)
                     value=class.get(|class| class.metadata.name.clone())
                     set=class.set(|class, name| class.metadata.name = name)
                 />
                 <OptionalTextField
-                    at=class.place(fields::NODE_ROLE)
+                    at=class.place(Ec2NodeClass::NODE_ROLE)
                     placeholder="KarpenterNodeRole-my-cluster"
                     value=class.get(|class| class.spec.role.clone())
                     set=class.set(|class, role| class.spec.role = role)
                 />
                 <TextField
-                    at=class.place(fields::AMI_ALIAS)
+                    at=class.place(Ec2NodeClass::AMI_ALIAS)
                     placeholder="al2023@latest"
                     value=class.get(|class| {
                         class.spec.ami_selector_terms.first().and_then(|term| term.alias.clone()).unwrap_or_default()
@@ -434,23 +435,23 @@ fn ClassEditor(index: usize) -> impl IntoView {
                     })
                 />
                 <TextField
-                    at=class.place(fields::SUBNET_DISCOVERY)
+                    at=class.place(Ec2NodeClass::SUBNET_DISCOVERY)
                     value=class.get(|class| karpenter::discovery_value(&class.spec.subnet_selector_terms))
                     set=class.set(|class, value| karpenter::set_discovery(&mut class.spec.subnet_selector_terms, value))
                 />
                 <TextField
-                    at=class.place(fields::SECURITY_GROUP_DISCOVERY)
+                    at=class.place(Ec2NodeClass::SECURITY_GROUP_DISCOVERY)
                     value=class.get(|class| karpenter::discovery_value(&class.spec.security_group_selector_terms))
                     set=class.set(|class, value| karpenter::set_discovery(&mut class.spec.security_group_selector_terms, value))
                 />
                 <ListField
-                    at=class.place(fields::RESERVATIONS)
+                    at=class.place(Ec2NodeClass::RESERVATIONS)
                     placeholder="cr-0123456789abcdef0"
                     value=class.get(|class| karpenter::term_ids(&class.spec.capacity_reservation_selector_terms))
                     set=class.set(|class, ids: Items| karpenter::set_term_ids(&mut class.spec.capacity_reservation_selector_terms, &ids))
                 />
                 <ListField
-                    at=class.place(fields::RESERVATION_TAGS)
+                    at=class.place(Ec2NodeClass::RESERVATION_TAGS)
                     placeholder="purpose=training"
                     value=class.get(|class| {
                         class.spec.capacity_reservation_selector_terms.iter()
@@ -470,7 +471,7 @@ fn ClassEditor(index: usize) -> impl IntoView {
                     })
                 />
                 <TextField
-                    at=class.place(fields::RESERVATION_OWNER)
+                    at=class.place(Ec2NodeClass::RESERVATION_OWNER)
                     placeholder="123456789012"
                     hint="For reservations shared from another account; applies to the tag terms."
                     value=class.get(|class| {
@@ -483,7 +484,7 @@ fn ClassEditor(index: usize) -> impl IntoView {
                     })
                 />
                 <OptionalTextField
-                    at=class.place(fields::PLACEMENT_GROUP_NAME)
+                    at=class.place(Ec2NodeClass::PLACEMENT_GROUP_NAME)
                     placeholder="training-cluster-pg"
                     value=class.get(|class| class.spec.placement_group_selector.as_ref().and_then(|selector| selector.name.clone()))
                     set=class.set(|class, name| {
@@ -491,7 +492,7 @@ fn ClassEditor(index: usize) -> impl IntoView {
                     })
                 />
                 <OptionalTextField
-                    at=class.place(fields::PLACEMENT_GROUP_ID)
+                    at=class.place(Ec2NodeClass::PLACEMENT_GROUP_ID)
                     placeholder="pg-0123456789abcdef0"
                     value=class.get(|class| class.spec.placement_group_selector.as_ref().and_then(|selector| selector.id.clone()))
                     set=class.set(|class, id| {
@@ -499,10 +500,10 @@ fn ClassEditor(index: usize) -> impl IntoView {
                     })
                 />
             </div>
-            <FieldFindings path=class.place(fields::PLACEMENT_GROUP_SELECTOR).path />
+            <FieldFindings path=class.place(Ec2NodeClass::PLACEMENT_GROUP_SELECTOR).path />
             <div class="grid">
                 <NumberField
-                    at=class.place(fields::EFA_DEVICES)
+                    at=class.place(Ec2NodeClass::EFA_DEVICES)
                     value=class.get(|class| {
                         (!class.spec.network_interfaces.is_empty())
                             .then(|| karpenter::efa_devices(&class.spec.network_interfaces) as u32)
@@ -523,11 +524,11 @@ fn ClassEditor(index: usize) -> impl IntoView {
             </div>
             <p class="hint">{move || efa_hint(studio, index)}</p>
             <CheckboxField
-                at=class.place(fields::INSTANCE_STORE_POLICY)
+                at=class.place(Ec2NodeClass::INSTANCE_STORE_POLICY)
                 checked=class.get(|class| class.spec.instance_store_policy.is_some())
                 set=class.set(|class, on: bool| class.spec.instance_store_policy = on.then(|| "RAID0".to_owned()))
             />
-            <FieldFindings path=class.place(fields::AMI_SELECTOR).path nested=true />
+            <FieldFindings path=class.place(Ec2NodeClass::AMI_SELECTOR).path nested=true />
             <FieldFindings path=base.clone() />
             <button
                 type="button"
@@ -599,7 +600,7 @@ pub fn KarpenterStep() -> impl IntoView {
     };
     let settings = Bound::new(
         studio,
-        fields::KARPENTER_ON.path(),
+        Spec::KARPENTER_ON.path(),
         |spec| spec.karpenter.as_ref(),
         |spec| spec.karpenter.as_mut(),
     );
@@ -620,14 +621,14 @@ pub fn KarpenterStep() -> impl IntoView {
             </datalist>
             <datalist id="node-class-names">{class_names}</datalist>
             <CheckboxField
-                at=fields::KARPENTER_ON
+                at=Spec::KARPENTER_ON
                 checked=Signal::derive(move || enabled.get())
                 set=enable
             />
             <Show when=move || enabled.get()>
                 <div class="grid">
                     <SelectField
-                        at=settings.place(fields::KARPENTER_RELEASE)
+                        at=settings.place(KarpenterSettings::KARPENTER_RELEASE)
                         options=release_options()
                         value=settings.get(|karpenter| karpenter.release.minor().to_owned())
                         set=settings.set(|karpenter, choice: String| {
@@ -637,12 +638,12 @@ pub fn KarpenterStep() -> impl IntoView {
                         })
                     />
                     <OptionalTextField
-                        at=settings.place(fields::INTERRUPTION_QUEUE)
+                        at=settings.place(KarpenterSettings::INTERRUPTION_QUEUE)
                         value=settings.get(|karpenter| karpenter.interruption_queue.clone())
                         set=settings.set(|karpenter, queue| karpenter.interruption_queue = queue)
                     />
                     <SelectField
-                        at=settings.place(fields::CONTROLLER_IDENTITY)
+                        at=settings.place(KarpenterSettings::CONTROLLER_IDENTITY)
                         options=options(&[
                             ("pod-identity", "EKS Pod Identity"),
                             ("irsa", "IAM roles for service accounts (IRSA)"),
@@ -661,12 +662,12 @@ pub fn KarpenterStep() -> impl IntoView {
                     />
                 </div>
                 <CheckboxField
-                    at=settings.place(fields::SPOT_TO_SPOT)
+                    at=settings.place(KarpenterSettings::SPOT_TO_SPOT)
                     checked=settings.get(|karpenter| karpenter.spot_to_spot_consolidation)
                     set=settings.set(|karpenter, on| karpenter.spot_to_spot_consolidation = on)
                 />
                 <CheckboxField
-                    at=settings.place(fields::KARPENTER_NODE_REPAIR)
+                    at=settings.place(KarpenterSettings::KARPENTER_NODE_REPAIR)
                     checked=settings.get(|karpenter| karpenter.node_repair)
                     set=settings.set(|karpenter, on| karpenter.node_repair = on)
                 />

@@ -88,18 +88,18 @@ fn SubnetRow(private: bool, index: usize) -> impl IntoView {
         <fieldset class="row subnet" id=crate::state::step::field_id(subnet.path()) tabindex="-1">
             <legend>{format!("{} subnet {}", if private { "Private" } else { "Public" }, index + 1)}</legend>
             <TextField
-                at=subnet.place(fields::SUBNET_NAME)
+                at=subnet.place(Subnet::SUBNET_NAME)
                 value=subnet.get(|subnet| subnet.name.clone())
                 set=subnet.set(|subnet, name| subnet.name = name)
             />
             <TextField
-                at=subnet.place(fields::SUBNET_ID)
+                at=subnet.place(Subnet::SUBNET_ID)
                 placeholder="subnet-0123456789abcdef0"
                 value=subnet.get(|subnet| subnet.id.clone())
                 set=subnet.set(|subnet, id| subnet.id = id)
             />
             <OptionalTextField
-                at=subnet.place(fields::SUBNET_ZONE)
+                at=subnet.place(Subnet::SUBNET_ZONE)
                 placeholder=Signal::derive(move || spec.with(|spec| shared::model::ids::example_zones(&spec.cluster.region, 1)))
                 value=subnet.get(|subnet| subnet.availability_zone.clone())
                 set=subnet.set(|subnet, zone| subnet.availability_zone = zone)
@@ -166,7 +166,7 @@ pub fn NetworkStep() -> impl IntoView {
             <StepHeading step=Step::Network />
             <FieldFindings path="network" />
             <SelectField
-                at=fields::VPC_MODE
+                at=Network::VPC_MODE
                 options=options(&[("new-vpc", "New VPC created by eksctl"), ("existing-vpc", "Existing VPC")])
                 value=Signal::derive(move || mode.get().to_owned())
                 set=move |new_mode: String| spec.update(|spec| set_mode(spec, &new_mode))
@@ -174,7 +174,7 @@ pub fn NetworkStep() -> impl IntoView {
             {move || match mode.get() {
                 "new-vpc" => view! {
                     <ListField
-                        at=fields::AVAILABILITY_ZONES
+                        at=Network::AVAILABILITY_ZONES
                         placeholder=Signal::derive(move || spec.with(|spec| shared::model::ids::example_zones(&spec.cluster.region, 2)))
                         value=Signal::derive(move || spec.with(|spec| match &spec.network {
                             Network::NewVpc { availability_zones } => availability_zones.clone(),
@@ -187,7 +187,7 @@ pub fn NetworkStep() -> impl IntoView {
                         })
                     />
                     <TextField
-                        at=fields::VPC_CIDR
+                        at=Spec::VPC_CIDR
                         placeholder="192.168.0.0/16 (eksctl's default)"
                         value=Signal::derive(move || spec.with(|spec| spec.vpc_cidr().unwrap_or_default().to_owned()))
                         set=move |cidr: String| spec.update(|spec| spec.set_vpc_cidr(&cidr))
@@ -196,7 +196,7 @@ pub fn NetworkStep() -> impl IntoView {
                 .into_any(),
                 _ => view! {
                     <TextField
-                        at=fields::VPC_ID
+                        at=Network::VPC_ID
                         placeholder="vpc-0123456789abcdef0"
                         value=Signal::derive(move || spec.with(|spec| match &spec.network {
                             Network::ExistingVpc { vpc_id, .. } => vpc_id.clone(),

@@ -21,6 +21,7 @@ use crate::widgets::heading::StepHeading;
 const PICKER_ROWS: usize = 40;
 
 use shared::model::resolve::accelerators;
+use shared::model::spec::{AddonPolicies, NodeRepairSettings};
 
 fn bandwidth(instance_type: &InstanceType) -> String {
     instance_type
@@ -527,13 +528,13 @@ fn NodeGroupEditor(index: usize) -> impl IntoView {
             <legend>{title}</legend>
             <div class="grid">
                 <TextField
-                    at=group.place(fields::NODE_GROUP_NAME)
+                    at=group.place(NodeGroup::NODE_GROUP_NAME)
                     value=group.get(|group| group.name.clone())
                     set=group.set(|group, name| group.name = name)
                 />
                 <div class="instance-type">
                     <TextField
-                        at=group.place(fields::INSTANCE_TYPE)
+                        at=group.place(NodeGroup::INSTANCE_TYPE)
                         placeholder="p5.48xlarge"
                         value=group.get(|group| group.instance_type.clone())
                         set=group.set(|group, name| group.instance_type = name)
@@ -555,36 +556,36 @@ fn NodeGroupEditor(index: usize) -> impl IntoView {
             </Show>
             <div class="grid sizes">
                 <NumberField
-                    at=group.place(fields::MIN_SIZE)
+                    at=group.place(NodeGroup::MIN_SIZE)
                     value=group.get(|group| group.min_size)
                     set=group.set(|group, size| group.min_size = size)
                 />
                 <NumberField
-                    at=group.place(fields::DESIRED_CAPACITY)
+                    at=group.place(NodeGroup::DESIRED_CAPACITY)
                     value=group.get(|group| group.desired_capacity)
                     set=group.set(|group, size| group.desired_capacity = size)
                 />
                 <NumberField
-                    at=group.place(fields::MAX_SIZE)
+                    at=group.place(NodeGroup::MAX_SIZE)
                     value=group.get(|group| group.max_size)
                     set=group.set(|group, size| group.max_size = size)
                 />
             </div>
             <ListField
-                at=group.place(fields::INSTANCE_TYPES)
+                at=group.place(NodeGroup::INSTANCE_TYPES)
                 placeholder="g5.12xlarge, g6.12xlarge"
                 value=group.get(|group| group.instance_types.clone())
                 set=group.set(|group, types| group.instance_types = types)
             />
             <OptionalTextField
-                at=group.place(fields::AMI_FAMILY)
+                at=group.place(NodeGroup::AMI_FAMILY)
                 placeholder="AmazonLinux2023 (eksctl default)"
                 suggestions="ami-families"
                 value=group.get(|group| group.ami_family.clone())
                 set=group.set(|group, family| group.ami_family = family)
             />
             <OptionalTextField
-                at=group.place(fields::CUSTOM_AMI)
+                at=group.place(NodeGroup::CUSTOM_AMI)
                 placeholder="ami-… (empty: eksctl picks the EKS-optimized AMI)"
                 value=group.get(|group| group.extra.get("ami").and_then(|ami| ami.as_str()).map(str::to_owned))
                 set=group.set(|group, ami: Option<String>| match ami {
@@ -598,22 +599,22 @@ fn NodeGroupEditor(index: usize) -> impl IntoView {
             />
             <div class="grid checks">
                 <CheckboxField
-                    at=group.place(fields::EFA)
+                    at=group.place(NodeGroup::EFA)
                     checked=group.get(|group| group.efa_enabled)
                     set=group.set(|group, on| group.efa_enabled = on)
                 />
                 <CheckboxField
-                    at=group.place(fields::PRIVATE_NETWORKING)
+                    at=group.place(NodeGroup::PRIVATE_NETWORKING)
                     checked=group.get(|group| group.private_networking)
                     set=group.set(|group, on| group.private_networking = on)
                 />
                 <CheckboxField
-                    at=group.place(fields::LOCAL_NVME_RAID0)
+                    at=group.place(NodeGroup::LOCAL_NVME_RAID0)
                     checked=group.get(|group| group.local_nvme_raid0)
                     set=group.set(|group, on| group.local_nvme_raid0 = on)
                 />
                 <CheckboxField
-                    at=group.place(fields::NODE_REPAIR)
+                    at=group.place(NodeGroup::NODE_REPAIR)
                     checked=group.get(|group| group.node_repair)
                     set=group.set(|group, on| group.node_repair = on)
                 />
@@ -623,13 +624,13 @@ fn NodeGroupEditor(index: usize) -> impl IntoView {
             </Show>
             <div class="grid">
                 <ListField
-                    at=group.place(fields::LABELS)
+                    at=group.place(NodeGroup::LABELS)
                     placeholder="team=ml, workload=training"
                     value=group.get(|group| items::map_to_items(&group.labels))
                     set=group.set(|group, labels: Vec<String>| group.labels = items::items_to_map(&labels))
                 />
                 <ListField
-                    at=group.place(fields::TAINTS)
+                    at=group.place(NodeGroup::TAINTS)
                     placeholder="nvidia.com/gpu:NoSchedule"
                     value=group.get(taint_items)
                     set=group.set(|group, taints: Vec<String>| group.taints = taints.iter().map(|item| taint_of(item)).collect())
@@ -639,22 +640,22 @@ fn NodeGroupEditor(index: usize) -> impl IntoView {
                 <legend>"IAM add-on policies"</legend>
                 <div class="grid checks">
                     <CheckboxField
-                        at=policies.place(fields::AUTO_SCALER_POLICY)
+                        at=policies.place(AddonPolicies::AUTO_SCALER_POLICY)
                         checked=policies.get(|policies| policies.auto_scaler)
                         set=policies.set(|policies, on| policies.auto_scaler = on)
                     />
                     <CheckboxField
-                        at=policies.place(fields::CLOUD_WATCH_POLICY)
+                        at=policies.place(AddonPolicies::CLOUD_WATCH_POLICY)
                         checked=policies.get(|policies| policies.cloud_watch)
                         set=policies.set(|policies, on| policies.cloud_watch = on)
                     />
                     <CheckboxField
-                        at=policies.place(fields::EBS_POLICY)
+                        at=policies.place(AddonPolicies::EBS_POLICY)
                         checked=policies.get(|policies| policies.ebs)
                         set=policies.set(|policies, on| policies.ebs = on)
                     />
                     <CheckboxField
-                        at=policies.place(fields::FSX_POLICY)
+                        at=policies.place(AddonPolicies::FSX_POLICY)
                         checked=policies.get(|policies| policies.fsx)
                         set=policies.set(|policies, on| policies.fsx = on)
                     />
@@ -736,22 +737,22 @@ fn RepairSettings(group: Bound<NodeGroup>) -> impl IntoView {
     view! {
         <div class="grid">
             {number(
-                fields::UNHEALTHY_COUNT,
+                NodeRepairSettings::UNHEALTHY_COUNT,
                 |s| s.max_unhealthy_node_threshold_count,
                 |s, v| s.max_unhealthy_node_threshold_count = v,
             )}
             {number(
-                fields::UNHEALTHY_PERCENTAGE,
+                NodeRepairSettings::UNHEALTHY_PERCENTAGE,
                 |s| s.max_unhealthy_node_threshold_percentage,
                 |s, v| s.max_unhealthy_node_threshold_percentage = v,
             )}
             {number(
-                fields::PARALLEL_COUNT,
+                NodeRepairSettings::PARALLEL_COUNT,
                 |s| s.max_parallel_nodes_repaired_count,
                 |s, v| s.max_parallel_nodes_repaired_count = v,
             )}
             {number(
-                fields::PARALLEL_PERCENTAGE,
+                NodeRepairSettings::PARALLEL_PERCENTAGE,
                 |s| s.max_parallel_nodes_repaired_percentage,
                 |s, v| s.max_parallel_nodes_repaired_percentage = v,
             )}
@@ -776,24 +777,24 @@ fn RepairSettings(group: Bound<NodeGroup>) -> impl IntoView {
 fn repair_override_row(entry: Bound<RepairOverride>) -> impl IntoView {
     view! {
         <TextField
-            at=entry.place(fields::REPAIR_CONDITION)
+            at=entry.place(RepairOverride::REPAIR_CONDITION)
             placeholder="AcceleratedHardwareReady"
             value=entry.get(|entry| entry.node_monitoring_condition.clone())
             set=entry.set(|entry, condition| entry.node_monitoring_condition = condition)
         />
         <TextField
-            at=entry.place(fields::REPAIR_REASON)
+            at=entry.place(RepairOverride::REPAIR_REASON)
             placeholder="NvidiaXID13Error"
             value=entry.get(|entry| entry.node_unhealthy_reason.clone())
             set=entry.set(|entry, reason| entry.node_unhealthy_reason = reason)
         />
         <NumberField
-            at=entry.place(fields::REPAIR_WAIT)
+            at=entry.place(RepairOverride::REPAIR_WAIT)
             value=entry.get(|entry| Some(entry.min_repair_wait_time_mins))
             set=entry.set(|entry, minutes: Option<u32>| entry.min_repair_wait_time_mins = minutes.unwrap_or(0))
         />
         <SelectField
-            at=entry.place(fields::REPAIR_ACTION)
+            at=entry.place(RepairOverride::REPAIR_ACTION)
             options=options(&[("Replace", "Replace"), ("Reboot", "Reboot"), ("NoAction", "No action")])
             value=entry.get(|entry| entry.repair_action.clone())
             set=entry.set(|entry, action: String| entry.repair_action = action)

@@ -2,7 +2,6 @@
 //! shared by the Karpenter step's pools and the Cluster step's EKS Auto Mode pools.
 
 use leptos::prelude::*;
-use shared::model::fields;
 use shared::upstream::karpenter::{Budget, Disruption, NodePool, Requirement, Taint, TemplateMeta};
 use shared::{model::items, upstream::karpenter};
 
@@ -62,25 +61,25 @@ fn requirement_fields(requirement: Bound<Requirement>, keys: &'static str) -> im
     };
     view! {
         <TextField
-            at=requirement.place(fields::REQUIREMENT_KEY)
+            at=requirement.place(Requirement::REQUIREMENT_KEY)
             suggestions=keys
             value=requirement.get(|requirement| requirement.key.clone())
             set=requirement.set(|requirement, key| requirement.key = key)
         />
         <SelectField
-            at=requirement.place(fields::REQUIREMENT_OPERATOR)
+            at=requirement.place(Requirement::REQUIREMENT_OPERATOR)
             options=operator_options()
             value=requirement.get(|requirement| requirement.operator.clone())
             set=requirement.set(|requirement, operator| requirement.operator = operator)
         />
         <ListField
-            at=requirement.place(fields::REQUIREMENT_VALUES)
+            at=requirement.place(Requirement::REQUIREMENT_VALUES)
             placeholder="on-demand, spot"
             value=requirement.get(|requirement| requirement.values.to_vec())
             set=requirement.set(|requirement, values: Items| requirement.values = values.into())
         />
         <NumberField
-            at=requirement.place(fields::REQUIREMENT_MIN_VALUES)
+            at=requirement.place(Requirement::REQUIREMENT_MIN_VALUES)
             value=requirement.get(|requirement| requirement.min_values)
             set=requirement.set(|requirement, min| requirement.min_values = min)
         />
@@ -97,17 +96,17 @@ pub(crate) fn requirement_row(requirement: Bound<Requirement>) -> impl IntoView 
 pub(crate) fn taint_row(taint: Bound<Taint>) -> impl IntoView {
     view! {
         <TextField
-            at=taint.place(fields::TAINT_KEY)
+            at=taint.place(Taint::TAINT_KEY)
             value=taint.get(|taint| taint.key.clone())
             set=taint.set(|taint, key| taint.key = key)
         />
         <TextField
-            at=taint.place(fields::TAINT_VALUE)
+            at=taint.place(Taint::TAINT_VALUE)
             value=taint.get(|taint| taint.value.clone().unwrap_or_default())
             set=taint.set(|taint, value| taint.value = optional(value))
         />
         <SelectField
-            at=taint.place(fields::TAINT_EFFECT)
+            at=taint.place(Taint::TAINT_EFFECT)
             options=options(&[
                 ("NoSchedule", "NoSchedule"),
                 ("PreferNoSchedule", "PreferNoSchedule"),
@@ -123,25 +122,25 @@ pub(crate) fn taint_row(taint: Bound<Taint>) -> impl IntoView {
 pub(crate) fn budget_row(budget: Bound<Budget>) -> impl IntoView {
     view! {
         <TextField
-            at=budget.place(fields::BUDGET_NODES)
+            at=budget.place(Budget::BUDGET_NODES)
             placeholder="10%"
             value=budget.get(|budget| budget.nodes.clone())
             set=budget.set(|budget, nodes| budget.nodes = nodes)
         />
         <ListField
-            at=budget.place(fields::BUDGET_REASONS)
+            at=budget.place(Budget::BUDGET_REASONS)
             placeholder="Underutilized, Empty, Drifted"
             value=budget.get(|budget| budget.reasons.to_vec())
             set=budget.set(|budget, reasons: Items| budget.reasons = reasons.into())
         />
         <TextField
-            at=budget.place(fields::BUDGET_SCHEDULE)
+            at=budget.place(Budget::BUDGET_SCHEDULE)
             placeholder="0 9 * * mon-fri"
             value=budget.get(|budget| budget.schedule.clone().unwrap_or_default())
             set=budget.set(|budget, schedule| budget.schedule = optional(schedule))
         />
         <TextField
-            at=budget.place(fields::BUDGET_DURATION)
+            at=budget.place(Budget::BUDGET_DURATION)
             placeholder="8h"
             value=budget.get(|budget| budget.duration.clone().unwrap_or_default())
             set=budget.set(|budget, duration| budget.duration = optional(duration))
@@ -169,7 +168,7 @@ pub(crate) fn NodePoolFields(
     remove: Callback<()>,
 ) -> impl IntoView {
     let disruption = pool.then(
-        fields::DISRUPTION.key,
+        NodePool::DISRUPTION.key,
         |pool| pool.spec.disruption.as_ref(),
         |pool| pool.spec.disruption.as_mut(),
     );
@@ -202,37 +201,37 @@ pub(crate) fn NodePoolFields(
             <legend>{title}</legend>
             <div class="grid">
                 <TextField
-                    at=pool.place(fields::NODE_POOL_NAME)
+                    at=pool.place(NodePool::NODE_POOL_NAME)
                     value=pool.get(|pool| pool.metadata.name.clone())
                     set=pool.set(|pool, name| pool.metadata.name = name)
                 />
                 <TextField
-                    at=pool.place(fields::NODE_CLASS_REF_NAME)
+                    at=pool.place(NodePool::NODE_CLASS_REF_NAME)
                     suggestions=class_names
                     value=pool.get(|pool| pool.spec.template.spec.node_class_ref.name.clone())
                     set=pool.set(|pool, name| pool.spec.template.spec.node_class_ref.name = name)
                 />
                 <Show when=move || !auto_mode>
                     <NumberField
-                        at=replicas.place(fields::REPLICAS)
+                        at=replicas.place(NodePool::REPLICAS)
                         value=replicas.get(|pool| pool.spec.replicas.map(|count| u32::try_from(count).unwrap_or(u32::MAX)))
                         set=replicas.set(|pool, count: Option<u32>| pool.spec.replicas = count.map(u64::from))
                     />
                 </Show>
                 <NumberField
-                    at=pool.place(fields::WEIGHT)
+                    at=pool.place(NodePool::WEIGHT)
                     value=pool.get(|pool| pool.spec.weight)
                     set=pool.set(|pool, weight| pool.spec.weight = weight)
                 />
                 <OptionalTextField
-                    at=pool.place(fields::EXPIRE_AFTER)
+                    at=pool.place(NodePool::EXPIRE_AFTER)
                     placeholder="720h or Never"
                     value=pool.get(|pool| pool.spec.template.spec.expire_after.clone())
                     set=pool.set(|pool, after| pool.spec.template.spec.expire_after = after)
                 />
             </div>
             <ListField
-                at=pool.place(fields::NODE_LABELS)
+                at=pool.place(NodePool::NODE_LABELS)
                 placeholder="team=ml, workload=inference"
                 value=pool.get(|pool| {
                     pool.spec.template.metadata.as_ref().map(|meta| items::map_to_items(&meta.labels)).unwrap_or_default()
@@ -249,7 +248,7 @@ pub(crate) fn NodePoolFields(
                 })
             />
             <h4>"Requirements"</h4>
-            <FieldFindings path=pool.place(fields::REQUIREMENTS).path />
+            <FieldFindings path=pool.place(NodePool::REQUIREMENTS).path />
             {types}
             <Rows
                 list=field!(pool, spec.template.spec.requirements)
@@ -264,7 +263,7 @@ pub(crate) fn NodePoolFields(
             <h4>"Taints"</h4>
             <Rows
                 list=pool.then(
-                    fields::POOL_TAINTS.key,
+                    NodePool::POOL_TAINTS.key,
                     |pool| Some(&*pool.spec.template.spec.taints),
                     |pool| Some(&mut *pool.spec.template.spec.taints),
                 )
@@ -278,14 +277,14 @@ pub(crate) fn NodePoolFields(
             />
             <h4>"Limits and disruption"</h4>
             <ListField
-                at=pool.place(fields::LIMITS)
+                at=pool.place(NodePool::LIMITS)
                 placeholder="cpu=1000, nvidia.com/gpu=64"
                 value=pool.get(|pool| items::limits_to_items(&pool.spec.limits))
                 set=pool.set(|pool, items| pool.spec.limits = items::items_to_limits(items).into())
             />
             <div class="grid">
                 <SelectField
-                    at=pool.place(fields::CONSOLIDATION_POLICY)
+                    at=pool.place(NodePool::CONSOLIDATION_POLICY)
                     options=options(&[
                         ("", "not set (WhenEmptyOrUnderutilized)"),
                         ("WhenEmpty", "WhenEmpty"),
@@ -298,14 +297,14 @@ pub(crate) fn NodePoolFields(
                     }))
                 />
                 <OptionalTextField
-                    at=pool.place(fields::CONSOLIDATE_AFTER)
+                    at=pool.place(NodePool::CONSOLIDATE_AFTER)
                     placeholder="5m or Never"
                     value=disruption.get(|disruption| disruption.consolidate_after.clone())
                     set=move |after| set_after(Box::new(move |disruption| disruption.consolidate_after = after))
                 />
             </div>
-            <FieldFindings path=pool.place(fields::DISRUPTION).path />
-            <FieldFindings path=pool.place(fields::BUDGETS).path />
+            <FieldFindings path=pool.place(NodePool::DISRUPTION).path />
+            <FieldFindings path=pool.place(NodePool::BUDGETS).path />
             <Rows
                 list=disruption.then(
                     "budgets",

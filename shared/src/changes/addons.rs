@@ -6,10 +6,10 @@
 //! is (EKS user guide, "Update existing cluster to new Kubernetes version": add-ons after
 //! the control plane).
 
-use crate::model::fields;
 use std::collections::BTreeMap;
 
 use crate::changes::read::{LivePlan, Reading, plan_against};
+use crate::model::spec::Addon;
 use crate::model::spec::Spec;
 use crate::rules::{Finding, changes};
 use crate::upstream::eks::NotRead;
@@ -54,7 +54,7 @@ pub fn addon_findings(reading: &Reading, design: &Spec, offer: &AddonOffer) -> V
         if let Some(wanted) = pinned(version(&addon.extra).as_deref()) {
             if !offered.iter().any(|candidate| candidate == wanted) {
                 findings.push(changes::ADDON_VERSION_NOT_OFFERED.finding(
-                    fields::ADDON_VERSION.at(&[index]),
+                    Addon::ADDON_VERSION.at(&[index]),
                     format!(
                         "EKS offers {} for Kubernetes {kubernetes} in {}; {wanted} is not one of them: EKS refuses it (UpdateAddon, CreateAddon: InvalidParameterException)",
                         addon.name,

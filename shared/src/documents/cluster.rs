@@ -8,7 +8,7 @@
 //! as nothing (see `eksctl::lenient`), so import keeps it among the leftovers and lint
 //! reports it.
 
-use crate::model::fields;
+use crate::model::spec::{AccessConfig, AccessEntry, AccessPolicy, AutoMode};
 use crate::model::spec::{
     Addon, AddonPolicies, Capacity, ClusterSettings, GroupPlacement, Network, NodeGroup,
     NodeRepairSettings, NodeTaint, RepairOverride, Spec, Subnet,
@@ -491,43 +491,52 @@ enum Below {
 
 /// Spec field of `cluster` → its keys in the document.
 const CLUSTER_KEYS: &[(&str, &[&str])] = &[
-    (fields::CLUSTER_NAME.key, &["metadata", "name"]),
-    (fields::REGION.key, &["metadata", "region"]),
-    (fields::KUBERNETES_VERSION.key, &["metadata", "version"]),
-    (fields::WITH_OIDC.key, &["iam", "withOIDC"]),
-    (fields::AUTO_MODE_ON.key, &["autoModeConfig"]),
+    (ClusterSettings::CLUSTER_NAME.key, &["metadata", "name"]),
+    (ClusterSettings::REGION.key, &["metadata", "region"]),
     (
-        fields::POD_IDENTITY_ASSOCIATIONS.key,
+        ClusterSettings::KUBERNETES_VERSION.key,
+        &["metadata", "version"],
+    ),
+    (ClusterSettings::WITH_OIDC.key, &["iam", "withOIDC"]),
+    (ClusterSettings::AUTO_MODE_ON.key, &["autoModeConfig"]),
+    (
+        ClusterSettings::POD_IDENTITY_ASSOCIATIONS.key,
         &["iam", "podIdentityAssociations"],
     ),
-    (fields::ACCESS_CONFIG.key, &["accessConfig"]),
+    (ClusterSettings::ACCESS_CONFIG.key, &["accessConfig"]),
 ];
 
 /// Spec field of `cluster.access` → its key under `accessConfig`.
 const ACCESS_KEYS: &[(&str, &[&str])] = &[
-    (fields::AUTHENTICATION_MODE.key, &["authenticationMode"]),
     (
-        fields::CREATOR_IS_ADMIN.key,
+        AccessConfig::AUTHENTICATION_MODE.key,
+        &["authenticationMode"],
+    ),
+    (
+        AccessConfig::CREATOR_IS_ADMIN.key,
         &["bootstrapClusterCreatorAdminPermissions"],
     ),
-    (fields::ACCESS_ENTRIES.key, &["accessEntries"]),
+    (AccessConfig::ACCESS_ENTRIES.key, &["accessEntries"]),
 ];
 
 /// Spec field of an access entry → its key in the `accessEntries` entry.
 const ACCESS_ENTRY_KEYS: &[(&str, &[&str])] = &[
-    (fields::PRINCIPAL_ARN.key, &["principalARN"]),
-    (fields::ENTRY_TYPE.key, &["type"]),
-    (fields::KUBERNETES_GROUPS.key, &["kubernetesGroups"]),
-    (fields::KUBERNETES_USERNAME.key, &["kubernetesUsername"]),
-    (fields::ACCESS_POLICIES.key, &["accessPolicies"]),
+    (AccessEntry::PRINCIPAL_ARN.key, &["principalARN"]),
+    (AccessEntry::ENTRY_TYPE.key, &["type"]),
+    (AccessEntry::KUBERNETES_GROUPS.key, &["kubernetesGroups"]),
+    (
+        AccessEntry::KUBERNETES_USERNAME.key,
+        &["kubernetesUsername"],
+    ),
+    (AccessEntry::ACCESS_POLICIES.key, &["accessPolicies"]),
 ];
 
 /// Spec field of an access policy → its keys in the `accessPolicies` entry.
 const ACCESS_POLICY_KEYS: &[(&str, &[&str])] = &[
-    (fields::POLICY_ARN.key, &["policyARN"]),
-    (fields::POLICY_SCOPE.key, &["accessScope", "type"]),
+    (AccessPolicy::POLICY_ARN.key, &["policyARN"]),
+    (AccessPolicy::POLICY_SCOPE.key, &["accessScope", "type"]),
     (
-        fields::POLICY_NAMESPACES.key,
+        AccessPolicy::POLICY_NAMESPACES.key,
         &["accessScope", "namespaces"],
     ),
 ];
@@ -588,76 +597,83 @@ fn association_path(segments: &[PathSegment]) -> Vec<PathSegment> {
 
 /// Spec field of `cluster.auto_mode` → its key under `autoModeConfig`.
 const AUTO_MODE_KEYS: &[(&str, &[&str])] = &[
-    (fields::AUTO_MODE_ENABLED.key, &["enabled"]),
-    (fields::AUTO_MODE_NODE_POOLS.key, &["nodePools"]),
-    (fields::AUTO_MODE_NODE_ROLE.key, &["nodeRoleARN"]),
-    (fields::AUTO_MODE_BOUNDARY.key, &["permissionsBoundaryARN"]),
+    (AutoMode::AUTO_MODE_ENABLED.key, &["enabled"]),
+    (AutoMode::AUTO_MODE_NODE_POOLS.key, &["nodePools"]),
+    (AutoMode::AUTO_MODE_NODE_ROLE.key, &["nodeRoleARN"]),
+    (
+        AutoMode::AUTO_MODE_BOUNDARY.key,
+        &["permissionsBoundaryARN"],
+    ),
 ];
 
 /// Spec field of a node group → its keys in the `managedNodeGroups` entry. Placement and
 /// capacity depend on the variant and are mapped in [`node_group_path`].
 const NODE_GROUP_KEYS: &[(&str, &[&str], Below)] = &[
-    (fields::NODE_GROUP_NAME.key, &["name"], Below::AsGiven),
-    (fields::INSTANCE_TYPE.key, &["instanceType"], Below::AsGiven),
+    (NodeGroup::NODE_GROUP_NAME.key, &["name"], Below::AsGiven),
     (
-        fields::INSTANCE_TYPES.key,
+        NodeGroup::INSTANCE_TYPE.key,
+        &["instanceType"],
+        Below::AsGiven,
+    ),
+    (
+        NodeGroup::INSTANCE_TYPES.key,
         &["instanceTypes"],
         Below::AsGiven,
     ),
-    (fields::AMI_FAMILY.key, &["amiFamily"], Below::AsGiven),
+    (NodeGroup::AMI_FAMILY.key, &["amiFamily"], Below::AsGiven),
     (
-        fields::INSTANCE_PREFIX.key,
+        NodeGroup::INSTANCE_PREFIX.key,
         &["instancePrefix"],
         Below::AsGiven,
     ),
     (
-        fields::PRIVATE_NETWORKING.key,
+        NodeGroup::PRIVATE_NETWORKING.key,
         &["privateNetworking"],
         Below::AsGiven,
     ),
-    (fields::EFA.key, &["efaEnabled"], Below::AsGiven),
-    (fields::MIN_SIZE.key, &["minSize"], Below::AsGiven),
+    (NodeGroup::EFA.key, &["efaEnabled"], Below::AsGiven),
+    (NodeGroup::MIN_SIZE.key, &["minSize"], Below::AsGiven),
     (
-        fields::DESIRED_CAPACITY.key,
+        NodeGroup::DESIRED_CAPACITY.key,
         &["desiredCapacity"],
         Below::AsGiven,
     ),
-    (fields::MAX_SIZE.key, &["maxSize"], Below::AsGiven),
+    (NodeGroup::MAX_SIZE.key, &["maxSize"], Below::AsGiven),
     (
-        fields::PLACEMENT_GROUP.key,
+        NodeGroup::PLACEMENT_GROUP.key,
         &["placement", "groupName"],
         Below::AsGiven,
     ),
     (
-        fields::LOCAL_NVME_RAID0.key,
+        NodeGroup::LOCAL_NVME_RAID0.key,
         &["overrideBootstrapCommand"],
         Below::AsGiven,
     ),
     (
-        fields::ADDON_POLICIES_FIELD.key,
+        NodeGroup::ADDON_POLICIES_FIELD.key,
         &["iam", "withAddonPolicies"],
         Below::CamelCase,
     ),
     (
-        fields::NODE_REPAIR.key,
+        NodeGroup::NODE_REPAIR.key,
         &["nodeRepairConfig", "enabled"],
         Below::AsGiven,
     ),
     (
-        fields::REPAIR_SETTINGS.key,
+        NodeGroup::REPAIR_SETTINGS.key,
         &["nodeRepairConfig"],
         Below::CamelCase,
     ),
-    (fields::LABELS.key, &["labels"], Below::AsGiven),
-    (fields::TAINTS.key, &["taints"], Below::AsGiven),
+    (NodeGroup::LABELS.key, &["labels"], Below::AsGiven),
+    (NodeGroup::TAINTS.key, &["taints"], Below::AsGiven),
 ];
 
 /// Spec field of an add-on → its key in the `addons` entry.
 const ADDON_KEYS: &[(&str, &[&str])] = &[
-    (fields::ADDON_NAME.key, &["name"]),
-    (fields::RESOLVE_CONFLICTS.key, &["resolveConflicts"]),
-    (fields::ADDON_POLICY_ARNS.key, &["attachPolicyARNs"]),
-    (fields::ADDON_ASSOCIATIONS.key, &["podIdentityAssociations"]),
+    (Addon::ADDON_NAME.key, &["name"]),
+    (Addon::RESOLVE_CONFLICTS.key, &["resolveConflicts"]),
+    (Addon::ADDON_POLICY_ARNS.key, &["attachPolicyARNs"]),
+    (Addon::ADDON_ASSOCIATIONS.key, &["podIdentityAssociations"]),
 ];
 
 fn key(name: &str) -> PathSegment {

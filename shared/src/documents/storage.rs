@@ -6,10 +6,10 @@
 //! S3 (a volume and its claim, as in awslabs/mountpoint-s3-csi-driver's
 //! `examples/kubernetes/static_provisioning`).
 
-use crate::model::fields;
 use yaml_serde::{Mapping, Value};
 
 use crate::documents::render::RenderError;
+use crate::model::spec::Addon;
 use crate::model::spec::{FsxVolume, Network, NodeGroup, S3Volume, Spec};
 
 /// Where the bundle keeps the volumes.
@@ -441,7 +441,7 @@ impl Driver {
             .enumerate()
             .find(|(_, addon)| addon.name == self.addon)?;
         Some((
-            fields::ADDON_POLICY_ARNS.at(&[index]),
+            Addon::ADDON_POLICY_ARNS.at(&[index]),
             addon.attach_policy_arns.clone(),
         ))
     }

@@ -3,7 +3,51 @@
 //! design; fields by the label their input has ([`crate::model::fields`]).
 
 use crate::Spec;
-use crate::model::fields;
+use crate::model::fields::Field;
+use crate::model::spec::{
+    AccessConfig, AccessEntry, AccessPolicy, Addon, AddonPolicies, AutoMode, ClusterSettings,
+    FsxVolume, KarpenterSettings, Network, NodeGroup, NodeRepairSettings, RepairOverride, S3Volume,
+    Subnet,
+};
+use crate::upstream::auto_mode::NodeClass;
+use crate::upstream::karpenter::{Budget, Ec2NodeClass, NodeOverlay, NodePool, Requirement, Taint};
+
+/// The fields of every object of the design, each declared beside its object.
+pub static FIELDS: &[&[&Field]] = &[
+    ClusterSettings::FIELDS,
+    AutoMode::FIELDS,
+    AccessConfig::FIELDS,
+    AccessEntry::FIELDS,
+    AccessPolicy::FIELDS,
+    Spec::FIELDS,
+    FsxVolume::FIELDS,
+    S3Volume::FIELDS,
+    Network::FIELDS,
+    Subnet::FIELDS,
+    NodeGroup::FIELDS,
+    AddonPolicies::FIELDS,
+    NodeRepairSettings::FIELDS,
+    RepairOverride::FIELDS,
+    Addon::FIELDS,
+    KarpenterSettings::FIELDS,
+    NodePool::FIELDS,
+    Requirement::FIELDS,
+    Taint::FIELDS,
+    Budget::FIELDS,
+    NodeOverlay::FIELDS,
+    Ec2NodeClass::FIELDS,
+    NodeClass::FIELDS,
+];
+
+/// Every field of the design.
+pub fn all_fields() -> impl Iterator<Item = &'static Field> {
+    FIELDS.iter().flat_map(|fields| fields.iter().copied())
+}
+
+/// The field whose path with indices left out is `pattern`.
+pub fn find_field(pattern: &str) -> Option<&'static Field> {
+    all_fields().find(|field| field.is(pattern))
+}
 
 /// "maxSize" or "max_size" as "Max size".
 fn words(key: &str) -> String {
@@ -100,8 +144,8 @@ pub fn place(spec: &Spec, path: &str) -> String {
     let field = normalized[field_start..].trim_start_matches('.');
     if !field.is_empty() {
         // An item of a list field reads as the list (`availability_zones[1]`).
-        let label = fields::find(&normalized)
-            .or_else(|| fields::find(normalized.strip_suffix("[]")?))
+        let label = find_field(&normalized)
+            .or_else(|| find_field(normalized.strip_suffix("[]")?))
             .map(|field| field.label.to_owned())
             .unwrap_or_else(|| {
                 let last = field
@@ -118,8 +162,51 @@ pub fn place(spec: &Spec, path: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::place;
+    use super::*;
     use crate::model::fields;
+
+    #[test]
+    fn a_field_is_placed_in_its_object_and_found_again_by_its_pattern() {
+        assert_eq!(NodeGroup::MIN_SIZE.at(&[2]), "node_groups[2].min_size");
+        assert_eq!(ClusterSettings::REGION.at(&[]), "cluster.region");
+        assert_eq!(Spec::VPC.at(&[]), "network");
+        assert_eq!(
+            RepairOverride::REPAIR_ACTION.at(&[1, 3]),
+            "node_groups[1].node_repair_config.node_repair_config_overrides[3].repair_action"
+        );
+        assert_eq!(
+            NodePool::WEIGHT.in_object("auto_mode_pools.node_pools[4]"),
+            "auto_mode_pools.node_pools[4].spec.weight"
+        );
+        for field in all_fields() {
+            assert_eq!(
+                find_field(&fields::pattern(&field.at(&[0, 0, 0]))),
+                Some(field)
+            );
+        }
+        assert_eq!(
+            find_field("auto_mode_pools.node_pools[].spec.template.spec.requirements[].values"),
+            Some(&Requirement::REQUIREMENT_VALUES)
+        );
+        assert_eq!(find_field("node_groups[].maxPods"), None);
+        assert_eq!(
+            fields::pattern("node_groups[12].taints[0].key"),
+            "node_groups[].taints[].key"
+        );
+    }
+
+    #[test]
+    fn no_two_fields_share_a_path() {
+        for field in all_fields() {
+            for object in field.within {
+                let path = field.in_object(&object.replace("[]", "[0]"));
+                let owners: Vec<_> = all_fields()
+                    .filter(|other| other.is(&fields::pattern(&path)))
+                    .collect();
+                assert_eq!(owners, [field], "{path} is declared twice");
+            }
+        }
+    }
 
     #[test]
     fn paths_read_as_the_items_names_and_the_fields_labels() {
@@ -151,7 +238,7 @@ mod tests {
                 spec.karpenter.as_ref().unwrap().node_classes[0]
                     .metadata
                     .name,
-                fields::NODE_ROLE.label
+                Ec2NodeClass::NODE_ROLE.label
             )
         );
         // A group not in the design any more is named by its number; unknown keys in words.
@@ -170,7 +257,7 @@ mod tests {
             ),
             format!(
                 "Auto Mode NodePool `p5-reserved` › {}",
-                fields::NODE_CLASS_REF_NAME.label
+                NodePool::NODE_CLASS_REF_NAME.label
             )
         );
         assert_eq!(place(&spec, ""), "The design");

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use yaml_serde::{Mapping, Value};
 
+use crate::model::fields::{self, declare_fields};
 use crate::upstream::karpenter::{Ec2NodeClass, NodeOverlay, NodePool};
 pub use crate::upstream::karpenter_releases::KarpenterRelease;
 
@@ -48,6 +49,15 @@ pub struct Spec {
     pub eksctl_extra: Mapping,
 }
 
+declare_fields! {
+    Spec;
+    FSX_VOLUME: fields::DESIGN, "storage.fsx", "Create an FSx for Lustre file system (StorageClass and claim fsx-claim)";
+    S3_VOLUME: fields::DESIGN, "storage.s3", "Mount an S3 bucket (volume s3-pv and claim s3-claim)";
+    VPC: fields::DESIGN, "network", "VPC";
+    VPC_CIDR: fields::DESIGN, "eksctl_extra.vpc.cidr", "VPC CIDR block";
+    KARPENTER_ON: fields::DESIGN, "karpenter", "Launch nodes with Karpenter";
+}
+
 /// Volumes the deploy creates for datasets and checkpoints through the storage add-ons'
 /// CSI drivers (`storage/volumes.yaml`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -85,6 +95,15 @@ pub struct FsxVolume {
     pub storage_gib: u32,
 }
 
+declare_fields! {
+    FsxVolume;
+    FSX_SUBNET: fields::FSX, "subnet_id", "FSx subnet ID";
+    FSX_SECURITY_GROUPS: fields::FSX, "security_group_ids", "FSx security group IDs";
+    FSX_DEPLOYMENT_TYPE: fields::FSX, "deployment_type", "FSx deployment type";
+    FSX_THROUGHPUT: fields::FSX, "per_unit_storage_throughput", "FSx throughput (MB/s per TiB)";
+    FSX_STORAGE: fields::FSX, "storage_gib", "FSx storage (GiB)";
+}
+
 /// An S3 bucket mounted by Mountpoint for S3 (static provisioning: a volume and its claim).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct S3Volume {
@@ -93,6 +112,12 @@ pub struct S3Volume {
     /// Only keys under this prefix, e.g. `checkpoints/` (empty: the whole bucket).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub prefix: String,
+}
+
+declare_fields! {
+    S3Volume;
+    S3_BUCKET: fields::S3, "bucket", "S3 bucket";
+    S3_PREFIX: fields::S3, "prefix", "S3 prefix";
 }
 
 /// Karpenter: the pools and classes it launches nodes from, and controller settings.
@@ -124,6 +149,15 @@ pub struct KarpenterSettings {
     /// `NodeOverlay` objects, kept from an import (the page lists them).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub node_overlays: Vec<NodeOverlay>,
+}
+
+declare_fields! {
+    KarpenterSettings;
+    KARPENTER_RELEASE: fields::KARPENTER, "release", "Karpenter release";
+    INTERRUPTION_QUEUE: fields::KARPENTER, "interruption_queue", "Spot interruption queue (SQS)";
+    CONTROLLER_IDENTITY: fields::KARPENTER, "controller_identity", "Controller's AWS role";
+    SPOT_TO_SPOT: fields::KARPENTER, "spot_to_spot_consolidation", "Spot-to-Spot consolidation";
+    KARPENTER_NODE_REPAIR: fields::KARPENTER, "node_repair", "Node repair (Karpenter)";
 }
 
 fn is_default_release(release: &KarpenterRelease) -> bool {
@@ -174,6 +208,17 @@ pub struct ClusterSettings {
     pub access: Option<AccessConfig>,
 }
 
+declare_fields! {
+    ClusterSettings;
+    CLUSTER_NAME: fields::CLUSTER, "name", "Cluster name";
+    REGION: fields::CLUSTER, "region", "Region";
+    KUBERNETES_VERSION: fields::CLUSTER, "kubernetes_version", "Kubernetes version";
+    WITH_OIDC: fields::CLUSTER, "with_oidc", "IAM OIDC provider (roles for service accounts)";
+    AUTO_MODE_ON: fields::CLUSTER, "auto_mode", "EKS Auto Mode (AWS launches and runs the nodes)";
+    POD_IDENTITY_ASSOCIATIONS: fields::CLUSTER, "pod_identity_associations", "Pod Identity associations";
+    ACCESS_CONFIG: fields::CLUSTER, "access", "Access to the cluster";
+}
+
 /// `accessConfig`: the cluster's authentication mode and the access entries created with
 /// it (EKS user guide, "Grant IAM users access to Kubernetes with EKS access entries").
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -188,6 +233,13 @@ pub struct AccessConfig {
     /// The access entries.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub access_entries: Vec<AccessEntry>,
+}
+
+declare_fields! {
+    AccessConfig;
+    AUTHENTICATION_MODE: fields::ACCESS, "authentication_mode", "Authentication mode";
+    CREATOR_IS_ADMIN: fields::ACCESS, "bootstrap_cluster_creator_admin_permissions", "The identity that creates the cluster is its admin";
+    ACCESS_ENTRIES: fields::ACCESS, "access_entries", "Access entries";
 }
 
 impl AccessConfig {
@@ -218,6 +270,15 @@ pub struct AccessEntry {
     /// Keys the studio does not model, kept as imported.
     #[serde(default, skip_serializing_if = "is_empty_mapping")]
     pub extra: Mapping,
+}
+
+declare_fields! {
+    AccessEntry;
+    PRINCIPAL_ARN: fields::ACCESS_ENTRY, "principal_arn", "Principal ARN (IAM role or user)";
+    ENTRY_TYPE: fields::ACCESS_ENTRY, "entry_type", "Entry type";
+    KUBERNETES_GROUPS: fields::ACCESS_ENTRY, "kubernetes_groups", "Kubernetes groups";
+    KUBERNETES_USERNAME: fields::ACCESS_ENTRY, "kubernetes_username", "Kubernetes user name";
+    ACCESS_POLICIES: fields::ACCESS_ENTRY, "access_policies", "Access policies";
 }
 
 impl AccessEntry {
@@ -283,6 +344,13 @@ pub struct AccessPolicy {
     pub extra: Mapping,
 }
 
+declare_fields! {
+    AccessPolicy;
+    POLICY_ARN: fields::ACCESS_POLICY, "policy_arn", "Access policy ARN";
+    POLICY_SCOPE: fields::ACCESS_POLICY, "scope", "Scope";
+    POLICY_NAMESPACES: fields::ACCESS_POLICY, "namespaces", "Namespaces";
+}
+
 /// EKS Auto Mode: AWS runs the nodes, from built-in node pools and any NodePools on its
 /// `eks.amazonaws.com` NodeClass.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -300,6 +368,14 @@ pub struct AutoMode {
     /// The permissions boundary of the role eksctl creates; empty: none.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub permissions_boundary_arn: String,
+}
+
+declare_fields! {
+    AutoMode;
+    AUTO_MODE_ENABLED: fields::AUTO_MODE, "enabled", "EKS Auto Mode (AWS launches and runs the nodes)";
+    AUTO_MODE_NODE_POOLS: fields::AUTO_MODE, "node_pools", "Auto Mode built-in node pools";
+    AUTO_MODE_NODE_ROLE: fields::AUTO_MODE, "node_role_arn", "Auto Mode node role ARN";
+    AUTO_MODE_BOUNDARY: fields::AUTO_MODE, "permissions_boundary_arn", "Auto Mode node role permissions boundary";
 }
 
 impl AutoMode {
@@ -352,6 +428,13 @@ pub enum Network {
     },
 }
 
+declare_fields! {
+    Network;
+    VPC_MODE: fields::NETWORK, "mode", "VPC";
+    VPC_ID: fields::NETWORK, "vpc_id", "VPC ID";
+    AVAILABILITY_ZONES: fields::NETWORK, "availability_zones", "Availability zones";
+}
+
 /// One subnet of an existing VPC.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Subnet {
@@ -365,6 +448,13 @@ pub struct Subnet {
     /// Keys the studio does not model (e.g. `cidr`), kept as imported.
     #[serde(default, skip_serializing_if = "is_empty_mapping")]
     pub extra: Mapping,
+}
+
+declare_fields! {
+    Subnet;
+    SUBNET_NAME: fields::SUBNET, "name", "Subnet name";
+    SUBNET_ID: fields::SUBNET, "id", "Subnet ID";
+    SUBNET_ZONE: fields::SUBNET, "availability_zone", "Subnet availability zone";
 }
 
 /// An EKS managed node group.
@@ -436,6 +526,37 @@ pub struct NodeGroup {
     /// Keys the studio does not model (e.g. `volumeSize`, `tags`), kept as imported.
     #[serde(default, skip_serializing_if = "is_empty_mapping")]
     pub extra: Mapping,
+}
+
+declare_fields! {
+    NodeGroup;
+    NODE_GROUP_NAME: fields::NODE_GROUP, "name", "Node group name";
+    INSTANCE_TYPE: fields::NODE_GROUP, "instance_type", "Instance type";
+    INSTANCE_TYPES: fields::NODE_GROUP, "instance_types", "Instance types (several, instead of one)";
+    INSTANCE_PREFIX: fields::NODE_GROUP, "instance_prefix", "Instance name prefix";
+    ADDON_POLICIES_FIELD: fields::NODE_GROUP, "addon_policies", "IAM add-on policies";
+    AMI_FAMILY: fields::NODE_GROUP, "ami_family", "AMI family";
+    CUSTOM_AMI: fields::NODE_GROUP, "extra.ami", "Custom AMI ID";
+    MIN_SIZE: fields::NODE_GROUP, "min_size", "Minimum size";
+    DESIRED_CAPACITY: fields::NODE_GROUP, "desired_capacity", "Desired capacity";
+    MAX_SIZE: fields::NODE_GROUP, "max_size", "Maximum size";
+    EFA: fields::NODE_GROUP, "efa_enabled", "EFA (Elastic Fabric Adapter)";
+    PRIVATE_NETWORKING: fields::NODE_GROUP, "private_networking", "Private networking";
+    LOCAL_NVME_RAID0: fields::NODE_GROUP, "local_nvme_raid0", "Local NVMe as RAID0";
+    NODE_REPAIR: fields::NODE_GROUP, "node_repair", "Node auto-repair";
+    LABELS: fields::NODE_GROUP, "labels", "Labels";
+    TAINTS: fields::NODE_GROUP, "taints", "Taints";
+    CAPACITY: fields::NODE_GROUP, "capacity", "Capacity type";
+    RESERVATION_ID: fields::NODE_GROUP, "capacity.reservation_id", "Capacity reservation ID";
+    BLOCK_STARTS: fields::NODE_GROUP, "block_window.starts", "Block starts (UTC)";
+    BLOCK_ENDS: fields::NODE_GROUP, "block_window.ends", "Block ends (UTC)";
+    BLOCK_CHECKPOINT: fields::NODE_GROUP, "block_window.checkpoint_minutes", "Checkpoint every (minutes)";
+    BLOCK_NEEDED_UNTIL: fields::NODE_GROUP, "block_window.needed_until", "Training needs it until (UTC)";
+    PLACEMENT: fields::NODE_GROUP, "placement", "Placement";
+    PLACEMENT_SUBNETS: fields::NODE_GROUP, "placement.subnets", "Subnets";
+    PLACEMENT_ZONES: fields::NODE_GROUP, "placement.availability_zones", "Availability zone";
+    PLACEMENT_GROUP: fields::NODE_GROUP, "placement_group", "Placement group";
+    REPAIR_SETTINGS: fields::NODE_GROUP, "node_repair_config", "Node auto-repair settings";
 }
 
 /// A node taint of a managed node group.
@@ -545,6 +666,15 @@ pub struct NodeRepairSettings {
     pub node_repair_config_overrides: Vec<RepairOverride>,
 }
 
+declare_fields! {
+    NodeRepairSettings;
+    UNHEALTHY_COUNT: fields::REPAIR, "max_unhealthy_node_threshold_count", "Stop repairs above unhealthy nodes (count)";
+    UNHEALTHY_PERCENTAGE: fields::REPAIR, "max_unhealthy_node_threshold_percentage", "Stop repairs above unhealthy nodes (%)";
+    PARALLEL_COUNT: fields::REPAIR, "max_parallel_nodes_repaired_count", "Nodes repaired at once (count)";
+    PARALLEL_PERCENTAGE: fields::REPAIR, "max_parallel_nodes_repaired_percentage", "Nodes repaired at once (%)";
+    REPAIR_OVERRIDES: fields::REPAIR, "node_repair_config_overrides", "Repair overrides";
+}
+
 impl NodeRepairSettings {
     /// Whether nothing is set (EKS's defaults throughout).
     pub fn is_empty(&self) -> bool {
@@ -569,6 +699,14 @@ pub struct RepairOverride {
     pub repair_action: String,
 }
 
+declare_fields! {
+    RepairOverride;
+    REPAIR_CONDITION: fields::REPAIR_OVERRIDE, "node_monitoring_condition", "Condition";
+    REPAIR_REASON: fields::REPAIR_OVERRIDE, "node_unhealthy_reason", "Reason";
+    REPAIR_WAIT: fields::REPAIR_OVERRIDE, "min_repair_wait_time_mins", "Wait (minutes)";
+    REPAIR_ACTION: fields::REPAIR_OVERRIDE, "repair_action", "Action";
+}
+
 /// IAM add-on policies eksctl attaches to a node group's role.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct AddonPolicies {
@@ -584,6 +722,14 @@ pub struct AddonPolicies {
     /// FSx for Lustre CSI driver permissions.
     #[serde(default)]
     pub fsx: bool,
+}
+
+declare_fields! {
+    AddonPolicies;
+    AUTO_SCALER_POLICY: fields::ADDON_POLICIES, "auto_scaler", "Cluster Autoscaler";
+    CLOUD_WATCH_POLICY: fields::ADDON_POLICIES, "cloud_watch", "CloudWatch";
+    EBS_POLICY: fields::ADDON_POLICIES, "ebs", "EBS";
+    FSX_POLICY: fields::ADDON_POLICIES, "fsx", "FSx for Lustre";
 }
 
 /// An EKS add-on.
@@ -605,6 +751,15 @@ pub struct Addon {
     /// Keys the studio does not model (e.g. `version`), kept as imported.
     #[serde(default, skip_serializing_if = "is_empty_mapping")]
     pub extra: Mapping,
+}
+
+declare_fields! {
+    Addon;
+    ADDON_NAME: fields::ADDON, "name", "Add-on name";
+    RESOLVE_CONFLICTS: fields::ADDON, "resolve_conflicts", "Resolve conflicts";
+    ADDON_VERSION: fields::ADDON, "version", "Version";
+    ADDON_POLICY_ARNS: fields::ADDON, "attach_policy_arns", "IAM policy ARNs";
+    ADDON_ASSOCIATIONS: fields::ADDON, "pod_identity_associations", "Pod Identity associations";
 }
 
 /// An EKS Pod Identity association: a Kubernetes service account and the IAM role eksctl

@@ -6,8 +6,8 @@
 
 use super::eksctl_config::is_arn;
 use super::{Check, Context, Report, Rule, Severity, Stage};
-use crate::model::fields;
 use crate::model::spec::{AccessConfig, AccessEntry};
+use crate::upstream::auto_mode::NodeClass;
 
 pub(super) static RULES: &[Rule] = &[
     Rule {
@@ -68,7 +68,7 @@ fn access_entries_need_api_authentication(context: &Context<'_>, report: &mut Re
     };
     if !access.access_entries.is_empty() && access.authentication_mode == "CONFIG_MAP" {
         report.fire(
-            fields::AUTHENTICATION_MODE.path(),
+            AccessConfig::AUTHENTICATION_MODE.path(),
             "access entries need authenticationMode API_AND_CONFIG_MAP or API, not CONFIG_MAP",
         );
     }
@@ -231,6 +231,6 @@ fn auto_mode_node_role_without_access_entry(context: &Context<'_>, report: &mut 
             ),
             Some(_) => continue,
         };
-        report.fire(fields::AUTO_MODE_CLASS_ROLE.at(&[index]), message);
+        report.fire(NodeClass::AUTO_MODE_CLASS_ROLE.at(&[index]), message);
     }
 }

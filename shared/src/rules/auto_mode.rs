@@ -6,6 +6,7 @@
 use super::{Check, Context, Report, Rule, Severity, Stage};
 use crate::model::fields;
 use crate::upstream::auto_mode::{self, BUILT_IN_NODE_CLASS};
+use crate::upstream::karpenter::{NodePool, Requirement};
 
 pub(super) static RULES: &[Rule] = &[
     Rule {
@@ -174,7 +175,7 @@ fn auto_mode_node_class_missing(context: &Context<'_>, report: &mut Report<'_>) 
         let name = &pool.spec.template.spec.node_class_ref.name;
         if name != BUILT_IN_NODE_CLASS && auto_mode::class_of(pools, pool).is_none() {
             report.fire(
-                fields::NODE_CLASS_REF_NAME.at_in(fields::AUTO_MODE_POOL, &[index]),
+                NodePool::NODE_CLASS_REF_NAME.at_in(fields::AUTO_MODE_POOL, &[index]),
                 format!(
                     "NodePool `{}` names NodeClass `{name}`, which the design does not have: the pool launches no node",
                     pool.metadata.name
@@ -198,7 +199,7 @@ fn auto_mode_reserved_without_selector(context: &Context<'_>, report: &mut Repor
         let missing = name != BUILT_IN_NODE_CLASS && auto_mode::class_of(pools, pool).is_none();
         if !selects && !missing {
             report.fire(
-                fields::REQUIREMENTS.at_in(fields::AUTO_MODE_POOL, &[index]),
+                NodePool::REQUIREMENTS.at_in(fields::AUTO_MODE_POOL, &[index]),
                 format!(
                     "NodePool `{}` allows only reserved capacity, but NodeClass `{name}` selects no capacity reservation: Auto Mode launches no node for it",
                     pool.metadata.name
@@ -218,7 +219,7 @@ fn auto_mode_reservation_unused(context: &Context<'_>, report: &mut Report<'_>) 
             && !crate::upstream::matching::capacity_types(pool).contains("reserved")
         {
             report.fire(
-                fields::REQUIREMENTS.at_in(fields::AUTO_MODE_POOL, &[index]),
+                NodePool::REQUIREMENTS.at_in(fields::AUTO_MODE_POOL, &[index]),
                 format!(
                     "NodeClass `{}` selects capacity reservations, but NodePool `{}` does not allow reserved capacity: it never launches into them",
                     class.metadata.name, pool.metadata.name
@@ -251,7 +252,7 @@ fn auto_mode_pool_label_unknown(context: &Context<'_>, report: &mut Report<'_>) 
                 continue;
             };
             report.fire(
-                fields::REQUIREMENT_KEY.at_in(fields::AUTO_MODE_REQUIREMENT, &[pool_index, index]),
+                Requirement::REQUIREMENT_KEY.at_in(fields::AUTO_MODE_REQUIREMENT, &[pool_index, index]),
                 format!(
                     "NodePool `{}` requires `{key}`, but {instead}: the requirement does not choose instance types as it reads",
                     pool.metadata.name

@@ -4,6 +4,7 @@ use super::{Check, Context, Report, Rule, Severity, Stage};
 use crate::catalog::versions::{self, Support};
 use crate::model::fields;
 use crate::model::ids::{self, AvailabilityZone, IdError, ResourceName, SubnetId, VpcId};
+use crate::model::spec::{Addon, AutoMode, ClusterSettings, Spec};
 use crate::model::spec::{GroupPlacement, Network};
 
 pub(super) static RULES: &[Rule] = &[
@@ -369,11 +370,11 @@ fn vpc_cidr_invalid(context: &Context<'_>, report: &mut Report<'_>) {
     });
     match parsed {
         None => report.fire(
-            fields::VPC_CIDR.path(),
+            Spec::VPC_CIDR.path(),
             format!("`{cidr}` is not an IPv4 CIDR block (such as 10.10.0.0/16): eksctl refuses the file when it reads it"),
         ),
         Some((_, prefix)) if !(16..=24).contains(&prefix) => report.fire(
-            fields::VPC_CIDR.path(),
+            Spec::VPC_CIDR.path(),
             format!("`{cidr}`: eksctl refuses it (\"VPC CIDR prefix must be between /16 and /24\")"),
         ),
         Some(_) => {}
@@ -385,11 +386,11 @@ fn cluster_name_invalid(context: &Context<'_>, report: &mut Report<'_>) {
     match ResourceName::check(name) {
         Ok(_) | Err(IdError::Placeholder) => {}
         Err(IdError::Empty) => report.fire(
-            fields::CLUSTER_NAME.path(),
+            ClusterSettings::CLUSTER_NAME.path(),
             "the cluster name is empty: eksctl refuses the file (\"metadata.name must be set\")",
         ),
         Err(error) => report.fire(
-            fields::CLUSTER_NAME.path(),
+            ClusterSettings::CLUSTER_NAME.path(),
             format!("cluster name `{name}` {error}"),
         ),
     }
@@ -401,12 +402,12 @@ fn region_unknown(context: &Context<'_>, report: &mut Report<'_>) {
         Ok(_) | Err(IdError::Placeholder) => {}
         // With a file, eksctl takes no region from `--region` or the AWS profile.
         Err(IdError::Empty) => report.fire(
-            fields::REGION.path(),
+            ClusterSettings::REGION.path(),
             "the region is empty: eksctl refuses the file (\"metadata.region must be set\") and takes no region from the AWS profile instead",
         ),
         Err(_) if ids::OTHER_PARTITION_REGIONS.contains(&region.trim()) => {}
         Err(_) => report.fire(
-            fields::REGION.path(),
+            ClusterSettings::REGION.path(),
             format!(
                 "region `{region}` is not one eksctl knows: it stops before creating anything (\"--region={region} is not supported - use one of: …\")"
             ),
@@ -418,7 +419,7 @@ fn region_other_partition(context: &Context<'_>, report: &mut Report<'_>) {
     let region = context.spec.cluster.region.trim();
     if ids::OTHER_PARTITION_REGIONS.contains(&region) {
         report.fire(
-            fields::REGION.path(),
+            ClusterSettings::REGION.path(),
             format!(
                 "eksctl supports `{region}`, but it is in another AWS partition than the studio knows: its instance types, prices and versions are not checked, and the policy ARNs the studio writes (`arn:aws:…`) need that partition's prefix"
             ),
@@ -480,7 +481,7 @@ fn kubernetes_version_unsupported(context: &Context<'_>, report: &mut Report<'_>
             return;
         }
     };
-    report.fire(fields::KUBERNETES_VERSION.path(), message);
+    report.fire(ClusterSettings::KUBERNETES_VERSION.path(), message);
 }
 
 fn kubernetes_version_extended_support(context: &Context<'_>, report: &mut Report<'_>) {
@@ -493,7 +494,7 @@ fn kubernetes_version_extended_support(context: &Context<'_>, report: &mut Repor
     )) = version_support(context)
     {
         report.fire(
-            fields::KUBERNETES_VERSION.path(),
+            ClusterSettings::KUBERNETES_VERSION.path(),
             format!(
                 "Kubernetes {version} left standard support on {standard_ended}: in extended support the control plane costs USD 0.60 an hour instead of 0.10, and EKS upgrades it on {ends}"
             ),
@@ -522,7 +523,7 @@ fn kubernetes_version_omitted(context: &Context<'_>, report: &mut Report<'_>) {
         _ => String::new(),
     };
     report.fire(
-        fields::KUBERNETES_VERSION.path(),
+        ClusterSettings::KUBERNETES_VERSION.path(),
         format!(
             "no Kubernetes version: eksctl creates the cluster at its own default, {EKSCTL_DEFAULT_VERSION}{support}"
         ),
@@ -535,7 +536,7 @@ fn kubernetes_version_newer_than_calendar(context: &Context<'_>, report: &mut Re
             .first()
             .map_or("", |entry| entry.version);
         report.fire(
-            fields::KUBERNETES_VERSION.path(),
+            ClusterSettings::KUBERNETES_VERSION.path(),
             format!(
                 "Kubernetes {version} is newer than {newest}, the newest version in the studio's EKS calendar (checked {}); EKS may not offer it yet",
                 versions::CALENDAR_CHECKED
@@ -619,7 +620,7 @@ fn new_vpc_zones_too_few(context: &Context<'_>, report: &mut Report<'_>) {
         && availability_zones.len() < 2
     {
         report.fire(
-            fields::AVAILABILITY_ZONES.path(),
+            Network::AVAILABILITY_ZONES.path(),
             format!(
                 "a new VPC needs at least 2 availability zones, {} given",
                 availability_zones.len()
@@ -647,7 +648,7 @@ fn vpc_id_malformed(context: &Context<'_>, report: &mut Report<'_>) {
         }
         match VpcId::check(vpc_id) {
             Ok(_) | Err(IdError::Placeholder) => {}
-            Err(error) => report.fire(fields::VPC_ID.path(), format!("VPC id `{vpc_id}` {error}")),
+            Err(error) => report.fire(Network::VPC_ID.path(), format!("VPC id `{vpc_id}` {error}")),
         }
     }
 }
@@ -718,7 +719,7 @@ fn existing_vpc_no_subnets(context: &Context<'_>, report: &mut Report<'_>) {
         && private_subnets.is_empty()
     {
         report.fire(
-            fields::VPC.path(),
+            Spec::VPC.path(),
             "an existing VPC is given by its id alone: eksctl does not look up its subnets, lays out new subnets' address ranges instead and builds the cluster's stack on the existing VPC with no subnet ids, which fails; list the subnets the cluster may use",
         );
     }
@@ -841,7 +842,7 @@ fn existing_vpc_single_zone(context: &Context<'_>, report: &mut Report<'_>) {
     };
     if zones.all(|zone| zone == Some(first)) {
         report.fire(
-            fields::VPC.path(),
+            Spec::VPC.path(),
             format!("every subnet is in {first}; EKS needs subnets in at least two zones"),
         );
     }
@@ -856,7 +857,7 @@ fn addon_duplicate(context: &Context<'_>, report: &mut Report<'_>) {
             return;
         }
         report.fire(
-            fields::ADDON_NAME.at(&[index]),
+            Addon::ADDON_NAME.at(&[index]),
             format!(
                 "add-on `{}` is listed twice, with other settings than add-on {}: eksctl creates it from that first entry and skips this one as already present (\"addon is already present on the cluster, as an EKS managed addon, skipping creation\"), so these settings are not applied",
                 addons[index].name,
@@ -873,7 +874,7 @@ fn addon_irsa_without_oidc(context: &Context<'_>, report: &mut Report<'_>) {
     for (index, addon) in context.spec.addons.iter().enumerate() {
         if !addon.attach_policy_arns.is_empty() {
             report.fire(
-                fields::ADDON_POLICY_ARNS.at(&[index]),
+                Addon::ADDON_POLICY_ARNS.at(&[index]),
                 format!(
                     "add-on `{}` attaches IAM policies through its service account's role, but the cluster's OIDC provider is off: eksctl creates no role and the add-on gets no AWS credentials",
                     addon.name
@@ -1008,7 +1009,7 @@ fn storage_addon_without_iam(context: &Context<'_>, report: &mut Report<'_>) {
         if addon.attach_policy_arns.is_empty() && !has_other_iam && !nodes_have_fsx {
             let path = driver
                 .policies(context.spec)
-                .map_or_else(|| fields::ADDON_POLICY_ARNS.at(&[index]), |(path, _)| path);
+                .map_or_else(|| Addon::ADDON_POLICY_ARNS.at(&[index]), |(path, _)| path);
             report.fire(
                 path,
                 format!(
@@ -1035,7 +1036,7 @@ fn auto_mode_config_invalid(context: &Context<'_>, report: &mut Report<'_>) {
                 .is_some_and(|pools| !pools.is_empty())
         {
             report.fire(
-                fields::AUTO_MODE_ON.path(),
+                ClusterSettings::AUTO_MODE_ON.path(),
                 "a node role, permissions boundary or node pools need Auto Mode enabled",
             );
         }
@@ -1048,13 +1049,13 @@ fn auto_mode_config_invalid(context: &Context<'_>, report: &mut Report<'_>) {
     let pools = auto.node_pools.as_ref().unwrap_or(&defaults);
     if pools.is_empty() && (role || boundary) {
         report.fire(
-            fields::AUTO_MODE_NODE_POOLS.path(),
+            AutoMode::AUTO_MODE_NODE_POOLS.path(),
             "a node role or permissions boundary cannot be given when Auto Mode has no node pools",
         );
     }
     if role && boundary {
         report.fire(
-            fields::AUTO_MODE_BOUNDARY.path(),
+            AutoMode::AUTO_MODE_BOUNDARY.path(),
             "a permissions boundary cannot be given when the node role is: it bounds only the role eksctl creates",
         );
     }
@@ -1094,7 +1095,7 @@ fn auto_mode_create_conflict(context: &Context<'_>, report: &mut Report<'_>) {
     }
     if extra_has("nodeGroups") {
         report.fire(
-            fields::AUTO_MODE_ON.path(),
+            ClusterSettings::AUTO_MODE_ON.path(),
             "Auto Mode is on: eksctl does not create the self-managed nodeGroups with the cluster; create them after it",
         );
     }
@@ -1106,7 +1107,7 @@ fn auto_mode_create_conflict(context: &Context<'_>, report: &mut Report<'_>) {
     for (index, addon) in spec.addons.iter().enumerate() {
         if CORE_NETWORKING_ADDONS.contains(&addon.name.as_str()) {
             report.fire(
-                fields::ADDON_NAME.at(&[index]),
+                Addon::ADDON_NAME.at(&[index]),
                 format!(
                     "Auto Mode runs the core networking itself: eksctl refuses `{}` at cluster creation (add it later with `eksctl create addon` if you need it)",
                     addon.name

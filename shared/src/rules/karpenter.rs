@@ -7,6 +7,7 @@ use std::collections::BTreeSet;
 use super::{Check, Context, Report, Rule, Severity, Stage};
 use crate::catalog::instances::InstanceType;
 use crate::model::ids::{IdError, ReservationId, SecurityGroupId, SubnetId};
+use crate::model::spec::KarpenterSettings;
 use crate::upstream::karpenter::{
     CAPACITY_TYPE, Ec2NodeClass, NodePool, OPERATORS, Requirement, SelectorTerm,
 };
@@ -572,7 +573,7 @@ fn karpenter_release_kubernetes(context: &Context<'_>, report: &mut Report<'_>) 
         ),
     };
     report.fire(
-        fields::KARPENTER_RELEASE.path(),
+        KarpenterSettings::KARPENTER_RELEASE.path(),
         format!(
             "Karpenter {} is not listed for Kubernetes {version} in Karpenter's compatibility matrix ({needs}): the controller may not read the newer API server's objects as it should",
             release.chart_version()
@@ -1106,7 +1107,7 @@ fn karpenter_node_repair_without_monitoring_agent(context: &Context<'_>, report:
         .any(|addon| addon.name == "eks-node-monitoring-agent");
     if karpenter.node_repair && !has_agent {
         report.fire(
-            fields::KARPENTER_NODE_REPAIR.path(),
+            KarpenterSettings::KARPENTER_NODE_REPAIR.path(),
             "Karpenter's node repair acts on node conditions that nothing in this design reports: add the eks-node-monitoring-agent add-on",
         );
     }
@@ -1312,7 +1313,7 @@ fn karpenter_spot_without_interruption_queue(context: &Context<'_>, report: &mut
     };
     if !spot.is_empty() {
         report.fire(
-            fields::INTERRUPTION_QUEUE.path(),
+            KarpenterSettings::INTERRUPTION_QUEUE.path(),
             format!(
                 "{noun} {} {verb} Spot, but no interruption queue is set: without it Karpenter does not receive EC2's two-minute Spot interruption warnings, so it does not cordon and drain a node before EC2 reclaims it",
                 spot.join(", ")

@@ -4,8 +4,9 @@
 
 use super::{Check, Context, Report, Rule, Severity, Stage};
 use crate::documents::karpenter_aws::{self, POD_IDENTITY_AGENT};
-use crate::model::fields;
+use crate::model::spec::ClusterSettings;
 use crate::model::spec::{ControllerIdentity, Network, NodeGroup, Spec};
+use crate::upstream::karpenter::Ec2NodeClass;
 use crate::upstream::karpenter::discovery_value;
 
 const GETTING_STARTED: &str =
@@ -261,7 +262,7 @@ fn irsa_without_oidc(context: &Context<'_>, report: &mut Report<'_>) {
         && !spec.cluster.with_oidc
     {
         report.fire(
-            fields::WITH_OIDC.path(),
+            ClusterSettings::WITH_OIDC.path(),
             "the Karpenter controller's role is given through IRSA, which trusts the cluster's IAM OIDC provider, but the cluster has none (iam.withOIDC is off): the controller gets no AWS credentials and launches no node",
         );
     }
@@ -282,7 +283,7 @@ fn node_role_not_created(context: &Context<'_>, report: &mut Report<'_>) {
             !role.trim().is_empty() && name != created
         }) {
             report.fire(
-                fields::NODE_ROLE.at(&[index]),
+                Ec2NodeClass::NODE_ROLE.at(&[index]),
                 format!(
                     "EC2NodeClass `{}` uses role `{role}`; the bundle creates `{created}` and gives only that role access to the cluster, so `{role}` must exist and have an EC2_LINUX access entry, or its nodes never join",
                     class.metadata.name

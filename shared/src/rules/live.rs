@@ -8,6 +8,7 @@ use super::node_groups::reservation_id;
 use super::{Check, Context, Report, Rule, Severity, Stage};
 use crate::catalog::versions::UtcMinute;
 use crate::model::spec::{Capacity, GroupPlacement, Network, NodeGroup, Spec};
+use crate::upstream::karpenter::NodePool;
 
 /// What EC2 said, as plain data.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -781,7 +782,7 @@ fn instance_type_not_offered(context: &Context<'_>, report: &mut Report<'_>) {
             }
             if !offering.availability_zones.contains(&zone) {
                 report.fire(
-                    fields::INSTANCE_TYPE.at(&[index]),
+                    NodeGroup::INSTANCE_TYPE.at(&[index]),
                     format!(
                         "{} is not offered in {zone} (offered in: {})",
                         group.instance_type,
@@ -803,7 +804,7 @@ fn reservation_not_found(context: &Context<'_>, report: &mut Report<'_>) {
                 .any(|missing| missing == id)
         {
             report.fire(
-                fields::RESERVATION_ID.at(&[index]),
+                NodeGroup::RESERVATION_ID.at(&[index]),
                 format!("capacity reservation {id} was not found"),
             );
         }
@@ -816,7 +817,7 @@ fn reservation_not_active(context: &Context<'_>, report: &mut Report<'_>) {
             fact.reservation_type == "capacity-block" && fact.state == "scheduled";
         if fact.state != "active" && !block_scheduled {
             report.fire(
-                fields::RESERVATION_ID.at(&[index]),
+                NodeGroup::RESERVATION_ID.at(&[index]),
                 format!("capacity reservation {} is {}", fact.id, fact.state),
             );
         }
@@ -828,7 +829,7 @@ fn reservation_instance_type_mismatch(context: &Context<'_>, report: &mut Report
     for (index, group, fact) in reserved_groups(context) {
         if !group.instance_type.is_empty() && group.instance_type != fact.instance_type {
             report.fire(
-                fields::INSTANCE_TYPE.at(&[index]),
+                NodeGroup::INSTANCE_TYPE.at(&[index]),
                 format!(
                     "reservation {} is for {}, but the group uses {}",
                     fact.id, fact.instance_type, group.instance_type
@@ -849,7 +850,7 @@ fn reservation_zone_mismatch(context: &Context<'_>, report: &mut Report<'_>) {
             .collect();
         if !outside.is_empty() {
             report.fire(
-                fields::PLACEMENT.at(&[index]),
+                NodeGroup::PLACEMENT.at(&[index]),
                 format!(
                     "reservation {} is in {}, but the group may launch in {}",
                     fact.id,
@@ -870,7 +871,7 @@ fn reservation_capacity_short(context: &Context<'_>, report: &mut Report<'_>) {
         let wanted = group.desired_capacity.or(group.min_size).unwrap_or(0);
         if wanted > fact.available_instances {
             report.fire(
-                fields::DESIRED_CAPACITY.at(&[index]),
+                NodeGroup::DESIRED_CAPACITY.at(&[index]),
                 format!(
                     "{wanted} nodes wanted, but reservation {} has {} of {} instances free",
                     fact.id, fact.available_instances, fact.total_instances
@@ -889,7 +890,7 @@ fn reservation_smaller_than_max_size(context: &Context<'_>, report: &mut Report<
                 "reservation"
             };
             report.fire(
-                fields::MAX_SIZE.at(&[index]),
+                NodeGroup::MAX_SIZE.at(&[index]),
                 format!(
                     "node group `{}` may grow to {max} nodes, but {what} {} holds {}: nodes past that do not launch into it (a Capacity Block sells no more; an ODCR's extra nodes fail or run outside it)",
                     group.name, fact.id, fact.total_instances
@@ -933,7 +934,7 @@ fn reservation_end_date(context: &Context<'_>, report: &mut Report<'_>) {
                 "reservation"
             };
             report.fire(
-                fields::RESERVATION_ID.at(&[index]),
+                NodeGroup::RESERVATION_ID.at(&[index]),
                 format!(
                     "{kind} {}: {} × {} in {}, {}, {} free, {when}",
                     fact.id,
@@ -1030,7 +1031,7 @@ fn capacity_block_not_started(context: &Context<'_>, report: &mut Report<'_>) {
             ("nodes", "them")
         };
         report.fire(
-            fields::DESIRED_CAPACITY.at(&[index]),
+            NodeGroup::DESIRED_CAPACITY.at(&[index]),
             format!(
                 "Capacity Block {} {starts}: node group `{}` asks for {wanted} {nodes} at creation, which cannot launch before then, and eksctl waits for {them}; create the group with 0 (desired and min) and, once the block is active, run `eksctl scale nodegroup --cluster {} --region {} --name {} --nodes {wanted}`",
                 times.id,
@@ -1072,9 +1073,9 @@ fn capacity_block_crosses_support_end(context: &Context<'_>, report: &mut Report
             continue;
         };
         let path = if times.from_ec2 {
-            fields::RESERVATION_ID.at(&[index])
+            NodeGroup::RESERVATION_ID.at(&[index])
         } else {
-            fields::BLOCK_STARTS.at(&[index])
+            NodeGroup::BLOCK_STARTS.at(&[index])
         };
         report.fire(
             path,
@@ -1105,18 +1106,18 @@ fn capacity_block_window_unreadable(context: &Context<'_>, report: &mut Report<'
             }
             time
         };
-        let starts = read(&window.starts, fields::BLOCK_STARTS, "start");
-        let ends = read(&window.ends, fields::BLOCK_ENDS, "end");
+        let starts = read(&window.starts, NodeGroup::BLOCK_STARTS, "start");
+        let ends = read(&window.ends, NodeGroup::BLOCK_ENDS, "end");
         read(
             &window.needed_until,
-            fields::BLOCK_NEEDED_UNTIL,
+            NodeGroup::BLOCK_NEEDED_UNTIL,
             "planned use",
         );
         if let (Some(starts), Some(ends)) = (starts, ends)
             && ends <= starts
         {
             report.fire(
-                fields::BLOCK_ENDS.at(&[index]),
+                NodeGroup::BLOCK_ENDS.at(&[index]),
                 format!("the block ends ({ends}) no later than it starts ({starts})"),
             );
         }
@@ -1137,7 +1138,7 @@ fn capacity_block_shorter_than_checkpoint(context: &Context<'_>, report: &mut Re
             continue;
         }
         report.fire(
-            fields::BLOCK_CHECKPOINT.at(&[index]),
+            NodeGroup::BLOCK_CHECKPOINT.at(&[index]),
             format!(
                 "the run checkpoints every {every} minutes, but Capacity Block {} ({start} to {end}) gives node group `{}` {} usable minutes (EC2 begins ending its instances {} minutes before the end): it ends before the first checkpoint, and its work is lost",
                 times.id,
@@ -1162,7 +1163,7 @@ fn capacity_block_ends_before_needed(context: &Context<'_>, report: &mut Report<
             continue;
         }
         report.fire(
-            fields::BLOCK_NEEDED_UNTIL.at(&[index]),
+            NodeGroup::BLOCK_NEEDED_UNTIL.at(&[index]),
             format!(
                 "node group `{}` is needed until {needed}, but Capacity Block {} ends {end}, and EC2 begins ending its instances at {last}: extend the block or buy the next one, and checkpoint before {last}",
                 group.name, times.id
@@ -1186,7 +1187,7 @@ fn capacity_block_market_type_mismatch(context: &Context<'_>, report: &mut Repor
             _ => None,
         };
         if let Some(message) = message {
-            report.fire(fields::CAPACITY.at(&[index]), message);
+            report.fire(NodeGroup::CAPACITY.at(&[index]), message);
         }
     }
 }
@@ -1317,7 +1318,7 @@ fn spot_placement_score_low(context: &Context<'_>, report: &mut Report<'_>) {
             && best <= LOW_SPOT_SCORE
         {
             report.fire(
-                fields::CAPACITY.at(&[index]),
+                NodeGroup::CAPACITY.at(&[index]),
                 format!(
                     "best Spot placement score for `{}` is {best} of 10",
                     group.name
@@ -1333,12 +1334,15 @@ fn group_type_paths<'a>(context: &Context<'a>) -> Vec<(String, &'a str)> {
     for (index, group) in context.spec.node_groups.iter().enumerate() {
         if group.instance_types.is_empty() {
             found.push((
-                fields::INSTANCE_TYPE.at(&[index]),
+                NodeGroup::INSTANCE_TYPE.at(&[index]),
                 group.instance_type.as_str(),
             ));
         } else {
             for instance_type in &group.instance_types {
-                found.push((fields::INSTANCE_TYPES.at(&[index]), instance_type.as_str()));
+                found.push((
+                    NodeGroup::INSTANCE_TYPES.at(&[index]),
+                    instance_type.as_str(),
+                ));
             }
         }
     }
@@ -1350,7 +1354,7 @@ fn vpc_not_found(context: &Context<'_>, report: &mut Report<'_>) {
         && context.live.missing_vpcs.contains(vpc_id)
     {
         report.fire(
-            fields::VPC_ID.path(),
+            Network::VPC_ID.path(),
             format!(
                 "VPC {vpc_id} does not exist in {}",
                 context.spec.cluster.region
@@ -1556,7 +1560,7 @@ fn karpenter_static_pool_exceeds_reservations(context: &Context<'_>, report: &mu
             .sum();
         if let Some(held) = held.filter(|held| *held < replicas) {
             report.fire(
-                fields::REPLICAS.at(&[pool_index]),
+                NodePool::REPLICAS.at(&[pool_index]),
                 format!(
                     "static NodePool `{}` keeps {replicas} nodes on reserved capacity only, but the reservations it can launch into hold {held}: {} stay pending",
                     pool.metadata.name,
@@ -1587,7 +1591,7 @@ pub fn named_placement_groups(spec: &crate::model::spec::Spec) -> Vec<NamedPlace
     let mut named = Vec::new();
     for (index, group) in spec.node_groups.iter().enumerate() {
         named.push(NamedPlacementGroup {
-            path: fields::PLACEMENT_GROUP.at(&[index]),
+            path: NodeGroup::PLACEMENT_GROUP.at(&[index]),
             name: group.placement_group.trim().to_owned(),
             efa: group.efa_enabled,
             size: group.max_size.or(group.desired_capacity),

@@ -2,8 +2,8 @@
 
 use super::{Check, Context, Report, Rule, Severity, Stage};
 use crate::catalog::instances;
-use crate::model::fields;
 use crate::model::ids::{self, IdError, ReservationId, ResourceName};
+use crate::model::spec::RepairOverride;
 use crate::model::spec::{Capacity, GroupPlacement, Network, NodeGroup};
 
 pub(super) static RULES: &[Rule] = &[
@@ -635,9 +635,9 @@ pub(super) fn instance_type_names(group: &NodeGroup) -> impl ExactSizeIterator<I
 
 fn instance_type_path(index: usize, group: &NodeGroup) -> String {
     if group.instance_type.is_empty() && !group.instance_types.is_empty() {
-        fields::INSTANCE_TYPES.at(&[index])
+        NodeGroup::INSTANCE_TYPES.at(&[index])
     } else {
-        fields::INSTANCE_TYPE.at(&[index])
+        NodeGroup::INSTANCE_TYPE.at(&[index])
     }
 }
 
@@ -698,7 +698,7 @@ fn nodegroup_name_invalid(context: &Context<'_>, report: &mut Report<'_>) {
         match ResourceName::check(&group.name) {
             Ok(_) | Err(IdError::Placeholder) => {}
             Err(error) => report.fire(
-                fields::NODE_GROUP_NAME.at(&[index]),
+                NodeGroup::NODE_GROUP_NAME.at(&[index]),
                 format!("node group name `{}` {error}", group.name),
             ),
         }
@@ -710,7 +710,7 @@ fn nodegroup_name_duplicate(context: &Context<'_>, report: &mut Report<'_>) {
     let names = groups.iter().map(|group| Some(group.name.as_str()));
     super::each_repeat(names, |index, first| {
         report.fire(
-            fields::NODE_GROUP_NAME.at(&[index]),
+            NodeGroup::NODE_GROUP_NAME.at(&[index]),
             format!(
                 "node group name `{}` is already used by node_groups[{first}]",
                 groups[index].name
@@ -726,7 +726,7 @@ fn nodegroup_size_order(context: &Context<'_>, report: &mut Report<'_>) {
             && min > max
         {
             report.fire(
-                fields::MIN_SIZE.at(&[index]),
+                NodeGroup::MIN_SIZE.at(&[index]),
                 format!("minimum size {min} is larger than maximum size {max}"),
             );
         }
@@ -734,7 +734,7 @@ fn nodegroup_size_order(context: &Context<'_>, report: &mut Report<'_>) {
             && desired > max
         {
             report.fire(
-                fields::DESIRED_CAPACITY.at(&[index]),
+                NodeGroup::DESIRED_CAPACITY.at(&[index]),
                 format!("desired capacity {desired} is larger than maximum size {max}"),
             );
         }
@@ -742,13 +742,13 @@ fn nodegroup_size_order(context: &Context<'_>, report: &mut Report<'_>) {
             && desired < min
         {
             report.fire(
-                fields::DESIRED_CAPACITY.at(&[index]),
+                NodeGroup::DESIRED_CAPACITY.at(&[index]),
                 format!("desired capacity {desired} is smaller than minimum size {min}"),
             );
         }
         if max == Some(0) {
             report.fire(
-                fields::MAX_SIZE.at(&[index]),
+                NodeGroup::MAX_SIZE.at(&[index]),
                 "maximum size must be at least 1",
             );
         }
@@ -766,7 +766,7 @@ fn nodegroup_instance_type_missing(context: &Context<'_>, report: &mut Report<'_
             && !chosen_elsewhere
         {
             report.fire(
-                fields::INSTANCE_TYPE.at(&[index]),
+                NodeGroup::INSTANCE_TYPE.at(&[index]),
                 format!(
                     "node group `{}` names no instance type: eksctl launches it on m5.large",
                     group.name
@@ -780,7 +780,7 @@ fn nodegroup_instance_type_and_types(context: &Context<'_>, report: &mut Report<
     for (index, group) in groups(context) {
         if !group.instance_type.is_empty() && !group.instance_types.is_empty() {
             report.fire(
-                fields::INSTANCE_TYPES.at(&[index]),
+                NodeGroup::INSTANCE_TYPES.at(&[index]),
                 format!(
                     "node group `{}` sets both instanceType `{}` and instanceTypes",
                     group.name, group.instance_type
@@ -881,7 +881,7 @@ fn nodegroup_subnet_unknown(context: &Context<'_>, report: &mut Report<'_>) {
                     continue;
                 }
                 report.fire(
-                    fields::PLACEMENT.at(&[index]),
+                    NodeGroup::PLACEMENT.at(&[index]),
                     format!(
                         "node group names {}, but the file gives no VPC: `eksctl create cluster` makes a new one, whose subnets it names by zone{}, and after the control plane is created fails building the group's stack (\"subnet with ID … is not in the attached VPC\", or EC2 refuses the name as a subnet id); pin the group to an availability zone instead. (`eksctl create nodegroup` on an existing cluster takes the cluster's VPC, where these subnets may be right.)",
                         unknown.join(", "),
@@ -1046,7 +1046,7 @@ fn efa_multiple_subnets(context: &Context<'_>, report: &mut Report<'_>) {
             && count > 1
         {
             report.fire(
-                fields::PLACEMENT.at(&[index]),
+                NodeGroup::PLACEMENT.at(&[index]),
                 format!(
                     "EFA node group `{}` lists {count} subnets or zones; eksctl allows one",
                     group.name
@@ -1094,7 +1094,7 @@ fn node_group_no_subnet_of_its_kind(context: &Context<'_>, report: &mut Report<'
             "public (privateNetworking off)"
         };
         report.fire(
-            fields::PLACEMENT.at(&[index]),
+            NodeGroup::PLACEMENT.at(&[index]),
             format!(
                 "node group `{}` is {networking} and the VPC has no {kind} subnets; it {how}",
                 group.name
@@ -1129,7 +1129,7 @@ fn node_group_private_subnet_public_group(context: &Context<'_>, report: &mut Re
             }
             if private_subnets.iter().any(|subnet| named(subnet, wanted)) {
                 report.fire(
-                    fields::PLACEMENT.at(&[index]),
+                    NodeGroup::PLACEMENT.at(&[index]),
                     format!(
                         "node group `{}` is public (privateNetworking off) and names subnet `{wanted}`, which the design lists as private: eksctl refuses it (\"subnet {wanted} is specified as private in ClusterConfig, thus must only be used when `privateNetworking` is enabled\")",
                         group.name
@@ -1160,7 +1160,7 @@ fn efa_group_not_pinned(context: &Context<'_>, report: &mut Report<'_>) {
             };
             if zones_picked_by_eksctl {
                 report.fire(
-                    fields::PLACEMENT.at(&[index]),
+                    NodeGroup::PLACEMENT.at(&[index]),
                     format!(
                         "EFA node group `{}` names no zone, and the new VPC lists none, so eksctl picks the cluster's zones itself (three where the region has them) and gives the group every one that offers its type: its nodes may land in different zones, where EFA does not reach{consequence}",
                         group.name
@@ -1179,7 +1179,7 @@ fn efa_group_not_pinned(context: &Context<'_>, report: &mut Report<'_>) {
                 }
             };
             report.fire(
-                fields::PLACEMENT.at(&[index]),
+                NodeGroup::PLACEMENT.at(&[index]),
                 format!(
                     "EFA node group `{}` names no subnet or zone while the cluster has {candidates} {kind}: eksctl gives it every one whose zone offers its type, so its nodes may land in different zones, where EFA does not reach{consequence}",
                     group.name
@@ -1198,7 +1198,7 @@ fn efa_reservation_placement_group(context: &Context<'_>, report: &mut Report<'_
             && group.placement_group.trim().is_empty()
         {
             report.fire(
-                fields::CAPACITY.at(&[index]),
+                NodeGroup::CAPACITY.at(&[index]),
                 format!(
                     "`{}` uses an On-Demand Capacity Reservation, so eksctl creates no cluster placement group for its EFA nodes: they are as close together as the reservation was made",
                     group.name
@@ -1325,7 +1325,7 @@ fn node_repair_override_action_unknown(context: &Context<'_>, report: &mut Repor
             let action = entry.repair_action.as_str();
             if !action.trim().is_empty() && !ACTIONS.contains(&action) {
                 report.fire(
-                    fields::REPAIR_ACTION.at(&[index, position]),
+                    RepairOverride::REPAIR_ACTION.at(&[index, position]),
                     format!(
                         "auto-repair action `{action}` of `{}` is not Replace, Reboot or NoAction",
                         group.name
@@ -1340,7 +1340,7 @@ fn node_repair_settings_while_off(context: &Context<'_>, report: &mut Report<'_>
     for (index, group) in groups(context) {
         if !group.node_repair && !group.node_repair_config.is_empty() {
             report.fire(
-                fields::NODE_REPAIR.at(&[index]),
+                NodeGroup::NODE_REPAIR.at(&[index]),
                 format!(
                     "`{}` sets auto-repair limits, but auto-repair is off: they do nothing",
                     group.name
@@ -1357,14 +1357,14 @@ fn placement_group_with_reservation(context: &Context<'_>, report: &mut Report<'
         }
         match &group.capacity {
             Capacity::Reservation { reservation_id } => report.fire(
-                fields::PLACEMENT_GROUP.at(&[index]),
+                NodeGroup::PLACEMENT_GROUP.at(&[index]),
                 format!(
                     "`{}` launches into placement group `{}` on capacity reservation {reservation_id}: make sure the reservation was made in that placement group (a reservation made in a cluster placement group serves only launches into it)",
                     group.name, group.placement_group
                 ),
             ),
             Capacity::CapacityBlock { reservation_id } => report.fire(
-                fields::PLACEMENT_GROUP.at(&[index]),
+                NodeGroup::PLACEMENT_GROUP.at(&[index]),
                 format!(
                     "`{}` launches into placement group `{}` on Capacity Block {reservation_id}: a block is bought without a placement group, and AWS already places its instances close together in an EC2 UltraCluster, so a placement group of yours adds nothing and is not where the block's capacity is",
                     group.name, group.placement_group
@@ -1379,7 +1379,7 @@ fn reservation_id_missing(context: &Context<'_>, report: &mut Report<'_>) {
     for (index, group) in groups(context) {
         if reservation_id(group).is_some_and(|id| id.trim().is_empty()) {
             report.fire(
-                fields::RESERVATION_ID.at(&[index]),
+                NodeGroup::RESERVATION_ID.at(&[index]),
                 format!(
                     "`{}` uses reserved capacity but has no capacity reservation id",
                     group.name
@@ -1395,7 +1395,7 @@ fn reservation_id_malformed(context: &Context<'_>, report: &mut Report<'_>) {
             && let Err(IdError::Malformed(expected)) = ReservationId::check(id)
         {
             report.fire(
-                fields::RESERVATION_ID.at(&[index]),
+                NodeGroup::RESERVATION_ID.at(&[index]),
                 format!("capacity reservation id `{id}` is not {expected}"),
             );
         }
@@ -1410,7 +1410,7 @@ fn reservation_group_not_pinned(context: &Context<'_>, report: &mut Report<'_>) 
             && cluster_placements(context, group) > 1
         {
             report.fire(
-                fields::PLACEMENT.at(&[index]),
+                NodeGroup::PLACEMENT.at(&[index]),
                 format!(
                     "`{}` may launch in any of the cluster's zones, but its reservation lives in one",
                     group.name
@@ -1587,7 +1587,7 @@ fn capacity_block_single_instance_type(context: &Context<'_>, report: &mut Repor
             && !group.instance_types.is_empty()
         {
             report.fire(
-                fields::INSTANCE_TYPES.at(&[index]),
+                NodeGroup::INSTANCE_TYPES.at(&[index]),
                 format!(
                     "Capacity Block group `{}` must use a single `instanceType`, not `instanceTypes`",
                     group.name
@@ -1606,7 +1606,7 @@ fn gpu_ami_without_nvidia_driver(context: &Context<'_>, report: &mut Report<'_>)
                 .any(|kind| kind.nvidia_gpu)
         {
             report.fire(
-                fields::AMI_FAMILY.at(&[index]),
+                NodeGroup::AMI_FAMILY.at(&[index]),
                 format!(
                     "AMI family {} has no NVIDIA driver for `{}`",
                     group.ami_family.as_deref().unwrap_or_default(),
@@ -1626,7 +1626,7 @@ fn neuron_ami_unsupported(context: &Context<'_>, report: &mut Report<'_>) {
                 .any(|kind| kind.neuron)
         {
             report.fire(
-                fields::AMI_FAMILY.at(&[index]),
+                NodeGroup::AMI_FAMILY.at(&[index]),
                 format!(
                     "eksctl refuses Neuron instance types on AMI family {}",
                     group.ami_family.as_deref().unwrap_or_default()
@@ -1648,7 +1648,7 @@ fn gpu_group_without_taint(context: &Context<'_>, report: &mut Report<'_>) {
             .any(|taint| taint.key == "nvidia.com/gpu");
         if has_gpu && !tainted {
             report.fire(
-                fields::TAINTS.at(&[index]),
+                NodeGroup::TAINTS.at(&[index]),
                 format!(
                     "GPU node group `{}` has no `nvidia.com/gpu` taint",
                     group.name
@@ -1681,7 +1681,7 @@ fn nodegroup_label_invalid(context: &Context<'_>, report: &mut Report<'_>) {
         for (key, value) in &group.labels {
             if let Some(problem) = super::eksctl_config::node_label_problem(key, value) {
                 report.fire(
-                    super::eksctl_config::child(&fields::LABELS.at(&[index]), key),
+                    super::eksctl_config::child(&NodeGroup::LABELS.at(&[index]), key),
                     problem,
                 );
             }
@@ -1706,7 +1706,7 @@ fn ami_family_al2_unsupported(context: &Context<'_>, report: &mut Report<'_>) {
             && !group.extra.contains_key("ami")
         {
             report.fire(
-                fields::AMI_FAMILY.at(&[index]),
+                NodeGroup::AMI_FAMILY.at(&[index]),
                 format!(
                     "node group `{}` uses AmazonLinux2, which eksctl refuses for Kubernetes 1.{minor}",
                     group.name
@@ -1727,7 +1727,7 @@ fn nodegroup_placement_empty(context: &Context<'_>, report: &mut Report<'_>) {
         };
         if empty {
             report.fire(
-                fields::PLACEMENT.at(&[index]),
+                NodeGroup::PLACEMENT.at(&[index]),
                 format!(
                     "node group `{}` lists no {field}: eksctl reads an empty list as no restriction, so it may launch in any of the cluster's subnets",
                     group.name
@@ -1806,7 +1806,7 @@ fn spot_efa_training(context: &Context<'_>, report: &mut Report<'_>) {
     for (index, group) in groups(context) {
         if group.capacity == Capacity::Spot && group.efa_enabled {
             report.fire(
-                fields::CAPACITY.at(&[index]),
+                NodeGroup::CAPACITY.at(&[index]),
                 format!(
                     "`{}` runs EFA (multi-node training) on Spot: one reclaimed node stops every rank of the job",
                     group.name
@@ -1835,7 +1835,7 @@ fn spot_single_zone(context: &Context<'_>, report: &mut Report<'_>) {
     for (index, group) in groups(context) {
         if group.capacity == Capacity::Spot && placement_len(group) == Some(1) {
             report.fire(
-                fields::PLACEMENT.at(&[index]),
+                NodeGroup::PLACEMENT.at(&[index]),
                 format!("Spot group `{}` may only use one zone", group.name),
             );
         }
