@@ -6,7 +6,7 @@
 //!
 //! The folders are layers, lowest first; a module uses its own layer and the ones below,
 //! never one above (`cargo xtask layers` checks it):
-//! `yaml` < `catalog` < `upstream` < `model` < `documents` < `templates` < `rules` <
+//! `fields` < `yaml` < `catalog` < `upstream` < `model` < `documents` < `templates` < `rules` <
 //! `lint` < `deploy` < `changes`.
 
 /// What AWS sells: instance types, on-demand prices, EKS's Kubernetes versions.
@@ -18,6 +18,9 @@ pub mod changes;
 pub mod deploy;
 /// One file per bundle document: how each is written from the spec, read back, placed.
 pub mod documents;
+/// The design's vocabulary: the paths of its objects and the `Field` each object declares
+/// beside its type, the studio's own and upstream's alike.
+pub mod fields;
 /// Linting files: every finding placed at its line and column; the page's editable files.
 pub mod lint;
 /// The studio's own design: the spec, ids, names and places in words.

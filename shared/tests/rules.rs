@@ -3374,7 +3374,7 @@ fn access_entries_are_judged_as_eksctl_does_and_auto_mode_roles_find_their_entry
 /// studio models itself. Paths below Karpenter's and Auto Mode's objects, in `extra`, or
 /// in eksctl's own keys (camelCase, kept as the file had them) are upstream's words.
 fn named_by_the_vocabulary(path: &str) -> bool {
-    use shared::model::{fields, places};
+    use shared::{fields, model::places};
     let pattern = fields::pattern(path);
     let roots = [
         "cluster",
@@ -3439,7 +3439,7 @@ fn every_place_a_rule_names_in_the_studios_own_model_is_in_its_vocabulary() {
     unnamed.dedup();
     assert!(
         unnamed.is_empty(),
-        "places shared::model::fields does not declare: {unnamed:#?}"
+        "places shared::fields does not declare: {unnamed:#?}"
     );
 }
 

@@ -24,6 +24,7 @@ pub const CRATES: &[CrateLayers] = &[
     CrateLayers {
         folder: "shared",
         layers: &[
+            &["fields"],
             &["yaml"],
             &["catalog"],
             &["upstream"],

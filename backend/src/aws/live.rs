@@ -3,7 +3,7 @@
 //! check's outcome off the findings of its rules. A judgement about the spec lives in
 //! `shared`; this file only says which answers and which findings belong to which check.
 
-use shared::model::fields;
+use shared::fields;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 

@@ -3,7 +3,7 @@
 //! and shown.
 
 use leptos::prelude::*;
-use shared::model::fields;
+use shared::fields;
 use shared::model::spec::Addon;
 
 use crate::state::step::Step;

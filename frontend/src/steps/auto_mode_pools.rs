@@ -5,7 +5,7 @@
 
 use leptos::prelude::*;
 use shared::documents::auto_mode;
-use shared::model::fields;
+use shared::fields;
 use shared::upstream::auto_mode::{BUILT_IN_NODE_CLASS, NodeClass};
 use shared::upstream::karpenter::{self, NodePool};
 

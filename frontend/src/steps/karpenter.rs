@@ -5,7 +5,7 @@
 
 use leptos::prelude::*;
 use shared::catalog::instances::InstanceType;
-use shared::model::fields;
+use shared::fields;
 use shared::model::spec::{Addon, ControllerIdentity, KarpenterRelease, KarpenterSettings};
 use shared::upstream::karpenter::{Ec2NodeClass, NodeOverlay, NodePool, Requirement, SelectorTerm};
 use shared::{documents::karpenter_aws, model::items, upstream::karpenter};

@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 use shared::Spec;
-use shared::model::fields;
+use shared::fields;
 use shared::model::spec::{Network, Subnet};
 
 use crate::state::step::Step;

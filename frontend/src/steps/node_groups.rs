@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 use shared::catalog::instances::{self, CatalogFilter, InstanceType};
-use shared::model::fields;
+use shared::fields;
 use shared::model::items;
 use shared::model::spec::{NodeGroup, NodeTaint, RepairOverride};
 

@@ -2,14 +2,14 @@
 //! group, a NodePool, one of its taints) with its spec path, found again on every read and
 //! write; its [`get`](Bound::get) and [`set`](Bound::set) give a field's value signal and
 //! setter, and [`place`](Bound::place) the path and label of one of its fields, from
-//! [`shared::model::fields`]. [`Rows`] shows a list of such objects, each in its own
+//! [`shared::fields`]. [`Rows`] shows a list of such objects, each in its own
 //! fieldset with a remove button.
 
 use std::sync::Arc;
 
 use leptos::prelude::*;
 use shared::Spec;
-use shared::model::fields::{self, Field};
+use shared::fields::{self, Field};
 
 use crate::state::step::field_id;
 use crate::state::studio::Studio;

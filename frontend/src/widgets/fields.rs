@@ -6,14 +6,14 @@ use leptos::html;
 use leptos::prelude::*;
 use shared::rules::Finding;
 
-use shared::model::fields::Field;
+use shared::fields::Field;
 
 use crate::server::api::LiveCheck;
 use crate::state::step::field_id;
 use crate::state::studio::LiveChecks;
 use crate::state::studio::Studio;
 
-/// Where an input is: its spec path and its label, both from [`shared::model::fields`].
+/// Where an input is: its spec path and its label, both from [`shared::fields`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Place {
     /// Spec path of the value.

@@ -1,7 +1,5 @@
 //! The studio's design of a cluster and the words and names around it.
 
-/// The design's fields, each written once: its path in the spec and its label.
-pub mod fields;
 /// Identifiers and names that are known to be well formed once parsed.
 pub mod ids;
 /// The one-line text forms of labels, tags and taints in the studio's list fields.

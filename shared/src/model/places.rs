@@ -1,9 +1,9 @@
 //! Where a finding is, in the words of the page (its findings list): "Node group `gpu` › Capacity reservation
 //! ID" for `node_groups[0].capacity.reservation_id`. Items are named by their name in the
-//! design; fields by the label their input has ([`crate::model::fields`]).
+//! design; fields by the label their input has ([`crate::fields`]).
 
 use crate::Spec;
-use crate::model::fields::Field;
+use crate::fields::Field;
 use crate::model::spec::{
     AccessConfig, AccessEntry, AccessPolicy, Addon, AddonPolicies, AutoMode, ClusterSettings,
     FsxVolume, KarpenterSettings, Network, NodeGroup, NodeRepairSettings, RepairOverride, S3Volume,
@@ -163,7 +163,7 @@ pub fn place(spec: &Spec, path: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::fields;
+    use crate::fields;
 
     #[test]
     fn a_field_is_placed_in_its_object_and_found_again_by_its_pattern() {

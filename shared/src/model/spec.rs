@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use yaml_serde::{Mapping, Value};
 
-use crate::model::fields::{self, declare_fields};
+use crate::fields::{self, declare_fields};
 use crate::upstream::karpenter::{Ec2NodeClass, NodeOverlay, NodePool};
 pub use crate::upstream::karpenter_releases::KarpenterRelease;
 

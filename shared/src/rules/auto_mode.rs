@@ -4,7 +4,7 @@
 //! workloads into Capacity Reservations with EKS Auto Mode").
 
 use super::{Check, Context, Report, Rule, Severity, Stage};
-use crate::model::fields;
+use crate::fields;
 use crate::upstream::auto_mode::{self, BUILT_IN_NODE_CLASS};
 use crate::upstream::karpenter::{NodePool, Requirement};
 

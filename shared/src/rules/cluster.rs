@@ -2,7 +2,7 @@
 
 use super::{Check, Context, Report, Rule, Severity, Stage};
 use crate::catalog::versions::{self, Support};
-use crate::model::fields;
+use crate::fields;
 use crate::model::ids::{self, AvailabilityZone, IdError, ResourceName, SubnetId, VpcId};
 use crate::model::spec::{Addon, AutoMode, ClusterSettings, Spec};
 use crate::model::spec::{GroupPlacement, Network};

@@ -6,7 +6,7 @@
 //! Each rule here is one that eksctl refuses the file for, checked on the document as
 //! written; what the spec models is checked by the spec rules instead.
 
-use crate::model::fields;
+use crate::fields;
 use yaml_serde::Value;
 
 use super::{Check, Report, Rule, Severity, Stage};

@@ -1,7 +1,7 @@
 //! Rules on Karpenter NodePools and EC2NodeClasses: what the CRDs' CEL rules and
 //! Karpenter's runtime refuse, and the cross-object mistakes nobody checks before AWS.
 
-use crate::model::fields;
+use crate::fields;
 use std::collections::BTreeSet;
 
 use super::{Check, Context, Report, Rule, Severity, Stage};

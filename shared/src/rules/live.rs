@@ -1,7 +1,7 @@
 //! Rules that need AWS's answers. The backend asks EC2 and hands the answers in as plain
 //! data ([`LiveFacts`]); with no answer about something, its rule stays quiet.
 
-use crate::model::fields;
+use crate::fields;
 use serde::{Deserialize, Serialize};
 
 use super::node_groups::reservation_id;

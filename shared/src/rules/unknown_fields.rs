@@ -4,7 +4,7 @@
 //! schema allows (`shared/data/schemas/eksctl-keys.json`, derived from the schema by a
 //! test) rather than the schema itself, which the page does not carry.
 
-use crate::model::fields;
+use crate::fields;
 use std::sync::OnceLock;
 
 use yaml_serde::{Mapping, Value};

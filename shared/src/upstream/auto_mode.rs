@@ -3,6 +3,7 @@
 //! Mode" and "Create a Node Class for Amazon EKS"). How they are written to and read from
 //! the bundle is `documents::auto_mode`.
 
+use crate::fields::{self, declare_fields};
 use serde::{Deserialize, Serialize};
 use yaml_serde::Mapping;
 
@@ -49,6 +50,15 @@ pub struct NodeClass {
     /// Unmodelled top-level keys (e.g. `status`), kept as given.
     #[serde(flatten, skip_serializing_if = "is_empty_mapping")]
     pub extra: Mapping,
+}
+
+declare_fields! {
+    NodeClass;
+    AUTO_MODE_CLASS_NAME: fields::AUTO_MODE_NODE_CLASS, "metadata.name", "NodeClass name";
+    AUTO_MODE_CLASS_ROLE: fields::AUTO_MODE_NODE_CLASS, "spec.role", "Node IAM role";
+    AUTO_MODE_SUBNETS: fields::AUTO_MODE_NODE_CLASS, "spec.subnetSelectorTerms", "Subnet IDs";
+    AUTO_MODE_SECURITY_GROUPS: fields::AUTO_MODE_NODE_CLASS, "spec.securityGroupSelectorTerms", "Security group IDs";
+    AUTO_MODE_RESERVATIONS: fields::AUTO_MODE_NODE_CLASS, "spec.capacityReservationSelectorTerms", "Capacity reservation IDs (ODCR or Capacity Block)";
 }
 
 /// `NodeClass.spec`: the settings the studio edits; the others (`ephemeralStorage`,

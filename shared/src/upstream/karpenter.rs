@@ -2,6 +2,7 @@
 //! edits these structs directly (a NodePool *is* the user's intent), and every level keeps
 //! the keys it does not model in `extra`, so an imported document renders back unchanged.
 
+use crate::fields::{self, declare_fields};
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
@@ -148,6 +149,24 @@ pub struct NodePool {
     pub extra: Mapping,
 }
 
+declare_fields! {
+    NodePool;
+    NODE_POOL_NAME: fields::NODE_POOL, "metadata.name", "NodePool name";
+    NODE_CLASS_REF: fields::NODE_POOL, "spec.template.spec.nodeClassRef", "Node class";
+    NODE_CLASS_REF_NAME: fields::NODE_POOL, "spec.template.spec.nodeClassRef.name", "Node class";
+    REPLICAS: fields::NODE_POOL, "spec.replicas", "Static node count";
+    WEIGHT: fields::NODE_POOL, "spec.weight", "Weight";
+    EXPIRE_AFTER: fields::NODE_POOL, "spec.template.spec.expireAfter", "Expire after";
+    NODE_LABELS: fields::NODE_POOL, "spec.template.metadata.labels", "Node labels";
+    REQUIREMENTS: fields::NODE_POOL, "spec.template.spec.requirements", "Requirements";
+    POOL_TAINTS: fields::NODE_POOL, "spec.template.spec.taints", "Taints";
+    LIMITS: fields::NODE_POOL, "spec.limits", "Limits";
+    DISRUPTION: fields::NODE_POOL, "spec.disruption", "Disruption";
+    CONSOLIDATION_POLICY: fields::NODE_POOL, "spec.disruption.consolidationPolicy", "Consolidation policy";
+    CONSOLIDATE_AFTER: fields::NODE_POOL, "spec.disruption.consolidateAfter", "Consolidate after";
+    BUDGETS: fields::NODE_POOL, "spec.disruption.budgets", "Disruption budgets";
+}
+
 /// `NodePool.spec`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct NodePoolSpec {
@@ -263,6 +282,14 @@ pub struct Requirement {
     pub extra: Mapping,
 }
 
+declare_fields! {
+    Requirement;
+    REQUIREMENT_KEY: fields::REQUIREMENT, "key", "Key";
+    REQUIREMENT_OPERATOR: fields::REQUIREMENT, "operator", "Operator";
+    REQUIREMENT_VALUES: fields::REQUIREMENT, "values", "Values";
+    REQUIREMENT_MIN_VALUES: fields::REQUIREMENT, "minValues", "Min values";
+}
+
 impl NodePool {
     /// A GPU pool named `name` on `node_class` with these requirements: tainted
     /// `nvidia.com/gpu:NoSchedule`, nodes replaced after 30 days (720h).
@@ -356,6 +383,13 @@ pub struct Taint {
     pub extra: Mapping,
 }
 
+declare_fields! {
+    Taint;
+    TAINT_KEY: fields::TAINT, "key", "Taint key";
+    TAINT_VALUE: fields::TAINT, "value", "Taint value";
+    TAINT_EFFECT: fields::TAINT, "effect", "Effect";
+}
+
 /// `NodePool.spec.disruption`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -393,6 +427,14 @@ pub struct Budget {
     pub extra: Mapping,
 }
 
+declare_fields! {
+    Budget;
+    BUDGET_NODES: fields::BUDGET, "nodes", "Nodes";
+    BUDGET_REASONS: fields::BUDGET, "reasons", "Reasons";
+    BUDGET_SCHEDULE: fields::BUDGET, "schedule", "Schedule (cron)";
+    BUDGET_DURATION: fields::BUDGET, "duration", "Duration";
+}
+
 /// A `karpenter.k8s.aws/v1` `EC2NodeClass`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Ec2NodeClass {
@@ -403,6 +445,24 @@ pub struct Ec2NodeClass {
     /// Unmodelled top-level keys (e.g. `status`), kept as given.
     #[serde(flatten, skip_serializing_if = "is_empty_mapping")]
     pub extra: Mapping,
+}
+
+declare_fields! {
+    Ec2NodeClass;
+    NODE_CLASS_NAME: fields::NODE_CLASS, "metadata.name", "EC2NodeClass name";
+    NODE_ROLE: fields::NODE_CLASS, "spec.role", "Node IAM role";
+    AMI_SELECTOR: fields::NODE_CLASS, "spec.amiSelectorTerms", "AMI selector";
+    AMI_ALIAS: fields::NODE_CLASS, "spec.amiSelectorTerms[0].alias", "AMI alias";
+    SUBNET_DISCOVERY: fields::NODE_CLASS, "spec.subnetSelectorTerms", "Subnet discovery tag (karpenter.sh/discovery)";
+    SECURITY_GROUP_DISCOVERY: fields::NODE_CLASS, "spec.securityGroupSelectorTerms", "Security group discovery tag (karpenter.sh/discovery)";
+    RESERVATIONS: fields::NODE_CLASS, "spec.capacityReservationSelectorTerms", "Capacity reservation IDs";
+    RESERVATION_TAGS: fields::NODE_CLASS, "spec.capacityReservationSelectorTerms.tags", "Capacity reservation tags (one term each)";
+    RESERVATION_OWNER: fields::NODE_CLASS, "spec.capacityReservationSelectorTerms.ownerID", "Capacity reservation owner account (ownerID)";
+    PLACEMENT_GROUP_SELECTOR: fields::NODE_CLASS, "spec.placementGroupSelector", "Placement group";
+    PLACEMENT_GROUP_NAME: fields::NODE_CLASS, "spec.placementGroupSelector.name", "Placement group name";
+    PLACEMENT_GROUP_ID: fields::NODE_CLASS, "spec.placementGroupSelector.id", "Placement group ID";
+    EFA_DEVICES: fields::NODE_CLASS, "spec.networkInterfaces", "EFA devices, one per network card";
+    INSTANCE_STORE_POLICY: fields::NODE_CLASS, "spec.instanceStorePolicy", "Local NVMe as RAID0 (instanceStorePolicy)";
 }
 
 /// `EC2NodeClass.spec`.
@@ -532,6 +592,17 @@ pub struct NodeOverlay {
     /// Unmodelled top-level keys (e.g. `status`), kept as given.
     #[serde(flatten, skip_serializing_if = "is_empty_mapping")]
     pub extra: Mapping,
+}
+
+declare_fields! {
+    NodeOverlay;
+    OVERLAY_NAME: fields::NODE_OVERLAY, "metadata.name", "NodeOverlay name";
+    OVERLAY_SPEC: fields::NODE_OVERLAY, "spec", "NodeOverlay";
+    OVERLAY_REQUIREMENTS: fields::NODE_OVERLAY, "spec.requirements", "Requirements";
+    PRICE_ADJUSTMENT: fields::NODE_OVERLAY, "spec.priceAdjustment", "Price adjustment";
+    PRICE: fields::NODE_OVERLAY, "spec.price", "Price (replaces the instance price)";
+    OVERLAY_WEIGHT: fields::NODE_OVERLAY, "spec.weight", "Weight";
+    OVERLAY_CAPACITY: fields::NODE_OVERLAY, "spec.capacity", "Extended resources the nodes have";
 }
 
 /// `NodeOverlay.spec`.

@@ -1,9 +1,12 @@
-//! The design's fields, each written once: where it is in the spec and what the page calls
-//! it. The page's inputs take their label and path from here, the rules name the place of
-//! a finding with it, and [`crate::model::places`] reads a finding's place back in these
-//! words. A field belongs to an object of the design (the cluster, a node group, a NodePool
-//! of Karpenter or of EKS Auto Mode…); an object is named by its path with each list
-//! index left out (`node_groups[]`).
+//! The design's vocabulary, below everything else: the paths of the design's objects and
+//! the [`Field`], written once, that each object declares beside its type with
+//! [`declare_fields!`] (`NodeGroup::MIN_SIZE` in `model/spec.rs`, `NodePool::WEIGHT` in
+//! `upstream/karpenter.rs`): where the field is in the spec and what the page calls it.
+//! The page's inputs take their label and path from it, the rules name the place of a
+//! finding with it, and `model::places` reads a finding's place back in these words. A
+//! field belongs to an object of the design (the cluster, a node group, a NodePool of
+//! Karpenter or of EKS Auto Mode…); an object is named by its path with each list index
+//! left out (`node_groups[]`).
 
 /// A field of the design.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -187,99 +190,10 @@ pub const AUTO_MODE_NODE_CLASS: &[&str] = &[AUTO_MODE_CLASS];
 macro_rules! declare_fields {
     ($owner:ident; $($(#[$doc:meta])* $name:ident: $within:expr, $key:literal, $label:literal;)*) => {
         impl $owner {
-            $($(#[$doc])* #[doc = concat!("`", $key, "`: ", $label, ".")] pub const $name: $crate::model::fields::Field = $crate::model::fields::Field { within: $within, key: $key, label: $label };)*
+            $($(#[$doc])* #[doc = concat!("`", $key, "`: ", $label, ".")] pub const $name: $crate::fields::Field = $crate::fields::Field { within: $within, key: $key, label: $label };)*
             /// Every field of this object.
-            pub const FIELDS: &'static [&'static $crate::model::fields::Field] = &[$(&Self::$name),*];
+            pub const FIELDS: &'static [&'static $crate::fields::Field] = &[$(&Self::$name),*];
         }
     };
 }
 pub(crate) use declare_fields;
-
-// Karpenter's and EKS Auto Mode's objects are upstream's types; their fields are declared
-// here, since the upstream mirrors sit below the studio's vocabulary.
-mod upstream_objects {
-    use super::{self as fields};
-    use crate::upstream::auto_mode::NodeClass;
-    use crate::upstream::karpenter::{
-        Budget, Ec2NodeClass, NodeOverlay, NodePool, Requirement, Taint,
-    };
-
-    declare_fields! {
-        NodePool;
-        NODE_POOL_NAME: fields::NODE_POOL, "metadata.name", "NodePool name";
-        NODE_CLASS_REF: fields::NODE_POOL, "spec.template.spec.nodeClassRef", "Node class";
-        NODE_CLASS_REF_NAME: fields::NODE_POOL, "spec.template.spec.nodeClassRef.name", "Node class";
-        REPLICAS: fields::NODE_POOL, "spec.replicas", "Static node count";
-        WEIGHT: fields::NODE_POOL, "spec.weight", "Weight";
-        EXPIRE_AFTER: fields::NODE_POOL, "spec.template.spec.expireAfter", "Expire after";
-        NODE_LABELS: fields::NODE_POOL, "spec.template.metadata.labels", "Node labels";
-        REQUIREMENTS: fields::NODE_POOL, "spec.template.spec.requirements", "Requirements";
-        POOL_TAINTS: fields::NODE_POOL, "spec.template.spec.taints", "Taints";
-        LIMITS: fields::NODE_POOL, "spec.limits", "Limits";
-        DISRUPTION: fields::NODE_POOL, "spec.disruption", "Disruption";
-        CONSOLIDATION_POLICY: fields::NODE_POOL, "spec.disruption.consolidationPolicy", "Consolidation policy";
-        CONSOLIDATE_AFTER: fields::NODE_POOL, "spec.disruption.consolidateAfter", "Consolidate after";
-        BUDGETS: fields::NODE_POOL, "spec.disruption.budgets", "Disruption budgets";
-    }
-
-    declare_fields! {
-        Requirement;
-        REQUIREMENT_KEY: fields::REQUIREMENT, "key", "Key";
-        REQUIREMENT_OPERATOR: fields::REQUIREMENT, "operator", "Operator";
-        REQUIREMENT_VALUES: fields::REQUIREMENT, "values", "Values";
-        REQUIREMENT_MIN_VALUES: fields::REQUIREMENT, "minValues", "Min values";
-    }
-
-    declare_fields! {
-        Taint;
-        TAINT_KEY: fields::TAINT, "key", "Taint key";
-        TAINT_VALUE: fields::TAINT, "value", "Taint value";
-        TAINT_EFFECT: fields::TAINT, "effect", "Effect";
-    }
-
-    declare_fields! {
-        Budget;
-        BUDGET_NODES: fields::BUDGET, "nodes", "Nodes";
-        BUDGET_REASONS: fields::BUDGET, "reasons", "Reasons";
-        BUDGET_SCHEDULE: fields::BUDGET, "schedule", "Schedule (cron)";
-        BUDGET_DURATION: fields::BUDGET, "duration", "Duration";
-    }
-
-    declare_fields! {
-        NodeOverlay;
-        OVERLAY_NAME: fields::NODE_OVERLAY, "metadata.name", "NodeOverlay name";
-        OVERLAY_SPEC: fields::NODE_OVERLAY, "spec", "NodeOverlay";
-        OVERLAY_REQUIREMENTS: fields::NODE_OVERLAY, "spec.requirements", "Requirements";
-        PRICE_ADJUSTMENT: fields::NODE_OVERLAY, "spec.priceAdjustment", "Price adjustment";
-        PRICE: fields::NODE_OVERLAY, "spec.price", "Price (replaces the instance price)";
-        OVERLAY_WEIGHT: fields::NODE_OVERLAY, "spec.weight", "Weight";
-        OVERLAY_CAPACITY: fields::NODE_OVERLAY, "spec.capacity", "Extended resources the nodes have";
-    }
-
-    declare_fields! {
-        Ec2NodeClass;
-        NODE_CLASS_NAME: fields::NODE_CLASS, "metadata.name", "EC2NodeClass name";
-        NODE_ROLE: fields::NODE_CLASS, "spec.role", "Node IAM role";
-        AMI_SELECTOR: fields::NODE_CLASS, "spec.amiSelectorTerms", "AMI selector";
-        AMI_ALIAS: fields::NODE_CLASS, "spec.amiSelectorTerms[0].alias", "AMI alias";
-        SUBNET_DISCOVERY: fields::NODE_CLASS, "spec.subnetSelectorTerms", "Subnet discovery tag (karpenter.sh/discovery)";
-        SECURITY_GROUP_DISCOVERY: fields::NODE_CLASS, "spec.securityGroupSelectorTerms", "Security group discovery tag (karpenter.sh/discovery)";
-        RESERVATIONS: fields::NODE_CLASS, "spec.capacityReservationSelectorTerms", "Capacity reservation IDs";
-        RESERVATION_TAGS: fields::NODE_CLASS, "spec.capacityReservationSelectorTerms.tags", "Capacity reservation tags (one term each)";
-        RESERVATION_OWNER: fields::NODE_CLASS, "spec.capacityReservationSelectorTerms.ownerID", "Capacity reservation owner account (ownerID)";
-        PLACEMENT_GROUP_SELECTOR: fields::NODE_CLASS, "spec.placementGroupSelector", "Placement group";
-        PLACEMENT_GROUP_NAME: fields::NODE_CLASS, "spec.placementGroupSelector.name", "Placement group name";
-        PLACEMENT_GROUP_ID: fields::NODE_CLASS, "spec.placementGroupSelector.id", "Placement group ID";
-        EFA_DEVICES: fields::NODE_CLASS, "spec.networkInterfaces", "EFA devices, one per network card";
-        INSTANCE_STORE_POLICY: fields::NODE_CLASS, "spec.instanceStorePolicy", "Local NVMe as RAID0 (instanceStorePolicy)";
-    }
-
-    declare_fields! {
-        NodeClass;
-        AUTO_MODE_CLASS_NAME: fields::AUTO_MODE_NODE_CLASS, "metadata.name", "NodeClass name";
-        AUTO_MODE_CLASS_ROLE: fields::AUTO_MODE_NODE_CLASS, "spec.role", "Node IAM role";
-        AUTO_MODE_SUBNETS: fields::AUTO_MODE_NODE_CLASS, "spec.subnetSelectorTerms", "Subnet IDs";
-        AUTO_MODE_SECURITY_GROUPS: fields::AUTO_MODE_NODE_CLASS, "spec.securityGroupSelectorTerms", "Security group IDs";
-        AUTO_MODE_RESERVATIONS: fields::AUTO_MODE_NODE_CLASS, "spec.capacityReservationSelectorTerms", "Capacity reservation IDs (ODCR or Capacity Block)";
-    }
-}
