@@ -25,7 +25,7 @@ async fn open_a_deployable_design(browser: &Browser, studio: &Studio) -> String 
     browser.choose_template("p5-capacity-block").await;
     browser.go_to_step(2).await;
     let cluster_name = browser
-        .field_by_label(ClusterSettings::CLUSTER_NAME.label)
+        .field_by_label(ClusterSettings::NAME.label)
         .await
         .prop("value")
         .await

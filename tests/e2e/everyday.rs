@@ -443,9 +443,7 @@ async fn the_yaml_is_edited_in_place_with_its_findings_on_their_lines() {
     caret_after(&browser, "name: eks-p5-training").await;
     editor.send_keys("-x").await.unwrap();
     browser.go_to_step(2).await;
-    let name = browser
-        .field_by_label(ClusterSettings::CLUSTER_NAME.label)
-        .await;
+    let name = browser.field_by_label(ClusterSettings::NAME.label).await;
     assert_eq!(
         name.prop("value").await.unwrap().as_deref(),
         Some("eks-p5-training-x")
@@ -496,7 +494,7 @@ async fn the_yaml_is_edited_in_place_with_its_findings_on_their_lines() {
 
     // A change in the form is written into the text being edited.
     browser
-        .fill_by_label(ClusterSettings::CLUSTER_NAME.label, "from-the-form")
+        .fill_by_label(ClusterSettings::NAME.label, "from-the-form")
         .await;
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
     loop {
@@ -621,9 +619,7 @@ async fn the_preview_changed_line_by_line_is_the_file_a_fresh_page_shows() {
     browser.open(&studio).await;
     browser.choose_template("karpenter-reserved-training").await;
     browser.go_to_step(2).await;
-    let name = browser
-        .field_by_label(ClusterSettings::CLUSTER_NAME.label)
-        .await;
+    let name = browser.field_by_label(ClusterSettings::NAME.label).await;
     // Lines change in place (the name is on several lines), then lines come and go in
     // the middle and at the end of the file.
     name.clear().await.unwrap();

@@ -22,9 +22,7 @@ async fn the_page_opens_on_a_template_and_the_preview_follows_the_cluster_name()
     assert!(preview.contains("name: eks-p5-training"), "{preview}");
 
     browser.go_to_step(2).await;
-    let name = browser
-        .field_by_label(ClusterSettings::CLUSTER_NAME.label)
-        .await;
+    let name = browser.field_by_label(ClusterSettings::NAME.label).await;
     name.clear().await.unwrap();
     name.send_keys("vision-train").await.unwrap();
     let preview = browser

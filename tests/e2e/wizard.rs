@@ -402,9 +402,7 @@ async fn pasting_a_seed_manifest_fills_the_wizard() {
     let result = browser.import_yaml(seed).await;
     assert!(result.starts_with("Imported cluster"), "{result}");
     browser.go_to_step(2).await;
-    let name = browser
-        .field_by_label(ClusterSettings::CLUSTER_NAME.label)
-        .await;
+    let name = browser.field_by_label(ClusterSettings::NAME.label).await;
     assert_eq!(
         name.prop("value").await.unwrap().as_deref(),
         Some("eks-g4dn-vpc")
@@ -539,7 +537,7 @@ async fn the_work_survives_a_reload_and_named_drafts_are_kept() {
     browser.open(&studio).await;
     browser.go_to_step(2).await;
     browser
-        .fill_by_label(ClusterSettings::CLUSTER_NAME.label, "reloaded-cluster")
+        .fill_by_label(ClusterSettings::NAME.label, "reloaded-cluster")
         .await;
     browser
         .wait_for_text(PREVIEW, |text| text.contains("name: reloaded-cluster"))
@@ -638,7 +636,7 @@ async fn a_share_link_opens_the_same_spec_in_a_fresh_profile() {
     browser.choose_template("karpenter-spot-inference").await;
     browser.go_to_step(2).await;
     browser
-        .fill_by_label(ClusterSettings::CLUSTER_NAME.label, "shared-by-link")
+        .fill_by_label(ClusterSettings::NAME.label, "shared-by-link")
         .await;
     browser
         .by_id("tab-preview-studio-json")
@@ -746,7 +744,7 @@ async fn without_aws_the_page_says_which_checks_could_not_run() {
     );
     browser.go_to_step(2).await;
     browser
-        .fill_by_label(ClusterSettings::CLUSTER_NAME.label, "changed-after-checks")
+        .fill_by_label(ClusterSettings::NAME.label, "changed-after-checks")
         .await;
     browser.go_to_step(8).await;
     let stale = browser
@@ -1079,10 +1077,7 @@ async fn fsx_in_a_new_vpc_asks_for_no_ids_and_says_where_the_deploy_puts_it() {
         .await;
     assert!(hint.contains("cluster security group"), "{hint}");
     assert!(hint.contains("988"), "{hint}");
-    for label in [
-        FsxVolume::FSX_SUBNET.label,
-        FsxVolume::FSX_SECURITY_GROUPS.label,
-    ] {
+    for label in [FsxVolume::SUBNET.label, FsxVolume::SECURITY_GROUPS.label] {
         let value = browser
             .field_by_label(label)
             .await
@@ -1114,7 +1109,7 @@ async fn fsx_in_a_new_vpc_asks_for_no_ids_and_says_where_the_deploy_puts_it() {
     browser.screenshot("fsx-new-vpc").await;
     browser.client.set_window_size(390, 844).await.unwrap();
     browser
-        .field_by_label(FsxVolume::FSX_SUBNET.label)
+        .field_by_label(FsxVolume::SUBNET.label)
         .await
         .click()
         .await
@@ -1122,7 +1117,7 @@ async fn fsx_in_a_new_vpc_asks_for_no_ids_and_says_where_the_deploy_puts_it() {
     browser.screenshot("fsx-new-vpc-390").await;
     // A subnet typed in is used as typed; the hint says only the group is the deploy's.
     browser
-        .fill_by_label(FsxVolume::FSX_SUBNET.label, "subnet-0123456789abcdef0")
+        .fill_by_label(FsxVolume::SUBNET.label, "subnet-0123456789abcdef0")
         .await;
     browser
         .wait_for_text(Locator::Css(".fsx-network"), |text| {
@@ -1143,7 +1138,7 @@ async fn checkpoint_volumes_are_edited_beside_their_add_ons_and_previewed_as_the
     browser.go_to_step(7).await;
     assert_eq!(
         browser
-            .field_by_label(FsxVolume::FSX_STORAGE.label)
+            .field_by_label(FsxVolume::STORAGE.label)
             .await
             .prop("value")
             .await
@@ -1168,9 +1163,7 @@ async fn checkpoint_volumes_are_edited_beside_their_add_ons_and_previewed_as_the
 
     // A scratch file system takes no throughput: choosing one clears it.
     select(&browser, "f-storage-fsx-deployment-type", "SCRATCH_2").await;
-    let throughput = browser
-        .field_by_label(FsxVolume::FSX_THROUGHPUT.label)
-        .await;
+    let throughput = browser.field_by_label(FsxVolume::THROUGHPUT.label).await;
     let deadline = Instant::now() + Duration::from_secs(10);
     while throughput.prop("value").await.unwrap().as_deref() != Some("") {
         assert!(Instant::now() < deadline, "the throughput stayed");
@@ -1184,7 +1177,7 @@ async fn checkpoint_volumes_are_edited_beside_their_add_ons_and_previewed_as_the
     // Back to persistent with a throughput FSx does not sell for it: said beside the field.
     select(&browser, "f-storage-fsx-deployment-type", "PERSISTENT_2").await;
     browser
-        .fill_by_label(FsxVolume::FSX_THROUGHPUT.label, "200")
+        .fill_by_label(FsxVolume::THROUGHPUT.label, "200")
         .await;
     let beside = browser
         .wait_for_text(
@@ -1194,7 +1187,7 @@ async fn checkpoint_volumes_are_edited_beside_their_add_ons_and_previewed_as_the
         .await;
     assert!(beside.contains("125, 250, 500, 1000"), "{beside}");
     browser
-        .fill_by_label(S3Volume::S3_BUCKET.label, "Training_Data")
+        .fill_by_label(S3Volume::BUCKET.label, "Training_Data")
         .await;
     browser
         .wait_for_text(Locator::Id("f-storage-s3-bucket-findings"), |text| {

@@ -243,13 +243,13 @@ fn plan(spec: &Spec) -> Vec<Planned> {
             .enumerate()
             .map(|(index, subnet)| {
                 (
-                    spec::Subnet::SUBNET_ID.at_in(fields::PUBLIC_SUBNET, &[index]),
+                    spec::Subnet::ID.at_in(fields::PUBLIC_SUBNET, &[index]),
                     subnet,
                 )
             })
             .chain(private_subnets.iter().enumerate().map(|(index, subnet)| {
                 (
-                    spec::Subnet::SUBNET_ID.at_in(fields::PRIVATE_SUBNET, &[index]),
+                    spec::Subnet::ID.at_in(fields::PRIVATE_SUBNET, &[index]),
                     subnet,
                 )
             }));

@@ -51,19 +51,19 @@ fn update_access(studio: Studio, change: impl FnOnce(&mut AccessConfig)) {
 fn policy_row(policy: Bound<AccessPolicy>) -> impl IntoView {
     view! {
         <TextField
-            at=policy.place(AccessPolicy::POLICY_ARN)
+            at=policy.place(AccessPolicy::ARN)
             suggestions="access-policies"
             value=policy.get(|policy| policy.policy_arn.clone())
             set=policy.set(|policy, arn| policy.policy_arn = arn)
         />
         <SelectField
-            at=policy.place(AccessPolicy::POLICY_SCOPE)
+            at=policy.place(AccessPolicy::SCOPE)
             options=options(&["cluster", "namespace"], "not set")
             value=policy.get(|policy| policy.scope.clone())
             set=policy.set(|policy, scope| policy.scope = scope)
         />
         <ListField
-            at=policy.place(AccessPolicy::POLICY_NAMESPACES)
+            at=policy.place(AccessPolicy::NAMESPACES)
             placeholder="training, eval"
             value=policy.get(|policy| policy.namespaces.clone())
             set=policy.set(|policy, namespaces: Items| policy.namespaces = namespaces)

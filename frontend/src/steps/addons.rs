@@ -86,7 +86,7 @@ pub fn AddonsStep() -> impl IntoView {
                 index.get().map(|index| {
                     view! {
                         <ListField
-                            at=addon(index).place(Addon::ADDON_POLICY_ARNS).of_item(name)
+                            at=addon(index).place(Addon::POLICY_ARNS).of_item(name)
                             placeholder="arn:aws:iam::123456789012:policy/training-bucket"
                             value=addon(index).get(|addon| addon.attach_policy_arns.clone())
                             set=addon(index).set(|addon, arns: Items| addon.attach_policy_arns = arns)
@@ -120,7 +120,7 @@ pub fn AddonsStep() -> impl IntoView {
                 .filter(|(_, addon)| {
                     OFFERED.iter().any(|(name, _)| *name == addon.name) && shows_policies(addon)
                 })
-                .map(|(index, _)| Addon::ADDON_POLICY_ARNS.at(&[index]))
+                .map(|(index, _)| Addon::POLICY_ARNS.at(&[index]))
                 .collect();
             for driver in &shared::documents::storage::DRIVERS {
                 if let Some((path, _)) = driver.policies(spec) {
@@ -221,7 +221,7 @@ fn DriverIdentityFields(driver: &'static shared::documents::storage::Driver) -> 
                 })
             />
             <ListField
-                at=Place::new(policies, Addon::ADDON_POLICY_ARNS.label).of_item(name)
+                at=Place::new(policies, Addon::POLICY_ARNS.label).of_item(name)
                 placeholder="arn:aws:iam::123456789012:policy/training-bucket"
                 value=Signal::derive(move || spec.with(|spec| {
                     driver.policies(spec).map(|(_, arns)| arns).unwrap_or_default()
@@ -299,19 +299,19 @@ fn Volumes() -> impl IntoView {
             <Show when=move || has_fsx.get()>
                 <p class="hint fsx-network">{fsx_network_hint}</p>
                 <TextField
-                    at=fsx.place(FsxVolume::FSX_SUBNET)
+                    at=fsx.place(FsxVolume::SUBNET)
                     placeholder="subnet-0123456789abcdef0 (the GPU nodes' zone)"
                     value=fsx.get(|fsx| fsx.subnet_id.clone())
                     set=fsx.set(|fsx, id: String| fsx.subnet_id = id)
                 />
                 <ListField
-                    at=fsx.place(FsxVolume::FSX_SECURITY_GROUPS)
+                    at=fsx.place(FsxVolume::SECURITY_GROUPS)
                     placeholder="sg-0123456789abcdef0"
                     value=fsx.get(|fsx| fsx.security_group_ids.clone())
                     set=fsx.set(|fsx, groups: Items| fsx.security_group_ids = groups)
                 />
                 <SelectField
-                    at=fsx.place(FsxVolume::FSX_DEPLOYMENT_TYPE)
+                    at=fsx.place(FsxVolume::DEPLOYMENT_TYPE)
                     options=options(&[
                         ("PERSISTENT_2", "PERSISTENT_2: kept, replicated in its zone"),
                         ("SCRATCH_2", "SCRATCH_2: temporary, not replicated"),
@@ -328,12 +328,12 @@ fn Volumes() -> impl IntoView {
                     })
                 />
                 <NumberField
-                    at=fsx.place(FsxVolume::FSX_THROUGHPUT)
+                    at=fsx.place(FsxVolume::THROUGHPUT)
                     value=fsx.get(|fsx| fsx.per_unit_storage_throughput)
                     set=fsx.set(|fsx, throughput: Number| fsx.per_unit_storage_throughput = throughput)
                 />
                 <NumberField
-                    at=fsx.place(FsxVolume::FSX_STORAGE)
+                    at=fsx.place(FsxVolume::STORAGE)
                     value=fsx.get(|fsx| Some(fsx.storage_gib))
                     set=fsx.set(|fsx, gib: Number| fsx.storage_gib = gib.unwrap_or(0))
                 />
@@ -350,13 +350,13 @@ fn Volumes() -> impl IntoView {
             />
             <Show when=move || has_s3.get()>
                 <TextField
-                    at=s3.place(S3Volume::S3_BUCKET)
+                    at=s3.place(S3Volume::BUCKET)
                     placeholder="training-checkpoints"
                     value=s3.get(|s3| s3.bucket.clone())
                     set=s3.set(|s3, bucket: String| s3.bucket = bucket)
                 />
                 <TextField
-                    at=s3.place(S3Volume::S3_PREFIX)
+                    at=s3.place(S3Volume::PREFIX)
                     placeholder="empty: the whole bucket; e.g. checkpoints/"
                     value=s3.get(|s3| s3.prefix.clone())
                     set=s3.set(|s3, prefix: String| s3.prefix = prefix)

@@ -104,30 +104,30 @@ fn ClassFields(index: usize) -> impl IntoView {
             <legend>{title}</legend>
             <div class="grid">
                 <TextField
-                    at=class.place(NodeClass::AUTO_MODE_CLASS_NAME)
+                    at=class.place(NodeClass::NAME)
                     value=class.get(|class| class.metadata.name.clone())
                     set=class.set(|class, name| class.metadata.name = name)
                 />
                 <OptionalTextField
-                    at=class.place(NodeClass::AUTO_MODE_CLASS_ROLE)
+                    at=class.place(NodeClass::ROLE)
                     placeholder="empty: Auto Mode's node role"
                     value=class.get(|class| class.spec.role.clone())
                     set=class.set(|class, role| class.spec.role = role)
                 />
                 <ListField
-                    at=class.place(NodeClass::AUTO_MODE_SUBNETS)
+                    at=class.place(NodeClass::SUBNETS)
                     placeholder="empty: the cluster's subnets"
                     value=class.get(|class| karpenter::term_ids(&class.spec.subnet_selector_terms))
                     set=class.set(|class, ids: Items| karpenter::set_term_ids(&mut class.spec.subnet_selector_terms, &ids))
                 />
                 <ListField
-                    at=class.place(NodeClass::AUTO_MODE_SECURITY_GROUPS)
+                    at=class.place(NodeClass::SECURITY_GROUPS)
                     placeholder="empty: the cluster security group"
                     value=class.get(|class| karpenter::term_ids(&class.spec.security_group_selector_terms))
                     set=class.set(|class, ids: Items| karpenter::set_term_ids(&mut class.spec.security_group_selector_terms, &ids))
                 />
                 <ListField
-                    at=class.place(NodeClass::AUTO_MODE_RESERVATIONS)
+                    at=class.place(NodeClass::RESERVATIONS)
                     placeholder="cr-0123456789abcdef0"
                     value=class.get(|class| karpenter::term_ids(&class.spec.capacity_reservation_selector_terms))
                     set=class.set(|class, ids: Items| karpenter::set_term_ids(&mut class.spec.capacity_reservation_selector_terms, &ids))

@@ -92,7 +92,7 @@ fn AutoModeSettings() -> impl IntoView {
             </p>
             {move || view! {
                 <SelectField
-                    at=AutoMode::AUTO_MODE_NODE_POOLS
+                    at=AutoMode::BUILT_IN_POOLS
                     nested=true
                     options=pool_options()
                     value=pools
@@ -108,13 +108,13 @@ fn AutoModeSettings() -> impl IntoView {
                 />
             }}
             <TextField
-                at=AutoMode::AUTO_MODE_NODE_ROLE
+                at=AutoMode::NODE_ROLE
                 placeholder="empty: eksctl creates the role"
                 value=auto_mode.get(|auto| auto.node_role_arn.clone())
                 set=auto_mode.set(|auto, arn: String| auto.node_role_arn = arn)
             />
             <TextField
-                at=AutoMode::AUTO_MODE_BOUNDARY
+                at=AutoMode::BOUNDARY
                 placeholder="empty: none"
                 value=auto_mode.get(|auto| auto.permissions_boundary_arn.clone())
                 set=auto_mode.set(|auto, arn: String| auto.permissions_boundary_arn = arn)
@@ -294,7 +294,7 @@ pub fn ClusterStep() -> impl IntoView {
             <datalist id="regions">{regions}</datalist>
             <datalist id="kubernetes-versions">{versions}</datalist>
             <TextField
-                at=ClusterSettings::CLUSTER_NAME
+                at=ClusterSettings::NAME
                 value=cluster.get(|cluster| cluster.name.clone())
                 set=cluster.set(|cluster, name| cluster.name = name)
             />

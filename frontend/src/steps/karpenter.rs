@@ -299,7 +299,7 @@ fn OverlayEditor(index: usize) -> impl IntoView {
             <legend>{title}</legend>
             <div class="grid">
                 <TextField
-                    at=overlay.place(NodeOverlay::OVERLAY_NAME)
+                    at=overlay.place(NodeOverlay::NAME)
                     value=overlay.get(|overlay| overlay.metadata.name.clone())
                     set=overlay.set(|overlay, name| overlay.metadata.name = name)
                 />
@@ -316,19 +316,19 @@ fn OverlayEditor(index: usize) -> impl IntoView {
                     set=overlay.set(|overlay, price| overlay.spec.price = price)
                 />
                 <NumberField
-                    at=overlay.place(NodeOverlay::OVERLAY_WEIGHT)
+                    at=overlay.place(NodeOverlay::WEIGHT)
                     value=overlay.get(|overlay| overlay.spec.weight)
                     set=overlay.set(|overlay, weight| overlay.spec.weight = weight)
                 />
             </div>
             <ListField
-                at=overlay.place(NodeOverlay::OVERLAY_CAPACITY)
+                at=overlay.place(NodeOverlay::CAPACITY)
                 placeholder="smarter-devices/fuse=1"
                 value=overlay.get(|overlay| items::limits_to_items(&overlay.spec.capacity))
                 set=overlay.set(|overlay, items| overlay.spec.capacity = items::items_to_limits(items).into())
             />
             <h4>"Requirements"</h4>
-            <FieldFindings path=overlay.place(NodeOverlay::OVERLAY_REQUIREMENTS).path />
+            <FieldFindings path=overlay.place(NodeOverlay::REQUIREMENTS).path />
             <Rows
                 list=field!(overlay, spec.requirements)
                 noun="Requirement"
@@ -340,7 +340,7 @@ fn OverlayEditor(index: usize) -> impl IntoView {
                 })
             />
             <FieldFindings path=base.clone() />
-            <FieldFindings path=overlay.place(NodeOverlay::OVERLAY_SPEC).path />
+            <FieldFindings path=overlay.place(NodeOverlay::SPEC).path />
             <button
                 type="button"
                 class="remove"
@@ -408,7 +408,7 @@ fn ClassEditor(index: usize) -> impl IntoView {
             <legend>{title}</legend>
             <div class="grid">
                 <TextField
-                    at=class.place(Ec2NodeClass::NODE_CLASS_NAME)
+                    at=class.place(Ec2NodeClass::NAME)
                     value=class.get(|class| class.metadata.name.clone())
                     set=class.set(|class, name| class.metadata.name = name)
                 />
@@ -628,7 +628,7 @@ pub fn KarpenterStep() -> impl IntoView {
             <Show when=move || enabled.get()>
                 <div class="grid">
                     <SelectField
-                        at=settings.place(KarpenterSettings::KARPENTER_RELEASE)
+                        at=settings.place(KarpenterSettings::RELEASE)
                         options=release_options()
                         value=settings.get(|karpenter| karpenter.release.minor().to_owned())
                         set=settings.set(|karpenter, choice: String| {
@@ -667,7 +667,7 @@ pub fn KarpenterStep() -> impl IntoView {
                     set=settings.set(|karpenter, on| karpenter.spot_to_spot_consolidation = on)
                 />
                 <CheckboxField
-                    at=settings.place(KarpenterSettings::KARPENTER_NODE_REPAIR)
+                    at=settings.place(KarpenterSettings::NODE_REPAIR)
                     checked=settings.get(|karpenter| karpenter.node_repair)
                     set=settings.set(|karpenter, on| karpenter.node_repair = on)
                 />

@@ -88,18 +88,18 @@ fn SubnetRow(private: bool, index: usize) -> impl IntoView {
         <fieldset class="row subnet" id=crate::state::step::field_id(subnet.path()) tabindex="-1">
             <legend>{format!("{} subnet {}", if private { "Private" } else { "Public" }, index + 1)}</legend>
             <TextField
-                at=subnet.place(Subnet::SUBNET_NAME)
+                at=subnet.place(Subnet::NAME)
                 value=subnet.get(|subnet| subnet.name.clone())
                 set=subnet.set(|subnet, name| subnet.name = name)
             />
             <TextField
-                at=subnet.place(Subnet::SUBNET_ID)
+                at=subnet.place(Subnet::ID)
                 placeholder="subnet-0123456789abcdef0"
                 value=subnet.get(|subnet| subnet.id.clone())
                 set=subnet.set(|subnet, id| subnet.id = id)
             />
             <OptionalTextField
-                at=subnet.place(Subnet::SUBNET_ZONE)
+                at=subnet.place(Subnet::ZONE)
                 placeholder=Signal::derive(move || spec.with(|spec| shared::model::ids::example_zones(&spec.cluster.region, 1)))
                 value=subnet.get(|subnet| subnet.availability_zone.clone())
                 set=subnet.set(|subnet, zone| subnet.availability_zone = zone)

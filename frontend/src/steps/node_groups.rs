@@ -528,7 +528,7 @@ fn NodeGroupEditor(index: usize) -> impl IntoView {
             <legend>{title}</legend>
             <div class="grid">
                 <TextField
-                    at=group.place(NodeGroup::NODE_GROUP_NAME)
+                    at=group.place(NodeGroup::NAME)
                     value=group.get(|group| group.name.clone())
                     set=group.set(|group, name| group.name = name)
                 />

@@ -61,25 +61,25 @@ fn requirement_fields(requirement: Bound<Requirement>, keys: &'static str) -> im
     };
     view! {
         <TextField
-            at=requirement.place(Requirement::REQUIREMENT_KEY)
+            at=requirement.place(Requirement::KEY)
             suggestions=keys
             value=requirement.get(|requirement| requirement.key.clone())
             set=requirement.set(|requirement, key| requirement.key = key)
         />
         <SelectField
-            at=requirement.place(Requirement::REQUIREMENT_OPERATOR)
+            at=requirement.place(Requirement::OPERATOR)
             options=operator_options()
             value=requirement.get(|requirement| requirement.operator.clone())
             set=requirement.set(|requirement, operator| requirement.operator = operator)
         />
         <ListField
-            at=requirement.place(Requirement::REQUIREMENT_VALUES)
+            at=requirement.place(Requirement::VALUES)
             placeholder="on-demand, spot"
             value=requirement.get(|requirement| requirement.values.to_vec())
             set=requirement.set(|requirement, values: Items| requirement.values = values.into())
         />
         <NumberField
-            at=requirement.place(Requirement::REQUIREMENT_MIN_VALUES)
+            at=requirement.place(Requirement::MIN_VALUES)
             value=requirement.get(|requirement| requirement.min_values)
             set=requirement.set(|requirement, min| requirement.min_values = min)
         />
@@ -96,17 +96,17 @@ pub(crate) fn requirement_row(requirement: Bound<Requirement>) -> impl IntoView 
 pub(crate) fn taint_row(taint: Bound<Taint>) -> impl IntoView {
     view! {
         <TextField
-            at=taint.place(Taint::TAINT_KEY)
+            at=taint.place(Taint::KEY)
             value=taint.get(|taint| taint.key.clone())
             set=taint.set(|taint, key| taint.key = key)
         />
         <TextField
-            at=taint.place(Taint::TAINT_VALUE)
+            at=taint.place(Taint::VALUE)
             value=taint.get(|taint| taint.value.clone().unwrap_or_default())
             set=taint.set(|taint, value| taint.value = optional(value))
         />
         <SelectField
-            at=taint.place(Taint::TAINT_EFFECT)
+            at=taint.place(Taint::EFFECT)
             options=options(&[
                 ("NoSchedule", "NoSchedule"),
                 ("PreferNoSchedule", "PreferNoSchedule"),
@@ -122,25 +122,25 @@ pub(crate) fn taint_row(taint: Bound<Taint>) -> impl IntoView {
 pub(crate) fn budget_row(budget: Bound<Budget>) -> impl IntoView {
     view! {
         <TextField
-            at=budget.place(Budget::BUDGET_NODES)
+            at=budget.place(Budget::NODES)
             placeholder="10%"
             value=budget.get(|budget| budget.nodes.clone())
             set=budget.set(|budget, nodes| budget.nodes = nodes)
         />
         <ListField
-            at=budget.place(Budget::BUDGET_REASONS)
+            at=budget.place(Budget::REASONS)
             placeholder="Underutilized, Empty, Drifted"
             value=budget.get(|budget| budget.reasons.to_vec())
             set=budget.set(|budget, reasons: Items| budget.reasons = reasons.into())
         />
         <TextField
-            at=budget.place(Budget::BUDGET_SCHEDULE)
+            at=budget.place(Budget::SCHEDULE)
             placeholder="0 9 * * mon-fri"
             value=budget.get(|budget| budget.schedule.clone().unwrap_or_default())
             set=budget.set(|budget, schedule| budget.schedule = optional(schedule))
         />
         <TextField
-            at=budget.place(Budget::BUDGET_DURATION)
+            at=budget.place(Budget::DURATION)
             placeholder="8h"
             value=budget.get(|budget| budget.duration.clone().unwrap_or_default())
             set=budget.set(|budget, duration| budget.duration = optional(duration))
@@ -201,7 +201,7 @@ pub(crate) fn NodePoolFields(
             <legend>{title}</legend>
             <div class="grid">
                 <TextField
-                    at=pool.place(NodePool::NODE_POOL_NAME)
+                    at=pool.place(NodePool::NAME)
                     value=pool.get(|pool| pool.metadata.name.clone())
                     set=pool.set(|pool, name| pool.metadata.name = name)
                 />

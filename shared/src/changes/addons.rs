@@ -54,7 +54,7 @@ pub fn addon_findings(reading: &Reading, design: &Spec, offer: &AddonOffer) -> V
         if let Some(wanted) = pinned(version(&addon.extra).as_deref()) {
             if !offered.iter().any(|candidate| candidate == wanted) {
                 findings.push(changes::ADDON_VERSION_NOT_OFFERED.finding(
-                    Addon::ADDON_VERSION.at(&[index]),
+                    Addon::VERSION.at(&[index]),
                     format!(
                         "EKS offers {} for Kubernetes {kubernetes} in {}; {wanted} is not one of them: EKS refuses it (UpdateAddon, CreateAddon: InvalidParameterException)",
                         addon.name,

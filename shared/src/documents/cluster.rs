@@ -491,7 +491,7 @@ enum Below {
 
 /// Spec field of `cluster` → its keys in the document.
 const CLUSTER_KEYS: &[(&str, &[&str])] = &[
-    (ClusterSettings::CLUSTER_NAME.key, &["metadata", "name"]),
+    (ClusterSettings::NAME.key, &["metadata", "name"]),
     (ClusterSettings::REGION.key, &["metadata", "region"]),
     (
         ClusterSettings::KUBERNETES_VERSION.key,
@@ -533,12 +533,9 @@ const ACCESS_ENTRY_KEYS: &[(&str, &[&str])] = &[
 
 /// Spec field of an access policy → its keys in the `accessPolicies` entry.
 const ACCESS_POLICY_KEYS: &[(&str, &[&str])] = &[
-    (AccessPolicy::POLICY_ARN.key, &["policyARN"]),
-    (AccessPolicy::POLICY_SCOPE.key, &["accessScope", "type"]),
-    (
-        AccessPolicy::POLICY_NAMESPACES.key,
-        &["accessScope", "namespaces"],
-    ),
+    (AccessPolicy::ARN.key, &["policyARN"]),
+    (AccessPolicy::SCOPE.key, &["accessScope", "type"]),
+    (AccessPolicy::NAMESPACES.key, &["accessScope", "namespaces"]),
 ];
 
 /// `field…` under `cluster.access`: `access_entries[i].access_policies[j].scope` is
@@ -597,19 +594,16 @@ fn association_path(segments: &[PathSegment]) -> Vec<PathSegment> {
 
 /// Spec field of `cluster.auto_mode` → its key under `autoModeConfig`.
 const AUTO_MODE_KEYS: &[(&str, &[&str])] = &[
-    (AutoMode::AUTO_MODE_ENABLED.key, &["enabled"]),
-    (AutoMode::AUTO_MODE_NODE_POOLS.key, &["nodePools"]),
-    (AutoMode::AUTO_MODE_NODE_ROLE.key, &["nodeRoleARN"]),
-    (
-        AutoMode::AUTO_MODE_BOUNDARY.key,
-        &["permissionsBoundaryARN"],
-    ),
+    (AutoMode::ENABLED.key, &["enabled"]),
+    (AutoMode::BUILT_IN_POOLS.key, &["nodePools"]),
+    (AutoMode::NODE_ROLE.key, &["nodeRoleARN"]),
+    (AutoMode::BOUNDARY.key, &["permissionsBoundaryARN"]),
 ];
 
 /// Spec field of a node group → its keys in the `managedNodeGroups` entry. Placement and
 /// capacity depend on the variant and are mapped in [`node_group_path`].
 const NODE_GROUP_KEYS: &[(&str, &[&str], Below)] = &[
-    (NodeGroup::NODE_GROUP_NAME.key, &["name"], Below::AsGiven),
+    (NodeGroup::NAME.key, &["name"], Below::AsGiven),
     (
         NodeGroup::INSTANCE_TYPE.key,
         &["instanceType"],
@@ -670,10 +664,10 @@ const NODE_GROUP_KEYS: &[(&str, &[&str], Below)] = &[
 
 /// Spec field of an add-on → its key in the `addons` entry.
 const ADDON_KEYS: &[(&str, &[&str])] = &[
-    (Addon::ADDON_NAME.key, &["name"]),
+    (Addon::NAME.key, &["name"]),
     (Addon::RESOLVE_CONFLICTS.key, &["resolveConflicts"]),
-    (Addon::ADDON_POLICY_ARNS.key, &["attachPolicyARNs"]),
-    (Addon::ADDON_ASSOCIATIONS.key, &["podIdentityAssociations"]),
+    (Addon::POLICY_ARNS.key, &["attachPolicyARNs"]),
+    (Addon::ASSOCIATIONS.key, &["podIdentityAssociations"]),
 ];
 
 fn key(name: &str) -> PathSegment {

@@ -441,7 +441,7 @@ impl Driver {
             .enumerate()
             .find(|(_, addon)| addon.name == self.addon)?;
         Some((
-            Addon::ADDON_POLICY_ARNS.at(&[index]),
+            Addon::POLICY_ARNS.at(&[index]),
             addon.attach_policy_arns.clone(),
         ))
     }

@@ -186,7 +186,7 @@ mod tests {
         }
         assert_eq!(
             find_field("auto_mode_pools.node_pools[].spec.template.spec.requirements[].values"),
-            Some(&Requirement::REQUIREMENT_VALUES)
+            Some(&Requirement::VALUES)
         );
         assert_eq!(find_field("node_groups[].maxPods"), None);
         assert_eq!(

@@ -97,11 +97,11 @@ pub struct FsxVolume {
 
 declare_fields! {
     FsxVolume;
-    FSX_SUBNET: fields::FSX, "subnet_id", "FSx subnet ID";
-    FSX_SECURITY_GROUPS: fields::FSX, "security_group_ids", "FSx security group IDs";
-    FSX_DEPLOYMENT_TYPE: fields::FSX, "deployment_type", "FSx deployment type";
-    FSX_THROUGHPUT: fields::FSX, "per_unit_storage_throughput", "FSx throughput (MB/s per TiB)";
-    FSX_STORAGE: fields::FSX, "storage_gib", "FSx storage (GiB)";
+    SUBNET: fields::FSX, "subnet_id", "FSx subnet ID";
+    SECURITY_GROUPS: fields::FSX, "security_group_ids", "FSx security group IDs";
+    DEPLOYMENT_TYPE: fields::FSX, "deployment_type", "FSx deployment type";
+    THROUGHPUT: fields::FSX, "per_unit_storage_throughput", "FSx throughput (MB/s per TiB)";
+    STORAGE: fields::FSX, "storage_gib", "FSx storage (GiB)";
 }
 
 /// An S3 bucket mounted by Mountpoint for S3 (static provisioning: a volume and its claim).
@@ -116,8 +116,8 @@ pub struct S3Volume {
 
 declare_fields! {
     S3Volume;
-    S3_BUCKET: fields::S3, "bucket", "S3 bucket";
-    S3_PREFIX: fields::S3, "prefix", "S3 prefix";
+    BUCKET: fields::S3, "bucket", "S3 bucket";
+    PREFIX: fields::S3, "prefix", "S3 prefix";
 }
 
 /// Karpenter: the pools and classes it launches nodes from, and controller settings.
@@ -153,11 +153,11 @@ pub struct KarpenterSettings {
 
 declare_fields! {
     KarpenterSettings;
-    KARPENTER_RELEASE: fields::KARPENTER, "release", "Karpenter release";
+    RELEASE: fields::KARPENTER, "release", "Karpenter release";
     INTERRUPTION_QUEUE: fields::KARPENTER, "interruption_queue", "Spot interruption queue (SQS)";
     CONTROLLER_IDENTITY: fields::KARPENTER, "controller_identity", "Controller's AWS role";
     SPOT_TO_SPOT: fields::KARPENTER, "spot_to_spot_consolidation", "Spot-to-Spot consolidation";
-    KARPENTER_NODE_REPAIR: fields::KARPENTER, "node_repair", "Node repair (Karpenter)";
+    NODE_REPAIR: fields::KARPENTER, "node_repair", "Node repair (Karpenter)";
 }
 
 fn is_default_release(release: &KarpenterRelease) -> bool {
@@ -210,7 +210,7 @@ pub struct ClusterSettings {
 
 declare_fields! {
     ClusterSettings;
-    CLUSTER_NAME: fields::CLUSTER, "name", "Cluster name";
+    NAME: fields::CLUSTER, "name", "Cluster name";
     REGION: fields::CLUSTER, "region", "Region";
     KUBERNETES_VERSION: fields::CLUSTER, "kubernetes_version", "Kubernetes version";
     WITH_OIDC: fields::CLUSTER, "with_oidc", "IAM OIDC provider (roles for service accounts)";
@@ -346,9 +346,9 @@ pub struct AccessPolicy {
 
 declare_fields! {
     AccessPolicy;
-    POLICY_ARN: fields::ACCESS_POLICY, "policy_arn", "Access policy ARN";
-    POLICY_SCOPE: fields::ACCESS_POLICY, "scope", "Scope";
-    POLICY_NAMESPACES: fields::ACCESS_POLICY, "namespaces", "Namespaces";
+    ARN: fields::ACCESS_POLICY, "policy_arn", "Access policy ARN";
+    SCOPE: fields::ACCESS_POLICY, "scope", "Scope";
+    NAMESPACES: fields::ACCESS_POLICY, "namespaces", "Namespaces";
 }
 
 /// EKS Auto Mode: AWS runs the nodes, from built-in node pools and any NodePools on its
@@ -372,10 +372,10 @@ pub struct AutoMode {
 
 declare_fields! {
     AutoMode;
-    AUTO_MODE_ENABLED: fields::AUTO_MODE, "enabled", "EKS Auto Mode (AWS launches and runs the nodes)";
-    AUTO_MODE_NODE_POOLS: fields::AUTO_MODE, "node_pools", "Auto Mode built-in node pools";
-    AUTO_MODE_NODE_ROLE: fields::AUTO_MODE, "node_role_arn", "Auto Mode node role ARN";
-    AUTO_MODE_BOUNDARY: fields::AUTO_MODE, "permissions_boundary_arn", "Auto Mode node role permissions boundary";
+    ENABLED: fields::AUTO_MODE, "enabled", "EKS Auto Mode (AWS launches and runs the nodes)";
+    BUILT_IN_POOLS: fields::AUTO_MODE, "node_pools", "Auto Mode built-in node pools";
+    NODE_ROLE: fields::AUTO_MODE, "node_role_arn", "Auto Mode node role ARN";
+    BOUNDARY: fields::AUTO_MODE, "permissions_boundary_arn", "Auto Mode node role permissions boundary";
 }
 
 impl AutoMode {
@@ -452,9 +452,9 @@ pub struct Subnet {
 
 declare_fields! {
     Subnet;
-    SUBNET_NAME: fields::SUBNET, "name", "Subnet name";
-    SUBNET_ID: fields::SUBNET, "id", "Subnet ID";
-    SUBNET_ZONE: fields::SUBNET, "availability_zone", "Subnet availability zone";
+    NAME: fields::SUBNET, "name", "Subnet name";
+    ID: fields::SUBNET, "id", "Subnet ID";
+    ZONE: fields::SUBNET, "availability_zone", "Subnet availability zone";
 }
 
 /// An EKS managed node group.
@@ -530,7 +530,7 @@ pub struct NodeGroup {
 
 declare_fields! {
     NodeGroup;
-    NODE_GROUP_NAME: fields::NODE_GROUP, "name", "Node group name";
+    NAME: fields::NODE_GROUP, "name", "Node group name";
     INSTANCE_TYPE: fields::NODE_GROUP, "instance_type", "Instance type";
     INSTANCE_TYPES: fields::NODE_GROUP, "instance_types", "Instance types (several, instead of one)";
     INSTANCE_PREFIX: fields::NODE_GROUP, "instance_prefix", "Instance name prefix";
@@ -755,11 +755,11 @@ pub struct Addon {
 
 declare_fields! {
     Addon;
-    ADDON_NAME: fields::ADDON, "name", "Add-on name";
+    NAME: fields::ADDON, "name", "Add-on name";
     RESOLVE_CONFLICTS: fields::ADDON, "resolve_conflicts", "Resolve conflicts";
-    ADDON_VERSION: fields::ADDON, "version", "Version";
-    ADDON_POLICY_ARNS: fields::ADDON, "attach_policy_arns", "IAM policy ARNs";
-    ADDON_ASSOCIATIONS: fields::ADDON, "pod_identity_associations", "Pod Identity associations";
+    VERSION: fields::ADDON, "version", "Version";
+    POLICY_ARNS: fields::ADDON, "attach_policy_arns", "IAM policy ARNs";
+    ASSOCIATIONS: fields::ADDON, "pod_identity_associations", "Pod Identity associations";
 }
 
 /// An EKS Pod Identity association: a Kubernetes service account and the IAM role eksctl

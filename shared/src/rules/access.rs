@@ -231,6 +231,6 @@ fn auto_mode_node_role_without_access_entry(context: &Context<'_>, report: &mut 
             ),
             Some(_) => continue,
         };
-        report.fire(NodeClass::AUTO_MODE_CLASS_ROLE.at(&[index]), message);
+        report.fire(NodeClass::ROLE.at(&[index]), message);
     }
 }

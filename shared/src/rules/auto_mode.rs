@@ -252,7 +252,7 @@ fn auto_mode_pool_label_unknown(context: &Context<'_>, report: &mut Report<'_>) 
                 continue;
             };
             report.fire(
-                Requirement::REQUIREMENT_KEY.at_in(fields::AUTO_MODE_REQUIREMENT, &[pool_index, index]),
+                Requirement::KEY.at_in(fields::AUTO_MODE_REQUIREMENT, &[pool_index, index]),
                 format!(
                     "NodePool `{}` requires `{key}`, but {instead}: the requirement does not choose instance types as it reads",
                     pool.metadata.name

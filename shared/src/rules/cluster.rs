@@ -386,11 +386,11 @@ fn cluster_name_invalid(context: &Context<'_>, report: &mut Report<'_>) {
     match ResourceName::check(name) {
         Ok(_) | Err(IdError::Placeholder) => {}
         Err(IdError::Empty) => report.fire(
-            ClusterSettings::CLUSTER_NAME.path(),
+            ClusterSettings::NAME.path(),
             "the cluster name is empty: eksctl refuses the file (\"metadata.name must be set\")",
         ),
         Err(error) => report.fire(
-            ClusterSettings::CLUSTER_NAME.path(),
+            ClusterSettings::NAME.path(),
             format!("cluster name `{name}` {error}"),
         ),
     }
@@ -857,7 +857,7 @@ fn addon_duplicate(context: &Context<'_>, report: &mut Report<'_>) {
             return;
         }
         report.fire(
-            Addon::ADDON_NAME.at(&[index]),
+            Addon::NAME.at(&[index]),
             format!(
                 "add-on `{}` is listed twice, with other settings than add-on {}: eksctl creates it from that first entry and skips this one as already present (\"addon is already present on the cluster, as an EKS managed addon, skipping creation\"), so these settings are not applied",
                 addons[index].name,
@@ -874,7 +874,7 @@ fn addon_irsa_without_oidc(context: &Context<'_>, report: &mut Report<'_>) {
     for (index, addon) in context.spec.addons.iter().enumerate() {
         if !addon.attach_policy_arns.is_empty() {
             report.fire(
-                Addon::ADDON_POLICY_ARNS.at(&[index]),
+                Addon::POLICY_ARNS.at(&[index]),
                 format!(
                     "add-on `{}` attaches IAM policies through its service account's role, but the cluster's OIDC provider is off: eksctl creates no role and the add-on gets no AWS credentials",
                     addon.name
@@ -1009,7 +1009,7 @@ fn storage_addon_without_iam(context: &Context<'_>, report: &mut Report<'_>) {
         if addon.attach_policy_arns.is_empty() && !has_other_iam && !nodes_have_fsx {
             let path = driver
                 .policies(context.spec)
-                .map_or_else(|| Addon::ADDON_POLICY_ARNS.at(&[index]), |(path, _)| path);
+                .map_or_else(|| Addon::POLICY_ARNS.at(&[index]), |(path, _)| path);
             report.fire(
                 path,
                 format!(
@@ -1049,13 +1049,13 @@ fn auto_mode_config_invalid(context: &Context<'_>, report: &mut Report<'_>) {
     let pools = auto.node_pools.as_ref().unwrap_or(&defaults);
     if pools.is_empty() && (role || boundary) {
         report.fire(
-            AutoMode::AUTO_MODE_NODE_POOLS.path(),
+            AutoMode::BUILT_IN_POOLS.path(),
             "a node role or permissions boundary cannot be given when Auto Mode has no node pools",
         );
     }
     if role && boundary {
         report.fire(
-            AutoMode::AUTO_MODE_BOUNDARY.path(),
+            AutoMode::BOUNDARY.path(),
             "a permissions boundary cannot be given when the node role is: it bounds only the role eksctl creates",
         );
     }
@@ -1107,7 +1107,7 @@ fn auto_mode_create_conflict(context: &Context<'_>, report: &mut Report<'_>) {
     for (index, addon) in spec.addons.iter().enumerate() {
         if CORE_NETWORKING_ADDONS.contains(&addon.name.as_str()) {
             report.fire(
-                Addon::ADDON_NAME.at(&[index]),
+                Addon::NAME.at(&[index]),
                 format!(
                     "Auto Mode runs the core networking itself: eksctl refuses `{}` at cluster creation (add it later with `eksctl create addon` if you need it)",
                     addon.name

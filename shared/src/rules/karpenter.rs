@@ -573,7 +573,7 @@ fn karpenter_release_kubernetes(context: &Context<'_>, report: &mut Report<'_>) 
         ),
     };
     report.fire(
-        KarpenterSettings::KARPENTER_RELEASE.path(),
+        KarpenterSettings::RELEASE.path(),
         format!(
             "Karpenter {} is not listed for Kubernetes {version} in Karpenter's compatibility matrix ({needs}): the controller may not read the newer API server's objects as it should",
             release.chart_version()
@@ -1107,7 +1107,7 @@ fn karpenter_node_repair_without_monitoring_agent(context: &Context<'_>, report:
         .any(|addon| addon.name == "eks-node-monitoring-agent");
     if karpenter.node_repair && !has_agent {
         report.fire(
-            KarpenterSettings::KARPENTER_NODE_REPAIR.path(),
+            KarpenterSettings::NODE_REPAIR.path(),
             "Karpenter's node repair acts on node conditions that nothing in this design reports: add the eks-node-monitoring-agent add-on",
         );
     }

@@ -698,7 +698,7 @@ fn nodegroup_name_invalid(context: &Context<'_>, report: &mut Report<'_>) {
         match ResourceName::check(&group.name) {
             Ok(_) | Err(IdError::Placeholder) => {}
             Err(error) => report.fire(
-                NodeGroup::NODE_GROUP_NAME.at(&[index]),
+                NodeGroup::NAME.at(&[index]),
                 format!("node group name `{}` {error}", group.name),
             ),
         }
@@ -710,7 +710,7 @@ fn nodegroup_name_duplicate(context: &Context<'_>, report: &mut Report<'_>) {
     let names = groups.iter().map(|group| Some(group.name.as_str()));
     super::each_repeat(names, |index, first| {
         report.fire(
-            NodeGroup::NODE_GROUP_NAME.at(&[index]),
+            NodeGroup::NAME.at(&[index]),
             format!(
                 "node group name `{}` is already used by node_groups[{first}]",
                 groups[index].name

@@ -100,17 +100,17 @@ fn storage_fsx_network_invalid(context: &Context<'_>, report: &mut Report<'_>) {
         Ok(_) | Err(IdError::Placeholder) => {}
         Err(IdError::Empty) if at_deploy.subnet => {}
         Err(IdError::Empty) => report.fire(
-            FsxVolume::FSX_SUBNET.path(),
+            FsxVolume::SUBNET.path(),
             "the FSx file system needs the subnet it is created in",
         ),
         Err(error) => report.fire(
-            FsxVolume::FSX_SUBNET.path(),
+            FsxVolume::SUBNET.path(),
             format!("subnet id `{}` {error}", fsx.subnet_id),
         ),
     }
     if fsx.security_group_ids.is_empty() && !at_deploy.security_group {
         report.fire(
-            FsxVolume::FSX_SECURITY_GROUPS.path(),
+            FsxVolume::SECURITY_GROUPS.path(),
             "the FSx file system needs at least one security group",
         );
     }
@@ -134,7 +134,7 @@ fn storage_fsx_deployment_invalid(context: &Context<'_>, report: &mut Report<'_>
     };
     if !FSX_DEPLOYMENT_TYPES.contains(&fsx.deployment_type.as_str()) {
         report.fire(
-            FsxVolume::FSX_DEPLOYMENT_TYPE.path(),
+            FsxVolume::DEPLOYMENT_TYPE.path(),
             format!(
                 "`{}` is not an FSx for Lustre deployment type ({})",
                 fsx.deployment_type,
@@ -146,14 +146,14 @@ fn storage_fsx_deployment_invalid(context: &Context<'_>, report: &mut Report<'_>
     let sold = storage::fsx_throughputs(&fsx.deployment_type);
     match (fsx.per_unit_storage_throughput, sold.is_empty()) {
         (Some(throughput), true) => report.fire(
-            FsxVolume::FSX_THROUGHPUT.path(),
+            FsxVolume::THROUGHPUT.path(),
             format!(
                 "a {} file system takes no throughput per TiB (FSx refuses {throughput})",
                 fsx.deployment_type
             ),
         ),
         (None, false) => report.fire(
-            FsxVolume::FSX_THROUGHPUT.path(),
+            FsxVolume::THROUGHPUT.path(),
             format!(
                 "a {} file system needs its throughput per TiB: one of {}",
                 fsx.deployment_type,
@@ -161,7 +161,7 @@ fn storage_fsx_deployment_invalid(context: &Context<'_>, report: &mut Report<'_>
             ),
         ),
         (Some(throughput), false) if !sold.contains(&throughput) => report.fire(
-            FsxVolume::FSX_THROUGHPUT.path(),
+            FsxVolume::THROUGHPUT.path(),
             format!(
                 "{throughput} MB/s per TiB is not sold for {}: one of {}",
                 fsx.deployment_type,
@@ -172,7 +172,7 @@ fn storage_fsx_deployment_invalid(context: &Context<'_>, report: &mut Report<'_>
     }
     if fsx.storage_gib < FSX_SMALLEST_GIB {
         report.fire(
-            FsxVolume::FSX_STORAGE.path(),
+            FsxVolume::STORAGE.path(),
             format!(
                 "{} GiB is less than the smallest FSx for Lustre file system ({FSX_SMALLEST_GIB} GiB)",
                 fsx.storage_gib

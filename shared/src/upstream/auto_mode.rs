@@ -54,11 +54,11 @@ pub struct NodeClass {
 
 declare_fields! {
     NodeClass;
-    AUTO_MODE_CLASS_NAME: fields::AUTO_MODE_NODE_CLASS, "metadata.name", "NodeClass name";
-    AUTO_MODE_CLASS_ROLE: fields::AUTO_MODE_NODE_CLASS, "spec.role", "Node IAM role";
-    AUTO_MODE_SUBNETS: fields::AUTO_MODE_NODE_CLASS, "spec.subnetSelectorTerms", "Subnet IDs";
-    AUTO_MODE_SECURITY_GROUPS: fields::AUTO_MODE_NODE_CLASS, "spec.securityGroupSelectorTerms", "Security group IDs";
-    AUTO_MODE_RESERVATIONS: fields::AUTO_MODE_NODE_CLASS, "spec.capacityReservationSelectorTerms", "Capacity reservation IDs (ODCR or Capacity Block)";
+    NAME: fields::AUTO_MODE_NODE_CLASS, "metadata.name", "NodeClass name";
+    ROLE: fields::AUTO_MODE_NODE_CLASS, "spec.role", "Node IAM role";
+    SUBNETS: fields::AUTO_MODE_NODE_CLASS, "spec.subnetSelectorTerms", "Subnet IDs";
+    SECURITY_GROUPS: fields::AUTO_MODE_NODE_CLASS, "spec.securityGroupSelectorTerms", "Security group IDs";
+    RESERVATIONS: fields::AUTO_MODE_NODE_CLASS, "spec.capacityReservationSelectorTerms", "Capacity reservation IDs (ODCR or Capacity Block)";
 }
 
 /// `NodeClass.spec`: the settings the studio edits; the others (`ephemeralStorage`,

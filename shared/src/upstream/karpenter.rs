@@ -151,7 +151,7 @@ pub struct NodePool {
 
 declare_fields! {
     NodePool;
-    NODE_POOL_NAME: fields::NODE_POOL, "metadata.name", "NodePool name";
+    NAME: fields::NODE_POOL, "metadata.name", "NodePool name";
     NODE_CLASS_REF: fields::NODE_POOL, "spec.template.spec.nodeClassRef", "Node class";
     NODE_CLASS_REF_NAME: fields::NODE_POOL, "spec.template.spec.nodeClassRef.name", "Node class";
     REPLICAS: fields::NODE_POOL, "spec.replicas", "Static node count";
@@ -284,10 +284,10 @@ pub struct Requirement {
 
 declare_fields! {
     Requirement;
-    REQUIREMENT_KEY: fields::REQUIREMENT, "key", "Key";
-    REQUIREMENT_OPERATOR: fields::REQUIREMENT, "operator", "Operator";
-    REQUIREMENT_VALUES: fields::REQUIREMENT, "values", "Values";
-    REQUIREMENT_MIN_VALUES: fields::REQUIREMENT, "minValues", "Min values";
+    KEY: fields::REQUIREMENT, "key", "Key";
+    OPERATOR: fields::REQUIREMENT, "operator", "Operator";
+    VALUES: fields::REQUIREMENT, "values", "Values";
+    MIN_VALUES: fields::REQUIREMENT, "minValues", "Min values";
 }
 
 impl NodePool {
@@ -385,9 +385,9 @@ pub struct Taint {
 
 declare_fields! {
     Taint;
-    TAINT_KEY: fields::TAINT, "key", "Taint key";
-    TAINT_VALUE: fields::TAINT, "value", "Taint value";
-    TAINT_EFFECT: fields::TAINT, "effect", "Effect";
+    KEY: fields::TAINT, "key", "Taint key";
+    VALUE: fields::TAINT, "value", "Taint value";
+    EFFECT: fields::TAINT, "effect", "Effect";
 }
 
 /// `NodePool.spec.disruption`.
@@ -429,10 +429,10 @@ pub struct Budget {
 
 declare_fields! {
     Budget;
-    BUDGET_NODES: fields::BUDGET, "nodes", "Nodes";
-    BUDGET_REASONS: fields::BUDGET, "reasons", "Reasons";
-    BUDGET_SCHEDULE: fields::BUDGET, "schedule", "Schedule (cron)";
-    BUDGET_DURATION: fields::BUDGET, "duration", "Duration";
+    NODES: fields::BUDGET, "nodes", "Nodes";
+    REASONS: fields::BUDGET, "reasons", "Reasons";
+    SCHEDULE: fields::BUDGET, "schedule", "Schedule (cron)";
+    DURATION: fields::BUDGET, "duration", "Duration";
 }
 
 /// A `karpenter.k8s.aws/v1` `EC2NodeClass`.
@@ -449,7 +449,7 @@ pub struct Ec2NodeClass {
 
 declare_fields! {
     Ec2NodeClass;
-    NODE_CLASS_NAME: fields::NODE_CLASS, "metadata.name", "EC2NodeClass name";
+    NAME: fields::NODE_CLASS, "metadata.name", "EC2NodeClass name";
     NODE_ROLE: fields::NODE_CLASS, "spec.role", "Node IAM role";
     AMI_SELECTOR: fields::NODE_CLASS, "spec.amiSelectorTerms", "AMI selector";
     AMI_ALIAS: fields::NODE_CLASS, "spec.amiSelectorTerms[0].alias", "AMI alias";
@@ -596,13 +596,13 @@ pub struct NodeOverlay {
 
 declare_fields! {
     NodeOverlay;
-    OVERLAY_NAME: fields::NODE_OVERLAY, "metadata.name", "NodeOverlay name";
-    OVERLAY_SPEC: fields::NODE_OVERLAY, "spec", "NodeOverlay";
-    OVERLAY_REQUIREMENTS: fields::NODE_OVERLAY, "spec.requirements", "Requirements";
+    NAME: fields::NODE_OVERLAY, "metadata.name", "NodeOverlay name";
+    SPEC: fields::NODE_OVERLAY, "spec", "NodeOverlay";
+    REQUIREMENTS: fields::NODE_OVERLAY, "spec.requirements", "Requirements";
     PRICE_ADJUSTMENT: fields::NODE_OVERLAY, "spec.priceAdjustment", "Price adjustment";
     PRICE: fields::NODE_OVERLAY, "spec.price", "Price (replaces the instance price)";
-    OVERLAY_WEIGHT: fields::NODE_OVERLAY, "spec.weight", "Weight";
-    OVERLAY_CAPACITY: fields::NODE_OVERLAY, "spec.capacity", "Extended resources the nodes have";
+    WEIGHT: fields::NODE_OVERLAY, "spec.weight", "Weight";
+    CAPACITY: fields::NODE_OVERLAY, "spec.capacity", "Extended resources the nodes have";
 }
 
 /// `NodeOverlay.spec`.
