@@ -543,6 +543,32 @@ fn labels_and_taints_change_in_place_through_update_nodegroup_config() {
     assert_eq!(labels["addOrUpdateLabels"]["team"], "vision");
 }
 
+#[test]
+fn a_replacement_names_only_the_fields_the_running_group_cannot_take_as_its_reason() {
+    let before = template("g4dn");
+    let after = edited(&before, |spec| {
+        spec["node_groups"][0]["labels"] = json!({ "team": "vision" });
+        spec["node_groups"][0]["max_size"] = json!(9);
+        spec["node_groups"][0]["instance_type"] = json!("g6.12xlarge");
+    });
+    let plan = diff(&before, &after);
+    let change = only_change(&plan);
+    assert_eq!(change.action, Action::Replace);
+    let reason = &plan
+        .findings
+        .iter()
+        .find(|finding| finding.rule == "change-nodegroup-replaced-under-its-name")
+        .unwrap()
+        .message;
+    // UpdateNodegroupConfig takes labels and eksctl scale takes sizes: only the type is
+    // what EKS fixes at creation.
+    assert!(
+        reason.starts_with("instanceType of node group `")
+            && reason.contains("(labels, maxSize change with it, on the new group)"),
+        "{reason}"
+    );
+}
+
 /// `eksctl upgrade cluster` moves the control plane one minor version at a time, then
 /// `eksctl upgrade nodegroup --kubernetes-version` rolls each group's nodes.
 #[test]

@@ -452,19 +452,16 @@ fn node_group_changes(old: &Value, new: &Value, target: &Target, plan: &mut Plan
         if fields.is_empty() {
             continue;
         }
-        let in_place = fields.iter().all(|field| {
-            SCALING.contains(&field.as_str()) || NODEGROUP_CONFIG.contains(&field.as_str())
-        });
+        let in_place = fields.iter().all(|field| in_place_on_managed(field));
         if in_place {
             plan.changes
                 .push(update_node_group(name, previous, group, &fields, target));
             continue;
         }
         // What EKS fixes at creation changed: a new group, and the old one drained.
-        let why = format!(
-            "{} of node group `{name}` cannot change on a live managed node group",
-            fields.join(", ")
-        );
+        let why = replacement_reason(&fields, in_place_on_managed, |fixed| {
+            format!("{fixed} of node group `{name}` cannot change on a live managed node group")
+        });
         let replacing = Replacing {
             name,
             previous,
@@ -474,6 +471,33 @@ fn node_group_changes(old: &Value, new: &Value, target: &Target, plan: &mut Plan
         replaced_under_its_name(&replacing, fields, &why, &mut names, target, plan);
     }
     groups_deleted(&before, &after, "node_groups", &names, target, plan);
+}
+
+/// Whether a live managed node group changes `field` in place: its sizes, or what
+/// `UpdateNodegroupConfig` takes.
+fn in_place_on_managed(field: &str) -> bool {
+    SCALING.contains(&field) || NODEGROUP_CONFIG.contains(&field)
+}
+
+/// Why a group is replaced: `fixed` names the changed fields the running group cannot take,
+/// and the ones it could take are said to come with the new group.
+fn replacement_reason(
+    fields: &[String],
+    in_place: impl Fn(&str) -> bool,
+    fixed: impl FnOnce(&str) -> String,
+) -> String {
+    let (could, cannot): (Vec<&str>, Vec<&str>) = fields
+        .iter()
+        .map(String::as_str)
+        .partition(|field| in_place(field));
+    let mut why = fixed(&cannot.join(", "));
+    if !could.is_empty() {
+        why.push_str(&format!(
+            " ({} change with it, on the new group)",
+            could.join(", ")
+        ));
+    }
+    why
 }
 
 /// eksctl's self-managed groups (`nodeGroups`): eksctl changes a running one's sizes only
@@ -511,9 +535,14 @@ fn self_managed_changes(old: &Value, new: &Value, target: &Target, plan: &mut Pl
             plan.changes.push(change);
             continue;
         }
-        let why = format!(
-            "{} of self-managed node group `{name}` cannot change on a running group (eksctl changes only its sizes)",
-            fields.join(", ")
+        let why = replacement_reason(
+            &fields,
+            |field| SCALING.contains(&field),
+            |fixed| {
+                format!(
+                    "{fixed} of self-managed node group `{name}` cannot change on a running group (eksctl changes only its sizes)"
+                )
+            },
         );
         let replacing = Replacing {
             name,
