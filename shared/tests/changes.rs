@@ -569,6 +569,137 @@ fn a_replacement_names_only_the_fields_the_running_group_cannot_take_as_its_reas
     );
 }
 
+/// The cluster's settings eksctl changes on a running cluster, each with its command
+/// (`eksctl utils` and `eksctl update`, pkg/ctl at 99984adb), and the ones EKS keeps.
+#[test]
+fn cluster_settings_change_with_eksctl_s_own_commands_and_eks_s_one_way_ones_are_refused() {
+    let before = edited(&template("g4dn"), |spec| {
+        spec["cluster"]["with_oidc"] = json!(false)
+    });
+    let cluster_steps = |after: &Spec| -> (Vec<Vec<String>>, Vec<String>, String) {
+        let plan = diff(&before, after);
+        let rules = rules_of(&plan)
+            .iter()
+            .map(|rule| (*rule).to_owned())
+            .collect();
+        let cluster = plan.changes.iter().find(|change| change.kind == "cluster");
+        (
+            cluster
+                .map(|change| change.steps.clone())
+                .unwrap_or_default(),
+            rules,
+            cluster
+                .map(|change| change.disruption.clone())
+                .unwrap_or_default(),
+        )
+    };
+    let words = |steps: &[Vec<String>]| -> Vec<String> {
+        steps.iter().map(|step| step[..3].join(" ")).collect()
+    };
+
+    // The IAM OIDC provider: added by eksctl, never removed by it.
+    let with_oidc = edited(&before, |spec| spec["cluster"]["with_oidc"] = json!(true));
+    let (steps, rules, _) = cluster_steps(&with_oidc);
+    assert_eq!(words(&steps), ["eksctl utils associate-iam-oidc-provider"]);
+    assert!(rules.is_empty(), "{rules:?}");
+    let plan = diff(&with_oidc, &before);
+    assert_eq!(rules_of(&plan), ["change-no-step"]);
+
+    // Secrets encryption: turned on once, then kept with its key.
+    let key =
+        |name: &str| json!({ "keyARN": format!("arn:aws:kms:us-west-2:111122223333:key/{name}") });
+    let encrypted = edited(&before, |spec| {
+        spec["eksctl_extra"]["secretsEncryption"] = key("a")
+    });
+    let (steps, _, _) = cluster_steps(&encrypted);
+    assert_eq!(words(&steps), ["eksctl utils enable-secrets-encryption"]);
+    let rekeyed = edited(&before, |spec| {
+        spec["eksctl_extra"]["secretsEncryption"] = key("b")
+    });
+    let plan = diff(&encrypted, &rekeyed);
+    assert_eq!(rules_of(&plan), ["change-secrets-encryption-fixed"]);
+    assert!(
+        plan.findings[0]
+            .message
+            .contains("changing the key is not supported")
+    );
+    assert_eq!(
+        rules_of(&diff(&encrypted, &before)),
+        ["change-secrets-encryption-fixed"]
+    );
+
+    // The authentication mode moves one way, one mode at a time; eksctl's default is
+    // API_AND_CONFIG_MAP, so writing it out is no change.
+    let mode = |mode: &str| {
+        edited(&before, |spec| {
+            spec["cluster"]["access"]["authentication_mode"] = json!(mode)
+        })
+    };
+    let modes = |steps: &[Vec<String>]| -> Vec<String> {
+        steps
+            .iter()
+            .map(|step| {
+                step[step
+                    .iter()
+                    .position(|word| word == "--authentication-mode")
+                    .unwrap()
+                    + 1]
+                .clone()
+            })
+            .collect()
+    };
+    let plan = diff(&mode("CONFIG_MAP"), &mode("API"));
+    assert_eq!(
+        modes(&only_change(&plan).steps),
+        ["API_AND_CONFIG_MAP", "API"]
+    );
+    let plan = diff(&mode("API"), &mode("API_AND_CONFIG_MAP"));
+    assert_eq!(rules_of(&plan), ["change-authentication-mode-back"]);
+    assert!(only_change(&plan).steps.is_empty());
+    assert_eq!(
+        rules_of(&diff(&mode("API"), &mode("CONFIG_MAP"))),
+        ["change-authentication-mode-back"]
+    );
+    assert!(
+        diff(&mode("API_AND_CONFIG_MAP"), &mode(""))
+            .changes
+            .is_empty()
+    );
+
+    // EKS Auto Mode: eksctl update auto-mode-config; turning it off ends its instances.
+    let auto_mode = edited(&before, |spec| {
+        spec["cluster"]["auto_mode"]["enabled"] = json!(true)
+    });
+    let plan = diff(&before, &auto_mode);
+    let change = plan
+        .changes
+        .iter()
+        .find(|change| change.kind == "cluster")
+        .unwrap();
+    assert_eq!(words(&change.steps), ["eksctl update auto-mode-config"]);
+    assert!(!change.disruptive);
+    let plan = diff(&auto_mode, &before);
+    let change = plan
+        .changes
+        .iter()
+        .find(|change| change.kind == "cluster")
+        .unwrap();
+    assert!(
+        change.disruptive
+            && change
+                .disruption
+                .contains("terminates every instance Auto Mode runs")
+    );
+
+    // Zonal shift.
+    let shifted = edited(&before, |spec| {
+        spec["eksctl_extra"]["zonalShiftConfig"] = json!({ "enabled": true })
+    });
+    let (steps, _, disruption) = cluster_steps(&shifted);
+    assert_eq!(words(&steps), ["eksctl utils update-zonal-shift-config"]);
+    assert!(disruption.is_empty());
+}
+
 /// `eksctl upgrade cluster` moves the control plane one minor version at a time, then
 /// `eksctl upgrade nodegroup --kubernetes-version` rolls each group's nodes.
 #[test]

@@ -513,6 +513,22 @@ impl LiveAws {
                 .upgrade_policy()
                 .and_then(|policy| policy.support_type())
                 .map(|support| support.as_str().to_owned()),
+            secrets_key_arn: cluster
+                .encryption_config()
+                .iter()
+                .find(|config| {
+                    config
+                        .resources()
+                        .iter()
+                        .any(|resource| resource == "secrets")
+                })
+                .and_then(|config| config.provider())
+                .and_then(|provider| provider.key_arn())
+                .map(str::to_owned),
+            zonal_shift: cluster
+                .zonal_shift_config()
+                .and_then(|config| config.enabled())
+                == Some(true),
         })
     }
 

@@ -236,6 +236,16 @@ fn cluster_changes(old: &Value, new: &Value, target: &Target, plan: &mut Plan) {
             .into_iter()
             .filter(|key| key != "accessConfig.accessEntries"),
     );
+    if with_oidc(old) != with_oidc(new) {
+        fields.push("iam.withOIDC".into());
+    }
+    // A field written out as its default on one side only is no change.
+    fields.retain(|field| match field.as_str() {
+        "accessConfig.authenticationMode" => authentication_mode(old) != authentication_mode(new),
+        "autoModeConfig" => auto_mode_on(old) || auto_mode_on(new),
+        "zonalShiftConfig" => zonal_shift_on(old) != zonal_shift_on(new),
+        _ => true,
+    });
     if fields.is_empty() {
         return;
     }
@@ -311,6 +321,40 @@ fn cluster_changes(old: &Value, new: &Value, target: &Target, plan: &mut Plan) {
                 }
             }
             "cloudWatch" => steps.push(argv(&["eksctl", "utils", "update-cluster-logging", "--config-file", CLUSTER_FILE, "--approve"])),
+            "zonalShiftConfig" => steps.push(argv(&["eksctl", "utils", "update-zonal-shift-config", "--config-file", CLUSTER_FILE])),
+            "iam.withOIDC" if with_oidc(new) => steps.push(argv(&["eksctl", "utils", "associate-iam-oidc-provider", "--config-file", CLUSTER_FILE, "--approve"])),
+            "iam.withOIDC" => plan.findings.push(changes::NO_STEP.finding(
+                "cluster.with_oidc",
+                "`iam.withOIDC` is turned off, and eksctl has no command that removes a cluster's IAM OIDC provider (eksctl utils associate-iam-oidc-provider only adds one): the plan leaves it, and the roles for service accounts that trust it keep working",
+            )),
+            "autoModeConfig" => {
+                steps.push(argv(&["eksctl", "update", "auto-mode-config", "--config-file", CLUSTER_FILE]));
+                if auto_mode_on(old) && !auto_mode_on(new) {
+                    disruption.push("EKS Auto Mode is turned off: EKS terminates every instance Auto Mode runs, without draining it, and deletes the load balancers Auto Mode made".to_owned());
+                }
+            }
+            "secretsEncryption" => match (secrets_key(old), secrets_key(new)) {
+                (None, Some(_)) => steps.push(argv(&["eksctl", "utils", "enable-secrets-encryption", "--config-file", CLUSTER_FILE, "--approve"])),
+                (Some(key), Some(_)) => plan.findings.push(changes::ENCRYPTION_FIXED.finding(
+                    "cluster",
+                    format!("`secretsEncryption.keyARN` changes: eksctl refuses it (\"KMS encryption is already enabled with key \\\"{key}\\\", changing the key is not supported\"), and EKS keeps a cluster's secrets encryption and its key for the cluster's life"),
+                )),
+                (Some(_), None) => plan.findings.push(changes::ENCRYPTION_FIXED.finding(
+                    "cluster",
+                    "`secretsEncryption` is removed: EKS cannot turn a cluster's secrets encryption off once it is on, and no eksctl command does",
+                )),
+                (None, None) => {}
+            },
+            "accessConfig.authenticationMode" => {
+                match authentication_steps(&authentication_mode(old), &authentication_mode(new)) {
+                    Ok(modes) => {
+                        for mode in modes {
+                            steps.push(target.command(&["eksctl", "utils", "update-authentication-mode", "--authentication-mode", mode]));
+                        }
+                    }
+                    Err(why) => plan.findings.push(changes::AUTHENTICATION_MODE_BACK.finding("cluster.access.authentication_mode", why)),
+                }
+            }
             other => plan.findings.push(changes::NO_STEP.finding(
                 "cluster",
                 format!("`{other}` changes, and the studio knows no eksctl command that changes it on a running cluster: the plan leaves it as it is"),
@@ -380,6 +424,69 @@ fn cluster_changes(old: &Value, new: &Value, target: &Target, plan: &mut Plan) {
         workloads: Vec::new(),
     });
     plan.changes.extend(group_upgrades);
+}
+
+/// Whether a design asks for the cluster's IAM OIDC provider (`iam.withOIDC`).
+fn with_oidc(design: &Value) -> bool {
+    design
+        .get("iam")
+        .and_then(|iam| iam.get("withOIDC"))
+        .and_then(Value::as_bool)
+        .unwrap_or(false)
+}
+
+/// Whether a design turns EKS Auto Mode on (`autoModeConfig.enabled`).
+fn auto_mode_on(design: &Value) -> bool {
+    design
+        .get("autoModeConfig")
+        .and_then(|auto_mode| auto_mode.get("enabled"))
+        .and_then(Value::as_bool)
+        .unwrap_or(false)
+}
+
+/// Whether a design turns EKS's zonal shift on (`zonalShiftConfig.enabled`).
+fn zonal_shift_on(design: &Value) -> bool {
+    design
+        .get("zonalShiftConfig")
+        .and_then(|config| config.get("enabled"))
+        .and_then(Value::as_bool)
+        .unwrap_or(false)
+}
+
+/// The authentication mode a design gives the cluster: eksctl's default,
+/// API_AND_CONFIG_MAP, when it names none.
+fn authentication_mode(design: &Value) -> String {
+    design
+        .get("accessConfig")
+        .map(|access| text(access, "authenticationMode"))
+        .filter(|mode| !mode.is_empty())
+        .unwrap_or("API_AND_CONFIG_MAP")
+        .to_owned()
+}
+
+/// The KMS key a design encrypts the cluster's secrets with (`secretsEncryption.keyARN`).
+fn secrets_key(design: &Value) -> Option<String> {
+    design
+        .get("secretsEncryption")
+        .map(|encryption| text(encryption, "keyARN").to_owned())
+        .filter(|key| !key.is_empty())
+}
+
+/// The authentication modes a running cluster goes through from `from` to `to`, or why
+/// EKS refuses it. EKS adds the access-entry API once and never removes it, and never adds
+/// the `aws-auth` ConfigMap to a cluster without it: CONFIG_MAP → API_AND_CONFIG_MAP → API,
+/// one step at a time.
+fn authentication_steps(from: &str, to: &str) -> Result<Vec<&'static str>, String> {
+    const MODES: [&str; 3] = ["CONFIG_MAP", "API_AND_CONFIG_MAP", "API"];
+    let rank = |mode: &str| MODES.iter().position(|known| *known == mode);
+    match (rank(from), rank(to)) {
+        (Some(from), Some(to)) if to >= from => Ok(MODES[from + 1..=to].to_vec()),
+        (Some(from), Some(to)) => Err(format!(
+            "`accessConfig.authenticationMode` {} → {}: EKS refuses it: it never takes the access-entry API away from a cluster, nor adds the `aws-auth` ConfigMap to one made without it (CONFIG_MAP → API_AND_CONFIG_MAP → API, one way)",
+            MODES[from], MODES[to]
+        )),
+        _ => Ok(Vec::new()),
+    }
 }
 
 /// The self-managed groups an upgrade leaves on their nodes: eksctl upgrades managed groups

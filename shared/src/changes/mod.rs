@@ -9,8 +9,10 @@
 //! and Karpenter documents, key by key, so a change the studio does not model (a key kept
 //! from an import) is seen too. What the peers can change in place is read from their
 //! commands: `eksctl scale nodegroup`, `eksctl upgrade cluster | nodegroup`,
-//! `eksctl update addon | podidentityassociation`, `eksctl utils update-cluster-logging |
-//! update-cluster-vpc-config`, `aws eks update-nodegroup-config` (labels, taints, update
+//! `eksctl update addon | podidentityassociation | auto-mode-config`, `eksctl utils
+//! update-cluster-logging | update-cluster-vpc-config | associate-iam-oidc-provider |
+//! enable-secrets-encryption | update-authentication-mode | update-zonal-shift-config`,
+//! `aws eks update-nodegroup-config` (labels, taints, update
 //! and repair settings: `UpdateNodegroupConfig`), `kubectl apply` (eksctl-io/eksctl
 //! `pkg/ctl` at 99984adb; EKS API reference). Every other field of a live managed node
 //! group is fixed at creation: changing it is a replacement.

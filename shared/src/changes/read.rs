@@ -286,6 +286,25 @@ pub fn design_of(running: &RunningCluster) -> Result<Reading, String> {
         put(&mut document, "upgradePolicy", Value::Mapping(policy));
     }
 
+    if let Some(key) = &cluster.secrets_key_arn {
+        let mut encryption = Mapping::new();
+        put(&mut encryption, "keyARN", key.as_str());
+        put(
+            &mut document,
+            "secretsEncryption",
+            Value::Mapping(encryption),
+        );
+    }
+    if cluster.zonal_shift {
+        let mut zonal_shift = Mapping::new();
+        put(&mut zonal_shift, "enabled", true);
+        put(
+            &mut document,
+            "zonalShiftConfig",
+            Value::Mapping(zonal_shift),
+        );
+    }
+
     let mut iam = Mapping::new();
     match cluster.tags.get("alpha.eksctl.io/cluster-oidc-enabled") {
         Some(enabled) if enabled == "true" => put(&mut iam, "withOIDC", true),

@@ -47,6 +47,14 @@ change_rules! {
         summary: "the design puts the running cluster in another VPC",
         help: "keep the running cluster's VPC, or make a new cluster",
         reference: "EKS UpdateClusterConfig: a cluster's subnets can change, their VPC cannot (the subnets must be in the VPC the cluster was made with); eksctl utils update-cluster-vpc-config";
+    ENCRYPTION_FIXED = "change-secrets-encryption-fixed", Error,
+        summary: "the design changes or removes the running cluster's secrets encryption, which EKS keeps with its key for the cluster's life",
+        help: "keep the cluster's `secretsEncryption.keyARN`, or make a new cluster with the other key",
+        reference: "eksctl pkg/eks/update.go EnableKMSEncryption (\"changing the key is not supported\"); EKS AssociateEncryptionConfig: encryption cannot be turned off or its key changed once on";
+    AUTHENTICATION_MODE_BACK = "change-authentication-mode-back", Error,
+        summary: "the design moves the cluster's authentication mode back: EKS moves it one way only, CONFIG_MAP → API_AND_CONFIG_MAP → API",
+        help: "keep the cluster's mode or move it forward; a cluster without the `aws-auth` ConfigMap cannot get it back",
+        reference: "EKS user guide, setting-up-access-entries (\"you can't change the authentication mode back to a mode that removes the EKS API and access entries\"); eksctl utils update-authentication-mode (UpdateClusterConfig accessConfig)";
     NO_STEP = "change-no-step", Warning,
         summary: "a field changes that no eksctl command changes on a running cluster: the plan leaves it as it is",
         help: "change it with the AWS console or CLI, or keep it as the cluster has it",

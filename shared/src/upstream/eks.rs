@@ -82,6 +82,12 @@ pub struct EksCluster {
     /// `upgradePolicy.supportType` (`STANDARD`, `EXTENDED`), when EKS says.
     #[serde(default)]
     pub support_type: Option<String>,
+    /// The KMS key of the `encryptionConfig` that encrypts the cluster's secrets.
+    #[serde(default)]
+    pub secrets_key_arn: Option<String>,
+    /// `zonalShiftConfig.enabled`.
+    #[serde(default)]
+    pub zonal_shift: bool,
 }
 
 /// A subnet of the cluster's VPC.
