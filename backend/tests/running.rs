@@ -2508,6 +2508,65 @@ fn apply_changes_logging_endpoints_add_ons_and_pod_identity_with_eksctl_s_own_co
     );
 }
 
+/// The cluster settings eksctl changes on a running cluster, each by its own command: the
+/// IAM OIDC provider (`utils associate-iam-oidc-provider`, which tags the cluster), secrets
+/// encryption (`utils enable-secrets-encryption`), the authentication mode (`utils
+/// update-authentication-mode`), zonal shift (`utils update-zonal-shift-config`) — read
+/// back with no changes left; then the mode moved back and the KMS key changed are refused
+/// by the plan, as EKS and eksctl refuse them.
+#[test]
+fn apply_changes_oidc_encryption_authentication_mode_and_zonal_shift_with_eksctl_s_own_commands() {
+    let emulator = Emulator::start();
+    let dir = temp_dir("apply-settings");
+    let (file, cluster) = filled_template(&emulator, "g4dn", &dir);
+    let mut design: yaml_serde::Value =
+        yaml_serde::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    design["iam"]["withOIDC"] = yaml_serde::Value::Bool(false);
+    let created = dir.join("created.yaml");
+    std::fs::write(&created, yaml_serde::to_string(&design).unwrap()).unwrap();
+    eksctl_create(&emulator, &created);
+
+    design["iam"]["withOIDC"] = yaml_serde::Value::Bool(true);
+    let key = |name: &str| -> yaml_serde::Value {
+        yaml_serde::from_str(&format!(
+            "{{keyARN: 'arn:aws:kms:us-east-1:123456789012:key/{name}'}}"
+        ))
+        .unwrap()
+    };
+    design["secretsEncryption"] = key("first");
+    design["accessConfig"]["authenticationMode"] = "API".into();
+    design["zonalShiftConfig"] = yaml_serde::from_str("{enabled: true}").unwrap();
+    let changed = dir.join("changed.yaml");
+    std::fs::write(&changed, yaml_serde::to_string(&design).unwrap()).unwrap();
+    let calls = applied(&emulator, &changed, &cluster, &dir.join("first"));
+    let mut ran: Vec<String> = calls.iter().map(|argv| argv[..3].join(" ")).collect();
+    ran.sort();
+    assert_eq!(
+        ran,
+        [
+            "eksctl utils associate-iam-oidc-provider",
+            "eksctl utils enable-secrets-encryption",
+            "eksctl utils update-authentication-mode",
+            "eksctl utils update-zonal-shift-config",
+        ]
+    );
+
+    // Back to API_AND_CONFIG_MAP, and another key: both refused before anything runs.
+    design["accessConfig"]["authenticationMode"] = "API_AND_CONFIG_MAP".into();
+    design["secretsEncryption"] = key("second");
+    let back = dir.join("back.yaml");
+    std::fs::write(&back, yaml_serde::to_string(&design).unwrap()).unwrap();
+    let plan = plan_on(&emulator, &back, &cluster, &[]);
+    let shown = text(&plan.stdout);
+    assert_ne!(plan.status.code(), Some(0), "{shown}");
+    for rule in [
+        "change-authentication-mode-back",
+        "change-secrets-encryption-fixed",
+    ] {
+        assert!(shown.contains(rule), "{rule} missing from:\n{shown}");
+    }
+}
+
 /// Access entries (eksctl has no update of one): created from the file, a changed one
 /// deleted and made again, a removed one deleted by principal — read back with no
 /// changes left.

@@ -1143,6 +1143,8 @@ const HELD_BY_EKS: &[&[&str]] = &[
     &["vpc", "publicAccessCIDRs"],
     &["cloudWatch", "clusterLogging", "enableTypes"],
     &["upgradePolicy", "supportType"],
+    &["secretsEncryption", "keyARN"],
+    &["zonalShiftConfig", "enabled"],
 ];
 
 fn at<'a>(mut value: &'a Value, path: &[&str]) -> Option<&'a Value> {
