@@ -2567,6 +2567,41 @@ fn apply_changes_oidc_encryption_authentication_mode_and_zonal_shift_with_eksctl
     }
 }
 
+/// A managed group pinned to an AMI release: a design that keeps the pin plans no change,
+/// and a new release is `eksctl upgrade nodegroup --release-version`, rolled in place
+/// (EKS's UpdateNodegroupVersion), not a new group.
+#[test]
+fn a_pinned_ami_release_is_compared_and_rolled_in_place() {
+    let emulator = Emulator::start();
+    let dir = temp_dir("apply-release");
+    let (file, cluster) = filled_template(&emulator, "g4dn", &dir);
+    let mut design: yaml_serde::Value =
+        yaml_serde::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    design["managedNodeGroups"][0]["releaseVersion"] = "1.35.0-20251101".into();
+    let pinned = dir.join("pinned.yaml");
+    std::fs::write(&pinned, yaml_serde::to_string(&design).unwrap()).unwrap();
+    eksctl_create(&emulator, &pinned);
+    let unchanged = plan_on(&emulator, &pinned, &cluster, &[]);
+    assert_eq!(
+        unchanged.status.code(),
+        Some(0),
+        "{}",
+        text(&unchanged.stdout)
+    );
+
+    design["managedNodeGroups"][0]["releaseVersion"] = "1.35.0-20251201".into();
+    let newer = dir.join("newer.yaml");
+    std::fs::write(&newer, yaml_serde::to_string(&design).unwrap()).unwrap();
+    let calls = applied(&emulator, &newer, &cluster, &dir.join("apply"));
+    assert_eq!(calls.len(), 1, "{calls:?}");
+    assert_eq!(calls[0][..3], ["eksctl", "upgrade", "nodegroup"]);
+    let release = calls[0]
+        .iter()
+        .position(|word| word == "--release-version")
+        .unwrap();
+    assert_eq!(calls[0][release + 1], "1.35.0-20251201");
+}
+
 /// Access entries (eksctl has no update of one): created from the file, a changed one
 /// deleted and made again, a removed one deleted by principal — read back with no
 /// changes left.

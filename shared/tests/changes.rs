@@ -543,6 +543,35 @@ fn labels_and_taints_change_in_place_through_update_nodegroup_config() {
     assert_eq!(labels["addOrUpdateLabels"]["team"], "vision");
 }
 
+/// `eksctl upgrade nodegroup --release-version` (pkg/ctl/upgrade/nodegroup.go) rolls a
+/// managed group to another EKS-optimized AMI release in place.
+#[test]
+fn a_new_ami_release_is_an_upgrade_in_place_that_rolls_the_nodes() {
+    let release = |version: &str| {
+        edited(&template("g4dn"), |spec| {
+            spec["node_groups"][0]["extra"]["releaseVersion"] = json!(version)
+        })
+    };
+    let plan = diff(&release("1.35.0-20251101"), &release("1.35.0-20251201"));
+    let change = only_change(&plan);
+    assert_eq!(change.action, Action::Update);
+    assert_eq!(change.fields, ["releaseVersion"]);
+    assert!(change.disruptive && change.disruption.contains("AMI release 1.35.0-20251201"));
+    assert_eq!(
+        change.steps[0][..7],
+        [
+            "eksctl",
+            "upgrade",
+            "nodegroup",
+            "--name",
+            "sys",
+            "--release-version",
+            "1.35.0-20251201"
+        ]
+        .map(str::to_owned)
+    );
+}
+
 #[test]
 fn a_replacement_names_only_the_fields_the_running_group_cannot_take_as_its_reason() {
     let before = template("g4dn");
@@ -1303,6 +1332,7 @@ fn add_on_versions_are_judged_by_what_eks_offers_for_the_new_kubernetes_version(
         auto_mode_read: false,
         self_managed_read: false,
         workloads: None,
+        release_versions: Default::default(),
     };
     let offer = AddonOffer {
         kubernetes_version: "1.35".into(),
@@ -1618,6 +1648,7 @@ fn a_replacement_names_the_training_run_it_drains_and_its_missing_budget() {
         helm_read: true,
         auto_mode_read: false,
         self_managed_read: false,
+        release_versions: Default::default(),
         workloads: Some({
             let mut items = nodes.as_array().unwrap().clone();
             items.extend(pods.as_array().unwrap().iter().cloned());
@@ -1716,6 +1747,7 @@ fn auto_mode_objects_are_read_from_kubectls_last_applied_copy() {
             auto_mode_read: false,
             self_managed_read: false,
             workloads: None,
+            release_versions: Default::default(),
         };
         // Through kubectl's answer, a List, as the server reads it.
         let list = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": objects});

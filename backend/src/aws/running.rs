@@ -667,6 +667,7 @@ impl LiveAws {
                 .node_repair_config()
                 .and_then(|repair| repair.enabled()),
             node_role: group.node_role().unwrap_or_default().to_owned(),
+            release_version: group.release_version().map(str::to_owned),
         };
         let mut missing = None;
         if let Some(template) = group.launch_template()

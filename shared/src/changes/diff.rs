@@ -28,6 +28,10 @@ pub const UPGRADE_FIELD: &str = "version";
 /// Keys of a managed node group that `eksctl scale nodegroup` changes.
 const SCALING: &[&str] = &["minSize", "maxSize", "desiredCapacity"];
 
+/// The EKS-optimized AMI release of a managed group's nodes, which `eksctl upgrade
+/// nodegroup --release-version` rolls in place (EKS's `UpdateNodegroupVersion`).
+const RELEASE_VERSION: &str = "releaseVersion";
+
 /// Keys EKS's `UpdateNodegroupConfig` changes in place (besides the scaling).
 const NODEGROUP_CONFIG: &[&str] = &["labels", "taints", "updateConfig", "nodeRepairConfig"];
 
@@ -583,7 +587,7 @@ fn node_group_changes(old: &Value, new: &Value, target: &Target, plan: &mut Plan
 /// Whether a live managed node group changes `field` in place: its sizes, or what
 /// `UpdateNodegroupConfig` takes.
 fn in_place_on_managed(field: &str) -> bool {
-    SCALING.contains(&field) || NODEGROUP_CONFIG.contains(&field)
+    SCALING.contains(&field) || NODEGROUP_CONFIG.contains(&field) || field == RELEASE_VERSION
 }
 
 /// Why a group is replaced: `fixed` names the changed fields the running group cannot take,
@@ -935,6 +939,27 @@ fn update_node_group(
                 was - will
             );
         }
+    }
+    if fields.iter().any(|field| field == RELEASE_VERSION) {
+        let release = text(group, RELEASE_VERSION);
+        steps.push(target.command(&[
+            "eksctl",
+            "upgrade",
+            "nodegroup",
+            "--name",
+            name,
+            "--release-version",
+            release,
+        ]));
+        let rolled = format!(
+            "rolls its {} to AMI release {release}, draining a few at a time",
+            nodes_of(group)
+        );
+        disruption = if disruption.is_empty() {
+            rolled
+        } else {
+            format!("{disruption}; {rolled}")
+        };
     }
     let config: Vec<&String> = fields
         .iter()

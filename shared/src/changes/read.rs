@@ -42,6 +42,9 @@ pub struct Reading {
     /// What runs on the cluster's nodes now, when it was read
     /// ([`crate::changes::workloads`]).
     pub workloads: Option<crate::changes::workloads::Workloads>,
+    /// The EKS-optimized AMI release each managed node group's nodes run, by group name:
+    /// compared where a design pins one (`releaseVersion`).
+    pub release_versions: BTreeMap<String, String>,
 }
 
 impl Reading {
@@ -542,6 +545,11 @@ pub fn design_of(running: &RunningCluster) -> Result<Reading, String> {
         auto_mode_read: false,
         self_managed_read: running.self_managed.is_some(),
         workloads: None,
+        release_versions: running
+            .node_groups
+            .iter()
+            .filter_map(|group| Some((group.name.clone(), group.release_version.clone()?)))
+            .collect(),
     })
 }
 
@@ -901,6 +909,16 @@ pub fn aligned(reading: &Reading, design: &Spec) -> (Spec, Vec<String>) {
             if let Some(value) = planned.extra.get(key) {
                 group.extra.insert(Value::from(key), value.clone());
             }
+        }
+        // A design that pins the AMI release is compared with the release the nodes run;
+        // one that does not took the newest at creation, which is no change.
+        group.extra.remove("releaseVersion");
+        if planned.extra.contains_key("releaseVersion")
+            && let Some(release) = reading.release_versions.get(&group.name)
+        {
+            group
+                .extra
+                .insert(Value::from("releaseVersion"), Value::from(release.as_str()));
         }
         // The bootstrap NodeConfig the studio writes for NVMe is a modelled field.
         group.local_nvme_raid0 = planned.local_nvme_raid0;

@@ -137,6 +137,9 @@ pub struct EksNodegroup {
     pub node_repair: Option<bool>,
     /// `nodeRole`.
     pub node_role: String,
+    /// `releaseVersion`: the EKS-optimized AMI's release its nodes run.
+    #[serde(default)]
+    pub release_version: Option<String>,
 }
 
 /// One of eksctl's self-managed node groups: the CloudFormation stack eksctl made for it
