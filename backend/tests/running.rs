@@ -490,7 +490,9 @@ fn a_changed_design_plans_a_scale_a_new_group_and_a_replacement_against_the_runn
         cluster_yaml.contains("principalARN: arn:aws:iam::123456789012:user/moto"),
         "{cluster_yaml}"
     );
-    assert!(text(&read.stderr).contains("not read: every managed node group: iam"));
+    assert!(text(&read.stderr).contains(
+        "not read: every managed node group: what eksctl wrote into its launch template"
+    ));
 
     // Plan a changed design: one group scaled, one added, one whose type changes.
     let mut design: yaml_serde::Value =
@@ -2600,6 +2602,57 @@ fn a_pinned_ami_release_is_compared_and_rolled_in_place() {
         .position(|word| word == "--release-version")
         .unwrap();
     assert_eq!(calls[0][release + 1], "1.35.0-20251201");
+}
+
+/// A managed group with the keys eksctl writes into its launch template or keeps itself
+/// (volume, IMDS, monitoring, max pods, instance name, tags, update config): the cluster
+/// made from the design plans no change; a new update config is UpdateNodegroupConfig in
+/// place, and a new volume IOPS (the launch template's) a replacement.
+#[test]
+fn a_group_s_launch_template_keys_plan_no_change_until_they_change() {
+    let emulator = Emulator::start();
+    let dir = temp_dir("apply-template-keys");
+    let (file, cluster) = filled_template(&emulator, "g4dn", &dir);
+    let mut design: yaml_serde::Value =
+        yaml_serde::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let keys: yaml_serde::Value = yaml_serde::from_str(
+        "{updateConfig: {maxUnavailable: 1}, maxPodsPerNode: 50, disableIMDSv1: true, volumeEncrypted: true, volumeType: gp3, volumeIOPS: 4000, volumeThroughput: 250, enableDetailedMonitoring: true, propagateASGTags: true, tags: {team: ml}, instanceName: trainer}",
+    )
+    .unwrap();
+    for (key, value) in keys.as_mapping().unwrap() {
+        design["managedNodeGroups"][0][key.as_str().unwrap()] = value.clone();
+    }
+    let written = |name: &str, design: &yaml_serde::Value| {
+        let path = dir.join(name);
+        std::fs::write(&path, yaml_serde::to_string(design).unwrap()).unwrap();
+        path
+    };
+    let rich = written("rich.yaml", &design);
+    eksctl_create(&emulator, &rich);
+    let unchanged = plan_on(&emulator, &rich, &cluster, &[]);
+    assert_eq!(
+        unchanged.status.code(),
+        Some(0),
+        "{}",
+        text(&unchanged.stdout)
+    );
+
+    design["managedNodeGroups"][0]["updateConfig"] =
+        yaml_serde::from_str("{maxUnavailable: 2}").unwrap();
+    let updated = written("updated.yaml", &design);
+    let calls = applied(&emulator, &updated, &cluster, &dir.join("update"));
+    let heads: Vec<String> = calls.iter().map(|argv| argv[..3].join(" ")).collect();
+    assert_eq!(heads, ["aws eks update-nodegroup-config"]);
+
+    design["managedNodeGroups"][0]["volumeIOPS"] = 5000.into();
+    let faster = written("faster.yaml", &design);
+    let plan = plan_on(&emulator, &faster, &cluster, &["--format", "json"]);
+    let plan: serde_json::Value = serde_json::from_slice(&plan.stdout).unwrap();
+    let group = design["managedNodeGroups"][0]["name"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(actions_of(&plan), [("replace".to_owned(), group)]);
 }
 
 /// Access entries (eksctl has no update of one): created from the file, a changed one

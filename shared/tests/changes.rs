@@ -1332,7 +1332,7 @@ fn add_on_versions_are_judged_by_what_eks_offers_for_the_new_kubernetes_version(
         auto_mode_read: false,
         self_managed_read: false,
         workloads: None,
-        release_versions: Default::default(),
+        running_groups: Default::default(),
     };
     let offer = AddonOffer {
         kubernetes_version: "1.35".into(),
@@ -1648,7 +1648,7 @@ fn a_replacement_names_the_training_run_it_drains_and_its_missing_budget() {
         helm_read: true,
         auto_mode_read: false,
         self_managed_read: false,
-        release_versions: Default::default(),
+        running_groups: Default::default(),
         workloads: Some({
             let mut items = nodes.as_array().unwrap().clone();
             items.extend(pods.as_array().unwrap().iter().cloned());
@@ -1747,7 +1747,7 @@ fn auto_mode_objects_are_read_from_kubectls_last_applied_copy() {
             auto_mode_read: false,
             self_managed_read: false,
             workloads: None,
-            release_versions: Default::default(),
+            running_groups: Default::default(),
         };
         // Through kubectl's answer, a List, as the server reads it.
         let list = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": objects});

@@ -13,7 +13,7 @@ use shared::model::ids::Region;
 use shared::upstream::eks::{
     EksAccessEntry, EksAccessPolicy, EksAddon, EksCluster, EksNodegroup, EksPodIdentityAssociation,
     EksTaint, GroupSizes, LaunchTemplateFacts, NotRead, RunningCluster, RunningSubnet,
-    SelfManagedStack,
+    SelfManagedStack, VolumeFacts,
 };
 
 use super::{AwsError, LiveAws};
@@ -668,6 +668,12 @@ impl LiveAws {
                 .and_then(|repair| repair.enabled()),
             node_role: group.node_role().unwrap_or_default().to_owned(),
             release_version: group.release_version().map(str::to_owned),
+            max_unavailable: group
+                .update_config()
+                .and_then(|update| update.max_unavailable()),
+            max_unavailable_percentage: group
+                .update_config()
+                .and_then(|update| update.max_unavailable_percentage()),
         };
         let mut missing = None;
         if let Some(template) = group.launch_template()
@@ -733,6 +739,27 @@ impl LiveAws {
                 .filter(|name| !name.is_empty())
                 .map(str::to_owned),
             image_id: data.and_then(|data| data.image_id()).map(str::to_owned),
+            volume: data
+                .and_then(|data| {
+                    data.block_device_mappings()
+                        .iter()
+                        .find_map(|mapping| mapping.ebs())
+                })
+                .map(|ebs| VolumeFacts {
+                    size: ebs.volume_size(),
+                    kind: ebs.volume_type().map(|kind| kind.as_str().to_owned()),
+                    iops: ebs.iops(),
+                    throughput: ebs.throughput(),
+                    encrypted: ebs.encrypted(),
+                    kms_key_id: ebs.kms_key_id().map(str::to_owned),
+                }),
+            imds_v1_disabled: data
+                .and_then(|data| data.metadata_options())
+                .and_then(|options| options.http_tokens())
+                .map(|tokens| tokens.as_str() == "required"),
+            detailed_monitoring: data
+                .and_then(|data| data.monitoring())
+                .and_then(|monitoring| monitoring.enabled()),
         })
     }
 

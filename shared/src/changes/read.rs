@@ -42,9 +42,10 @@ pub struct Reading {
     /// What runs on the cluster's nodes now, when it was read
     /// ([`crate::changes::workloads`]).
     pub workloads: Option<crate::changes::workloads::Workloads>,
-    /// The EKS-optimized AMI release each managed node group's nodes run, by group name:
-    /// compared where a design pins one (`releaseVersion`).
-    pub release_versions: BTreeMap<String, String>,
+    /// The managed node groups as EKS holds them, by name: what a design may set and a
+    /// read leaves out where it is EKS's or eksctl's default (the AMI release, the launch
+    /// template's volume, IMDS and monitoring) is compared where the design sets it.
+    pub running_groups: BTreeMap<String, EksNodegroup>,
 }
 
 impl Reading {
@@ -178,7 +179,76 @@ fn taint_effect(effect: &str) -> &str {
 
 /// What eksctl wrote into every managed group that EKS and the launch template do not
 /// hold, so a read cannot see it.
-const GROUP_KEYS_NOT_HELD: &str = "iam (the node role's policies are IAM's), overrideBootstrapCommand and preBootstrapCommands (the launch template's user data), instancePrefix, volumeSize";
+const GROUP_KEYS_NOT_HELD: &str = "iam (the node role's policies are IAM's), overrideBootstrapCommand, preBootstrapCommands and maxPodsPerNode (the launch template's user data), instancePrefix, instanceName, additionalVolumes, disablePodIMDS, securityGroups and propagateASGTags (eksctl's launch template and stack; its volume, IMDS and monitoring are read from the template, compared where the design sets them)";
+
+/// A managed group's keys that eksctl writes into the launch template or its stack and EKS
+/// does not hold: each is taken from the design, and named as not compared.
+const GROUP_KEYS_FROM_THE_DESIGN: &[&str] = &[
+    "iam",
+    "overrideBootstrapCommand",
+    "preBootstrapCommands",
+    "maxPodsPerNode",
+    "instanceName",
+    "volumeSize",
+    "volumeType",
+    "volumeIOPS",
+    "volumeThroughput",
+    "volumeEncrypted",
+    "volumeKmsKeyID",
+    "volumeName",
+    "additionalVolumes",
+    "disableIMDSv1",
+    "disablePodIMDS",
+    "enableDetailedMonitoring",
+    "securityGroups",
+    "propagateASGTags",
+    "ssh",
+];
+
+/// The keys eksctl writes into a managed group's launch template, each with what the
+/// template holds for it (`None` when it holds nothing for it, or was not read).
+fn launch_template_keys(
+    template: Option<&crate::upstream::eks::LaunchTemplateFacts>,
+) -> [(&'static str, Option<Value>); 8] {
+    let volume = template.and_then(|facts| facts.volume.as_ref());
+    let number = |value: Option<i32>| value.map(Value::from);
+    [
+        ("volumeSize", number(volume.and_then(|volume| volume.size))),
+        (
+            "volumeType",
+            volume
+                .and_then(|volume| volume.kind.clone())
+                .map(Value::from),
+        ),
+        ("volumeIOPS", number(volume.and_then(|volume| volume.iops))),
+        (
+            "volumeThroughput",
+            number(volume.and_then(|volume| volume.throughput)),
+        ),
+        (
+            "volumeEncrypted",
+            volume.and_then(|volume| volume.encrypted).map(Value::from),
+        ),
+        (
+            "volumeKmsKeyID",
+            volume
+                .and_then(|volume| volume.kms_key_id.clone())
+                .map(Value::from),
+        ),
+        (
+            "disableIMDSv1",
+            template
+                .and_then(|facts| facts.imds_v1_disabled)
+                .map(Value::from),
+        ),
+        (
+            "enableDetailedMonitoring",
+            template
+                .and_then(|facts| facts.detailed_monitoring)
+                .map(Value::from),
+        ),
+    ]
+}
 
 /// The design of a running cluster.
 pub fn design_of(running: &RunningCluster) -> Result<Reading, String> {
@@ -365,7 +435,8 @@ pub fn design_of(running: &RunningCluster) -> Result<Reading, String> {
     if !groups.is_empty() {
         put(&mut document, "managedNodeGroups", Value::Sequence(groups));
         not_read.push(NotRead {
-            what: "every managed node group: iam, overrideBootstrapCommand, preBootstrapCommands, instancePrefix, volumeSize".into(),
+            what: "every managed node group: what eksctl wrote into its launch template and stack"
+                .into(),
             why: format!("EKS does not hold what eksctl wrote there: {GROUP_KEYS_NOT_HELD}"),
         });
     }
@@ -545,10 +616,10 @@ pub fn design_of(running: &RunningCluster) -> Result<Reading, String> {
         auto_mode_read: false,
         self_managed_read: running.self_managed.is_some(),
         workloads: None,
-        release_versions: running
+        running_groups: running
             .node_groups
             .iter()
-            .filter_map(|group| Some((group.name.clone(), group.release_version.clone()?)))
+            .map(|group| (group.name.clone(), group.clone()))
             .collect(),
     })
 }
@@ -671,6 +742,20 @@ fn managed_group(
     put(&mut entry, "minSize", group.min_size);
     put(&mut entry, "desiredCapacity", group.desired_size);
     put(&mut entry, "maxSize", group.max_size);
+    // EKS's default, one node unavailable at a time, is left out, as eksctl's users leave it.
+    match (group.max_unavailable_percentage, group.max_unavailable) {
+        (Some(percentage), _) => {
+            let mut update = Mapping::new();
+            put(&mut update, "maxUnavailablePercentage", percentage);
+            put(&mut entry, "updateConfig", Value::Mapping(update));
+        }
+        (None, Some(count)) if count != 1 => {
+            let mut update = Mapping::new();
+            put(&mut update, "maxUnavailable", count);
+            put(&mut entry, "updateConfig", Value::Mapping(update));
+        }
+        _ => {}
+    }
     let same_kind: Vec<&str> = cluster_subnets
         .iter()
         .copied()
@@ -897,14 +982,7 @@ pub fn aligned(reading: &Reading, design: &Spec) -> (Spec, Vec<String>) {
             group.ami_family = planned.ami_family.clone();
         }
         group.instance_prefix = planned.instance_prefix.clone();
-        for key in [
-            "iam",
-            "overrideBootstrapCommand",
-            "preBootstrapCommands",
-            "volumeSize",
-            "volumeType",
-            "ssh",
-        ] {
+        for &key in GROUP_KEYS_FROM_THE_DESIGN {
             group.extra.remove(key);
             if let Some(value) = planned.extra.get(key) {
                 group.extra.insert(Value::from(key), value.clone());
@@ -913,17 +991,39 @@ pub fn aligned(reading: &Reading, design: &Spec) -> (Spec, Vec<String>) {
         // A design that pins the AMI release is compared with the release the nodes run;
         // one that does not took the newest at creation, which is no change.
         group.extra.remove("releaseVersion");
+        let running = reading.running_groups.get(&group.name);
         if planned.extra.contains_key("releaseVersion")
-            && let Some(release) = reading.release_versions.get(&group.name)
+            && let Some(release) = running.and_then(|eks| eks.release_version.as_deref())
         {
             group
                 .extra
-                .insert(Value::from("releaseVersion"), Value::from(release.as_str()));
+                .insert(Value::from("releaseVersion"), Value::from(release));
+        }
+        // What eksctl wrote into the launch template, where the design sets it.
+        let template = running.and_then(|eks| eks.launch_template.as_ref());
+        for (key, held) in launch_template_keys(template) {
+            if planned.extra.contains_key(key)
+                && let Some(held) = held
+            {
+                group.extra.insert(Value::from(key), held);
+            }
+        }
+        // EKS's default update config written out is the default left out.
+        let default_update: Value = Value::Mapping(Mapping::from_iter([(
+            Value::from("maxUnavailable"),
+            Value::from(1),
+        )]));
+        if !group.extra.contains_key("updateConfig")
+            && planned.extra.get("updateConfig") == Some(&default_update)
+        {
+            group
+                .extra
+                .insert(Value::from("updateConfig"), default_update);
         }
         // The bootstrap NodeConfig the studio writes for NVMe is a modelled field.
         group.local_nvme_raid0 = planned.local_nvme_raid0;
         not_compared.push(format!(
-            "node group {}: iam, bootstrap commands, instancePrefix, volumes (EKS does not hold them)",
+            "node group {}: iam, bootstrap commands, max pods, instance name and prefix, additional volumes, security groups (EKS does not hold them)",
             group.name
         ));
     }

@@ -140,6 +140,12 @@ pub struct EksNodegroup {
     /// `releaseVersion`: the EKS-optimized AMI's release its nodes run.
     #[serde(default)]
     pub release_version: Option<String>,
+    /// `updateConfig.maxUnavailable`.
+    #[serde(default)]
+    pub max_unavailable: Option<i32>,
+    /// `updateConfig.maxUnavailablePercentage`.
+    #[serde(default)]
+    pub max_unavailable_percentage: Option<i32>,
 }
 
 /// One of eksctl's self-managed node groups: the CloudFormation stack eksctl made for it
@@ -194,6 +200,33 @@ pub struct LaunchTemplateFacts {
     pub placement_group: Option<String>,
     /// `ImageId`: the AMI of a group whose AMI type is `CUSTOM`.
     pub image_id: Option<String>,
+    /// The first EBS volume of `BlockDeviceMappings`, where eksctl writes a group's
+    /// `volume*` keys.
+    #[serde(default)]
+    pub volume: Option<VolumeFacts>,
+    /// `MetadataOptions.HttpTokens` is `required`: eksctl's `disableIMDSv1`.
+    #[serde(default)]
+    pub imds_v1_disabled: Option<bool>,
+    /// `Monitoring.Enabled`: eksctl's `enableDetailedMonitoring`.
+    #[serde(default)]
+    pub detailed_monitoring: Option<bool>,
+}
+
+/// A launch template's EBS volume, as eksctl's `volume*` keys say it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VolumeFacts {
+    /// `VolumeSize` (GiB): `volumeSize`.
+    pub size: Option<i32>,
+    /// `VolumeType`: `volumeType`.
+    pub kind: Option<String>,
+    /// `Iops`: `volumeIOPS`.
+    pub iops: Option<i32>,
+    /// `Throughput` (MiB/s): `volumeThroughput`.
+    pub throughput: Option<i32>,
+    /// `Encrypted`: `volumeEncrypted`.
+    pub encrypted: Option<bool>,
+    /// `KmsKeyId`: `volumeKmsKeyID`.
+    pub kms_key_id: Option<String>,
 }
 
 /// An add-on.
