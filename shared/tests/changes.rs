@@ -889,6 +889,56 @@ fn add_ons_are_created_updated_to_a_version_and_deleted_by_name() {
 /// Karpenter's docs, "Disruption › Drift": a changed `spec.template` of a NodePool (or an
 /// EC2NodeClass's AMI, subnets, security groups) replaces the nodes; limits and
 /// disruption settings do not.
+/// Karpenter's template hash (`NodePool.Hash`, pkg/apis/v1) leaves the requirements out
+/// (`hash:"ignore"`): widened requirements drift no node, narrowed ones only the nodes
+/// whose labels no longer meet them, and a hashed field (a label, `expireAfter`) every node.
+#[test]
+fn a_widened_nodepool_drifts_no_node_and_a_hashed_field_drifts_every_node() {
+    let before = template("karpenter-spot-inference");
+    let requirement_values = |spec: &Value| -> (usize, Vec<Value>) {
+        let requirements =
+            spec["karpenter"]["node_pools"][0]["spec"]["template"]["spec"]["requirements"]
+                .as_array()
+                .unwrap();
+        let index = requirements
+            .iter()
+            .position(|requirement| requirement["operator"] == "In")
+            .unwrap();
+        (
+            index,
+            requirements[index]["values"].as_array().unwrap().clone(),
+        )
+    };
+    let widened = edited(&before, |spec| {
+        let (index, mut values) = requirement_values(spec);
+        values.push(json!("zz-widened"));
+        spec["karpenter"]["node_pools"][0]["spec"]["template"]["spec"]["requirements"][index]["values"] =
+            json!(values);
+    });
+    let plan = diff(&before, &widened);
+    let change = only_change(&plan);
+    assert_eq!(change.action, Action::Update);
+    assert!(!change.disruptive, "{}", human(&plan));
+
+    let plan = diff(&widened, &before);
+    let change = only_change(&plan);
+    assert!(change.disruptive);
+    assert!(
+        change
+            .disruption
+            .contains("whose labels no longer meet its requirements"),
+        "{}",
+        change.disruption
+    );
+
+    let expiring = edited(&before, |spec| {
+        spec["karpenter"]["node_pools"][0]["spec"]["template"]["spec"]["expireAfter"] =
+            json!("24h");
+    });
+    let change = diff(&before, &expiring).changes.remove(0);
+    assert!(change.disruptive && change.disruption.contains("drifted and replaces them"));
+}
+
 #[test]
 fn a_tightened_nodepool_drifts_its_nodes_and_its_limits_do_not() {
     let before = template("karpenter-spot-inference");

@@ -1391,19 +1391,64 @@ fn object_changes(old: &[Value], new: &[Value], plan: &mut Plan) {
                             format!("NodePool `{name}` switches between static (`replicas`) and dynamic: Karpenter's CRD refuses the change on an existing NodePool"),
                         ));
                     }
-                    let drifts = fields
-                        .iter()
-                        .any(|field| field.starts_with("spec.template"));
-                    if drifts {
+                    let template = |pool: &Value| {
+                        pool.get("spec")
+                            .and_then(|spec| spec.get("template"))
+                            .cloned()
+                            .unwrap_or(Value::Null)
+                    };
+                    let (before, after) = (template(previous), template(object));
+                    if before != after {
+                        match template_drift(&before, &after) {
+                            Drift::Every => {
+                                change.disruptive = true;
+                                change.disruption = format!(
+                                    "Karpenter finds the nodes of NodePool `{name}` drifted and replaces them, within the pool's disruption budgets"
+                                );
+                            }
+                            Drift::Unmet => {
+                                change.disruptive = true;
+                                change.disruption = format!(
+                                    "Karpenter finds drifted the nodes of NodePool `{name}` whose labels no longer meet its requirements, and replaces them within the pool's disruption budgets"
+                                );
+                            }
+                            Drift::None => {}
+                        }
+                    }
+                } else if kind == "EC2NodeClass" {
+                    // Karpenter's EC2NodeClass hash (pkg/apis/v1/ec2nodeclass.go) leaves out
+                    // the selector terms, `amiFamily` and `ipPrefixCount`: a change of those
+                    // drifts only the nodes whose AMI, subnet, security groups or reservation
+                    // the selectors no longer resolve to; any other field drifts every node.
+                    const RESOLVED: &[&str] = &[
+                        "spec.subnetSelectorTerms",
+                        "spec.securityGroupSelectorTerms",
+                        "spec.capacityReservationSelectorTerms",
+                        "spec.amiSelectorTerms",
+                        "spec.amiFamily",
+                        "spec.ipPrefixCount",
+                    ];
+                    let hashed = fields.iter().any(|field| {
+                        field.starts_with("spec.") && !RESOLVED.contains(&field.as_str())
+                    });
+                    let resolved = fields.iter().any(|field| {
+                        RESOLVED.contains(&field.as_str()) && field != "spec.ipPrefixCount"
+                    });
+                    if hashed {
                         change.disruptive = true;
                         change.disruption = format!(
-                            "Karpenter finds the nodes of NodePool `{name}` drifted and replaces them, within the pool's disruption budgets"
+                            "Karpenter finds the nodes launched from EC2NodeClass `{name}` drifted and replaces them, within their pools' disruption budgets"
+                        );
+                    } else if resolved {
+                        change.disruptive = true;
+                        change.disruption = format!(
+                            "Karpenter finds drifted the nodes launched from EC2NodeClass `{name}` whose AMI, subnet, security groups or capacity reservation the changed selectors no longer resolve to, and replaces them within their pools' disruption budgets"
                         );
                     }
-                } else if kind == "EC2NodeClass" || kind == "NodeClass" {
+                } else if kind == "NodeClass" {
                     change.disruptive = true;
                     change.disruption = format!(
-                        "Karpenter finds the nodes launched from {kind} `{name}` drifted (their AMI, subnets, security groups or launch settings) and replaces them, within their pools' disruption budgets"
+                        "EKS Auto Mode finds the nodes launched from NodeClass `{name}` drifted (their subnets, security groups or launch settings) and replaces them, within their pools' disruption budgets"
                     );
                 }
                 plan.changes.push(change);
@@ -1432,6 +1477,76 @@ fn object_changes(old: &[Value], new: &[Value], plan: &mut Plan) {
             plan.changes.push(change);
         }
     }
+}
+
+/// Which nodes of a NodePool a change of its template drifts.
+enum Drift {
+    /// Every node: the template's hash changed (labels, annotations, taints, startup taints,
+    /// the node class, expireAfter, terminationGracePeriod).
+    Every,
+    /// The nodes whose labels no longer meet the requirements.
+    Unmet,
+    /// None: the requirements only widened, so every node still meets them.
+    None,
+}
+
+/// Karpenter (pkg/apis/v1/nodeclaim.go, `NodePool.Hash`; the drift controller): a node
+/// is drifted when the template's hash changes, which leaves out `requirements` and
+/// `resources` (`hash:"ignore"`); the requirements drift only the nodes whose labels no
+/// longer meet them.
+fn template_drift(before: &Value, after: &Value) -> Drift {
+    let without_requirements = |template: &Value| {
+        let mut template = template.clone();
+        if let Some(Value::Mapping(spec)) = template.get_mut("spec") {
+            spec.remove("requirements");
+            spec.remove("resources");
+        }
+        template
+    };
+    if without_requirements(before) != without_requirements(after) {
+        return Drift::Every;
+    }
+    let requirements = |template: &Value| -> Vec<Value> {
+        template
+            .get("spec")
+            .and_then(|spec| spec.get("requirements"))
+            .and_then(Value::as_sequence)
+            .cloned()
+            .unwrap_or_default()
+    };
+    let (old, new) = (requirements(before), requirements(after));
+    // Widened: each requirement now is one that was there (minValues aside), or an `In`
+    // whose values hold all the values it had.
+    let values = |requirement: &Value| -> Vec<String> {
+        requirement
+            .get("values")
+            .and_then(Value::as_sequence)
+            .map(|values| {
+                values
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_owned)
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let bare = |requirement: &Value| {
+        (
+            text(requirement, "key").to_owned(),
+            text(requirement, "operator").to_owned(),
+            values(requirement),
+        )
+    };
+    let widened = new.iter().all(|now| {
+        old.iter().any(|was| {
+            let (key, operator, had) = bare(was);
+            let (now_key, now_operator, has) = bare(now);
+            key == now_key
+                && operator == now_operator
+                && (had == has || (operator == "In" && had.iter().all(|value| has.contains(value))))
+        })
+    });
+    if widened { Drift::None } else { Drift::Unmet }
 }
 
 /// How long an apply waits for a NodePool Karpenter has accepted (its `Ready`
