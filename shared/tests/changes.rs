@@ -720,6 +720,17 @@ fn cluster_settings_change_with_eksctl_s_own_commands_and_eks_s_one_way_ones_are
                 .contains("terminates every instance Auto Mode runs")
     );
 
+    // The control plane's components: one command for the three.
+    let components = edited(&before, |spec| {
+        spec["eksctl_extra"]["kubeAPIServerConfig"] = json!({ "eventTTL": "2h" });
+        spec["eksctl_extra"]["kubeSchedulerConfig"] = json!({ "scoringStrategy": "MostAllocated" });
+    });
+    let (steps, _, _) = cluster_steps(&components);
+    assert_eq!(
+        words(&steps),
+        ["eksctl utils update-control-plane-component-config"]
+    );
+
     // Zonal shift.
     let shifted = edited(&before, |spec| {
         spec["eksctl_extra"]["zonalShiftConfig"] = json!({ "enabled": true })

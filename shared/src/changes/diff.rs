@@ -326,6 +326,13 @@ fn cluster_changes(old: &Value, new: &Value, target: &Target, plan: &mut Plan) {
             }
             "cloudWatch" => steps.push(argv(&["eksctl", "utils", "update-cluster-logging", "--config-file", CLUSTER_FILE, "--approve"])),
             "zonalShiftConfig" => steps.push(argv(&["eksctl", "utils", "update-zonal-shift-config", "--config-file", CLUSTER_FILE])),
+            "kubeAPIServerConfig" | "kubeSchedulerConfig" | "kubeControllerManagerConfig" => {
+                // One UpdateClusterConfig takes all three components.
+                let step = argv(&["eksctl", "utils", "update-control-plane-component-config", "--config-file", CLUSTER_FILE]);
+                if !steps.contains(&step) {
+                    steps.push(step);
+                }
+            }
             "iam.withOIDC" if with_oidc(new) => steps.push(argv(&["eksctl", "utils", "associate-iam-oidc-provider", "--config-file", CLUSTER_FILE, "--approve"])),
             "iam.withOIDC" => plan.findings.push(changes::NO_STEP.finding(
                 "cluster.with_oidc",
