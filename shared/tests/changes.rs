@@ -740,6 +740,36 @@ fn cluster_settings_change_with_eksctl_s_own_commands_and_eks_s_one_way_ones_are
     assert!(disruption.is_empty());
 }
 
+/// IAM roles for service accounts: eksctl create | update iamserviceaccount from the file
+/// (`--include NAMESPACE/NAME`), delete by name (pkg/ctl/*/iamserviceaccount.go).
+#[test]
+fn service_account_roles_are_created_updated_and_deleted_by_namespace_and_name() {
+    let before = template("g4dn");
+    let with_role = |policy: &str| {
+        edited(&before, |spec| {
+            spec["eksctl_extra"]["iam"]["serviceAccounts"] = json!([{
+                "metadata": { "name": "trainer", "namespace": "ml" },
+                "attachPolicyARNs": [format!("arn:aws:iam::aws:policy/{policy}")]
+            }])
+        })
+    };
+    let verbs = |plan: &Plan| -> Vec<(Action, String)> {
+        plan.changes
+            .iter()
+            .filter(|change| change.kind == "iamserviceaccount")
+            .map(|change| (change.action, change.steps[0][1].clone()))
+            .collect()
+    };
+    let read_only = with_role("AmazonS3ReadOnlyAccess");
+    let plan = diff(&before, &read_only);
+    assert_eq!(verbs(&plan), [(Action::Create, "create".to_owned())]);
+    assert!(plan.changes[0].steps[0].contains(&"ml/trainer".to_owned()));
+    let plan = diff(&read_only, &with_role("AmazonS3FullAccess"));
+    assert_eq!(verbs(&plan), [(Action::Update, "update".to_owned())]);
+    let plan = diff(&read_only, &before);
+    assert_eq!(verbs(&plan), [(Action::Delete, "delete".to_owned())]);
+}
+
 /// `eksctl upgrade cluster` moves the control plane one minor version at a time, then
 /// `eksctl upgrade nodegroup --kubernetes-version` rolls each group's nodes.
 #[test]

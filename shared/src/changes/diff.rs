@@ -183,6 +183,7 @@ pub fn diff(before: &Spec, after: &Spec) -> Plan {
     self_managed_changes(&old.cluster, &new.cluster, &target, &mut plan);
     addon_changes(&old.cluster, &new.cluster, &target, &mut plan);
     access_changes(&old.cluster, &new.cluster, &target, &mut plan);
+    service_account_changes(&old.cluster, &new.cluster, &target, &mut plan);
     chart_changes(before, after, &mut plan);
     object_changes(&old.objects, &new.objects, &mut plan);
     accelerators_left(before, after, &mut plan);
@@ -1303,6 +1304,73 @@ fn access_changes(old: &Value, new: &Value, target: &Target, plan: &mut Plan) {
                     namespace,
                     "--service-account-name",
                     service_account,
+                ]);
+                simple(Action::Delete, kind, account, Vec::new(), vec![delete])
+            }
+        };
+        plan.changes.push(change);
+    }
+}
+
+/// IAM roles for service accounts (`iam.serviceAccounts`), by namespace and name: eksctl
+/// creates and updates them from the file (`--include NAMESPACE/NAME`, pkg/ctl/create and
+/// update iamserviceaccount) and deletes one by name.
+fn service_account_changes(old: &Value, new: &Value, target: &Target, plan: &mut Plan) {
+    let null = Value::Null;
+    let account = |entry: &Value| {
+        let metadata = entry.get("metadata").unwrap_or(&null);
+        let namespace = match text(metadata, "namespace") {
+            "" => "default",
+            namespace => namespace,
+        };
+        format!("{namespace}/{}", text(metadata, "name"))
+    };
+    let before = items_by(old.get("iam").unwrap_or(&null), "serviceAccounts", account);
+    let after = items_by(new.get("iam").unwrap_or(&null), "serviceAccounts", account);
+    let from_file = |verb: &str, account: &str| {
+        argv(&[
+            "eksctl",
+            verb,
+            "iamserviceaccount",
+            "--config-file",
+            CLUSTER_FILE,
+            "--include",
+            account,
+            "--approve",
+        ])
+    };
+    let kind = "iamserviceaccount";
+    for pairing in pair_up(&before, &after)
+        .into_iter()
+        .chain(removed(&before, &after))
+    {
+        let change = match pairing {
+            Pairing::Added(account, _) => simple(
+                Action::Create,
+                kind,
+                account,
+                Vec::new(),
+                vec![from_file("create", account)],
+            ),
+            Pairing::Kept(_, _, _, fields) if fields.is_empty() => continue,
+            Pairing::Kept(account, _, _, fields) => simple(
+                Action::Update,
+                kind,
+                account,
+                fields,
+                vec![from_file("update", account)],
+            ),
+            Pairing::Removed(account) => {
+                let (namespace, name) = account.split_once('/').unwrap_or(("default", account));
+                let delete = target.command(&[
+                    "eksctl",
+                    "delete",
+                    kind,
+                    "--namespace",
+                    namespace,
+                    "--name",
+                    name,
+                    "--wait",
                 ]);
                 simple(Action::Delete, kind, account, Vec::new(), vec![delete])
             }

@@ -9,7 +9,8 @@
 //! and Karpenter documents, key by key, so a change the studio does not model (a key kept
 //! from an import) is seen too. What the peers can change in place is read from their
 //! commands: `eksctl scale nodegroup`, `eksctl upgrade cluster | nodegroup`,
-//! `eksctl update addon | podidentityassociation | auto-mode-config`, `eksctl utils
+//! `eksctl create | update | delete iamserviceaccount`, `eksctl update addon |
+//! podidentityassociation | auto-mode-config`, `eksctl utils
 //! update-cluster-logging | update-cluster-vpc-config | associate-iam-oidc-provider |
 //! enable-secrets-encryption | update-authentication-mode | update-zonal-shift-config`,
 //! `aws eks update-nodegroup-config` (labels, taints, update
