@@ -438,31 +438,26 @@ fn cluster_changes(old: &Value, new: &Value, target: &Target, plan: &mut Plan) {
     plan.changes.extend(group_upgrades);
 }
 
-/// Whether a design asks for the cluster's IAM OIDC provider (`iam.withOIDC`).
+/// Whether a design switches a cluster setting on (`iam.withOIDC`,
+/// `autoModeConfig.enabled`, `zonalShiftConfig.enabled`): off when it says nothing.
+fn switched_on(design: &Value, section: &str, key: &str) -> bool {
+    design
+        .get(section)
+        .and_then(|settings| settings.get(key))
+        .and_then(Value::as_bool)
+        .unwrap_or(false)
+}
+
 fn with_oidc(design: &Value) -> bool {
-    design
-        .get("iam")
-        .and_then(|iam| iam.get("withOIDC"))
-        .and_then(Value::as_bool)
-        .unwrap_or(false)
+    switched_on(design, "iam", "withOIDC")
 }
 
-/// Whether a design turns EKS Auto Mode on (`autoModeConfig.enabled`).
 fn auto_mode_on(design: &Value) -> bool {
-    design
-        .get("autoModeConfig")
-        .and_then(|auto_mode| auto_mode.get("enabled"))
-        .and_then(Value::as_bool)
-        .unwrap_or(false)
+    switched_on(design, "autoModeConfig", "enabled")
 }
 
-/// Whether a design turns EKS's zonal shift on (`zonalShiftConfig.enabled`).
 fn zonal_shift_on(design: &Value) -> bool {
-    design
-        .get("zonalShiftConfig")
-        .and_then(|config| config.get("enabled"))
-        .and_then(Value::as_bool)
-        .unwrap_or(false)
+    switched_on(design, "zonalShiftConfig", "enabled")
 }
 
 /// The authentication mode a design gives the cluster: eksctl's default,
@@ -1273,42 +1268,53 @@ fn access_changes(old: &Value, new: &Value, target: &Target, plan: &mut Plan) {
             CLUSTER_FILE,
         ])
     };
-    for pairing in pair_up(&before, &after)
-        .into_iter()
-        .chain(removed(&before, &after))
-    {
-        let kind = "podidentityassociation";
-        let change = match pairing {
-            Pairing::Added(account, _) => simple(
-                Action::Create,
-                kind,
-                account,
-                Vec::new(),
-                vec![from_file("create")],
-            ),
-            Pairing::Kept(_, _, _, fields) if fields.is_empty() => continue,
-            Pairing::Kept(account, _, _, fields) => simple(
-                Action::Update,
-                kind,
-                account,
-                fields,
-                vec![from_file("update")],
-            ),
-            Pairing::Removed(account) => {
+    by_account(
+        &before,
+        &after,
+        "podidentityassociation",
+        plan,
+        |action, account| match action {
+            Action::Create => from_file("create"),
+            Action::Update => from_file("update"),
+            _ => {
                 let (namespace, service_account) = account.split_once('/').unwrap_or((account, ""));
-                let delete = target.command(&[
+                target.command(&[
                     "eksctl",
                     "delete",
-                    kind,
+                    "podidentityassociation",
                     "--namespace",
                     namespace,
                     "--service-account-name",
                     service_account,
-                ]);
-                simple(Action::Delete, kind, account, Vec::new(), vec![delete])
+                ])
             }
+        },
+    );
+}
+
+/// Objects named by `NAMESPACE/NAME` (Pod Identity associations, service account roles):
+/// each added one created, each changed one updated and each removed one deleted, by the
+/// command `step` gives for the action and the object.
+fn by_account(
+    before: &[(String, &Value)],
+    after: &[(String, &Value)],
+    kind: &str,
+    plan: &mut Plan,
+    step: impl Fn(Action, &str) -> Vec<String>,
+) {
+    for pairing in pair_up(before, after)
+        .into_iter()
+        .chain(removed(before, after))
+    {
+        let (action, account, fields) = match pairing {
+            Pairing::Added(account, _) => (Action::Create, account, Vec::new()),
+            Pairing::Kept(_, _, _, fields) if fields.is_empty() => continue,
+            Pairing::Kept(account, _, _, fields) => (Action::Update, account, fields),
+            Pairing::Removed(account) => (Action::Delete, account, Vec::new()),
         };
-        plan.changes.push(change);
+        let steps = vec![step(action, account)];
+        plan.changes
+            .push(simple(action, kind, account, fields, steps));
     }
 }
 
@@ -1339,44 +1345,29 @@ fn service_account_changes(old: &Value, new: &Value, target: &Target, plan: &mut
             "--approve",
         ])
     };
-    let kind = "iamserviceaccount";
-    for pairing in pair_up(&before, &after)
-        .into_iter()
-        .chain(removed(&before, &after))
-    {
-        let change = match pairing {
-            Pairing::Added(account, _) => simple(
-                Action::Create,
-                kind,
-                account,
-                Vec::new(),
-                vec![from_file("create", account)],
-            ),
-            Pairing::Kept(_, _, _, fields) if fields.is_empty() => continue,
-            Pairing::Kept(account, _, _, fields) => simple(
-                Action::Update,
-                kind,
-                account,
-                fields,
-                vec![from_file("update", account)],
-            ),
-            Pairing::Removed(account) => {
+    by_account(
+        &before,
+        &after,
+        "iamserviceaccount",
+        plan,
+        |action, account| match action {
+            Action::Create => from_file("create", account),
+            Action::Update => from_file("update", account),
+            _ => {
                 let (namespace, name) = account.split_once('/').unwrap_or(("default", account));
-                let delete = target.command(&[
+                target.command(&[
                     "eksctl",
                     "delete",
-                    kind,
+                    "iamserviceaccount",
                     "--namespace",
                     namespace,
                     "--name",
                     name,
                     "--wait",
-                ]);
-                simple(Action::Delete, kind, account, Vec::new(), vec![delete])
+                ])
             }
-        };
-        plan.changes.push(change);
-    }
+        },
+    );
 }
 
 fn object_changes(old: &[Value], new: &[Value], plan: &mut Plan) {
