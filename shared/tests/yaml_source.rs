@@ -356,6 +356,28 @@ fn aliases_are_bounded_by_the_bytes_they_copy_not_only_by_their_nodes() {
     );
 }
 
+/// A mapping of many keys is found by its index, the few-key ones by reading their list:
+/// both place every key, merged keys and a later key that overrides a merged one.
+#[test]
+fn keys_of_large_mappings_point_at_their_lines() {
+    let mut text = "base: &base {m0: a, m1: b}\ntags:\n  <<: *base\n".to_owned();
+    for index in 0..40 {
+        text.push_str(&format!("  k{index}: v{index}\n"));
+    }
+    text.push_str("  m1: c\n");
+    let document = single_document(&text);
+    for index in [0, 15, 16, 39] {
+        let position = document.position(&path(&format!("tags.k{index}")));
+        assert_eq!((position.line, position.column), (index + 4, 3), "k{index}");
+    }
+    // m0 comes from the anchored mapping; m1 was merged, then set again on the last line.
+    assert_eq!(document.position(&path("tags.m0")).line, 1);
+    assert_eq!(document.position(&path("tags.m1")).line, 44);
+    assert_eq!(document.value["tags"]["m1"].as_str(), Some("c"));
+    let missing = document.locate(&path("tags.k40"));
+    assert_eq!(missing.matched_segments, 1);
+}
+
 #[test]
 fn what_a_text_reads_into_stays_within_a_multiple_of_its_size() {
     use shared::yaml::source::{byte_budget, counted_bytes};

@@ -385,7 +385,7 @@ pub struct Location {
 pub struct SourceDocument {
     /// The data, as yaml_serde would read it (aliases expanded, tags kept).
     pub value: Value,
-    nodes: Vec<PositionNode>,
+    tree: PositionTree,
     root: Child,
 }
 
@@ -395,54 +395,43 @@ impl SourceDocument {
         if pads.is_empty() {
             return;
         }
-        let fix = |position: &mut Position| {
-            position.column = unpad_column(pads, position.line, position.column);
-        };
-        fix(&mut self.root.position);
-        for node in &mut self.nodes {
-            match node {
-                PositionNode::Scalar => {}
-                PositionNode::Sequence(children) => {
-                    children
-                        .iter_mut()
-                        .for_each(|child| fix(&mut child.position));
-                }
-                PositionNode::Mapping(entries) => {
-                    for entry in &mut entries.list {
-                        fix(&mut entry.key_position);
-                        fix(&mut entry.value.position);
-                    }
-                }
-            }
-        }
+        let column = unpad_column(
+            pads,
+            self.root.position.line as usize,
+            self.root.position.column as usize,
+        );
+        self.root.position.column = u32::try_from(column).unwrap_or(u32::MAX);
+        self.tree.unpad(pads);
     }
 
     /// The value's and the key's positions for `path`, or the nearest existing ancestor's
     /// when the path does not exist (see [`Location::matched_segments`]).
     pub fn locate(&self, path: &YamlPath) -> Location {
         let mut location = Location {
-            value: self.root.position,
+            value: self.root.position.into(),
             key: None,
             matched_segments: 0,
         };
-        let mut node_idx = self.root.node;
+        let mut node = self.root.node;
         for segment in path.segments() {
-            let found = match (&self.nodes[node_idx], segment) {
-                (PositionNode::Mapping(entries), PathSegment::Key(key)) => entries
-                    .get(key)
-                    .map(|entry| (entry.value, Some(entry.key_position))),
-                (PositionNode::Sequence(items), PathSegment::Index(index)) => {
-                    items.get(*index).map(|item| (*item, None))
-                }
-                _ => None,
+            let found = match segment {
+                PathSegment::Key(key) => self
+                    .tree
+                    .entry(node, key)
+                    .map(|entry| (entry.value, Some(entry.key_position.into()))),
+                PathSegment::Index(index) => self
+                    .tree
+                    .items_of(node)
+                    .get(*index)
+                    .map(|item| (*item, None)),
             };
             let Some((child, key)) = found else { break };
             location = Location {
-                value: child.position,
+                value: child.position.into(),
                 key,
                 matched_segments: location.matched_segments + 1,
             };
-            node_idx = child.node;
+            node = child.node;
         }
         location
     }
@@ -802,50 +791,205 @@ fn end_position(text: &str) -> Position {
 }
 
 /// The position tree's node shared by every scalar.
-const SCALAR_NODE: usize = 0;
+const SCALAR_NODE: u32 = 0;
+
+/// A line and column as the position tree keeps them, four bytes each (a text of more than
+/// four billion lines or columns reads with its places saturated there).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Place {
+    line: u32,
+    column: u32,
+}
+
+impl From<Position> for Place {
+    fn from(position: Position) -> Place {
+        Place {
+            line: u32::try_from(position.line).unwrap_or(u32::MAX),
+            column: u32::try_from(position.column).unwrap_or(u32::MAX),
+        }
+    }
+}
+
+impl From<Place> for Position {
+    fn from(place: Place) -> Position {
+        Position {
+            line: place.line as usize,
+            column: place.column as usize,
+        }
+    }
+}
 
 /// A value's place in the text and its node in the position tree.
 #[derive(Clone, Copy, Debug)]
 struct Child {
-    position: Position,
-    node: usize,
+    position: Place,
+    node: u32,
 }
 
-#[derive(Clone, Debug)]
+/// A mapping key's text in [`PositionTree::keys`]; a key that is itself a sequence or
+/// mapping has none (no path reaches it).
+#[derive(Clone, Copy, Debug)]
+struct KeyText {
+    start: u32,
+    len: u32,
+}
+
+impl KeyText {
+    const NONE: KeyText = KeyText {
+        start: 0,
+        len: u32::MAX,
+    };
+
+    fn get(self, keys: &str) -> Option<&str> {
+        (self.len != u32::MAX)
+            .then(|| keys.get(self.start as usize..self.start as usize + self.len as usize))
+            .flatten()
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
 struct MappingEntry {
-    /// `None` for a key that is itself a sequence or mapping: no path reaches it.
-    key: Option<String>,
-    key_position: Position,
+    key: KeyText,
+    key_position: Place,
     value: Child,
 }
 
-/// A mapping's entries in order, with an index by key once there are more than a few:
-/// finding a key is one hash look-up, so a mapping of 100,000 keys reads and locates in
-/// linear time, and the many small mappings of a design cost no table.
-#[derive(Clone, Debug, Default)]
-struct MappingEntries {
-    list: Vec<MappingEntry>,
-    /// The first entry of each key (a key that is a collection has none), kept from
-    /// [`MappingEntries::INDEXED`] entries on.
-    by_key: Option<std::collections::HashMap<String, usize>>,
+/// A sequence's items or a mapping's entries: a run of [`PositionTree::items`] or
+/// [`PositionTree::entries`].
+#[derive(Clone, Copy, Debug)]
+enum PositionNode {
+    Scalar,
+    Sequence { start: u32, len: u32 },
+    Mapping { start: u32, len: u32 },
 }
 
-impl MappingEntries {
-    /// Below this many entries a key is found by reading the list.
-    const INDEXED: usize = 16;
+/// Where every part of a document is, parallel to its value, in a few flat vectors: a node
+/// costs 12 bytes, a mapping entry 28 and a sequence item 12, and each key's text is kept
+/// once, so the places of a text hold a few times its size whatever its shape. An alias
+/// shares the anchored node's subtree.
+#[derive(Clone, Debug, Default)]
+struct PositionTree {
+    nodes: Vec<PositionNode>,
+    items: Vec<Child>,
+    entries: Vec<MappingEntry>,
+    /// Every key's text, end to end; [`KeyText`] ranges point into it.
+    keys: String,
+    /// For each mapping of [`OpenEntries::INDEXED`] entries or more, by node: the first
+    /// entry of each key, so finding a key among 100,000 is one hash look-up.
+    indexes: std::collections::HashMap<u32, std::collections::HashMap<Box<str>, u32>>,
+}
 
-    fn index_of(&self, key: &str) -> Option<usize> {
-        match &self.by_key {
-            Some(by_key) => by_key.get(key).copied(),
-            None => self
-                .list
-                .iter()
-                .position(|entry| entry.key.as_deref() == Some(key)),
+impl PositionTree {
+    fn new() -> PositionTree {
+        // Every scalar shares node 0: a scalar has nothing but its position, which its
+        // parent holds, so a file of many scalars costs no node for each.
+        PositionTree {
+            nodes: vec![PositionNode::Scalar],
+            ..PositionTree::default()
         }
     }
 
-    fn get(&self, key: &str) -> Option<&MappingEntry> {
-        self.index_of(key).map(|index| &self.list[index])
+    fn key_text(&mut self, text: Option<String>) -> KeyText {
+        let Some(text) = text else {
+            return KeyText::NONE;
+        };
+        let (Ok(start), Ok(len)) = (u32::try_from(self.keys.len()), u32::try_from(text.len()))
+        else {
+            return KeyText::NONE;
+        };
+        self.keys.push_str(&text);
+        KeyText { start, len }
+    }
+
+    fn items_of(&self, node: u32) -> &[Child] {
+        match self.nodes.get(node as usize) {
+            Some(PositionNode::Sequence { start, len }) => {
+                &self.items[*start as usize..(*start + *len) as usize]
+            }
+            _ => &[],
+        }
+    }
+
+    fn entries_of(&self, node: u32) -> &[MappingEntry] {
+        match self.nodes.get(node as usize) {
+            Some(PositionNode::Mapping { start, len }) => {
+                &self.entries[*start as usize..(*start + *len) as usize]
+            }
+            _ => &[],
+        }
+    }
+
+    /// The first entry of `key` in the mapping at `node`.
+    fn entry(&self, node: u32, key: &str) -> Option<MappingEntry> {
+        let entries = self.entries_of(node);
+        match self.indexes.get(&node) {
+            Some(by_key) => by_key
+                .get(key)
+                .and_then(|index| entries.get(*index as usize))
+                .copied(),
+            None => entries
+                .iter()
+                .find(|entry| entry.key.get(&self.keys) == Some(key))
+                .copied(),
+        }
+    }
+
+    /// Closes a sequence: its items become a run of the tree's.
+    fn close_sequence(&mut self, node: u32, children: Vec<Child>) {
+        let start = u32::try_from(self.items.len()).unwrap_or(u32::MAX);
+        let len = u32::try_from(children.len()).unwrap_or(u32::MAX);
+        self.items.extend(children);
+        self.nodes[node as usize] = PositionNode::Sequence { start, len };
+    }
+
+    /// Closes a mapping: its entries become a run of the tree's, its index (if it has one)
+    /// the tree's for its node.
+    fn close_mapping(&mut self, node: u32, open: OpenEntries) {
+        let start = u32::try_from(self.entries.len()).unwrap_or(u32::MAX);
+        let len = u32::try_from(open.list.len()).unwrap_or(u32::MAX);
+        self.entries.extend(open.list);
+        self.nodes[node as usize] = PositionNode::Mapping { start, len };
+        if let Some(by_key) = open.by_key {
+            self.indexes.insert(node, by_key);
+        }
+    }
+
+    /// Moves places on re-indented lines back to where they are in the text as written.
+    fn unpad(&mut self, pads: &[(usize, usize)]) {
+        let fix = |place: &mut Place| {
+            let column = unpad_column(pads, place.line as usize, place.column as usize);
+            place.column = u32::try_from(column).unwrap_or(u32::MAX);
+        };
+        self.items
+            .iter_mut()
+            .for_each(|item| fix(&mut item.position));
+        for entry in &mut self.entries {
+            fix(&mut entry.key_position);
+            fix(&mut entry.value.position);
+        }
+    }
+}
+
+/// The entries of a mapping whose end has not come yet, with an index by key once there
+/// are more than a few: the many small mappings of a design cost no table.
+#[derive(Default)]
+struct OpenEntries {
+    list: Vec<MappingEntry>,
+    by_key: Option<std::collections::HashMap<Box<str>, u32>>,
+}
+
+impl OpenEntries {
+    /// Below this many entries a key is found by reading the list.
+    const INDEXED: usize = 16;
+
+    fn index_of(&self, keys: &str, key: &str) -> Option<usize> {
+        match &self.by_key {
+            Some(by_key) => by_key.get(key).map(|index| *index as usize),
+            None => self
+                .list
+                .iter()
+                .position(|entry| entry.key.get(keys) == Some(key)),
+        }
     }
 
     fn is_empty(&self) -> bool {
@@ -854,36 +998,31 @@ impl MappingEntries {
 
     /// Adds `entry` at the end, or replaces the entry of its key when `replace` and there is
     /// one.
-    fn put(&mut self, entry: MappingEntry, replace: bool) {
-        if let Some(key) = &entry.key {
-            if let Some(index) = self.index_of(key) {
+    fn put(&mut self, keys: &str, entry: MappingEntry, replace: bool) {
+        if let Some(key) = entry.key.get(keys) {
+            if let Some(index) = self.index_of(keys, key) {
                 if replace {
                     self.list[index] = entry;
                     return;
                 }
             } else if let Some(by_key) = &mut self.by_key {
-                by_key.insert(key.clone(), self.list.len());
+                by_key.insert(
+                    key.into(),
+                    u32::try_from(self.list.len()).unwrap_or(u32::MAX),
+                );
             }
         }
         self.list.push(entry);
         if self.by_key.is_none() && self.list.len() == Self::INDEXED {
             let mut by_key = std::collections::HashMap::with_capacity(Self::INDEXED * 2);
             for (index, entry) in self.list.iter().enumerate() {
-                if let Some(key) = &entry.key {
-                    by_key.entry(key.clone()).or_insert(index);
+                if let Some(key) = entry.key.get(keys) {
+                    by_key.entry(key.into()).or_insert(index as u32);
                 }
             }
             self.by_key = Some(by_key);
         }
     }
-}
-
-/// The position tree, parallel to the value. An alias shares the anchored node's subtree.
-#[derive(Clone, Debug)]
-enum PositionNode {
-    Scalar,
-    Sequence(Vec<Child>),
-    Mapping(MappingEntries),
 }
 
 /// A finished node, ready to be attached to its parent.
@@ -903,7 +1042,7 @@ struct Built {
 /// An anchored node, kept for the aliases that refer to it.
 struct Anchored {
     value: Value,
-    node: usize,
+    node: u32,
     size: usize,
     bytes: usize,
     height: usize,
@@ -915,7 +1054,7 @@ enum OpenContent {
     Sequence(Vec<Value>, Vec<Child>),
     Mapping {
         mapping: Mapping,
-        entries: MappingEntries,
+        entries: OpenEntries,
         pending_key: Option<PendingKey>,
         /// Keys that came from a `<<` merge, which a later explicit key may override.
         merged: std::collections::HashSet<Value>,
@@ -925,7 +1064,7 @@ enum OpenContent {
 /// A mapping key waiting for its value.
 struct PendingKey {
     key: Value,
-    text: Option<String>,
+    text: KeyText,
     position: Position,
     merge: bool,
 }
@@ -935,7 +1074,7 @@ struct OpenCollection {
     content: OpenContent,
     anchor_id: usize,
     tag: Option<EventTag>,
-    node: usize,
+    node: u32,
     position: Position,
     size: usize,
     bytes: usize,
@@ -944,7 +1083,7 @@ struct OpenCollection {
 
 #[derive(Default)]
 struct DocumentBuilder {
-    nodes: Vec<PositionNode>,
+    tree: PositionTree,
     open: Vec<OpenCollection>,
     /// By yaml-rust2's anchor id, which counts the anchors of the stream from 1.
     anchors: Vec<Option<Anchored>>,
@@ -961,9 +1100,7 @@ impl DocumentBuilder {
             alias_expansion_byte_limit: text_bytes
                 .saturating_mul(ALIAS_EXPANSION_BYTES_PER_TEXT_BYTE)
                 .max(MIN_ALIAS_EXPANSION_BYTES),
-            // Every scalar shares node 0: a scalar has nothing but its position, which its
-            // parent holds, so a file of many scalars costs no node for each.
-            nodes: vec![PositionNode::Scalar],
+            tree: PositionTree::new(),
             ..DocumentBuilder::default()
         }
     }
@@ -1006,7 +1143,10 @@ impl DocumentBuilder {
                     anchor_id,
                     Built {
                         value,
-                        child: Child { position, node },
+                        child: Child {
+                            position: position.into(),
+                            node,
+                        },
                         merge,
                         size: 1,
                         bytes,
@@ -1046,7 +1186,7 @@ impl DocumentBuilder {
                 let built = Built {
                     value: anchored.value.clone(),
                     child: Child {
-                        position,
+                        position: position.into(),
                         node: anchored.node,
                     },
                     merge: false,
@@ -1065,7 +1205,7 @@ impl DocumentBuilder {
             Event::MappingStart(anchor_id, tag) => self.open_collection(
                 OpenContent::Mapping {
                     mapping: Mapping::new(),
-                    entries: MappingEntries::default(),
+                    entries: OpenEntries::default(),
                     pending_key: None,
                     merged: std::collections::HashSet::new(),
                 },
@@ -1080,15 +1220,24 @@ impl DocumentBuilder {
                         "end of a collection that never started",
                     ));
                 };
-                let (value, position_node) = match collection.content {
-                    OpenContent::Sequence(items, children) => {
-                        (Value::Sequence(items), PositionNode::Sequence(children))
+                // A collection grows by doubling while it is read; what it holds from then
+                // on is only what it has.
+                let value = match collection.content {
+                    OpenContent::Sequence(mut items, children) => {
+                        self.tree.close_sequence(collection.node, children);
+                        items.shrink_to_fit();
+                        Value::Sequence(items)
                     }
                     OpenContent::Mapping {
-                        mapping, entries, ..
-                    } => (Value::Mapping(mapping), PositionNode::Mapping(entries)),
+                        mut mapping,
+                        entries,
+                        ..
+                    } => {
+                        self.tree.close_mapping(collection.node, entries);
+                        mapping.shrink_to_fit();
+                        Value::Mapping(mapping)
+                    }
                 };
-                self.nodes[collection.node] = position_node;
                 let tag = collection
                     .tag
                     .as_ref()
@@ -1096,7 +1245,7 @@ impl DocumentBuilder {
                 let built = Built {
                     value: tagged_collection(value, tag.as_deref()),
                     child: Child {
-                        position: collection.position,
+                        position: collection.position.into(),
                         node: collection.node,
                     },
                     merge: false,
@@ -1114,9 +1263,9 @@ impl DocumentBuilder {
         }
     }
 
-    fn new_node(&mut self, node: PositionNode) -> usize {
-        self.nodes.push(node);
-        self.nodes.len() - 1
+    fn new_node(&mut self) -> u32 {
+        self.tree.nodes.push(PositionNode::Scalar);
+        u32::try_from(self.tree.nodes.len() - 1).unwrap_or(u32::MAX)
     }
 
     fn open_collection(
@@ -1129,7 +1278,7 @@ impl DocumentBuilder {
         if self.open.len() >= MAX_NESTING_DEPTH {
             return Err(nesting_error(position));
         }
-        let node = self.new_node(PositionNode::Scalar);
+        let node = self.new_node();
         self.open.push(OpenCollection {
             content,
             anchor_id,
@@ -1182,14 +1331,15 @@ impl DocumentBuilder {
                 None => {
                     // A block mapping's start event comes after its first key; the key is
                     // where the mapping starts in the text.
-                    if entries.is_empty() && built.child.position < parent.position {
-                        parent.position = built.child.position;
+                    let key_position = Position::from(built.child.position);
+                    if entries.is_empty() && key_position < parent.position {
+                        parent.position = key_position;
                     }
-                    let text = mapping_key_text(&built.value);
+                    let text = self.tree.key_text(mapping_key_text(&built.value));
                     *pending_key = Some(PendingKey {
                         key: built.value,
                         text,
-                        position: built.child.position,
+                        position: key_position,
                         merge: built.merge,
                     });
                 }
@@ -1198,7 +1348,7 @@ impl DocumentBuilder {
                         mapping,
                         entries,
                         merged,
-                        &self.nodes,
+                        &mut self.tree,
                         &built.value,
                         built.child,
                         pending.position,
@@ -1216,10 +1366,10 @@ impl DocumentBuilder {
                     mapping.insert(pending.key, built.value);
                     let entry = MappingEntry {
                         key: pending.text,
-                        key_position: pending.position,
+                        key_position: pending.position.into(),
                         value: built.child,
                     };
-                    entries.put(entry, overrides_merge);
+                    entries.put(&self.tree.keys, entry, overrides_merge);
                 }
             },
         }
@@ -1230,15 +1380,19 @@ impl DocumentBuilder {
         let (value, root) = self.root.unwrap_or((
             Value::Null,
             Child {
-                position: end,
-                node: 0,
+                position: end.into(),
+                node: SCALAR_NODE,
             },
         ));
-        let mut nodes = self.nodes;
-        if nodes.is_empty() {
-            nodes.push(PositionNode::Scalar);
+        let mut tree = self.tree;
+        if tree.nodes.is_empty() {
+            tree.nodes.push(PositionNode::Scalar);
         }
-        SourceDocument { value, nodes, root }
+        tree.nodes.shrink_to_fit();
+        tree.items.shrink_to_fit();
+        tree.entries.shrink_to_fit();
+        tree.keys.shrink_to_fit();
+        SourceDocument { value, tree, root }
     }
 }
 
@@ -1267,9 +1421,9 @@ fn duplicate_key_message(key: &Value) -> String {
 /// after (a later explicit key is no duplicate).
 fn merge_into(
     mapping: &mut Mapping,
-    entries: &mut MappingEntries,
+    entries: &mut OpenEntries,
     merged: &mut std::collections::HashSet<Value>,
-    nodes: &[PositionNode],
+    tree: &mut PositionTree,
     value: &Value,
     child: Child,
     key_position: Position,
@@ -1283,10 +1437,7 @@ fn merge_into(
     let sources: Vec<(&Mapping, Child)> = match value {
         Value::Mapping(source) => vec![(source, child)],
         Value::Sequence(items) => {
-            let children = match &nodes[child.node] {
-                PositionNode::Sequence(children) => children.clone(),
-                _ => Vec::new(),
-            };
+            let children = tree.items_of(child.node);
             let mut sources = Vec::new();
             for (index, item) in items.iter().enumerate().rev() {
                 let Value::Mapping(source) = item else {
@@ -1299,24 +1450,22 @@ fn merge_into(
         _ => return Err(not_a_mapping()),
     };
     for (source, source_child) in sources {
-        let source_entries = match &nodes[source_child.node] {
-            PositionNode::Mapping(source_entries) => Some(source_entries),
-            _ => None,
-        };
         for (key, item) in source {
             mapping.insert(key.clone(), item.clone());
             merged.insert(key.clone());
             let text = mapping_key_text(key);
-            let entry = text
+            let found = text
                 .as_deref()
-                .and_then(|text| source_entries?.get(text))
-                .cloned()
-                .unwrap_or(MappingEntry {
-                    key: text,
-                    key_position,
+                .and_then(|text| tree.entry(source_child.node, text));
+            let entry = match found {
+                Some(entry) => entry,
+                None => MappingEntry {
+                    key: tree.key_text(text),
+                    key_position: key_position.into(),
                     value: source_child,
-                });
-            entries.put(entry, true);
+                },
+            };
+            entries.put(&tree.keys, entry, true);
         }
     }
     Ok(())
