@@ -218,6 +218,30 @@ pub fn import_cluster_config(document: &Value) -> Result<Spec, ImportError> {
     Ok(spec)
 }
 
+/// [`import_cluster_config`] for a caller done with the document: each managed node group
+/// is dropped once it is read, so a design of thousands of groups is not held twice, once
+/// as YAML values and once as the spec. The document keeps everything but those groups.
+pub fn take_cluster_config(document: &mut Value) -> Result<Spec, ImportError> {
+    if document_kind(document)? != DocumentKind::ClusterConfig {
+        return Err(error("kind", "expected an eksctl ClusterConfig"));
+    }
+    string_keys_only(document)?;
+    let groups = document
+        .get_mut("managedNodeGroups")
+        .and_then(Value::as_sequence_mut)
+        .map(std::mem::take);
+    let mut spec = import_cluster_config(document)?;
+    if let Some(groups) = groups {
+        // Pushed one by one rather than collected: a collected list is allocated whole
+        // before the first group is read, while every group's YAML is still held; this
+        // one grows as the YAML it replaces is dropped.
+        for group in groups {
+            spec.node_groups.push(import_node_group(&group));
+        }
+    }
+    Ok(spec)
+}
+
 fn import_network(document: &Value) -> Network {
     let vpc = document.get("vpc");
     let subnets = vpc.and_then(|vpc| vpc.get("subnets"));

@@ -175,11 +175,24 @@ fn read_documents(text: &str) -> Result<Vec<SourceDocument>, LintFailure> {
 
 /// Parses and imports a YAML file of eksctl and Karpenter documents.
 pub fn parse_yaml_file(text: &str) -> Result<ParsedFile, LintFailure> {
-    import_documents(read_documents(text)?)
+    import_documents(read_documents(text)?, Values::Keep)
+}
+
+/// Whether the documents' values outlive their import.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Values {
+    /// Every document keeps its whole value, for callers that read it after.
+    Keep,
+    /// The ClusterConfig's node groups are dropped as they are read: lint checks the
+    /// documents as written first, then needs only their positions.
+    Take,
 }
 
 /// Imports parsed documents (of one file, or of several read as one design) into a spec.
-fn import_documents(documents: Vec<SourceDocument>) -> Result<ParsedFile, LintFailure> {
+fn import_documents(
+    mut documents: Vec<SourceDocument>,
+    values: Values,
+) -> Result<ParsedFile, LintFailure> {
     let failure_at = |document: &SourceDocument, error: import::ImportError| {
         let position = YamlPath::from_str(&error.path)
             .map(|path| document.position(&path))
@@ -235,8 +248,13 @@ fn import_documents(documents: Vec<SourceDocument>) -> Result<ParsedFile, LintFa
         }
     }
     let mut spec = match cluster_document {
-        Some(index) => import::import_cluster_config(&documents[index].value)
-            .map_err(|error| failure_at(&documents[index], error))?,
+        Some(index) => {
+            let imported = match values {
+                Values::Keep => import::import_cluster_config(&documents[index].value),
+                Values::Take => import::take_cluster_config(&mut documents[index].value),
+            };
+            imported.map_err(|error| failure_at(&documents[index], error))?
+        }
         None => Spec::default(),
     };
     let mut node_pool_documents = Vec::new();
@@ -317,8 +335,10 @@ pub fn import_yaml(text: &str) -> Result<ParsedFile, Vec<LintFailure>> {
 }
 
 fn lint_yaml(text: &str, live: &rules::LiveFacts) -> Result<Vec<LintFinding>, LintFailure> {
-    let file = parse_yaml_file(text)?;
-    let mut findings: Vec<LintFinding> = lint_parsed(&file, live, "this file defines")
+    let documents = read_documents(text)?;
+    let checked = check_documents(&documents);
+    let file = import_documents(documents, Values::Take)?;
+    let mut findings: Vec<LintFinding> = lint_parsed(&file, checked, live, "this file defines")
         .into_iter()
         .map(|(_, finding)| finding)
         .collect();
@@ -328,17 +348,27 @@ fn lint_yaml(text: &str, live: &rules::LiveFacts) -> Result<Vec<LintFinding>, Li
     Ok(findings)
 }
 
+/// Each document's findings as written ([`rules::check_document`]), in document order.
+fn check_documents(documents: &[SourceDocument]) -> Vec<Vec<rules::Finding>> {
+    documents
+        .iter()
+        .map(|document| rules::check_document(&document.value))
+        .collect()
+}
+
 /// Every finding on a parsed design, each with the index of the document it is in.
-/// `scope` names where EC2NodeClasses were looked for ("this file defines", "the files
-/// given define").
+/// `checked` holds each document's findings as written, taken before the import (which
+/// may have dropped parts of the values); `scope` names where EC2NodeClasses were looked
+/// for ("this file defines", "the files given define").
 fn lint_parsed(
     file: &ParsedFile,
+    checked: Vec<Vec<rules::Finding>>,
     live: &rules::LiveFacts,
     scope: &str,
 ) -> Vec<(usize, LintFinding)> {
     let mut findings = Vec::new();
-    for (index, document) in file.documents.iter().enumerate() {
-        for finding in rules::check_document(&document.value) {
+    for (index, (document, document_findings)) in file.documents.iter().zip(checked).enumerate() {
+        for finding in document_findings {
             let position = YamlPath::from_str(&finding.path)
                 .map(|path| document.position(&path))
                 .unwrap_or_else(|_| document.position(&YamlPath::root()));
@@ -501,13 +531,16 @@ pub fn lint_files_with(files: &[(String, String)], live: &rules::LiveFacts) -> V
             owners.extend(std::iter::repeat_n(index, read.len()));
             documents.extend(read);
         }
+        let checked = check_documents(&documents);
         let combined = (!documents.is_empty())
-            .then(|| import_documents(documents))
+            .then(|| import_documents(documents, Values::Take))
             .and_then(Result::ok);
         match combined {
             Some(file) => {
                 let mut per_file: Vec<Vec<LintFinding>> = vec![Vec::new(); files.len()];
-                for (document, finding) in lint_parsed(&file, live, "the files given define") {
+                for (document, finding) in
+                    lint_parsed(&file, checked, live, "the files given define")
+                {
                     per_file[owners[document]].push(finding);
                 }
                 for index in indices {
