@@ -410,6 +410,18 @@ fn what_a_text_reads_into_stays_within_a_multiple_of_its_size() {
             text.len(),
             byte_budget(text.len())
         );
+        // Their places: an entry is 28 bytes and takes at least two bytes of text (`a,` in
+        // a flow mapping) or is copied by a merge, which the alias limit counts; these
+        // texts, merges included, stay under 16 bytes of places for each byte.
+        let places: usize = documents
+            .iter()
+            .map(|document| document.position_bytes())
+            .sum();
+        assert!(
+            places <= 16 * (text.len() + 4),
+            "{} bytes of text hold {places} bytes of positions",
+            text.len(),
+        );
     }
 }
 

@@ -436,6 +436,27 @@ impl SourceDocument {
         location
     }
 
+    /// The bytes the document's positions hold (its vectors' capacities, the keys' text
+    /// and the indexes of large mappings), for the bound a text's documents are held to
+    /// beside [`counted_bytes`] of their values.
+    pub fn position_bytes(&self) -> usize {
+        use std::mem::size_of;
+        let tree = &self.tree;
+        let indexes: usize = tree
+            .indexes
+            .values()
+            .map(|by_key| {
+                by_key.capacity() * (size_of::<Box<str>>() + size_of::<u32>() + 1)
+                    + by_key.keys().map(|key| key.len()).sum::<usize>()
+            })
+            .sum();
+        tree.nodes.capacity() * size_of::<PositionNode>()
+            + tree.items.capacity() * size_of::<Child>()
+            + tree.entries.capacity() * size_of::<MappingEntry>()
+            + tree.keys.capacity()
+            + indexes
+    }
+
     /// Where a diagnostic about `path` should point: the key of a mapping entry, the item
     /// of a sequence, and for a path that does not exist its nearest existing ancestor (a
     /// missing field is reported at the entry of the mapping that lacks it).
