@@ -184,10 +184,20 @@ fn typed_cluster(document: &Value) -> eksctl::ClusterConfig {
 
 /// Imports an eksctl `ClusterConfig` document into a spec.
 pub fn import_cluster_config(document: &Value) -> Result<Spec, ImportError> {
+    readable_cluster_config(document)?;
+    read_cluster_config(document)
+}
+
+/// Whether `document` is a ClusterConfig the import can read.
+fn readable_cluster_config(document: &Value) -> Result<(), ImportError> {
     if document_kind(document)? != DocumentKind::ClusterConfig {
         return Err(error("kind", "expected an eksctl ClusterConfig"));
     }
-    string_keys_only(document)?;
+    string_keys_only(document)
+}
+
+/// A ClusterConfig found readable ([`readable_cluster_config`]) as a spec.
+fn read_cluster_config(document: &Value) -> Result<Spec, ImportError> {
     let mut cluster = cluster::cluster_settings(&typed_cluster(document));
     cluster.pod_identity_associations = document
         .get("iam")
@@ -222,15 +232,12 @@ pub fn import_cluster_config(document: &Value) -> Result<Spec, ImportError> {
 /// is dropped once it is read, so a design of thousands of groups is not held twice, once
 /// as YAML values and once as the spec. The document keeps everything but those groups.
 pub fn take_cluster_config(document: &mut Value) -> Result<Spec, ImportError> {
-    if document_kind(document)? != DocumentKind::ClusterConfig {
-        return Err(error("kind", "expected an eksctl ClusterConfig"));
-    }
-    string_keys_only(document)?;
+    readable_cluster_config(document)?;
     let groups = document
         .get_mut("managedNodeGroups")
         .and_then(Value::as_sequence_mut)
         .map(std::mem::take);
-    let mut spec = import_cluster_config(document)?;
+    let mut spec = read_cluster_config(document)?;
     if let Some(groups) = groups {
         // Pushed one by one rather than collected: a collected list is allocated whole
         // before the first group is read, while every group's YAML is still held; this

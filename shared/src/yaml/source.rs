@@ -395,12 +395,7 @@ impl SourceDocument {
         if pads.is_empty() {
             return;
         }
-        let column = unpad_column(
-            pads,
-            self.root.position.line as usize,
-            self.root.position.column as usize,
-        );
-        self.root.position.column = u32::try_from(column).unwrap_or(u32::MAX);
+        self.root.position.unpad(pads);
         self.tree.unpad(pads);
     }
 
@@ -822,11 +817,23 @@ struct Place {
     column: u32,
 }
 
+impl Place {
+    /// This place's column before the spaces added to its line.
+    fn unpad(&mut self, pads: &[(usize, usize)]) {
+        self.column = saturated(unpad_column(pads, self.line as usize, self.column as usize));
+    }
+}
+
+/// A count or offset as the position tree stores it.
+fn saturated(count: usize) -> u32 {
+    u32::try_from(count).unwrap_or(u32::MAX)
+}
+
 impl From<Position> for Place {
     fn from(position: Position) -> Place {
         Place {
-            line: u32::try_from(position.line).unwrap_or(u32::MAX),
-            column: u32::try_from(position.column).unwrap_or(u32::MAX),
+            line: saturated(position.line),
+            column: saturated(position.column),
         }
     }
 }
@@ -924,41 +931,25 @@ impl PositionTree {
 
     fn items_of(&self, node: u32) -> &[Child] {
         match self.nodes.get(node as usize) {
-            Some(PositionNode::Sequence { start, len }) => {
-                &self.items[*start as usize..(*start + *len) as usize]
-            }
-            _ => &[],
-        }
-    }
-
-    fn entries_of(&self, node: u32) -> &[MappingEntry] {
-        match self.nodes.get(node as usize) {
-            Some(PositionNode::Mapping { start, len }) => {
-                &self.entries[*start as usize..(*start + *len) as usize]
-            }
+            Some(PositionNode::Sequence { start, len }) => run(&self.items, *start, *len),
             _ => &[],
         }
     }
 
     /// The first entry of `key` in the mapping at `node`.
     fn entry(&self, node: u32, key: &str) -> Option<MappingEntry> {
-        let entries = self.entries_of(node);
-        match self.indexes.get(&node) {
-            Some(by_key) => by_key
-                .get(key)
-                .and_then(|index| entries.get(*index as usize))
-                .copied(),
-            None => entries
-                .iter()
-                .find(|entry| entry.key.get(&self.keys) == Some(key))
-                .copied(),
-        }
+        let Some(PositionNode::Mapping { start, len }) = self.nodes.get(node as usize) else {
+            return None;
+        };
+        let entries = run(&self.entries, *start, *len);
+        let index = find_key(entries, self.indexes.get(&node), &self.keys, key)?;
+        entries.get(index).copied()
     }
 
     /// Closes a sequence: its items become a run of the tree's.
     fn close_sequence(&mut self, node: u32, children: Vec<Child>) {
-        let start = u32::try_from(self.items.len()).unwrap_or(u32::MAX);
-        let len = u32::try_from(children.len()).unwrap_or(u32::MAX);
+        let start = saturated(self.items.len());
+        let len = saturated(children.len());
         self.items.extend(children);
         self.nodes[node as usize] = PositionNode::Sequence { start, len };
     }
@@ -966,8 +957,8 @@ impl PositionTree {
     /// Closes a mapping: its entries become a run of the tree's, its index (if it has one)
     /// the tree's for its node.
     fn close_mapping(&mut self, node: u32, open: OpenEntries) {
-        let start = u32::try_from(self.entries.len()).unwrap_or(u32::MAX);
-        let len = u32::try_from(open.list.len()).unwrap_or(u32::MAX);
+        let start = saturated(self.entries.len());
+        let len = saturated(open.list.len());
         self.entries.extend(open.list);
         self.nodes[node as usize] = PositionNode::Mapping { start, len };
         if let Some(by_key) = open.by_key {
@@ -977,17 +968,36 @@ impl PositionTree {
 
     /// Moves places on re-indented lines back to where they are in the text as written.
     fn unpad(&mut self, pads: &[(usize, usize)]) {
-        let fix = |place: &mut Place| {
-            let column = unpad_column(pads, place.line as usize, place.column as usize);
-            place.column = u32::try_from(column).unwrap_or(u32::MAX);
-        };
-        self.items
-            .iter_mut()
-            .for_each(|item| fix(&mut item.position));
-        for entry in &mut self.entries {
-            fix(&mut entry.key_position);
-            fix(&mut entry.value.position);
+        for item in &mut self.items {
+            item.position.unpad(pads);
         }
+        for entry in &mut self.entries {
+            entry.key_position.unpad(pads);
+            entry.value.position.unpad(pads);
+        }
+    }
+}
+
+/// `len` items of `all` from `start` (none past its end).
+fn run<T>(all: &[T], start: u32, len: u32) -> &[T] {
+    let start = start as usize;
+    all.get(start..start.saturating_add(len as usize))
+        .unwrap_or_default()
+}
+
+/// Where the first entry of `key` is among a mapping's `entries`: by its index when it has
+/// one, else by reading them.
+fn find_key(
+    entries: &[MappingEntry],
+    by_key: Option<&std::collections::HashMap<Box<str>, u32>>,
+    keys: &str,
+    key: &str,
+) -> Option<usize> {
+    match by_key {
+        Some(by_key) => by_key.get(key).map(|index| *index as usize),
+        None => entries
+            .iter()
+            .position(|entry| entry.key.get(keys) == Some(key)),
     }
 }
 
@@ -1004,13 +1014,7 @@ impl OpenEntries {
     const INDEXED: usize = 16;
 
     fn index_of(&self, keys: &str, key: &str) -> Option<usize> {
-        match &self.by_key {
-            Some(by_key) => by_key.get(key).map(|index| *index as usize),
-            None => self
-                .list
-                .iter()
-                .position(|entry| entry.key.get(keys) == Some(key)),
-        }
+        find_key(&self.list, self.by_key.as_ref(), keys, key)
     }
 
     fn is_empty(&self) -> bool {
@@ -1027,10 +1031,7 @@ impl OpenEntries {
                     return;
                 }
             } else if let Some(by_key) = &mut self.by_key {
-                by_key.insert(
-                    key.into(),
-                    u32::try_from(self.list.len()).unwrap_or(u32::MAX),
-                );
+                by_key.insert(key.into(), saturated(self.list.len()));
             }
         }
         self.list.push(entry);
@@ -1286,7 +1287,7 @@ impl DocumentBuilder {
 
     fn new_node(&mut self) -> u32 {
         self.tree.nodes.push(PositionNode::Scalar);
-        u32::try_from(self.tree.nodes.len() - 1).unwrap_or(u32::MAX)
+        saturated(self.tree.nodes.len() - 1)
     }
 
     fn open_collection(
