@@ -64,7 +64,7 @@ fn within_byte_budget(text: &str) {
     if let Ok(documents) = shared::yaml::source::parse_documents(text) {
         let held: usize = documents
             .iter()
-            .map(|document| shared::yaml::source::counted_bytes(&document.value))
+            .map(|document| shared::yaml::source::counted_bytes(&document.to_value()))
             .sum();
         let budget = shared::yaml::source::byte_budget(text.len());
         assert!(

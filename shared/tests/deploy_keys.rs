@@ -43,7 +43,7 @@ fn of_eksctls_examples_only_keys_acting_on_the_server_are_refused() {
             continue;
         };
         for document in documents {
-            let refused: Vec<String> = refused_keys(&document.value)
+            let refused: Vec<String> = refused_keys(&document.to_value())
                 .into_iter()
                 .map(|key| key.path)
                 .collect();

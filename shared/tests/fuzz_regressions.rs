@@ -41,9 +41,9 @@ fn check_refused(text: &str, expected: &str) {
 fn browser_import_error(text: &str) -> (ImportError, String) {
     let documents = source::parse_documents(text).unwrap();
     let document = &documents[0];
-    let error = import::import_cluster_config(&document.value)
+    let error = import::import_cluster_config(&document.to_value())
         .or_else(|_| {
-            import::import_karpenter(std::slice::from_ref(&document.value))
+            import::import_karpenter(std::slice::from_ref(&document.to_value()))
                 .map(|_| shared::Spec::default())
         })
         .unwrap_err();
@@ -126,7 +126,8 @@ fn keys_json_cannot_hold_are_refused_and_quoted_ones_kept() {
 
     let quoted = cluster("\"1\": one");
     let spec =
-        import::import_cluster_config(&source::parse_documents(&quoted).unwrap()[0].value).unwrap();
+        import::import_cluster_config(&source::parse_documents(&quoted).unwrap()[0].to_value())
+            .unwrap();
     assert_eq!(
         spec.node_groups[0].labels.get("1").map(String::as_str),
         Some("one")

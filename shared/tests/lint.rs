@@ -262,7 +262,7 @@ fn the_user_guides_auto_mode_pool_and_class_lint_without_error_and_read_back_unc
     let originals: Vec<yaml_serde::Value> = file
         .documents
         .iter()
-        .map(|document| document.value.clone())
+        .map(|document| document.to_value().clone())
         .collect();
     assert_eq!(rendered, originals);
     // A pool naming a class the file lacks is said at the name; as with Karpenter's, the

@@ -3,21 +3,33 @@
 use std::path::Path;
 
 use serde_json::Value as Json;
-use shared::upstream::schema_check::{
-    DocumentKind, SchemaIssueKind, check_cluster_config, check_document, check_karpenter,
-};
+use shared::upstream::schema_check::{self, DocumentKind, SchemaIssue, SchemaIssueKind};
+use shared::yaml::node::Node;
 use shared::yaml::source::parse_documents;
+
+// The checks read a document where it was parsed; these read it as the tests hand it over.
+fn check_cluster_config(document: Node<'_>) -> Vec<SchemaIssue> {
+    schema_check::check_cluster_config(document)
+}
+
+fn check_karpenter(document: Node<'_>) -> Vec<SchemaIssue> {
+    schema_check::check_karpenter(document)
+}
+
+fn check_document(document: Node<'_>) -> Vec<SchemaIssue> {
+    schema_check::check_document(document)
+}
 
 /// `(path, "line:col", kind)` of every issue `check` finds in every document of `text`.
 fn issues(
     text: &str,
-    check: fn(&yaml_serde::Value) -> Vec<shared::upstream::schema_check::SchemaIssue>,
+    check: fn(Node<'_>) -> Vec<SchemaIssue>,
 ) -> Vec<(String, String, SchemaIssueKind)> {
     parse_documents(text)
         .unwrap()
         .iter()
         .flat_map(|document| {
-            check(&document.value).into_iter().map(|issue| {
+            check(document.node()).into_iter().map(|issue| {
                 let position = document.position(&issue.path).to_string();
                 (issue.path.to_string(), position, issue.kind)
             })
@@ -28,7 +40,7 @@ fn issues(
 /// The issues of `text` are exactly `expected`, in document order.
 fn check(
     text: &str,
-    check: fn(&yaml_serde::Value) -> Vec<shared::upstream::schema_check::SchemaIssue>,
+    check: fn(Node<'_>) -> Vec<SchemaIssue>,
     expected: &[(&str, &str, SchemaIssueKind)],
 ) {
     let expected: Vec<(String, String, SchemaIssueKind)> = expected
@@ -39,12 +51,9 @@ fn check(
 }
 
 /// The one issue of `text`, for tests about its message.
-fn only_message(
-    text: &str,
-    check: fn(&yaml_serde::Value) -> Vec<shared::upstream::schema_check::SchemaIssue>,
-) -> String {
+fn only_message(text: &str, check: fn(Node<'_>) -> Vec<SchemaIssue>) -> String {
     let document = &parse_documents(text).unwrap()[0];
-    let issues = check(&document.value);
+    let issues = check(document.node());
     assert_eq!(issues.len(), 1, "{issues:?}");
     issues[0].to_string()
 }
@@ -68,17 +77,17 @@ fn the_seven_seed_manifests_have_no_schema_issues() {
         let documents = parse_documents(&text).unwrap();
         assert_eq!(documents.len(), 1);
         assert_eq!(
-            DocumentKind::of(&documents[0].value),
+            DocumentKind::of(&documents[0].to_value()),
             DocumentKind::ClusterConfig
         );
         assert_eq!(
-            check_cluster_config(&documents[0].value),
+            check_cluster_config(documents[0].node()),
             [],
             "{}",
             path.display()
         );
         assert_eq!(
-            check_document(&documents[0].value),
+            check_document(documents[0].node()),
             [],
             "{}",
             path.display()
@@ -330,7 +339,7 @@ kind: 12
     )
     .unwrap()
     .iter()
-    .map(|document| DocumentKind::of(&document.value))
+    .map(|document| DocumentKind::of(&document.to_value()))
     .collect();
     assert_eq!(
         kinds,
@@ -362,7 +371,7 @@ fn a_realistic_gpu_node_pool_and_node_class_have_no_issues() {
     let documents = parse_documents(&text).unwrap();
     let kinds: Vec<DocumentKind> = documents
         .iter()
-        .map(|document| DocumentKind::of(&document.value))
+        .map(|document| DocumentKind::of(&document.to_value()))
         .collect();
     assert_eq!(kinds, [DocumentKind::NodePool, DocumentKind::Ec2NodeClass]);
     check(&text, check_karpenter, &[]);

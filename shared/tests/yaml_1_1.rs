@@ -188,7 +188,7 @@ fn the_studio_reads_what_libyaml_reads() {
         let ours: Vec<serde_json::Value> = shared::yaml::source::parse_documents(text)
             .unwrap_or_else(|error| panic!("{error} in\n{text}"))
             .into_iter()
-            .map(|document| serde_json::to_value(&document.value).unwrap())
+            .map(|document| serde_json::to_value(&document.to_value()).unwrap())
             .collect();
         assert_eq!(serde_json::Value::Array(ours), expected, "for\n{text}");
     }
@@ -277,7 +277,7 @@ fn strings_written_read_back_as_strings_under_go_yaml_rules() {
         let text = shared::yaml::text::to_string(&serde_json::json!({ "v": scalar })).unwrap();
         let documents = shared::yaml::source::parse_documents(&text).unwrap();
         assert_eq!(
-            documents[0].value["v"].as_str(),
+            documents[0].to_value()["v"].as_str(),
             Some(scalar.as_str()),
             "`{scalar}` was written as {text:?}"
         );

@@ -176,7 +176,7 @@ spec:
         ],
     );
     assert_eq!(
-        documents[1].value["spec"]["subnetSelectorTerms"][1]["id"],
+        documents[1].to_value()["spec"]["subnetSelectorTerms"][1]["id"],
         "subnet-0123456789abcdef0"
     );
 }
@@ -186,7 +186,7 @@ fn an_empty_value_points_at_its_key() {
     let document = single_document("metadata:\n  name:\n  region: us-east-1\n");
     let location = document.locate(&path("metadata.name"));
     assert_eq!(location.value, Position { line: 2, column: 3 });
-    assert!(document.value["metadata"]["name"].is_null());
+    assert!(document.to_value()["metadata"]["name"].is_null());
 }
 
 #[test]
@@ -208,7 +208,7 @@ managedNodeGroups:
         ],
     );
     assert_eq!(
-        document.value["managedNodeGroups"][0]["settings"]["instanceType"],
+        document.to_value()["managedNodeGroups"][0]["settings"]["instanceType"],
         "g5.8xlarge"
     );
 }
@@ -219,7 +219,7 @@ fn empty_text_and_comments_have_no_documents() {
     assert!(parse_documents("# only a comment\n").unwrap().is_empty());
     let empty_documents = parse_documents("---\n---\n").unwrap();
     assert_eq!(empty_documents.len(), 2);
-    assert!(empty_documents[0].value.is_null());
+    assert!(empty_documents[0].to_value().is_null());
 }
 
 #[test]
@@ -373,7 +373,7 @@ fn keys_of_large_mappings_point_at_their_lines() {
     // m0 comes from the anchored mapping; m1 was merged, then set again on the last line.
     assert_eq!(document.position(&path("tags.m0")).line, 1);
     assert_eq!(document.position(&path("tags.m1")).line, 44);
-    assert_eq!(document.value["tags"]["m1"].as_str(), Some("c"));
+    assert_eq!(document.to_value()["tags"]["m1"].as_str(), Some("c"));
     let missing = document.locate(&path("tags.k40"));
     assert_eq!(missing.matched_segments, 1);
 }
@@ -402,7 +402,7 @@ fn what_a_text_reads_into_stays_within_a_multiple_of_its_size() {
         };
         let held: usize = documents
             .iter()
-            .map(|document| counted_bytes(&document.value))
+            .map(|document| counted_bytes(&document.to_value()))
             .sum();
         assert!(
             held <= byte_budget(text.len()),
@@ -410,16 +410,14 @@ fn what_a_text_reads_into_stays_within_a_multiple_of_its_size() {
             text.len(),
             byte_budget(text.len())
         );
-        // Their places: an entry is 28 bytes and takes at least two bytes of text (`a,` in
-        // a flow mapping) or is copied by a merge, which the alias limit counts; these
-        // texts, merges included, stay under 16 bytes of places for each byte.
-        let places: usize = documents
-            .iter()
-            .map(|document| document.position_bytes())
-            .sum();
+        // What the documents hold as read (values and places together): an entry is 24
+        // bytes and takes at least two bytes of text (`a,` in a flow mapping) or is copied
+        // by a merge, which the alias limit counts; these texts, merges included, stay
+        // under 16 bytes for each byte.
+        let held: usize = documents.iter().map(SourceDocument::held_bytes).sum();
         assert!(
-            places <= 16 * (text.len() + 4),
-            "{} bytes of text hold {places} bytes of positions",
+            held <= 16 * (text.len() + 4),
+            "{} bytes of text hold {held} bytes as read",
             text.len(),
         );
     }
@@ -528,7 +526,7 @@ fn check_same_values_as_serde_yaml(text: &str) {
     let ours: Vec<yaml_serde::Value> = parse_documents(text)
         .unwrap_or_else(|error| panic!("{error} in\n{text}"))
         .into_iter()
-        .map(|document| document.value)
+        .map(|document| document.to_value())
         .collect();
     assert_eq!(ours, serde_yaml_documents(text), "for input\n{text}");
 }
@@ -631,7 +629,8 @@ fn plain_scalars_resolve_as_go_yaml_v2_resolves_them() {
         let text = format!("value: {scalar}\n");
         let documents =
             parse_documents(&text).unwrap_or_else(|error| panic!("{error} in {text:?}"));
-        let value: serde_json::Value = serde_json::to_value(&documents[0].value["value"]).unwrap();
+        let value: serde_json::Value =
+            serde_json::to_value(&documents[0].to_value()["value"]).unwrap();
         assert_eq!(value, expected, "for `{scalar}`");
     }
     // Infinities and NaN have no JSON form: compare them as floats.
@@ -642,19 +641,19 @@ fn plain_scalars_resolve_as_go_yaml_v2_resolves_them() {
     ] {
         let documents = parse_documents(&format!("value: {scalar}\n")).unwrap();
         assert_eq!(
-            documents[0].value["value"].as_f64(),
+            documents[0].to_value()["value"].as_f64(),
             Some(expected),
             "for `{scalar}`"
         );
     }
     let nan = parse_documents("value: .NaN\n").unwrap();
-    assert!(nan[0].value["value"].as_f64().is_some_and(f64::is_nan));
+    assert!(nan[0].to_value()["value"].as_f64().is_some_and(f64::is_nan));
     // Quoted and block scalars are strings; an explicit core tag must agree with the text.
     let quoted =
         parse_documents("a: 'yes'\nb: \"012\"\nc: !!float '1.1'\nd: !!null ''\ne: !!str yes\n")
             .unwrap();
     assert_eq!(
-        serde_json::to_value(&quoted[0].value).unwrap(),
+        serde_json::to_value(&quoted[0].to_value()).unwrap(),
         json!({"a": "yes", "b": "012", "c": 1.1, "d": null, "e": "yes"})
     );
 }
@@ -680,7 +679,7 @@ groups:
     let documents = parse_documents(text).unwrap();
     let document = &documents[0];
     assert_eq!(
-        serde_json::to_value(&document.value["groups"]).unwrap(),
+        serde_json::to_value(&document.to_value()["groups"]).unwrap(),
         serde_json::json!([
             {"instanceType": "m5.large", "volumeSize": 100, "name": "cpu"},
             {"instanceType": "p5.48xlarge", "efaEnabled": true, "volumeSize": 80, "name": "train"},
@@ -697,7 +696,7 @@ groups:
     );
     // A quoted `<<` is an ordinary key; a merge of a scalar is refused.
     let quoted = parse_documents("'<<': 1\n").unwrap();
-    assert_eq!(quoted[0].value["<<"].as_i64(), Some(1));
+    assert_eq!(quoted[0].to_value()["<<"].as_i64(), Some(1));
     assert!(parse_documents("a:\n  <<: 1\n").is_err());
 }
 

@@ -47,9 +47,9 @@ fn holds_no_design(text: &str) -> bool {
     let Ok(documents) = shared::yaml::source::parse_documents(text) else {
         return false;
     };
-    let documents: Vec<&yaml_serde::Value> = documents
+    let documents: Vec<shared::yaml::node::Node<'_>> = documents
         .iter()
-        .map(|document| &document.value)
+        .map(shared::yaml::source::SourceDocument::node)
         .filter(|document| !document.is_null())
         .collect();
     !documents.is_empty()
@@ -57,7 +57,7 @@ fn holds_no_design(text: &str) -> bool {
             let kind = document.get("kind");
             match document
                 .get("apiVersion")
-                .and_then(yaml_serde::Value::as_str)
+                .and_then(shared::yaml::node::Node::as_str)
             {
                 None => kind.is_none() && document.get("apiVersion").is_none(),
                 Some(api_version) => {

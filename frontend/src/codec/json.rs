@@ -19,7 +19,7 @@ pub fn from_str<T: DeserializeOwned>(text: &str) -> Result<T, String> {
         0 => return Err("no value: the text is empty".to_owned()),
         count => return Err(format!("{count} documents where one value was expected")),
     };
-    yaml_serde::from_value(document.value).map_err(|error| error.to_string())
+    yaml_serde::from_value(document.to_value()).map_err(|error| error.to_string())
 }
 
 /// Characters JSON writers leave as they are inside strings but YAML does not take as

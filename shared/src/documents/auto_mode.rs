@@ -12,6 +12,8 @@
 
 use yaml_serde::Value;
 
+use crate::yaml::node::Node;
+
 use crate::documents::render::RenderError;
 use crate::model::spec::Spec;
 use crate::upstream::auto_mode::{
@@ -51,7 +53,7 @@ pub fn node_class(number: usize) -> NodeClass {
     }
 }
 
-fn text<'a>(document: &'a Value, path: &[&str]) -> Option<&'a str> {
+fn text<'a>(document: Node<'a>, path: &[&str]) -> Option<&'a str> {
     let mut value = document;
     for key in path {
         value = value.get(*key)?;
@@ -60,13 +62,15 @@ fn text<'a>(document: &'a Value, path: &[&str]) -> Option<&'a str> {
 }
 
 /// Whether a document is an `eks.amazonaws.com/v1` NodeClass.
-pub fn is_node_class(document: &Value) -> bool {
+pub fn is_node_class<'a>(document: impl Into<Node<'a>>) -> bool {
+    let document = document.into();
     text(document, &["apiVersion"]) == Some(NODE_CLASS_API_VERSION)
         && text(document, &["kind"]) == Some(NODE_CLASS_KIND)
 }
 
 /// Whether a document is a NodePool on an `eks.amazonaws.com` NodeClass.
-pub fn is_auto_mode_pool(document: &Value) -> bool {
+pub fn is_auto_mode_pool<'a>(document: impl Into<Node<'a>>) -> bool {
+    let document = document.into();
     text(document, &["apiVersion"]) == Some(crate::upstream::karpenter::NODE_POOL_API_VERSION)
         && text(document, &["kind"]) == Some("NodePool")
         && text(
@@ -118,8 +122,12 @@ pub enum Object {
 
 /// Reads `document` into `pools` when it is one of Auto Mode's objects, saying which;
 /// `None` for any other document, serde's words for one that does not read.
-pub fn read_into(document: &Value, pools: &mut AutoModePools) -> Result<Option<Object>, String> {
-    let body = || crate::upstream::karpenter::object_body(document);
+pub fn read_into<'a>(
+    document: impl Into<Node<'a>>,
+    pools: &mut AutoModePools,
+) -> Result<Option<Object>, String> {
+    let document = document.into();
+    let body = || crate::upstream::karpenter::object_body(&document.to_value());
     if is_auto_mode_pool(document) {
         let pool = yaml_serde::from_value(body()).map_err(|error| error.to_string())?;
         pools.node_pools.push(pool);

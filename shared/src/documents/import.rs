@@ -17,7 +17,8 @@ use crate::model::spec::{
 };
 use crate::upstream::eksctl;
 use crate::upstream::karpenter::{Ec2NodeClass, NodeOverlay, NodePool};
-use crate::yaml::source::{YamlPath, mapping_key_text};
+use crate::yaml::node::{Kind, Node};
+use crate::yaml::source::YamlPath;
 
 /// Why a document could not be imported; `path` is the path inside the document.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -50,7 +51,8 @@ fn error(path: impl Into<String>, message: impl Into<String>) -> ImportError {
 pub use crate::upstream::schema_check::DocumentKind;
 
 /// Recognises a document the studio imports, or says plainly what it is instead.
-pub fn document_kind(document: &Value) -> Result<DocumentKind, ImportError> {
+pub fn document_kind<'a>(document: impl Into<Node<'a>>) -> Result<DocumentKind, ImportError> {
+    let document = document.into();
     if !document.is_mapping() {
         return Err(error(
             "",
@@ -107,26 +109,26 @@ fn leftover_mapping(original: &Value, rendered: &Value) -> Mapping {
 /// The first mapping key under `value` that is not a plain string: an error at the entry
 /// it opens (or at its mapping, for a key that is itself a collection). `path` is where
 /// `value` is; it is walked in place, so a large document costs no path per key.
-fn non_string_key(value: &Value, path: &mut YamlPath) -> Option<ImportError> {
-    match value {
-        Value::Mapping(mapping) => mapping.iter().find_map(|(key, item)| match key {
-            Value::String(name) => {
-                path.push_key(name.as_str());
+fn non_string_key(value: Node<'_>, path: &mut YamlPath) -> Option<ImportError> {
+    match value.kind() {
+        Kind::Mapping(mapping) => mapping.iter().find_map(|(key, item)| match key.kind() {
+            Kind::String(name) => {
+                path.push_key(name);
                 let found = non_string_key(item, path);
                 path.pop();
                 found
             }
             other => {
                 let described = match other {
-                    Value::Null => "a null key".to_owned(),
-                    Value::Bool(boolean) => format!("the key `{boolean}`"),
-                    Value::Number(number) => format!("the key `{number}`"),
-                    Value::Tagged(_) => "a tagged key".to_owned(),
-                    Value::Sequence(_) => "a sequence used as a key".to_owned(),
+                    Kind::Null => "a null key".to_owned(),
+                    Kind::Bool(boolean) => format!("the key `{boolean}`"),
+                    Kind::Number(number) => format!("the key `{number}`"),
+                    Kind::Tagged(..) => "a tagged key".to_owned(),
+                    Kind::Sequence(_) => "a sequence used as a key".to_owned(),
                     _ => "a mapping used as a key".to_owned(),
                 };
-                let entry = match mapping_key_text(other) {
-                    Some(text) => path.with_key(text),
+                let entry = match key.key_text() {
+                    Some(text) => path.with_key(text.into_owned()),
                     None => path.clone(),
                 };
                 Some(error(
@@ -137,19 +139,19 @@ fn non_string_key(value: &Value, path: &mut YamlPath) -> Option<ImportError> {
                 ))
             }
         }),
-        Value::Sequence(items) => items.iter().enumerate().find_map(|(index, item)| {
+        Kind::Sequence(items) => items.iter().enumerate().find_map(|(index, item)| {
             path.push_index(index);
             let found = non_string_key(item, path);
             path.pop();
             found
         }),
-        Value::Tagged(tagged) => non_string_key(&tagged.value, path),
-        Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_) => None,
+        Kind::Tagged(_, inner) => non_string_key(inner, path),
+        Kind::Null | Kind::Bool(_) | Kind::Number(_) | Kind::String(_) => None,
     }
 }
 
 /// Refuses a document with a key the spec could not keep (see the module docs).
-fn string_keys_only(document: &Value) -> Result<(), ImportError> {
+fn string_keys_only(document: Node<'_>) -> Result<(), ImportError> {
     match non_string_key(document, &mut YamlPath::root()) {
         Some(refused) => Err(refused),
         None => Ok(()),
@@ -183,13 +185,40 @@ fn typed_cluster(document: &Value) -> eksctl::ClusterConfig {
 }
 
 /// Imports an eksctl `ClusterConfig` document into a spec.
-pub fn import_cluster_config(document: &Value) -> Result<Spec, ImportError> {
+///
+/// The managed node groups and add-ons are read one at a time, each copied out of the
+/// document only while it is read: a design of thousands of groups is not held twice.
+pub fn import_cluster_config<'a>(document: impl Into<Node<'a>>) -> Result<Spec, ImportError> {
+    let document = document.into();
     readable_cluster_config(document)?;
-    read_cluster_config(document)
+    let read_one_by_one = |key: Node<'_>, item: Node<'_>| {
+        matches!(key.as_str(), Some("managedNodeGroups" | "addons")) && item.is_sequence()
+    };
+    let top_level: Mapping = document
+        .as_mapping()
+        .into_iter()
+        .flatten()
+        .filter(|(key, item)| !read_one_by_one(*key, *item))
+        .map(|(key, item)| (key.to_value(), item.to_value()))
+        .collect();
+    let mut spec = read_cluster_config(&Value::Mapping(top_level))?;
+    let list = |key: &str| document.get(key).and_then(Node::as_sequence);
+    if let Some(groups) = list("managedNodeGroups") {
+        spec.node_groups.reserve_exact(groups.len());
+        for group in groups {
+            spec.node_groups.push(import_node_group(&group.to_value()));
+        }
+    }
+    if let Some(addons) = list("addons") {
+        for addon in addons {
+            spec.addons.push(import_addon(&addon.to_value()));
+        }
+    }
+    Ok(spec)
 }
 
 /// Whether `document` is a ClusterConfig the import can read.
-fn readable_cluster_config(document: &Value) -> Result<(), ImportError> {
+fn readable_cluster_config(document: Node<'_>) -> Result<(), ImportError> {
     if document_kind(document)? != DocumentKind::ClusterConfig {
         return Err(error("kind", "expected an eksctl ClusterConfig"));
     }
@@ -225,27 +254,6 @@ fn read_cluster_config(document: &Value) -> Result<Spec, ImportError> {
     spec.eksctl_extra = top_level_leftover(document, &spec)?;
     spec.node_groups = node_groups;
     spec.addons = addons;
-    Ok(spec)
-}
-
-/// [`import_cluster_config`] for a caller done with the document: each managed node group
-/// is dropped once it is read, so a design of thousands of groups is not held twice, once
-/// as YAML values and once as the spec. The document keeps everything but those groups.
-pub fn take_cluster_config(document: &mut Value) -> Result<Spec, ImportError> {
-    readable_cluster_config(document)?;
-    let groups = document
-        .get_mut("managedNodeGroups")
-        .and_then(Value::as_sequence_mut)
-        .map(std::mem::take);
-    let mut spec = read_cluster_config(document)?;
-    if let Some(groups) = groups {
-        // Pushed one by one rather than collected: a collected list is allocated whole
-        // before the first group is read, while every group's YAML is still held; this
-        // one grows as the YAML it replaces is dropped.
-        for group in groups {
-            spec.node_groups.push(import_node_group(&group));
-        }
-    }
     Ok(spec)
 }
 
@@ -455,7 +463,7 @@ pub fn import_karpenter(documents: &[Value]) -> Result<ImportedKarpenter, Import
             ..import_error
         };
         let kind = document_kind(document).map_err(located)?;
-        string_keys_only(document).map_err(located)?;
+        string_keys_only(document.into()).map_err(located)?;
         match kind {
             DocumentKind::NodePool => {
                 let pool: NodePool =
@@ -602,19 +610,19 @@ pub fn import_text(text: &str, current: &Spec) -> Result<(Spec, String), TextImp
     let mut volumes = Vec::new();
     let mut auto_mode = crate::upstream::auto_mode::AutoModePools::default();
     for (index, document) in documents.iter().enumerate() {
-        if crate::documents::storage::is_storage_document(&document.value) {
+        if crate::documents::storage::is_storage_document(document.node()) {
             volumes.push(index);
             continue;
         }
         let unreadable =
             |message: String| placed(document, index, count, &self::error("spec", message));
-        if crate::documents::auto_mode::read_into(&document.value, &mut auto_mode)
+        if crate::documents::auto_mode::read_into(document.node(), &mut auto_mode)
             .map_err(unreadable)?
             .is_some()
         {
             continue;
         }
-        let kind = document_kind(&document.value)
+        let kind = document_kind(document.node())
             .map_err(|error| placed(document, index, count, &error))?;
         match kind {
             DocumentKind::ClusterConfig => {
@@ -624,12 +632,12 @@ pub fn import_text(text: &str, current: &Spec) -> Result<(Spec, String), TextImp
                         index + 1
                     )));
                 }
-                let spec = import_cluster_config(&document.value)
+                let spec = import_cluster_config(document.node())
                     .map_err(|error| placed(document, index, count, &error))?;
                 cluster = Some(spec);
             }
             _ => {
-                let imported = import_karpenter(std::slice::from_ref(&document.value))
+                let imported = import_karpenter(&[document.to_value()])
                     .map_err(|error| placed(document, index, count, &error))?;
                 pools.extend(imported.settings.node_pools);
                 classes.extend(imported.settings.node_classes);
@@ -679,10 +687,11 @@ pub fn import_text(text: &str, current: &Spec) -> Result<(Spec, String), TextImp
         spec.auto_mode_pools = auto_mode;
     }
     if !volumes.is_empty() {
-        let values: Vec<&Value> = volumes
+        let owned: Vec<Value> = volumes
             .iter()
-            .map(|index| &documents[*index].value)
+            .map(|index| documents[*index].to_value())
             .collect();
+        let values: Vec<&Value> = owned.iter().collect();
         spec.storage =
             crate::documents::storage::import(&values, &spec.cluster.region).map_err(|error| {
                 let index = volumes[error.document];

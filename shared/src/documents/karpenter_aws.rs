@@ -370,8 +370,8 @@ fn controller_policies() -> &'static [ControllerPolicy] {
             .into_iter()
             .next()
             .expect("the embedded controller policies are one document");
-        let data: ControllerPolicies =
-            yaml_serde::from_value(document.value).expect("the embedded controller policies parse");
+        let data: ControllerPolicies = yaml_serde::from_value(document.to_value())
+            .expect("the embedded controller policies parse");
         data.policies
     })
 }

@@ -483,8 +483,9 @@ impl Driver {
 
 /// Whether a document is one of the storage objects the studio writes (a StorageClass, a
 /// PersistentVolume or a PersistentVolumeClaim).
-pub fn is_storage_document(document: &Value) -> bool {
-    let text = |key: &str| document.get(key).and_then(Value::as_str);
+pub fn is_storage_document<'a>(document: impl Into<crate::yaml::node::Node<'a>>) -> bool {
+    let document = document.into();
+    let text = |key: &str| document.get(key).and_then(crate::yaml::node::Node::as_str);
     matches!(
         (text("apiVersion"), text("kind")),
         (Some("storage.k8s.io/v1"), Some("StorageClass"))

@@ -7,8 +7,6 @@
 //! EKS Auto Mode's NodePools and NodeClasses. A file as rendered reads
 //! back into the same design, so opening a file to edit it changes nothing by itself.
 
-use yaml_serde::Value;
-
 use crate::documents::import::{self, DocumentKind, TextImportError};
 use crate::documents::render::{self, RenderError};
 use crate::lint::DocumentLayout;
@@ -94,7 +92,7 @@ impl EditableFile {
                 }
                 let document = &documents[0];
                 let at = |error: import::ImportError| import::placed(document, 0, count, &error);
-                if import::document_kind(&document.value).map_err(at)?
+                if import::document_kind(document.node()).map_err(at)?
                     != DocumentKind::ClusterConfig
                 {
                     return Err(at(import::ImportError {
@@ -104,7 +102,7 @@ impl EditableFile {
                                 .into(),
                     }));
                 }
-                let mut spec = import::import_cluster_config(&document.value).map_err(at)?;
+                let mut spec = import::import_cluster_config(document.node()).map_err(at)?;
                 spec.karpenter = current.karpenter.clone();
                 // The volumes and Auto Mode's pools have files of their own.
                 spec.storage = current.storage.clone();
@@ -133,7 +131,7 @@ impl EditableFile {
                 for (index, document) in documents.iter().enumerate() {
                     let at =
                         |error: import::ImportError| import::placed(document, index, count, &error);
-                    if import::document_kind(&document.value).map_err(at)?
+                    if import::document_kind(document.node()).map_err(at)?
                         == DocumentKind::ClusterConfig
                     {
                         return Err(at(import::ImportError {
@@ -143,8 +141,7 @@ impl EditableFile {
                                 .into(),
                         }));
                     }
-                    let imported = import::import_karpenter(std::slice::from_ref(&document.value))
-                        .map_err(at)?;
+                    let imported = import::import_karpenter(&[document.to_value()]).map_err(at)?;
                     settings.node_pools.extend(imported.settings.node_pools);
                     settings.node_classes.extend(imported.settings.node_classes);
                 }
@@ -166,7 +163,7 @@ impl EditableFile {
                             },
                         )
                     };
-                    if crate::documents::auto_mode::read_into(&document.value, &mut pools)
+                    if crate::documents::auto_mode::read_into(document.node(), &mut pools)
                         .map_err(at)?
                         .is_none()
                     {
@@ -201,15 +198,15 @@ impl EditableFile {
         let mut auto_mode_pool_documents = Vec::new();
         let mut auto_mode_class_documents = Vec::new();
         for (index, document) in documents.iter().enumerate() {
-            if crate::documents::auto_mode::is_auto_mode_pool(&document.value) {
+            if crate::documents::auto_mode::is_auto_mode_pool(document.node()) {
                 auto_mode_pool_documents.push(index);
                 continue;
             }
-            if crate::documents::auto_mode::is_node_class(&document.value) {
+            if crate::documents::auto_mode::is_node_class(document.node()) {
                 auto_mode_class_documents.push(index);
                 continue;
             }
-            match DocumentKind::of(&document.value) {
+            match DocumentKind::of(document.node()) {
                 DocumentKind::ClusterConfig => cluster_document = cluster_document.or(Some(index)),
                 DocumentKind::NodePool => node_pool_documents.push(index),
                 DocumentKind::Ec2NodeClass => node_class_documents.push(index),
@@ -256,7 +253,7 @@ fn documents(text: &str) -> Result<Vec<SourceDocument>, TextImportError> {
             message: error.message,
         })?
         .into_iter()
-        .filter(|document| !matches!(document.value, Value::Null))
+        .filter(|document| !document.is_null())
         .collect();
     if documents.is_empty() {
         return Err(import::whole_text("The file holds no YAML document."));

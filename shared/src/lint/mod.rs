@@ -161,7 +161,7 @@ fn read_documents(text: &str) -> Result<Vec<SourceDocument>, LintFailure> {
     })?;
     let documents: Vec<SourceDocument> = documents
         .into_iter()
-        .filter(|document| !document.value.is_null())
+        .filter(|document| !document.is_null())
         .collect();
     if documents.is_empty() {
         return Err(LintFailure {
@@ -175,24 +175,11 @@ fn read_documents(text: &str) -> Result<Vec<SourceDocument>, LintFailure> {
 
 /// Parses and imports a YAML file of eksctl and Karpenter documents.
 pub fn parse_yaml_file(text: &str) -> Result<ParsedFile, LintFailure> {
-    import_documents(read_documents(text)?, Values::Keep)
-}
-
-/// Whether the documents' values outlive their import.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Values {
-    /// Every document keeps its whole value, for callers that read it after.
-    Keep,
-    /// The ClusterConfig's node groups are dropped as they are read: lint checks the
-    /// documents as written first, then needs only their positions.
-    Take,
+    import_documents(read_documents(text)?)
 }
 
 /// Imports parsed documents (of one file, or of several read as one design) into a spec.
-fn import_documents(
-    mut documents: Vec<SourceDocument>,
-    values: Values,
-) -> Result<ParsedFile, LintFailure> {
+fn import_documents(documents: Vec<SourceDocument>) -> Result<ParsedFile, LintFailure> {
     let failure_at = |document: &SourceDocument, error: import::ImportError| {
         let position = YamlPath::from_str(&error.path)
             .map(|path| document.position(&path))
@@ -218,7 +205,7 @@ fn import_documents(
                 },
             )
         };
-        match crate::documents::auto_mode::read_into(&document.value, &mut auto_mode_pools)
+        match crate::documents::auto_mode::read_into(document.node(), &mut auto_mode_pools)
             .map_err(unreadable)?
         {
             Some(crate::documents::auto_mode::Object::NodePool) => {
@@ -231,7 +218,7 @@ fn import_documents(
             }
             None => {}
         }
-        match import::document_kind(&document.value).map_err(|error| failure_at(document, error))? {
+        match import::document_kind(document.node()).map_err(|error| failure_at(document, error))? {
             DocumentKind::ClusterConfig => {
                 if cluster_document.is_some() {
                     return Err(failure_at(
@@ -248,13 +235,8 @@ fn import_documents(
         }
     }
     let mut spec = match cluster_document {
-        Some(index) => {
-            let imported = match values {
-                Values::Keep => import::import_cluster_config(&documents[index].value),
-                Values::Take => import::take_cluster_config(&mut documents[index].value),
-            };
-            imported.map_err(|error| failure_at(&documents[index], error))?
-        }
+        Some(index) => import::import_cluster_config(documents[index].node())
+            .map_err(|error| failure_at(&documents[index], error))?,
         None => Spec::default(),
     };
     let mut node_pool_documents = Vec::new();
@@ -263,7 +245,7 @@ fn import_documents(
     if !karpenter_indices.is_empty() {
         let values: Vec<Value> = karpenter_indices
             .iter()
-            .map(|index| documents[*index].value.clone())
+            .map(|index| documents[*index].to_value())
             .collect();
         let imported = import::import_karpenter(&values).map_err(|error| {
             let document = &documents[karpenter_indices[0]];
@@ -309,7 +291,7 @@ pub fn import_yaml(text: &str) -> Result<ParsedFile, Vec<LintFailure>> {
         .documents
         .iter()
         .flat_map(|document| {
-            rules::check_document(&document.value)
+            rules::check_document(document.node())
                 .into_iter()
                 .filter(|finding| {
                     finding.rule == "eksctl-schema" || finding.rule == "karpenter-schema"
@@ -337,7 +319,7 @@ pub fn import_yaml(text: &str) -> Result<ParsedFile, Vec<LintFailure>> {
 fn lint_yaml(text: &str, live: &rules::LiveFacts) -> Result<Vec<LintFinding>, LintFailure> {
     let documents = read_documents(text)?;
     let checked = check_documents(&documents);
-    let file = import_documents(documents, Values::Take)?;
+    let file = import_documents(documents)?;
     let mut findings: Vec<LintFinding> = lint_parsed(&file, checked, live, "this file defines")
         .into_iter()
         .map(|(_, finding)| finding)
@@ -352,7 +334,7 @@ fn lint_yaml(text: &str, live: &rules::LiveFacts) -> Result<Vec<LintFinding>, Li
 fn check_documents(documents: &[SourceDocument]) -> Vec<Vec<rules::Finding>> {
     documents
         .iter()
-        .map(|document| rules::check_document(&document.value))
+        .map(|document| rules::check_document(document.node()))
         .collect()
 }
 
@@ -482,7 +464,7 @@ pub fn lint_files_with(files: &[(String, String)], live: &rules::LiveFacts) -> V
             Ok(read) => {
                 let holds_cluster = read.iter().any(|document| {
                     matches!(
-                        import::document_kind(&document.value),
+                        import::document_kind(document.node()),
                         Ok(DocumentKind::ClusterConfig)
                     )
                 });
@@ -533,7 +515,7 @@ pub fn lint_files_with(files: &[(String, String)], live: &rules::LiveFacts) -> V
         }
         let checked = check_documents(&documents);
         let combined = (!documents.is_empty())
-            .then(|| import_documents(documents, Values::Take))
+            .then(|| import_documents(documents))
             .and_then(Result::ok);
         match combined {
             Some(file) => {

@@ -122,11 +122,12 @@ pub fn fill(spec: &Spec, token: &str, value: &str) -> Spec {
     let Ok(mut documents) = crate::yaml::source::parse_documents(&spec.to_json()) else {
         return spec.clone();
     };
-    let Some(mut document) = documents.pop() else {
+    let Some(document) = documents.pop() else {
         return spec.clone();
     };
-    replace_in(&mut document.value, token, value);
-    yaml_serde::from_value(document.value).unwrap_or_else(|_| spec.clone())
+    let mut document = document.to_value();
+    replace_in(&mut document, token, value);
+    yaml_serde::from_value(document).unwrap_or_else(|_| spec.clone())
 }
 
 /// The text with `token` replaced, when the text holds it.

@@ -2,7 +2,7 @@
 //! both subnets and zones, a reservation with both a preference and a target), so they
 //! are caught where they can be seen: in the imported file, at their path in it.
 
-use yaml_serde::Value;
+use crate::yaml::node::{Kind as NodeKind, Node, Seq};
 
 use super::eksctl_config::{Kind, groups, is_cluster_config, number, text};
 use super::{Check, Report, Rule, Severity, Stage};
@@ -253,17 +253,17 @@ pub(super) static RULES: &[Rule] = &[
 
 /// A ClusterConfig whose node groups all run Windows (eksctl's amiFamily
 /// `WindowsServer…`) and that has no EKS Auto Mode, which would run the system pods itself.
-fn windows_only_node_groups(document: &Value, report: &mut Report<'_>) {
+fn windows_only_node_groups(document: Node<'_>, report: &mut Report<'_>) {
     let groups = all_groups(document);
-    let windows = |group: &Value| {
+    let windows = |group: Node<'_>| {
         text(group, "amiFamily").is_some_and(|family| family.starts_with("WindowsServer"))
     };
     let auto_mode = document
         .get("autoModeConfig")
         .and_then(|config| config.get("enabled"))
-        .and_then(Value::as_bool)
+        .and_then(Node::as_bool)
         == Some(true);
-    if groups.is_empty() || auto_mode || !groups.iter().all(|(_, group)| windows(group)) {
+    if groups.is_empty() || auto_mode || !groups.iter().all(|(_, group)| windows(*group)) {
         return;
     }
     report.fire(
@@ -273,14 +273,14 @@ fn windows_only_node_groups(document: &Value, report: &mut Report<'_>) {
 }
 
 /// Managed and self-managed node groups, each with its path.
-fn all_groups(document: &Value) -> Vec<(String, &Value)> {
+fn all_groups(document: Node<'_>) -> Vec<(String, Node<'_>)> {
     groups(document)
         .into_iter()
         .map(|(path, _, group)| (path, group))
         .collect()
 }
 
-fn eksctl_schema(document: &Value, report: &mut Report<'_>) {
+fn eksctl_schema(document: Node<'_>, report: &mut Report<'_>) {
     if is_cluster_config(document) {
         for issue in report.schema_issues(|| schema_check::check_cluster_config(document)) {
             if !matches!(issue.kind, SchemaIssueKind::AcceptedAndDropped { .. }) {
@@ -290,7 +290,7 @@ fn eksctl_schema(document: &Value, report: &mut Report<'_>) {
     }
 }
 
-fn eksctl_key_dropped(document: &Value, report: &mut Report<'_>) {
+fn eksctl_key_dropped(document: Node<'_>, report: &mut Report<'_>) {
     if is_cluster_config(document) {
         for issue in report.schema_issues(|| schema_check::check_cluster_config(document)) {
             if matches!(issue.kind, SchemaIssueKind::AcceptedAndDropped { .. }) {
@@ -300,7 +300,7 @@ fn eksctl_key_dropped(document: &Value, report: &mut Report<'_>) {
     }
 }
 
-fn karpenter_schema(document: &Value, report: &mut Report<'_>) {
+fn karpenter_schema(document: Node<'_>, report: &mut Report<'_>) {
     if matches!(
         DocumentKind::of(document),
         DocumentKind::NodePool | DocumentKind::Ec2NodeClass | DocumentKind::NodeOverlay
@@ -325,7 +325,7 @@ fn karpenter_schema(document: &Value, report: &mut Report<'_>) {
     }
 }
 
-fn karpenter_crd_rule(document: &Value, report: &mut Report<'_>) {
+fn karpenter_crd_rule(document: Node<'_>, report: &mut Report<'_>) {
     if matches!(
         DocumentKind::of(document),
         DocumentKind::NodePool | DocumentKind::Ec2NodeClass | DocumentKind::NodeOverlay
@@ -338,7 +338,7 @@ fn karpenter_crd_rule(document: &Value, report: &mut Report<'_>) {
     }
 }
 
-fn cluster_zones_with_vpc_subnets(document: &Value, report: &mut Report<'_>) {
+fn cluster_zones_with_vpc_subnets(document: Node<'_>, report: &mut Report<'_>) {
     let has_subnets = document
         .get("vpc")
         .and_then(|vpc| vpc.get("subnets"))
@@ -351,7 +351,7 @@ fn cluster_zones_with_vpc_subnets(document: &Value, report: &mut Report<'_>) {
     }
 }
 
-fn nodegroup_subnets_and_zones(document: &Value, report: &mut Report<'_>) {
+fn nodegroup_subnets_and_zones(document: Node<'_>, report: &mut Report<'_>) {
     for (path, group) in all_groups(document) {
         if group.get("subnets").is_some() && group.get("availabilityZones").is_some() {
             report.fire(
@@ -362,17 +362,17 @@ fn nodegroup_subnets_and_zones(document: &Value, report: &mut Report<'_>) {
     }
 }
 
-fn private_cluster_needs_private_networking(document: &Value, report: &mut Report<'_>) {
+fn private_cluster_needs_private_networking(document: Node<'_>, report: &mut Report<'_>) {
     let private = document
         .get("privateCluster")
         .and_then(|private| private.get("enabled"))
-        .and_then(Value::as_bool)
+        .and_then(Node::as_bool)
         == Some(true);
     if !private {
         return;
     }
     for (path, group) in all_groups(document) {
-        if group.get("privateNetworking").and_then(Value::as_bool) != Some(true) {
+        if group.get("privateNetworking").and_then(Node::as_bool) != Some(true) {
             report.fire(
                 format!("{path}.privateNetworking"),
                 "the cluster is fully private, but this group does not set privateNetworking: true",
@@ -381,12 +381,12 @@ fn private_cluster_needs_private_networking(document: &Value, report: &mut Repor
     }
 }
 
-fn nodegroup_name_collision(document: &Value, report: &mut Report<'_>) {
+fn nodegroup_name_collision(document: Node<'_>, report: &mut Report<'_>) {
     // Name → where it was first used: one lookup per group, so the rule stays linear in
     // the number of groups (a search of every earlier group was quadratic).
     let mut seen: std::collections::HashMap<&str, String> = std::collections::HashMap::new();
     for (path, group) in all_groups(document) {
-        let Some(name) = group.get("name").and_then(Value::as_str) else {
+        let Some(name) = group.get("name").and_then(Node::as_str) else {
             continue;
         };
         match seen.get(name) {
@@ -401,11 +401,11 @@ fn nodegroup_name_collision(document: &Value, report: &mut Report<'_>) {
     }
 }
 
-fn reservation(group: &Value) -> Option<&Value> {
+fn reservation(group: Node<'_>) -> Option<Node<'_>> {
     group.get("capacityReservation")
 }
 
-fn capacity_reservation_preference_and_target(document: &Value, report: &mut Report<'_>) {
+fn capacity_reservation_preference_and_target(document: Node<'_>, report: &mut Report<'_>) {
     for (path, group) in all_groups(document) {
         if let Some(reservation) = reservation(group)
             && reservation.get("capacityReservationPreference").is_some()
@@ -419,11 +419,11 @@ fn capacity_reservation_preference_and_target(document: &Value, report: &mut Rep
     }
 }
 
-fn capacity_reservation_preference_value(document: &Value, report: &mut Report<'_>) {
+fn capacity_reservation_preference_value(document: Node<'_>, report: &mut Report<'_>) {
     for (path, group) in all_groups(document) {
         if let Some(preference) = reservation(group)
             .and_then(|reservation| reservation.get("capacityReservationPreference"))
-            .and_then(Value::as_str)
+            .and_then(Node::as_str)
             && !matches!(preference, "open" | "none")
         {
             report.fire(
@@ -434,7 +434,7 @@ fn capacity_reservation_preference_value(document: &Value, report: &mut Report<'
     }
 }
 
-fn capacity_reservation_id_and_arn(document: &Value, report: &mut Report<'_>) {
+fn capacity_reservation_id_and_arn(document: Node<'_>, report: &mut Report<'_>) {
     for (path, group) in all_groups(document) {
         if let Some(target) =
             reservation(group).and_then(|reservation| reservation.get("capacityReservationTarget"))
@@ -449,18 +449,18 @@ fn capacity_reservation_id_and_arn(document: &Value, report: &mut Report<'_>) {
     }
 }
 
-fn market_type(group: &Value) -> Option<&Value> {
+fn market_type(group: Node<'_>) -> Option<Node<'_>> {
     group
         .get("instanceMarketOptions")
         .and_then(|options| options.get("marketType"))
 }
 
-fn market_type_invalid(document: &Value, report: &mut Report<'_>) {
+fn market_type_invalid(document: Node<'_>, report: &mut Report<'_>) {
     for (path, group) in all_groups(document) {
         if let Some(market) = market_type(group)
             && market.as_str() != Some("capacity-block")
         {
-            let shown = yaml_serde::to_string(market).unwrap_or_default();
+            let shown = yaml_serde::to_string(&market.to_value()).unwrap_or_default();
             report.fire(
                 format!("{path}.instanceMarketOptions.marketType"),
                 format!("marketType `{}` is not capacity-block", shown.trim()),
@@ -469,7 +469,7 @@ fn market_type_invalid(document: &Value, report: &mut Report<'_>) {
     }
 }
 
-fn market_type_without_reservation(document: &Value, report: &mut Report<'_>) {
+fn market_type_without_reservation(document: Node<'_>, report: &mut Report<'_>) {
     for (path, group) in all_groups(document) {
         if group.get("instanceMarketOptions").is_some() && reservation(group).is_none() {
             report.fire(
@@ -480,10 +480,9 @@ fn market_type_without_reservation(document: &Value, report: &mut Report<'_>) {
     }
 }
 
-fn spot_with_reservation(document: &Value, report: &mut Report<'_>) {
+fn spot_with_reservation(document: Node<'_>, report: &mut Report<'_>) {
     for (path, group) in all_groups(document) {
-        if group.get("spot").and_then(Value::as_bool) == Some(true) && reservation(group).is_some()
-        {
+        if group.get("spot").and_then(Node::as_bool) == Some(true) && reservation(group).is_some() {
             report.fire(
                 format!("{path}.spot"),
                 "the group asks for Spot and a capacity reservation",
@@ -492,14 +491,14 @@ fn spot_with_reservation(document: &Value, report: &mut Report<'_>) {
     }
 }
 
-fn override_bootstrap_needs_ami(document: &Value, report: &mut Report<'_>) {
+fn override_bootstrap_needs_ami(document: Node<'_>, report: &mut Report<'_>) {
     for (path, kind, group) in groups(document) {
         if kind != Kind::Managed || group.get("overrideBootstrapCommand").is_none() {
             continue;
         }
         let family = group
             .get("amiFamily")
-            .and_then(Value::as_str)
+            .and_then(Node::as_str)
             .unwrap_or("AmazonLinux2023");
         let path = format!("{path}.overrideBootstrapCommand");
         if family.starts_with("Bottlerocket") {
@@ -522,14 +521,14 @@ fn override_bootstrap_needs_ami(document: &Value, report: &mut Report<'_>) {
 /// The control plane tiers EKS offers (`ProvisionedControlPlaneTier`).
 const CONTROL_PLANE_TIERS: &[&str] = &["standard", "tier-xl", "tier-2xl", "tier-4xl"];
 
-fn control_plane_tier_invalid(document: &Value, report: &mut Report<'_>) {
+fn control_plane_tier_invalid(document: Node<'_>, report: &mut Report<'_>) {
     if !is_cluster_config(document) {
         return;
     }
     let Some(tier) = document
         .get("controlPlaneScalingConfig")
         .and_then(|config| config.get("tier"))
-        .and_then(Value::as_str)
+        .and_then(Node::as_str)
     else {
         return;
     };
@@ -544,7 +543,7 @@ fn control_plane_tier_invalid(document: &Value, report: &mut Report<'_>) {
     }
 }
 
-fn self_managed_nodegroup_size_order(document: &Value, report: &mut Report<'_>) {
+fn self_managed_nodegroup_size_order(document: Node<'_>, report: &mut Report<'_>) {
     const DEFAULT_NODE_COUNT: i64 = 2;
     for (path, kind, group) in groups(document) {
         if kind != Kind::SelfManaged {
@@ -661,22 +660,22 @@ fn numbered_siblings(one: &str, other: &str) -> bool {
 /// Every string of a ClusterConfig that is an AWS managed policy's ARN, with its path:
 /// node groups', service accounts', Pod Identity associations' and add-ons' policies and
 /// every permissions boundary.
-fn aws_policy_arns(document: &Value) -> Vec<(String, &str)> {
-    fn walk<'a>(value: &'a Value, path: &str, found: &mut Vec<(String, &'a str)>) {
-        match value {
-            Value::String(text) => {
+fn aws_policy_arns(document: Node<'_>) -> Vec<(String, &str)> {
+    fn walk<'a>(value: Node<'a>, path: &str, found: &mut Vec<(String, &'a str)>) {
+        match value.kind() {
+            NodeKind::String(text) => {
                 if let Some(rest) = text.strip_prefix(crate::catalog::policies::ARN_PREFIX)
                     && !crate::model::ids::is_placeholder(text)
                 {
                     found.push((path.to_owned(), rest));
                 }
             }
-            Value::Sequence(items) => {
+            NodeKind::Sequence(items) => {
                 for (index, item) in items.iter().enumerate() {
                     walk(item, &format!("{path}[{index}]"), found);
                 }
             }
-            Value::Mapping(mapping) => {
+            NodeKind::Mapping(mapping) => {
                 for (key, item) in mapping {
                     if let Some(key) = key.as_str() {
                         let at = if path.is_empty() {
@@ -698,7 +697,7 @@ fn aws_policy_arns(document: &Value) -> Vec<(String, &str)> {
     found
 }
 
-fn iam_policy_not_found(document: &Value, report: &mut Report<'_>) {
+fn iam_policy_not_found(document: Node<'_>, report: &mut Report<'_>) {
     use crate::catalog::policies::ARN_PREFIX;
     for (path, written) in aws_policy_arns(document) {
         let message = match policy_verdict(written) {
@@ -714,7 +713,7 @@ fn iam_policy_not_found(document: &Value, report: &mut Report<'_>) {
     }
 }
 
-fn iam_policy_unlisted(document: &Value, report: &mut Report<'_>) {
+fn iam_policy_unlisted(document: Node<'_>, report: &mut Report<'_>) {
     use crate::catalog::policies::ARN_PREFIX;
     for (path, written) in aws_policy_arns(document) {
         if let PolicyVerdict::Unlisted(nearest) = policy_verdict(written) {
@@ -732,23 +731,23 @@ fn iam_policy_unlisted(document: &Value, report: &mut Report<'_>) {
 }
 
 /// Self-managed groups with `efaEnabled: true`, with their paths.
-fn self_managed_efa_groups(document: &Value) -> impl Iterator<Item = (String, &Value)> {
+fn self_managed_efa_groups(document: Node<'_>) -> impl Iterator<Item = (String, Node<'_>)> {
     groups(document)
         .into_iter()
         .filter(|(_, kind, group)| {
             *kind == Kind::SelfManaged
-                && group.get("efaEnabled").and_then(Value::as_bool) == Some(true)
+                && group.get("efaEnabled").and_then(Node::as_bool) == Some(true)
         })
         .map(|(path, _, group)| (path, group))
 }
 
-fn self_managed_efa_placement(document: &Value, report: &mut Report<'_>) {
+fn self_managed_efa_placement(document: Node<'_>, report: &mut Report<'_>) {
     for (path, group) in self_managed_efa_groups(document) {
         for key in ["availabilityZones", "subnets"] {
             let count = group
                 .get(key)
-                .and_then(Value::as_sequence)
-                .map_or(0, Vec::len);
+                .and_then(Node::as_sequence)
+                .map_or(0, Seq::len);
             if count > 1 {
                 report.fire(
                     format!("{path}.{key}"),
@@ -761,7 +760,7 @@ fn self_managed_efa_placement(document: &Value, report: &mut Report<'_>) {
     }
 }
 
-fn self_managed_efa_instance_type(document: &Value, report: &mut Report<'_>) {
+fn self_managed_efa_instance_type(document: Node<'_>, report: &mut Report<'_>) {
     use crate::catalog::instances;
     for (path, group) in self_managed_efa_groups(document) {
         let single = text(group, "instanceType")
@@ -770,7 +769,7 @@ fn self_managed_efa_instance_type(document: &Value, report: &mut Report<'_>) {
         let distribution = group
             .get("instancesDistribution")
             .and_then(|distribution| distribution.get("instanceTypes"))
-            .and_then(Value::as_sequence)
+            .and_then(Node::as_sequence)
             .into_iter()
             .flatten()
             .enumerate()
@@ -796,7 +795,7 @@ fn self_managed_efa_instance_type(document: &Value, report: &mut Report<'_>) {
     }
 }
 
-fn self_managed_no_subnet_of_its_kind(document: &Value, report: &mut Report<'_>) {
+fn self_managed_no_subnet_of_its_kind(document: Node<'_>, report: &mut Report<'_>) {
     let Some(subnets) = document
         .get("vpc")
         .and_then(|vpc| vpc.get("subnets"))
@@ -808,7 +807,7 @@ fn self_managed_no_subnet_of_its_kind(document: &Value, report: &mut Report<'_>)
     let count = |kind: &str| {
         subnets
             .get(kind)
-            .and_then(Value::as_mapping)
+            .and_then(Node::as_mapping)
             .map_or(0, |mapping| mapping.len())
     };
     let (public, private) = (count("public"), count("private"));
@@ -823,7 +822,7 @@ fn self_managed_no_subnet_of_its_kind(document: &Value, report: &mut Report<'_>)
             continue;
         }
         let private_networking =
-            group.get("privateNetworking").and_then(Value::as_bool) == Some(true);
+            group.get("privateNetworking").and_then(Node::as_bool) == Some(true);
         let (own, other) = if private_networking {
             ("private", "public")
         } else {
@@ -834,7 +833,7 @@ fn self_managed_no_subnet_of_its_kind(document: &Value, report: &mut Report<'_>)
         }
         let zones = group
             .get("availabilityZones")
-            .and_then(Value::as_sequence)
+            .and_then(Node::as_sequence)
             .is_some_and(|zones| !zones.is_empty());
         let outcome = if private_networking {
             "eksctl refuses it before it creates anything (\"none or too few private subnets to use with --node-private-networking\")".to_owned()
@@ -859,7 +858,7 @@ fn self_managed_no_subnet_of_its_kind(document: &Value, report: &mut Report<'_>)
     }
 }
 
-fn iam_policy_not_attachable(document: &Value, report: &mut Report<'_>) {
+fn iam_policy_not_attachable(document: Node<'_>, report: &mut Report<'_>) {
     use crate::catalog::policies::ARN_PREFIX;
     for (path, written) in aws_policy_arns(document) {
         // Only the lists eksctl attaches; a permissions boundary is another use.

@@ -7,7 +7,7 @@
 //! written; what the spec models is checked by the spec rules instead.
 
 use crate::fields;
-use yaml_serde::Value;
+use crate::yaml::node::{Kind as NodeKind, Node, Seq};
 
 use super::{Check, Report, Rule, Severity, Stage};
 use crate::upstream::schema_check::DocumentKind;
@@ -216,7 +216,7 @@ pub(super) static RULES: &[Rule] = &[
     ),
 ];
 
-pub(super) fn is_cluster_config(document: &Value) -> bool {
+pub(super) fn is_cluster_config(document: Node<'_>) -> bool {
     DocumentKind::of(document) == DocumentKind::ClusterConfig
 }
 
@@ -227,7 +227,7 @@ pub(super) enum Kind {
     Managed,
 }
 
-pub(super) fn groups(document: &Value) -> Vec<(String, Kind, &Value)> {
+pub(super) fn groups(document: Node<'_>) -> Vec<(String, Kind, Node<'_>)> {
     if !is_cluster_config(document) {
         return Vec::new();
     }
@@ -236,7 +236,7 @@ pub(super) fn groups(document: &Value) -> Vec<(String, Kind, &Value)> {
         ("nodeGroups", Kind::SelfManaged),
         ("managedNodeGroups", Kind::Managed),
     ] {
-        if let Some(list) = document.get(key).and_then(Value::as_sequence) {
+        if let Some(list) = document.get(key).and_then(Node::as_sequence) {
             for (index, group) in list.iter().enumerate() {
                 all.push((format!("{key}[{index}]"), kind, group));
             }
@@ -257,51 +257,50 @@ pub(super) fn child(base: &str, key: &str) -> String {
     }
 }
 
-pub(super) fn text<'a>(value: &'a Value, key: &str) -> Option<&'a str> {
-    value.get(key).and_then(Value::as_str)
+pub(super) fn text<'a>(value: Node<'a>, key: &str) -> Option<&'a str> {
+    value.get(key).and_then(Node::as_str)
 }
 
-fn non_empty<'a>(value: &'a Value, key: &str) -> Option<&'a str> {
+fn non_empty<'a>(value: Node<'a>, key: &str) -> Option<&'a str> {
     text(value, key).filter(|text| !text.is_empty())
 }
 
-fn flag(value: &Value, key: &str) -> Option<bool> {
-    value.get(key).and_then(Value::as_bool)
+fn flag(value: Node<'_>, key: &str) -> Option<bool> {
+    value.get(key).and_then(Node::as_bool)
 }
 
-fn enabled(value: &Value, key: &str) -> bool {
+fn enabled(value: Node<'_>, key: &str) -> bool {
     flag(value, key) == Some(true)
 }
 
-pub(super) fn number(value: &Value, key: &str) -> Option<i64> {
-    value.get(key).and_then(Value::as_i64)
+pub(super) fn number(value: Node<'_>, key: &str) -> Option<i64> {
+    value.get(key).and_then(Node::as_i64)
 }
 
-fn list<'a>(value: &'a Value, key: &str) -> &'a [Value] {
+fn list<'a>(value: Node<'a>, key: &str) -> Seq<'a> {
     value
         .get(key)
-        .and_then(Value::as_sequence)
-        .map(Vec::as_slice)
+        .and_then(Node::as_sequence)
         .unwrap_or_default()
 }
 
 /// A key that is present with something in it (eksctl's `!= nil` / `len > 0` on the Go
 /// value): null and empty collections count as absent.
-fn has(value: &Value, key: &str) -> bool {
-    match value.get(key) {
-        None | Some(Value::Null) => false,
-        Some(Value::Sequence(items)) => !items.is_empty(),
-        Some(Value::Mapping(map)) => !map.is_empty(),
-        Some(Value::String(text)) => !text.is_empty(),
+fn has(value: Node<'_>, key: &str) -> bool {
+    match value.get(key).map(|found| found.untagged().kind()) {
+        None | Some(NodeKind::Null) => false,
+        Some(NodeKind::Sequence(items)) => !items.is_empty(),
+        Some(NodeKind::Mapping(map)) => !map.is_empty(),
+        Some(NodeKind::String(text)) => !text.is_empty(),
         Some(_) => true,
     }
 }
 
-fn kubernetes_version(document: &Value) -> Option<(u32, u32)> {
+fn kubernetes_version(document: Node<'_>) -> Option<(u32, u32)> {
     let version = document.get("metadata")?.get("version")?;
-    let text = match version {
-        Value::String(text) => text.clone(),
-        Value::Number(number) => number.to_string(),
+    let text = match version.untagged().kind() {
+        NodeKind::String(text) => text.to_owned(),
+        NodeKind::Number(number) => number.to_string(),
         _ => return None,
     };
     let (major, minor) = text.split_once('.')?;
@@ -461,7 +460,7 @@ const SUPPORTED_AMI_FAMILIES: &[&str] = &[
 
 /// The group's AMI family as eksctl normalises it (matched without case), or as written
 /// when it is none eksctl knows.
-fn ami_family(group: &Value) -> &str {
+fn ami_family(group: Node<'_>) -> &str {
     let written = text(group, "amiFamily").unwrap_or("");
     SUPPORTED_AMI_FAMILIES
         .iter()
@@ -488,7 +487,7 @@ fn is_ubuntu(family: &str) -> bool {
 
 // --- cluster-level rules
 
-fn nodegroup_name_missing(document: &Value, report: &mut Report<'_>) {
+fn nodegroup_name_missing(document: Node<'_>, report: &mut Report<'_>) {
     for (path, _, group) in groups(document) {
         // An empty item (`-` alone) is refused by eksctl's loader before validation
         // (pkg/ctl/cmdutils/configfile.go).
@@ -503,7 +502,7 @@ fn nodegroup_name_missing(document: &Value, report: &mut Report<'_>) {
     }
 }
 
-fn service_account_invalid(document: &Value, report: &mut Report<'_>) {
+fn service_account_invalid(document: Node<'_>, report: &mut Report<'_>) {
     if !is_cluster_config(document) {
         return;
     }
@@ -521,7 +520,7 @@ fn service_account_invalid(document: &Value, report: &mut Report<'_>) {
     let mut seen = std::collections::HashMap::new();
     for (index, account) in accounts.iter().enumerate() {
         let path = format!("iam.serviceAccounts[{index}]");
-        let metadata = account.get("metadata").unwrap_or(&Value::Null);
+        let metadata = account.get("metadata").unwrap_or(Node::null());
         let Some(name) = non_empty(metadata, "name") else {
             report.fire(
                 format!("{path}.metadata.name"),
@@ -541,7 +540,7 @@ fn service_account_invalid(document: &Value, report: &mut Report<'_>) {
         }
         let well_known = account
             .get("wellKnownPolicies")
-            .and_then(Value::as_mapping)
+            .and_then(Node::as_mapping)
             .is_some_and(|policies| policies.values().any(|on| on.as_bool() == Some(true)));
         if !well_known
             && !has(account, "attachPolicyARNs")
@@ -556,7 +555,7 @@ fn service_account_invalid(document: &Value, report: &mut Report<'_>) {
     }
 }
 
-fn permission_policy_name_problem(association: &Value) -> Option<String> {
+fn permission_policy_name_problem(association: Node<'_>) -> Option<String> {
     let name = non_empty(association, "permissionPolicyName")?;
     if !has(association, "permissionPolicy") {
         return Some("permissionPolicyName requires permissionPolicy to be set".into());
@@ -565,7 +564,7 @@ fn permission_policy_name_problem(association: &Value) -> Option<String> {
         .then(|| format!("permissionPolicyName `{name}` must contain at least one letter or digit"))
 }
 
-fn pod_identity_association_invalid(document: &Value, report: &mut Report<'_>) {
+fn pod_identity_association_invalid(document: Node<'_>, report: &mut Report<'_>) {
     if !is_cluster_config(document) {
         return;
     }
@@ -635,10 +634,10 @@ fn pod_identity_association_invalid(document: &Value, report: &mut Report<'_>) {
 /// `roleARN` or as policies for the role eksctl makes, never both
 /// (`pkg/ctl/cmdutils/pod_identity_association.go` validatePodIdentityAssociations, run by
 /// the create-cluster loader; `addon.go` Addon.Validate for an add-on's own).
-fn association_incomplete(at: &str, association: &Value, report: &mut Report<'_>) {
+fn association_incomplete(at: &str, association: Node<'_>, report: &mut Report<'_>) {
     let well_known = association
         .get("wellKnownPolicies")
-        .and_then(Value::as_mapping)
+        .and_then(Node::as_mapping)
         .is_some_and(|policies| policies.values().any(|on| on.as_bool() == Some(true)));
     let policies = [
         ("permissionPolicy", has(association, "permissionPolicy")),
@@ -681,7 +680,7 @@ fn association_incomplete(at: &str, association: &Value, report: &mut Report<'_>
 /// eksctl's first refusal of `privateCluster.additionalEndpointServices`: only its
 /// optional services may be added (`endpoint_service.go`: logs, cloudformation,
 /// autoscaling; the others it always creates), each once (ValidateAdditionalEndpointServices).
-fn endpoint_services_problem(services: &[Value]) -> Option<(usize, String)> {
+fn endpoint_services_problem(services: Seq<'_>) -> Option<(usize, String)> {
     const OPTIONAL: [&str; 3] = ["logs", "cloudformation", "autoscaling"];
     let mut seen: Vec<&str> = Vec::new();
     for (index, service) in services.iter().enumerate() {
@@ -697,7 +696,7 @@ fn endpoint_services_problem(services: &[Value]) -> Option<(usize, String)> {
     None
 }
 
-fn cluster_logging_invalid(document: &Value, report: &mut Report<'_>) {
+fn cluster_logging_invalid(document: Node<'_>, report: &mut Report<'_>) {
     const TYPES: &[&str] = &[
         "api",
         "audit",
@@ -753,7 +752,7 @@ fn cluster_logging_invalid(document: &Value, report: &mut Report<'_>) {
     }
 }
 
-fn upgrade_policy_invalid(document: &Value, report: &mut Report<'_>) {
+fn upgrade_policy_invalid(document: Node<'_>, report: &mut Report<'_>) {
     if !is_cluster_config(document) {
         return;
     }
@@ -780,33 +779,33 @@ fn upgrade_policy_invalid(document: &Value, report: &mut Report<'_>) {
     }
 }
 
-fn ipv6(document: &Value) -> bool {
+fn ipv6(document: Node<'_>) -> bool {
     document
         .get("kubernetesNetworkConfig")
         .and_then(|config| text(config, "ipFamily"))
         .is_some_and(|family| family.eq_ignore_ascii_case("IPv6"))
 }
 
-fn vpc_config_invalid(document: &Value, report: &mut Report<'_>) {
+fn vpc_config_invalid(document: Node<'_>, report: &mut Report<'_>) {
     if !is_cluster_config(document) {
         return;
     }
     // eksctl gives every cluster a VPC by default; a file without one has nothing of its
     // own to check there, but its private cluster still is.
-    let no_vpc = Value::Mapping(yaml_serde::Mapping::new());
+    let no_vpc = yaml_serde::Value::Mapping(yaml_serde::Mapping::new());
     let vpc = document
         .get("vpc")
         .filter(|vpc| vpc.is_mapping())
-        .unwrap_or(&no_vpc);
+        .unwrap_or(Node::from(&no_vpc));
     let ipv6 = ipv6(document);
     if let Some(private) = document
         .get("privateCluster")
-        .filter(|private| enabled(private, "enabled"))
+        .filter(|private| enabled(*private, "enabled"))
     {
         let private_subnets = vpc
             .get("subnets")
             .and_then(|subnets| subnets.get("private"))
-            .and_then(Value::as_mapping)
+            .and_then(Node::as_mapping)
             .is_some_and(|subnets| !subnets.is_empty());
         if has(vpc, "id") && !private_subnets {
             report.fire(
@@ -958,13 +957,13 @@ fn vpc_config_invalid(document: &Value, report: &mut Report<'_>) {
     }
 }
 
-fn control_plane_private_subnets_invalid(document: &Value, report: &mut Report<'_>) {
+fn control_plane_private_subnets_invalid(document: Node<'_>, report: &mut Report<'_>) {
     if !is_cluster_config(document) {
         return;
     }
     let Some(vpc) = document
         .get("vpc")
-        .filter(|vpc| enabled(vpc, "controlPlaneOnPrivateSubnets"))
+        .filter(|vpc| enabled(*vpc, "controlPlaneOnPrivateSubnets"))
     else {
         return;
     };
@@ -985,7 +984,7 @@ fn control_plane_private_subnets_invalid(document: &Value, report: &mut Report<'
         None => {
             let zones: std::collections::HashSet<&str> = list(document, "availabilityZones")
                 .iter()
-                .filter_map(Value::as_str)
+                .filter_map(Node::as_str)
                 .collect();
             if !list(document, "availabilityZones").is_empty() && zones.len() < 2 {
                 report.fire(
@@ -995,7 +994,7 @@ fn control_plane_private_subnets_invalid(document: &Value, report: &mut Report<'
             }
         }
         Some(subnets) => {
-            let private = subnets.get("private").and_then(Value::as_mapping);
+            let private = subnets.get("private").and_then(Node::as_mapping);
             let count = private.map(|private| private.len()).unwrap_or(0);
             if count < 2 {
                 report.fire(
@@ -1023,7 +1022,7 @@ fn control_plane_private_subnets_invalid(document: &Value, report: &mut Report<'
     }
 }
 
-fn kubernetes_network_config_invalid(document: &Value, report: &mut Report<'_>) {
+fn kubernetes_network_config_invalid(document: Node<'_>, report: &mut Report<'_>) {
     if !is_cluster_config(document) {
         return;
     }
@@ -1065,7 +1064,7 @@ fn kubernetes_network_config_invalid(document: &Value, report: &mut Report<'_>) 
             }
             let addon = |wanted: &str| {
                 list(document, "addons").iter().find(|addon| {
-                    text(addon, "name").is_some_and(|name| name.eq_ignore_ascii_case(wanted))
+                    text(*addon, "name").is_some_and(|name| name.eq_ignore_ascii_case(wanted))
                 })
             };
             if let (false, Some(cni)) = (auto_mode, addon("vpc-cni")) {
@@ -1110,7 +1109,7 @@ fn kubernetes_network_config_invalid(document: &Value, report: &mut Report<'_>) 
     }
 }
 
-fn secrets_encryption_invalid(document: &Value, report: &mut Report<'_>) {
+fn secrets_encryption_invalid(document: Node<'_>, report: &mut Report<'_>) {
     if !is_cluster_config(document) {
         return;
     }
@@ -1132,7 +1131,7 @@ fn secrets_encryption_invalid(document: &Value, report: &mut Report<'_>) {
     }
 }
 
-fn outposts_unsupported_setting(document: &Value, report: &mut Report<'_>) {
+fn outposts_unsupported_setting(document: Node<'_>, report: &mut Report<'_>) {
     if !is_cluster_config(document) {
         return;
     }
@@ -1285,7 +1284,7 @@ fn outposts_unsupported_setting(document: &Value, report: &mut Report<'_>) {
     }
 }
 
-fn remote_network_config_invalid(document: &Value, report: &mut Report<'_>) {
+fn remote_network_config_invalid(document: Node<'_>, report: &mut Report<'_>) {
     if !is_cluster_config(document) {
         return;
     }
@@ -1327,9 +1326,9 @@ fn remote_network_config_invalid(document: &Value, report: &mut Report<'_>) {
     }
     let pods_written_empty = remote
         .get("remotePodNetworks")
-        .and_then(Value::as_sequence)
-        .is_some_and(Vec::is_empty);
-    let on_outposts = document.get("outpost").is_some_and(Value::is_mapping);
+        .and_then(Node::as_sequence)
+        .is_some_and(Seq::is_empty);
+    let on_outposts = document.get("outpost").is_some_and(Node::is_mapping);
     if nodes.is_empty() && !pods_written_empty && !on_outposts {
         report.fire(
             "remoteNetworkConfig.remoteNodeNetworks",
@@ -1378,7 +1377,7 @@ fn remote_network_config_invalid(document: &Value, report: &mut Report<'_>) {
     }
 }
 
-fn iam_identity_mapping_invalid(document: &Value, report: &mut Report<'_>) {
+fn iam_identity_mapping_invalid(document: Node<'_>, report: &mut Report<'_>) {
     if !is_cluster_config(document) {
         return;
     }
@@ -1404,7 +1403,7 @@ fn iam_identity_mapping_invalid(document: &Value, report: &mut Report<'_>) {
     }
 }
 
-fn addon_config_invalid(document: &Value, report: &mut Report<'_>) {
+fn addon_config_invalid(document: Node<'_>, report: &mut Report<'_>) {
     if !is_cluster_config(document) {
         return;
     }
@@ -1450,7 +1449,7 @@ fn addon_config_invalid(document: &Value, report: &mut Report<'_>) {
         .filter(|field| match *field {
             "wellKnownPolicies" => addon
                 .get(*field)
-                .and_then(Value::as_mapping)
+                .and_then(Node::as_mapping)
                 .is_some_and(|policies| policies.values().any(|on| on.as_bool() == Some(true))),
             "attachPolicy" => addon.get(*field).is_some_and(|value| !value.is_null()),
             _ => has(addon, field),
@@ -1509,7 +1508,7 @@ fn addon_config_invalid(document: &Value, report: &mut Report<'_>) {
     }
 }
 
-fn gitops_flux_invalid(document: &Value, report: &mut Report<'_>) {
+fn gitops_flux_invalid(document: Node<'_>, report: &mut Report<'_>) {
     if !is_cluster_config(document) {
         return;
     }
@@ -1538,7 +1537,7 @@ fn semantic_version(text: &str) -> Option<Vec<u64>> {
     core.split('.').map(|part| part.parse().ok()).collect()
 }
 
-fn karpenter_block_invalid(document: &Value, report: &mut Report<'_>) {
+fn karpenter_block_invalid(document: Node<'_>, report: &mut Report<'_>) {
     if !is_cluster_config(document) {
         return;
     }
@@ -1571,7 +1570,7 @@ fn karpenter_block_invalid(document: &Value, report: &mut Report<'_>) {
     }
 }
 
-fn identity_provider_invalid(document: &Value, report: &mut Report<'_>) {
+fn identity_provider_invalid(document: Node<'_>, report: &mut Report<'_>) {
     if !is_cluster_config(document) {
         return;
     }
@@ -1600,7 +1599,7 @@ fn identity_provider_invalid(document: &Value, report: &mut Report<'_>) {
     }
 }
 
-fn fargate_profile_invalid(document: &Value, report: &mut Report<'_>) {
+fn fargate_profile_invalid(document: Node<'_>, report: &mut Report<'_>) {
     if !is_cluster_config(document) {
         return;
     }
@@ -1634,7 +1633,7 @@ fn fargate_profile_invalid(document: &Value, report: &mut Report<'_>) {
 
 // --- node group rules
 
-fn nodegroup_volume_invalid(document: &Value, report: &mut Report<'_>) {
+fn nodegroup_volume_invalid(document: Node<'_>, report: &mut Report<'_>) {
     for (path, kind, group) in groups(document) {
         let launch_template = group
             .get("launchTemplate")
@@ -1716,13 +1715,13 @@ fn nodegroup_volume_invalid(document: &Value, report: &mut Report<'_>) {
     }
 }
 
-fn nodegroup_label_invalid(document: &Value, report: &mut Report<'_>) {
+fn nodegroup_label_invalid(document: Node<'_>, report: &mut Report<'_>) {
     // Managed groups' labels are the spec rule nodegroup-label-invalid's.
     for (path, kind, group) in groups(document) {
         if kind != Kind::SelfManaged {
             continue;
         }
-        let Some(labels) = group.get("labels").and_then(Value::as_mapping) else {
+        let Some(labels) = group.get("labels").and_then(Node::as_mapping) else {
             continue;
         };
         for (key, value) in labels {
@@ -1777,7 +1776,7 @@ pub(super) fn taint_syntax_problem(
     }
     None
 }
-fn nodegroup_taint_malformed(document: &Value, report: &mut Report<'_>) {
+fn nodegroup_taint_malformed(document: Node<'_>, report: &mut Report<'_>) {
     // Managed groups' taints are the spec rule taint-effect-invalid's.
     for (path, kind, group) in groups(document) {
         if kind != Kind::SelfManaged {
@@ -1787,7 +1786,7 @@ fn nodegroup_taint_malformed(document: &Value, report: &mut Report<'_>) {
         // (its taintsWrapper, pkg/apis/eksctl.io/v1alpha5/types.go, and
         // pkg/utils/taints.parseTaint): one part is the effect, two are value and effect,
         // more leave both empty, so the effect is refused.
-        if let Some(by_key) = group.get("taints").and_then(Value::as_mapping) {
+        if let Some(by_key) = group.get("taints").and_then(Node::as_mapping) {
             for (key, written) in by_key {
                 let (Some(key), Some(written)) = (key.as_str(), written.as_str()) else {
                     continue;
@@ -1850,7 +1849,7 @@ const ADDON_POLICIES: &[&str] = &[
     "cloudWatch",
 ];
 
-fn enabled_addon_policy(iam: &Value) -> Option<&'static str> {
+fn enabled_addon_policy(iam: Node<'_>) -> Option<&'static str> {
     let policies = iam.get("withAddonPolicies")?;
     ADDON_POLICIES
         .iter()
@@ -1858,7 +1857,7 @@ fn enabled_addon_policy(iam: &Value) -> Option<&'static str> {
         .find(|policy| enabled(policies, policy))
 }
 
-fn nodegroup_field_conflict(document: &Value, report: &mut Report<'_>) {
+fn nodegroup_field_conflict(document: Node<'_>, report: &mut Report<'_>) {
     for (path, kind, group) in groups(document) {
         let iam = group.get("iam").filter(|iam| iam.is_mapping());
         if enabled(group, "disablePodIMDS")
@@ -1956,7 +1955,7 @@ fn nodegroup_field_conflict(document: &Value, report: &mut Report<'_>) {
             && non_empty(group, "instanceType").is_some()
             && group
                 .get("instanceSelector")
-                .and_then(Value::as_mapping)
+                .and_then(Node::as_mapping)
                 .is_some_and(|selector| selector.values().any(|value| !is_zero(value)))
         {
             report.fire(
@@ -1975,19 +1974,19 @@ fn nodegroup_field_conflict(document: &Value, report: &mut Report<'_>) {
 }
 
 /// A Go zero value: eksctl's `InstanceSelector.IsZero`.
-fn is_zero(value: &Value) -> bool {
-    match value {
-        Value::Null => true,
-        Value::Bool(boolean) => !boolean,
-        Value::Number(number) => number.as_f64() == Some(0.0),
-        Value::String(text) => text.is_empty(),
-        Value::Sequence(items) => items.is_empty(),
-        Value::Mapping(map) => map.is_empty(),
-        Value::Tagged(_) => false,
+fn is_zero(value: Node<'_>) -> bool {
+    match value.kind() {
+        NodeKind::Null => true,
+        NodeKind::Bool(boolean) => !boolean,
+        NodeKind::Number(number) => number.as_f64() == Some(0.0),
+        NodeKind::String(text) => text.is_empty(),
+        NodeKind::Sequence(items) => items.is_empty(),
+        NodeKind::Mapping(map) => map.is_empty(),
+        NodeKind::Tagged(..) => false,
     }
 }
 
-fn nodegroup_ami_invalid(document: &Value, report: &mut Report<'_>) {
+fn nodegroup_ami_invalid(document: Node<'_>, report: &mut Report<'_>) {
     ami_value_invalid(document, report);
     let version = kubernetes_version(document);
     for (path, kind, group) in groups(document) {
@@ -2134,7 +2133,7 @@ fn nodegroup_ami_invalid(document: &Value, report: &mut Report<'_>) {
     }
 }
 
-fn managed_nodegroup_unsupported_field(document: &Value, report: &mut Report<'_>) {
+fn managed_nodegroup_unsupported_field(document: Node<'_>, report: &mut Report<'_>) {
     for (path, kind, group) in groups(document) {
         if kind != Kind::Managed {
             continue;
@@ -2174,9 +2173,9 @@ fn managed_nodegroup_unsupported_field(document: &Value, report: &mut Report<'_>
             );
         }
         if let Some(version) = template.get("version") {
-            let version_text = match version {
-                Value::String(text) => text.clone(),
-                Value::Number(number) => number.to_string(),
+            let version_text = match version.untagged().kind() {
+                NodeKind::String(text) => text.to_owned(),
+                NodeKind::Number(number) => number.to_string(),
                 _ => String::new(),
             };
             match version_text.parse::<i64>() {
@@ -2191,7 +2190,7 @@ fn managed_nodegroup_unsupported_field(document: &Value, report: &mut Report<'_>
                 ),
             }
         }
-        let ssh = group.get("ssh").unwrap_or(&Value::Null);
+        let ssh = group.get("ssh").unwrap_or(Node::null());
         let mut clashing: Vec<&str> = [
             "instanceType",
             "ami",
@@ -2245,7 +2244,7 @@ fn managed_nodegroup_unsupported_field(document: &Value, report: &mut Report<'_>
     }
 }
 
-fn managed_nodegroup_update_config_invalid(document: &Value, report: &mut Report<'_>) {
+fn managed_nodegroup_update_config_invalid(document: Node<'_>, report: &mut Report<'_>) {
     for (path, kind, group) in groups(document) {
         if kind != Kind::Managed {
             continue;
@@ -2283,14 +2282,14 @@ fn managed_nodegroup_update_config_invalid(document: &Value, report: &mut Report
     }
 }
 
-fn instances_distribution_invalid(document: &Value, report: &mut Report<'_>) {
+fn instances_distribution_invalid(document: Node<'_>, report: &mut Report<'_>) {
     for (path, kind, group) in groups(document) {
         if kind != Kind::SelfManaged {
             continue;
         }
         let selector = group
             .get("instanceSelector")
-            .and_then(Value::as_mapping)
+            .and_then(Node::as_mapping)
             .is_some_and(|selector| selector.values().any(|value| !is_zero(value)));
         let distribution = group
             .get("instancesDistribution")
@@ -2324,7 +2323,7 @@ fn instances_distribution_invalid(document: &Value, report: &mut Report<'_>) {
         }
         if !selector {
             let unique: std::collections::HashSet<&str> =
-                types.iter().filter_map(Value::as_str).collect();
+                types.iter().filter_map(Node::as_str).collect();
             if unique.len() > 20 {
                 report.fire(
                     format!("{at}.instanceTypes"),
@@ -2385,7 +2384,7 @@ fn instances_distribution_invalid(document: &Value, report: &mut Report<'_>) {
     }
 }
 
-fn self_managed_nodegroup_invalid(document: &Value, report: &mut Report<'_>) {
+fn self_managed_nodegroup_invalid(document: Node<'_>, report: &mut Report<'_>) {
     let version = kubernetes_version(document);
     for (path, kind, group) in groups(document) {
         if kind != Kind::SelfManaged {
@@ -2410,7 +2409,7 @@ fn self_managed_nodegroup_invalid(document: &Value, report: &mut Report<'_>) {
             {
                 Some(distribution) => list(distribution, "instanceTypes")
                     .iter()
-                    .filter_map(Value::as_str)
+                    .filter_map(Node::as_str)
                     .collect(),
                 None => text(group, "instanceType").into_iter().collect(),
             };
@@ -2492,9 +2491,9 @@ fn self_managed_nodegroup_invalid(document: &Value, report: &mut Report<'_>) {
         let family = ami_family(group);
         if !is_bottlerocket(family)
             && !is_windows(family)
-            && let Some(kubelet) = group.get("kubeletExtraConfig").and_then(Value::as_mapping)
+            && let Some(kubelet) = group.get("kubeletExtraConfig").and_then(Node::as_mapping)
         {
-            for key in kubelet.keys().filter_map(Value::as_str) {
+            for key in kubelet.keys().filter_map(Node::as_str) {
                 if matches!(
                     key,
                     "kind"
@@ -2519,7 +2518,7 @@ fn self_managed_nodegroup_invalid(document: &Value, report: &mut Report<'_>) {
 /// an EKS image for the instance type's architecture and accelerator (`GetAMIType` with
 /// `strict`): no Arm NVIDIA image for AmazonLinux2, no Arm or Neuron image for Windows,
 /// no Arm Neuron image for AmazonLinux2023. A custom `ami` skips the check.
-fn instance_type_without_ami_type(path: &str, group: &Value, report: &mut Report<'_>) {
+fn instance_type_without_ami_type(path: &str, group: Node<'_>, report: &mut Report<'_>) {
     use crate::catalog::instances::{self, Architecture};
     if non_empty(group, "ami").is_some_and(|ami| ami.starts_with("ami-")) {
         return;
@@ -2530,7 +2529,7 @@ fn instance_type_without_ami_type(path: &str, group: &Value, report: &mut Report
             group
                 .get("instancesDistribution")
                 .and_then(|distribution| list(distribution, "instanceTypes").first())
-                .and_then(Value::as_str)
+                .and_then(Node::as_str)
         });
     let Some(instance) = name.and_then(instances::lookup) else {
         return;
@@ -2568,7 +2567,7 @@ fn instance_type_without_ami_type(path: &str, group: &Value, report: &mut Report
     }
 }
 
-fn ami_value_invalid(document: &Value, report: &mut Report<'_>) {
+fn ami_value_invalid(document: Node<'_>, report: &mut Report<'_>) {
     for (path, kind, group) in groups(document) {
         let Some(ami) = non_empty(group, "ami") else {
             continue;

@@ -31,6 +31,7 @@ pub(crate) mod strings;
 /// Imported keys eksctl does not know, checked against a table of its schema's keys.
 mod unknown_fields;
 
+use crate::yaml::node::Node;
 use serde::{Deserialize, Serialize};
 
 use std::borrow::Cow;
@@ -181,7 +182,7 @@ pub(crate) enum Check {
     /// The spec (with live answers).
     Spec(fn(&Context<'_>, &mut Report<'_>)),
     /// One YAML document as written; paths are paths inside the document.
-    Document(fn(&yaml_serde::Value, &mut Report<'_>)),
+    Document(fn(Node<'_>, &mut Report<'_>)),
     /// A change from one design to another: the plan ([`crate::changes`]) fires it where
     /// it meets what the rule finds.
     Change,
@@ -414,7 +415,8 @@ pub fn validate_with(spec: &Spec, live: &LiveFacts) -> Vec<Finding> {
 
 /// Runs the rules that read a YAML document as written (schema, eksctl structure).
 /// Paths of the findings are paths inside the document.
-pub fn check_document(document: &yaml_serde::Value) -> Vec<Finding> {
+pub fn check_document<'a>(document: impl Into<Node<'a>>) -> Vec<Finding> {
+    let document = document.into();
     let mut findings = Vec::new();
     let schema_issues = OnceCell::new();
     for rule in catalog() {

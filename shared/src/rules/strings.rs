@@ -569,7 +569,7 @@ mod tests {
         let documents = crate::yaml::source::parse_documents(text).unwrap();
         let values: Vec<_> = documents
             .into_iter()
-            .map(|document| document.value)
+            .map(|document| document.to_value())
             .collect();
         let imported = crate::documents::import::import_karpenter(&values).unwrap();
         let spec = crate::Spec {

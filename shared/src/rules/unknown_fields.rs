@@ -65,7 +65,7 @@ fn parsed(cell: &'static OnceLock<Value>, text: &'static str) -> &'static Value 
         crate::yaml::source::parse_documents(text)
             .ok()
             .and_then(|mut documents| documents.pop())
-            .map(|document| document.value)
+            .map(|document| document.to_value())
             .expect("the key tables are JSON (tested)")
     })
 }

@@ -20,8 +20,7 @@ use cel::{Context, ExecutionError, FunctionContext, Program, ResolveResult, Valu
 use serde_json::{Map, Value as Json};
 use yaml_serde::Value;
 
-use crate::yaml::source::mapping_key_text;
-use crate::yaml::source::untagged;
+use crate::yaml::node::{Kind, Node};
 
 /// A rule that the value at some place broke.
 #[derive(Clone, Debug, PartialEq)]
@@ -35,7 +34,7 @@ pub(crate) struct BrokenRule {
 }
 
 /// The rules of `schema` (one node of a CRD schema) that `value` breaks.
-pub(crate) fn broken_rules(schema: &Map<String, Json>, value: &Value) -> Vec<BrokenRule> {
+pub(crate) fn broken_rules(schema: &Map<String, Json>, value: Node<'_>) -> Vec<BrokenRule> {
     let Some(Json::Array(rules)) = schema.get("x-kubernetes-validations") else {
         return Vec::new();
     };
@@ -149,18 +148,18 @@ fn find(
 
 /// `value` as CEL sees it after the API server's defaulting: absent properties with a
 /// schema `default` are filled in, at every level, defaults included.
-pub(crate) fn with_defaults(schema: &Map<String, Json>, value: &Value) -> Cel {
-    match untagged(value) {
-        Value::Null => Cel::Null,
-        Value::Bool(boolean) => Cel::Bool(*boolean),
-        Value::Number(number) => match (number.as_i64(), number.as_u64(), number.as_f64()) {
+pub(crate) fn with_defaults(schema: &Map<String, Json>, value: Node<'_>) -> Cel {
+    match value.untagged().kind() {
+        Kind::Null => Cel::Null,
+        Kind::Bool(boolean) => Cel::Bool(boolean),
+        Kind::Number(number) => match (number.as_i64(), number.as_u64(), number.as_f64()) {
             (Some(integer), _, _) => Cel::Int(integer),
             (None, Some(unsigned), _) => Cel::UInt(unsigned),
             (None, None, Some(float)) => Cel::Float(float),
             _ => Cel::Null,
         },
-        Value::String(text) => Cel::String(Arc::new(text.clone())),
-        Value::Sequence(items) => {
+        Kind::String(text) => Cel::String(Arc::new(text.to_owned())),
+        Kind::Sequence(items) => {
             let item_schema = schema.get("items").and_then(Json::as_object);
             Cel::List(Arc::new(
                 items
@@ -172,21 +171,22 @@ pub(crate) fn with_defaults(schema: &Map<String, Json>, value: &Value) -> Cel {
                     .collect(),
             ))
         }
-        Value::Mapping(mapping) => {
+        Kind::Mapping(mapping) => {
             let properties = schema.get("properties").and_then(Json::as_object);
             let additional = schema.get("additionalProperties").and_then(Json::as_object);
             let empty = Map::new();
             let mut map = HashMap::with_capacity(mapping.len());
             for (key, item) in mapping {
-                let Some(key) = mapping_key_text(key) else {
+                let Some(key) = key.key_text() else {
                     continue;
                 };
+                let key = key.into_owned();
                 let item_schema = properties
                     .and_then(|properties| properties.get(&key))
                     .and_then(Json::as_object)
                     .or(additional)
                     .unwrap_or(&empty);
-                if untagged(item).is_null() {
+                if item.is_null() {
                     // The API server drops nulls of fields that are not nullable.
                     continue;
                 }
@@ -202,12 +202,12 @@ pub(crate) fn with_defaults(schema: &Map<String, Json>, value: &Value) -> Cel {
                 }
                 if let Some(default) = property.get("default") {
                     let default: Value = yaml_serde::to_value(default).unwrap_or(Value::Null);
-                    map.insert(key, with_defaults(property, &default));
+                    map.insert(key, with_defaults(property, Node::from(&default)));
                 }
             }
             Cel::Map(CelMap { map: Arc::new(map) })
         }
-        Value::Tagged(_) => Cel::Null,
+        Kind::Tagged(..) => Cel::Null,
     }
 }
 

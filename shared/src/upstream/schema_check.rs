@@ -24,11 +24,10 @@
 use std::fmt;
 use std::sync::OnceLock;
 
+use crate::yaml::node::{Kind, Node};
 use serde_json::{Map, Value as Json};
-use yaml_serde::Value;
 
-use crate::yaml::source::untagged;
-use crate::yaml::source::{PathSegment, YamlPath, mapping_key_text};
+use crate::yaml::source::{PathSegment, YamlPath};
 
 const CLUSTER_CONFIG_SCHEMA: &str =
     include_str!("../../data/schemas/eksctl-clusterconfig-v1alpha5.min.json");
@@ -82,13 +81,9 @@ pub enum DocumentKind {
 
 impl DocumentKind {
     /// Reads `apiVersion` and `kind` of a document.
-    pub fn of(document: &Value) -> DocumentKind {
-        let field = |name: &str| {
-            document
-                .get(name)
-                .and_then(Value::as_str)
-                .map(str::to_owned)
-        };
+    pub fn of<'a>(document: impl Into<Node<'a>>) -> DocumentKind {
+        let document = document.into();
+        let field = |name: &str| document.get(name).and_then(Node::as_str).map(str::to_owned);
         let (api_version, kind) = (field("apiVersion"), field("kind"));
         let type_pair = (api_version.as_deref(), kind.as_deref());
         match type_pair {
@@ -200,7 +195,8 @@ impl fmt::Display for SchemaIssue {
 
 /// Checks any document the studio knows, choosing the schema from `apiVersion` and `kind`;
 /// any other document gets one issue naming the kinds that are understood.
-pub fn check_document(document: &Value) -> Vec<SchemaIssue> {
+pub fn check_document<'a>(document: impl Into<Node<'a>>) -> Vec<SchemaIssue> {
+    let document = document.into();
     match DocumentKind::of(document) {
         DocumentKind::ClusterConfig => check_cluster_config(document),
         DocumentKind::NodePool | DocumentKind::Ec2NodeClass | DocumentKind::NodeOverlay => {
@@ -219,7 +215,8 @@ pub fn check_document(document: &Value) -> Vec<SchemaIssue> {
 }
 
 /// Checks a document against eksctl's `ClusterConfig` schema (`eksctl.io/v1alpha5`).
-pub fn check_cluster_config(document: &Value) -> Vec<SchemaIssue> {
+pub fn check_cluster_config<'a>(document: impl Into<Node<'a>>) -> Vec<SchemaIssue> {
+    let document = document.into();
     static SCHEMA: OnceLock<Json> = OnceLock::new();
     let schema = embedded_schema(&SCHEMA, CLUSTER_CONFIG_SCHEMA);
     Walker::new(schema, Dialect::Eksctl).run(document)
@@ -228,7 +225,8 @@ pub fn check_cluster_config(document: &Value) -> Vec<SchemaIssue> {
 /// Checks a Karpenter `NodePool` (`karpenter.sh/v1`) or `EC2NodeClass`
 /// (`karpenter.k8s.aws/v1`) against its CRD schema; any other document gets an issue at
 /// `kind` or `apiVersion`.
-pub fn check_karpenter(document: &Value) -> Vec<SchemaIssue> {
+pub fn check_karpenter<'a>(document: impl Into<Node<'a>>) -> Vec<SchemaIssue> {
+    let document = document.into();
     match karpenter_schema(document) {
         Some((schema, kind)) => Walker::new(schema, Dialect::Kubernetes { kind }).run(document),
         None => unknown_type_issues(
@@ -240,7 +238,10 @@ pub fn check_karpenter(document: &Value) -> Vec<SchemaIssue> {
 
 /// The CRD schema (`openAPIV3Schema`) of a Karpenter `NodePool`, `EC2NodeClass` or
 /// `NodeOverlay`, and the kind; `None` for any other document.
-pub fn karpenter_schema(document: &Value) -> Option<(&'static Json, &'static str)> {
+pub fn karpenter_schema<'a>(
+    document: impl Into<Node<'a>>,
+) -> Option<(&'static Json, &'static str)> {
+    let document = document.into();
     static NODE_POOL: OnceLock<Json> = OnceLock::new();
     static EC2_NODE_CLASS: OnceLock<Json> = OnceLock::new();
     static NODE_OVERLAY: OnceLock<Json> = OnceLock::new();
@@ -271,9 +272,9 @@ fn object_meta_schema() -> &'static Json {
 }
 
 /// The issues of a document whose `apiVersion`/`kind` is none of `accepted`.
-fn unknown_type_issues(document: &Value, accepted: &[(&str, &str)]) -> Vec<SchemaIssue> {
+fn unknown_type_issues(document: Node<'_>, accepted: &[(&str, &str)]) -> Vec<SchemaIssue> {
     let root = YamlPath::root();
-    if !matches!(untagged(document), Value::Mapping(_)) {
+    if !document.is_mapping() {
         return vec![wrong_type(&root, "object", document)];
     }
     let kinds: Vec<String> = accepted
@@ -330,7 +331,7 @@ impl<'schema> Walker<'schema> {
         }
     }
 
-    fn run(mut self, document: &Value) -> Vec<SchemaIssue> {
+    fn run(mut self, document: Node<'_>) -> Vec<SchemaIssue> {
         self.check(self.root, document, &mut YamlPath::root(), None);
         self.issues
     }
@@ -357,7 +358,7 @@ impl<'schema> Walker<'schema> {
     fn check(
         &mut self,
         schema: &'schema Json,
-        value: &Value,
+        value: Node<'_>,
         path: &mut YamlPath,
         inherited_properties: Option<&'schema Map<String, Json>>,
     ) {
@@ -366,7 +367,7 @@ impl<'schema> Walker<'schema> {
         // v1alpha5/types.go); its schema lists only the list. A map of strings is read.
         if let Dialect::Eksctl = self.dialect
             && schema.get("$ref").and_then(Json::as_str) == Some("#/definitions/taintsWrapper")
-            && let Value::Mapping(taints) = untagged(value)
+            && let Some(taints) = value.as_mapping()
             && taints
                 .iter()
                 .all(|(key, value)| key.is_string() && value.is_string())
@@ -374,7 +375,7 @@ impl<'schema> Walker<'schema> {
             return;
         }
         let schema = self.resolve(schema);
-        let value = untagged(value);
+        let value = value.untagged();
         let schema = match schema {
             Json::Object(schema) => schema,
             Json::Bool(false) => {
@@ -440,11 +441,11 @@ impl<'schema> Walker<'schema> {
         #[cfg(feature = "documents")]
         self.check_written_form(schema, value, path);
 
-        match value {
-            Value::Mapping(mapping) => {
+        match value.kind() {
+            Kind::Mapping(mapping) => {
                 self.check_mapping(schema, mapping, path, inherited_properties);
             }
-            Value::Sequence(items) => {
+            Kind::Sequence(items) => {
                 if let Some(item_schema) = schema.get("items").filter(|items| items.is_object()) {
                     for (item_idx, item) in items.iter().enumerate() {
                         path.push_index(item_idx);
@@ -454,7 +455,7 @@ impl<'schema> Walker<'schema> {
                 }
                 self.check_count(schema, "minItems", "maxItems", items.len(), "items", path);
             }
-            Value::String(text) => {
+            Kind::String(text) => {
                 let n_chars = text.chars().count();
                 self.check_count(
                     schema,
@@ -465,7 +466,7 @@ impl<'schema> Walker<'schema> {
                     path,
                 );
             }
-            Value::Number(number) => self.check_number(schema, number.as_f64(), path),
+            Kind::Number(number) => self.check_number(schema, number.as_f64(), path),
             _ => {}
         }
 
@@ -484,8 +485,8 @@ impl<'schema> Walker<'schema> {
 
     /// What the schema says beyond shapes: `pattern`, `format` and, for CRDs, the CEL rules.
     #[cfg(feature = "documents")]
-    fn check_written_form(&mut self, schema: &Map<String, Json>, value: &Value, path: &YamlPath) {
-        if let Value::String(text) = value {
+    fn check_written_form(&mut self, schema: &Map<String, Json>, value: Node<'_>, path: &YamlPath) {
+        if let Kind::String(text) = value.kind() {
             if let Some(pattern) = schema.get("pattern").and_then(Json::as_str)
                 && let Some(regex) = crate::upstream::crd_cel::regex(pattern)
                 && !regex.is_match(text)
@@ -498,7 +499,7 @@ impl<'schema> Walker<'schema> {
                     ),
                     kind: SchemaIssueKind::PatternMismatch {
                         pattern: pattern.to_owned(),
-                        found: text.clone(),
+                        found: text.to_owned(),
                     },
                 });
             }
@@ -540,7 +541,7 @@ impl<'schema> Walker<'schema> {
     fn check_mapping(
         &mut self,
         schema: &'schema Map<String, Json>,
-        mapping: &yaml_serde::Mapping,
+        mapping: crate::yaml::node::Map<'_>,
         path: &mut YamlPath,
         inherited_properties: Option<&'schema Map<String, Json>>,
     ) {
@@ -550,20 +551,20 @@ impl<'schema> Walker<'schema> {
         let is_kubernetes_root_metadata =
             matches!(self.dialect, Dialect::Kubernetes { .. }) && path.is_root();
         for (key, item) in mapping {
-            let Some(key_text) = mapping_key_text(key) else {
+            let Some(key_text) = key.key_text() else {
                 self.issues
                     .push(wrong_type(path, "object with string keys", key));
                 continue;
             };
-            path.push_key(key_text.as_str());
-            let property = properties.and_then(|properties| properties.get(&key_text));
+            path.push_key(key_text.as_ref());
+            let property = properties.and_then(|properties| properties.get(key_text.as_ref()));
             match (property, additional) {
                 _ if is_kubernetes_root_metadata && key_text == "metadata" => {
                     self.check(object_meta_schema(), item, path, None);
                 }
                 (Some(property_schema), _) => self.check(property_schema, item, path, None),
                 _ if inherited_properties
-                    .is_some_and(|inherited| inherited.contains_key(&key_text)) => {}
+                    .is_some_and(|inherited| inherited.contains_key(key_text.as_ref())) => {}
                 (None, Some(additional_schema @ Json::Object(_))) => {
                     self.check(additional_schema, item, path, None);
                 }
@@ -668,7 +669,7 @@ impl<'schema> Walker<'schema> {
     fn check_branches(
         &mut self,
         branches: &'schema [Json],
-        value: &Value,
+        value: Node<'_>,
         path: &mut YamlPath,
         properties: Option<&'schema Map<String, Json>>,
     ) {
@@ -830,17 +831,17 @@ fn flag(schema: &Map<String, Json>, keyword: &str) -> bool {
     schema.get(keyword) == Some(&Json::Bool(true))
 }
 
-fn mapping_key<'a>(mapping: &'a yaml_serde::Mapping, name: &str) -> Option<&'a Value> {
+fn mapping_key<'a>(mapping: crate::yaml::node::Map<'a>, name: &str) -> Option<Node<'a>> {
     mapping
         .iter()
-        .find(|(key, _)| mapping_key_text(key).as_deref() == Some(name))
+        .find(|(key, _)| key.key_text().as_deref() == Some(name))
         .map(|(_, value)| value)
 }
 
 /// A whole number that eksctl and Kubernetes, which read integers as 64-bit, cannot hold:
 /// the schema says only `integer`, but the tools refuse the file.
-fn beyond_64_bits(path: &YamlPath, value: &Value) -> Option<SchemaIssue> {
-    let Value::Number(number) = untagged(value) else {
+fn beyond_64_bits(path: &YamlPath, value: Node<'_>) -> Option<SchemaIssue> {
+    let Kind::Number(number) = value.untagged().kind() else {
         return None;
     };
     // 2^63 is exact as a float; every whole float below it in magnitude fits.
@@ -868,10 +869,10 @@ fn beyond_64_bits(path: &YamlPath, value: &Value) -> Option<SchemaIssue> {
     })
 }
 
-fn wrong_type(path: &YamlPath, expected: &str, value: &Value) -> SchemaIssue {
+fn wrong_type(path: &YamlPath, expected: &str, value: Node<'_>) -> SchemaIssue {
     let found = json_type(value);
-    let shown = match untagged(value) {
-        Value::Sequence(_) | Value::Mapping(_) | Value::Tagged(_) => String::new(),
+    let shown = match value.untagged().kind() {
+        Kind::Sequence(_) | Kind::Mapping(_) | Kind::Tagged(..) => String::new(),
         _ => format!(" {}", short_repr(value)),
     };
     SchemaIssue {
@@ -884,7 +885,7 @@ fn wrong_type(path: &YamlPath, expected: &str, value: &Value) -> SchemaIssue {
     }
 }
 
-fn not_in_enum(path: YamlPath, value: &Value, allowed: Vec<String>) -> SchemaIssue {
+fn not_in_enum(path: YamlPath, value: Node<'_>, allowed: Vec<String>) -> SchemaIssue {
     SchemaIssue {
         path,
         message: format!(
@@ -905,30 +906,30 @@ fn missing_required(path: &YamlPath, name: &str) -> SchemaIssue {
 }
 
 /// The JSON type a value has once Kubernetes' YAML-to-JSON conversion has run.
-fn json_type(value: &Value) -> &'static str {
-    match untagged(value) {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(number) if number.is_i64() || number.is_u64() => "integer",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Sequence(_) => "array",
-        Value::Mapping(_) => "object",
-        Value::Tagged(_) => "tagged value",
+fn json_type(value: Node<'_>) -> &'static str {
+    match value.untagged().kind() {
+        Kind::Null => "null",
+        Kind::Bool(_) => "boolean",
+        Kind::Number(number) if number.is_i64() || number.is_u64() => "integer",
+        Kind::Number(_) => "number",
+        Kind::String(_) => "string",
+        Kind::Sequence(_) => "array",
+        Kind::Mapping(_) => "object",
+        Kind::Tagged(..) => "tagged value",
     }
 }
 
-fn has_type(value: &Value, name: &str) -> bool {
-    match (name, value) {
-        ("string", Value::String(_))
-        | ("boolean", Value::Bool(_))
-        | ("number", Value::Number(_))
-        | ("array", Value::Sequence(_))
-        | ("object", Value::Mapping(_))
-        | ("null", Value::Null) => true,
+fn has_type(value: Node<'_>, name: &str) -> bool {
+    match (name, value.kind()) {
+        ("string", Kind::String(_))
+        | ("boolean", Kind::Bool(_))
+        | ("number", Kind::Number(_))
+        | ("array", Kind::Sequence(_))
+        | ("object", Kind::Mapping(_))
+        | ("null", Kind::Null) => true,
         // `2.0` is an integer to JSON Schema, and becomes `2` in eksctl's and Kubernetes'
         // YAML-to-JSON conversion.
-        ("integer", Value::Number(number)) => {
+        ("integer", Kind::Number(number)) => {
             number.is_i64()
                 || number.is_u64()
                 || number
@@ -939,12 +940,12 @@ fn has_type(value: &Value, name: &str) -> bool {
     }
 }
 
-fn yaml_equals_json(value: &Value, json: &Json) -> bool {
-    match (untagged(value), json) {
-        (Value::Null, Json::Null) => true,
-        (Value::Bool(left), Json::Bool(right)) => left == right,
-        (Value::String(left), Json::String(right)) => left == right,
-        (Value::Number(left), Json::Number(right)) => match (left.as_i64(), right.as_i64()) {
+fn yaml_equals_json(value: Node<'_>, json: &Json) -> bool {
+    match (value.untagged().kind(), json) {
+        (Kind::Null, Json::Null) => true,
+        (Kind::Bool(left), Json::Bool(right)) => left == *right,
+        (Kind::String(left), Json::String(right)) => left == right,
+        (Kind::Number(left), Json::Number(right)) => match (left.as_i64(), right.as_i64()) {
             (Some(left), Some(right)) => left == right,
             _ => match (left.as_u64(), right.as_u64()) {
                 (Some(left), Some(right)) => left == right,
@@ -963,15 +964,15 @@ fn json_text(json: &Json) -> String {
 }
 
 /// A value for a message: scalars in backticks, collections by their type.
-fn short_repr(value: &Value) -> String {
-    match untagged(value) {
-        Value::String(text) => format!("`{text}`"),
-        Value::Number(number) => format!("`{number}`"),
-        Value::Bool(boolean) => format!("`{boolean}`"),
-        Value::Null => "`null`".to_owned(),
-        Value::Sequence(_) => "a sequence".to_owned(),
-        Value::Mapping(_) => "a mapping".to_owned(),
-        Value::Tagged(_) => "a tagged value".to_owned(),
+fn short_repr(value: Node<'_>) -> String {
+    match value.untagged().kind() {
+        Kind::String(text) => format!("`{text}`"),
+        Kind::Number(number) => format!("`{number}`"),
+        Kind::Bool(boolean) => format!("`{boolean}`"),
+        Kind::Null => "`null`".to_owned(),
+        Kind::Sequence(_) => "a sequence".to_owned(),
+        Kind::Mapping(_) => "a mapping".to_owned(),
+        Kind::Tagged(..) => "a tagged value".to_owned(),
     }
 }
 

@@ -20,7 +20,12 @@ use std::str::FromStr;
 use yaml_rust2::parser::{Event, Parser, Tag as EventTag};
 use yaml_rust2::scanner::{Marker, ScanError, TScalarStyle};
 use yaml_serde::value::{Tag, TaggedValue};
-use yaml_serde::{Mapping, Number, Value};
+use yaml_serde::{Number, Value};
+
+use super::node::Node;
+use super::tree::{
+    self, Builder, Child, Entry, OpenEntries, Place, Put, Tree, TreeNode, saturated,
+};
 
 /// Deepest nesting of sequences and mappings a document may have.
 ///
@@ -383,10 +388,7 @@ pub struct Location {
 /// One parsed YAML document: its data and where each part of it is in the text.
 #[derive(Clone, Debug)]
 pub struct SourceDocument {
-    /// The data, as yaml_serde would read it (aliases expanded, tags kept).
-    pub value: Value,
-    tree: PositionTree,
-    root: Child,
+    tree: Tree,
 }
 
 impl SourceDocument {
@@ -395,34 +397,51 @@ impl SourceDocument {
         if pads.is_empty() {
             return;
         }
-        self.root.position.unpad(pads);
-        self.tree.unpad(pads);
+        for place in self.tree.places_mut() {
+            place.unpad(pads);
+        }
+    }
+
+    /// The data, as yaml_serde would read it (aliases expanded, tags kept), where it is.
+    pub fn node(&self) -> Node<'_> {
+        Node::root(&self.tree)
+    }
+
+    /// The data copied out as a `yaml_serde::Value`.
+    pub fn to_value(&self) -> Value {
+        self.node().to_value()
+    }
+
+    /// Whether the document is empty (or only `null`).
+    pub fn is_null(&self) -> bool {
+        self.node().is_null()
     }
 
     /// The value's and the key's positions for `path`, or the nearest existing ancestor's
     /// when the path does not exist (see [`Location::matched_segments`]).
     pub fn locate(&self, path: &YamlPath) -> Location {
+        let root = self.tree.root();
         let mut location = Location {
-            value: self.root.position.into(),
+            value: root.place.into(),
             key: None,
             matched_segments: 0,
         };
-        let mut node = self.root.node;
+        let mut node = root.node;
         for segment in path.segments() {
             let found = match segment {
                 PathSegment::Key(key) => self
                     .tree
-                    .entry(node, key)
-                    .map(|entry| (entry.value, Some(entry.key_position.into()))),
+                    .entry_by_text(node, key)
+                    .map(|entry| (entry.value, Some(entry.key_place.into()))),
                 PathSegment::Index(index) => self
                     .tree
-                    .items_of(node)
+                    .items_of(self.tree.untagged(node))
                     .get(*index)
                     .map(|item| (*item, None)),
             };
             let Some((child, key)) = found else { break };
             location = Location {
-                value: child.position.into(),
+                value: child.place.into(),
                 key,
                 matched_segments: location.matched_segments + 1,
             };
@@ -431,25 +450,10 @@ impl SourceDocument {
         location
     }
 
-    /// The bytes the document's positions hold (its vectors' capacities, the keys' text
-    /// and the indexes of large mappings), for the bound a text's documents are held to
-    /// beside [`counted_bytes`] of their values.
-    pub fn position_bytes(&self) -> usize {
-        use std::mem::size_of;
-        let tree = &self.tree;
-        let indexes: usize = tree
-            .indexes
-            .values()
-            .map(|by_key| {
-                by_key.capacity() * (size_of::<Box<str>>() + size_of::<u32>() + 1)
-                    + by_key.keys().map(|key| key.len()).sum::<usize>()
-            })
-            .sum();
-        tree.nodes.capacity() * size_of::<PositionNode>()
-            + tree.items.capacity() * size_of::<Child>()
-            + tree.entries.capacity() * size_of::<MappingEntry>()
-            + tree.keys.capacity()
-            + indexes
+    /// The bytes the document holds (values, places, text and indexes), for the bound a
+    /// text's documents are held to.
+    pub fn held_bytes(&self) -> usize {
+        self.tree.held_bytes()
     }
 
     /// Where a diagnostic about `path` should point: the key of a mapping entry, the item
@@ -473,14 +477,7 @@ pub fn untagged(mut value: &Value) -> &Value {
 /// as written by yaml_serde (the way Kubernetes' YAML-to-JSON conversion names them),
 /// `null` for a null key, and `None` for a sequence or mapping used as a key.
 pub fn mapping_key_text(key: &Value) -> Option<String> {
-    match key {
-        Value::String(text) => Some(text.clone()),
-        Value::Number(number) => Some(number.to_string()),
-        Value::Bool(boolean) => Some(boolean.to_string()),
-        Value::Null => Some("null".to_owned()),
-        Value::Tagged(tagged) => mapping_key_text(&tagged.value),
-        Value::Sequence(_) | Value::Mapping(_) => None,
-    }
+    tree::key_text_of(key)
 }
 
 /// Parses YAML text with one or more documents into values with positions.
@@ -806,27 +803,11 @@ fn end_position(text: &str) -> Position {
     end
 }
 
-/// The position tree's node shared by every scalar.
-const SCALAR_NODE: u32 = 0;
-
-/// A line and column as the position tree keeps them, four bytes each (a text of more than
-/// four billion lines or columns reads with its places saturated there).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-struct Place {
-    line: u32,
-    column: u32,
-}
-
 impl Place {
     /// This place's column before the spaces added to its line.
     fn unpad(&mut self, pads: &[(usize, usize)]) {
         self.column = saturated(unpad_column(pads, self.line as usize, self.column as usize));
     }
-}
-
-/// A count or offset as the position tree stores it.
-fn saturated(count: usize) -> u32 {
-    u32::try_from(count).unwrap_or(u32::MAX)
 }
 
 impl From<Position> for Place {
@@ -847,209 +828,8 @@ impl From<Place> for Position {
     }
 }
 
-/// A value's place in the text and its node in the position tree.
-#[derive(Clone, Copy, Debug)]
-struct Child {
-    position: Place,
-    node: u32,
-}
-
-/// A mapping key's text in [`PositionTree::keys`]; a key that is itself a sequence or
-/// mapping has none (no path reaches it).
-#[derive(Clone, Copy, Debug)]
-struct KeyText {
-    start: u32,
-    len: u32,
-}
-
-impl KeyText {
-    const NONE: KeyText = KeyText {
-        start: 0,
-        len: u32::MAX,
-    };
-
-    fn get(self, keys: &str) -> Option<&str> {
-        (self.len != u32::MAX)
-            .then(|| keys.get(self.start as usize..self.start as usize + self.len as usize))
-            .flatten()
-    }
-}
-
-#[derive(Clone, Copy, Debug)]
-struct MappingEntry {
-    key: KeyText,
-    key_position: Place,
-    value: Child,
-}
-
-/// A sequence's items or a mapping's entries: a run of [`PositionTree::items`] or
-/// [`PositionTree::entries`].
-#[derive(Clone, Copy, Debug)]
-enum PositionNode {
-    Scalar,
-    Sequence { start: u32, len: u32 },
-    Mapping { start: u32, len: u32 },
-}
-
-/// Where every part of a document is, parallel to its value, in a few flat vectors: a node
-/// costs 12 bytes, a mapping entry 28 and a sequence item 12, and each key's text is kept
-/// once, so the places of a text hold a few times its size whatever its shape. An alias
-/// shares the anchored node's subtree.
-#[derive(Clone, Debug, Default)]
-struct PositionTree {
-    nodes: Vec<PositionNode>,
-    items: Vec<Child>,
-    entries: Vec<MappingEntry>,
-    /// Every key's text, end to end; [`KeyText`] ranges point into it.
-    keys: String,
-    /// For each mapping of [`OpenEntries::INDEXED`] entries or more, by node: the first
-    /// entry of each key, so finding a key among 100,000 is one hash look-up.
-    indexes: std::collections::HashMap<u32, std::collections::HashMap<Box<str>, u32>>,
-}
-
-impl PositionTree {
-    fn new() -> PositionTree {
-        // Every scalar shares node 0: a scalar has nothing but its position, which its
-        // parent holds, so a file of many scalars costs no node for each.
-        PositionTree {
-            nodes: vec![PositionNode::Scalar],
-            ..PositionTree::default()
-        }
-    }
-
-    fn key_text(&mut self, text: Option<String>) -> KeyText {
-        let Some(text) = text else {
-            return KeyText::NONE;
-        };
-        let (Ok(start), Ok(len)) = (u32::try_from(self.keys.len()), u32::try_from(text.len()))
-        else {
-            return KeyText::NONE;
-        };
-        self.keys.push_str(&text);
-        KeyText { start, len }
-    }
-
-    fn items_of(&self, node: u32) -> &[Child] {
-        match self.nodes.get(node as usize) {
-            Some(PositionNode::Sequence { start, len }) => run(&self.items, *start, *len),
-            _ => &[],
-        }
-    }
-
-    /// The first entry of `key` in the mapping at `node`.
-    fn entry(&self, node: u32, key: &str) -> Option<MappingEntry> {
-        let Some(PositionNode::Mapping { start, len }) = self.nodes.get(node as usize) else {
-            return None;
-        };
-        let entries = run(&self.entries, *start, *len);
-        let index = find_key(entries, self.indexes.get(&node), &self.keys, key)?;
-        entries.get(index).copied()
-    }
-
-    /// Closes a sequence: its items become a run of the tree's.
-    fn close_sequence(&mut self, node: u32, children: Vec<Child>) {
-        let start = saturated(self.items.len());
-        let len = saturated(children.len());
-        self.items.extend(children);
-        self.nodes[node as usize] = PositionNode::Sequence { start, len };
-    }
-
-    /// Closes a mapping: its entries become a run of the tree's, its index (if it has one)
-    /// the tree's for its node.
-    fn close_mapping(&mut self, node: u32, open: OpenEntries) {
-        let start = saturated(self.entries.len());
-        let len = saturated(open.list.len());
-        self.entries.extend(open.list);
-        self.nodes[node as usize] = PositionNode::Mapping { start, len };
-        if let Some(by_key) = open.by_key {
-            self.indexes.insert(node, by_key);
-        }
-    }
-
-    /// Moves places on re-indented lines back to where they are in the text as written.
-    fn unpad(&mut self, pads: &[(usize, usize)]) {
-        for item in &mut self.items {
-            item.position.unpad(pads);
-        }
-        for entry in &mut self.entries {
-            entry.key_position.unpad(pads);
-            entry.value.position.unpad(pads);
-        }
-    }
-}
-
-/// `len` items of `all` from `start` (none past its end).
-fn run<T>(all: &[T], start: u32, len: u32) -> &[T] {
-    let start = start as usize;
-    all.get(start..start.saturating_add(len as usize))
-        .unwrap_or_default()
-}
-
-/// Where the first entry of `key` is among a mapping's `entries`: by its index when it has
-/// one, else by reading them.
-fn find_key(
-    entries: &[MappingEntry],
-    by_key: Option<&std::collections::HashMap<Box<str>, u32>>,
-    keys: &str,
-    key: &str,
-) -> Option<usize> {
-    match by_key {
-        Some(by_key) => by_key.get(key).map(|index| *index as usize),
-        None => entries
-            .iter()
-            .position(|entry| entry.key.get(keys) == Some(key)),
-    }
-}
-
-/// The entries of a mapping whose end has not come yet, with an index by key once there
-/// are more than a few: the many small mappings of a design cost no table.
-#[derive(Default)]
-struct OpenEntries {
-    list: Vec<MappingEntry>,
-    by_key: Option<std::collections::HashMap<Box<str>, u32>>,
-}
-
-impl OpenEntries {
-    /// Below this many entries a key is found by reading the list.
-    const INDEXED: usize = 16;
-
-    fn index_of(&self, keys: &str, key: &str) -> Option<usize> {
-        find_key(&self.list, self.by_key.as_ref(), keys, key)
-    }
-
-    fn is_empty(&self) -> bool {
-        self.list.is_empty()
-    }
-
-    /// Adds `entry` at the end, or replaces the entry of its key when `replace` and there is
-    /// one.
-    fn put(&mut self, keys: &str, entry: MappingEntry, replace: bool) {
-        if let Some(key) = entry.key.get(keys) {
-            if let Some(index) = self.index_of(keys, key) {
-                if replace {
-                    self.list[index] = entry;
-                    return;
-                }
-            } else if let Some(by_key) = &mut self.by_key {
-                by_key.insert(key.into(), saturated(self.list.len()));
-            }
-        }
-        self.list.push(entry);
-        if self.by_key.is_none() && self.list.len() == Self::INDEXED {
-            let mut by_key = std::collections::HashMap::with_capacity(Self::INDEXED * 2);
-            for (index, entry) in self.list.iter().enumerate() {
-                if let Some(key) = entry.key.get(keys) {
-                    by_key.entry(key.into()).or_insert(index as u32);
-                }
-            }
-            self.by_key = Some(by_key);
-        }
-    }
-}
-
 /// A finished node, ready to be attached to its parent.
 struct Built {
-    value: Value,
     child: Child,
     /// A plain `<<` key: its value's mappings merge into the enclosing mapping.
     merge: bool,
@@ -1063,30 +843,23 @@ struct Built {
 
 /// An anchored node, kept for the aliases that refer to it.
 struct Anchored {
-    value: Value,
     node: u32,
     size: usize,
     bytes: usize,
     height: usize,
 }
 
-// At most MAX_NESTING_DEPTH of these are open at once: their size does not matter.
-#[allow(clippy::large_enum_variant)]
 enum OpenContent {
-    Sequence(Vec<Value>, Vec<Child>),
+    Sequence(Vec<Child>),
     Mapping {
-        mapping: Mapping,
         entries: OpenEntries,
         pending_key: Option<PendingKey>,
-        /// Keys that came from a `<<` merge, which a later explicit key may override.
-        merged: std::collections::HashSet<Value>,
     },
 }
 
 /// A mapping key waiting for its value.
 struct PendingKey {
-    key: Value,
-    text: KeyText,
+    key: u32,
     position: Position,
     merge: bool,
 }
@@ -1096,16 +869,14 @@ struct OpenCollection {
     content: OpenContent,
     anchor_id: usize,
     tag: Option<EventTag>,
-    node: u32,
     position: Position,
     size: usize,
     bytes: usize,
     height: usize,
 }
 
-#[derive(Default)]
 struct DocumentBuilder {
-    tree: PositionTree,
+    tree: Builder,
     open: Vec<OpenCollection>,
     /// By yaml-rust2's anchor id, which counts the anchors of the stream from 1.
     anchors: Vec<Option<Anchored>>,
@@ -1113,7 +884,7 @@ struct DocumentBuilder {
     alias_expansion_bytes: usize,
     /// The most bytes aliases may copy: a share of the whole text's size.
     alias_expansion_byte_limit: usize,
-    root: Option<(Value, Child)>,
+    root: Option<Child>,
 }
 
 impl DocumentBuilder {
@@ -1122,8 +893,12 @@ impl DocumentBuilder {
             alias_expansion_byte_limit: text_bytes
                 .saturating_mul(ALIAS_EXPANSION_BYTES_PER_TEXT_BYTE)
                 .max(MIN_ALIAS_EXPANSION_BYTES),
-            tree: PositionTree::new(),
-            ..DocumentBuilder::default()
+            tree: Builder::new(),
+            open: Vec::new(),
+            anchors: Vec::new(),
+            alias_expansion: 0,
+            alias_expansion_bytes: 0,
+            root: None,
         }
     }
 
@@ -1160,13 +935,12 @@ impl DocumentBuilder {
                 let tag = tag.map(|tag| format!("{}{}", tag.handle, tag.suffix));
                 let value = scalar_value(text, plain, tag.as_deref())
                     .map_err(|message| YamlError::at(position, message))?;
-                let node = SCALAR_NODE;
+                let node = self.tree.value(&value);
                 self.finish_node(
                     anchor_id,
                     Built {
-                        value,
                         child: Child {
-                            position: position.into(),
+                            place: position.into(),
                             node,
                         },
                         merge,
@@ -1206,9 +980,8 @@ impl DocumentBuilder {
                     return Err(nesting_error(position));
                 }
                 let built = Built {
-                    value: anchored.value.clone(),
                     child: Child {
-                        position: position.into(),
+                        place: position.into(),
                         node: anchored.node,
                     },
                     merge: false,
@@ -1218,18 +991,13 @@ impl DocumentBuilder {
                 };
                 self.attach(built)
             }
-            Event::SequenceStart(anchor_id, tag) => self.open_collection(
-                OpenContent::Sequence(Vec::new(), Vec::new()),
-                anchor_id,
-                tag,
-                position,
-            ),
+            Event::SequenceStart(anchor_id, tag) => {
+                self.open_collection(OpenContent::Sequence(Vec::new()), anchor_id, tag, position)
+            }
             Event::MappingStart(anchor_id, tag) => self.open_collection(
                 OpenContent::Mapping {
-                    mapping: Mapping::new(),
                     entries: OpenEntries::default(),
                     pending_key: None,
-                    merged: std::collections::HashSet::new(),
                 },
                 anchor_id,
                 tag,
@@ -1242,33 +1010,21 @@ impl DocumentBuilder {
                         "end of a collection that never started",
                     ));
                 };
-                // A collection grows by doubling while it is read; what it holds from then
-                // on is only what it has.
-                let value = match collection.content {
-                    OpenContent::Sequence(mut items, children) => {
-                        self.tree.close_sequence(collection.node, children);
-                        items.shrink_to_fit();
-                        Value::Sequence(items)
-                    }
-                    OpenContent::Mapping {
-                        mut mapping,
-                        entries,
-                        ..
-                    } => {
-                        self.tree.close_mapping(collection.node, entries);
-                        mapping.shrink_to_fit();
-                        Value::Mapping(mapping)
-                    }
+                let mut node = match collection.content {
+                    OpenContent::Sequence(children) => self.tree.sequence(children),
+                    OpenContent::Mapping { entries, .. } => self.tree.mapping(entries),
                 };
                 let tag = collection
                     .tag
                     .as_ref()
                     .map(|tag| format!("{}{}", tag.handle, tag.suffix));
+                if let Some(name) = local_tag_name(tag.as_deref()) {
+                    node = self.tree.tagged(Tag::new(name), node);
+                }
                 let built = Built {
-                    value: tagged_collection(value, tag.as_deref()),
                     child: Child {
-                        position: collection.position.into(),
-                        node: collection.node,
+                        place: collection.position.into(),
+                        node,
                     },
                     merge: false,
                     size: collection.size,
@@ -1285,11 +1041,6 @@ impl DocumentBuilder {
         }
     }
 
-    fn new_node(&mut self) -> u32 {
-        self.tree.nodes.push(PositionNode::Scalar);
-        saturated(self.tree.nodes.len() - 1)
-    }
-
     fn open_collection(
         &mut self,
         content: OpenContent,
@@ -1300,12 +1051,10 @@ impl DocumentBuilder {
         if self.open.len() >= MAX_NESTING_DEPTH {
             return Err(nesting_error(position));
         }
-        let node = self.new_node();
         self.open.push(OpenCollection {
             content,
             anchor_id,
             tag,
-            node,
             position,
             size: 1,
             bytes: NODE_BYTES,
@@ -1321,7 +1070,6 @@ impl DocumentBuilder {
                 self.anchors.resize_with(anchor_id + 1, || None);
             }
             self.anchors[anchor_id] = Some(Anchored {
-                value: built.value.clone(),
                 node: built.child.node,
                 size: built.size,
                 bytes: built.bytes,
@@ -1333,65 +1081,46 @@ impl DocumentBuilder {
 
     fn attach(&mut self, built: Built) -> Result<(), YamlError> {
         let Some(parent) = self.open.last_mut() else {
-            self.root = Some((built.value, built.child));
+            self.root = Some(built.child);
             return Ok(());
         };
         parent.size += built.size;
         parent.bytes += built.bytes;
         parent.height = parent.height.max(built.height + 1);
         match &mut parent.content {
-            OpenContent::Sequence(items, children) => {
-                items.push(built.value);
-                children.push(built.child);
-            }
+            OpenContent::Sequence(children) => children.push(built.child),
             OpenContent::Mapping {
-                mapping,
                 entries,
                 pending_key,
-                merged,
             } => match pending_key.take() {
                 None => {
                     // A block mapping's start event comes after its first key; the key is
                     // where the mapping starts in the text.
-                    let key_position = Position::from(built.child.position);
+                    let key_position = Position::from(built.child.place);
                     if entries.is_empty() && key_position < parent.position {
                         parent.position = key_position;
                     }
-                    let text = self.tree.key_text(mapping_key_text(&built.value));
                     *pending_key = Some(PendingKey {
-                        key: built.value,
-                        text,
+                        key: built.child.node,
                         position: key_position,
                         merge: built.merge,
                     });
                 }
                 Some(pending) if pending.merge => {
-                    merge_into(
-                        mapping,
-                        entries,
-                        merged,
-                        &mut self.tree,
-                        &built.value,
-                        built.child,
-                        pending.position,
-                    )?;
+                    merge_into(&mut self.tree, entries, built.child.node, pending.position)?;
                 }
                 Some(pending) => {
-                    let overrides_merge = merged.contains(&pending.key);
-                    if mapping.contains_key(&pending.key) && !overrides_merge {
-                        return Err(YamlError::at(
-                            pending.position,
-                            duplicate_key_message(&pending.key),
-                        ));
-                    }
-                    merged.remove(&pending.key);
-                    mapping.insert(pending.key, built.value);
-                    let entry = MappingEntry {
-                        key: pending.text,
-                        key_position: pending.position.into(),
+                    let entry = Entry {
+                        key: pending.key,
+                        key_place: pending.position.into(),
                         value: built.child,
                     };
-                    entries.put(&self.tree.keys, entry, overrides_merge);
+                    if let Put::Duplicate = self.tree.put(entries, entry, false) {
+                        return Err(YamlError::at(
+                            pending.position,
+                            duplicate_key_message(&self.tree.tree().to_value(pending.key)),
+                        ));
+                    }
                 }
             },
         }
@@ -1399,22 +1128,13 @@ impl DocumentBuilder {
     }
 
     fn finish(self, end: Position) -> SourceDocument {
-        let (value, root) = self.root.unwrap_or((
-            Value::Null,
-            Child {
-                position: end.into(),
-                node: SCALAR_NODE,
-            },
-        ));
-        let mut tree = self.tree;
-        if tree.nodes.is_empty() {
-            tree.nodes.push(PositionNode::Scalar);
+        let root = self.root.unwrap_or(Child {
+            place: end.into(),
+            node: tree::NULL,
+        });
+        SourceDocument {
+            tree: self.tree.finish(root),
         }
-        tree.nodes.shrink_to_fit();
-        tree.items.shrink_to_fit();
-        tree.entries.shrink_to_fit();
-        tree.keys.shrink_to_fit();
-        SourceDocument { value, tree, root }
     }
 }
 
@@ -1440,14 +1160,12 @@ fn duplicate_key_message(key: &Value) -> String {
 
 /// A `<<` entry as go-yaml v2 merges it: the value is a mapping, or a sequence of mappings
 /// where earlier ones win; merged keys replace keys set before and give way to explicit keys
-/// after (a later explicit key is no duplicate).
+/// after (a later explicit key is no duplicate). Merged entries keep the places they have
+/// in the mappings they come from.
 fn merge_into(
-    mapping: &mut Mapping,
+    tree: &mut Builder,
     entries: &mut OpenEntries,
-    merged: &mut std::collections::HashSet<Value>,
-    tree: &mut PositionTree,
-    value: &Value,
-    child: Child,
+    value: u32,
     key_position: Position,
 ) -> Result<(), YamlError> {
     let not_a_mapping = || {
@@ -1456,38 +1174,23 @@ fn merge_into(
             "a `<<` merge key needs a mapping or a sequence of mappings",
         )
     };
-    let sources: Vec<(&Mapping, Child)> = match value {
-        Value::Mapping(source) => vec![(source, child)],
-        Value::Sequence(items) => {
-            let children = tree.items_of(child.node);
+    let sources: Vec<u32> = match tree.tree().node(value) {
+        TreeNode::Mapping { .. } => vec![value],
+        TreeNode::Sequence { .. } => {
             let mut sources = Vec::new();
-            for (index, item) in items.iter().enumerate().rev() {
-                let Value::Mapping(source) = item else {
+            for item in tree.tree().items_of(value).iter().rev() {
+                if !matches!(tree.tree().node(item.node), TreeNode::Mapping { .. }) {
                     return Err(not_a_mapping());
-                };
-                sources.push((source, children.get(index).copied().unwrap_or(child)));
+                }
+                sources.push(item.node);
             }
             sources
         }
         _ => return Err(not_a_mapping()),
     };
-    for (source, source_child) in sources {
-        for (key, item) in source {
-            mapping.insert(key.clone(), item.clone());
-            merged.insert(key.clone());
-            let text = mapping_key_text(key);
-            let found = text
-                .as_deref()
-                .and_then(|text| tree.entry(source_child.node, text));
-            let entry = match found {
-                Some(entry) => entry,
-                None => MappingEntry {
-                    key: tree.key_text(text),
-                    key_position: key_position.into(),
-                    value: source_child,
-                },
-            };
-            entries.put(&tree.keys, entry, true);
+    for source in sources {
+        for entry in tree.entries_of(source) {
+            tree.put(entries, entry, true);
         }
     }
     Ok(())
@@ -1505,16 +1208,6 @@ fn local_tag_name(tag: Option<&str>) -> Option<String> {
         Some(name) if !name.is_empty() => name.to_owned(),
         _ => full.to_owned(),
     })
-}
-
-fn tagged_collection(value: Value, tag: Option<&str>) -> Value {
-    match local_tag_name(tag) {
-        Some(name) => Value::Tagged(Box::new(TaggedValue {
-            tag: Tag::new(name),
-            value,
-        })),
-        None => value,
-    }
 }
 
 /// A scalar's value as go-yaml v2 decodes it into an `interface{}` (which is how
