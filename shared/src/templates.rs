@@ -5,8 +5,8 @@
 use std::collections::BTreeMap;
 
 use crate::model::spec::{
-    Addon, AddonPolicies, Capacity, ClusterSettings, GroupPlacement, KarpenterSettings, Network,
-    NodeGroup, NodeTaint, Spec, Subnet,
+    Addon, AddonPolicies, Capacity, ClusterSettings, GroupPlacement, KarpenterSettings, Labels,
+    Network, NodeGroup, NodeTaint, Spec, Subnet,
 };
 use crate::upstream::karpenter::{
     Budget, Disruption, Ec2NodeClass, Ec2NodeClassSpec, NodePool, ObjectMeta, Requirement,
@@ -970,7 +970,7 @@ pub fn sized_spec(node_groups: usize, pools: usize) -> Spec {
             }
             _ => Capacity::OnDemand,
         };
-        group.labels = BTreeMap::from([("workload".to_owned(), format!("team-{}", index % 5))]);
+        group.labels = Labels::from_iter([("workload".to_owned(), format!("team-{}", index % 5))]);
         spec.node_groups.push(group);
     }
     if pools > 0 {

@@ -67,8 +67,14 @@ fn a_token_inside_a_longer_one_or_text_is_replaced_only_where_it_is_whole() {
         .labels
         .insert("note".into(), "in-PLACEHOLDER_AZ_1-only".into());
     let filled = fill(&spec, "PLACEHOLDER_AZ_1", "eu-west-1a");
-    assert_eq!(filled.node_groups[0].labels["zone"], "PLACEHOLDER_AZ_12");
-    assert_eq!(filled.node_groups[0].labels["note"], "in-eu-west-1a-only");
+    assert_eq!(
+        filled.node_groups[0].labels.get("zone").unwrap(),
+        "PLACEHOLDER_AZ_12"
+    );
+    assert_eq!(
+        filled.node_groups[0].labels.get("note").unwrap(),
+        "in-eu-west-1a-only"
+    );
     // An empty answer changes nothing.
     assert_eq!(fill(&spec, "PLACEHOLDER_AZ_1", "  "), spec);
 }

@@ -464,7 +464,7 @@ fn ClassEditor(index: usize) -> impl IntoView {
                         // A term's owner (ownerID) goes with its tags; keep it across edits.
                         let owner = terms.iter().find_map(|term| term.owner_id.clone());
                         terms.retain(|term| term.id.is_some());
-                        terms.extend(items::items_to_map(&tags).iter().map(|(key, value)| SelectorTerm {
+                        terms.extend(items::items_to_map::<std::collections::BTreeMap<String, String>>(&tags).iter().map(|(key, value)| SelectorTerm {
                             owner_id: owner.clone(),
                             ..SelectorTerm::tag(key, value)
                         }));

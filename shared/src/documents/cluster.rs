@@ -225,7 +225,13 @@ pub fn managed_node_group(group: &NodeGroup) -> ManagedNodeGroup {
         }),
         iam,
         node_repair_config: node_repair_config(group),
-        labels: (!group.labels.is_empty()).then(|| group.labels.clone()),
+        labels: (!group.labels.is_empty()).then(|| {
+            group
+                .labels
+                .iter()
+                .map(|(key, value)| (key.clone(), value.clone()))
+                .collect()
+        }),
         taints: (!group.taints.is_empty()).then(|| {
             group
                 .taints
@@ -389,11 +395,20 @@ pub fn node_group(written: &ManagedNodeGroup) -> NodeGroup {
             .as_ref()
             .map(node_repair_settings)
             .unwrap_or_default(),
-        labels: written.labels.clone().unwrap_or_default(),
-        taints: written
-            .taints
+        // From a sorted map, so each label is appended, and the vector sized exactly.
+        labels: written
+            .labels
             .iter()
             .flatten()
+            .map(|(key, value)| (key.clone(), value.clone()))
+            .collect(),
+        // From a slice, so the vector is sized exactly (a flattened option would start
+        // it at four).
+        taints: written
+            .taints
+            .as_deref()
+            .unwrap_or_default()
+            .iter()
             .map(|taint| NodeTaint {
                 key: taint.key.clone(),
                 value: taint.value.clone(),

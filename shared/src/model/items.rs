@@ -5,8 +5,8 @@
 use std::collections::BTreeMap;
 
 /// `key=value` per entry; `key` alone when the value is empty.
-pub fn map_to_items(map: &BTreeMap<String, String>) -> Vec<String> {
-    map.iter()
+pub fn map_to_items<'a>(map: impl IntoIterator<Item = (&'a String, &'a String)>) -> Vec<String> {
+    map.into_iter()
         .map(|(key, value)| {
             if value.is_empty() {
                 key.clone()
@@ -19,11 +19,11 @@ pub fn map_to_items(map: &BTreeMap<String, String>) -> Vec<String> {
 
 /// Entries from `key=value` items (split at the first `=`; no `=` gives an empty value).
 /// A later item with the same key wins.
-pub fn items_to_map(items: &[String]) -> BTreeMap<String, String> {
+pub fn items_to_map<Map: Default + Extend<(String, String)>>(items: &[String]) -> Map {
     // Inserted one by one (as `extend` does) rather than collected: `collect` sorts a
     // vector first, a sort instantiated for this item type in the page for lists of a
     // few items.
-    let mut map = BTreeMap::new();
+    let mut map = Map::default();
     map.extend(items.iter().map(|item| {
         let (key, value) = item.split_once('=').unwrap_or((item.as_str(), ""));
         (key.trim().to_owned(), value.trim().to_owned())
@@ -92,7 +92,7 @@ mod tests {
             " tier = gpu ".to_owned(),
             "bare".to_owned(),
         ];
-        let map = items_to_map(&items);
+        let map: BTreeMap<String, String> = items_to_map(&items);
         assert_eq!(map["team"], "ml");
         assert_eq!(map["tier"], "gpu");
         assert_eq!(map["bare"], "");

@@ -1,7 +1,8 @@
 //! The spec holds what the user typed, as typed: a half-filled form is still a spec,
 //! and nothing the user entered is lost while rules point at what is wrong.
 
-use std::collections::BTreeMap;
+/// Kubernetes labels as a node group keeps them: sorted by key, each key once.
+pub type Labels = litemap::LiteMap<String, String>;
 
 use serde::{Deserialize, Serialize};
 use yaml_serde::{Mapping, Value};
@@ -518,8 +519,8 @@ pub struct NodeGroup {
     #[serde(default, skip_serializing_if = "NodeRepairSettings::is_empty")]
     pub node_repair_config: NodeRepairSettings,
     /// Kubernetes labels on the nodes.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub labels: BTreeMap<String, String>,
+    #[serde(default, skip_serializing_if = "Labels::is_empty")]
+    pub labels: Labels,
     /// Taints on the nodes, e.g. `nvidia.com/gpu` so only GPU pods land there.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub taints: Vec<NodeTaint>,
