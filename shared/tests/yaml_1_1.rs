@@ -188,7 +188,7 @@ fn the_studio_reads_what_libyaml_reads() {
         let ours: Vec<serde_json::Value> = shared::yaml::source::parse_documents(text)
             .unwrap_or_else(|error| panic!("{error} in\n{text}"))
             .into_iter()
-            .map(|document| serde_json::to_value(&document.to_value()).unwrap())
+            .map(|document| serde_json::to_value(document.to_value()).unwrap())
             .collect();
         assert_eq!(serde_json::Value::Array(ours), expected, "for\n{text}");
     }

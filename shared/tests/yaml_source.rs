@@ -653,7 +653,7 @@ fn plain_scalars_resolve_as_go_yaml_v2_resolves_them() {
         parse_documents("a: 'yes'\nb: \"012\"\nc: !!float '1.1'\nd: !!null ''\ne: !!str yes\n")
             .unwrap();
     assert_eq!(
-        serde_json::to_value(&quoted[0].to_value()).unwrap(),
+        serde_json::to_value(quoted[0].to_value()).unwrap(),
         json!({"a": "yes", "b": "012", "c": 1.1, "d": null, "e": "yes"})
     );
 }

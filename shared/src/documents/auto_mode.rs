@@ -56,7 +56,7 @@ pub fn node_class(number: usize) -> NodeClass {
 fn text<'a>(document: Node<'a>, path: &[&str]) -> Option<&'a str> {
     let mut value = document;
     for key in path {
-        value = value.get(*key)?;
+        value = value.get(key)?;
     }
     value.as_str()
 }

@@ -1448,10 +1448,10 @@ fn addon_config_invalid(document: Node<'_>, report: &mut Report<'_>) {
         .into_iter()
         .filter(|field| match *field {
             "wellKnownPolicies" => addon
-                .get(*field)
+                .get(field)
                 .and_then(Node::as_mapping)
                 .is_some_and(|policies| policies.values().any(|on| on.as_bool() == Some(true))),
-            "attachPolicy" => addon.get(*field).is_some_and(|value| !value.is_null()),
+            "attachPolicy" => addon.get(field).is_some_and(|value| !value.is_null()),
             _ => has(addon, field),
         })
         .collect();
@@ -2123,7 +2123,7 @@ fn nodegroup_ami_invalid(document: Node<'_>, report: &mut Report<'_>) {
             _ => &[],
         };
         for field in unsupported {
-            if group.get(*field).is_some_and(|value| !value.is_null()) {
+            if group.get(field).is_some_and(|value| !value.is_null()) {
                 report.fire(
                     format!("{path}.{field}"),
                     format!("{field} is not supported for {family} node groups"),
