@@ -813,3 +813,77 @@ fn an_empty_sequence_item_is_placed_at_its_dash() {
         );
     }
 }
+
+/// Reads `tree` and `copy` (the same value, one where it was parsed, one copied out) the
+/// same way, asserting at each step that they agree.
+fn assert_reads_alike(tree: shared::yaml::node::Node<'_>, copy: shared::yaml::node::Node<'_>) {
+    use shared::yaml::node::Kind;
+    assert!(tree.same_as(copy), "{tree:?} vs {copy:?}");
+    assert_eq!(tree.is_null(), copy.is_null());
+    assert_eq!(tree.as_str(), copy.as_str());
+    assert_eq!(tree.as_bool(), copy.as_bool());
+    assert_eq!(tree.as_i64(), copy.as_i64());
+    assert_eq!(
+        tree.as_f64().map(f64::to_bits),
+        copy.as_f64().map(f64::to_bits)
+    );
+    assert_eq!(tree.key_text(), copy.key_text());
+    match (tree.kind(), copy.kind()) {
+        (Kind::Mapping(left), Kind::Mapping(right)) => {
+            assert_eq!(left.len(), right.len());
+            for ((left_key, left_value), (right_key, right_value)) in left.iter().zip(right.iter())
+            {
+                assert_reads_alike(left_key, right_key);
+                assert_reads_alike(left_value, right_value);
+                // A key that is a plain string is found by it, in both.
+                if let Kind::String(key) = left_key.kind() {
+                    let (Some(left), Some(right)) = (tree.get(key), copy.get(key)) else {
+                        panic!("`{key}` is missing from one of {tree:?} and {copy:?}");
+                    };
+                    assert!(left.same_as(right));
+                }
+                if let Some(key) = left_key.as_str() {
+                    assert_eq!(tree.get(key).is_some(), copy.get(key).is_some());
+                }
+            }
+            assert!(tree.get("no such key").is_none());
+        }
+        (Kind::Sequence(left), Kind::Sequence(right)) => {
+            assert_eq!(left.len(), right.len());
+            for (left, right) in left.iter().zip(right.iter()) {
+                assert_reads_alike(left, right);
+            }
+            assert!(left.get(left.len()).is_none());
+        }
+        (Kind::Tagged(left_tag, left), Kind::Tagged(right_tag, right)) => {
+            assert_eq!(left_tag, right_tag);
+            assert_reads_alike(left, right);
+        }
+        (left, right) => assert_eq!(format!("{left:?}"), format!("{right:?}")),
+    }
+}
+
+#[test]
+fn a_parsed_document_reads_as_the_value_it_copies_out() {
+    let many_keys: String = (0..100)
+        .map(|index| format!("k{index}: {index}\n"))
+        .collect();
+    let texts = [
+        "a: 1\nb: [x, 'y', 2.5, -0.0, .inf, ~, yes, 0x1F]\nc: {d: e}\n".to_owned(),
+        "base: &b {size: 1, zone: a}\ngroups:\n  - <<: *b\n    size: 2\n  - *b\n".to_owned(),
+        "tagged: !Ref name\nlist: !Join [a, b]\n!k key: v\n1: number key\n'1': string key\n"
+            .to_owned(),
+        "? [a, b]\n: collection key\nnull: ~\ntrue: yes\n".to_owned(),
+        many_keys.clone() + "nested:\n" + &many_keys.replace('k', "  j"),
+        std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/seeds/eks-p5-odcr-vpc.yaml"),
+        )
+        .unwrap(),
+    ];
+    for text in texts {
+        for document in parse_documents(&text).unwrap() {
+            let copied = document.to_value();
+            assert_reads_alike(document.node(), shared::yaml::node::Node::from(&copied));
+        }
+    }
+}
