@@ -378,3 +378,30 @@ fn spot_pools_without_an_interruption_queue_are_one_warning_naming_them() {
         warnings[0].message
     );
 }
+
+/// The CLI lints one file without keeping its text: the findings (and failures) are those
+/// of a list of that one file, for every kind of file the tests hold.
+#[test]
+fn one_file_linted_alone_is_linted_as_a_list_of_one() {
+    let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let mut checked = 0;
+    for folder in ["seeds", "manifests"] {
+        for entry in std::fs::read_dir(data.join(folder)).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            let text = std::fs::read_to_string(&path).unwrap();
+            let live = shared::rules::LiveFacts::default();
+            let listed = shared::lint::lint_files_with(&[(name.clone(), text.clone())], &live);
+            let alone = shared::lint::lint_only_file(&name, text, &live);
+            assert_eq!(alone, listed[0].outcome, "{name}");
+            checked += 1;
+        }
+    }
+    let broken = "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata: [\n".to_owned();
+    let live = shared::rules::LiveFacts::default();
+    assert_eq!(
+        shared::lint::lint_only_file("broken.yaml", broken.clone(), &live),
+        shared::lint::lint_files_with(&[("broken.yaml".to_owned(), broken)], &live)[0].outcome
+    );
+    assert!(checked > 10, "only {checked} files");
+}

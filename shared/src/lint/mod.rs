@@ -317,10 +317,33 @@ pub fn import_yaml(text: &str) -> Result<ParsedFile, Vec<LintFailure>> {
 }
 
 fn lint_yaml(text: &str, live: &rules::LiveFacts) -> Result<Vec<LintFinding>, LintFailure> {
-    let documents = read_documents(text)?;
+    lint_read(read_documents(text)?, live, "this file defines")
+}
+
+/// Lints the one file given to the CLI, as [`lint_files_with`] lints a list of one: the
+/// text is dropped once read, so a large file is not held beside its documents and design.
+pub fn lint_only_file(
+    name: &str,
+    text: String,
+    live: &rules::LiveFacts,
+) -> Result<Vec<LintFinding>, LintFailure> {
+    if FileFormat::detect(name, &text) == FileFormat::SpecJson {
+        return lint_spec_json(&text, live);
+    }
+    let documents = read_documents(&text)?;
+    drop(text);
+    lint_read(documents, live, "the files given define")
+}
+
+/// The findings on one file's documents, sorted by place; `scope` as in [`lint_parsed`].
+fn lint_read(
+    documents: Vec<SourceDocument>,
+    live: &rules::LiveFacts,
+    scope: &str,
+) -> Result<Vec<LintFinding>, LintFailure> {
     let checked = check_documents(&documents);
     let file = import_documents(documents)?;
-    let mut findings: Vec<LintFinding> = lint_parsed(&file, checked, live, "this file defines")
+    let mut findings: Vec<LintFinding> = lint_parsed(&file, checked, live, scope)
         .into_iter()
         .map(|(_, finding)| finding)
         .collect();
