@@ -113,11 +113,6 @@ impl<'a> Node<'a> {
         }
     }
 
-    /// Whether this is a tagged value.
-    pub fn is_tagged(self) -> bool {
-        matches!(self.kind(), Kind::Tagged(..))
-    }
-
     /// The value copied out as a `yaml_serde::Value`.
     pub fn to_value(self) -> Value {
         match self.0 {
@@ -139,22 +134,12 @@ impl<'a> Node<'a> {
         }
     }
 
-    /// Whether this is a boolean.
-    pub fn is_bool(self) -> bool {
-        self.as_bool().is_some()
-    }
-
     /// The number, if this is one.
     pub fn as_number(self) -> Option<&'a Number> {
         match self.untagged().kind() {
             Kind::Number(number) => Some(number),
             _ => None,
         }
-    }
-
-    /// Whether this is a number.
-    pub fn is_number(self) -> bool {
-        self.as_number().is_some()
     }
 
     /// The number as an `i64`, if it is an integer that fits.
@@ -227,11 +212,6 @@ impl<'a> Node<'a> {
             Kind::Null => Some(Cow::Borrowed("null")),
             Kind::Sequence(_) | Kind::Mapping(_) | Kind::Tagged(..) => None,
         }
-    }
-
-    /// The item at `index`, if this is a sequence that long.
-    pub fn item(self, index: usize) -> Option<Node<'a>> {
-        self.as_sequence().and_then(|sequence| sequence.get(index))
     }
 
     /// Whether this holds the same value as `other`, as `Value`'s equality says.

@@ -477,7 +477,7 @@ pub fn untagged(mut value: &Value) -> &Value {
 /// as written by yaml_serde (the way Kubernetes' YAML-to-JSON conversion names them),
 /// `null` for a null key, and `None` for a sequence or mapping used as a key.
 pub fn mapping_key_text(key: &Value) -> Option<String> {
-    tree::key_text_of(key)
+    Node::from(key).key_text().map(std::borrow::Cow::into_owned)
 }
 
 /// Parses YAML text with one or more documents into values with positions.

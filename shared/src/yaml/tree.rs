@@ -114,19 +114,6 @@ impl Default for Tree {
     }
 }
 
-/// The text a mapping key is found by in a path: strings as they are, numbers and
-/// booleans as written by yaml_serde, `null` for null, none for a collection.
-pub(crate) fn key_text_of(value: &Value) -> Option<String> {
-    match value {
-        Value::String(text) => Some(text.clone()),
-        Value::Number(number) => Some(number.to_string()),
-        Value::Bool(boolean) => Some(boolean.to_string()),
-        Value::Null => Some("null".to_owned()),
-        Value::Tagged(tagged) => key_text_of(&tagged.value),
-        Value::Sequence(_) | Value::Mapping(_) => None,
-    }
-}
-
 impl Tree {
     pub(crate) fn node(&self, id: u32) -> TreeNode {
         self.nodes
@@ -186,7 +173,7 @@ impl Tree {
         id
     }
 
-    /// The text a path names the key at `id` by ([`key_text_of`]).
+    /// The text a path names the key at `id` by (as `Node::key_text`).
     pub(crate) fn key_text(&self, id: u32) -> Option<std::borrow::Cow<'_, str>> {
         use std::borrow::Cow;
         match self.node(self.untagged(id)) {
@@ -290,16 +277,6 @@ impl Tree {
                 }))
             }
         }
-    }
-
-    /// A tree of `value`, every place at line 0 (it was read from no text).
-    pub fn from_value(value: &Value) -> Tree {
-        let mut builder = Builder::new();
-        let node = builder.value(value);
-        builder.finish(Child {
-            place: Place::default(),
-            node,
-        })
     }
 
     /// The bytes the tree holds: its vectors' capacities, its text and its indexes.
