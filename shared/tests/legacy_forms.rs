@@ -92,3 +92,47 @@ fn a_v1beta1_node_class_reference_is_a_finding_at_its_place_not_an_unreadable_fi
         "{found:#?}"
     );
 }
+
+/// A Karpenter kind in an API version Karpenter no longer serves cannot be read, and
+/// says so at its `apiVersion`: which release served it last, what `kubectl apply` answers
+/// on a newer one, and what it became (aws/karpenter-provider-aws `pkg/apis/crds/`:
+/// v0.33.0 dropped v1alpha5 and v1alpha1, v1.1.0 dropped v1beta1). A kind the studio
+/// does not read at all is still named as such.
+#[test]
+fn a_retired_karpenter_version_says_what_the_api_server_answers() {
+    for (api_version, kind, last, now) in [
+        ("karpenter.sh/v1alpha5", "Provisioner", "0.32", "a NodePool"),
+        (
+            "karpenter.k8s.aws/v1alpha1",
+            "AWSNodeTemplate",
+            "0.32",
+            "an EC2NodeClass",
+        ),
+        ("karpenter.sh/v1beta1", "NodePool", "1.0", "a NodePool"),
+        (
+            "karpenter.k8s.aws/v1beta1",
+            "EC2NodeClass",
+            "1.0",
+            "an EC2NodeClass",
+        ),
+    ] {
+        let text = format!(
+            "kind: {kind}\napiVersion: {api_version}\nmetadata:\n  name: default\nspec: {{}}\n"
+        );
+        let failure = lint_text("old.yaml", &text).expect_err("a retired version is not read");
+        assert_eq!((failure.line, failure.column), (2, 1), "{failure}");
+        for said in [
+            format!("up to release {last} only"),
+            format!("no matches for kind \"{kind}\" in version \"{api_version}\""),
+            format!(". Write it as {now} in "),
+        ] {
+            assert!(failure.message.contains(&said), "{said}: {failure}");
+        }
+    }
+    let other = "apiVersion: karpenter.sh/v1beta1\nkind: NodeClaim\nmetadata:\n  name: m\n";
+    let failure = lint_text("other.yaml", other).expect_err("not a kind the studio reads");
+    assert!(
+        failure.message.contains("is not an eksctl ClusterConfig"),
+        "{failure}"
+    );
+}

@@ -63,15 +63,40 @@ pub fn document_kind<'a>(document: impl Into<Node<'a>>) -> Result<DocumentKind, 
         DocumentKind::Unknown { api_version, kind } => match (api_version, kind) {
             (None, _) => Err(error("apiVersion", "the document has no apiVersion")),
             (_, None) => Err(error("kind", "the document has no kind")),
-            (Some(api_version), Some(kind)) => Err(error(
-                "kind",
-                format!(
-                    "`{kind}` in `{api_version}` is not an eksctl ClusterConfig (eksctl.io/v1alpha5), a Karpenter NodePool (karpenter.sh/v1), an EC2NodeClass (karpenter.k8s.aws/v1) or a NodeOverlay (karpenter.sh/v1alpha1)"
+            (Some(api_version), Some(kind)) => Err(match retired_karpenter(&api_version, &kind) {
+                Some(message) => error("apiVersion", message),
+                None => error(
+                    "kind",
+                    format!(
+                        "`{kind}` in `{api_version}` is not an eksctl ClusterConfig (eksctl.io/v1alpha5), a Karpenter NodePool (karpenter.sh/v1), an EC2NodeClass (karpenter.k8s.aws/v1) or a NodeOverlay (karpenter.sh/v1alpha1)"
+                    ),
                 ),
-            )),
+            }),
         },
         known => Ok(known),
     }
+}
+
+/// What the API server says of a Karpenter kind in a version Karpenter no longer serves,
+/// and what it became. The provider's CRDs (aws/karpenter-provider-aws
+/// `pkg/apis/crds/`): v0.33.0 dropped `Provisioner` (karpenter.sh/v1alpha5) and
+/// `AWSNodeTemplate` (karpenter.k8s.aws/v1alpha1); v1.0 served v1beta1 beside v1 for the
+/// move, and v1.1.0 serves v1 alone.
+fn retired_karpenter(api_version: &str, kind: &str) -> Option<String> {
+    let (last, now) = match (api_version, kind) {
+        ("karpenter.sh/v1alpha5", "Provisioner") => ("0.32", "a NodePool in karpenter.sh/v1"),
+        ("karpenter.k8s.aws/v1alpha1", "AWSNodeTemplate") => {
+            ("0.32", "an EC2NodeClass in karpenter.k8s.aws/v1")
+        }
+        ("karpenter.sh/v1beta1", "NodePool") => ("1.0", "a NodePool in karpenter.sh/v1"),
+        ("karpenter.k8s.aws/v1beta1", "EC2NodeClass") => {
+            ("1.0", "an EC2NodeClass in karpenter.k8s.aws/v1")
+        }
+        _ => return None,
+    };
+    Some(format!(
+        "Karpenter serves `{kind}` in `{api_version}` up to release {last} only: on a cluster with a newer Karpenter, `kubectl apply` fails (`no matches for kind \"{kind}\" in version \"{api_version}\"`). Write it as {now} (Karpenter's upgrade guide lists what moved)"
+    ))
 }
 
 /// What the model would write for `original`, removed from it: the keys the model does
