@@ -29,9 +29,10 @@ pub const EXAMPLE_RESERVATION_ID: &str = "cr-xxxxxxxxxx";
 
 /// Whether a value is a placeholder left in from a template or a tutorial: the seeds'
 /// `PLACEHOLDER_…`, `cr-xxxxxxxxxx`, and in a one-word value a shell variable
-/// (`${CLUSTER_NAME}`, `$CLUSTER_NAME`), `YOUR_…`, or a whole value in angle brackets
-/// (`<your cluster>`). Text with spaces or lines (a boot script, user data) may use shell
-/// variables as they are meant: only its `PLACEHOLDER_` counts there.
+/// (`${CLUSTER_NAME}`, `$CLUSTER_NAME`), `YOUR_…`, an ARN's account in words
+/// (`ACCOUNT_ID`), or a whole value in angle brackets (`<your cluster>`). Text with
+/// spaces or lines (a boot script, user data) may use shell variables as they are meant:
+/// only its `PLACEHOLDER_` counts there.
 pub fn is_placeholder(value: &str) -> bool {
     let value = value.trim();
     if value.contains("PLACEHOLDER_") || value == EXAMPLE_RESERVATION_ID {
@@ -46,6 +47,7 @@ pub fn is_placeholder(value: &str) -> bool {
     if value
         .split([':', '/'])
         .any(|part| crossed_out(part, value.starts_with("arn:")))
+        || account_in_words(value)
     {
         return true;
     }
@@ -99,6 +101,18 @@ fn crossed_out(part: &str, in_arn: bool) -> bool {
         && digits
             .bytes()
             .all(|b| matches!(b, b'x' | b'X') || b.is_ascii_digit())
+}
+
+/// An ARN whose account is written in words (`arn:aws:iam::ACCOUNT_ID:role/eks`,
+/// `…::account-id:…`). An account number is twelve digits; the one word an ARN's account
+/// holds is `aws`, for what AWS owns (managed policies, EKS access policies).
+fn account_in_words(value: &str) -> bool {
+    let fields: Vec<&str> = value.splitn(6, ':').collect();
+    // arn, partition, service, region, account, resource: a shape AWS parses.
+    let [arn, _, _, _, account, _] = fields[..] else {
+        return false;
+    };
+    arn == "arn" && account != "aws" && account.bytes().any(|byte| byte.is_ascii_alphabetic())
 }
 
 fn is_hex_id(value: &str, prefix: &str) -> bool {
@@ -445,6 +459,9 @@ mod tests {
             "vpc-xxxxxxxxxxxxxxxxx",
             "subnet-xxxxxxxxxxxxxxx11",
             "arn:aws:iam::xxxxxxxxxxxx:role/eks-admin",
+            // aws-samples/eksctl-cluster-provision examples/cluster-creation/cluster.yaml
+            "arn:aws:iam::ACCOUNT_ID:role/eksClusterRole",
+            "arn:aws:iam::account-id:policy/my-policy",
         ] {
             assert!(is_placeholder(placeholder), "{placeholder}");
         }
@@ -463,6 +480,13 @@ mod tests {
             "xxxx",
             "arn:aws:iam::123456789012:role/xxxx-admin",
             "my-xxxx-cluster",
+            "arn:aws:iam::aws:policy/AmazonEKSWorkerNodePolicy",
+            "arn:aws:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy",
+            "arn:aws:s3:::my-bucket/checkpoints",
+            "arn:aws-us-gov:iam::123456789012:role/Admin",
+            "arn:aws:iam::123456789012:role/ACCOUNT_ID",
+            // Not an ARN's shape at all (eksctl's examples/17-permissions-boundary.yaml).
+            "arn:aws:iam:11111:policy/entity/boundary",
         ] {
             assert!(!is_placeholder(value), "{value}");
         }
