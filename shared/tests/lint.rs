@@ -405,3 +405,52 @@ fn one_file_linted_alone_is_linted_as_a_list_of_one() {
     );
     assert!(checked > 10, "only {checked} files");
 }
+
+/// A NodePool without `nodeClassRef` (as Karpenter's own docs show a static pool, with
+/// the reference left out: aws/karpenter-provider-aws `website/content/en/v1.14/concepts/
+/// nodepools.md`) is readable YAML of a known kind that the API server refuses: the
+/// schema's error at its place, with the file's other findings, not an unreadable file.
+/// It is so alone, beside its EC2NodeClass in another file, and in a directory.
+#[test]
+fn a_required_field_left_out_is_the_schema_s_error_at_its_place() {
+    let pool = "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: default\nspec:\n  replicas: 10\n  template:\n    spec:\n      requirements:\n        - key: karpenter.sh/capacity-type\n          operator: In\n          values: [\"spot\"]\n  limits:\n    cpu: 1000\n";
+    let findings = shared::lint::lint_text("static.yaml", pool).expect("a refusal is a finding");
+    let missing = findings
+        .iter()
+        .find(|finding| finding.message == "missing required field `nodeClassRef`")
+        .unwrap_or_else(|| panic!("{findings:#?}"));
+    assert_eq!(missing.rule, "karpenter-schema");
+    assert_eq!(missing.severity, shared::rules::Severity::Error);
+    assert_eq!((missing.line, missing.column), (8, 5), "{missing:#?}");
+    // The file's other refusals as written are there too: a static pool limits nodes only.
+    assert!(findings.len() > 1, "{findings:#?}");
+
+    let class = include_str!("data/manifests/karpenter-default.yaml")
+        .split("\n---")
+        .find(|document| document.contains("kind: EC2NodeClass"))
+        .unwrap()
+        .to_owned();
+    let files = vec![
+        ("static.yaml".to_owned(), pool.to_owned()),
+        ("class.yaml".to_owned(), class),
+    ];
+    let linted = shared::lint::lint_files_with(&files, &shared::rules::LiveFacts::default());
+    let outcome = linted[0]
+        .outcome
+        .as_ref()
+        .expect("still a finding beside its class");
+    assert!(
+        outcome
+            .iter()
+            .any(|finding| finding.message == "missing required field `nodeClassRef`"),
+        "{outcome:#?}"
+    );
+
+    // A field the import needs that no schema requires is still a file that cannot be read.
+    let unreadable = "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: p\nspec:\n  template:\n    spec:\n      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}\n      requirements: 12\n";
+    assert!(
+        shared::lint::lint_text("bad.yaml", unreadable).is_err(),
+        "{:#?}",
+        shared::lint::lint_text("bad.yaml", unreadable)
+    );
+}

@@ -342,7 +342,15 @@ fn lint_read(
     scope: &str,
 ) -> Result<Vec<LintFinding>, LintFailure> {
     let checked = check_documents(&documents);
-    let file = import_documents(documents)?;
+    let as_written = missing_required_as_written(&documents, &checked);
+    let file = match import_documents(documents) {
+        Ok(file) => file,
+        Err(failure) => {
+            return as_written
+                .filter(|found| stands_for(found, &failure))
+                .ok_or(failure);
+        }
+    };
     let mut findings: Vec<LintFinding> = lint_parsed(&file, checked, live, scope)
         .into_iter()
         .map(|(_, finding)| finding)
@@ -351,6 +359,56 @@ fn lint_read(
         (left.line, left.column, &left.rule).cmp(&(right.line, right.column, &right.rule))
     });
     Ok(findings)
+}
+
+/// The documents' findings as written, placed and sorted, when one of them is a required
+/// field the schema says is missing (the API server's or eksctl's refusal, at its place);
+/// `None` otherwise, the common case, so nothing is copied.
+fn missing_required_as_written(
+    documents: &[SourceDocument],
+    checked: &[Vec<rules::Finding>],
+) -> Option<Vec<LintFinding>> {
+    let missing = checked.iter().flatten().any(|finding| {
+        finding.severity == rules::Severity::Error
+            && finding.message.starts_with("missing required field `")
+    });
+    if !missing {
+        return None;
+    }
+    let mut found: Vec<LintFinding> = documents
+        .iter()
+        .zip(checked)
+        .flat_map(|(document, findings)| {
+            findings.iter().map(move |finding| {
+                let position = YamlPath::from_str(&finding.path)
+                    .map(|path| document.position(&path))
+                    .unwrap_or_else(|_| document.position(&YamlPath::root()));
+                placed(finding.clone(), position.line, position.column)
+            })
+        })
+        .collect();
+    found.sort_by(|left, right| {
+        (left.line, left.column, &left.rule).cmp(&(right.line, right.column, &right.rule))
+    });
+    Some(found)
+}
+
+/// Whether the import's failure is a field the findings already say is missing: a
+/// NodePool without `nodeClassRef` is the API server's refusal at that place, not a file
+/// that cannot be read.
+fn stands_for(found: &[LintFinding], failure: &LintFailure) -> bool {
+    let Some(field) = failure
+        .message
+        .split_once("missing field `")
+        .and_then(|(_, rest)| rest.split_once('`'))
+        .map(|(field, _)| field)
+    else {
+        return false;
+    };
+    found.iter().any(|finding| {
+        finding.severity == rules::Severity::Error
+            && finding.message == format!("missing required field `{field}`")
+    })
 }
 
 /// Each document's findings as written ([`rules::check_document`]), in document order.
