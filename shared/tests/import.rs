@@ -298,6 +298,24 @@ mod import_text {
             "{error}"
         );
     }
+
+    /// A NodePool that leaves out a field the CRD requires (Karpenter's docs show static
+    /// pools without `nodeClassRef`) is said as the API server's refusal, at the mapping
+    /// that lacks it, not in serde's words at `spec`.
+    #[test]
+    fn a_required_field_left_out_is_named_where_it_belongs() {
+        let text = "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: default\nspec:\n  replicas: 10\n  template:\n    spec:\n      requirements:\n        - key: karpenter.sh/capacity-type\n          operator: In\n          values: [\"spot\"]\n";
+        let error = import_text(text, &current()).unwrap_err();
+        assert_eq!(
+            error.message,
+            "missing required field `nodeClassRef`: the API server refuses the object without it"
+        );
+        assert_eq!((error.line, error.column), (8, 5), "{error}");
+        // A value of the wrong type is still serde's words.
+        let wrong = text.replace("replicas: 10", "replicas: ten");
+        let error = import_text(&wrong, &current()).unwrap_err();
+        assert!(!error.message.contains("missing"), "{error}");
+    }
 }
 
 /// A typo in an imported file is kept (nothing the user wrote is dropped) and is an error

@@ -17,6 +17,7 @@ use crate::model::spec::{
 };
 use crate::upstream::eksctl;
 use crate::upstream::karpenter::{Ec2NodeClass, NodeOverlay, NodePool};
+use crate::upstream::schema_check::SchemaIssueKind;
 use crate::yaml::node::{Kind, Node};
 use crate::yaml::source::YamlPath;
 
@@ -474,6 +475,34 @@ pub struct ImportedKarpenter {
     pub node_overlay_documents: Vec<usize>,
 }
 
+/// Why a Karpenter document does not read into its type. A field the CRD requires and
+/// the document leaves out is the API server's refusal, said at the mapping that lacks
+/// it; anything else is serde's words at `spec`.
+fn not_read(document: &Value, serde_error: &yaml_serde::Error) -> ImportError {
+    let message = serde_error.to_string();
+    let missing = message
+        .split_once("missing field `")
+        .and_then(|(_, rest)| rest.split_once('`'))
+        .map(|(field, _)| field);
+    let required = missing.and_then(|field| {
+        crate::upstream::schema_check::check_karpenter(document)
+            .into_iter()
+            .find(|issue| {
+                matches!(&issue.kind, SchemaIssueKind::MissingRequired(name) if name == field)
+            })
+    });
+    match required {
+        Some(issue) => error(
+            issue.path.to_string(),
+            format!(
+                "{}: the API server refuses the object without it",
+                issue.message
+            ),
+        ),
+        None => error("spec", message),
+    }
+}
+
 /// Imports Karpenter `NodePool` and `EC2NodeClass` documents.
 pub fn import_karpenter(documents: &[Value]) -> Result<ImportedKarpenter, ImportError> {
     let mut imported = ImportedKarpenter::default();
@@ -493,7 +522,7 @@ pub fn import_karpenter(documents: &[Value]) -> Result<ImportedKarpenter, Import
             DocumentKind::NodePool => {
                 let pool: NodePool =
                     yaml_serde::from_value(crate::upstream::karpenter::object_body(document))
-                        .map_err(|serde_error| located(error("spec", serde_error.to_string())))?;
+                        .map_err(|serde_error| located(not_read(document, &serde_error)))?;
                 // The same object written twice, identically (in two files of one
                 // design): kubectl applies it twice and the cluster holds one.
                 if !imported.settings.node_pools.contains(&pool) {
@@ -504,7 +533,7 @@ pub fn import_karpenter(documents: &[Value]) -> Result<ImportedKarpenter, Import
             DocumentKind::Ec2NodeClass => {
                 let class: Ec2NodeClass =
                     yaml_serde::from_value(crate::upstream::karpenter::object_body(document))
-                        .map_err(|serde_error| located(error("spec", serde_error.to_string())))?;
+                        .map_err(|serde_error| located(not_read(document, &serde_error)))?;
                 if !imported.settings.node_classes.contains(&class) {
                     imported.settings.node_classes.push(class);
                     imported.node_class_documents.push(index);
@@ -513,7 +542,7 @@ pub fn import_karpenter(documents: &[Value]) -> Result<ImportedKarpenter, Import
             DocumentKind::NodeOverlay => {
                 let overlay: NodeOverlay =
                     yaml_serde::from_value(crate::upstream::karpenter::object_body(document))
-                        .map_err(|serde_error| located(error("spec", serde_error.to_string())))?;
+                        .map_err(|serde_error| located(not_read(document, &serde_error)))?;
                 if !imported.settings.node_overlays.contains(&overlay) {
                     imported.settings.node_overlays.push(overlay);
                     imported.node_overlay_documents.push(index);
