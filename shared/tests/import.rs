@@ -311,6 +311,15 @@ mod import_text {
             "missing required field `nodeClassRef`: the API server refuses the object without it"
         );
         assert_eq!((error.line, error.column), (8, 5), "{error}");
+        // An object with no metadata has no name, which kubectl needs first.
+        let nameless = "apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nspec:\n  role: KarpenterNodeRole\n";
+        let error = import_text(nameless, &current()).unwrap_err();
+        assert!(
+            error.message.contains("no metadata, so no name")
+                && error.message.contains("resource name may not be empty"),
+            "{error}"
+        );
+        assert_eq!(error.line, 2, "{error}");
         // A value of the wrong type is still serde's words.
         let wrong = text.replace("replicas: 10", "replicas: ten");
         let error = import_text(&wrong, &current()).unwrap_err();

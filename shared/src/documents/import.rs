@@ -477,13 +477,20 @@ pub struct ImportedKarpenter {
 
 /// Why a Karpenter document does not read into its type. A field the CRD requires and
 /// the document leaves out is the API server's refusal, said at the mapping that lacks
-/// it; anything else is serde's words at `spec`.
+/// it; no `metadata` is kubectl's; anything else is serde's words at `spec`.
 fn not_read(document: &Value, serde_error: &yaml_serde::Error) -> ImportError {
     let message = serde_error.to_string();
     let missing = message
         .split_once("missing field `")
         .and_then(|(_, rest)| rest.split_once('`'))
         .map(|(field, _)| field);
+    if missing == Some("metadata") {
+        // kubectl asks the API server for the object by name before it applies it.
+        return error(
+            "kind",
+            "the object has no metadata, so no name: `kubectl apply` refuses it (\"resource name may not be empty\")",
+        );
+    }
     let required = missing.and_then(|field| {
         crate::upstream::schema_check::check_karpenter(document)
             .into_iter()
