@@ -29,8 +29,8 @@ pub const EXAMPLE_RESERVATION_ID: &str = "cr-xxxxxxxxxx";
 
 /// Whether a value is a placeholder left in from a template or a tutorial: the seeds'
 /// `PLACEHOLDER_…`, `cr-xxxxxxxxxx`, and in a one-word value a shell variable
-/// (`${CLUSTER_NAME}`, `$CLUSTER_NAME`), `YOUR_…`, an ARN's account in words
-/// (`ACCOUNT_ID`), or a whole value in angle brackets (`<your cluster>`). Text with
+/// (`${CLUSTER_NAME}`, `$CLUSTER_NAME`), `YOUR_…`, an ARN's account that is no account
+/// (`ACCOUNT_ID`, `11111`), or a whole value in angle brackets (`<your cluster>`). Text with
 /// spaces or lines (a boot script, user data) may use shell variables as they are meant:
 /// only its `PLACEHOLDER_` counts there.
 pub fn is_placeholder(value: &str) -> bool {
@@ -47,7 +47,7 @@ pub fn is_placeholder(value: &str) -> bool {
     if value
         .split([':', '/'])
         .any(|part| crossed_out(part, value.starts_with("arn:")))
-        || account_in_words(value)
+        || not_an_account(value)
     {
         return true;
     }
@@ -103,16 +103,24 @@ fn crossed_out(part: &str, in_arn: bool) -> bool {
             .all(|b| matches!(b, b'x' | b'X') || b.is_ascii_digit())
 }
 
-/// An ARN whose account is written in words (`arn:aws:iam::ACCOUNT_ID:role/eks`,
-/// `…::account-id:…`). An account number is twelve digits; the one word an ARN's account
-/// holds is `aws`, for what AWS owns (managed policies, EKS access policies).
-fn account_in_words(value: &str) -> bool {
+/// An ARN whose account is no account: written in words (`arn:aws:iam::ACCOUNT_ID:role/eks`,
+/// `…::account-id:…`) or in too few or too many digits (`…::11111:policy/boundary`, as
+/// eksctl's own example writes it). An account number is twelve digits, so nothing such
+/// an ARN names exists; the one word an ARN's account holds is `aws`, for what AWS owns
+/// (managed policies, EKS access policies), and some ARNs have none (S3's).
+fn not_an_account(value: &str) -> bool {
     let fields: Vec<&str> = value.splitn(6, ':').collect();
     // arn, partition, service, region, account, resource: a shape AWS parses.
     let [arn, _, _, _, account, _] = fields[..] else {
         return false;
     };
-    arn == "arn" && account != "aws" && account.bytes().any(|byte| byte.is_ascii_alphabetic())
+    // A word or a number: a policy's wildcard (`*`) or variable (`${aws:…}`) is left alone.
+    let word = !account.is_empty()
+        && account
+            .bytes()
+            .all(|byte| byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'-');
+    let twelve_digits = account.len() == 12 && account.bytes().all(|byte| byte.is_ascii_digit());
+    arn == "arn" && word && account != "aws" && !twelve_digits
 }
 
 fn is_hex_id(value: &str, prefix: &str) -> bool {
@@ -462,6 +470,9 @@ mod tests {
             // aws-samples/eksctl-cluster-provision examples/cluster-creation/cluster.yaml
             "arn:aws:iam::ACCOUNT_ID:role/eksClusterRole",
             "arn:aws:iam::account-id:policy/my-policy",
+            // eksctl's examples/17-permissions-boundary.yaml
+            "arn:aws:iam::11111:policy/entity/boundary",
+            "arn:aws:iam::1234567890123:role/Admin",
         ] {
             assert!(is_placeholder(placeholder), "{placeholder}");
         }
@@ -485,6 +496,9 @@ mod tests {
             "arn:aws:s3:::my-bucket/checkpoints",
             "arn:aws-us-gov:iam::123456789012:role/Admin",
             "arn:aws:iam::123456789012:role/ACCOUNT_ID",
+            // A policy's wildcards and variables.
+            "arn:aws:ec2:*:*:instance/*",
+            "arn:aws:iam::${aws:PrincipalAccount}:role/reader",
             // Not an ARN's shape at all (eksctl's examples/17-permissions-boundary.yaml).
             "arn:aws:iam:11111:policy/entity/boundary",
         ] {
