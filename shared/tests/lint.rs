@@ -454,3 +454,28 @@ fn a_required_field_left_out_is_the_schema_s_error_at_its_place() {
         shared::lint::lint_text("bad.yaml", unreadable)
     );
 }
+
+/// `version: 1.33` unquoted is a YAML number, which eksctl's decoder refuses for its
+/// string field (sigs.k8s.io/yaml turns it into JSON `1.33`): the schema's error at that
+/// line says so, and no warning beside it claims the version was left out.
+#[test]
+fn a_version_written_as_a_number_is_one_error_not_also_a_version_left_out() {
+    let text = "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata:\n  name: demo\n  region: us-west-2\n  version: 1.33\n";
+    let findings = shared::lint::lint_text("cluster.yaml", text).unwrap();
+    let at_version: Vec<_> = findings
+        .iter()
+        .filter(|finding| finding.line == 6)
+        .collect();
+    assert_eq!(at_version.len(), 1, "{findings:#?}");
+    assert_eq!(at_version[0].rule, "eksctl-schema");
+    assert_eq!(at_version[0].severity, shared::rules::Severity::Error);
+    // Left out, it is still the warning.
+    let omitted = text.replace("  version: 1.33\n", "");
+    let findings = shared::lint::lint_text("cluster.yaml", &omitted).unwrap();
+    assert!(
+        findings
+            .iter()
+            .any(|finding| finding.rule == "kubernetes-version-omitted"),
+        "{findings:#?}"
+    );
+}

@@ -451,14 +451,13 @@ fn lint_parsed(
         let (document_index, path) = file_path(file, &finding.path);
         let position = file.documents[document_index].position(&path);
         // A document rule's error at the same place already says what is wrong there (a
-        // fractional size is the schema's wrong type and the size rule's invalid size).
-        if finding.severity == rules::Severity::Error
-            && findings[..document_findings].iter().any(|(index, placed)| {
-                *index == document_index
-                    && placed.severity == rules::Severity::Error
-                    && (placed.line, placed.column) == (position.line, position.column)
-            })
-        {
+        // fractional size is the schema's wrong type and the size rule's invalid size; a
+        // version written as a number is the schema's wrong type, not a version left out).
+        if findings[..document_findings].iter().any(|(index, placed)| {
+            *index == document_index
+                && placed.severity == rules::Severity::Error
+                && (placed.line, placed.column) == (position.line, position.column)
+        }) {
             continue;
         }
         // Karpenter's and Auto Mode's objects are judged without a ClusterConfig too, but
