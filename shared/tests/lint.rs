@@ -479,3 +479,26 @@ fn a_version_written_as_a_number_is_one_error_not_also_a_version_left_out() {
         "{findings:#?}"
     );
 }
+
+/// An object whose metadata names nothing is refused by kubectl before the API server sees
+/// it, and the finding says so rather than calling an empty name a malformed one.
+#[test]
+fn an_empty_name_is_said_as_no_name() {
+    let class = "apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata: {}\nspec:\n  role: KarpenterNodeRole\n  amiSelectorTerms: [{alias: al2023@latest}]\n  subnetSelectorTerms: [{tags: {karpenter.sh/discovery: demo}}]\n  securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: demo}}]\n";
+    let findings = shared::lint::lint_text("class.yaml", class).unwrap();
+    let named = findings
+        .iter()
+        .find(|finding| finding.rule == "karpenter-name-invalid")
+        .unwrap_or_else(|| panic!("{findings:#?}"));
+    assert_eq!(
+        named.message,
+        "the EC2NodeClass has no name: `kubectl apply` refuses it (\"resource name may not be empty\")"
+    );
+    let bad = class.replace("metadata: {}", "metadata: {name: GPU_Class}");
+    let findings = shared::lint::lint_text("class.yaml", &bad).unwrap();
+    assert!(
+        findings.iter().any(|finding| finding.message
+            == "EC2NodeClass name `GPU_Class` is not a lowercase DNS name"),
+        "{findings:#?}"
+    );
+}

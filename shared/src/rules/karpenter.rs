@@ -675,6 +675,18 @@ fn is_dns_name(name: &str) -> bool {
         && name.ends_with(|char: char| char.is_ascii_alphanumeric())
 }
 
+/// Why the API server or kubectl refuses `name` for a `kind`: none at all (kubectl looks
+/// the object up by name before it applies it), or not a DNS subdomain name.
+fn name_refused(kind: &str, name: &str) -> String {
+    if name.is_empty() {
+        format!(
+            "the {kind} has no name: `kubectl apply` refuses it (\"resource name may not be empty\")"
+        )
+    } else {
+        format!("{kind} name `{name}` is not a lowercase DNS name")
+    }
+}
+
 fn karpenter_name_invalid(context: &Context<'_>, report: &mut Report<'_>) {
     let mut pool_names = BTreeSet::new();
     for (index, pool) in pools(context) {
@@ -682,7 +694,7 @@ fn karpenter_name_invalid(context: &Context<'_>, report: &mut Report<'_>) {
         if !is_dns_name(name) {
             report.fire(
                 format!("{}.metadata.name", pool_path(index)),
-                format!("NodePool name `{name}` is not a lowercase DNS name"),
+                name_refused("NodePool", name),
             );
         } else if !pool_names.insert(name) {
             report.fire(
@@ -697,7 +709,7 @@ fn karpenter_name_invalid(context: &Context<'_>, report: &mut Report<'_>) {
         if !is_dns_name(name) {
             report.fire(
                 format!("{}.metadata.name", class_path(index)),
-                format!("EC2NodeClass name `{name}` is not a lowercase DNS name"),
+                name_refused("EC2NodeClass", name),
             );
         } else if !class_names.insert(name) {
             report.fire(
