@@ -475,20 +475,30 @@ pub struct ImportedKarpenter {
     pub node_overlay_documents: Vec<usize>,
 }
 
+/// What kubectl says of an object with no name: it looks the object up by name before it
+/// applies it.
+pub const NO_NAME_REFUSED: &str = "`kubectl apply` refuses it (\"resource name may not be empty\")";
+
+/// The field an import failure says is missing: serde's "missing field `x`", or the
+/// schema's "missing required field `x`" that [`import_karpenter`] says instead.
+pub fn missing_field(message: &str) -> Option<&str> {
+    ["missing field `", "missing required field `"]
+        .iter()
+        .find_map(|said| message.split_once(said))
+        .and_then(|(_, rest)| rest.split_once('`'))
+        .map(|(field, _)| field)
+}
+
 /// Why a Karpenter document does not read into its type. A field the CRD requires and
 /// the document leaves out is the API server's refusal, said at the mapping that lacks
 /// it; no `metadata` is kubectl's; anything else is serde's words at `spec`.
 fn not_read(document: &Value, serde_error: &yaml_serde::Error) -> ImportError {
     let message = serde_error.to_string();
-    let missing = message
-        .split_once("missing field `")
-        .and_then(|(_, rest)| rest.split_once('`'))
-        .map(|(field, _)| field);
+    let missing = missing_field(&message);
     if missing == Some("metadata") {
-        // kubectl asks the API server for the object by name before it applies it.
         return error(
             "kind",
-            "the object has no metadata, so no name: `kubectl apply` refuses it (\"resource name may not be empty\")",
+            format!("the object has no metadata, so no name: {NO_NAME_REFUSED}"),
         );
     }
     let required = missing.and_then(|field| {

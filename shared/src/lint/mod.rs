@@ -397,12 +397,7 @@ fn missing_required_as_written(
 /// NodePool without `nodeClassRef` is the API server's refusal at that place, not a file
 /// that cannot be read.
 fn stands_for(found: &[LintFinding], failure: &LintFailure) -> bool {
-    let Some(field) = ["missing field `", "missing required field `"]
-        .iter()
-        .find_map(|said| failure.message.split_once(said))
-        .and_then(|(_, rest)| rest.split_once('`'))
-        .map(|(field, _)| field)
-    else {
+    let Some(field) = import::missing_field(&failure.message) else {
         return false;
     };
     found.iter().any(|finding| {

@@ -680,7 +680,8 @@ fn is_dns_name(name: &str) -> bool {
 fn name_refused(kind: &str, name: &str) -> String {
     if name.is_empty() {
         format!(
-            "the {kind} has no name: `kubectl apply` refuses it (\"resource name may not be empty\")"
+            "the {kind} has no name: {}",
+            crate::documents::import::NO_NAME_REFUSED
         )
     } else {
         format!("{kind} name `{name}` is not a lowercase DNS name")
