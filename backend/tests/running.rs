@@ -62,17 +62,25 @@ fn eks_studio(emulator: &Emulator, args: &[&str]) -> Output {
 
 /// `eks_studio` with more environment (a stand-in told to fail).
 fn eks_studio_with(emulator: &Emulator, args: &[&str], more: &[(&str, &str)]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_eks-studio"))
+    eks_studio_command(emulator, args, more)
+        .output()
+        .expect("eks-studio runs")
+}
+
+/// The command [`eks_studio_with`] runs, to start it and go on (`more` comes last, so it
+/// may slow the stand-ins down).
+fn eks_studio_command(emulator: &Emulator, args: &[&str], more: &[(&str, &str)]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_eks-studio"));
+    command
         .args(args)
-        .envs(more.iter().copied())
         .env("EKSCTL_STANDIN_DELAY_MS", "0")
         .env("PATH", stand_ins_on_path())
         .env("AWS_ENDPOINT_URL", &emulator.endpoint)
         .env("AWS_ACCESS_KEY_ID", "testing")
         .env("AWS_SECRET_ACCESS_KEY", "testing")
         .env("EKS_STUDIO_EC2_TIMEOUT_SECONDS", "30")
-        .output()
-        .expect("eks-studio runs")
+        .envs(more.iter().copied());
+    command
 }
 
 /// `eks-studio read --cluster CLUSTER --region us-east-1 --out OUT`, which must succeed.
@@ -1254,20 +1262,47 @@ fn the_iam_policy_in_the_docs_names_every_call_a_read_makes() {
     }
 }
 
+/// The deploy token of the servers these tests build: reads and plans of running
+/// clusters need it as deploys and applies do.
+const API_TOKEN: &str = "apply-token-0123456789abcdef";
+
+/// A server's deploys as far as the cluster routes go: the token, nothing deployed.
+fn reads_only() -> backend::deploy::Deploys {
+    backend::deploy::Deploys::Unavailable(backend::deploy::DeploysUnavailable {
+        reason: "these tests read and plan only".into(),
+        token: backend::deploy::DeployToken::new(API_TOKEN).unwrap(),
+    })
+}
+
+/// POSTs `body` with the deploy token.
 async fn post_json(
     router: &axum::Router,
     uri: &str,
     body: &serde_json::Value,
 ) -> (axum::http::StatusCode, serde_json::Value) {
+    post_json_as(router, uri, body, Some(API_TOKEN)).await
+}
+
+/// POSTs `body`, with `token` as the bearer when given.
+async fn post_json_as(
+    router: &axum::Router,
+    uri: &str,
+    body: &serde_json::Value,
+    token: Option<&str>,
+) -> (axum::http::StatusCode, serde_json::Value) {
     use http_body_util::BodyExt;
     use tower::ServiceExt;
+    let mut request = axum::http::Request::builder()
+        .method("POST")
+        .uri(uri)
+        .header("content-type", "application/json");
+    if let Some(token) = token {
+        request = request.header("authorization", format!("Bearer {token}"));
+    }
     let response = router
         .clone()
         .oneshot(
-            axum::http::Request::builder()
-                .method("POST")
-                .uri(uri)
-                .header("content-type", "application/json")
+            request
                 .body(axum::body::Body::from(body.to_string()))
                 .unwrap(),
         )
@@ -1288,8 +1323,38 @@ async fn the_api_lists_reads_and_plans_against_a_running_cluster() {
     eksctl_create(&emulator, &file);
     let router = backend::app(backend::AppState {
         aws: emulator.live_aws().await,
+        deploys: reads_only(),
         ..backend::AppState::default()
     });
+
+    // The account's clusters, a cluster's access entries and workloads are the deploy
+    // token's holders' only: without it, or with another, each route says so and reads
+    // nothing.
+    for uri in ["/api/clusters", "/api/clusters/read", "/api/plan"] {
+        let body = serde_json::json!({"region": REGION, "cluster": cluster});
+        for (token, said) in [
+            (None, "needs the deploy token"),
+            (Some("not-the-token-0123456789"), "wrong deploy token"),
+        ] {
+            let (status, refused) = post_json_as(&router, uri, &body, token).await;
+            assert_eq!(status, 401, "{uri}: {refused}");
+            assert!(refused.to_string().contains(said), "{uri}: {refused}");
+        }
+    }
+    let calls_before = emulator.all_calls().await;
+    let (status, _) = post_json_as(
+        &router,
+        "/api/clusters/read",
+        &serde_json::json!({"region": REGION, "cluster": cluster}),
+        None,
+    )
+    .await;
+    assert_eq!(status, 401);
+    assert_eq!(
+        emulator.all_calls().await,
+        calls_before,
+        "a refused read calls no AWS API"
+    );
 
     let (status, listed) = post_json(
         &router,
@@ -1539,7 +1604,11 @@ fn calls_in(log: &Path) -> Vec<Vec<String>> {
             );
             let read_kubeconfig = argv.get(2).is_some_and(|word| word == "update-kubeconfig")
                 && argv.iter().any(|word| word.contains("eks-studio-read-"));
-            !(read || read_kubeconfig)
+            // The apply lock's writes of its Lease.
+            let lock = argv
+                .iter()
+                .any(|word| word.contains("/lease-create-") || word.contains("/lease-replace-"));
+            !(read || read_kubeconfig || lock)
         })
         .collect()
 }
@@ -2145,7 +2214,7 @@ async fn the_api_applies_an_approved_plan_as_a_job_that_waits_for_approval() {
         kubectl: tool("kubectl"),
         helm: tool("helm"),
     };
-    const TOKEN: &str = "apply-token-0123456789abcdef";
+    const TOKEN: &str = API_TOKEN;
     let mut config = backend::deploy::DeployConfig::new(
         dir.join("data"),
         tools.clone(),
@@ -2823,4 +2892,306 @@ fn fsx_in_a_new_vpc_goes_in_the_gpu_groups_subnet_with_the_cluster_security_grou
         std::fs::read_to_string(bundle.join("storage/volumes.yaml")).unwrap(),
         volumes
     );
+}
+
+/// The cluster's apply lock (its Lease), as kubectl reads it on the cluster made from
+/// `file`; `None` when there is none yet.
+fn read_lease(emulator: &Emulator, file: &Path) -> Option<serde_json::Value> {
+    let output = standin(
+        "kubectl",
+        emulator,
+        file,
+        &[
+            "get",
+            "lease",
+            "eks-studio-apply",
+            "-n",
+            "kube-system",
+            "-o",
+            "json",
+        ],
+    );
+    if !output.status.success() {
+        assert!(
+            text(&output.stderr).contains("(NotFound)"),
+            "{}",
+            text(&output.stderr)
+        );
+        return None;
+    }
+    Some(serde_json::from_slice(&output.stdout).unwrap())
+}
+
+/// Waits (up to a minute) until the Lease names a holder, and answers it.
+fn held_lease(emulator: &Emulator, file: &Path) -> serde_json::Value {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        if let Some(lease) = read_lease(emulator, file)
+            && lease["spec"]["holderIdentity"]
+                .as_str()
+                .is_some_and(|holder| !holder.is_empty())
+        {
+            return lease;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no one took the cluster's lock"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}
+
+/// The eksctl file of `file`'s design with its g4dn group's sizes (and an access entry for
+/// `role`, when given): a plan of an update in place, and of a creation before it.
+fn resized(
+    file: &Path,
+    dir: &Path,
+    name: &str,
+    desired: u32,
+    max: u32,
+    role: Option<&str>,
+) -> PathBuf {
+    let mut design: yaml_serde::Value =
+        yaml_serde::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+    for group in design["managedNodeGroups"].as_sequence_mut().unwrap() {
+        if group["name"] == "g4dn" {
+            group["desiredCapacity"] = desired.into();
+            group["maxSize"] = max.into();
+        }
+    }
+    if let Some(role) = role {
+        let entry: yaml_serde::Value = yaml_serde::from_str(&format!(
+            "{{principalARN: 'arn:aws:iam::123456789012:role/{role}', kubernetesGroups: [ml]}}"
+        ))
+        .unwrap();
+        match design["accessConfig"]["accessEntries"].as_sequence_mut() {
+            Some(entries) => entries.push(entry),
+            None => {
+                design["accessConfig"]["accessEntries"] = yaml_serde::Value::Sequence(vec![entry])
+            }
+        }
+    }
+    let out = dir.join(format!("{name}.yaml"));
+    std::fs::write(&out, yaml_serde::to_string(&design).unwrap()).unwrap();
+    out
+}
+
+/// One change at a time, whoever makes it: while `eks-studio apply` at one terminal
+/// changes the cluster, an apply from another terminal and from two servers on two data
+/// directories are each refused before a step runs, naming the holder; the lock lives in
+/// the cluster (a Lease, as kubectl reads it) and is free once the first apply ends.
+#[tokio::test(flavor = "multi_thread")]
+async fn one_apply_at_a_time_across_terminals_and_servers_through_the_cluster_s_lease() {
+    let emulator = Emulator::start();
+    let dir = temp_dir("lock");
+    let (file, cluster) = filled_template(&emulator, "g4dn", &dir);
+    eksctl_create(&emulator, &file);
+    let first_design = resized(&file, &dir, "first", 3, 4, None);
+    let second_design = resized(&file, &dir, "second", 3, 5, None);
+    let apply = |design: &Path| {
+        vec![
+            "apply".to_owned(),
+            design.to_str().unwrap().to_owned(),
+            "--cluster".to_owned(),
+            cluster.clone(),
+            "--region".to_owned(),
+            REGION.to_owned(),
+            "--auto-approve".to_owned(),
+        ]
+    };
+    // The first apply's one step (eksctl scale) takes a while: its lines come slowly.
+    let first_args = apply(&first_design);
+    let mut first = eks_studio_command(
+        &emulator,
+        &words(&first_args),
+        &[("EKSCTL_STANDIN_DELAY_MS", "10000")],
+    )
+    .stdout(std::process::Stdio::piped())
+    .stderr(std::process::Stdio::piped())
+    .spawn()
+    .unwrap();
+    let holder_job = format!("terminal run {}", first.id());
+    let lease = held_lease(&emulator, &file);
+    let identity = lease["spec"]["holderIdentity"].as_str().unwrap();
+    assert!(identity.contains(&holder_job), "{lease}");
+    assert_eq!(lease["metadata"]["namespace"], "kube-system");
+    assert_eq!(
+        lease["metadata"]["annotations"]["eks-studio/job"],
+        holder_job.as_str()
+    );
+    assert!(lease["spec"]["leaseDurationSeconds"].as_u64().unwrap() >= 3);
+
+    // Another terminal: refused before any step, naming the holder.
+    let calls = dir.join("second-calls.jsonl");
+    let second = eks_studio_with(
+        &emulator,
+        &words(&apply(&second_design)),
+        &[("EKSCTL_STANDIN_ARGV_LOG", calls.to_str().unwrap())],
+    );
+    let said = text(&second.stderr);
+    assert_eq!(second.status.code(), Some(6), "{said}");
+    assert!(
+        said.contains("another apply holds the cluster's lock"),
+        "{said}"
+    );
+    assert!(said.contains(&holder_job), "{said}");
+    assert!(
+        calls_in(&calls).is_empty(),
+        "nothing ran: {:?}",
+        calls_in(&calls)
+    );
+
+    // Two servers, each on its own data directory: each refuses with 409, naming it.
+    let bin = dir.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let python = studio_e2e::ec2_emulator::python();
+    let fixture = |name: &str| root().join("tests/fixtures").join(name);
+    let design = design_json(&second_design);
+    for data in ["data-a", "data-b"] {
+        let mut args: Vec<std::ffi::OsString> = vec!["--data-dir".into(), dir.join(data).into()];
+        for tool in ["eksctl", "aws", "kubectl", "helm"] {
+            args.push(format!("--{tool}").into());
+            args.push(
+                pointed_at_emulator(&emulator, &bin, tool, &[&python, &fixture(tool)]).into(),
+            );
+        }
+        let environment = [
+            ("EKS_STUDIO_DEPLOY_TOKEN", API_TOKEN),
+            ("AWS_ACCESS_KEY_ID", "testing"),
+            ("AWS_SECRET_ACCESS_KEY", "testing"),
+            ("AWS_ENDPOINT_URL", emulator.endpoint.as_str()),
+        ];
+        let server = deploy_support::Server::start(&args, &environment);
+        let (status, refused) = server.call(
+            "POST",
+            "/api/applies",
+            API_TOKEN,
+            Some(&serde_json::json!({"region": REGION, "cluster": cluster, "spec": design})),
+        );
+        assert_eq!(status, 409, "{data}: {refused}");
+        assert_eq!(
+            refused["lock"]["holder"]["job"],
+            holder_job.as_str(),
+            "{refused}"
+        );
+        assert!(
+            refused["error"]
+                .as_str()
+                .unwrap()
+                .contains("nothing was run"),
+            "{refused}"
+        );
+        let (status, jobs) = server.call("GET", "/api/deploys", API_TOKEN, None);
+        assert_eq!(status, 200);
+        assert_eq!(jobs, serde_json::json!([]), "{data}: no job exists");
+    }
+    assert!(
+        first.try_wait().unwrap().is_none(),
+        "the first apply still ran while the others were refused"
+    );
+
+    // The first apply ends: its change made, the lock freed for the next.
+    let output = first.wait_with_output().unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}\n{}",
+        text(&output.stdout),
+        text(&output.stderr)
+    );
+    let lease = read_lease(&emulator, &file).unwrap();
+    assert_eq!(lease["spec"]["holderIdentity"], "", "{lease}");
+    let next = eks_studio(&emulator, &words(&apply(&second_design)));
+    assert_eq!(next.status.code(), Some(0), "{}", text(&next.stderr));
+}
+
+/// A holder that dies loses the lock when its Lease expires, and nothing waits forever;
+/// a forced break (`--break-lock`) takes a live lock, says whose it was (to the person and
+/// in the Lease), and the holder it was taken from stops before its next step.
+#[test]
+fn a_dead_holder_s_lock_expires_and_a_broken_lock_stops_its_holder_before_the_next_step() {
+    let emulator = Emulator::start();
+    let dir = temp_dir("lock-expiry");
+    let (file, cluster) = filled_template(&emulator, "g4dn", &dir);
+    eksctl_create(&emulator, &file);
+    let apply = |design: &Path, more: &[&str]| {
+        let mut args = vec![
+            "apply".to_owned(),
+            design.to_str().unwrap().to_owned(),
+            "--cluster".to_owned(),
+            cluster.clone(),
+            "--region".to_owned(),
+            REGION.to_owned(),
+            "--auto-approve".to_owned(),
+        ];
+        args.extend(more.iter().map(|word| (*word).to_owned()));
+        args
+    };
+    let short = [
+        ("EKSCTL_STANDIN_DELAY_MS", "20000"),
+        ("EKS_STUDIO_LOCK_SECONDS", "4"),
+    ];
+
+    // Killed with SIGKILL while it holds the lock: nothing releases it.
+    let doomed_design = resized(&file, &dir, "doomed", 3, 4, None);
+    let mut doomed = eks_studio_command(&emulator, &words(&apply(&doomed_design, &[])), &short)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    held_lease(&emulator, &file);
+    doomed.kill().unwrap();
+    doomed.wait().unwrap();
+    let next_design = resized(&file, &dir, "next", 3, 6, None);
+    let refused = eks_studio(&emulator, &words(&apply(&next_design, &[])));
+    assert_eq!(refused.status.code(), Some(6), "{}", text(&refused.stderr));
+    // Past its duration the dead holder's lock has expired: the next apply takes it.
+    std::thread::sleep(std::time::Duration::from_secs(5));
+    let taken = eks_studio(&emulator, &words(&apply(&next_design, &[])));
+    assert_eq!(taken.status.code(), Some(0), "{}", text(&taken.stderr));
+    let lease = read_lease(&emulator, &file).unwrap();
+    assert!(
+        lease["spec"]["leaseTransitions"].as_u64().unwrap() >= 1,
+        "{lease}"
+    );
+
+    // A live holder, two steps to run (an access entry, then a scale), the first slow.
+    let held_design = resized(&file, &dir, "held", 3, 7, Some("held-team"));
+    let held_args = apply(&held_design, &[]);
+    let holder = eks_studio_command(&emulator, &words(&held_args), &short)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let holder_job = format!("terminal run {}", holder.id());
+    held_lease(&emulator, &file);
+    let breaker_design = resized(&file, &dir, "breaker", 3, 8, None);
+    let broke = eks_studio(
+        &emulator,
+        &words(&apply(&breaker_design, &["--break-lock"])),
+    );
+    let said = text(&broke.stderr);
+    assert_eq!(broke.status.code(), Some(0), "{said}");
+    assert!(said.contains("broke the cluster's lock, held by"), "{said}");
+    assert!(said.contains(&holder_job), "{said}");
+    let lease = read_lease(&emulator, &file).unwrap();
+    assert!(
+        lease["metadata"]["annotations"]["eks-studio/broke"]
+            .as_str()
+            .is_some_and(|note| note.contains(&holder_job)),
+        "the Lease says whose lock was broken: {lease}"
+    );
+    let stopped = holder.wait_with_output().unwrap();
+    let said = text(&stopped.stderr);
+    assert_eq!(stopped.status.code(), Some(1), "{said}");
+    assert!(said.contains("stopped before step"), "{said}");
+    assert!(
+        said.contains("the lock was taken by eks-studio apply"),
+        "{said}"
+    );
+}
+
+/// Owned arguments as the `&str`s a command takes.
+fn words(args: &[String]) -> Vec<&str> {
+    args.iter().map(String::as_str).collect()
 }

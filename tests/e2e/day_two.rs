@@ -171,7 +171,18 @@ async fn a_running_cluster_opens_from_the_start_step_and_review_plans_the_edits_
         .await
         .unwrap();
     browser.wait_for_element("running-region").await;
+    // Reading a running cluster needs the deploy token: without it the server says so.
     browser.fill("running-region", ec2_emulator::REGION).await;
+    browser.click_button("List clusters").await;
+    let refused = browser
+        .wait_for_text(Locator::Css(".running-cluster .error"), |text| {
+            text.contains("401")
+        })
+        .await;
+    assert!(refused.contains("deploy token"), "{refused}");
+    browser
+        .fill("running-token", studio.deploy_token.as_deref().unwrap())
+        .await;
     browser.click_button("List clusters").await;
     let open = Locator::XPath("//button[@aria-label='Open train']");
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);

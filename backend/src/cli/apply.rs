@@ -6,7 +6,14 @@
 //! 1 a step failed, or the cluster still differs after the steps; 2 a design or cluster
 //! that cannot be read; 3 a change the peers refuse (nothing run); 4 not approved (no
 //! terminal to ask and no `--auto-approve`, an answer other than `yes`, or disruptive
-//! steps without `--allow-disruption`); 5 the cluster changed since the approved plan.
+//! steps without `--allow-disruption`); 5 the cluster changed since the approved plan (or
+//! since the plan shown, read again once the lock is held); 6 another apply holds the
+//! cluster's lock (nothing run).
+//!
+//! Once approved, the apply takes the cluster's lock (`deploy::lock`, a Lease in the
+//! cluster that every server, terminal and CI job takes before changing it), plans again
+//! under it, and runs the steps only when that plan is the one shown; the lock is renewed
+//! while the steps run and freed at the end.
 
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -17,7 +24,10 @@ use shared::changes::apply::{
 };
 
 use crate::cli::read::{terminal_safe, terminal_safe_lines};
-use crate::cli::running::{ClusterArgs, live_plan, plan_for, plan_text, write_apply_bundle};
+use crate::cli::running::{
+    ClusterArgs, live_plan, lock_cluster, plan_for, plan_text, write_apply_bundle,
+};
+use crate::deploy::lock::LockError;
 
 /// How the user approves.
 pub struct Approval<'a> {
@@ -28,6 +38,8 @@ pub struct Approval<'a> {
     /// The `plan.json` the user approved: the apply refuses when the cluster's plan now
     /// differs from it.
     pub approved_plan: Option<&'a Path>,
+    /// Take the cluster's lock from a live holder too.
+    pub break_lock: bool,
 }
 
 /// Asks on the terminal; `true` only for `yes`.
@@ -38,30 +50,21 @@ fn ask(question: &str) -> bool {
     std::io::stdin().lock().read_line(&mut answer).is_ok() && answer.trim() == "yes"
 }
 
-/// A directory of this apply's own for the bundle and the kubeconfig, private to the user.
-fn work_directory(out: Option<&Path>, cluster: &str) -> Result<PathBuf, String> {
+/// A directory of this apply's own for the bundle and the kubeconfig: `--out`, or a new
+/// one of this user's only (0700) with a random name, never one that exists.
+fn work_directory(out: Option<&Path>) -> Result<PathBuf, String> {
     if let Some(out) = out {
         std::fs::create_dir_all(out)
             .map_err(|error| format!("cannot make {}: {error}", out.display()))?;
         return Ok(out.to_path_buf());
     }
-    let stamp = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|since| since.as_millis())
-        .unwrap_or_default();
-    let dir = std::env::temp_dir().join(format!(
-        "eks-studio-apply-{cluster}-{}-{stamp}",
-        std::process::id()
-    ));
-    std::fs::DirBuilder::new()
-        .mode(0o700)
-        .recursive(true)
-        .create(&dir)
-        .map_err(|error| format!("cannot make {}: {error}", dir.display()))?;
-    Ok(dir)
+    crate::cli::files::new_private_dir("eks-studio-apply").map_err(|error| {
+        format!(
+            "cannot make a private folder in {}: {error}",
+            std::env::temp_dir().display()
+        )
+    })
 }
-
-use std::os::unix::fs::DirBuilderExt;
 
 /// Runs one step in `dir`, its output passed through; whether it succeeded, in words
 /// when not.
@@ -102,13 +105,8 @@ pub fn apply(
 ) -> ExitCode {
     let (cluster, region) = (args.cluster.to_owned(), args.region.to_owned());
     let tools = args.tools.clone();
-    let again = ClusterArgs {
-        cluster: args.cluster,
-        region: args.region,
-        ec2_endpoint: args.ec2_endpoint.clone(),
-        eks_endpoint: args.eks_endpoint.clone(),
-        tools: args.tools.clone(),
-    };
+    let again = args.clone();
+    let for_lock = args.clone();
     let (after, live) = match live_plan(design, args, max_bytes) {
         Ok(planned) => planned,
         Err(message) => {
@@ -182,19 +180,79 @@ pub fn apply(
             return ExitCode::from(4);
         }
     }
-    let dir = match work_directory(out, &cluster) {
+    // One change at a time: the cluster's lock, then the plan again under it.
+    let holder = crate::deploy::lock::Holder::this_user(
+        "eks-studio apply",
+        &format!("terminal run {}", std::process::id()),
+    );
+    let (runtime, lock) = match lock_cluster(&for_lock, &holder, approval.break_lock) {
+        Ok(held) => held,
+        Err(error @ LockError::Held(_)) => {
+            eprintln!("error: {}", terminal_safe(&error.to_string()));
+            return ExitCode::from(6);
+        }
+        Err(error) => {
+            eprintln!("error: {}", terminal_safe(&error.to_string()));
+            return ExitCode::from(2);
+        }
+    };
+    if let Some(broke) = &lock.broke {
+        eprintln!(
+            "warning: broke the cluster's lock, held by {}",
+            terminal_safe(&broke.to_string())
+        );
+    }
+    let release = |code: ExitCode, lock: crate::deploy::lock::ClusterLock| {
+        runtime.block_on(lock.release());
+        code
+    };
+    let approved = serde_json::to_value(&live.plan).unwrap_or_default();
+    match plan_for(&after, again.clone()) {
+        Ok(now) => {
+            let differences = shared::changes::apply::differences(&approved, &now.plan);
+            if !differences.is_empty() {
+                eprintln!(
+                    "error: the cluster changed since the plan above was made; nothing was run:"
+                );
+                for difference in differences {
+                    eprintln!("  {}", terminal_safe(&difference));
+                }
+                eprintln!("plan again, review it and apply that plan");
+                return release(ExitCode::from(5), lock);
+            }
+        }
+        Err(message) => {
+            eprintln!(
+                "error: the cluster could not be read again under its lock: {}",
+                terminal_safe(&message)
+            );
+            return release(ExitCode::from(2), lock);
+        }
+    }
+    let dir = match work_directory(out) {
         Ok(dir) => dir,
         Err(message) => {
             eprintln!("error: {}", terminal_safe(&message));
-            return ExitCode::from(2);
+            return release(ExitCode::from(2), lock);
         }
     };
     if let Err(message) = write_apply_bundle(&after, &live, &cluster, &region, &dir) {
         eprintln!("error: {}", terminal_safe(&message));
-        return ExitCode::from(2);
+        return release(ExitCode::from(2), lock);
     }
     let steps = apply_steps(&live.plan, &cluster, &region);
     for (index, step) in steps.iter().enumerate() {
+        if let Some(reason) = lock.lost() {
+            eprintln!(
+                "error: stopped before step {}: {}; steps 1 to {} were done, {} to {} were not run",
+                index + 1,
+                terminal_safe(&reason),
+                index,
+                index + 1,
+                steps.len()
+            );
+            return release(ExitCode::from(1), lock);
+        }
         eprintln!(
             "\n==> [{}/{}] {}\n$ {}",
             index + 1,
@@ -215,11 +273,13 @@ pub fn apply(
                 "plan again to see what is left (the bundle is in {})",
                 dir.display()
             );
-            return ExitCode::from(1);
+            return release(ExitCode::from(1), lock);
         }
     }
     // Read again: a step that succeeded but changed nothing is not done.
-    match plan_for(&after, again) {
+    let read_again = plan_for(&after, again);
+    runtime.block_on(lock.release());
+    match read_again {
         Ok(left) if left.plan.is_empty() => {
             println!(
                 "\nApply complete: {}; the cluster is what the design says.",

@@ -55,6 +55,27 @@ pub fn write_file(path: &Path, contents: &str, executable: bool) -> std::io::Res
     })
 }
 
+/// A new folder of this user's only (0700) under the system's temporary folder, named
+/// `{prefix}-` and 16 random hex digits, created exclusively: a name that exists (a folder
+/// or a link someone left) is never used, another random name is tried instead.
+pub fn new_private_dir(prefix: &str) -> std::io::Result<std::path::PathBuf> {
+    use std::os::unix::fs::DirBuilderExt;
+    let mut last = None;
+    for _ in 0..8 {
+        let mut random = [0u8; 8];
+        getrandom::fill(&mut random).map_err(|error| std::io::Error::other(error.to_string()))?;
+        let suffix: String = random.iter().map(|byte| format!("{byte:02x}")).collect();
+        let dir = std::env::temp_dir().join(format!("{prefix}-{suffix}"));
+        // Not recursive: `mkdir` fails on anything already at that name.
+        match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
+            Ok(()) => return Ok(dir),
+            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => last = Some(error),
+            Err(error) => return Err(error),
+        }
+    }
+    Err(last.unwrap_or_else(|| std::io::Error::other("no free name")))
+}
+
 #[cfg(test)]
 mod tests {
     use super::write_file;

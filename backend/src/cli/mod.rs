@@ -227,6 +227,10 @@ pub enum Command {
         /// plan now differs from it.
         #[arg(long)]
         approved_plan: Option<PathBuf>,
+        /// Take the cluster's apply lock even though someone holds it (their process is
+        /// gone and its Lease has not expired yet); says whose it was, in the Lease too.
+        #[arg(long)]
+        break_lock: bool,
         /// Directory for the bundle the steps read (a private temporary one otherwise).
         #[arg(long)]
         out: Option<PathBuf>,
@@ -428,6 +432,7 @@ pub fn run(cli: Cli) -> ExitCode {
             auto_approve,
             allow_disruption,
             approved_plan,
+            break_lock,
             out,
             eksctl,
             ec2_endpoint,
@@ -454,6 +459,7 @@ pub fn run(cli: Cli) -> ExitCode {
                 auto_approve,
                 allow_disruption,
                 approved_plan: approved_plan.as_deref(),
+                break_lock,
             },
             out.as_deref(),
             max_bytes,
@@ -556,6 +562,9 @@ fn serve(
             (Some(_), crate::deploy::TokenSource::Environment) => {
                 println!("Deploy token: from {}", crate::deploy::auth::TOKEN_VARIABLE);
             }
+        }
+        if !local_addr.ip().is_loopback() {
+            println!("{}", crate::http::token::BEYOND_LOOPBACK);
         }
         // Tests and `cargo xtask run` read this line to find the port.
         println!("EKS Training Studio listening on http://{local_addr}/");

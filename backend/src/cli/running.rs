@@ -17,6 +17,7 @@ use crate::cli::diff::{DiffFormat, design_at, plan_exit_code};
 use crate::cli::read::{terminal_safe, terminal_safe_lines};
 
 /// Which cluster, and how to reach AWS.
+#[derive(Clone)]
 pub struct ClusterArgs<'a> {
     /// Its name.
     pub cluster: &'a str,
@@ -217,4 +218,41 @@ pub(crate) fn write_apply_bundle(
             .map_err(|error| format!("cannot write {}: {error}", path.display()))?;
     }
     Ok(())
+}
+
+/// The cluster's apply lock, held for `holder` on a runtime of its own that renews it
+/// while the caller runs its steps; or why not (someone else holds it: `Held`).
+pub(crate) fn lock_cluster(
+    args: &ClusterArgs<'_>,
+    holder: &crate::deploy::lock::Holder,
+    break_lock: bool,
+) -> Result<
+    (tokio::runtime::Runtime, crate::deploy::lock::ClusterLock),
+    crate::deploy::lock::LockError,
+> {
+    use crate::deploy::lock::{ClusterLock, LockError};
+    let region = Region::parse(args.region.trim())
+        .map_err(|_| LockError::Failed(format!("`{}` is not a known AWS region", args.region)))?;
+    let runtime = tokio::runtime::Runtime::new()
+        .map_err(|error| LockError::Failed(format!("cannot start the async runtime: {error}")))?;
+    let lock = runtime.block_on(async {
+        let aws = LiveAws::from_default_chain(AwsOptions::from_environment(
+            args.ec2_endpoint.clone(),
+            args.eks_endpoint.clone(),
+        ))
+        .await;
+        let (dir, kubeconfig) =
+            crate::deploy::objects::private_kubeconfig(&aws, &args.tools, &region, args.cluster)
+                .await
+                .map_err(LockError::Failed)?;
+        ClusterLock::take(
+            &args.tools.kubectl,
+            &kubeconfig,
+            Some(dir),
+            holder,
+            break_lock,
+        )
+        .await
+    })?;
+    Ok((runtime, lock))
 }

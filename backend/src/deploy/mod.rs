@@ -8,6 +8,8 @@
 
 /// The deploy token and the middleware that asks for it.
 pub mod auth;
+/// One change at a time to a running cluster: the apply lock, a Lease in the cluster.
+pub mod lock;
 /// The objects inside a running cluster, read with `aws` and `kubectl`.
 pub mod objects;
 /// Running a job's steps as process groups.
@@ -28,6 +30,7 @@ use futures_util::Stream;
 use shared::Spec;
 use shared::deploy::bundle::BundleFile;
 use shared::model::ids::{Region, ResourceName};
+use shared::model::live_checks::EventBody;
 use shared::rules::{Finding, Severity};
 use tokio::sync::{Semaphore, watch};
 
@@ -249,6 +252,9 @@ pub enum DeployError {
     /// Too many deploys run already (429).
     #[error("{0}")]
     Busy(String),
+    /// Another apply holds the running cluster's lock (or it could not be taken).
+    #[error(transparent)]
+    Locked(lock::LockError),
     /// The server cannot deploy now: not configured, or stopping (503).
     #[error("{0}")]
     Unavailable(String),
@@ -286,6 +292,18 @@ pub enum Deploys {
     NotEnabled,
 }
 
+impl Deploys {
+    /// The token that opens the routes which reach a running cluster (deploys, applies,
+    /// reads and plans); none on a server that was not asked to deploy.
+    pub fn token(&self) -> Option<DeployToken> {
+        match self {
+            Deploys::Enabled(deployer) => Some(deployer.token().clone()),
+            Deploys::Unavailable(unavailable) => Some(unavailable.token.clone()),
+            Deploys::NotEnabled => None,
+        }
+    }
+}
+
 /// Why a server has no deploys although they were asked for, and the token whose holders
 /// may read the reason.
 #[derive(Clone, Debug)]
@@ -294,6 +312,57 @@ pub struct DeploysUnavailable {
     pub reason: String,
     /// The deploy token the server would have used.
     pub token: DeployToken,
+}
+
+/// What an apply needs to take its cluster's lock: kubectl and a kubeconfig for the
+/// cluster (its private folder goes with the lock), and whether to break a live hold.
+pub struct LockRequest {
+    /// The cluster's kubeconfig, and the folder it is in.
+    pub kubeconfig: (objects::PrivateDir, PathBuf),
+    /// Take the lock from a live holder too, saying whose it was.
+    pub break_lock: bool,
+    /// Who asked for the apply (the client's address, say).
+    pub asked_by: String,
+}
+
+impl LockRequest {
+    async fn take(
+        self,
+        job: &str,
+        config: &DeployConfig,
+    ) -> Result<lock::ClusterLock, DeployError> {
+        let (dir, kubeconfig) = self.kubeconfig;
+        let holder = lock::Holder {
+            who: self.asked_by,
+            at: format!(
+                "{} (server process {}, data directory {})",
+                lock::host_name(),
+                std::process::id(),
+                config.data_dir.display()
+            ),
+            tool: "eks-studio serve".to_owned(),
+            job: job.to_owned(),
+        };
+        lock::ClusterLock::take(
+            &config.tools.kubectl,
+            &kubeconfig,
+            Some(dir),
+            &holder,
+            self.break_lock,
+        )
+        .await
+        .map_err(DeployError::Locked)
+    }
+}
+
+/// A design a deploy or an apply may carry: eksctl's document of it and the rules'
+/// findings (none of them an error).
+#[derive(Debug)]
+pub struct Admitted {
+    /// The `ClusterConfig` the design renders.
+    pub cluster_document: yaml_serde::Value,
+    /// Every finding, warnings and notes only.
+    pub findings: Vec<Finding>,
 }
 
 /// The deploy side of the server. Cheap to clone.
@@ -562,6 +631,21 @@ impl Deployer {
         Ok(cluster_document)
     }
 
+    /// What a design must pass before a deploy or an apply of it exists: the keys a
+    /// server deploy carries, then the shared rules (any error refuses it, with the
+    /// findings). Answers eksctl's document of it and the findings.
+    pub fn admit_design(&self, spec: &Spec) -> Result<Admitted, DeployError> {
+        let cluster_document = self.admit(spec)?;
+        let findings = shared::rules::validate_with(spec, &crate::clock::todays_facts());
+        if shared::rules::has_errors(&findings) {
+            return Err(DeployError::Refused(findings));
+        }
+        Ok(Admitted {
+            cluster_document,
+            findings,
+        })
+    }
+
     /// Checks `spec` with the shared rules, writes its bundle and starts running it.
     /// Answers the new job, still `pending`.
     pub async fn start(&self, spec: &Spec) -> Result<Job, DeployError> {
@@ -577,11 +661,10 @@ impl Deployer {
         server_files_confirmed: bool,
         review: bool,
     ) -> Result<Job, DeployError> {
-        let cluster_document = self.admit(spec)?;
-        let findings = shared::rules::validate_with(spec, &crate::clock::todays_facts());
-        if shared::rules::has_errors(&findings) {
-            return Err(DeployError::Refused(findings));
-        }
+        let Admitted {
+            cluster_document,
+            findings,
+        } = self.admit_design(spec)?;
         let cluster = ResourceName::parse(&spec.cluster.name).map_err(|error| {
             DeployError::Unprocessable(format!("cluster name `{}`: {error}", spec.cluster.name))
         })?;
@@ -607,6 +690,7 @@ impl Deployer {
             cluster.as_str(),
             region.as_str(),
             &files,
+            None,
             |directory: &Path| {
                 runner::plan_steps(&self.inner.config.tools, directory, spec, review)
             },
@@ -619,12 +703,19 @@ impl Deployer {
     /// the plan's steps in order in the job's directory (the bundle of `spec`, `apply.sh`,
     /// `plan.txt`, `plan.json`), then reads the cluster again with this server's own
     /// `plan` (the job fails if anything is still different).
+    /// `admitted` is [`Deployer::admit_design`]'s answer for `spec`, asked before the
+    /// cluster was read.
     pub async fn start_apply(
         &self,
         spec: &Spec,
+        admitted: Admitted,
         live: &shared::changes::read::LivePlan,
+        lock: LockRequest,
     ) -> Result<Job, DeployError> {
-        let cluster_document = self.admit(spec)?;
+        let Admitted {
+            cluster_document,
+            findings,
+        } = admitted;
         let server_files = shared::deploy::keys::server_files(&cluster_document);
         if !server_files.is_empty() {
             return Err(DeployError::ServerFiles(server_files));
@@ -648,7 +739,6 @@ impl Deployer {
         self.check_prerequisites(steps.iter().map(|step| step.tool), "apply the plan")?;
         let config = &self.inner.config;
         let studio = config.studio.clone();
-        let findings = shared::rules::validate_with(spec, &crate::clock::todays_facts());
         let mut files = shared::deploy::bundle::bundle_files(spec, &findings, &[])
             .map_err(|error| DeployError::Unprocessable(error.to_string()))?;
         let text = |path: &str, contents: String, executable: bool| BundleFile {
@@ -685,6 +775,7 @@ impl Deployer {
             cluster.as_str(),
             region.as_str(),
             &files,
+            Some(lock),
             move |directory: &Path| {
                 runner::apply_step_commands(
                     &tools,
@@ -708,6 +799,7 @@ impl Deployer {
         cluster: &str,
         region: &str,
         files: &[BundleFile],
+        lock: Option<LockRequest>,
         make_steps: impl FnOnce(&Path) -> Vec<runner::StepCommand>,
     ) -> Result<Job, DeployError> {
         let active_conflict = |job: String| DeployError::Active {
@@ -727,6 +819,12 @@ impl Deployer {
         })?;
 
         let id = new_job_id()?;
+        // An apply's job exists only once it holds the cluster's lock: another apply of
+        // it, from any server or terminal, is refused here, before a step runs.
+        let mut lock = match lock {
+            Some(request) => Some(request.take(&id, &self.inner.config).await?),
+            None => None,
+        };
         let directory = self.inner.config.data_dir.join("jobs").join(&id);
         let steps = make_steps(&directory);
         let new_job = NewJob {
@@ -743,11 +841,31 @@ impl Deployer {
                 })
                 .collect(),
         };
-        match store.create_job(new_job).await {
+        let created = store.create_job(new_job).await;
+        if !matches!(created, Created::Stored)
+            && let Some(lock) = lock.take()
+        {
+            lock.release().await;
+        }
+        match created {
             Created::Stored => {}
             Created::AlreadyActive(job) => return Err(active_conflict(job)),
             Created::Failed(error) => {
                 return Err(self.storage_refusal("store the deploy job", error));
+            }
+        }
+        if let Some(lock) = &lock {
+            let mut said = vec![format!(
+                "took the cluster's lock (Lease {}/{}); it is renewed while this job runs",
+                lock::LEASE_NAMESPACE,
+                lock::LEASE_NAME
+            )];
+            if let Some(broke) = &lock.broke {
+                said.push(format!("broke the lock held by {broke}"));
+                tracing::warn!(job = %id, held = %broke, "an apply broke the cluster's lock");
+            }
+            for line in said {
+                let _ = store.append(&id, EventBody::note(0, line)).await;
             }
         }
         if let Err(error) = write_bundle(&directory, files).await {
@@ -781,7 +899,7 @@ impl Deployer {
             let _permit = permit;
             let store = &deployer.inner.store;
             let grace = deployer.inner.config.stop_grace;
-            let result = runner::run_job(
+            let run = runner::run_job(
                 store,
                 &job_id,
                 &directory,
@@ -789,8 +907,30 @@ impl Deployer {
                 &mut stop_requests,
                 &mut approvals,
                 grace,
-            )
-            .await;
+            );
+            let result = match lock.as_mut() {
+                None => run.await,
+                Some(held) => {
+                    tokio::pin!(run);
+                    tokio::select! {
+                        result = &mut run => result,
+                        reason = held.until_lost() => {
+                            // Someone broke the lock, or it could not be renewed: another
+                            // actor may be changing the cluster, so no further step runs.
+                            let line = format!("stopping before the next step: {reason}");
+                            tracing::warn!(job = %job_id, %reason, "an apply lost the cluster's lock");
+                            let _ = store.append(&job_id, EventBody::note(0, line)).await;
+                            if let Some(job) = deployer.active().get(&job_id) {
+                                job.stop.send_replace(Some(StopReason::Cancelled));
+                            }
+                            run.await
+                        }
+                    }
+                }
+            };
+            if let Some(held) = lock {
+                held.release().await;
+            }
             if let Err(error) = result {
                 tracing::error!(job = %job_id, %error, "deploy job failed to record its progress");
                 let text = deployer.failure_text(&error);

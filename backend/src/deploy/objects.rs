@@ -31,10 +31,11 @@ const TOOL_TIMEOUT: Duration = Duration::from_secs(60);
 const NO_SUCH_RESOURCE: &str = "the server doesn't have a resource type";
 
 /// A directory of this process's own, 0700, removed when dropped.
-struct PrivateDir(PathBuf);
+pub struct PrivateDir(PathBuf);
 
 impl PrivateDir {
-    fn new() -> Result<PrivateDir, String> {
+    /// A new one under the temporary folder, with a random name.
+    pub fn new() -> Result<PrivateDir, String> {
         use std::os::unix::fs::DirBuilderExt;
         let mut suffix = [0u8; 8];
         getrandom::fill(&mut suffix).map_err(|error| error.to_string())?;
@@ -57,7 +58,11 @@ impl Drop for PrivateDir {
 
 /// Runs a tool to its end (or [`TOOL_TIMEOUT`]): its standard output, or what it said
 /// on standard error when it failed.
-async fn run(program: &Path, args: &[&str], kubeconfig: &Path) -> Result<Vec<u8>, String> {
+pub(crate) async fn run(
+    program: &Path,
+    args: &[&str],
+    kubeconfig: &Path,
+) -> Result<Vec<u8>, String> {
     let shown = program.display().to_string();
     let mut command = Command::new(program);
     command
@@ -159,6 +164,24 @@ fn write_kubeconfig(
         .map_err(|error| format!("cannot write {}: {error}", path.display()))?;
     file.write_all(config.to_string().as_bytes())
         .map_err(|error| format!("cannot write {}: {error}", path.display()))
+}
+
+/// A kubeconfig of its own for cluster `cluster` (as [`write_kubeconfig`] writes one,
+/// from EKS's DescribeCluster), in a private folder that goes with it.
+pub async fn private_kubeconfig(
+    aws: &LiveAws,
+    tools: &Tools,
+    region: &Region,
+    cluster: &str,
+) -> Result<(PrivateDir, PathBuf), String> {
+    let access = aws
+        .api_access(region, cluster)
+        .await
+        .map_err(|error| format!("no kubeconfig for the cluster: {error}"))?;
+    let directory = PrivateDir::new()?;
+    let kubeconfig = directory.0.join("kubeconfig");
+    write_kubeconfig(&kubeconfig, &tools.aws, region.as_str(), cluster, &access)?;
+    Ok((directory, kubeconfig))
 }
 
 /// The cluster's Karpenter objects and chart values, through the API server `access`

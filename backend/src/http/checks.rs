@@ -30,7 +30,7 @@ pub const MAX_CONCURRENT_CHECKS: usize = 4;
 pub const CHECK_QUEUE_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// The live-check routes, under `/api`.
-pub fn router(aws: LiveAws, tools: crate::deploy::Tools) -> Router {
+pub fn router(aws: LiveAws) -> Router {
     let running = Arc::new(Semaphore::new(MAX_CONCURRENT_CHECKS));
     Router::new()
         .route("/api/checks", post(run_checks))
@@ -40,7 +40,6 @@ pub fn router(aws: LiveAws, tools: crate::deploy::Tools) -> Router {
         )
         .route("/api/offerings", post(region_offerings))
         .route("/api/where-sold", post(where_sold))
-        .merge(crate::http::clusters::routes(tools))
         .route_layer(middleware::from_fn_with_state(running, one_of_few))
         .with_state(aws)
 }

@@ -1,11 +1,14 @@
 //! Running clusters over HTTP: `POST /api/clusters` (the region's clusters),
 //! `POST /api/clusters/read` (one read into a design) and `POST /api/plan` (what a design
-//! would change on it). Read-only AWS calls; they share the live checks' turns.
+//! would change on it). Read-only AWS calls, but what they answer (access entries, node
+//! classes' user data, every workload on the nodes) is the cluster's: each route needs
+//! the deploy token. They do not take the live checks' turns; a plan's comparison takes
+//! one of the heavy-work turns.
 
 use axum::Extension;
 use axum::extract::State;
 use axum::routing::post;
-use axum::{Json, Router};
+use axum::{Json, Router, middleware};
 use serde::{Deserialize, Serialize};
 use shared::Spec;
 use shared::changes::addons::plan_against_offered;
@@ -14,18 +17,23 @@ use shared::model::ids::Region;
 use shared::upstream::eks::NotRead;
 
 use crate::aws::{AwsError, LiveAws};
-use crate::deploy::Tools;
 use crate::deploy::objects::{read_for_plan, read_running};
+use crate::deploy::{DeployToken, Tools};
 use crate::http::error::ApiError;
 use crate::http::extract::JsonBody;
 
-/// The routes, under `/api`.
-pub fn routes(tools: Tools) -> Router<LiveAws> {
+/// The routes, under `/api`, open to holders of `token` only.
+pub fn router(aws: LiveAws, tools: Tools, token: Option<DeployToken>) -> Router {
     Router::new()
         .route("/api/clusters", post(list))
         .route("/api/clusters/read", post(read))
         .route("/api/plan", post(plan))
+        .route_layer(middleware::from_fn_with_state(
+            token,
+            crate::http::token::require_token,
+        ))
         .layer(Extension(tools))
+        .with_state(aws)
 }
 
 /// `POST /api/clusters` input.
@@ -130,25 +138,36 @@ async fn plan(
     Extension(tools): Extension<Tools>,
     JsonBody(request): JsonBody<PlanRequest>,
 ) -> Result<Json<LivePlan>, ApiError> {
-    if let Some(reason) = request.spec.beyond_what_eks_runs() {
+    let region = region(&request.region)?;
+    let (_, live) = plan_running(&aws, &tools, &region, &request.cluster, request.spec).await?;
+    Ok(Json(live))
+}
+
+/// Reads cluster `cluster` and plans `spec` against it: the design back (it went to the
+/// comparison) and the plan. The one read-then-plan of the server, for `/api/plan` and
+/// `/api/applies`; comparing renders both designs, so it runs on a heavy-work turn.
+pub(crate) async fn plan_running(
+    aws: &LiveAws,
+    tools: &Tools,
+    region: &Region,
+    cluster: &str,
+    spec: Spec,
+) -> Result<(Spec, LivePlan), ApiError> {
+    if let Some(reason) = spec.beyond_what_eks_runs() {
         return Err(ApiError::unprocessable(reason));
     }
-    let region = region(&request.region)?;
-    let (reading, offer) = read_for_plan(&aws, &tools, &region, &request.cluster, &request.spec)
+    let (reading, offer) = read_for_plan(aws, tools, region, cluster, &spec)
         .await
-        .map_err(|error| aws_error(&request.cluster, error))?;
-    // Comparing renders both designs: off the async workers, like other work that grows
-    // with the input.
-    let answer = tokio::task::spawn_blocking(move || {
-        plan_against_offered(
+        .map_err(|error| aws_error(cluster, error))?;
+    crate::http::extract::off_the_workers(move || {
+        let live = plan_against_offered(
             &reading,
-            &request.spec,
+            &spec,
             offer
                 .as_ref()
                 .map(|offer| offer.as_ref().map_err(Clone::clone)),
-        )
+        );
+        (spec, live)
     })
     .await
-    .map_err(|error| ApiError::Internal(Box::new(error)))?;
-    Ok(Json(answer))
 }

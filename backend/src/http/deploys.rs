@@ -9,7 +9,7 @@
 //! | `POST /deploys/{id}/cancel` | stops the job's processes; the job, `cancelled` |
 //! | `POST /applies` (`{"cluster","region","spec","approved_plan"?,"allow_disruption"?}`) | 202 and the new job, waiting for `POST /deploys/{id}/approve`; 409 when the cluster's plan now differs from `approved_plan` (each difference named); 422 when a peer refuses a change, nothing changes, or a change disrupts running pods without `allow_disruption` |
 
-use axum::extract::{Path, Request, State};
+use axum::extract::{Path, State};
 use axum::http::header::{CONTENT_TYPE, LOCATION};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
@@ -20,10 +20,7 @@ use futures_util::{Stream, StreamExt};
 use shared::Spec;
 use tower_http::limit::RequestBodyLimitLayer;
 
-use axum::http::header::{AUTHORIZATION, WWW_AUTHENTICATE};
-use axum::middleware::Next;
-
-use crate::deploy::{Deployer, Deploys, Job};
+use crate::deploy::{DeployError, Deployer, Deploys, Job};
 use crate::http::error::ApiError;
 use crate::http::extract::JsonBody;
 
@@ -67,8 +64,8 @@ pub fn router(deploys: Deploys, aws: crate::aws::LiveAws) -> Router {
         .route_layer(RequestBodyLimitLayer::new(MAX_REQUEST_BYTES))
         .route_layer(middleware::map_response(payload_too_large_as_json))
         .route_layer(middleware::from_fn_with_state(
-            deployer.clone(),
-            require_token,
+            Some(deployer.token().clone()),
+            crate::http::token::require_token,
         ))
         .layer(axum::Extension(aws))
         .with_state(deployer)
@@ -133,6 +130,10 @@ pub struct ApplyRequest {
     /// Consent to steps that drain nodes or let Karpenter replace them.
     #[serde(default)]
     pub allow_disruption: bool,
+    /// Take the cluster's lock even from a live holder (its holder is gone); logged in
+    /// the job and the server's log, and written into the Lease.
+    #[serde(default)]
+    pub break_lock: bool,
 }
 
 async fn create_apply(
@@ -154,29 +155,13 @@ async fn create_apply(
     let region = shared::model::ids::Region::parse(request.region.trim()).map_err(|_| {
         ApiError::unprocessable(format!("`{}` is not a known AWS region", request.region))
     })?;
+    // Held to a deploy's rules before the cluster is read: no job, no AWS call for a
+    // design the server would not carry.
+    let admitted = deployer.admit_design(&request.spec)?;
     let tools = deployer.config().tools.clone();
-    let (reading, offer) = crate::deploy::objects::read_for_plan(
-        &aws,
-        &tools,
-        &region,
-        &request.cluster,
-        &request.spec,
-    )
-    .await
-    .map_err(|error| crate::http::clusters::aws_error(&request.cluster, error))?;
-    let spec = request.spec;
-    let (spec, live) = tokio::task::spawn_blocking(move || {
-        let live = shared::changes::addons::plan_against_offered(
-            &reading,
-            &spec,
-            offer
-                .as_ref()
-                .map(|offer| offer.as_ref().map_err(Clone::clone)),
-        );
-        (spec, live)
-    })
-    .await
-    .map_err(|error| ApiError::Internal(Box::new(error)))?;
+    let (spec, live) =
+        crate::http::clusters::plan_running(&aws, &tools, &region, &request.cluster, request.spec)
+            .await?;
     if let Some(approved) = &request.approved_plan {
         let differences = shared::changes::apply::differences(approved, &live.plan);
         if !differences.is_empty() {
@@ -199,7 +184,16 @@ async fn create_apply(
             disruptions.join("; ")
         )));
     }
-    let job = deployer.start_apply(&spec, &live).await?;
+    let kubeconfig =
+        crate::deploy::objects::private_kubeconfig(&aws, &tools, &region, &request.cluster)
+            .await
+            .map_err(|why| DeployError::Locked(crate::deploy::lock::LockError::Failed(why)))?;
+    let lock = crate::deploy::LockRequest {
+        kubeconfig,
+        break_lock: request.break_lock,
+        asked_by: "the deploy token's holder".to_owned(),
+    };
+    let job = deployer.start_apply(&spec, admitted, &live, lock).await?;
     let location = format!("/api/deploys/{}", job.id);
     Ok((StatusCode::ACCEPTED, [(LOCATION, location)], Json(job)))
 }
@@ -255,33 +249,4 @@ async fn events(
             .expect("an event serialises"))
     });
     Ok(Sse::new(stream).keep_alive(KeepAlive::default()))
-}
-/// Lets a request through only with `Authorization: Bearer <token>`; else 401 with a JSON
-/// body and `WWW-Authenticate: Bearer`.
-pub async fn require_token(
-    State(deployer): State<Deployer>,
-    request: Request,
-    next: Next,
-) -> Response {
-    let presented = request
-        .headers()
-        .get(AUTHORIZATION)
-        .and_then(|value| value.to_str().ok())
-        .and_then(|value| {
-            let (scheme, token) = value.split_once(' ')?;
-            scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
-        });
-    let refusal = match presented {
-        Some(token) if deployer.token().matches(token) => return next.run(request).await,
-        Some(_) => "wrong deploy token",
-        None => {
-            "deploy routes need `Authorization: Bearer <token>`; the server printed the token at start (or took it from EKS_STUDIO_DEPLOY_TOKEN)"
-        }
-    };
-    let mut response = ApiError::Unauthorized(refusal.into()).into_response();
-    response.headers_mut().insert(
-        WWW_AUTHENTICATE,
-        "Bearer".parse().expect("a valid header value"),
-    );
-    response
 }

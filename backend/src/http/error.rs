@@ -121,6 +121,13 @@ impl From<DeployError> for ApiError {
                 }
             }
             DeployError::Busy(_) => ApiError::TooManyRequests(message),
+            DeployError::Locked(crate::deploy::lock::LockError::Held(held)) => ApiError::Conflict {
+                message,
+                detail: detail("lock", json!(held)),
+            },
+            DeployError::Locked(crate::deploy::lock::LockError::Failed(_)) => {
+                ApiError::Unavailable(message)
+            }
             DeployError::Unavailable(_) | DeployError::DataDirInUse(_) => {
                 ApiError::Unavailable(message)
             }

@@ -21,6 +21,8 @@ pub mod guard;
 pub mod page;
 /// The accept loop: header deadlines, a connection budget, a bounded shutdown.
 pub mod server;
+/// The deploy token at the door of the routes that reach inside a running cluster.
+pub mod token;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -95,10 +97,12 @@ pub fn app(state: AppState) -> Router {
     let static_dir = state.static_dir.clone();
     let host_guard = state.host_guard.clone();
     let deploys = deploys::router(state.deploys.clone(), state.aws.clone());
+    let clusters = clusters::router(state.aws.clone(), state.tools, state.deploys.token());
     // The routers spell out `/api/…` rather than being nested under `/api`: a nested
     // route rewrites every request's URI on the way in, a cost on the API's hot path.
     let router = design::router(state.aws.clone())
-        .merge(checks::router(state.aws, state.tools))
+        .merge(checks::router(state.aws))
+        .merge(clusters)
         .merge(deploys);
     let router = match static_dir {
         Some(dir) => router.fallback_service(page::router(dir)),

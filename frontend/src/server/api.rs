@@ -107,7 +107,12 @@ async fn bundle_request(
 
 /// A JSON `body` posted to `url`: the answer when it succeeded, else why not in words.
 async fn post_body(url: &str, body: String) -> Result<Response, String> {
-    let response = Request::post(url)
+    post_body_as(Request::post(url), body).await
+}
+
+/// A JSON `body` posted by `request`: the answer when it succeeded, else why not in words.
+async fn post_body_as(request: RequestBuilder, body: String) -> Result<Response, String> {
+    let response = request
         .header("content-type", "application/json")
         .body(body)
         .map_err(|error| error.to_string())?
@@ -193,6 +198,18 @@ async fn post_json<T: serde::de::DeserializeOwned>(url: &str, body: String) -> R
         .map_err(|error| format!("unexpected answer from {url}: {error}"))
 }
 
+/// [`post_json`] with the deploy token: the routes that read inside a running cluster.
+async fn post_json_with_token<T: serde::de::DeserializeOwned>(
+    url: &str,
+    token: &str,
+    body: String,
+) -> Result<T, String> {
+    let response = post_body_as(with_token(Request::post(url), token), body).await?;
+    answer::<T>(response)
+        .await
+        .map_err(|error| format!("unexpected answer from {url}: {error}"))
+}
+
 fn quoted(text: &str) -> String {
     serde_json::to_string(text).unwrap_or_else(|_| "\"\"".to_owned())
 }
@@ -238,9 +255,10 @@ struct ClusterList {
 }
 
 /// `POST /api/clusters`: the names of the region's clusters.
-pub async fn list_clusters(region: &str) -> Result<Vec<String>, String> {
-    post_json::<ClusterList>(
+pub async fn list_clusters(token: &str, region: &str) -> Result<Vec<String>, String> {
+    post_json_with_token::<ClusterList>(
         "/api/clusters",
+        token,
         format!("{{\"region\":{}}}", quoted(region)),
     )
     .await
@@ -248,9 +266,10 @@ pub async fn list_clusters(region: &str) -> Result<Vec<String>, String> {
 }
 
 /// `POST /api/clusters/read`: a running cluster read into a design.
-pub async fn read_cluster(region: &str, cluster: &str) -> Result<ClusterRead, String> {
-    let answer: serde_json::Value = post_json(
+pub async fn read_cluster(token: &str, region: &str, cluster: &str) -> Result<ClusterRead, String> {
+    let answer: serde_json::Value = post_json_with_token(
         "/api/clusters/read",
+        token,
         format!(
             "{{\"region\":{},\"cluster\":{}}}",
             quoted(region),
@@ -318,10 +337,16 @@ pub struct LivePlan {
 }
 
 /// `POST /api/plan`: what the design would change on the running cluster.
-pub async fn plan(region: &str, cluster: &str, spec: &Spec) -> Result<LivePlan, String> {
+pub async fn plan(
+    token: &str,
+    region: &str,
+    cluster: &str,
+    spec: &Spec,
+) -> Result<LivePlan, String> {
     let json = crate::codec::reading::json_later(spec).await?;
-    post_json(
+    post_json_with_token(
         "/api/plan",
+        token,
         format!(
             "{{\"region\":{},\"cluster\":{},\"spec\":{json}}}",
             quoted(region),

@@ -37,6 +37,7 @@ pub fn ChangesPanel() -> impl IntoView {
             return;
         };
         let spec = studio.spec.get();
+        let token = deploys.token_tracked();
         // Planned again when a followed job (an apply) moves on or ends: the cluster changed.
         deploys.followed_state();
         let turn = asked.get_value() + 1;
@@ -47,7 +48,7 @@ pub fn ChangesPanel() -> impl IntoView {
                     return;
                 }
                 leptos::task::spawn_local(async move {
-                    let plan = api::plan(&running.region, &running.cluster, &spec).await;
+                    let plan = api::plan(&token, &running.region, &running.cluster, &spec).await;
                     if asked.try_get_value() == Some(turn) {
                         answer.try_set(Some(plan));
                     }

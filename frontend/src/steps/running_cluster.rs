@@ -11,6 +11,7 @@
 use leptos::prelude::*;
 
 use crate::state::studio::Studio;
+use crate::widgets::deploy_panel::{DeployTokenField, Deploys};
 use crate::widgets::disclosure::LazyDisclosure;
 
 /// The panel behind a disclosure: its code is loaded when it is first opened.
@@ -32,6 +33,7 @@ pub fn RunningClusterOpener() -> impl IntoView {
 #[component]
 fn RunningClusterPanel() -> impl IntoView {
     let studio = expect_context::<Studio>();
+    let deploys = expect_context::<Deploys>();
     let region = RwSignal::new(studio.spec.with_untracked(|spec| {
         let region = spec.cluster.region.trim();
         if region.starts_with("PLACEHOLDER") {
@@ -49,7 +51,7 @@ fn RunningClusterPanel() -> impl IntoView {
         listing.set(true);
         status.set(String::new());
         leptos::task::spawn_local(async move {
-            let answer = crate::server::api::list_clusters(&asked).await;
+            let answer = crate::server::api::list_clusters(&deploys.token(), &asked).await;
             listing.set(false);
             clusters.set(Some(answer));
         });
@@ -58,7 +60,8 @@ fn RunningClusterPanel() -> impl IntoView {
         let asked = region.get_untracked().trim().to_owned();
         status.set(format!("Reading cluster `{name}`…"));
         leptos::task::spawn_local(async move {
-            let read = match crate::server::api::read_cluster(&asked, &name).await {
+            let read = match crate::server::api::read_cluster(&deploys.token(), &asked, &name).await
+            {
                 Ok(read) => read,
                 Err(error) => {
                     status.set(format!("Could not read `{name}`: {error}"));
@@ -120,6 +123,7 @@ fn RunningClusterPanel() -> impl IntoView {
     };
     view! {
         <div class="running-cluster">
+            <DeployTokenField id="running-token" />
             <label for="running-region">"Region"</label>
             <input
                 id="running-region"

@@ -112,6 +112,17 @@ impl Deploys {
         !self.token.with_untracked(|token| token.trim().is_empty())
     }
 
+    /// The deploy token this tab holds (empty when none was entered): reads of running
+    /// clusters and plans against them need it as deploys do.
+    pub fn token(self) -> String {
+        self.token.get_untracked()
+    }
+
+    /// [`Deploys::token`], tracked: what plans with it runs again when it is entered.
+    pub fn token_tracked(self) -> String {
+        self.token.get()
+    }
+
     /// Posts the spec; on 202 follows the new job. `confirm_server_files` resends it with
     /// the user's yes to the server files the last answer listed.
     fn start(self, spec: shared::Spec, confirm_server_files: bool) {
@@ -669,21 +680,7 @@ pub fn DeployPanel() -> impl IntoView {
             <p class="hint">
                 "The server runs eksctl (and helm and kubectl for Karpenter) with its own AWS credentials, keeps every log line, and streams them here."
             </p>
-            <div class="field">
-                <label for="deploy-token">"Deploy token"</label>
-                <input
-                    id="deploy-token"
-                    type="password"
-                    autocomplete="off"
-                    aria-describedby="deploy-token-hint"
-                    prop:value=move || deploys.token.get()
-                    on:input=move |event| deploys.set_token(event_target_value(&event))
-                    on:change=move |_| deploys.load_history()
-                />
-                <p class="hint" id="deploy-token-hint">
-                    "The server prints it at start (\"Deploy token: …\") or takes it from EKS_STUDIO_DEPLOY_TOKEN. Kept in this tab only."
-                </p>
-            </div>
+            <DeployTokenField id="deploy-token" />
             <button
                 type="button"
                 class="primary"
@@ -722,5 +719,33 @@ pub fn DeployPanel() -> impl IntoView {
             <p class="hint" id="deploy-history-status">{move || deploys.history_message.get()}</p>
             <ul class="deploy-history" id="deploy-history" aria-labelledby="deploy-history-title">{history}</ul>
         </section>
+    }
+}
+
+/// The deploy token's input, bound to the one token of this tab: wherever it is entered
+/// (Deploy, or opening a running cluster), every call that needs it has it.
+#[component]
+pub fn DeployTokenField(
+    /// The input's DOM id.
+    id: &'static str,
+) -> impl IntoView {
+    let deploys = expect_context::<Deploys>();
+    let hint = format!("{id}-hint");
+    view! {
+        <div class="field">
+            <label for=id>"Deploy token"</label>
+            <input
+                id=id
+                type="password"
+                autocomplete="off"
+                aria-describedby=hint.clone()
+                prop:value=move || deploys.token.get()
+                on:input=move |event| deploys.set_token(event_target_value(&event))
+                on:change=move |_| deploys.load_history()
+            />
+            <p class="hint" id=hint>
+                "The server prints it at start (\"Deploy token: …\") or takes it from EKS_STUDIO_DEPLOY_TOKEN; reading a running cluster, planning against it, deploying and applying need it. Kept in this tab only."
+            </p>
+        </div>
     }
 }

@@ -341,7 +341,9 @@ pub fn counts(plan: &Plan) -> String {
 }
 
 /// What of a change must stay the same for an approved plan to still hold: the object,
-/// what happens to it, which fields, the commands, and whether it disrupts.
+/// what happens to it, which fields, the commands, whether it disrupts, and what it
+/// disrupts (the running jobs a drain stops are named there, so a job that landed on a
+/// drained node since the plan was made is a difference).
 fn essence(plan: &serde_json::Value) -> Vec<serde_json::Value> {
     plan["changes"]
         .as_array()
@@ -355,7 +357,8 @@ fn essence(plan: &serde_json::Value) -> Vec<serde_json::Value> {
                         change["action"],
                         change["fields"],
                         change["steps"],
-                        change["disruptive"]
+                        change["disruptive"],
+                        change["disruption"]
                     ])
                 })
                 .collect()
@@ -365,10 +368,24 @@ fn essence(plan: &serde_json::Value) -> Vec<serde_json::Value> {
 
 /// How the plan the user approved (its JSON, as `plan --out` writes it and the page
 /// holds it) differs from `now`, the plan against the cluster as it is: each change one
-/// has and the other lacks, in words. Empty when the approval still holds.
+/// has and the other lacks, and each drain that now stops other running work, in words.
+/// Empty when the approval still holds. Linear in the plans' sizes.
 pub fn differences(approved: &serde_json::Value, now: &Plan) -> Vec<String> {
     let now = serde_json::to_value(now).unwrap_or_default();
     let (approved, now) = (essence(approved), essence(&now));
+    let key = |change: &serde_json::Value| change.to_string();
+    // The same change but for what its drain stops: keyed by all but the last part.
+    let object = |change: &serde_json::Value| {
+        let parts = change.as_array().map(Vec::as_slice).unwrap_or_default();
+        serde_json::Value::from(parts[..parts.len().saturating_sub(1)].to_vec()).to_string()
+    };
+    let approved_keys: std::collections::HashSet<String> = approved.iter().map(key).collect();
+    let now_keys: std::collections::HashSet<String> = now.iter().map(key).collect();
+    let now_objects: std::collections::HashMap<String, &serde_json::Value> = now
+        .iter()
+        .filter(|change| !approved_keys.contains(&key(change)))
+        .map(|change| (object(change), change))
+        .collect();
     let words = |change: &serde_json::Value| {
         let fields: Vec<&str> = change[3]
             .as_array()
@@ -392,14 +409,36 @@ pub fn differences(approved: &serde_json::Value, now: &Plan) -> Vec<String> {
             )
         }
     };
-    let mut differences: Vec<String> = approved
+    let disrupted = |change: &serde_json::Value| {
+        let text = change[6].as_str().unwrap_or_default();
+        if text.is_empty() {
+            "nothing".to_owned()
+        } else {
+            one_line(text)
+        }
+    };
+    let mut moved = std::collections::HashSet::new();
+    let mut differences = Vec::new();
+    for change in approved
         .iter()
-        .filter(|change| !now.contains(change))
-        .map(|change| format!("approved, no longer planned: {}", words(change)))
-        .collect();
+        .filter(|change| !now_keys.contains(&key(change)))
+    {
+        match now_objects.get(&object(change)) {
+            Some(now) => {
+                moved.insert(key(now));
+                differences.push(format!(
+                    "what {} disrupts changed: now {}; approved: {}",
+                    words(change),
+                    disrupted(now),
+                    disrupted(change)
+                ));
+            }
+            None => differences.push(format!("approved, no longer planned: {}", words(change))),
+        }
+    }
     differences.extend(
         now.iter()
-            .filter(|change| !approved.contains(change))
+            .filter(|change| !approved_keys.contains(&key(change)) && !moved.contains(&key(change)))
             .map(|change| format!("planned now, not approved: {}", words(change))),
     );
     differences

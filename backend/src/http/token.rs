@@ -1,0 +1,53 @@
+//! The deploy token at the door of every route that reaches inside a running cluster or
+//! changes one: deploys, applies, and the reads and plans of running clusters (which
+//! answer with access entries, node classes' user data and every workload on the nodes).
+
+use axum::extract::{Request, State};
+use axum::http::header::{AUTHORIZATION, WWW_AUTHENTICATE};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+
+use crate::deploy::DeployToken;
+use crate::http::error::ApiError;
+
+/// What a server bound beyond loopback says at start, in one line.
+pub const BEYOND_LOOPBACK: &str = "Listening beyond loopback: anyone who reaches this port can design, validate, render and run read-only EC2 live checks with this server's AWS credentials; listing, reading and planning running clusters, deploys, applies and their logs need the deploy token.";
+
+/// Lets a request through only with `Authorization: Bearer <token>`; else 401 with a JSON
+/// body and `WWW-Authenticate: Bearer`. A server without a token (one not asked to
+/// deploy) opens these routes to no one: 503, saying so.
+pub async fn require_token(
+    State(token): State<Option<DeployToken>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let Some(token) = token else {
+        return ApiError::Unavailable(
+            "this server has no deploy token (deploys are not enabled), so it reads, plans and changes no running cluster".into(),
+        )
+        .into_response();
+    };
+    let presented = request
+        .headers()
+        .get(AUTHORIZATION)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| {
+            let (scheme, presented) = value.split_once(' ')?;
+            scheme
+                .eq_ignore_ascii_case("bearer")
+                .then(|| presented.trim())
+        });
+    let refusal = match presented {
+        Some(presented) if token.matches(presented) => return next.run(request).await,
+        Some(_) => "wrong deploy token",
+        None => {
+            "this route needs the deploy token, as `Authorization: Bearer <token>`; the server printed it at start (or took it from EKS_STUDIO_DEPLOY_TOKEN)"
+        }
+    };
+    let mut response = ApiError::Unauthorized(refusal.into()).into_response();
+    response.headers_mut().insert(
+        WWW_AUTHENTICATE,
+        "Bearer".parse().expect("a valid header value"),
+    );
+    response
+}
