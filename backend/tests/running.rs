@@ -1999,7 +1999,7 @@ fn apply_changes_karpenter_s_objects_with_one_server_side_apply_and_waits_for_th
     let shrunk = dir.join("shrunk.studio.json");
     std::fs::write(&shrunk, json.to_string()).unwrap();
     let calls = applied(&emulator, &shrunk, &cluster, &dir.join("second"));
-    assert_eq!(kubectl(&calls), ["delete nodepool extra"]);
+    assert_eq!(kubectl(&calls), ["delete nodepool.karpenter.sh/extra"]);
 }
 
 /// A cluster that runs Karpenter 1.9 reads back as 1.9 (`helm list` gives the chart's
@@ -2197,42 +2197,8 @@ async fn the_api_applies_an_approved_plan_as_a_job_that_waits_for_approval() {
     let changed = changed_design(&file, &dir);
     let design: serde_json::Value = design_json(&changed);
 
-    let bin = dir.join("bin");
-    std::fs::create_dir_all(&bin).unwrap();
-    let python = studio_e2e::ec2_emulator::python();
-    let tool = |name: &str| {
-        pointed_at_emulator(
-            &emulator,
-            &bin,
-            name,
-            &[&python, &root().join("tests/fixtures").join(name)],
-        )
-    };
-    let tools = backend::deploy::Tools {
-        eksctl: tool("eksctl"),
-        aws: tool("aws"),
-        kubectl: tool("kubectl"),
-        helm: tool("helm"),
-    };
+    let router = api_with_deployer(&emulator, &dir).await;
     const TOKEN: &str = API_TOKEN;
-    let mut config = backend::deploy::DeployConfig::new(
-        dir.join("data"),
-        tools.clone(),
-        backend::deploy::DeployToken::new(TOKEN).unwrap(),
-    );
-    config.studio = pointed_at_emulator(
-        &emulator,
-        &bin,
-        "eks-studio",
-        &[Path::new(env!("CARGO_BIN_EXE_eks-studio"))],
-    );
-    let deployer = backend::deploy::Deployer::open(config).unwrap();
-    let router = backend::app(backend::AppState {
-        aws: emulator.live_aws().await,
-        deploys: backend::deploy::Deploys::Enabled(deployer),
-        tools,
-        ..backend::AppState::default()
-    });
 
     // The plan the user reviews.
     let (status, reviewed) = post_json(
@@ -2415,6 +2381,13 @@ async fn a_server_killed_mid_apply_keeps_the_job_interrupted_and_a_new_plan_show
     }
     let (status, answer) = server.call("POST", &format!("/api/deploys/{id}/approve"), TOKEN, None);
     assert_eq!(status, 200, "{answer}");
+    // Who asked for it and who approved it, as the job keeps them.
+    for who in ["requested_by", "approved_by"] {
+        assert_eq!(
+            answer[who], "the deploy token's holder at 127.0.0.1",
+            "{who}: {answer}"
+        );
+    }
     let job_dir = dir.join("data").join("jobs").join(&id);
     let (standin, child) = deploy_support::wait_for_hanging("eksctl", &job_dir).await;
     let _cleanup = deploy_support::KillOnDrop(vec![standin, child]);
@@ -2429,6 +2402,10 @@ async fn a_server_killed_mid_apply_keeps_the_job_interrupted_and_a_new_plan_show
         }
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     };
+    assert_eq!(
+        job["approved_by"], "the deploy token's holder at 127.0.0.1",
+        "kept across the restart: {job}"
+    );
     let states: Vec<(String, String)> = job["steps"]
         .as_array()
         .unwrap()
@@ -3004,7 +2981,7 @@ async fn one_apply_at_a_time_across_terminals_and_servers_through_the_cluster_s_
     let mut first = eks_studio_command(
         &emulator,
         &words(&first_args),
-        &[("EKSCTL_STANDIN_DELAY_MS", "10000")],
+        &[("EKSCTL_STANDIN_DELAY_MS", "15000")],
     )
     .stdout(std::process::Stdio::piped())
     .stderr(std::process::Stdio::piped())
@@ -3085,6 +3062,26 @@ async fn one_apply_at_a_time_across_terminals_and_servers_through_the_cluster_s_
         assert_eq!(status, 200);
         assert_eq!(jobs, serde_json::json!([]), "{data}: no job exists");
     }
+    // apply.sh of a reviewed plan, run where the studio is not: refused the same way.
+    let bundle = dir.join("second-bundle");
+    let planned = eks_studio(
+        &emulator,
+        &[
+            "plan",
+            second_design.to_str().unwrap(),
+            "--cluster",
+            &cluster,
+            "--region",
+            REGION,
+            "--out",
+            bundle.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(planned.status.code(), Some(1), "{}", text(&planned.stderr));
+    let script = apply_sh(&emulator, &bundle);
+    let said = text(&script.stderr);
+    assert_eq!(script.status.code(), Some(6), "{said}");
+    assert!(said.contains(&holder_job), "{said}");
     assert!(
         first.try_wait().unwrap().is_none(),
         "the first apply still ran while the others were refused"
@@ -3101,8 +3098,30 @@ async fn one_apply_at_a_time_across_terminals_and_servers_through_the_cluster_s_
     );
     let lease = read_lease(&emulator, &file).unwrap();
     assert_eq!(lease["spec"]["holderIdentity"], "", "{lease}");
+    // Now apply.sh takes it, runs its steps and frees it; then nothing is left to do.
+    let script = apply_sh(&emulator, &bundle);
+    assert_eq!(script.status.code(), Some(0), "{}", text(&script.stderr));
+    let lease = read_lease(&emulator, &file).unwrap();
+    assert_eq!(lease["spec"]["holderIdentity"], "", "{lease}");
+    assert!(
+        lease["spec"]["leaseTransitions"].as_u64().unwrap() >= 1,
+        "{lease}"
+    );
     let next = eks_studio(&emulator, &words(&apply(&second_design)));
     assert_eq!(next.status.code(), Some(0), "{}", text(&next.stderr));
+}
+
+/// `bash DIR/apply.sh` with the stand-ins on `PATH`, pointed at the emulator.
+fn apply_sh(emulator: &Emulator, bundle: &Path) -> Output {
+    Command::new("bash")
+        .arg(bundle.join("apply.sh"))
+        .env("PATH", stand_ins_on_path())
+        .env("AWS_ENDPOINT_URL", &emulator.endpoint)
+        .env("AWS_ACCESS_KEY_ID", "testing")
+        .env("AWS_SECRET_ACCESS_KEY", "testing")
+        .env("EKSCTL_STANDIN_DELAY_MS", "0")
+        .output()
+        .expect("bash runs apply.sh")
 }
 
 /// A holder that dies loses the lock when its Lease expires, and nothing waits forever;
@@ -3194,4 +3213,215 @@ fn a_dead_holder_s_lock_expires_and_a_broken_lock_stops_its_holder_before_the_ne
 /// Owned arguments as the `&str`s a command takes.
 fn words(args: &[String]) -> Vec<&str> {
     args.iter().map(String::as_str).collect()
+}
+
+/// The API with deploys on a fresh data directory in `dir`, its tools the stand-ins
+/// pointed at the emulator, and the deploy token [`API_TOKEN`].
+async fn api_with_deployer(emulator: &Emulator, dir: &Path) -> axum::Router {
+    let bin = dir.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let python = studio_e2e::ec2_emulator::python();
+    let tool = |name: &str| {
+        pointed_at_emulator(
+            emulator,
+            &bin,
+            name,
+            &[&python, &root().join("tests/fixtures").join(name)],
+        )
+    };
+    let tools = backend::deploy::Tools {
+        eksctl: tool("eksctl"),
+        aws: tool("aws"),
+        kubectl: tool("kubectl"),
+        helm: tool("helm"),
+    };
+    let mut config = backend::deploy::DeployConfig::new(
+        dir.join("data"),
+        tools.clone(),
+        backend::deploy::DeployToken::new(API_TOKEN).unwrap(),
+    );
+    config.studio = pointed_at_emulator(
+        emulator,
+        &bin,
+        "eks-studio",
+        &[Path::new(env!("CARGO_BIN_EXE_eks-studio"))],
+    );
+    let deployer = backend::deploy::Deployer::open(config).unwrap();
+    backend::app(backend::AppState {
+        aws: emulator.live_aws().await,
+        deploys: backend::deploy::Deploys::Enabled(deployer),
+        tools,
+        ..backend::AppState::default()
+    })
+}
+
+/// Two workers of a PyTorchJob, one on each of `nodes`: the training run a drain stops.
+fn training_pods(nodes: &[&str], job: &str) -> String {
+    nodes
+        .iter()
+        .enumerate()
+        .map(|(index, node)| {
+            format!(
+                "apiVersion: v1\nkind: Pod\nmetadata:\n  name: {job}-worker-{index}\n  namespace: training\n  labels: {{training.kubeflow.org/job-name: {job}}}\n  ownerReferences: [{{apiVersion: kubeflow.org/v1, kind: PyTorchJob, name: {job}, uid: 9, controller: true}}]\nspec:\n  nodeName: {node}\n  containers:\n  - name: main\n    image: public.ecr.aws/docker/library/busybox:latest\n    resources: {{limits: {{nvidia.com/gpu: 1}}}}\n"
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("---\n")
+}
+
+/// The approval sees the cluster as it is: a training job scheduled on the nodes an apply
+/// drains, after the plan the job shows was made, makes its approval a 409 naming the
+/// job; the apply is cancelled before any step runs. An `approved_plan` made before the
+/// job landed is refused the same way.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_approval_plans_again_and_refuses_when_training_landed_on_a_node_it_drains() {
+    let emulator = Emulator::start();
+    let dir = temp_dir("approval-replans");
+    let (file, cluster) = filled_template(&emulator, "g4dn", &dir);
+    eksctl_create(&emulator, &file);
+    // The GPU group on a larger type: a replacement, which drains its nodes.
+    let changed = dir.join("changed.yaml");
+    std::fs::write(
+        &changed,
+        std::fs::read_to_string(&file)
+            .unwrap()
+            .replace("g4dn.8xlarge", "g4dn.12xlarge"),
+    )
+    .unwrap();
+    let design = design_json(&changed);
+    let router = api_with_deployer(&emulator, &dir).await;
+    let (status, reviewed) = post_json(
+        &router,
+        "/api/plan",
+        &serde_json::json!({"region": REGION, "cluster": cluster, "spec": design}),
+    )
+    .await;
+    assert_eq!(status, 200, "{reviewed}");
+    assert!(!reviewed.to_string().contains("PyTorchJob"), "{reviewed}");
+    let request = serde_json::json!({"region": REGION, "cluster": cluster, "spec": design,
+                                     "approved_plan": reviewed, "allow_disruption": true});
+    let (status, job) =
+        call_with_token(&router, "POST", "/api/applies", Some(&request), API_TOKEN).await;
+    assert_eq!(status, 202, "{job}");
+    let id = job["id"].as_str().unwrap().to_owned();
+    loop {
+        let (_, job) = call_with_token(
+            &router,
+            "GET",
+            &format!("/api/deploys/{id}"),
+            None,
+            API_TOKEN,
+        )
+        .await;
+        if job["steps"][0]["state"] == "running" {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+
+    // A training run lands on the group's nodes while the job waits.
+    let nodes: serde_json::Value =
+        serde_json::from_str(&kubectl(&emulator, &file, &["get", "nodes", "-o", "json"])).unwrap();
+    let gpu_nodes: Vec<&str> = nodes["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|node| node["metadata"]["labels"]["eks.amazonaws.com/nodegroup"] == "g4dn")
+        .map(|node| node["metadata"]["name"].as_str().unwrap())
+        .collect();
+    let pods = dir.join("pods.yaml");
+    std::fs::write(&pods, training_pods(&gpu_nodes, "llama")).unwrap();
+    kubectl_apply(&emulator, &file, &pods);
+
+    let (status, refused) = call_with_token(
+        &router,
+        "POST",
+        &format!("/api/deploys/{id}/approve"),
+        None,
+        API_TOKEN,
+    )
+    .await;
+    assert_eq!(status, 409, "{refused}");
+    let said = refused.to_string();
+    assert!(said.contains("PyTorchJob training/llama"), "{said}");
+    assert!(said.contains("nodegroup g4dn"), "{said}");
+    let (_, job) = call_with_token(
+        &router,
+        "GET",
+        &format!("/api/deploys/{id}"),
+        None,
+        API_TOKEN,
+    )
+    .await;
+    assert_eq!(job["state"], "cancelled", "{job}");
+    let ran: Vec<&serde_json::Value> = job["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .skip(1)
+        .filter(|step| {
+            step["state"] != "pending" && step["state"] != "skipped" && step["state"] != "cancelled"
+        })
+        .collect();
+    assert!(ran.is_empty(), "no step ran: {job}");
+
+    // A new apply of the plan reviewed before the job landed: refused, naming it.
+    let (status, stale) =
+        call_with_token(&router, "POST", "/api/applies", Some(&request), API_TOKEN).await;
+    assert_eq!(status, 409, "{stale}");
+    assert!(
+        stale.to_string().contains("PyTorchJob training/llama"),
+        "{stale}"
+    );
+}
+
+/// A plan's cost stays in proportion to what it asks: one DescribeAddonVersions per
+/// distinct add-on name (and none again while cached), a design of more add-ons than EKS
+/// has is refused with 422 before any call, and a cluster EKS does not have is a 404.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_plan_asks_eks_once_per_distinct_add_on_and_refuses_more_than_eks_has() {
+    let emulator = Emulator::start();
+    let dir = temp_dir("addon-calls");
+    let (file, cluster) = filled_template(&emulator, "g4dn", &dir);
+    eksctl_create(&emulator, &file);
+    let router = backend::app(backend::AppState {
+        aws: emulator.live_aws().await,
+        deploys: reads_only(),
+        ..backend::AppState::default()
+    });
+    let mut design = design_json(&file);
+    let listed: Vec<serde_json::Value> = (0..60)
+        .map(|index| {
+            let name = ["vpc-cni", "coredns", "kube-proxy"][index % 3];
+            serde_json::json!({"name": name})
+        })
+        .collect();
+    design["addons"] = listed.into();
+    let plan = |design: &serde_json::Value, cluster: &str| serde_json::json!({"region": REGION, "cluster": cluster, "spec": design});
+    let before = emulator.calls("DescribeAddonVersions").await;
+    let (status, answer) = post_json(&router, "/api/plan", &plan(&design, &cluster)).await;
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(
+        emulator.calls("DescribeAddonVersions").await - before,
+        3,
+        "one call per distinct add-on name"
+    );
+    let (status, _) = post_json(&router, "/api/plan", &plan(&design, &cluster)).await;
+    assert_eq!(status, 200);
+    assert_eq!(
+        emulator.calls("DescribeAddonVersions").await - before,
+        3,
+        "answers are cached as the live checks' are"
+    );
+
+    // 300 listed add-ons: refused before any call.
+    design["addons"] = (0..300)
+        .map(|index| serde_json::json!({"name": format!("addon-{index}")}))
+        .collect::<Vec<_>>()
+        .into();
+    let before = emulator.all_calls().await;
+    let (status, refused) = post_json(&router, "/api/plan", &plan(&design, &cluster)).await;
+    assert_eq!(status, 422, "{refused}");
+    assert!(refused.to_string().contains("300 add-ons"), "{refused}");
+    assert_eq!(emulator.all_calls().await, before, "no AWS call");
 }

@@ -151,7 +151,10 @@ fn karpenter_objects_are_applied_once_waited_for_and_deleted_last() {
         .iter()
         .position(|argv| argv[..2] == ["kubectl", "delete"])
         .expect("the old pool deleted");
-    assert_eq!(argvs[delete][3], old_pool);
+    assert_eq!(
+        argvs[delete][2],
+        format!("nodepool.karpenter.sh/{old_pool}")
+    );
     assert!(wait < delete, "{argvs:?}");
     assert_eq!(delete, argvs.len() - 1);
 }
@@ -286,6 +289,23 @@ fn apply_sh_runs_exactly_the_plan_s_argument_vectors_after_consent() {
         .unwrap()
         .lines()
         .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    // First the cluster's lock: its kubeconfig, then the Lease read and written.
+    assert_eq!(
+        logged[0][..3],
+        ["aws", "eks", "update-kubeconfig"],
+        "{logged:?}"
+    );
+    let lease_call = |argv: &Vec<String>| {
+        argv[0] == "kubectl"
+            && (argv[1..3] == ["get", "lease"]
+                || argv.iter().any(|word| word.ends_with("/lease.json")))
+    };
+    assert!(logged[1..].iter().any(lease_call), "{logged:?}");
+    let logged: Vec<Vec<String>> = logged[1..]
+        .iter()
+        .filter(|argv| !lease_call(argv))
+        .cloned()
         .collect();
     let expected: Vec<Vec<String>> = steps_of(&before, &plan)
         .iter()

@@ -1036,7 +1036,12 @@ fn a_tightened_nodepool_drifts_its_nodes_and_its_limits_do_not() {
         .unwrap();
     assert_eq!(
         deleted.steps[0],
-        ["kubectl", "delete", "nodepool", pool.as_str()]
+        [
+            "kubectl",
+            "delete",
+            &format!("nodepool.karpenter.sh/{pool}")
+        ],
+        "one word, KIND.GROUP/NAME: a name is never read as a flag"
     );
     assert!(deleted.disruptive);
 }

@@ -1040,6 +1040,8 @@ pub(crate) struct Caches {
     pub(crate) spot_prices: AnswerCache<Keyed<Vec<String>>, Arc<Vec<SpotPrice>>>,
     pub(crate) block_offerings:
         AnswerCache<Keyed<CapacityBlockQuery>, Arc<Vec<CapacityBlockOffering>>>,
+    /// DescribeAddonVersions, by add-on name and Kubernetes version.
+    pub(crate) addon_versions: AnswerCache<Keyed<(String, String)>, Arc<Vec<String>>>,
 }
 
 impl Caches {
@@ -1060,6 +1062,7 @@ impl Caches {
             spot_scores: AnswerCache::new(lifetime),
             spot_prices: AnswerCache::new(lifetime),
             block_offerings: AnswerCache::new(lifetime),
+            addon_versions: AnswerCache::new(lifetime),
         }
     }
 }

@@ -111,9 +111,11 @@ impl LiveAws {
     ) -> Result<shared::changes::addons::AddonOffer, AwsError> {
         const CALL: &str = "DescribeAddonVersions";
         let eks = self.eks_client(region)?;
-        let answers = join_all(addons.iter().map(|name| {
+        // One call per distinct name, cached like the live checks' answers.
+        let names: std::collections::BTreeSet<&String> = addons.iter().collect();
+        let answers = join_all(names.into_iter().map(|name| {
             let eks = eks.clone();
-            async move {
+            let fetch = async move {
                 let pages = eks
                     .describe_addon_versions()
                     .addon_name(name)
@@ -130,7 +132,22 @@ impl LiveAws {
                     .flat_map(|addon| addon.addon_versions())
                     .filter_map(|version| version.addon_version().map(str::to_owned))
                     .collect();
-                Ok::<_, AwsError>((name.clone(), versions))
+                Ok(std::sync::Arc::new(versions))
+            };
+            async move {
+                let versions = self
+                    .inner
+                    .caches
+                    .addon_versions
+                    .get_or_fetch(
+                        (
+                            region.as_str(),
+                            (name.clone(), kubernetes_version.to_owned()),
+                        ),
+                        fetch,
+                    )
+                    .await?;
+                Ok::<_, AwsError>((name.clone(), versions.as_ref().clone()))
             }
         }))
         .await;

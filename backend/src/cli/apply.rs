@@ -189,7 +189,7 @@ pub fn apply(
         Ok(held) => held,
         Err(error @ LockError::Held(_)) => {
             eprintln!("error: {}", terminal_safe(&error.to_string()));
-            return ExitCode::from(6);
+            return ExitCode::from(crate::deploy::lock::HELD_EXIT_CODE);
         }
         Err(error) => {
             eprintln!("error: {}", terminal_safe(&error.to_string()));

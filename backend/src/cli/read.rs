@@ -55,41 +55,11 @@ pub fn read_capped(path: &Path, max_bytes: u64) -> Result<String, LintFailure> {
     Ok(text)
 }
 
-/// Whether `char` changes how a terminal shows the text around it, or shows nothing:
-/// control characters, line and paragraph separators, zero-width characters and the
-/// bidirectional overrides that can make a line read otherwise than it is.
-fn is_unsafe_for_terminal(char: char) -> bool {
-    char.is_control()
-        || matches!(
-            char,
-            '\u{061C}'
-                | '\u{180E}'
-                | '\u{200B}'..='\u{200F}'
-                | '\u{2028}'..='\u{202E}'
-                | '\u{2060}'..='\u{2064}'
-                | '\u{2066}'..='\u{2069}'
-                | '\u{FEFF}'
-        )
-}
-
 /// `text` as it may be printed to a terminal: control characters (escape sequences, a
 /// bell, carriage returns), invisible and bidirectional-override characters from names in
-/// a file or from file names are shown escaped.
+/// a file or from file names are shown escaped (`shared::changes::visible`).
 pub fn terminal_safe(text: &str) -> std::borrow::Cow<'_, str> {
-    if !text.chars().any(is_unsafe_for_terminal) {
-        return std::borrow::Cow::Borrowed(text);
-    }
-    std::borrow::Cow::Owned(
-        text.chars()
-            .map(|char| {
-                if is_unsafe_for_terminal(char) {
-                    char.escape_default().to_string()
-                } else {
-                    char.to_string()
-                }
-            })
-            .collect(),
-    )
+    shared::changes::visible(text)
 }
 
 /// [`terminal_safe`] line by line: the line breaks of a multi-line text stay.

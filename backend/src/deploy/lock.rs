@@ -22,21 +22,10 @@ use tokio::sync::watch;
 
 use super::objects::{PrivateDir, run};
 
-/// The Lease's name.
-pub const LEASE_NAME: &str = "eks-studio-apply";
-/// Its namespace.
-pub const LEASE_NAMESPACE: &str = "kube-system";
-/// How long a Lease holds without renewal, unless [`LOCK_SECONDS_VARIABLE`] says.
-pub const DEFAULT_LEASE_SECONDS: u32 = 60;
-/// The environment variable that sets the Lease's duration in seconds (at least 3).
-pub const LOCK_SECONDS_VARIABLE: &str = "EKS_STUDIO_LOCK_SECONDS";
-
-/// Annotations that say who holds the Lease, in words.
-const WHO: &str = "eks-studio/who";
-const WHERE: &str = "eks-studio/where";
-const TOOL: &str = "eks-studio/tool";
-const JOB: &str = "eks-studio/job";
-const BROKE: &str = "eks-studio/broke";
+use shared::changes::lock::{BROKE, JOB, TOOL, WHERE, WHO};
+pub use shared::changes::lock::{
+    DEFAULT_LEASE_SECONDS, HELD_EXIT_CODE, LEASE_NAME, LEASE_NAMESPACE, LOCK_SECONDS_VARIABLE,
+};
 
 /// The Lease's duration: [`LOCK_SECONDS_VARIABLE`] when it is a number of at least 3,
 /// else [`DEFAULT_LEASE_SECONDS`].
@@ -64,10 +53,7 @@ pub struct Holder {
 impl Holder {
     /// The Lease's `holderIdentity`: unique to this taker (its job).
     fn identity(&self) -> String {
-        format!(
-            "{} job {} by {} on {}",
-            self.tool, self.job, self.who, self.at
-        )
+        shared::changes::lock::identity(&self.tool, &self.job, &self.who, &self.at)
     }
 
     /// This process's user and host, for a holder at a terminal.
@@ -543,7 +529,7 @@ mod tests {
 
     #[test]
     fn times_are_written_as_kubernetes_micro_time_and_read_back() {
-        let time = SystemTime::UNIX_EPOCH + Duration::from_micros(1_796_682_003_123_456);
+        let time = SystemTime::UNIX_EPOCH + Duration::from_micros(1_796_682_603_123_456);
         let text = micro_time(time);
         assert_eq!(text, "2026-12-07T22:30:03.123456Z");
         assert_eq!(parse_time(&text), Some(time));

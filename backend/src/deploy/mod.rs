@@ -649,17 +649,20 @@ impl Deployer {
     /// Checks `spec` with the shared rules, writes its bundle and starts running it.
     /// Answers the new job, still `pending`.
     pub async fn start(&self, spec: &Spec) -> Result<Job, DeployError> {
-        self.start_with(spec, false, false).await
+        self.start_with(spec, false, false, "a caller of this server")
+            .await
     }
 
     /// Starts a deploy; `server_files_confirmed` is the user's yes to eksctl reading files
     /// of the server's that the design names (refused otherwise); with `review` the job
     /// waits after the plan until [`Deployer::approve`].
+    /// `requested_by` says who asked, in words; the job keeps it.
     pub async fn start_with(
         &self,
         spec: &Spec,
         server_files_confirmed: bool,
         review: bool,
+        requested_by: &str,
     ) -> Result<Job, DeployError> {
         let Admitted {
             cluster_document,
@@ -690,7 +693,7 @@ impl Deployer {
             cluster.as_str(),
             region.as_str(),
             &files,
-            None,
+            (requested_by, None),
             |directory: &Path| {
                 runner::plan_steps(&self.inner.config.tools, directory, spec, review)
             },
@@ -775,7 +778,7 @@ impl Deployer {
             cluster.as_str(),
             region.as_str(),
             &files,
-            Some(lock),
+            (&lock.asked_by.clone(), Some(lock)),
             move |directory: &Path| {
                 runner::apply_step_commands(
                     &tools,
@@ -799,7 +802,7 @@ impl Deployer {
         cluster: &str,
         region: &str,
         files: &[BundleFile],
-        lock: Option<LockRequest>,
+        (requested_by, lock): (&str, Option<LockRequest>),
         make_steps: impl FnOnce(&Path) -> Vec<runner::StepCommand>,
     ) -> Result<Job, DeployError> {
         let active_conflict = |job: String| DeployError::Active {
@@ -832,6 +835,7 @@ impl Deployer {
             cluster: cluster.to_owned(),
             region: region.to_owned(),
             directory: directory.to_string_lossy().into_owned(),
+            requested_by: requested_by.to_owned(),
             steps: steps
                 .iter()
                 .map(|step| NewStep {
@@ -987,8 +991,54 @@ impl Deployer {
         Ok(self.inner.store.jobs().await?)
     }
 
-    /// Approves the plan of a job waiting at its approval step: it goes on to create.
-    pub async fn approve(&self, id: &str) -> Result<Job, DeployError> {
+    /// For a job waiting for its approval, what it would apply when it is an apply: its
+    /// design and the plan it shows (`studio.json` and `plan.json` of its directory), so
+    /// the approval can plan again first. `None` for a deploy; an error when the job is
+    /// not waiting.
+    pub async fn waiting_apply(
+        &self,
+        id: &str,
+    ) -> Result<Option<(Spec, serde_json::Value)>, DeployError> {
+        let job = self.job(id).await?;
+        let waiting = job
+            .steps
+            .iter()
+            .any(|step| step.name == runner::APPROVAL_STEP && step.state == StepState::Running);
+        if !waiting {
+            return Err(DeployError::NotWaiting {
+                id: id.to_owned(),
+                state: job.state,
+            });
+        }
+        let directory = Path::new(&job.directory);
+        let Ok(plan) = std::fs::read_to_string(directory.join("plan.json")) else {
+            return Ok(None);
+        };
+        let unreadable = |what: &str, error: String| {
+            DeployError::Internal(format!("job {id}'s {what} cannot be read: {error}").into())
+        };
+        let plan: serde_json::Value = serde_json::from_str(&plan)
+            .map_err(|error| unreadable("plan.json", error.to_string()))?;
+        let design = std::fs::read_to_string(directory.join("studio.json"))
+            .map_err(|error| unreadable("studio.json", error.to_string()))?;
+        let spec = Spec::from_json(&design)
+            .map_err(|error| unreadable("studio.json", error.to_string()))?;
+        Ok(Some((spec, plan)))
+    }
+
+    /// Cancels a job waiting for approval whose plan no longer holds, saying why in its log.
+    pub async fn refuse_approval(&self, id: &str, why: &str) -> Result<Job, DeployError> {
+        let _ = self
+            .inner
+            .store
+            .append(id, EventBody::note(0, format!("approval refused: {why}")))
+            .await;
+        self.cancel(id).await
+    }
+
+    /// Approves the plan of a job waiting at its approval step: it goes on to create or
+    /// change; `by` says who approved it, in words.
+    pub async fn approve(&self, id: &str, by: &str) -> Result<Job, DeployError> {
         let job = self.job(id).await?;
         let waiting = job
             .steps
@@ -997,6 +1047,7 @@ impl Deployer {
         let sender = self.active().get(id).map(|job| job.approve.clone());
         match (waiting, sender) {
             (true, Some(approve)) => {
+                self.inner.store.set_approved_by(id, by.to_owned()).await?;
                 approve.send_replace(true);
                 // The job moves on at once; answer once the approval is recorded.
                 for _ in 0..50 {

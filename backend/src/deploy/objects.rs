@@ -63,8 +63,31 @@ pub(crate) async fn run(
     args: &[&str],
     kubeconfig: &Path,
 ) -> Result<Vec<u8>, String> {
+    run_with(program, args, kubeconfig, None).await
+}
+
+/// [`run`], its standard output written into the file `into` when given (and then
+/// answered empty), so an answer of any size is never held whole.
+async fn run_with(
+    program: &Path,
+    args: &[&str],
+    kubeconfig: &Path,
+    into: Option<&Path>,
+) -> Result<Vec<u8>, String> {
     let shown = program.display().to_string();
     let mut command = Command::new(program);
+    // `output()` would pipe standard output whatever was set: spawn, then wait.
+    match into {
+        Some(into) => {
+            let file = std::fs::File::create(into)
+                .map_err(|error| format!("cannot write {}: {error}", into.display()))?;
+            command.stdout(file);
+        }
+        None => {
+            command.stdout(Stdio::piped());
+        }
+    }
+    command.stderr(Stdio::piped());
     command
         .args(args)
         .env_clear()
@@ -74,10 +97,13 @@ pub(crate) async fn run(
         .current_dir(kubeconfig.parent().unwrap_or(Path::new("/")))
         .stdin(Stdio::null())
         .kill_on_drop(true);
-    let output = tokio::time::timeout(TOOL_TIMEOUT, command.output())
+    let child = command
+        .spawn()
+        .map_err(|error| format!("`{shown}` could not be started: {error}"))?;
+    let output = tokio::time::timeout(TOOL_TIMEOUT, child.wait_with_output())
         .await
         .map_err(|_| format!("`{shown}` did not finish in {} s", TOOL_TIMEOUT.as_secs()))?
-        .map_err(|error| format!("`{shown}` could not be started: {error}"))?;
+        .map_err(|error| format!("`{shown}` could not be read: {error}"))?;
     if output.status.success() {
         Ok(output.stdout)
     } else {
@@ -111,11 +137,19 @@ pub struct ClusterObjects {
 /// and PodDisruptionBudgets of every namespace.
 const WORKLOAD_RESOURCES: &str = "nodes,pods,poddisruptionbudgets";
 
-/// The workloads on the cluster's nodes, from kubectl's answer.
-fn workloads_of(answer: Result<Vec<u8>, String>) -> Result<Workloads, String> {
-    let list: serde_json::Value = serde_json::from_slice(&answer?)
-        .map_err(|error| format!("kubectl's answer is not JSON: {error}"))?;
-    Workloads::from_kubectl(&list)
+/// The workloads on the cluster's nodes, from kubectl's answer in the file `answer`
+/// (read as it arrives, off the async workers, keeping only what a plan uses).
+async fn workloads_of(answer: Result<Vec<u8>, String>, file: PathBuf) -> Result<Workloads, String> {
+    answer?;
+    tokio::task::spawn_blocking(move || {
+        let opened = std::fs::File::open(&file)
+            .map_err(|error| format!("cannot read kubectl's answer: {error}"))?;
+        let read = Workloads::from_kubectl_reader(std::io::BufReader::new(opened));
+        let _ = std::fs::remove_file(&file);
+        read
+    })
+    .await
+    .map_err(|error| error.to_string())?
 }
 
 /// Writes the kubeconfig `aws eks update-kubeconfig --name CLUSTER --region REGION`
@@ -266,7 +300,17 @@ pub async fn read_objects(
         "--kubeconfig",
         &kubeconfig_text,
     ];
-    let workloads = run(&tools.kubectl, &workload_args, &kubeconfig);
+    let workloads_file = directory.0.join("workloads.json");
+    let workloads = async {
+        let answer = run_with(
+            &tools.kubectl,
+            &workload_args,
+            &kubeconfig,
+            Some(&workloads_file),
+        )
+        .await;
+        workloads_of(answer, workloads_file.clone()).await
+    };
     let (answers, values, listed, workloads) = tokio::join!(answers, values, listed, workloads);
     let chart = listed
         .ok()
@@ -307,7 +351,7 @@ pub async fn read_objects(
         gaps,
         values,
         chart,
-        workloads: workloads_of(workloads),
+        workloads,
     })
 }
 

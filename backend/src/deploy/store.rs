@@ -55,6 +55,10 @@ CREATE TABLE IF NOT EXISTS events (
 CREATE INDEX IF NOT EXISTS events_by_job ON events (job_id, id);
 ";
 
+/// Columns added since the first schema, each with its definition: a data directory of
+/// an older server gets them at open, its jobs with none.
+const ADDED_COLUMNS: [(&str, &str); 2] = [("requested_by", "TEXT"), ("approved_by", "TEXT")];
+
 const NOW: &str = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')";
 
 /// A store failure: SQLite's, or the blocking task it ran on.
@@ -122,6 +126,8 @@ pub struct NewJob {
     pub region: String,
     /// The job's directory.
     pub directory: String,
+    /// Who asked for it, in words (`alice@laptop`, the token's holder from 10.0.0.7).
+    pub requested_by: String,
     /// Steps in order.
     pub steps: Vec<NewStep>,
 }
@@ -165,6 +171,17 @@ impl Store {
         let connection = Connection::open(path)?;
         connection.busy_timeout(std::time::Duration::from_secs(5))?;
         connection.execute_batch(SCHEMA)?;
+        let present: Vec<String> = connection
+            .prepare("SELECT name FROM pragma_table_info('jobs')")?
+            .query_map([], |row| row.get(0))?
+            .collect::<Result<_, _>>()?;
+        for (column, definition) in ADDED_COLUMNS {
+            if !present.iter().any(|name| name == column) {
+                connection.execute_batch(&format!(
+                    "ALTER TABLE jobs ADD COLUMN {column} {definition}"
+                ))?;
+            }
+        }
         let newest: i64 =
             connection.query_row("SELECT IFNULL(MAX(id), 0) FROM events", [], |row| {
                 row.get(0)
@@ -263,8 +280,8 @@ impl Store {
         let stored = self.with(move |connection, _| {
             let transaction = connection.transaction()?;
             let inserted = transaction.execute(
-                "INSERT INTO jobs (id, cluster, region, state, directory) VALUES (?1, ?2, ?3, 'pending', ?4)",
-                params![job.id, job.cluster, job.region, job.directory],
+                "INSERT INTO jobs (id, cluster, region, state, directory, requested_by) VALUES (?1, ?2, ?3, 'pending', ?4, ?5)",
+                params![job.id, job.cluster, job.region, job.directory, job.requested_by],
             );
             match inserted {
                 Ok(_) => {}
@@ -318,6 +335,19 @@ impl Store {
             let id = insert_event(connection, &job_id, &body)?;
             newest.send_replace(id);
             Ok(id)
+        })
+        .await
+    }
+
+    /// Records who approved a job.
+    pub async fn set_approved_by(&self, job_id: &str, by: String) -> Result<(), StoreError> {
+        let job_id = job_id.to_owned();
+        self.with(move |connection, _| {
+            connection.execute(
+                "UPDATE jobs SET approved_by = ?2 WHERE id = ?1",
+                params![job_id, by],
+            )?;
+            Ok(())
         })
         .await
     }
@@ -506,8 +536,7 @@ impl Store {
     }
 }
 
-const JOB_SELECT: &str =
-    "SELECT id, cluster, region, state, created_at, finished_at, directory FROM jobs";
+const JOB_SELECT: &str = "SELECT id, cluster, region, state, created_at, finished_at, directory, requested_by, approved_by FROM jobs";
 
 fn job_from_row(row: &Row<'_>) -> rusqlite::Result<Job> {
     Ok(Job {
@@ -518,6 +547,8 @@ fn job_from_row(row: &Row<'_>) -> rusqlite::Result<Job> {
         created_at: row.get(4)?,
         finished_at: row.get(5)?,
         directory: row.get(6)?,
+        requested_by: row.get(7)?,
+        approved_by: row.get(8)?,
         steps: Vec::new(),
         last_event_id: 0,
         plan_output: None,
@@ -697,4 +728,44 @@ fn event_from_row(row: &Row<'_>) -> rusqlite::Result<Event> {
         at: row.get(2)?,
         body,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A data directory an older server made (its jobs table without the columns added
+    /// since) opens, gains them, and its jobs read with no one named.
+    #[test]
+    fn an_older_store_gains_the_columns_added_since_and_keeps_its_jobs() {
+        let dir = std::env::temp_dir().join(format!("eks-studio-store-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("deploys.sqlite3");
+        {
+            let old = Connection::open(&path).unwrap();
+            old.execute_batch(
+                "CREATE TABLE jobs (id TEXT PRIMARY KEY, cluster TEXT NOT NULL, region TEXT NOT NULL,
+                 state TEXT NOT NULL, directory TEXT NOT NULL,
+                 created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+                 finished_at TEXT);
+                 INSERT INTO jobs (id, cluster, region, state, directory)
+                 VALUES ('old', 'train', 'us-east-1', 'succeeded', '/tmp/old');",
+            )
+            .unwrap();
+        }
+        let store = Store::open(&path).unwrap();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let job = runtime.block_on(store.job("old", false)).unwrap().unwrap();
+        assert_eq!(job.requested_by, None);
+        assert_eq!(job.approved_by, None);
+        runtime
+            .block_on(store.set_approved_by("old", "alice".into()))
+            .unwrap();
+        let job = runtime.block_on(store.job("old", false)).unwrap().unwrap();
+        assert_eq!(job.approved_by.as_deref(), Some("alice"));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

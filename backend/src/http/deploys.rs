@@ -102,12 +102,18 @@ struct CreateQuery {
 
 async fn create(
     State(deployer): State<Deployer>,
+    peer: crate::http::token::Peer,
     query: Result<axum::extract::Query<CreateQuery>, axum::extract::rejection::QueryRejection>,
     JsonBody(spec): JsonBody<Spec>,
 ) -> Result<(StatusCode, [(axum::http::HeaderName, String); 1], Json<Job>), ApiError> {
     let axum::extract::Query(query) = query?;
     let job = deployer
-        .start_with(&spec, query.confirm_server_files, query.review)
+        .start_with(
+            &spec,
+            query.confirm_server_files,
+            query.review,
+            &crate::http::token::requester(crate::http::token::peer_address(&peer)),
+        )
         .await?;
     let location = format!("/api/deploys/{}", job.id);
     Ok((StatusCode::ACCEPTED, [(LOCATION, location)], Json(job)))
@@ -138,6 +144,7 @@ pub struct ApplyRequest {
 
 async fn create_apply(
     State(deployer): State<Deployer>,
+    peer: crate::http::token::Peer,
     axum::Extension(aws): axum::Extension<crate::aws::LiveAws>,
     JsonBody(request): JsonBody<ApplyRequest>,
 ) -> Result<(StatusCode, [(axum::http::HeaderName, String); 1], Json<Job>), ApiError> {
@@ -162,8 +169,14 @@ async fn create_apply(
     let (spec, live) =
         crate::http::clusters::plan_running(&aws, &tools, &region, &request.cluster, request.spec)
             .await?;
-    if let Some(approved) = &request.approved_plan {
-        let differences = shared::changes::apply::differences(approved, &live.plan);
+    if let Some(approved) = request.approved_plan {
+        // Linear in both plans, and off the async workers: a large plan does not hold
+        // up the health check or anyone's event stream.
+        let now = live.plan.clone();
+        let differences = crate::http::extract::off_the_workers(move || {
+            shared::changes::apply::differences(&approved, &now)
+        })
+        .await?;
         if !differences.is_empty() {
             let mut detail = serde_json::Map::new();
             detail.insert("differences".into(), serde_json::json!(differences));
@@ -191,7 +204,7 @@ async fn create_apply(
     let lock = crate::deploy::LockRequest {
         kubeconfig,
         break_lock: request.break_lock,
-        asked_by: "the deploy token's holder".to_owned(),
+        asked_by: crate::http::token::requester(crate::http::token::peer_address(&peer)),
     };
     let job = deployer.start_apply(&spec, admitted, &live, lock).await?;
     let location = format!("/api/deploys/{}", job.id);
@@ -209,11 +222,48 @@ async fn show(
     Ok(Json(deployer.job(&id).await?))
 }
 
+/// An apply's approval plans again against the cluster as it is now: when anything
+/// differs from the plan the job shows (its changes, its steps, the running work a drain
+/// would stop), the job is cancelled and the answer is 409 with each difference; the
+/// person reviews the new plan.
 async fn approve(
     State(deployer): State<Deployer>,
+    peer: crate::http::token::Peer,
+    axum::Extension(aws): axum::Extension<crate::aws::LiveAws>,
     Path(id): Path<String>,
 ) -> Result<Json<Job>, ApiError> {
-    Ok(Json(deployer.approve(&id).await?))
+    if let Some((spec, shown)) = deployer.waiting_apply(&id).await? {
+        let job = deployer.job(&id).await?;
+        let region = shared::model::ids::Region::parse(&job.region).map_err(|_| {
+            ApiError::unprocessable(format!("`{}` is not a known AWS region", job.region))
+        })?;
+        let tools = deployer.config().tools.clone();
+        let (_, now) =
+            crate::http::clusters::plan_running(&aws, &tools, &region, &job.cluster, spec).await?;
+        let differences = crate::http::extract::off_the_workers(move || {
+            shared::changes::apply::differences(&shown, &now.plan)
+        })
+        .await?;
+        if !differences.is_empty() {
+            let said = differences.join("; ");
+            deployer
+                .refuse_approval(
+                    &id,
+                    &format!("the cluster changed since this plan was made: {said}"),
+                )
+                .await?;
+            let mut detail = serde_json::Map::new();
+            detail.insert("differences".into(), serde_json::json!(differences));
+            return Err(ApiError::Conflict {
+                message: format!(
+                    "the cluster changed since this job's plan was made, so it was cancelled; plan again and apply the new plan: {said}"
+                ),
+                detail,
+            });
+        }
+    }
+    let by = crate::http::token::requester(crate::http::token::peer_address(&peer));
+    Ok(Json(deployer.approve(&id, &by).await?))
 }
 
 async fn cancel(

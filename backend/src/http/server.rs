@@ -82,7 +82,7 @@ pub async fn serve(
             accepted = listener.accept() => accepted,
             () = &mut shutdown => break,
         };
-        let (stream, _peer) = match accepted {
+        let (stream, peer) = match accepted {
             Ok(accepted) => accepted,
             Err(error) => {
                 // EMFILE and friends: the next accept would fail the same way at once.
@@ -106,7 +106,16 @@ pub async fn serve(
             continue;
         };
         let _ = stream.set_nodelay(true);
-        let service = TowerToHyperService::new(app.clone());
+        // Each request carries the address it came from: who asked for a job says it.
+        let service = TowerToHyperService::new(tower::ServiceExt::map_request(
+            app.clone(),
+            move |mut request: hyper::Request<hyper::body::Incoming>| {
+                request
+                    .extensions_mut()
+                    .insert(axum::extract::ConnectInfo(peer));
+                request
+            },
+        ));
         let mut builder = hyper::server::conn::http1::Builder::new();
         builder
             .timer(TokioTimer::new())

@@ -10,6 +10,24 @@ use axum::response::{IntoResponse, Response};
 use crate::deploy::DeployToken;
 use crate::http::error::ApiError;
 
+/// Who asked, as a job records it: the holder of the deploy token, and the address the
+/// request came from when the server knows it.
+pub fn requester(peer: Option<&std::net::SocketAddr>) -> String {
+    match peer {
+        Some(peer) => format!("the deploy token's holder at {}", peer.ip()),
+        None => "the deploy token's holder".to_owned(),
+    }
+}
+
+/// The address a request came from, as the accept loop records it.
+pub type Peer = Option<axum::Extension<axum::extract::ConnectInfo<std::net::SocketAddr>>>;
+
+/// The address in a [`Peer`].
+pub fn peer_address(peer: &Peer) -> Option<&std::net::SocketAddr> {
+    peer.as_ref()
+        .map(|axum::Extension(axum::extract::ConnectInfo(address))| address)
+}
+
 /// What a server bound beyond loopback says at start, in one line.
 pub const BEYOND_LOOPBACK: &str = "Listening beyond loopback: anyone who reaches this port can design, validate, render and run read-only EC2 live checks with this server's AWS credentials; listing, reading and planning running clusters, deploys, applies and their logs need the deploy token.";
 

@@ -5,6 +5,8 @@
 
 use leptos::prelude::*;
 
+use shared::changes::visible;
+
 use crate::server::api::{self, LivePlan};
 use crate::state::studio::Studio;
 use crate::widgets::deploy_panel::Deploys;
@@ -93,7 +95,7 @@ pub fn ChangesPanel() -> impl IntoView {
                     let fields = if change.fields.is_empty() {
                         String::new()
                     } else {
-                        format!(" ({})", change.fields.join(", "))
+                        format!(" ({})", visible(&change.fields.join(", ")))
                     };
                     let steps = change
                         .steps
@@ -101,16 +103,16 @@ pub fn ChangesPanel() -> impl IntoView {
                         .map(|step| {
                             let wait = shared::changes::apply::wait_of(step)
                                 .map(|wait| view! { <span class="hint">{format!(" waits up to {wait}")}</span> });
-                            view! { <li><code>{format!("$ {}", step.join(" "))}</code>{wait}</li> }
+                            view! { <li><code>{format!("$ {}", visible(&step.join(" ")))}</code>{wait}</li> }
                         })
                         .collect_view();
                     let disruption = (!change.disruption.is_empty())
-                        .then(|| view! { <p class="disruption">{format!("disrupts: {}", change.disruption)}</p> });
+                        .then(|| view! { <p class="disruption">{format!("disrupts: {}", visible(&change.disruption))}</p> });
                     view! {
                         <li class=format!("change change-{}", change.action)>
                             <p class="change-line">
                                 <span class="change-mark">{mark(&change.action)}</span>
-                                {format!(" {} {}{fields}", change.kind, change.name)}
+                                {format!(" {} {}{fields}", visible(&change.kind), visible(&change.name))}
                             </p>
                             {disruption}
                             <ul class="change-steps">{steps}</ul>
@@ -125,7 +127,7 @@ pub fn ChangesPanel() -> impl IntoView {
                     view! {
                         <li class=format!("finding {:?}", finding.severity).to_lowercase()>
                             {format!("{}: ", finding.rule)}
-                            {crate::widgets::prose::with_code(finding.message.clone())}
+                            {crate::widgets::prose::with_code(visible(&finding.message).into_owned())}
                         </li>
                     }
                 })

@@ -662,7 +662,13 @@ pub fn DeployPanel() -> impl IntoView {
     };
     let history = move || {
         deploys.history.get().into_iter().map(|job| {
-            let label = format!("{} in {} · {} · {}", job.cluster, job.region, job.state, readable_time(&job.created_at));
+            let mut label = format!("{} in {} · {} · {}", job.cluster, job.region, job.state, readable_time(&job.created_at));
+            if let Some(by) = &job.requested_by {
+                label.push_str(&format!(" · asked by {by}"));
+            }
+            if let Some(by) = &job.approved_by {
+                label.push_str(&format!(" · approved by {by}"));
+            }
             let shown = job.id.clone();
             let current = move || deploys.job.with(|followed| followed.as_ref().is_some_and(|followed| followed.id == shown));
             view! {

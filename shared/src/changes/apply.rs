@@ -266,7 +266,10 @@ pub fn apply_script(plan: &Plan, cluster: &str, region: &str) -> String {
                 "  {} at {}: {}",
                 finding.rule, finding.path, finding.message
             );
-            script.push_str(&format!("echo {} >&2\n", shell_quote(&one_line(&line))));
+            script.push_str(&format!(
+                "echo {} >&2\n",
+                shell_quote(&super::words::visible(&line))
+            ));
         }
         script.push_str("exit 3\n");
         return script;
@@ -280,7 +283,7 @@ pub fn apply_script(plan: &Plan, cluster: &str, region: &str) -> String {
         for line in &consent {
             script.push_str(&format!(
                 "  echo {} >&2\n",
-                shell_quote(&one_line(&format!("  {line}")))
+                shell_quote(&super::words::visible(&format!("  {line}")))
             ));
         }
         script.push_str(&format!(
@@ -288,10 +291,14 @@ pub fn apply_script(plan: &Plan, cluster: &str, region: &str) -> String {
             shell_quote(&format!("run ./apply.sh {ALLOW_DISRUPTION} to apply them"))
         ));
     }
-    for step in apply_steps(plan, cluster, region) {
+    let steps = apply_steps(plan, cluster, region);
+    if !steps.is_empty() {
+        script.push_str(&super::lock::script(cluster, region, KUBECONFIG_FILE));
+    }
+    for step in steps {
         script.push_str(&format!(
-            "\nstep {}\n",
-            shell_quote(&one_line(&step.change))
+            "\nlock_check\nstep {}\n",
+            shell_quote(&super::words::visible(&step.change))
         ));
         let words: Vec<String> = step.argv().iter().map(|word| shell_quote(word)).collect();
         script.push_str(&words.join(" "));
@@ -301,19 +308,6 @@ pub fn apply_script(plan: &Plan, cluster: &str, region: &str) -> String {
         script.push_str("\necho 'No changes: the cluster already is what the design says.'\n");
     }
     script
-}
-
-/// Text on one line: control characters (a line break in a name) shown as escapes.
-fn one_line(text: &str) -> String {
-    text.chars()
-        .flat_map(|character| {
-            if character.is_control() {
-                character.escape_default().collect::<Vec<_>>()
-            } else {
-                vec![character]
-            }
-        })
-        .collect()
 }
 
 /// Whether `plan` changes nothing the user must consent to: no step drains nodes.
@@ -414,7 +408,7 @@ pub fn differences(approved: &serde_json::Value, now: &Plan) -> Vec<String> {
         if text.is_empty() {
             "nothing".to_owned()
         } else {
-            one_line(text)
+            super::words::visible(text).into_owned()
         }
     };
     let mut moved = std::collections::HashSet::new();
@@ -453,7 +447,10 @@ pub fn differences(approved: &serde_json::Value, now: &Plan) -> Vec<String> {
 pub fn approval_title(cluster: &str, plan: &Plan, grants: &[String]) -> String {
     let mut title = format!("apply to {cluster}: {}", counts(plan));
     for line in disruptions(plan) {
-        title.push_str(&format!("\ndisrupts running pods: {}", one_line(&line)));
+        title.push_str(&format!(
+            "\ndisrupts running pods: {}",
+            super::words::visible(&line)
+        ));
     }
     let touches_access = plan.changes.iter().any(|change| {
         matches!(
@@ -467,7 +464,10 @@ pub fn approval_title(cluster: &str, plan: &Plan, grants: &[String]) -> String {
     });
     if touches_access {
         for line in grants {
-            title.push_str(&format!("\ngrants, once applied: {}", one_line(line)));
+            title.push_str(&format!(
+                "\ngrants, once applied: {}",
+                super::words::visible(line)
+            ));
         }
     }
     title

@@ -1527,13 +1527,24 @@ fn object_changes(old: &[Value], new: &[Value], plan: &mut Plan) {
             .iter()
             .any(|candidate| identity(candidate) == (kind.clone(), name.clone()))
         {
-            let resource = kind.to_ascii_lowercase();
+            // `KIND.GROUP/NAME`, one word: a name read from the cluster is never taken for
+            // one of kubectl's flags (`--all`), and the kind is the one of that group.
+            let group = object
+                .get("apiVersion")
+                .and_then(Value::as_str)
+                .and_then(|version| version.rsplit_once('/'))
+                .map(|(group, _)| group)
+                .unwrap_or_default();
+            let mut resource = kind.to_ascii_lowercase();
+            if !group.is_empty() {
+                resource = format!("{resource}.{group}");
+            }
             let mut change = simple(
                 Action::Delete,
                 &kind,
                 &name,
                 Vec::new(),
-                vec![argv(&["kubectl", "delete", &resource, &name])],
+                vec![argv(&["kubectl", "delete", &format!("{resource}/{name}")])],
             );
             if kind == "NodePool" {
                 change.disruptive = true;

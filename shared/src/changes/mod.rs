@@ -24,6 +24,8 @@ pub mod addons;
 pub mod apply;
 /// Comparing the two designs' objects and classifying each change.
 mod diff;
+/// The apply lock's names, and `apply.sh`'s way of taking it.
+pub mod lock;
 /// The objects inside a running cluster (Karpenter's), read into its design.
 pub mod objects;
 /// A running cluster read back into a design.
@@ -40,7 +42,7 @@ use serde::Serialize;
 use crate::rules::Finding;
 
 pub use diff::{INTERIM_FILE, diff};
-pub use words::{human, summary};
+pub use words::{human, summary, visible};
 
 /// What happens to one object.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]

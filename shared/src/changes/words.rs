@@ -1,4 +1,44 @@
+use std::borrow::Cow;
+
 use super::{Action, Plan};
+
+/// Whether `char` changes how a screen shows the text around it, or shows nothing:
+/// control characters (a line break, an escape sequence, a carriage return), line and
+/// paragraph separators, zero-width characters and the bidirectional overrides that can
+/// make a line read otherwise than it is.
+fn hidden(char: char) -> bool {
+    char.is_control()
+        || matches!(
+            char,
+            '\u{061C}'
+                | '\u{180E}'
+                | '\u{200B}'..='\u{200F}'
+                | '\u{2028}'..='\u{202E}'
+                | '\u{2060}'..='\u{2064}'
+                | '\u{2066}'..='\u{2069}'
+                | '\u{FEFF}'
+        )
+}
+
+/// `text` as it may be shown (a plan, a terminal, the page): every [`hidden`] character
+/// escaped (`\n`, `\u{202e}`), so a name read from a cluster can neither start a new
+/// line of the plan nor hide or reorder what follows it.
+pub fn visible(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(hidden) {
+        return Cow::Borrowed(text);
+    }
+    Cow::Owned(
+        text.chars()
+            .map(|char| {
+                if hidden(char) {
+                    char.escape_default().to_string()
+                } else {
+                    char.to_string()
+                }
+            })
+            .collect(),
+    )
+}
 
 /// The plan as a person reads it: one line per change with its mark (`+`, `~`, `-/+`,
 /// `-`), the fields that change and how it disrupts running pods, the commands under it,
@@ -12,16 +52,19 @@ pub fn human(plan: &Plan) -> String {
         let fields = if change.fields.is_empty() {
             String::new()
         } else {
-            format!(" ({})", change.fields.join(", "))
+            format!(" ({})", visible(&change.fields.join(", ")))
         };
         text.push_str(&format!(
             "{:>3} {} {}{fields}\n",
             change.action.mark(),
-            change.kind,
-            change.name
+            visible(&change.kind),
+            visible(&change.name)
         ));
         if change.disruptive {
-            text.push_str(&format!("      disrupts: {}\n", change.disruption));
+            text.push_str(&format!(
+                "      disrupts: {}\n",
+                visible(&change.disruption)
+            ));
         }
         for step in &change.steps {
             match super::apply::wait_of(step) {
@@ -39,7 +82,11 @@ pub fn human(plan: &Plan) -> String {
     for finding in &plan.findings {
         text.push_str(&format!(
             "{}[{}] {}: {}\n  = help: {}\n",
-            finding.severity, finding.rule, finding.path, finding.message, finding.help
+            finding.severity,
+            finding.rule,
+            visible(&finding.path),
+            visible(&finding.message),
+            visible(&finding.help)
         ));
     }
     let disruptive = plan
@@ -80,12 +127,13 @@ fn shell_words(words: &[String]) -> String {
     words
         .iter()
         .map(|word| {
+            let word = visible(word);
             let plain = !word.is_empty()
                 && word
                     .chars()
                     .all(|char| char.is_ascii_alphanumeric() || "-_=./:@,".contains(char));
             if plain {
-                word.clone()
+                word.into_owned()
             } else {
                 format!("'{}'", word.replace('\'', "'\\''"))
             }

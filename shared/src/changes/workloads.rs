@@ -146,7 +146,103 @@ fn count(quantity: &Value) -> u64 {
     }
 }
 
+/// One item of kubectl's list, as far as a plan reads it: what a drain and a budget need.
+/// Everything else (annotations, managed fields, environment, volumes, status beyond the
+/// phase) is skipped as it is read, never held.
+#[derive(Deserialize)]
+struct ListedItem {
+    #[serde(default)]
+    kind: String,
+    #[serde(default)]
+    metadata: ListedMetadata,
+    #[serde(default)]
+    spec: ListedSpec,
+    #[serde(default)]
+    status: ListedStatus,
+}
+
+#[derive(Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ListedMetadata {
+    #[serde(default)]
+    name: Value,
+    #[serde(default)]
+    namespace: Value,
+    #[serde(default)]
+    labels: Value,
+    #[serde(default)]
+    owner_references: Value,
+}
+
+#[derive(Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ListedSpec {
+    #[serde(default)]
+    node_name: Value,
+    #[serde(default)]
+    containers: Vec<ListedContainer>,
+    #[serde(default)]
+    selector: Value,
+}
+
+#[derive(Deserialize)]
+struct ListedContainer {
+    #[serde(default)]
+    resources: Value,
+}
+
+#[derive(Default, Deserialize)]
+struct ListedStatus {
+    #[serde(default)]
+    phase: Value,
+}
+
+#[derive(Deserialize)]
+struct Listed {
+    items: Option<Vec<ListedItem>>,
+}
+
+impl ListedItem {
+    /// The item as the JSON [`Workloads::from_kubectl`] reads, with only what it reads.
+    fn kept(self) -> Value {
+        let containers: Vec<Value> = self
+            .spec
+            .containers
+            .into_iter()
+            .map(|container| serde_json::json!({ "resources": container.resources }))
+            .collect();
+        serde_json::json!({
+            "kind": self.kind,
+            "metadata": {
+                "name": self.metadata.name,
+                "namespace": self.metadata.namespace,
+                "labels": self.metadata.labels,
+                "ownerReferences": self.metadata.owner_references,
+            },
+            "spec": {
+                "nodeName": self.spec.node_name,
+                "containers": containers,
+                "selector": self.spec.selector,
+            },
+            "status": { "phase": self.status.phase },
+        })
+    }
+}
+
 impl Workloads {
+    /// Reads kubectl's answer as it arrives (`reader`), keeping of each item only what a
+    /// plan uses: a cluster whose pods carry large annotations costs no more memory than
+    /// one whose pods do not.
+    pub fn from_kubectl_reader(reader: impl std::io::Read) -> Result<Workloads, String> {
+        let listed: Listed = serde_json::from_reader(reader)
+            .map_err(|error| format!("kubectl's answer is not a list: {error}"))?;
+        let items = listed
+            .items
+            .ok_or_else(|| "kubectl's answer has no `items` list".to_owned())?;
+        let kept: Vec<Value> = items.into_iter().map(ListedItem::kept).collect();
+        Workloads::from_kubectl(&serde_json::json!({ "items": kept }))
+    }
+
     /// Reads the answer of `kubectl get nodes,pods,poddisruptionbudgets --all-namespaces
     /// -o json`: one list of the three kinds.
     pub fn from_kubectl(list: &Value) -> Result<Workloads, String> {
@@ -502,5 +598,40 @@ fn change_place(kind: &str, name: &str) -> String {
         "NodePool" => format!("karpenter.node_pools[{name}]"),
         "cluster" => "cluster.kubernetes_version".to_owned(),
         _ => format!("karpenter[{kind} {name}]"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Read as it arrives, keeping only what a plan uses, the list reads as the whole
+    /// value does: the same nodes, pods (owners, labels, accelerators) and budgets.
+    #[test]
+    fn a_list_read_as_it_arrives_is_the_list_read_whole() {
+        let annotations: serde_json::Map<String, Value> = (0..50)
+            .map(|index| (format!("note/{index}"), Value::from("x".repeat(1000))))
+            .collect();
+        let list = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": [
+            {"kind": "Node", "metadata": {"name": "n1", "annotations": annotations,
+                "labels": {"eks.amazonaws.com/nodegroup": "gpu", "node.kubernetes.io/instance-type": "p5.48xlarge"}}},
+            {"kind": "Pod", "metadata": {"name": "w-0", "namespace": "training", "annotations": annotations,
+                "labels": {"training.kubeflow.org/job-name": "llama"},
+                "ownerReferences": [{"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob", "name": "llama", "controller": true}]},
+             "spec": {"nodeName": "n1", "containers": [{"name": "main", "env": [{"name": "A", "value": "b"}],
+                "resources": {"limits": {"nvidia.com/gpu": "8"}}}]},
+             "status": {"phase": "Running", "conditions": []}},
+            {"kind": "Pod", "metadata": {"name": "done", "namespace": "default"},
+             "spec": {"nodeName": "n1", "containers": []}, "status": {"phase": "Succeeded"}},
+            {"kind": "PodDisruptionBudget", "metadata": {"name": "llama", "namespace": "training"},
+             "spec": {"selector": {"matchLabels": {"training.kubeflow.org/job-name": "llama"}}}}
+        ]});
+        let whole = Workloads::from_kubectl(&list).unwrap();
+        let text = serde_json::to_vec(&list).unwrap();
+        let streamed = Workloads::from_kubectl_reader(text.as_slice()).unwrap();
+        assert_eq!(streamed, whole);
+        assert_eq!(streamed.pods.len(), 1);
+        assert_eq!(streamed.budgets.len(), 1);
+        assert!(Workloads::from_kubectl_reader(&b"{\"kind\": \"List\"}"[..]).is_err());
     }
 }

@@ -631,6 +631,13 @@ pub struct Job {
     /// The job's directory on the server: the bundle it deploys and the kubeconfig eksctl
     /// writes.
     pub directory: String,
+    /// Who asked for it, in words (the token's holder and the client's address; a
+    /// terminal's user and host).
+    #[serde(default)]
+    pub requested_by: Option<String>,
+    /// Who approved its plan, once someone did.
+    #[serde(default)]
+    pub approved_by: Option<String>,
     /// Its steps in order.
     #[serde(default)]
     pub steps: Vec<JobStep>,

@@ -876,6 +876,10 @@ impl Default for Network {
 /// Past it a design is no cluster anyone runs, and its checks and deploy would only cost.
 pub const MOST_NODE_GROUPS: usize = 300;
 
+/// Most add-ons a design may name to be planned against a running cluster (each asks EKS
+/// which versions it offers): more than EKS's whole catalog of add-ons.
+pub const MOST_ADDONS: usize = 64;
+
 impl Spec {
     /// The CIDR block of the VPC eksctl creates (`vpc.cidr`, kept with the keys the studio
     /// writes as given); `None` when unset (eksctl's default, 192.168.0.0/16).
@@ -925,6 +929,11 @@ impl Spec {
         } else if pools > MOST_NODE_GROUPS {
             Some(format!(
                 "the design has {pools} NodePools; the studio checks and deploys at most {MOST_NODE_GROUPS}"
+            ))
+        } else if self.addons.len() > MOST_ADDONS {
+            Some(format!(
+                "the design has {} add-ons; EKS's catalog has fewer than {MOST_ADDONS}, and the studio plans at most {MOST_ADDONS}",
+                self.addons.len()
             ))
         } else {
             None
