@@ -2406,6 +2406,19 @@ async fn a_server_killed_mid_apply_keeps_the_job_interrupted_and_a_new_plan_show
         job["approved_by"], "the deploy token's holder at 127.0.0.1",
         "kept across the restart: {job}"
     );
+    let listed = eks_studio(
+        &emulator,
+        &["jobs", "--data-dir", dir.join("data").to_str().unwrap()],
+    );
+    assert_eq!(listed.status.code(), Some(0), "{}", text(&listed.stderr));
+    let line = text(&listed.stdout);
+    assert!(
+        line.contains(&id)
+            && line.contains("interrupted")
+            && line.contains("asked by the deploy token's holder at 127.0.0.1")
+            && line.contains("approved by the deploy token's holder at 127.0.0.1"),
+        "{line}"
+    );
     let states: Vec<(String, String)> = job["steps"]
         .as_array()
         .unwrap()
@@ -3413,6 +3426,16 @@ async fn a_plan_asks_eks_once_per_distinct_add_on_and_refuses_more_than_eks_has(
         3,
         "answers are cached as the live checks' are"
     );
+    // A cluster EKS does not have: 404, and no add-on asked about.
+    design["addons"] = serde_json::json!([{"name": "aws-ebs-csi-driver"}]);
+    let before = emulator.calls("DescribeAddonVersions").await;
+    let (status, missing) = post_json(&router, "/api/plan", &plan(&design, "nowhere")).await;
+    assert_eq!(status, 404, "{missing}");
+    assert_eq!(
+        emulator.calls("DescribeAddonVersions").await,
+        before,
+        "nothing asked before the cluster is found"
+    );
 
     // 300 listed add-ons: refused before any call.
     design["addons"] = (0..300)
@@ -3424,4 +3447,86 @@ async fn a_plan_asks_eks_once_per_distinct_add_on_and_refuses_more_than_eks_has(
     assert_eq!(status, 422, "{refused}");
     assert!(refused.to_string().contains("300 add-ons"), "{refused}");
     assert_eq!(emulator.all_calls().await, before, "no AWS call");
+}
+
+/// Between steps, a step that drains nodes first looks at what runs on them: a training
+/// job that landed there after the plan was approved (here while an earlier step ran)
+/// stops the apply before the drain, naming the job.
+#[test]
+fn a_drain_stops_when_training_landed_on_its_nodes_after_the_approval() {
+    let emulator = Emulator::start();
+    let dir = temp_dir("drain-recheck");
+    let (file, cluster) = filled_template(&emulator, "g4dn", &dir);
+    eksctl_create(&emulator, &file);
+    // An access entry first (a slow step), then the GPU group replaced: its drain last.
+    let changed = dir.join("changed.yaml");
+    std::fs::write(
+        &changed,
+        std::fs::read_to_string(resized(&file, &dir, "entry", 2, 10, Some("late-team")))
+            .unwrap()
+            .replace("g4dn.8xlarge", "g4dn.12xlarge"),
+    )
+    .unwrap();
+    let calls = dir.join("calls.jsonl");
+    let apply = eks_studio_command(
+        &emulator,
+        &[
+            "apply",
+            changed.to_str().unwrap(),
+            "--cluster",
+            &cluster,
+            "--region",
+            REGION,
+            "--auto-approve",
+            "--allow-disruption",
+        ],
+        &[
+            ("EKSCTL_STANDIN_DELAY_MS", "3000"),
+            ("EKSCTL_STANDIN_ARGV_LOG", calls.to_str().unwrap()),
+        ],
+    )
+    .stdout(std::process::Stdio::piped())
+    .stderr(std::process::Stdio::piped())
+    .spawn()
+    .unwrap();
+    // Once the first step runs, a training run lands on the group's nodes.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !calls_in(&calls)
+        .iter()
+        .any(|argv| argv.get(2).is_some_and(|word| word == "accessentry"))
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the apply never reached its first step"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let nodes: serde_json::Value =
+        serde_json::from_str(&kubectl(&emulator, &file, &["get", "nodes", "-o", "json"])).unwrap();
+    let gpu_nodes: Vec<&str> = nodes["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|node| node["metadata"]["labels"]["eks.amazonaws.com/nodegroup"] == "g4dn")
+        .map(|node| node["metadata"]["name"].as_str().unwrap())
+        .collect();
+    let pods = dir.join("pods.yaml");
+    std::fs::write(&pods, training_pods(&gpu_nodes, "late")).unwrap();
+    kubectl_apply(&emulator, &file, &pods);
+
+    let stopped = apply.wait_with_output().unwrap();
+    let said = text(&stopped.stderr);
+    assert_eq!(stopped.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains("training work landed on the nodes it drains"),
+        "{said}"
+    );
+    assert!(said.contains("PyTorchJob training/late"), "{said}");
+    assert!(
+        !calls_in(&calls)
+            .iter()
+            .any(|argv| argv.get(1).is_some_and(|word| word == "delete")),
+        "no drain ran: {:?}",
+        calls_in(&calls)
+    );
 }

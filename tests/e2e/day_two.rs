@@ -181,6 +181,9 @@ async fn a_running_cluster_opens_from_the_start_step_and_review_plans_the_edits_
         .await;
     assert!(refused.contains("deploy token"), "{refused}");
     browser
+        .screenshot("running-cluster-token-refused-1280")
+        .await;
+    browser
         .fill("running-token", studio.deploy_token.as_deref().unwrap())
         .await;
     browser.click_button("List clusters").await;
@@ -196,6 +199,10 @@ async fn a_running_cluster_opens_from_the_start_step_and_review_plans_the_edits_
         );
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     };
+    browser.client.set_window_size(390, 844).await.unwrap();
+    browser.screenshot("running-cluster-listed-390").await;
+    browser.client.set_window_size(1280, 800).await.unwrap();
+    browser.screenshot("running-cluster-listed-1280").await;
     button.click().await.unwrap();
     browser
         .wait_for_text(Locator::Id("running-status"), |text| {

@@ -242,6 +242,27 @@ pub fn apply(
     }
     let steps = apply_steps(&live.plan, &cluster, &region);
     for (index, step) in steps.iter().enumerate() {
+        // A step that drains nodes first looks at what runs on them now: training that
+        // landed there since the plan was approved stops the apply.
+        if let (Some(_), Some((kind, name))) = (&step.disruption, &step.object) {
+            let landed = match plan_for(&after, again.clone()) {
+                Ok(now) => shared::changes::apply::landed_since(&live.plan, &now.plan, kind, name),
+                Err(message) => vec![format!("(the cluster could not be read: {message})")],
+            };
+            if !landed.is_empty() {
+                eprintln!(
+                    "error: stopped before step {}: since the plan was approved, training work landed on the nodes it drains ({kind} {}): {}; steps 1 to {} were done, {} to {} were not run",
+                    index + 1,
+                    terminal_safe(name),
+                    terminal_safe(&landed.join("; ")),
+                    index,
+                    index + 1,
+                    steps.len()
+                );
+                eprintln!("plan again, review what it stops and apply that plan");
+                return release(ExitCode::from(1), lock);
+            }
+        }
         if let Some(reason) = lock.lost() {
             eprintln!(
                 "error: stopped before step {}: {}; steps 1 to {} were done, {} to {} were not run",

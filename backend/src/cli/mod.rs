@@ -15,6 +15,8 @@ pub mod check;
 pub mod diff;
 /// Writing a command's output files without following symlinks.
 pub mod files;
+/// `eks-studio jobs`: the jobs a server keeps, with who asked and who approved.
+pub mod jobs;
 /// `eks-studio lint`, `convert` and `resolve`.
 pub mod lint;
 /// A capped read of a file, a spec named by template or file, text safe for a terminal.
@@ -137,6 +139,14 @@ pub enum Command {
         /// Largest file read, in bytes (larger ones are refused, exit 2).
         #[arg(long, default_value_t = crate::cli::read::DEFAULT_MAX_BYTES)]
         max_bytes: u64,
+    },
+    /// List the deploys and applies a server keeps in its data directory, newest first,
+    /// with who asked for each and who approved it.
+    Jobs {
+        /// The server's data directory
+        /// [default: $XDG_DATA_HOME/eks-studio, else ~/.local/share/eks-studio].
+        #[arg(long)]
+        data_dir: Option<PathBuf>,
     },
     /// Read a running cluster into a design: its cluster.yaml on standard output, or its
     /// bundle into --out; what could not be read is listed. Exit 0 read, 2 not readable.
@@ -296,6 +306,7 @@ pub fn run(cli: Cli) -> ExitCode {
             &allowed_hosts,
             deploy,
         ),
+        Command::Jobs { data_dir } => jobs::jobs(data_dir.as_deref()),
         Command::Templates => {
             let width = shared::TEMPLATES
                 .iter()

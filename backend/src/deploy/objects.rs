@@ -381,6 +381,11 @@ pub async fn read_for_plan(
         if addons.is_empty() || version.is_empty() {
             return None;
         }
+        // Only once EKS has the cluster: a plan against one it does not have is a 404
+        // that asks nothing else. Beside the read, so no longer than its own chain.
+        if let Err(error) = aws.api_access(region, name).await {
+            return Some(Err(error.to_string()));
+        }
         Some(
             aws.addon_versions(region, &addons, &version)
                 .await

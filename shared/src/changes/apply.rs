@@ -37,6 +37,9 @@ pub struct ApplyStep {
     /// What it does to running pods, when its change disrupts them.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub disruption: Option<String>,
+    /// The kind and name of the object its change is of (none for the set-up step).
+    #[serde(skip)]
+    pub object: Option<(String, String)>,
 }
 
 fn tool_name<S: serde::Serializer>(tool: &Tool, serializer: S) -> Result<S::Ok, S::Error> {
@@ -186,6 +189,7 @@ pub fn apply_steps(plan: &Plan, cluster: &str, region: &str) -> Vec<ApplyStep> {
                 change: mark.clone(),
                 disruption: (change.disruptive && index == draining)
                     .then(|| change.disruption.clone()),
+                object: Some((change.kind.clone(), change.name.clone())),
             });
         }
     }
@@ -211,6 +215,7 @@ pub fn apply_steps(plan: &Plan, cluster: &str, region: &str) -> Vec<ApplyStep> {
                 .to_vec(),
                 change: "the cluster's kubeconfig, for kubectl and helm".to_owned(),
                 disruption: None,
+                object: None,
             },
         );
     }
@@ -268,7 +273,7 @@ pub fn apply_script(plan: &Plan, cluster: &str, region: &str) -> String {
             );
             script.push_str(&format!(
                 "echo {} >&2\n",
-                shell_quote(&super::words::visible(&line))
+                shell_quote(&crate::model::items::visible(&line))
             ));
         }
         script.push_str("exit 3\n");
@@ -283,7 +288,7 @@ pub fn apply_script(plan: &Plan, cluster: &str, region: &str) -> String {
         for line in &consent {
             script.push_str(&format!(
                 "  echo {} >&2\n",
-                shell_quote(&super::words::visible(&format!("  {line}")))
+                shell_quote(&crate::model::items::visible(&format!("  {line}")))
             ));
         }
         script.push_str(&format!(
@@ -298,7 +303,7 @@ pub fn apply_script(plan: &Plan, cluster: &str, region: &str) -> String {
     for step in steps {
         script.push_str(&format!(
             "\nlock_check\nstep {}\n",
-            shell_quote(&super::words::visible(&step.change))
+            shell_quote(&crate::model::items::visible(&step.change))
         ));
         let words: Vec<String> = step.argv().iter().map(|word| shell_quote(word)).collect();
         script.push_str(&words.join(" "));
@@ -408,7 +413,7 @@ pub fn differences(approved: &serde_json::Value, now: &Plan) -> Vec<String> {
         if text.is_empty() {
             "nothing".to_owned()
         } else {
-            super::words::visible(text).into_owned()
+            crate::model::items::visible(text).into_owned()
         }
     };
     let mut moved = std::collections::HashSet::new();
@@ -449,7 +454,7 @@ pub fn approval_title(cluster: &str, plan: &Plan, grants: &[String]) -> String {
     for line in disruptions(plan) {
         title.push_str(&format!(
             "\ndisrupts running pods: {}",
-            super::words::visible(&line)
+            crate::model::items::visible(&line)
         ));
     }
     let touches_access = plan.changes.iter().any(|change| {
@@ -466,7 +471,7 @@ pub fn approval_title(cluster: &str, plan: &Plan, grants: &[String]) -> String {
         for line in grants {
             title.push_str(&format!(
                 "\ngrants, once applied: {}",
-                super::words::visible(line)
+                crate::model::items::visible(line)
             ));
         }
     }
@@ -506,4 +511,30 @@ pub fn wait_of(argv: &[String]) -> Option<String> {
         ["eksctl", "create" | "update", "addon", ..] if waits => Some("25m".to_owned()),
         _ => None,
     }
+}
+
+/// The training work that landed on the nodes a step of `approved` drains since that plan
+/// was made: what `now` (the cluster planned again, just before the step) names on the
+/// nodes of the change the step belongs to (`kind`, `name`) that `approved` did not, in
+/// words. A drain runs only over work someone consented to stop.
+pub fn landed_since(approved: &Plan, now: &Plan, kind: &str, name: &str) -> Vec<String> {
+    let of = |plan: &Plan| {
+        plan.changes
+            .iter()
+            .find(|change| change.kind == kind && change.name == name)
+            .map(|change| change.workloads.clone())
+            .unwrap_or_default()
+    };
+    let before = of(approved);
+    of(now)
+        .into_iter()
+        .filter(|work| work.training)
+        .filter(|work| {
+            !before.iter().any(|known| {
+                (&known.kind, &known.namespace, &known.name)
+                    == (&work.kind, &work.namespace, &work.name)
+            })
+        })
+        .map(|work| crate::model::items::visible(&work.describe()).into_owned())
+        .collect()
 }

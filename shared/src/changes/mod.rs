@@ -41,8 +41,9 @@ use serde::Serialize;
 
 use crate::rules::Finding;
 
+pub use crate::model::items::visible;
 pub use diff::{INTERIM_FILE, diff};
-pub use words::{human, summary, visible};
+pub use words::{human, summary};
 
 /// What happens to one object.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]

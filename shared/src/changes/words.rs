@@ -1,44 +1,5 @@
-use std::borrow::Cow;
-
 use super::{Action, Plan};
-
-/// Whether `char` changes how a screen shows the text around it, or shows nothing:
-/// control characters (a line break, an escape sequence, a carriage return), line and
-/// paragraph separators, zero-width characters and the bidirectional overrides that can
-/// make a line read otherwise than it is.
-fn hidden(char: char) -> bool {
-    char.is_control()
-        || matches!(
-            char,
-            '\u{061C}'
-                | '\u{180E}'
-                | '\u{200B}'..='\u{200F}'
-                | '\u{2028}'..='\u{202E}'
-                | '\u{2060}'..='\u{2064}'
-                | '\u{2066}'..='\u{2069}'
-                | '\u{FEFF}'
-        )
-}
-
-/// `text` as it may be shown (a plan, a terminal, the page): every [`hidden`] character
-/// escaped (`\n`, `\u{202e}`), so a name read from a cluster can neither start a new
-/// line of the plan nor hide or reorder what follows it.
-pub fn visible(text: &str) -> Cow<'_, str> {
-    if !text.chars().any(hidden) {
-        return Cow::Borrowed(text);
-    }
-    Cow::Owned(
-        text.chars()
-            .map(|char| {
-                if hidden(char) {
-                    char.escape_default().to_string()
-                } else {
-                    char.to_string()
-                }
-            })
-            .collect(),
-    )
-}
+use crate::model::items::visible;
 
 /// The plan as a person reads it: one line per change with its mark (`+`, `~`, `-/+`,
 /// `-`), the fields that change and how it disrupts running pods, the commands under it,
