@@ -3231,15 +3231,21 @@ fn words(args: &[String]) -> Vec<&str> {
 /// The API with deploys on a fresh data directory in `dir`, its tools the stand-ins
 /// pointed at the emulator, and the deploy token [`API_TOKEN`].
 async fn api_with_deployer(emulator: &Emulator, dir: &Path) -> axum::Router {
+    api_with_deployer_and(emulator, dir, "").await
+}
+
+/// [`api_with_deployer`], its tools exporting `more` (`NAME=value …`) as well.
+async fn api_with_deployer_and(emulator: &Emulator, dir: &Path, more: &str) -> axum::Router {
     let bin = dir.join("bin");
     std::fs::create_dir_all(&bin).unwrap();
     let python = studio_e2e::ec2_emulator::python();
     let tool = |name: &str| {
-        pointed_at_emulator(
+        pointed_at_emulator_with(
             emulator,
             &bin,
             name,
             &[&python, &root().join("tests/fixtures").join(name)],
+            more,
         )
     };
     let tools = backend::deploy::Tools {
@@ -3517,6 +3523,126 @@ fn a_drain_stops_when_training_landed_on_its_nodes_after_the_approval() {
     let stopped = apply.wait_with_output().unwrap();
     let said = text(&stopped.stderr);
     assert_eq!(stopped.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains("training work landed on the nodes it drains"),
+        "{said}"
+    );
+    assert!(said.contains("PyTorchJob training/late"), "{said}");
+    assert!(
+        !calls_in(&calls)
+            .iter()
+            .any(|argv| argv.get(1).is_some_and(|word| word == "delete")),
+        "no drain ran: {:?}",
+        calls_in(&calls)
+    );
+}
+
+/// The server's apply looks at the nodes again before it drains them: training that
+/// landed there after the approval (while an earlier step ran) fails the job at the
+/// drain, naming the job, and nothing is drained.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_server_s_apply_stops_at_a_drain_when_training_landed_after_the_approval() {
+    let emulator = Emulator::start();
+    let dir = temp_dir("server-drain-recheck");
+    let (file, cluster) = filled_template(&emulator, "g4dn", &dir);
+    eksctl_create(&emulator, &file);
+    let changed = dir.join("changed.yaml");
+    std::fs::write(
+        &changed,
+        std::fs::read_to_string(resized(&file, &dir, "entry", 2, 10, Some("late-team")))
+            .unwrap()
+            .replace("g4dn.8xlarge", "g4dn.12xlarge"),
+    )
+    .unwrap();
+    let design = design_json(&changed);
+    let calls = dir.join("server-calls.jsonl");
+    let router = api_with_deployer_and(
+        &emulator,
+        &dir,
+        &format!(
+            "EKSCTL_STANDIN_DELAY_MS=3000 EKSCTL_STANDIN_ARGV_LOG='{}'",
+            calls.display()
+        ),
+    )
+    .await;
+    let request = serde_json::json!({"region": REGION, "cluster": cluster, "spec": design,
+                                     "allow_disruption": true});
+    let (status, job) =
+        call_with_token(&router, "POST", "/api/applies", Some(&request), API_TOKEN).await;
+    assert_eq!(status, 202, "{job}");
+    let id = job["id"].as_str().unwrap().to_owned();
+    let job_of = |router: axum::Router, id: String| async move {
+        call_with_token(
+            &router,
+            "GET",
+            &format!("/api/deploys/{id}"),
+            None,
+            API_TOKEN,
+        )
+        .await
+        .1
+    };
+    while job_of(router.clone(), id.clone()).await["steps"][0]["state"] != "running" {
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let (status, approved) = call_with_token(
+        &router,
+        "POST",
+        &format!("/api/deploys/{id}/approve"),
+        None,
+        API_TOKEN,
+    )
+    .await;
+    assert_eq!(status, 200, "{approved}");
+    // Once the first step runs, a training run lands on the group's nodes.
+    while !calls_in(&calls)
+        .iter()
+        .any(|argv| argv.get(2).is_some_and(|word| word == "accessentry"))
+    {
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let nodes: serde_json::Value =
+        serde_json::from_str(&kubectl(&emulator, &file, &["get", "nodes", "-o", "json"])).unwrap();
+    let gpu_nodes: Vec<&str> = nodes["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|node| node["metadata"]["labels"]["eks.amazonaws.com/nodegroup"] == "g4dn")
+        .map(|node| node["metadata"]["name"].as_str().unwrap())
+        .collect();
+    let pods = dir.join("pods.yaml");
+    std::fs::write(&pods, training_pods(&gpu_nodes, "late")).unwrap();
+    kubectl_apply(&emulator, &file, &pods);
+
+    let job = loop {
+        let job = job_of(router.clone(), id.clone()).await;
+        if !matches!(job["state"].as_str(), Some("pending" | "running")) {
+            break job;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    };
+    assert_eq!(job["state"], "failed", "{job}");
+    let drain = &job["steps"][3];
+    assert!(
+        drain["title"]
+            .as_str()
+            .unwrap()
+            .contains("eksctl delete nodegroup g4dn")
+            && drain["state"] == "failed"
+            && drain["started_at"].is_null(),
+        "the drain was refused, not run: {job}"
+    );
+    // Why, as the job's events say it (the stream of a finished job ends with it).
+    let said = {
+        use http_body_util::BodyExt;
+        use tower::ServiceExt;
+        let request = axum::http::Request::get(format!("/api/deploys/{id}/events"))
+            .header("authorization", format!("Bearer {API_TOKEN}"))
+            .body(axum::body::Body::empty())
+            .unwrap();
+        let response = router.clone().oneshot(request).await.unwrap();
+        text(&response.into_body().collect().await.unwrap().to_bytes())
+    };
     assert!(
         said.contains("training work landed on the nodes it drains"),
         "{said}"

@@ -200,6 +200,12 @@ async fn a_running_cluster_opens_from_the_start_step_and_review_plans_the_edits_
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     };
     browser.client.set_window_size(390, 844).await.unwrap();
+    browser
+        .eval(
+            "document.getElementById('running-token').scrollIntoView()",
+            vec![],
+        )
+        .await;
     browser.screenshot("running-cluster-listed-390").await;
     browser.client.set_window_size(1280, 800).await.unwrap();
     browser.screenshot("running-cluster-listed-1280").await;

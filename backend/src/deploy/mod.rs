@@ -323,6 +323,26 @@ pub struct LockRequest {
     pub break_lock: bool,
     /// Who asked for the apply (the client's address, say).
     pub asked_by: String,
+    /// The look at what runs on a step's nodes before it drains them, and the steps it
+    /// is for (set by [`Deployer::start_apply`]).
+    pub drains: Option<Drains>,
+}
+
+/// Looks again, just before a step drains the nodes of the object `(kind, name)`, at what
+/// runs on them: `Err` in words when training landed there since the plan was approved.
+pub type DrainGuard = std::sync::Arc<
+    dyn Fn(String, String) -> futures_util::future::BoxFuture<'static, Result<(), String>>
+        + Send
+        + Sync,
+>;
+
+/// An apply job's drain guard and the positions of the steps that drain, each with the
+/// object its change is of.
+pub struct Drains {
+    /// The look.
+    pub guard: DrainGuard,
+    /// Step position → (kind, name).
+    pub at: HashMap<usize, (String, String)>,
 }
 
 impl LockRequest {
@@ -713,7 +733,8 @@ impl Deployer {
         spec: &Spec,
         admitted: Admitted,
         live: &shared::changes::read::LivePlan,
-        lock: LockRequest,
+        mut lock: LockRequest,
+        guard: DrainGuard,
     ) -> Result<Job, DeployError> {
         let Admitted {
             cluster_document,
@@ -740,6 +761,14 @@ impl Deployer {
         let steps =
             shared::changes::apply::apply_steps(&live.plan, cluster.as_str(), region.as_str());
         self.check_prerequisites(steps.iter().map(|step| step.tool), "apply the plan")?;
+        // The job's steps are the approval, then these: step i runs at position i + 1.
+        let at = steps
+            .iter()
+            .enumerate()
+            .filter(|(_, step)| step.disruption.is_some())
+            .filter_map(|(index, step)| Some((index + 1, step.object.clone()?)))
+            .collect();
+        lock.drains = Some(Drains { guard, at });
         let config = &self.inner.config;
         let studio = config.studio.clone();
         let mut files = shared::deploy::bundle::bundle_files(spec, &findings, &[])
@@ -824,9 +853,12 @@ impl Deployer {
         let id = new_job_id()?;
         // An apply's job exists only once it holds the cluster's lock: another apply of
         // it, from any server or terminal, is refused here, before a step runs.
-        let mut lock = match lock {
-            Some(request) => Some(request.take(&id, &self.inner.config).await?),
-            None => None,
+        let (mut lock, drains) = match lock {
+            Some(mut request) => {
+                let drains = request.drains.take();
+                (Some(request.take(&id, &self.inner.config).await?), drains)
+            }
+            None => (None, None),
         };
         let directory = self.inner.config.data_dir.join("jobs").join(&id);
         let steps = make_steps(&directory);
@@ -903,6 +935,11 @@ impl Deployer {
             let _permit = permit;
             let store = &deployer.inner.store;
             let grace = deployer.inner.config.stop_grace;
+            let before_step = |position: usize| {
+                let drains = drains.as_ref()?;
+                let (kind, name) = drains.at.get(&position)?;
+                Some((drains.guard)(kind.clone(), name.clone()))
+            };
             let run = runner::run_job(
                 store,
                 &job_id,
@@ -911,6 +948,7 @@ impl Deployer {
                 &mut stop_requests,
                 &mut approvals,
                 grace,
+                &before_step,
             );
             let result = match lock.as_mut() {
                 None => run.await,

@@ -307,8 +307,15 @@ enum StepEnd {
     Unfilled(PathBuf, io::Error),
 }
 
+/// A look at the cluster just before a step (at its position) runs: `Err` with why the
+/// step must not run.
+pub type BeforeStep<'a> = &'a (
+        dyn Fn(usize) -> Option<futures_util::future::BoxFuture<'static, Result<(), String>>> + Sync
+    );
+
 /// Runs a job's steps in order, stopping at the first that does not succeed or when `stop`
-/// says so, and records every line, step and state change. Returns the job's final state.
+/// says so (or `before_step` refuses it), and records every line, step and state change.
+/// Returns the job's final state.
 #[allow(clippy::too_many_arguments)]
 pub async fn run_job(
     store: &Store,
@@ -318,6 +325,7 @@ pub async fn run_job(
     stop: &mut watch::Receiver<Option<StopReason>>,
     approved: &mut watch::Receiver<bool>,
     grace: Duration,
+    before_step: BeforeStep<'_>,
 ) -> Result<JobState, StoreError> {
     store
         .set_job_state(
@@ -358,6 +366,18 @@ pub async fn run_job(
                 break;
             }
             continue;
+        }
+        if let Some(look) = before_step(position)
+            && let Err(why) = look.await
+        {
+            store
+                .set_step(job_id, position, StepState::Failed, None, why.clone())
+                .await?;
+            outcome = (
+                JobState::Failed,
+                format!("step `{}` not run: {why}", step.name),
+            );
+            break;
         }
         store
             .set_step(

@@ -205,10 +205,61 @@ async fn create_apply(
         kubeconfig,
         break_lock: request.break_lock,
         asked_by: crate::http::token::requester(crate::http::token::peer_address(&peer)),
+        drains: None,
     };
-    let job = deployer.start_apply(&spec, admitted, &live, lock).await?;
+    let guard = drain_guard(
+        aws,
+        tools,
+        region,
+        request.cluster.clone(),
+        spec.clone(),
+        live.plan.clone(),
+    );
+    let job = deployer
+        .start_apply(&spec, admitted, &live, lock, guard)
+        .await?;
     let location = format!("/api/deploys/{}", job.id);
     Ok((StatusCode::ACCEPTED, [(LOCATION, location)], Json(job)))
+}
+
+/// Before a step of an apply drains the nodes of an object, the cluster read and planned
+/// again: training that landed on them since `approved` was made stops the job there.
+fn drain_guard(
+    aws: crate::aws::LiveAws,
+    tools: crate::deploy::Tools,
+    region: shared::model::ids::Region,
+    cluster: String,
+    spec: Spec,
+    approved: shared::changes::Plan,
+) -> crate::deploy::DrainGuard {
+    std::sync::Arc::new(move |kind: String, name: String| {
+        let (aws, tools, region, cluster, spec, approved) = (
+            aws.clone(),
+            tools.clone(),
+            region.clone(),
+            cluster.clone(),
+            spec.clone(),
+            approved.clone(),
+        );
+        Box::pin(async move {
+            let (_, now) =
+                crate::http::clusters::plan_running(&aws, &tools, &region, &cluster, spec)
+                    .await
+                    .map_err(|error| {
+                        format!("the cluster could not be read before the drain: {error}")
+                    })?;
+            let landed = shared::changes::apply::landed_since(&approved, &now.plan, &kind, &name);
+            if landed.is_empty() {
+                Ok(())
+            } else {
+                Err(format!(
+                    "since the plan was approved, training work landed on the nodes it drains ({kind} {}): {}; plan again, review what it stops and apply that plan",
+                    shared::changes::visible(&name),
+                    landed.join("; ")
+                ))
+            }
+        })
+    })
 }
 
 async fn list(State(deployer): State<Deployer>) -> Result<Json<Vec<Job>>, ApiError> {
