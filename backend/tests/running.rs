@@ -3384,6 +3384,39 @@ async fn an_approval_plans_again_and_refuses_when_training_landed_on_a_node_it_d
         .collect();
     assert!(ran.is_empty(), "no step ran: {job}");
 
+    // A design with an error finding is held to a deploy's rules: 422 with the findings,
+    // no job, and the cluster not read.
+    let mut broken = design.clone();
+    broken["node_groups"][0]["min_size"] = 5.into();
+    broken["node_groups"][0]["desired_capacity"] = 3.into();
+    broken["node_groups"][0]["max_size"] = 2.into();
+    let before = emulator.all_calls().await;
+    let (status, refused) = call_with_token(
+        &router,
+        "POST",
+        "/api/applies",
+        Some(
+            &serde_json::json!({"region": REGION, "cluster": cluster, "spec": broken,
+                                 "allow_disruption": true}),
+        ),
+        API_TOKEN,
+    )
+    .await;
+    assert_eq!(status, 422, "{refused}");
+    assert!(
+        refused["findings"]
+            .as_array()
+            .is_some_and(|findings| findings
+                .iter()
+                .any(|finding| finding["severity"] == "error")),
+        "{refused}"
+    );
+    assert_eq!(
+        emulator.all_calls().await,
+        before,
+        "the cluster was not read"
+    );
+
     // A new apply of the plan reviewed before the job landed: refused, naming it.
     let (status, stale) =
         call_with_token(&router, "POST", "/api/applies", Some(&request), API_TOKEN).await;

@@ -1873,3 +1873,29 @@ fn auto_mode_objects_are_read_from_kubectls_last_applied_copy() {
         read.not_read
     );
 }
+
+/// A name read from a cluster is data when the plan is shown: a line break, a zero-width
+/// or a bidirectional character in it is escaped, so it can neither start a line of the
+/// plan nor make one read otherwise than it is.
+#[test]
+fn names_in_a_plan_cannot_start_a_line_or_reorder_it() {
+    let before = template("g4dn");
+    let after = edited(&before, |spec| {
+        spec["node_groups"][0]["name"] = json!("gpu\n  + nodegroup fake\u{202e}\u{200b}");
+    });
+    let text = shared::changes::human(&diff(&before, &after));
+    assert!(
+        !text
+            .lines()
+            .any(|line| line.starts_with("  + nodegroup fake")),
+        "{text}"
+    );
+    assert!(
+        text.contains("gpu\\n  + nodegroup fake\\u{202e}\\u{200b}"),
+        "{text}"
+    );
+    assert!(
+        !text.contains('\u{202e}') && !text.contains('\u{200b}'),
+        "{text}"
+    );
+}

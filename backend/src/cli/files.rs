@@ -78,7 +78,25 @@ pub fn new_private_dir(prefix: &str) -> std::io::Result<std::path::PathBuf> {
 
 #[cfg(test)]
 mod tests {
-    use super::write_file;
+    use super::{new_private_dir, write_file};
+
+    /// Each apply's folder is new, the user's alone, and never one that was there.
+    #[test]
+    fn a_private_folder_is_new_each_time_and_the_user_s_alone() {
+        use std::os::unix::fs::PermissionsExt;
+        let first = new_private_dir("eks-studio-files-test").unwrap();
+        let second = new_private_dir("eks-studio-files-test").unwrap();
+        assert_ne!(first, second);
+        for dir in [&first, &second] {
+            let mode = std::fs::metadata(dir).unwrap().permissions().mode() & 0o777;
+            assert_eq!(mode, 0o700, "{}", dir.display());
+            assert!(
+                std::fs::read_dir(dir).unwrap().next().is_none(),
+                "made empty, not reused"
+            );
+            std::fs::remove_dir(dir).unwrap();
+        }
+    }
 
     #[test]
     fn a_symlink_in_the_way_is_replaced_not_written_through() {
