@@ -3077,18 +3077,11 @@ async fn one_apply_at_a_time_across_terminals_and_servers_through_the_cluster_s_
     }
     // apply.sh of a reviewed plan, run where the studio is not: refused the same way.
     let bundle = dir.join("second-bundle");
-    let planned = eks_studio(
+    let planned = plan_on(
         &emulator,
-        &[
-            "plan",
-            second_design.to_str().unwrap(),
-            "--cluster",
-            &cluster,
-            "--region",
-            REGION,
-            "--out",
-            bundle.to_str().unwrap(),
-        ],
+        &second_design,
+        &cluster,
+        &["--out", bundle.to_str().unwrap()],
     );
     assert_eq!(planned.status.code(), Some(1), "{}", text(&planned.stderr));
     let script = apply_sh(&emulator, &bundle);
@@ -3274,6 +3267,23 @@ async fn api_with_deployer_and(emulator: &Emulator, dir: &Path, more: &str) -> a
     })
 }
 
+/// A PyTorchJob named `job` with a worker on each node of the group `group` of the cluster
+/// made from `file`, applied as kubectl applies it.
+fn land_training(emulator: &Emulator, file: &Path, dir: &Path, group: &str, job: &str) {
+    let nodes: serde_json::Value =
+        serde_json::from_str(&kubectl(emulator, file, &["get", "nodes", "-o", "json"])).unwrap();
+    let on_group: Vec<&str> = nodes["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|node| node["metadata"]["labels"]["eks.amazonaws.com/nodegroup"] == group)
+        .map(|node| node["metadata"]["name"].as_str().unwrap())
+        .collect();
+    let pods = dir.join(format!("{job}-pods.yaml"));
+    std::fs::write(&pods, training_pods(&on_group, job)).unwrap();
+    kubectl_apply(emulator, file, &pods);
+}
+
 /// Two workers of a PyTorchJob, one on each of `nodes`: the training run a drain stops.
 fn training_pods(nodes: &[&str], job: &str) -> String {
     nodes
@@ -3339,18 +3349,7 @@ async fn an_approval_plans_again_and_refuses_when_training_landed_on_a_node_it_d
     }
 
     // A training run lands on the group's nodes while the job waits.
-    let nodes: serde_json::Value =
-        serde_json::from_str(&kubectl(&emulator, &file, &["get", "nodes", "-o", "json"])).unwrap();
-    let gpu_nodes: Vec<&str> = nodes["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|node| node["metadata"]["labels"]["eks.amazonaws.com/nodegroup"] == "g4dn")
-        .map(|node| node["metadata"]["name"].as_str().unwrap())
-        .collect();
-    let pods = dir.join("pods.yaml");
-    std::fs::write(&pods, training_pods(&gpu_nodes, "llama")).unwrap();
-    kubectl_apply(&emulator, &file, &pods);
+    land_training(&emulator, &file, &dir, "g4dn", "llama");
 
     let (status, refused) = call_with_token(
         &router,
@@ -3497,15 +3496,7 @@ fn a_drain_stops_when_training_landed_on_its_nodes_after_the_approval() {
     let dir = temp_dir("drain-recheck");
     let (file, cluster) = filled_template(&emulator, "g4dn", &dir);
     eksctl_create(&emulator, &file);
-    // An access entry first (a slow step), then the GPU group replaced: its drain last.
-    let changed = dir.join("changed.yaml");
-    std::fs::write(
-        &changed,
-        std::fs::read_to_string(resized(&file, &dir, "entry", 2, 10, Some("late-team")))
-            .unwrap()
-            .replace("g4dn.8xlarge", "g4dn.12xlarge"),
-    )
-    .unwrap();
+    let changed = entry_then_replacement(&file, &dir);
     let calls = dir.join("calls.jsonl");
     let apply = eks_studio_command(
         &emulator,
@@ -3540,18 +3531,7 @@ fn a_drain_stops_when_training_landed_on_its_nodes_after_the_approval() {
         );
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
-    let nodes: serde_json::Value =
-        serde_json::from_str(&kubectl(&emulator, &file, &["get", "nodes", "-o", "json"])).unwrap();
-    let gpu_nodes: Vec<&str> = nodes["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|node| node["metadata"]["labels"]["eks.amazonaws.com/nodegroup"] == "g4dn")
-        .map(|node| node["metadata"]["name"].as_str().unwrap())
-        .collect();
-    let pods = dir.join("pods.yaml");
-    std::fs::write(&pods, training_pods(&gpu_nodes, "late")).unwrap();
-    kubectl_apply(&emulator, &file, &pods);
+    land_training(&emulator, &file, &dir, "g4dn", "late");
 
     let stopped = apply.wait_with_output().unwrap();
     let said = text(&stopped.stderr);
@@ -3579,14 +3559,7 @@ async fn the_server_s_apply_stops_at_a_drain_when_training_landed_after_the_appr
     let dir = temp_dir("server-drain-recheck");
     let (file, cluster) = filled_template(&emulator, "g4dn", &dir);
     eksctl_create(&emulator, &file);
-    let changed = dir.join("changed.yaml");
-    std::fs::write(
-        &changed,
-        std::fs::read_to_string(resized(&file, &dir, "entry", 2, 10, Some("late-team")))
-            .unwrap()
-            .replace("g4dn.8xlarge", "g4dn.12xlarge"),
-    )
-    .unwrap();
+    let changed = entry_then_replacement(&file, &dir);
     let design = design_json(&changed);
     let calls = dir.join("server-calls.jsonl");
     let router = api_with_deployer_and(
@@ -3634,18 +3607,7 @@ async fn the_server_s_apply_stops_at_a_drain_when_training_landed_after_the_appr
     {
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
-    let nodes: serde_json::Value =
-        serde_json::from_str(&kubectl(&emulator, &file, &["get", "nodes", "-o", "json"])).unwrap();
-    let gpu_nodes: Vec<&str> = nodes["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|node| node["metadata"]["labels"]["eks.amazonaws.com/nodegroup"] == "g4dn")
-        .map(|node| node["metadata"]["name"].as_str().unwrap())
-        .collect();
-    let pods = dir.join("pods.yaml");
-    std::fs::write(&pods, training_pods(&gpu_nodes, "late")).unwrap();
-    kubectl_apply(&emulator, &file, &pods);
+    land_training(&emulator, &file, &dir, "g4dn", "late");
 
     let job = loop {
         let job = job_of(router.clone(), id.clone()).await;
@@ -3688,4 +3650,18 @@ async fn the_server_s_apply_stops_at_a_drain_when_training_landed_after_the_appr
         "no drain ran: {:?}",
         calls_in(&calls)
     );
+}
+
+/// The design of `file` with an access entry more (made first, and slowly when the
+/// stand-in is slowed) and its GPU group on a larger type (replaced, its drain last).
+fn entry_then_replacement(file: &Path, dir: &Path) -> PathBuf {
+    let changed = dir.join("changed.yaml");
+    std::fs::write(
+        &changed,
+        std::fs::read_to_string(resized(file, dir, "entry", 2, 10, Some("late-team")))
+            .unwrap()
+            .replace("g4dn.8xlarge", "g4dn.12xlarge"),
+    )
+    .unwrap();
+    changed
 }

@@ -79,8 +79,8 @@ impl fmt::Debug for DeployToken {
     }
 }
 
-/// Whether the request's `Authorization: Bearer …` is `token`.
-pub fn presents(request_headers: &axum::http::HeaderMap, token: &DeployToken) -> bool {
+/// The token a request's `Authorization: Bearer …` presents, if it presents one.
+pub fn presented(request_headers: &axum::http::HeaderMap) -> Option<&str> {
     request_headers
         .get(AUTHORIZATION)
         .and_then(|value| value.to_str().ok())
@@ -90,5 +90,9 @@ pub fn presents(request_headers: &axum::http::HeaderMap, token: &DeployToken) ->
                 .eq_ignore_ascii_case("bearer")
                 .then(|| presented.trim())
         })
-        .is_some_and(|presented| token.matches(presented))
+}
+
+/// Whether the request's `Authorization: Bearer …` is `token`.
+pub fn presents(request_headers: &axum::http::HeaderMap, token: &DeployToken) -> bool {
+    presented(request_headers).is_some_and(|presented| token.matches(presented))
 }

@@ -3,7 +3,7 @@
 //! answer with access entries, node classes' user data and every workload on the nodes).
 
 use axum::extract::{Request, State};
-use axum::http::header::{AUTHORIZATION, WWW_AUTHENTICATE};
+use axum::http::header::WWW_AUTHENTICATE;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
@@ -45,17 +45,7 @@ pub async fn require_token(
         )
         .into_response();
     };
-    let presented = request
-        .headers()
-        .get(AUTHORIZATION)
-        .and_then(|value| value.to_str().ok())
-        .and_then(|value| {
-            let (scheme, presented) = value.split_once(' ')?;
-            scheme
-                .eq_ignore_ascii_case("bearer")
-                .then(|| presented.trim())
-        });
-    let refusal = match presented {
+    let refusal = match crate::deploy::auth::presented(request.headers()) {
         Some(presented) if token.matches(presented) => return next.run(request).await,
         Some(_) => "wrong deploy token",
         None => {
