@@ -3183,13 +3183,29 @@ fn a_dead_holder_s_lock_expires_and_a_broken_lock_stops_its_holder_before_the_ne
     // A live holder, two steps to run (an access entry, then a scale), the first slow.
     let held_design = resized(&file, &dir, "held", 3, 7, Some("held-team"));
     let held_args = apply(&held_design, &[]);
-    let holder = eks_studio_command(&emulator, &words(&held_args), &short)
+    let holder_calls = dir.join("holder-calls.jsonl");
+    let mut holder_env = short.to_vec();
+    holder_env.push(("EKSCTL_STANDIN_ARGV_LOG", holder_calls.to_str().unwrap()));
+    let holder = eks_studio_command(&emulator, &words(&held_args), &holder_env)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
     let holder_job = format!("terminal run {}", holder.id());
     held_lease(&emulator, &file);
+    // Its first step under way (the entry made, its slow lines still coming): the
+    // cluster the breaker plans against stays as it is until the breaker runs.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !calls_in(&holder_calls)
+        .iter()
+        .any(|argv| argv.get(2).is_some_and(|word| word == "accessentry"))
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the holder never began"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
     let breaker_design = resized(&file, &dir, "breaker", 3, 8, None);
     let broke = eks_studio(
         &emulator,
