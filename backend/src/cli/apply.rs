@@ -242,9 +242,10 @@ pub fn apply(
     }
     let steps = apply_steps(&live.plan, &cluster, &region);
     for (index, step) in steps.iter().enumerate() {
-        // A step that drains nodes first looks at what runs on them now: training that
-        // landed there since the plan was approved stops the apply.
-        if let (Some(_), Some((kind, name))) = (&step.disruption, &step.object) {
+        // A step that drains nodes first looks at what runs on them now (the first step
+        // runs right after the plan under the lock): training that landed there since
+        // the plan was approved stops the apply.
+        if let (true, Some(_), Some((kind, name))) = (index > 0, &step.disruption, &step.object) {
             let landed = match plan_for(&after, again.clone()) {
                 Ok(now) => shared::changes::apply::landed_since(&live.plan, &now.plan, kind, name),
                 Err(message) => vec![format!("(the cluster could not be read: {message})")],

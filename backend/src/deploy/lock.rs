@@ -94,16 +94,23 @@ pub struct HeldBy {
     pub expires_in_seconds: i64,
 }
 
-impl std::fmt::Display for HeldBy {
+/// `eks-studio apply (job terminal run 42) by alice on laptop`.
+impl std::fmt::Display for Holder {
     fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let holder = &self.holder;
         write!(
             formatter,
-            "{} (job {}) by {} on {}, since {}; last renewed {}, it expires in {} s unless renewed",
-            holder.tool,
-            holder.job,
-            holder.who,
-            holder.at,
+            "{} (job {}) by {} on {}",
+            self.tool, self.job, self.who, self.at
+        )
+    }
+}
+
+impl std::fmt::Display for HeldBy {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            formatter,
+            "{}, since {}; last renewed {}, it expires in {} s unless renewed",
+            self.holder,
             self.since,
             self.renewed,
             self.expires_in_seconds.max(0)
@@ -476,13 +483,7 @@ async fn keep(access: Access, holder: Holder, seconds: u32, lost: watch::Sender<
                 let by = if observed.identity.is_empty() {
                     "no one".to_owned()
                 } else {
-                    format!(
-                        "{} (job {}) by {} on {}",
-                        observed.holder.tool,
-                        observed.holder.job,
-                        observed.holder.who,
-                        observed.holder.at
-                    )
+                    observed.holder.to_string()
                 };
                 return Ok(Some(format!("the lock was taken by {by}")));
             }

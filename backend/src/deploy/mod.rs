@@ -375,6 +375,13 @@ impl LockRequest {
     }
 }
 
+/// Whether `job` waits at its approval step.
+fn waits_for_approval(job: &Job) -> bool {
+    job.steps
+        .iter()
+        .any(|step| step.name == runner::APPROVAL_STEP && step.state == StepState::Running)
+}
+
 /// A design a deploy or an apply may carry: eksctl's document of it and the rules'
 /// findings (none of them an error).
 #[derive(Debug)]
@@ -761,11 +768,12 @@ impl Deployer {
         let steps =
             shared::changes::apply::apply_steps(&live.plan, cluster.as_str(), region.as_str());
         self.check_prerequisites(steps.iter().map(|step| step.tool), "apply the plan")?;
-        // The job's steps are the approval, then these: step i runs at position i + 1.
+        // The job's steps are the approval, then these: step i runs at position i + 1. The
+        // first runs right after the approval, which has just planned again.
         let at = steps
             .iter()
             .enumerate()
-            .filter(|(_, step)| step.disruption.is_some())
+            .filter(|(index, step)| *index > 0 && step.disruption.is_some())
             .filter_map(|(index, step)| Some((index + 1, step.object.clone()?)))
             .collect();
         lock.drains = Some(Drains { guard, at });
@@ -1038,11 +1046,7 @@ impl Deployer {
         id: &str,
     ) -> Result<Option<(Spec, serde_json::Value)>, DeployError> {
         let job = self.job(id).await?;
-        let waiting = job
-            .steps
-            .iter()
-            .any(|step| step.name == runner::APPROVAL_STEP && step.state == StepState::Running);
-        if !waiting {
+        if !waits_for_approval(&job) {
             return Err(DeployError::NotWaiting {
                 id: id.to_owned(),
                 state: job.state,
@@ -1078,10 +1082,7 @@ impl Deployer {
     /// change; `by` says who approved it, in words.
     pub async fn approve(&self, id: &str, by: &str) -> Result<Job, DeployError> {
         let job = self.job(id).await?;
-        let waiting = job
-            .steps
-            .iter()
-            .any(|step| step.name == runner::APPROVAL_STEP && step.state == StepState::Running);
+        let waiting = waits_for_approval(&job);
         let sender = self.active().get(id).map(|job| job.approve.clone());
         match (waiting, sender) {
             (true, Some(approve)) => {
