@@ -1,7 +1,7 @@
 //! The baseline of `cargo xtask bench`: a bare axum handler on the same axum and tokio
 //! stack as `eks-studio serve`, answering `POST /api/validate` without looking at the body
 //! beyond its length. The bench loads both with the same request and reports the ratio
-//! of their throughputs (SPEC §11).
+//! of their throughputs (docs/performance.md).
 //!
 //! `cargo run --release --package eks-studio --example bare_axum -- [ADDR]` (default
 //! `127.0.0.1:0`, a free port); it prints the line the bench reads to find the port.

@@ -135,7 +135,7 @@ const ROWS: &[Row] = &[
         422,
         "instance_count: invalid value: integer `-1`, expected u32",
     ),
-    // lint reports a schema violation as a finding (exit 1, SPEC §7); convert refuses it.
+    // lint reports a schema violation as a finding (exit 1, docs/command-line.md); convert refuses it.
     row(
         File("wrong-type.yaml"),
         LINT,

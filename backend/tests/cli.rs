@@ -715,7 +715,7 @@ fn diff_plans_the_change_between_two_bundles_and_exits_by_what_it_found() {
         "{lines:?}"
     );
     assert_eq!(plan["changes"][1]["disruptive"], false);
-    assert_eq!(plan["changes"][0]["steps"][0][0], "eksctl");
+    assert_eq!(plan["changes"][0]["steps"][0]["tool"], "eksctl");
 
     // Two minor versions lower: eksctl refuses it (a rollback goes one minor version).
     let lowered = std::fs::read_to_string(&cluster)

@@ -538,7 +538,7 @@ fn a_changed_design_plans_a_scale_a_new_group_and_a_replacement_against_the_runn
     assert_eq!(change("g4dn")["action"], "update");
     assert_eq!(change("g4dn")["disruptive"], false);
     assert!(
-        change("g4dn")["steps"][0]
+        change("g4dn")["steps"][0]["args"]
             .as_array()
             .unwrap()
             .iter()
@@ -2465,10 +2465,8 @@ async fn a_server_killed_mid_apply_keeps_the_job_interrupted_and_a_new_plan_show
         .unwrap()
         .iter()
         .map(|step| {
-            let words: Vec<&str> = step
-                .as_array()
-                .unwrap()
-                .iter()
+            let words: Vec<&str> = std::iter::once(&step["tool"])
+                .chain(step["args"].as_array().unwrap())
                 .filter_map(|word| word.as_str())
                 .collect();
             words.join(" ")

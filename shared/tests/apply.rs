@@ -61,7 +61,7 @@ fn an_upgrade_runs_the_control_plane_then_the_add_ons_then_the_node_groups() {
     // Each step waits as long as eksctl does by default, and the plan says so.
     let waits: Vec<Option<String>> = steps
         .iter()
-        .map(|step| shared::changes::apply::wait_of(&step.argv()))
+        .map(|step| step.step.wait.as_ref().map(|wait| wait.up_to.clone()))
         .collect();
     assert_eq!(
         waits[..3],
@@ -78,11 +78,7 @@ fn an_upgrade_runs_the_control_plane_then_the_add_ons_then_the_node_groups() {
         "{}",
         steps[0].title()
     );
-    assert!(
-        steps[2].args.contains(&"--wait".to_owned()),
-        "{:?}",
-        steps[2]
-    );
+    assert!(steps[2].step.has("--wait"), "{:?}", steps[2]);
     // Only the node groups' steps drain nodes, and consent names each group.
     assert!(steps[..3].iter().all(|step| step.disruption.is_none()));
     let consent = disruptions(&plan);
@@ -187,6 +183,73 @@ fn a_shared_command_runs_again_after_a_deletion() {
         "{}",
         shared::changes::human(&plan)
     );
+}
+
+/// Each step says what it does as a value made where the plan is made: the consent of a
+/// disruptive change is on the step that moves its pods (a scale that only grows moves
+/// none; the roll of a new AMI release does), a deletion names what it deletes, and a
+/// wait says for what and for how long. A program the studio does not run cannot be a
+/// step: a plan naming one is refused when it is read, not skipped when it runs.
+#[test]
+fn a_step_says_what_it_waits_for_what_it_moves_and_what_it_deletes() {
+    let before = template("g4dn");
+    let group = before.node_groups[0].name.clone();
+    let after = edited(&before, |spec| {
+        let group = &mut spec["node_groups"][0];
+        let max = group["max_size"].as_u64().unwrap_or(4);
+        group["max_size"] = json!(max + 2);
+        group["extra"]["releaseVersion"] = json!("1.33.0-20250101");
+    });
+    let plan = diff(&before, &after);
+    let change = plan
+        .changes
+        .iter()
+        .find(|change| change.kind == "nodegroup" && change.name == group)
+        .unwrap();
+    assert!(change.disruptive, "{}", shared::changes::human(&plan));
+    let [scale, roll] = &change.steps[..] else {
+        panic!("{:?}", change.steps)
+    };
+    assert_eq!(scale.args[..2], ["scale", "nodegroup"]);
+    assert!(!scale.moves_pods, "a scale-out moves no pods");
+    assert_eq!(roll.args[..2], ["upgrade", "nodegroup"]);
+    assert!(roll.moves_pods);
+    assert_eq!(roll.wait.as_ref().unwrap().up_to, "45m");
+    let steps = steps_of(&before, &plan);
+    let carrying: Vec<String> = steps
+        .iter()
+        .filter(|step| step.disruption.is_some())
+        .map(|step| step.argv()[..3].join(" "))
+        .collect();
+    assert_eq!(carrying, ["eksctl upgrade nodegroup"]);
+
+    // Deleting the group: the one step drains it, deletes it and waits for eksctl.
+    let after = edited(&before, |spec| {
+        spec["node_groups"].as_array_mut().unwrap().remove(0);
+    });
+    let plan = diff(&before, &after);
+    let deleted = &plan.changes[0].steps[0];
+    assert!(deleted.moves_pods);
+    assert_eq!(
+        deleted.deletes.as_deref(),
+        Some(format!("nodegroup {group}").as_str())
+    );
+    let wait = deleted.wait.as_ref().unwrap();
+    assert_eq!(wait.up_to, "25m");
+    assert!(wait.until.contains("drain"), "{wait:?}");
+
+    // In a plan's JSON a step is its tool, its arguments and these facts; an unknown
+    // program does not read.
+    let json = serde_json::to_value(&plan).unwrap();
+    let step = &json["changes"][0]["steps"][0];
+    assert_eq!(step["tool"], "eksctl");
+    assert_eq!(step["args"][0], "delete");
+    assert_eq!(step["moves_pods"], true);
+    let read: shared::changes::Step = serde_json::from_value(step.clone()).unwrap();
+    assert_eq!(&read, deleted);
+    let mut unknown = step.clone();
+    unknown["tool"] = json!("rm");
+    assert!(serde_json::from_value::<shared::changes::Step>(unknown).is_err());
 }
 
 fn bash() -> &'static str {

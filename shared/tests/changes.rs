@@ -17,6 +17,11 @@ fn edited(spec: &Spec, edit: impl FnOnce(&mut Value)) -> Spec {
     Spec::from_json(&json.to_string()).unwrap()
 }
 
+/// A change's steps as the argument vectors they run, program first.
+fn argvs(steps: &[shared::changes::Step]) -> Vec<Vec<String>> {
+    steps.iter().map(shared::changes::Step::argv).collect()
+}
+
 fn only_change(plan: &Plan) -> &shared::changes::Change {
     assert_eq!(plan.changes.len(), 1, "{}", human(plan));
     &plan.changes[0]
@@ -92,7 +97,7 @@ fn scaling_a_group_is_eksctl_scale_and_only_scaling_in_drains_nodes() {
     assert!(!change.disruptive);
     let name = before.node_groups[1].name.clone();
     assert_eq!(
-        change.steps,
+        argvs(&change.steps),
         [[
             "eksctl",
             "scale",
@@ -160,10 +165,10 @@ fn self_managed_groups_are_scaled_created_replaced_and_deleted_as_eksctl_can() {
     let change = only_change(&plan);
     assert_eq!(change.action, Action::Update);
     assert_eq!(
-        change.steps[0][..4],
+        change.steps[0].argv()[..4],
         ["eksctl", "scale", "nodegroup", "--name"]
     );
-    assert!(change.steps[0].contains(&"--nodes=0".to_owned()));
+    assert!(change.steps[0].argv().contains(&"--nodes=0".to_owned()));
     assert!(
         change
             .disruption
@@ -225,8 +230,7 @@ fn self_managed_groups_are_scaled_created_replaced_and_deleted_as_eksctl_can() {
 
 /// Each eksctl step of a change in short: `delete NAME`, `create NAME from FILE`.
 fn verbs_of(change: &shared::changes::Change) -> Vec<String> {
-    change
-        .steps
+    argvs(&change.steps)
         .iter()
         .map(|step| {
             let after = |flag: &str| {
@@ -297,7 +301,7 @@ fn a_replacement_under_the_same_name_moves_the_pods_through_an_interim_group() {
     assert_eq!(groups[0], own);
     // The bundle's steps: the interim file is read by the first step only.
     let steps = shared::changes::apply::apply_steps(&plan, "c", "us-east-1");
-    assert_eq!(steps[0].args[3], "cluster-interim.yaml");
+    assert_eq!(steps[0].step.args[3], "cluster-interim.yaml");
     assert!(
         steps[1].disruption.is_some(),
         "the first drain is consented to"
@@ -434,7 +438,7 @@ fn a_new_group_is_created_from_the_file_and_a_removed_one_drained_and_deleted() 
         (Action::Create, "gpu-2")
     );
     assert_eq!(
-        change.steps[0],
+        change.steps[0].argv(),
         [
             "eksctl",
             "create",
@@ -457,7 +461,7 @@ fn a_new_group_is_created_from_the_file_and_a_removed_one_drained_and_deleted() 
         "{}",
         change.disruption
     );
-    assert!(change.steps[0].contains(&"--drain=true".to_owned()));
+    assert!(change.steps[0].argv().contains(&"--drain=true".to_owned()));
 }
 
 /// A renamed group (the blue/green way eksctl's docs advise for changes a managed node
@@ -504,11 +508,11 @@ fn a_changed_instance_type_under_the_same_name_is_a_replacement_that_drains_firs
     assert_eq!(change.fields, ["instanceType"]);
     assert!(change.disruptive);
     assert_eq!(
-        change.steps[0][1..3],
+        change.steps[0].argv()[1..3],
         ["delete", "nodegroup"].map(str::to_owned)
     );
     assert_eq!(
-        change.steps[1][1..3],
+        change.steps[1].argv()[1..3],
         ["create", "nodegroup"].map(str::to_owned)
     );
     assert_eq!(
@@ -533,7 +537,7 @@ fn labels_and_taints_change_in_place_through_update_nodegroup_config() {
         (change.action, change.fields.as_slice()),
         (Action::Update, ["labels".to_owned()].as_slice())
     );
-    let step = &change.steps[0];
+    let step = &change.steps[0].argv();
     assert_eq!(
         step[..3],
         ["aws", "eks", "update-nodegroup-config"].map(str::to_owned)
@@ -558,7 +562,7 @@ fn a_new_ami_release_is_an_upgrade_in_place_that_rolls_the_nodes() {
     assert_eq!(change.fields, ["releaseVersion"]);
     assert!(change.disruptive && change.disruption.contains("AMI release 1.35.0-20251201"));
     assert_eq!(
-        change.steps[0][..7],
+        change.steps[0].argv()[..7],
         [
             "eksctl",
             "upgrade",
@@ -614,7 +618,7 @@ fn cluster_settings_change_with_eksctl_s_own_commands_and_eks_s_one_way_ones_are
         let cluster = plan.changes.iter().find(|change| change.kind == "cluster");
         (
             cluster
-                .map(|change| change.steps.clone())
+                .map(|change| argvs(&change.steps))
                 .unwrap_or_default(),
             rules,
             cluster
@@ -679,7 +683,7 @@ fn cluster_settings_change_with_eksctl_s_own_commands_and_eks_s_one_way_ones_are
     };
     let plan = diff(&mode("CONFIG_MAP"), &mode("API"));
     assert_eq!(
-        modes(&only_change(&plan).steps),
+        modes(&argvs(&only_change(&plan).steps)),
         ["API_AND_CONFIG_MAP", "API"]
     );
     let plan = diff(&mode("API"), &mode("API_AND_CONFIG_MAP"));
@@ -705,7 +709,10 @@ fn cluster_settings_change_with_eksctl_s_own_commands_and_eks_s_one_way_ones_are
         .iter()
         .find(|change| change.kind == "cluster")
         .unwrap();
-    assert_eq!(words(&change.steps), ["eksctl update auto-mode-config"]);
+    assert_eq!(
+        words(&argvs(&change.steps)),
+        ["eksctl update auto-mode-config"]
+    );
     assert!(!change.disruptive);
     let plan = diff(&auto_mode, &before);
     let change = plan
@@ -757,13 +764,17 @@ fn service_account_roles_are_created_updated_and_deleted_by_namespace_and_name()
         plan.changes
             .iter()
             .filter(|change| change.kind == "iamserviceaccount")
-            .map(|change| (change.action, change.steps[0][1].clone()))
+            .map(|change| (change.action, change.steps[0].argv()[1].clone()))
             .collect()
     };
     let read_only = with_role("AmazonS3ReadOnlyAccess");
     let plan = diff(&before, &read_only);
     assert_eq!(verbs(&plan), [(Action::Create, "create".to_owned())]);
-    assert!(plan.changes[0].steps[0].contains(&"ml/trainer".to_owned()));
+    assert!(
+        plan.changes[0].steps[0]
+            .argv()
+            .contains(&"ml/trainer".to_owned())
+    );
     let plan = diff(&read_only, &with_role("AmazonS3FullAccess"));
     assert_eq!(verbs(&plan), [(Action::Update, "update".to_owned())]);
     let plan = diff(&read_only, &before);
@@ -786,8 +797,8 @@ fn a_version_upgrade_goes_one_minor_at_a_time_a_rollback_is_one_minor_and_more_i
         (change.kind.as_str(), change.action),
         ("cluster", Action::Update)
     );
-    let versions: Vec<&str> = change
-        .steps
+    let steps = argvs(&change.steps);
+    let versions: Vec<&str> = steps
         .iter()
         .map(|step| {
             assert_eq!(&step[..3], ["eksctl", "upgrade", "cluster"]);
@@ -806,9 +817,14 @@ fn a_version_upgrade_goes_one_minor_at_a_time_a_rollback_is_one_minor_and_more_i
             );
             assert_eq!(change.fields, ["version"]);
             assert!(change.disruptive);
-            assert_eq!(&change.steps[0][..3], ["eksctl", "upgrade", "nodegroup"]);
+            assert_eq!(
+                &change.steps[0].argv()[..3],
+                ["eksctl", "upgrade", "nodegroup"]
+            );
             assert!(
-                change.steps[0].ends_with(&["--kubernetes-version".to_owned(), "1.35".to_owned()])
+                change.steps[0]
+                    .argv()
+                    .ends_with(&["--kubernetes-version".to_owned(), "1.35".to_owned()])
             );
             change.name.as_str()
         })
@@ -840,10 +856,11 @@ fn a_version_upgrade_goes_one_minor_at_a_time_a_rollback_is_one_minor_and_more_i
     assert_eq!(rules_of(&plan), ["change-version-rollback"]);
     assert!(!plan.refused());
     let change = only_change(&plan);
-    let last = change.steps.last().unwrap();
+    let steps = argvs(&change.steps);
+    let last = steps.last().unwrap();
     assert_eq!(&last[..3], ["eksctl", "upgrade", "cluster"]);
     assert!(last.contains(&"1.34".to_owned()));
-    let rolled_back: Vec<&str> = change.steps[..change.steps.len() - 1]
+    let rolled_back: Vec<&str> = steps[..steps.len() - 1]
         .iter()
         .map(|step| {
             assert_eq!(&step[..3], ["aws", "eks", "update-nodegroup-version"]);
@@ -910,10 +927,14 @@ fn add_ons_are_created_updated_to_a_version_and_deleted_by_name() {
         ("addon", Action::Update)
     );
     assert_eq!(
-        change.steps[0][..4],
+        change.steps[0].argv()[..4],
         ["eksctl", "update", "addon", "--name"].map(str::to_owned)
     );
-    assert!(change.steps[0].contains(&"--version=v1.2.0-eksbuild.1".to_owned()));
+    assert!(
+        change.steps[0]
+            .argv()
+            .contains(&"--version=v1.2.0-eksbuild.1".to_owned())
+    );
     let removed = edited(&before, |spec| {
         spec["addons"].as_array_mut().unwrap().remove(0);
     });
@@ -1001,7 +1022,7 @@ fn a_tightened_nodepool_drifts_its_nodes_and_its_limits_do_not() {
     assert!(change.disruptive, "{}", human(&plan));
     assert!(change.disruption.contains("drifted"));
     assert_eq!(
-        change.steps[0],
+        change.steps[0].argv(),
         [
             "kubectl",
             "apply",
@@ -1035,7 +1056,7 @@ fn a_tightened_nodepool_drifts_its_nodes_and_its_limits_do_not() {
         .find(|change| change.kind == "NodePool")
         .unwrap();
     assert_eq!(
-        deleted.steps[0],
+        deleted.steps[0].argv(),
         [
             "kubectl",
             "delete",
@@ -1495,7 +1516,7 @@ fn karpenter_settings_are_a_helm_upgrade_that_removes_what_the_design_drops() {
         "{:?}",
         change.fields
     );
-    let step = &change.steps[0];
+    let step = &change.steps[0].argv();
     assert_eq!(step[..3], ["helm", "upgrade", "karpenter"]);
     assert!(step.contains(&"--reuse-values".to_owned()));
     if queue.is_some() {
@@ -1526,8 +1547,7 @@ fn a_newer_karpenter_release_upgrades_its_crds_then_the_controller_before_anythi
         ("helm release", "karpenter", Action::Update)
     );
     assert_eq!(change.fields, ["version 1.9.2 → 1.14.1"]);
-    let verbs: Vec<String> = change
-        .steps
+    let verbs: Vec<String> = argvs(&change.steps)
         .iter()
         .map(|step| step[..4].join(" "))
         .collect();
@@ -1540,7 +1560,7 @@ fn a_newer_karpenter_release_upgrades_its_crds_then_the_controller_before_anythi
             "helm upgrade karpenter oci://public.ecr.aws/karpenter/karpenter",
         ]
     );
-    for step in &change.steps[2..] {
+    for step in &argvs(&change.steps)[2..] {
         let version = step.iter().position(|arg| arg == "--version").unwrap();
         assert_eq!(step[version + 1], "1.14.1", "{step:?}");
     }
@@ -1566,7 +1586,10 @@ fn a_newer_karpenter_release_upgrades_its_crds_then_the_controller_before_anythi
     let change = only_change(&plan);
     assert_eq!(change.fields, ["version 1.14.1 → 1.9.2"]);
     assert_eq!(change.steps.len(), 1);
-    assert_eq!(change.steps[0][..3], ["helm", "upgrade", "karpenter"]);
+    assert_eq!(
+        change.steps[0].argv()[..3],
+        ["helm", "upgrade", "karpenter"]
+    );
 }
 
 fn next_minor(version: &str) -> String {

@@ -1,4 +1,4 @@
-//! `cargo xtask bench`: the figures SPEC §11 budgets, measured on this machine and printed
+//! `cargo xtask bench`: the figures docs/performance.md budgets, measured on this machine and printed
 //! as one table. Nothing here asserts a time; the numbers go into docs/performance.md.
 
 use std::io::{BufRead, BufReader};
@@ -768,7 +768,7 @@ fn api_load(rows: &mut Vec<Row>, seconds: u64) -> Result<(), Error> {
             ratios.join(", ")
         ),
         figure: format!("{:.0}%", 100.0 * ratio(&(*bare_result, *studio_result))),
-        // No longer a budget (SPEC §11 as amended): reported for comparison.
+        // No longer a budget (docs/performance.md): reported for comparison.
         budget: "reported".into(),
     });
     health_under_heavy_work(rows, &deploy_data, &dir)
@@ -913,7 +913,7 @@ pub fn machine() -> String {
     format!("{cores} cores, {model}")
 }
 
-/// The budget SPEC §11 sets for a figure of the visit measurement.
+/// The budget docs/performance.md sets for a figure of the visit measurement.
 fn visit_budget(what: &str) -> &'static str {
     if what.starts_with("first visit on the wire") {
         "<= 350 KiB"
@@ -926,7 +926,7 @@ fn visit_budget(what: &str) -> &'static str {
     }
 }
 
-/// The budget SPEC §11 sets for a figure of the keystroke measurement.
+/// The budget docs/performance.md sets for a figure of the keystroke measurement.
 fn latency_budget(what: &str) -> &'static str {
     if what.starts_with("largest seed") || what.starts_with("first-visit") {
         "<= 2 ms median"

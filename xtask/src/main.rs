@@ -57,7 +57,7 @@ enum Task {
     Test,
     /// Build the page into target/dist (installing the build tools when missing).
     BuildFrontend,
-    /// Measure the budgets of SPEC §11 and print the table (slow: release builds).
+    /// Measure the budgets of docs/performance.md and print the table (slow: release builds).
     Bench {
         /// Measure only these parts (default: all).
         #[arg(long, value_enum, value_delimiter = ',')]

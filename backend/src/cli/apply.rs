@@ -69,9 +69,9 @@ fn work_directory(out: Option<&Path>) -> Result<PathBuf, String> {
 /// Runs one step in `dir`, its output passed through; whether it succeeded, in words
 /// when not.
 fn run_step(step: &ApplyStep, tools: &crate::deploy::Tools, dir: &Path) -> Result<(), String> {
-    let program = tools.path(step.tool);
+    let program = tools.path(step.step.tool);
     let status = Command::new(program)
-        .args(&step.args)
+        .args(&step.step.args)
         .current_dir(dir)
         .env("KUBECONFIG", dir.join(KUBECONFIG_FILE))
         .stdin(Stdio::null())

@@ -1,5 +1,5 @@
 //! `eks-studio lint` and `eks-studio convert`: thin shells over `shared::lint` and the
-//! importer. Exit codes follow SPEC §7: 0 no error findings, 1 any error finding, 2 a
+//! importer. Exit codes follow docs/command-line.md: 0 no error findings, 1 any error finding, 2 a
 //! file that cannot be read or parsed.
 
 use std::path::{Path, PathBuf};

@@ -1,5 +1,5 @@
 //! Each subcommand is a thin call into `shared` (or into the server); the process exit
-//! code follows SPEC §7: 0 fine, 1 findings, 2 input that cannot be read.
+//! code follows docs/command-line.md: 0 fine, 1 findings, 2 input that cannot be read.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;

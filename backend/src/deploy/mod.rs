@@ -1,4 +1,4 @@
-//! One-click deploy (SPEC §10). A job re-checks the spec with the shared rules, writes its
+//! One-click deploy (docs/deploy.md). A job re-checks the spec with the shared rules, writes its
 //! bundle into `<data-dir>/jobs/<id>/`, then runs eksctl (and helm and kubectl when the
 //! bundle has Karpenter files) as child processes, storing every line in SQLite under the
 //! data directory so history and logs survive a restart.
@@ -767,7 +767,7 @@ impl Deployer {
         })?;
         let steps =
             shared::changes::apply::apply_steps(&live.plan, cluster.as_str(), region.as_str());
-        self.check_prerequisites(steps.iter().map(|step| step.tool), "apply the plan")?;
+        self.check_prerequisites(steps.iter().map(|step| step.step.tool), "apply the plan")?;
         // The job's steps are the approval, then these: step i runs at position i + 1. The
         // first runs right after the approval, which has just planned again.
         let at = steps

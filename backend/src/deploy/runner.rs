@@ -230,8 +230,8 @@ pub fn apply_step_commands(
     commands.extend(steps.iter().map(|step| StepCommand {
         name: "apply-step",
         title: step.title(),
-        program: tools.path(step.tool).to_path_buf(),
-        args: step.args.iter().map(|arg| plain(arg)).collect(),
+        program: tools.path(step.step.tool).to_path_buf(),
+        args: step.step.args.iter().map(|arg| plain(arg)).collect(),
         output_into: None,
         approval: false,
     }));

@@ -215,7 +215,7 @@ async fn page_bundle_files(
     Ok(Json(BundleFiles { files }))
 }
 
-/// `POST /api/render`: the bundle (SPEC §9) as a zip; its README lists the open findings.
+/// `POST /api/render`: the bundle (docs/deploy.md) as a zip; its README lists the open findings.
 async fn render_bundle(JsonBody(spec): JsonBody<Spec>) -> Result<Response, ApiError> {
     bundle_zip(BundleRequest {
         spec,

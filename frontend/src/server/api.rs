@@ -320,7 +320,7 @@ pub struct PlannedChange {
     /// How, in words.
     pub disruption: String,
     /// The commands, in order.
-    pub steps: Vec<Vec<String>>,
+    pub steps: Vec<shared::changes::Step>,
 }
 
 /// What `POST /api/plan` answers.

@@ -101,9 +101,10 @@ pub fn ChangesPanel() -> impl IntoView {
                         .steps
                         .iter()
                         .map(|step| {
-                            let wait = shared::changes::apply::wait_of(step)
-                                .map(|wait| view! { <span class="hint">{format!(" waits up to {wait}")}</span> });
-                            view! { <li><code>{format!("$ {}", visible(&step.join(" ")))}</code>{wait}</li> }
+                            let wait = step.wait.as_ref().map(|wait| {
+                                view! { <span class="hint">{format!(" waits up to {}", wait.up_to)}</span> }
+                            });
+                            view! { <li><code>{format!("$ {}", visible(&step.argv().join(" ")))}</code>{wait}</li> }
                         })
                         .collect_view();
                     let disruption = (!change.disruption.is_empty())

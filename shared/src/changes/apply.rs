@@ -12,7 +12,7 @@
 use serde::Serialize;
 use yaml_serde::Value;
 
-use super::{Action, INTERIM_FILE, Plan};
+use super::{Action, Plan, Step};
 use crate::deploy::sequence::{Tool, shell_quote};
 use crate::documents::render::{RenderError, cluster_document};
 use crate::model::spec::Spec;
@@ -26,11 +26,9 @@ pub const ALLOW_DISRUPTION: &str = "--allow-disruption";
 /// One step of an apply.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct ApplyStep {
-    /// The program.
-    #[serde(serialize_with = "tool_name")]
-    pub tool: Tool,
-    /// Its arguments.
-    pub args: Vec<String>,
+    /// The command, as the plan made it.
+    #[serde(flatten)]
+    pub step: Step,
     /// The change it belongs to, as the plan marks it (`-/+ nodegroup sys`); the set-up
     /// step's own words otherwise.
     pub change: String,
@@ -42,15 +40,12 @@ pub struct ApplyStep {
     pub object: Option<(String, String)>,
 }
 
-fn tool_name<S: serde::Serializer>(tool: &Tool, serializer: S) -> Result<S::Ok, S::Error> {
-    serializer.serialize_str(tool.command())
-}
-
 impl ApplyStep {
     /// The step in words for a job's list: its change and what the command does
     /// (`-/+ nodegroup gpu: eksctl delete nodegroup gpu`), with what it disrupts.
     pub fn title(&self) -> String {
         let verb: Vec<&str> = self
+            .step
             .args
             .iter()
             .take_while(|arg| !arg.starts_with('-'))
@@ -60,21 +55,21 @@ impl ApplyStep {
         let mut title = format!(
             "{}: {} {}",
             self.change,
-            self.tool.command(),
+            self.step.tool.command(),
             verb.join(" ")
         );
         // The object a command names by flag: which group a replacement's four eksctl
         // steps act on (`gpu-interim`, `gpu`).
         let named = ["--include", "--name"].iter().find_map(|flag| {
-            let at = self.args.iter().position(|arg| arg == flag)?;
-            self.args.get(at + 1)
+            let at = self.step.args.iter().position(|arg| arg == flag)?;
+            self.step.args.get(at + 1)
         });
         if let Some(object) = named {
             title.push(' ');
             title.push_str(object);
         }
-        if let Some(wait) = wait_of(&self.argv()) {
-            title.push_str(&format!(", waits up to {wait}"));
+        if let Some(wait) = &self.step.wait {
+            title.push_str(&format!(", waits up to {}", wait.up_to));
         }
         if let Some(disruption) = &self.disruption {
             title.push_str(&format!(" (disrupts: {disruption})"));
@@ -84,51 +79,18 @@ impl ApplyStep {
 
     /// The whole argument vector, program first.
     pub fn argv(&self) -> Vec<String> {
-        std::iter::once(self.tool.command().to_owned())
-            .chain(self.args.iter().cloned())
-            .collect()
+        self.step.argv()
     }
 }
 
-fn tool_of(program: &str) -> Option<Tool> {
-    match program {
-        "eksctl" => Some(Tool::Eksctl),
-        "aws" => Some(Tool::Aws),
-        "helm" => Some(Tool::Helm),
-        "kubectl" => Some(Tool::Kubectl),
-        _ => None,
-    }
-}
-
-/// Whether a command is the one that moves running pods: a deletion, a scale, an
-/// upgrade or rollback, an apply Karpenter acts on.
-fn moves_pods(argv: &[String]) -> bool {
-    let word = |index: usize| argv.get(index).map(String::as_str).unwrap_or_default();
-    matches!(word(1), "delete" | "scale" | "upgrade" | "apply")
-        || word(2) == "update-nodegroup-version"
-}
-
-/// Whether a command removes something, after which a shared command runs again.
-fn deletes(argv: &[String]) -> bool {
-    argv.get(1).is_some_and(|verb| verb == "delete")
-}
-
-/// The `ClusterConfig` the plan's interim groups are made from ([`INTERIM_FILE`]), when
+/// The `ClusterConfig` the plan's interim groups are made from ([`super::INTERIM_FILE`]), when
 /// it makes one: the design's, its group lists holding only the groups replaced under
-/// their names, each under its interim group's name (the last argument of the step
-/// that makes it).
+/// their names, each under its interim group's name.
 pub fn interim_file(plan: &Plan, after: &Spec) -> Result<Option<String>, RenderError> {
     let interims: Vec<(&str, &str)> = plan
         .changes
         .iter()
-        .flat_map(|change| {
-            change
-                .steps
-                .iter()
-                .filter(|step| step.iter().any(|arg| arg == INTERIM_FILE))
-                .filter_map(|step| step.last())
-                .map(|interim| (change.name.as_str(), interim.as_str()))
-        })
+        .filter_map(|change| Some((change.name.as_str(), change.interim.as_deref()?)))
         .collect();
     if interims.is_empty() {
         return Ok(None);
@@ -158,34 +120,27 @@ pub fn interim_file(plan: &Plan, after: &Spec) -> Result<Option<String>, RenderE
 /// The steps that make `plan` on cluster `cluster` in `region`, in order.
 pub fn apply_steps(plan: &Plan, cluster: &str, region: &str) -> Vec<ApplyStep> {
     let mut steps: Vec<ApplyStep> = Vec::new();
-    let mut ran: Vec<Vec<String>> = Vec::new();
+    let mut ran: Vec<&Step> = Vec::new();
     for change in &plan.changes {
         let mark = format!("{} {} {}", change.action.mark(), change.kind, change.name);
         // The step that moves the pods carries the change's disruption: the deletion of a
-        // replacement, the scale, the upgrade, the apply Karpenter drifts on.
+        // replacement, the scale-in, the roll, the apply Karpenter drifts on.
         let draining = change
             .steps
             .iter()
-            .position(|command| moves_pods(command))
+            .position(|step| step.moves_pods)
             .unwrap_or(0);
-        for (index, command) in change.steps.iter().enumerate() {
-            let Some((program, args)) = command.split_first() else {
-                continue;
-            };
-            let Some(tool) = tool_of(program) else {
-                continue;
-            };
-            if ran.contains(command) {
+        for (index, step) in change.steps.iter().enumerate() {
+            if ran.iter().any(|done| done.same_command(step)) {
                 continue;
             }
-            if deletes(command) {
+            if step.deletes.is_some() {
                 ran.clear();
             } else {
-                ran.push(command.clone());
+                ran.push(step);
             }
             steps.push(ApplyStep {
-                tool,
-                args: args.to_vec(),
+                step: step.clone(),
                 change: mark.clone(),
                 disruption: (change.disruptive && index == draining)
                     .then(|| change.disruption.clone()),
@@ -195,13 +150,12 @@ pub fn apply_steps(plan: &Plan, cluster: &str, region: &str) -> Vec<ApplyStep> {
     }
     let needs_cluster_api = steps
         .iter()
-        .any(|step| matches!(step.tool, Tool::Kubectl | Tool::Helm));
+        .any(|step| matches!(step.step.tool, Tool::Kubectl | Tool::Helm));
     if needs_cluster_api {
         steps.insert(
             0,
             ApplyStep {
-                tool: Tool::Aws,
-                args: [
+                step: Step::aws(&[
                     "eks",
                     "update-kubeconfig",
                     "--name",
@@ -210,9 +164,7 @@ pub fn apply_steps(plan: &Plan, cluster: &str, region: &str) -> Vec<ApplyStep> {
                     region,
                     "--kubeconfig",
                     KUBECONFIG_FILE,
-                ]
-                .map(str::to_owned)
-                .to_vec(),
+                ]),
                 change: "the cluster's kubeconfig, for kubectl and helm".to_owned(),
                 disruption: None,
                 object: None,
@@ -491,26 +443,6 @@ pub fn lines_of_apply_title(title: &str) -> Vec<String> {
 pub fn disrupting(count: usize) -> String {
     let verb = if count == 1 { "disrupts" } else { "disrupt" };
     format!("{count} of the plan's changes {verb} running pods")
-}
-
-/// How long a step waits for what it starts before it fails, as the peer sets it: the
-/// step's own `--timeout`, else eksctl's default for that command (`pkg/ctl`: 25 minutes,
-/// `DefaultWaitTimeout`; 65 for `upgrade cluster`; 45 for `upgrade nodegroup`). `None`
-/// for a step that does not wait.
-pub fn wait_of(argv: &[String]) -> Option<String> {
-    if let Some(timeout) = argv.iter().find_map(|word| word.strip_prefix("--timeout=")) {
-        return Some(timeout.to_owned());
-    }
-    let words: Vec<&str> = argv.iter().map(String::as_str).collect();
-    let waits = words.contains(&"--wait");
-    match words.as_slice() {
-        ["eksctl", "upgrade", "cluster", ..] => Some("65m".to_owned()),
-        ["eksctl", "upgrade", "nodegroup", ..] => Some("45m".to_owned()),
-        ["eksctl", "create", "nodegroup", ..] => Some("25m".to_owned()),
-        ["eksctl", "delete" | "scale", "nodegroup", ..] if waits => Some("25m".to_owned()),
-        ["eksctl", "create" | "update", "addon", ..] if waits => Some("25m".to_owned()),
-        _ => None,
-    }
 }
 
 /// The training work that landed on the nodes a step of `approved` drains since that plan

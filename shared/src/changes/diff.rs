@@ -2,8 +2,10 @@ use std::collections::BTreeSet;
 
 use yaml_serde::Value;
 
+use super::step::{CLUSTER_UPGRADE_WAIT, EKSCTL_WAIT, NODEGROUP_UPGRADE_WAIT, Step};
 use super::{Action, Change, Plan};
 use crate::catalog::versions::minor_of;
+use crate::deploy::sequence::Tool;
 use crate::documents::render::{cluster_document, karpenter_documents};
 use crate::model::spec::Spec;
 use crate::rules::changes;
@@ -42,21 +44,10 @@ struct Target {
 }
 
 impl Target {
-    /// `words` followed by `--cluster NAME --region REGION`.
-    fn command(&self, words: &[&str]) -> Vec<String> {
-        let mut command = argv(words);
-        command.extend([
-            "--cluster".into(),
-            self.cluster.clone(),
-            "--region".into(),
-            self.region.clone(),
-        ]);
-        command
+    /// `tool` with `args` followed by `--cluster NAME --region REGION`.
+    fn command(&self, tool: Tool, args: &[&str]) -> Step {
+        Step::new(tool, args).with_args(["--cluster", &self.cluster, "--region", &self.region])
     }
-}
-
-fn argv(words: &[&str]) -> Vec<String> {
-    words.iter().map(|word| (*word).to_owned()).collect()
 }
 
 /// The keys (one level down) whose values differ between two mappings, with those only
@@ -206,10 +197,9 @@ pub fn diff(before: &Spec, after: &Spec) -> Plan {
 
 /// Whether a change of the Karpenter chart brings a newer release (its CRDs' chart).
 fn karpenter_upgrade(change: &Change) -> bool {
-    change
-        .steps
-        .iter()
-        .any(|step| step.get(3).map(String::as_str) == Some("karpenter-crd"))
+    change.steps.iter().any(|step| {
+        step.tool == Tool::Helm && step.has(crate::deploy::sequence::KARPENTER_CRD_CHART)
+    })
 }
 
 fn cluster_changes(old: &Value, new: &Value, target: &Target, plan: &mut Plan) {
@@ -271,9 +261,9 @@ fn cluster_changes(old: &Value, new: &Value, target: &Target, plan: &mut Plan) {
                         // EKS rolls back the control plane, not the managed node groups,
                         // and nodes may not be newer than it: they go first.
                         for (name, _) in items_by(old, "managedNodeGroups", |group| text(group, "name").to_owned()) {
-                            steps.push(argv(&["aws", "eks", "update-nodegroup-version", "--cluster-name", cluster, "--nodegroup-name", &name, "--kubernetes-version", &version, "--region", region]));
+                            steps.push(Step::aws(&["eks", "update-nodegroup-version", "--cluster-name", cluster, "--nodegroup-name", &name, "--kubernetes-version", &version, "--region", region]).moving_pods());
                         }
-                        steps.push(argv(&["eksctl", "upgrade", "cluster", "--name", cluster, "--region", region, "--version", &version, "--approve"]));
+                        steps.push(Step::eksctl(&["upgrade", "cluster", "--name", cluster, "--region", region, "--version", &version, "--approve"]).waits("the control plane's upgrade", CLUSTER_UPGRADE_WAIT));
                         disruption.push(format!("a rollback: the managed node groups are rolled back to {version} first, draining their nodes a few at a time, then the control plane"));
                         plan.findings.push(changes::VERSION_ROLLBACK.finding(
                             "cluster.kubernetes_version",
@@ -284,7 +274,7 @@ fn cluster_changes(old: &Value, new: &Value, target: &Target, plan: &mut Plan) {
                         // EKS upgrades one minor version at a time: one step each.
                         for minor in from + 1..=to {
                             let version = format!("1.{minor}");
-                            steps.push(argv(&["eksctl", "upgrade", "cluster", "--name", cluster, "--region", region, "--version", &version, "--approve"]));
+                            steps.push(Step::eksctl(&["upgrade", "cluster", "--name", cluster, "--region", region, "--version", &version, "--approve"]).waits("the control plane's upgrade", CLUSTER_UPGRADE_WAIT));
                         }
                         if to > from + 1 {
                             plan.findings.push(changes::VERSION_SKIPS_MINOR.finding(
@@ -322,31 +312,34 @@ fn cluster_changes(old: &Value, new: &Value, target: &Target, plan: &mut Plan) {
                     .any(|key| !matches!(key.as_str(), "vpc.id" | "vpc.cidr" | "vpc.subnets"));
                 let moved = changed.iter().any(|key| key == "vpc.id");
                 if in_place && !moved {
-                    steps.push(argv(&["eksctl", "utils", "update-cluster-vpc-config", "--config-file", CLUSTER_FILE, "--approve"]));
+                    steps.push(Step::eksctl(&["utils", "update-cluster-vpc-config", "--config-file", CLUSTER_FILE, "--approve"]));
                 }
             }
-            "cloudWatch" => steps.push(argv(&["eksctl", "utils", "update-cluster-logging", "--config-file", CLUSTER_FILE, "--approve"])),
-            "zonalShiftConfig" => steps.push(argv(&["eksctl", "utils", "update-zonal-shift-config", "--config-file", CLUSTER_FILE])),
+            "cloudWatch" => steps.push(Step::eksctl(&["utils", "update-cluster-logging", "--config-file", CLUSTER_FILE, "--approve"])),
+            "zonalShiftConfig" => steps.push(Step::eksctl(&["utils", "update-zonal-shift-config", "--config-file", CLUSTER_FILE])),
             "kubeAPIServerConfig" | "kubeSchedulerConfig" | "kubeControllerManagerConfig" => {
                 // One UpdateClusterConfig takes all three components.
-                let step = argv(&["eksctl", "utils", "update-control-plane-component-config", "--config-file", CLUSTER_FILE]);
+                let step = Step::eksctl(&["utils", "update-control-plane-component-config", "--config-file", CLUSTER_FILE]);
                 if !steps.contains(&step) {
                     steps.push(step);
                 }
             }
-            "iam.withOIDC" if with_oidc(new) => steps.push(argv(&["eksctl", "utils", "associate-iam-oidc-provider", "--config-file", CLUSTER_FILE, "--approve"])),
+            "iam.withOIDC" if with_oidc(new) => steps.push(Step::eksctl(&["utils", "associate-iam-oidc-provider", "--config-file", CLUSTER_FILE, "--approve"])),
             "iam.withOIDC" => plan.findings.push(changes::NO_STEP.finding(
                 "cluster.with_oidc",
                 "`iam.withOIDC` is turned off, and eksctl has no command that removes a cluster's IAM OIDC provider (eksctl utils associate-iam-oidc-provider only adds one): the plan leaves it, and the roles for service accounts that trust it keep working",
             )),
             "autoModeConfig" => {
-                steps.push(argv(&["eksctl", "update", "auto-mode-config", "--config-file", CLUSTER_FILE]));
+                let step = Step::eksctl(&["update", "auto-mode-config", "--config-file", CLUSTER_FILE]);
                 if auto_mode_on(old) && !auto_mode_on(new) {
+                    steps.push(step.moving_pods());
                     disruption.push("EKS Auto Mode is turned off: EKS terminates every instance Auto Mode runs, without draining it, and deletes the load balancers Auto Mode made".to_owned());
+                } else {
+                    steps.push(step);
                 }
             }
             "secretsEncryption" => match (secrets_key(old), secrets_key(new)) {
-                (None, Some(_)) => steps.push(argv(&["eksctl", "utils", "enable-secrets-encryption", "--config-file", CLUSTER_FILE, "--approve"])),
+                (None, Some(_)) => steps.push(Step::eksctl(&["utils", "enable-secrets-encryption", "--config-file", CLUSTER_FILE, "--approve"])),
                 (Some(key), Some(_)) => plan.findings.push(changes::ENCRYPTION_FIXED.finding(
                     "cluster",
                     format!("`secretsEncryption.keyARN` changes: eksctl refuses it (\"KMS encryption is already enabled with key \\\"{key}\\\", changing the key is not supported\"), and EKS keeps a cluster's secrets encryption and its key for the cluster's life"),
@@ -361,7 +354,7 @@ fn cluster_changes(old: &Value, new: &Value, target: &Target, plan: &mut Plan) {
                 match authentication_steps(&authentication_mode(old), &authentication_mode(new)) {
                     Ok(modes) => {
                         for mode in modes {
-                            steps.push(target.command(&["eksctl", "utils", "update-authentication-mode", "--authentication-mode", mode]));
+                            steps.push(target.command(Tool::Eksctl, &["utils", "update-authentication-mode", "--authentication-mode", mode]));
                         }
                     }
                     Err(why) => plan.findings.push(changes::AUTHENTICATION_MODE_BACK.finding("cluster.access.authentication_mode", why)),
@@ -394,8 +387,7 @@ fn cluster_changes(old: &Value, new: &Value, target: &Target, plan: &mut Plan) {
             if !kept.iter().any(|(old_name, _)| *old_name == name) {
                 continue;
             }
-            let step = argv(&[
-                "eksctl",
+            let step = Step::eksctl(&[
                 "upgrade",
                 "nodegroup",
                 "--cluster",
@@ -406,7 +398,9 @@ fn cluster_changes(old: &Value, new: &Value, target: &Target, plan: &mut Plan) {
                 &name,
                 "--kubernetes-version",
                 &version,
-            ]);
+            ])
+            .waits("the group's nodes to roll", NODEGROUP_UPGRADE_WAIT)
+            .moving_pods();
             group_upgrades.push(Change {
                 kind: "nodegroup".into(),
                 name: name.clone(),
@@ -418,6 +412,7 @@ fn cluster_changes(old: &Value, new: &Value, target: &Target, plan: &mut Plan) {
                     nodes_of(group)
                 ),
                 steps: vec![step],
+                interim: None,
                 workloads: Vec::new(),
             });
         }
@@ -433,6 +428,7 @@ fn cluster_changes(old: &Value, new: &Value, target: &Target, plan: &mut Plan) {
         disruptive: !disruption.is_empty(),
         disruption: disruption.join("; "),
         steps,
+        interim: None,
         workloads: Vec::new(),
     });
     plan.changes.extend(group_upgrades);
@@ -759,6 +755,7 @@ fn replaced_under_its_name(
         interim_name(name, names)
     };
     let nodes = nodes_of(previous);
+    let mut made_first = None;
     let (message, disruption, steps) = match interim {
         Some((interim, running)) => {
             let mut steps = Vec::new();
@@ -766,6 +763,7 @@ fn replaced_under_its_name(
                 names.taken_over.insert(interim.clone());
             } else {
                 steps.push(create_interim_group(&interim));
+                made_first = Some(interim.clone());
             }
             steps.extend([
                 delete_node_group(name, target),
@@ -819,14 +817,14 @@ fn replaced_under_its_name(
         disruptive: true,
         disruption,
         steps,
+        interim: made_first,
         workloads: Vec::new(),
     });
 }
 
 /// `eksctl create nodegroup --config-file cluster-interim.yaml --include NAME`.
-fn create_interim_group(name: &str) -> Vec<String> {
-    argv(&[
-        "eksctl",
+fn create_interim_group(name: &str) -> Step {
+    Step::eksctl(&[
         "create",
         "nodegroup",
         "--config-file",
@@ -834,6 +832,7 @@ fn create_interim_group(name: &str) -> Vec<String> {
         "--include",
         name,
     ])
+    .waits("the group's nodes to join", EKSCTL_WAIT)
 }
 
 /// A node group made from the design's file.
@@ -846,14 +845,14 @@ fn group_created(name: &str) -> Change {
         disruptive: false,
         disruption: String::new(),
         steps: vec![create_node_group(name)],
+        interim: None,
         workloads: Vec::new(),
     }
 }
 
 /// `eksctl create nodegroup --config-file cluster.yaml --include NAME`.
-fn create_node_group(name: &str) -> Vec<String> {
-    argv(&[
-        "eksctl",
+fn create_node_group(name: &str) -> Step {
+    Step::eksctl(&[
         "create",
         "nodegroup",
         "--config-file",
@@ -861,6 +860,7 @@ fn create_node_group(name: &str) -> Vec<String> {
         "--include",
         name,
     ])
+    .waits("the group's nodes to join", EKSCTL_WAIT)
 }
 
 /// Every group of `before` that `after` does not name, drained and deleted; a finding
@@ -885,6 +885,7 @@ fn groups_deleted(
             disruptive: true,
             disruption: format!("drains {} running pods, then deletes them", nodes_of(group)),
             steps: vec![delete_node_group(name, target)],
+            interim: None,
             workloads: Vec::new(),
         });
         if let Some(reservation) = reservation_of(group) {
@@ -896,17 +897,26 @@ fn groups_deleted(
     }
 }
 
-fn delete_node_group(name: &str, target: &Target) -> Vec<String> {
-    target.command(&[
-        "eksctl",
-        "delete",
-        "nodegroup",
-        "--name",
-        name,
-        "--drain=true",
-        "--approve",
-        "--wait",
-    ])
+fn delete_node_group(name: &str, target: &Target) -> Step {
+    target
+        .command(
+            Tool::Eksctl,
+            &[
+                "delete",
+                "nodegroup",
+                "--name",
+                name,
+                "--drain=true",
+                "--approve",
+                "--wait",
+            ],
+        )
+        .waits(
+            "the group's nodes to drain and its stack to go",
+            EKSCTL_WAIT,
+        )
+        .moving_pods()
+        .deleting(format!("nodegroup {name}"))
 }
 
 fn update_node_group(
@@ -919,19 +929,20 @@ fn update_node_group(
     let mut steps = Vec::new();
     let mut disruption = String::new();
     if fields.iter().any(|field| SCALING.contains(&field.as_str())) {
-        let mut command = target.command(&["eksctl", "scale", "nodegroup", "--name", name]);
+        let mut command = target.command(Tool::Eksctl, &["scale", "nodegroup", "--name", name]);
         for (flag, key) in [
             ("--nodes", "desiredCapacity"),
             ("--nodes-min", "minSize"),
             ("--nodes-max", "maxSize"),
         ] {
             if let Some(value) = number(group, key) {
-                command.push(format!("{flag}={value}"));
+                command = command.arg(format!("{flag}={value}"));
             }
         }
         // eksctl waits for the scaling to finish (a scale-in's drain) only when told to.
-        command.push("--wait".into());
-        steps.push(command);
+        command = command
+            .arg("--wait")
+            .waits("the group to reach its new size", EKSCTL_WAIT);
         let was = number(previous, "desiredCapacity");
         let will = number(group, "desiredCapacity");
         if let (Some(was), Some(will)) = (was, will)
@@ -941,19 +952,28 @@ fn update_node_group(
                 "scales in from {was} to {will} nodes: EKS drains and removes {} of them",
                 was - will
             );
+            command = command.moving_pods();
         }
+        steps.push(command);
     }
     if fields.iter().any(|field| field == RELEASE_VERSION) {
         let release = text(group, RELEASE_VERSION);
-        steps.push(target.command(&[
-            "eksctl",
-            "upgrade",
-            "nodegroup",
-            "--name",
-            name,
-            "--release-version",
-            release,
-        ]));
+        steps.push(
+            target
+                .command(
+                    Tool::Eksctl,
+                    &[
+                        "upgrade",
+                        "nodegroup",
+                        "--name",
+                        name,
+                        "--release-version",
+                        release,
+                    ],
+                )
+                .waits("the group's nodes to roll", NODEGROUP_UPGRADE_WAIT)
+                .moving_pods(),
+        );
         let rolled = format!(
             "rolls its {} to AMI release {release}, draining a few at a time",
             nodes_of(group)
@@ -969,8 +989,7 @@ fn update_node_group(
         .filter(|field| NODEGROUP_CONFIG.contains(&field.as_str()))
         .collect();
     if !config.is_empty() {
-        let mut command = argv(&[
-            "aws",
+        let mut command = Step::aws(&[
             "eks",
             "update-nodegroup-config",
             "--cluster-name",
@@ -981,18 +1000,17 @@ fn update_node_group(
             &target.region,
         ]);
         for field in config {
-            match field.as_str() {
-                "labels" => command.extend(["--labels".into(), labels_update(previous, group)]),
-                "taints" => command.extend(["--taints".into(), taints_update(previous, group)]),
-                "updateConfig" => {
-                    command.extend(["--update-config".into(), json_of(group.get("updateConfig"))])
-                }
-                "nodeRepairConfig" => command.extend([
-                    "--node-repair-config".into(),
+            let (flag, value) = match field.as_str() {
+                "labels" => ("--labels", labels_update(previous, group)),
+                "taints" => ("--taints", taints_update(previous, group)),
+                "updateConfig" => ("--update-config", json_of(group.get("updateConfig"))),
+                "nodeRepairConfig" => (
+                    "--node-repair-config",
                     json_of(group.get("nodeRepairConfig")),
-                ]),
-                _ => {}
-            }
+                ),
+                _ => continue,
+            };
+            command = command.arg(flag).arg(value);
         }
         steps.push(command);
     }
@@ -1004,6 +1022,7 @@ fn update_node_group(
         disruptive: !disruption.is_empty(),
         disruption,
         steps,
+        interim: None,
         workloads: Vec::new(),
     }
 }
@@ -1124,12 +1143,13 @@ fn addon_changes(old: &Value, new: &Value, target: &Target, plan: &mut Plan) {
     let after = items_by(new, "addons", by_name);
     // eksctl waits for an add-on to be active only when told to (`--wait`, off by
     // default in `create addon` and `update addon`): the node groups come after.
-    let with_version = |mut command: Vec<String>, addon: &Value| {
+    let with_version = |mut command: Step, addon: &Value| {
         if let Some(version) = addon.get("version").and_then(Value::as_str) {
-            command.push(format!("--version={version}"));
+            command = command.arg(format!("--version={version}"));
         }
-        command.push("--wait".into());
         command
+            .arg("--wait")
+            .waits("the add-on to be active", EKSCTL_WAIT)
     };
     for pairing in pair_up(&before, &after)
         .into_iter()
@@ -1137,7 +1157,7 @@ fn addon_changes(old: &Value, new: &Value, target: &Target, plan: &mut Plan) {
     {
         let change = match pairing {
             Pairing::Added(name, addon) => {
-                let command = target.command(&["eksctl", "create", "addon", "--name", name]);
+                let command = target.command(Tool::Eksctl, &["create", "addon", "--name", name]);
                 simple(
                     Action::Create,
                     "addon",
@@ -1149,23 +1169,20 @@ fn addon_changes(old: &Value, new: &Value, target: &Target, plan: &mut Plan) {
             Pairing::Kept(_, _, _, fields) if fields.is_empty() => continue,
             Pairing::Kept(name, addon, _, fields) => {
                 let command = if fields.iter().all(|field| field == "version") {
-                    let command = target.command(&["eksctl", "update", "addon", "--name", name]);
+                    let command =
+                        target.command(Tool::Eksctl, &["update", "addon", "--name", name]);
                     with_version(command, addon)
                 } else {
                     // Configuration values, identities: from the file, as eksctl reads them.
-                    argv(&[
-                        "eksctl",
-                        "update",
-                        "addon",
-                        "--config-file",
-                        CLUSTER_FILE,
-                        "--wait",
-                    ])
+                    Step::eksctl(&["update", "addon", "--config-file", CLUSTER_FILE, "--wait"])
+                        .waits("the add-on to be active", EKSCTL_WAIT)
                 };
                 simple(Action::Update, "addon", name, fields, vec![command])
             }
             Pairing::Removed(name) => {
-                let command = target.command(&["eksctl", "delete", "addon", "--name", name]);
+                let command = target
+                    .command(Tool::Eksctl, &["delete", "addon", "--name", name])
+                    .deleting(format!("addon {name}"));
                 simple(Action::Delete, "addon", name, Vec::new(), vec![command])
             }
         };
@@ -1173,13 +1190,7 @@ fn addon_changes(old: &Value, new: &Value, target: &Target, plan: &mut Plan) {
     }
 }
 
-fn simple(
-    action: Action,
-    kind: &str,
-    name: &str,
-    fields: Vec<String>,
-    steps: Vec<Vec<String>>,
-) -> Change {
+fn simple(action: Action, kind: &str, name: &str, fields: Vec<String>, steps: Vec<Step>) -> Change {
     Change {
         kind: kind.into(),
         name: name.into(),
@@ -1188,6 +1199,7 @@ fn simple(
         disruptive: false,
         disruption: String::new(),
         steps,
+        interim: None,
         workloads: Vec::new(),
     }
 }
@@ -1199,23 +1211,14 @@ fn access_changes(old: &Value, new: &Value, target: &Target, plan: &mut Plan) {
     let new_access = new.get("accessConfig").unwrap_or(&null);
     let before = items_by(old_access, "accessEntries", principal);
     let after = items_by(new_access, "accessEntries", principal);
-    let create = || {
-        argv(&[
-            "eksctl",
-            "create",
-            "accessentry",
-            "--config-file",
-            CLUSTER_FILE,
-        ])
-    };
+    let create = || Step::eksctl(&["create", "accessentry", "--config-file", CLUSTER_FILE]);
     let delete = |principal: &str| {
-        target.command(&[
-            "eksctl",
-            "delete",
-            "accessentry",
-            "--principal-arn",
-            principal,
-        ])
+        target
+            .command(
+                Tool::Eksctl,
+                &["delete", "accessentry", "--principal-arn", principal],
+            )
+            .deleting(format!("accessentry {principal}"))
     };
     for pairing in pair_up(&before, &after)
         .into_iter()
@@ -1260,8 +1263,7 @@ fn access_changes(old: &Value, new: &Value, target: &Target, plan: &mut Plan) {
     let before = items_by(old_iam, "podIdentityAssociations", account);
     let after = items_by(new_iam, "podIdentityAssociations", account);
     let from_file = |verb: &str| {
-        argv(&[
-            "eksctl",
+        Step::eksctl(&[
             verb,
             "podidentityassociation",
             "--config-file",
@@ -1278,15 +1280,19 @@ fn access_changes(old: &Value, new: &Value, target: &Target, plan: &mut Plan) {
             Action::Update => from_file("update"),
             _ => {
                 let (namespace, service_account) = account.split_once('/').unwrap_or((account, ""));
-                target.command(&[
-                    "eksctl",
-                    "delete",
-                    "podidentityassociation",
-                    "--namespace",
-                    namespace,
-                    "--service-account-name",
-                    service_account,
-                ])
+                target
+                    .command(
+                        Tool::Eksctl,
+                        &[
+                            "delete",
+                            "podidentityassociation",
+                            "--namespace",
+                            namespace,
+                            "--service-account-name",
+                            service_account,
+                        ],
+                    )
+                    .deleting(format!("podidentityassociation {account}"))
             }
         },
     );
@@ -1300,7 +1306,7 @@ fn by_account(
     after: &[(String, &Value)],
     kind: &str,
     plan: &mut Plan,
-    step: impl Fn(Action, &str) -> Vec<String>,
+    step: impl Fn(Action, &str) -> Step,
 ) {
     for pairing in pair_up(before, after)
         .into_iter()
@@ -1334,8 +1340,7 @@ fn service_account_changes(old: &Value, new: &Value, target: &Target, plan: &mut
     let before = items_by(old.get("iam").unwrap_or(&null), "serviceAccounts", account);
     let after = items_by(new.get("iam").unwrap_or(&null), "serviceAccounts", account);
     let from_file = |verb: &str, account: &str| {
-        argv(&[
-            "eksctl",
+        Step::eksctl(&[
             verb,
             "iamserviceaccount",
             "--config-file",
@@ -1355,16 +1360,20 @@ fn service_account_changes(old: &Value, new: &Value, target: &Target, plan: &mut
             Action::Update => from_file("update", account),
             _ => {
                 let (namespace, name) = account.split_once('/').unwrap_or(("default", account));
-                target.command(&[
-                    "eksctl",
-                    "delete",
-                    "iamserviceaccount",
-                    "--namespace",
-                    namespace,
-                    "--name",
-                    name,
-                    "--wait",
-                ])
+                target
+                    .command(
+                        Tool::Eksctl,
+                        &[
+                            "delete",
+                            "iamserviceaccount",
+                            "--namespace",
+                            namespace,
+                            "--name",
+                            name,
+                            "--wait",
+                        ],
+                    )
+                    .deleting(format!("iamserviceaccount {account}"))
             }
         },
     );
@@ -1398,9 +1407,8 @@ fn object_changes(old: &[Value], new: &[Value], plan: &mut Plan) {
     // Auto Mode's by client-side apply, whose last-applied annotation is what a read
     // takes them from (EKS's NodeClass schema, which fills in the rest, is not public).
     let apply = |object: &Value| match file_of(object) {
-        AUTO_MODE_FILE => argv(&["kubectl", "apply", "-f", AUTO_MODE_FILE]),
-        file => argv(&[
-            "kubectl",
+        AUTO_MODE_FILE => Step::kubectl(&["apply", "-f", AUTO_MODE_FILE]),
+        file => Step::kubectl(&[
             "apply",
             "--server-side",
             "--field-manager=eks-studio",
@@ -1517,6 +1525,10 @@ fn object_changes(old: &[Value], new: &[Value], plan: &mut Plan) {
                         "EKS Auto Mode finds the nodes launched from NodeClass `{name}` drifted (their subnets, security groups or launch settings) and replaces them, within their pools' disruption budgets"
                     );
                 }
+                if change.disruptive {
+                    // The apply is what Karpenter (or Auto Mode) replaces nodes for.
+                    change.steps[0].moves_pods = true;
+                }
                 plan.changes.push(change);
             }
         }
@@ -1539,17 +1551,14 @@ fn object_changes(old: &[Value], new: &[Value], plan: &mut Plan) {
             if !group.is_empty() {
                 resource = format!("{resource}.{group}");
             }
-            let mut change = simple(
-                Action::Delete,
-                &kind,
-                &name,
-                Vec::new(),
-                vec![argv(&["kubectl", "delete", &format!("{resource}/{name}")])],
-            );
+            let step = Step::kubectl(&["delete", &format!("{resource}/{name}")])
+                .deleting(format!("{kind} {name}"));
+            let mut change = simple(Action::Delete, &kind, &name, Vec::new(), vec![step]);
             if kind == "NodePool" {
                 change.disruptive = true;
                 change.disruption =
                     format!("Karpenter drains and terminates every node of NodePool `{name}`");
+                change.steps[0].moves_pods = true;
             }
             plan.changes.push(change);
         }
@@ -1632,16 +1641,18 @@ pub const NODEPOOL_READY_TIMEOUT: &str = "300s";
 
 /// `kubectl apply` of an object, and for a NodePool `kubectl wait` until Karpenter reports
 /// it `Ready`: what replaces a pool exists before the old one goes.
-fn with_wait(kind: &str, name: &str, apply: Vec<String>) -> Vec<Vec<String>> {
+fn with_wait(kind: &str, name: &str, apply: Step) -> Vec<Step> {
     let mut steps = vec![apply];
     if kind == "NodePool" {
-        steps.push(vec![
-            "kubectl".to_owned(),
-            "wait".to_owned(),
-            "--for=condition=Ready".to_owned(),
-            format!("nodepool/{name}"),
-            format!("--timeout={NODEPOOL_READY_TIMEOUT}"),
-        ]);
+        steps.push(
+            Step::kubectl(&["wait", "--for=condition=Ready"])
+                .arg(format!("nodepool/{name}"))
+                .arg(format!("--timeout={NODEPOOL_READY_TIMEOUT}"))
+                .waits(
+                    &format!("NodePool `{name}` to be Ready"),
+                    NODEPOOL_READY_TIMEOUT,
+                ),
+        );
     }
     steps
 }
@@ -1781,24 +1792,20 @@ fn chart_changes(before: &Spec, after: &Spec, plan: &mut Plan) {
     let mut steps = Vec::new();
     if to > from {
         let crds = crate::documents::karpenter_aws::CRDS;
-        let mut label = argv(&["kubectl", "label", "crd"]);
-        label.extend(crds.iter().map(|crd| (*crd).to_owned()));
-        label.extend([
-            "app.kubernetes.io/managed-by=Helm".into(),
-            "--overwrite".into(),
-        ]);
-        let mut annotate = argv(&["kubectl", "annotate", "crd"]);
-        annotate.extend(crds.iter().map(|crd| (*crd).to_owned()));
-        annotate.extend([
-            "meta.helm.sh/release-name=karpenter-crd".into(),
-            format!("meta.helm.sh/release-namespace={namespace}"),
-            "--overwrite".into(),
-        ]);
+        let label = Step::kubectl(&["label", "crd"])
+            .with_args(crds.iter().copied())
+            .with_args(["app.kubernetes.io/managed-by=Helm", "--overwrite"]);
+        let annotate = Step::kubectl(&["annotate", "crd"])
+            .with_args(crds.iter().copied())
+            .with_args([
+                "meta.helm.sh/release-name=karpenter-crd".to_owned(),
+                format!("meta.helm.sh/release-namespace={namespace}"),
+                "--overwrite".to_owned(),
+            ]);
         steps.extend([
             label,
             annotate,
-            argv(&[
-                "helm",
+            Step::helm(&[
                 "upgrade",
                 "--install",
                 "karpenter-crd",
@@ -1811,8 +1818,7 @@ fn chart_changes(before: &Spec, after: &Spec, plan: &mut Plan) {
             ]),
         ]);
     }
-    let mut step = argv(&[
-        "helm",
+    let mut step = Step::helm(&[
         "upgrade",
         "karpenter",
         KARPENTER_CHART,
@@ -1825,11 +1831,9 @@ fn chart_changes(before: &Spec, after: &Spec, plan: &mut Plan) {
         crate::documents::render::KARPENTER_VALUES_PATH,
     ]);
     for key in dropped {
-        step.push("--set".into());
-        step.push(format!("settings.{key}=null"));
+        step = step.arg("--set").arg(format!("settings.{key}=null"));
     }
-    step.push("--wait".into());
-    steps.push(step);
+    steps.push(step.arg("--wait"));
     plan.changes.push(simple(
         Action::Update,
         "helm release",

@@ -32,6 +32,8 @@ pub mod objects;
 pub mod read;
 /// eksctl's self-managed node groups read back from their stacks.
 mod stacks;
+/// One command of a plan, as a value.
+pub mod step;
 /// The plan as text, in the manner of `terraform plan`.
 mod words;
 /// What runs on a cluster's nodes, so a plan names the jobs a change disrupts.
@@ -43,6 +45,7 @@ use crate::rules::Finding;
 
 pub use crate::model::items::visible;
 pub use diff::{INTERIM_FILE, diff};
+pub use step::Step;
 pub use words::{human, summary};
 
 /// What happens to one object.
@@ -88,7 +91,11 @@ pub struct Change {
     /// How, in words; empty when not disruptive.
     pub disruption: String,
     /// The commands that make the change, in order.
-    pub steps: Vec<Vec<String>>,
+    pub steps: Vec<Step>,
+    /// The interim node group a replacement makes first, under another name, from
+    /// [`INTERIM_FILE`] (none when it runs already, or the change makes none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub interim: Option<String>,
     /// The workloads running on the nodes it drains or replaces, when the cluster's pods
     /// were read.
     #[serde(skip_serializing_if = "Vec::is_empty")]

@@ -28,12 +28,13 @@ pub fn human(plan: &Plan) -> String {
             ));
         }
         for step in &change.steps {
-            match super::apply::wait_of(step) {
+            let words = shell_words(&step.argv());
+            match &step.wait {
                 Some(wait) => text.push_str(&format!(
-                    "      $ {}    # waits up to {wait}\n",
-                    shell_words(step)
+                    "      $ {words}    # waits up to {}\n",
+                    wait.up_to
                 )),
-                None => text.push_str(&format!("      $ {}\n", shell_words(step))),
+                None => text.push_str(&format!("      $ {words}\n")),
             }
         }
     }

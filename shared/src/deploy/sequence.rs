@@ -26,7 +26,8 @@ pub const KARPENTER_CHART: &str = "oci://public.ecr.aws/karpenter/karpenter";
 pub const KARPENTER_CRD_CHART: &str = "oci://public.ecr.aws/karpenter/karpenter-crd";
 
 /// The programs a sequence runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Tool {
     /// `eksctl`.
     Eksctl,
