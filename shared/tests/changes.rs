@@ -1279,7 +1279,8 @@ fn a_running_cluster_reads_as_the_cluster_config_eksctl_was_given() {
 
 #[test]
 fn endpoint_access_logging_and_support_are_read_and_what_eks_does_not_hold_is_the_designs() {
-    use shared::changes::read::{design_of, plan_against};
+    use shared::changes::plan::plan_against;
+    use shared::changes::read::design_of;
     use shared::upstream::eks::*;
     let running = RunningCluster {
         region: "us-east-2".into(),
@@ -1744,7 +1745,8 @@ fn the_workloads_a_drain_moves_are_read_as_kubectl_lists_them_and_budgets_select
 /// a change drains, and advises where a training run has no PodDisruptionBudget.
 #[test]
 fn a_replacement_names_the_training_run_it_drains_and_its_missing_budget() {
-    use shared::changes::read::{Reading, plan_against};
+    use shared::changes::plan::plan_against;
+    use shared::changes::read::Reading;
     use shared::changes::workloads::Workloads;
     let running = template("g4dn");
     let nodes = json!([

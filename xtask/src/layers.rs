@@ -39,7 +39,13 @@ pub const CRATES: &[CrateLayers] = &[
     },
     CrateLayers {
         folder: "backend",
-        layers: &[&["clock"], &["aws"], &["deploy"], &["http"], &["cli"]],
+        layers: &[
+            &["clock", "work"],
+            &["aws"],
+            &["deploy"],
+            &["http"],
+            &["cli"],
+        ],
     },
     CrateLayers {
         folder: "frontend",

@@ -151,62 +151,24 @@ pub enum Command {
     /// Read a running cluster into a design: its cluster.yaml on standard output, or its
     /// bundle into --out; what could not be read is listed. Exit 0 read, 2 not readable.
     Read {
-        /// The cluster's name.
-        #[arg(long)]
-        cluster: String,
-        /// Its region.
-        #[arg(long)]
-        region: String,
+        /// Which cluster, and how to reach it.
+        #[command(flatten)]
+        running: running::ClusterFlags,
         /// Directory to write the bundle into (created when missing).
         #[arg(long)]
         out: Option<PathBuf>,
-        /// EC2 endpoint to use instead of AWS's (e.g. an emulator).
-        #[arg(long)]
-        ec2_endpoint: Option<String>,
-        /// EKS endpoint to use instead of AWS's (e.g. an emulator).
-        #[arg(long)]
-        eks_endpoint: Option<String>,
-        /// The AWS CLI the read's kubeconfig names for kubectl's and helm's token
-        /// (`aws eks get-token`).
-        #[arg(long, default_value = "aws")]
-        aws: PathBuf,
-        /// The kubectl that reads Karpenter's objects from the cluster.
-        #[arg(long, default_value = "kubectl")]
-        kubectl: PathBuf,
-        /// The helm that reads the Karpenter chart's values.
-        #[arg(long, default_value = "helm")]
-        helm: PathBuf,
     },
     /// What DESIGN would change on the running cluster: exit 0 no changes, 1 changes,
     /// 3 a change the peers refuse, 2 unreadable.
     Plan {
         /// The design: a studio.json, a YAML file or a bundle directory.
         design: PathBuf,
-        /// The cluster's name.
-        #[arg(long)]
-        cluster: String,
-        /// Its region.
-        #[arg(long)]
-        region: String,
+        /// Which cluster, and how to reach it.
+        #[command(flatten)]
+        running: running::ClusterFlags,
         /// Output format.
         #[arg(long, value_enum, default_value = "human")]
         format: diff::DiffFormat,
-        /// EC2 endpoint to use instead of AWS's (e.g. an emulator).
-        #[arg(long)]
-        ec2_endpoint: Option<String>,
-        /// EKS endpoint to use instead of AWS's (e.g. an emulator).
-        #[arg(long)]
-        eks_endpoint: Option<String>,
-        /// The AWS CLI the read's kubeconfig names for kubectl's and helm's token
-        /// (`aws eks get-token`).
-        #[arg(long, default_value = "aws")]
-        aws: PathBuf,
-        /// The kubectl that reads Karpenter's objects from the cluster.
-        #[arg(long, default_value = "kubectl")]
-        kubectl: PathBuf,
-        /// The helm that reads the Karpenter chart's values.
-        #[arg(long, default_value = "helm")]
-        helm: PathBuf,
         /// Directory to write the design's bundle into, with `apply.sh`, `plan.txt` and
         /// `plan.json` (created when missing).
         #[arg(long)]
@@ -221,12 +183,9 @@ pub enum Command {
     Apply {
         /// The design: a studio.json, a YAML file or a bundle directory.
         design: PathBuf,
-        /// The cluster's name.
-        #[arg(long)]
-        cluster: String,
-        /// Its region.
-        #[arg(long)]
-        region: String,
+        /// Which cluster, and how to reach it.
+        #[command(flatten)]
+        running: running::ClusterFlags,
         /// Apply without asking; steps that drain nodes also need --allow-disruption.
         #[arg(long)]
         auto_approve: bool,
@@ -247,22 +206,6 @@ pub enum Command {
         /// The eksctl the steps run.
         #[arg(long, default_value = "eksctl")]
         eksctl: PathBuf,
-        /// EC2 endpoint to use instead of AWS's (e.g. an emulator).
-        #[arg(long)]
-        ec2_endpoint: Option<String>,
-        /// EKS endpoint to use instead of AWS's (e.g. an emulator).
-        #[arg(long)]
-        eks_endpoint: Option<String>,
-        /// The AWS CLI the steps run (`aws eks update-kubeconfig`, `update-nodegroup-config`)
-        /// and the kubeconfigs name for kubectl's and helm's token (`aws eks get-token`).
-        #[arg(long, default_value = "aws")]
-        aws: PathBuf,
-        /// The kubectl that reads Karpenter's objects from the cluster.
-        #[arg(long, default_value = "kubectl")]
-        kubectl: PathBuf,
-        /// The helm that reads the Karpenter chart's values.
-        #[arg(long, default_value = "helm")]
-        helm: PathBuf,
         /// Largest file read, in bytes (larger ones are refused, exit 2).
         #[arg(long, default_value_t = crate::cli::read::DEFAULT_MAX_BYTES)]
         max_bytes: u64,
@@ -382,90 +325,33 @@ pub fn run(cli: Cli) -> ExitCode {
             format,
             max_bytes,
         } => diff::diff(&old, &new, format, max_bytes),
-        Command::Read {
-            cluster,
-            region,
-            out,
-            ec2_endpoint,
-            eks_endpoint,
-            aws,
-            kubectl,
-            helm,
-        } => running::read(
-            running::ClusterArgs {
-                cluster: &cluster,
-                region: &region,
-                ec2_endpoint,
-                eks_endpoint,
-                tools: crate::deploy::Tools {
-                    aws,
-                    kubectl,
-                    helm,
-                    ..crate::deploy::Tools::default()
-                },
-            },
-            out.as_deref(),
-        ),
+        Command::Read { running, out } => running::read(running.args(None), out.as_deref()),
         Command::Plan {
             design,
-            cluster,
-            region,
+            running,
             format,
-            ec2_endpoint,
-            eks_endpoint,
-            aws,
-            kubectl,
-            helm,
             out,
             max_bytes,
         } => running::plan(
             &design,
-            running::ClusterArgs {
-                cluster: &cluster,
-                region: &region,
-                ec2_endpoint,
-                eks_endpoint,
-                tools: crate::deploy::Tools {
-                    aws,
-                    kubectl,
-                    helm,
-                    ..crate::deploy::Tools::default()
-                },
-            },
+            running.args(None),
             format,
             max_bytes,
             out.as_deref(),
         ),
         Command::Apply {
             design,
-            cluster,
-            region,
+            running,
             auto_approve,
             allow_disruption,
             approved_plan,
             break_lock,
             out,
             eksctl,
-            ec2_endpoint,
-            eks_endpoint,
-            aws,
-            kubectl,
-            helm,
             max_bytes,
         } => apply::apply(
             &design,
-            running::ClusterArgs {
-                cluster: &cluster,
-                region: &region,
-                ec2_endpoint,
-                eks_endpoint,
-                tools: crate::deploy::Tools {
-                    eksctl,
-                    aws,
-                    kubectl,
-                    helm,
-                },
-            },
+            running.args(Some(eksctl)),
             apply::Approval {
                 auto_approve,
                 allow_disruption,

@@ -5,16 +5,65 @@
 //! read. Of `plan`, as `diff`: 0 no changes, 1 changes, 3 a change the peers refuse,
 //! 2 a design or the cluster that cannot be read.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use shared::changes::addons::plan_against_offered;
-use shared::changes::read::{LivePlan, Reading};
+use shared::changes::plan::LivePlan;
+use shared::changes::read::Reading;
 use shared::model::ids::Region;
 
 use crate::aws::{AwsOptions, LiveAws};
 use crate::cli::diff::{DiffFormat, design_at, plan_exit_code};
 use crate::cli::read::{terminal_safe, terminal_safe_lines};
+use crate::deploy::planning::PlanError;
+
+/// The flags `read`, `plan` and `apply` share: which cluster, and how to reach it.
+#[derive(Debug, clap::Args)]
+pub struct ClusterFlags {
+    /// The cluster's name.
+    #[arg(long)]
+    cluster: String,
+    /// Its region.
+    #[arg(long)]
+    region: String,
+    /// EC2 endpoint to use instead of AWS's (e.g. an emulator).
+    #[arg(long)]
+    ec2_endpoint: Option<String>,
+    /// EKS endpoint to use instead of AWS's (e.g. an emulator).
+    #[arg(long)]
+    eks_endpoint: Option<String>,
+    /// The AWS CLI the kubeconfigs name for kubectl's and helm's token (`aws eks
+    /// get-token`); an apply's steps run it too (`aws eks update-kubeconfig`,
+    /// `update-nodegroup-config`).
+    #[arg(long, default_value = "aws")]
+    aws: PathBuf,
+    /// The kubectl that reads Karpenter's objects from the cluster (and an apply's steps
+    /// run).
+    #[arg(long, default_value = "kubectl")]
+    kubectl: PathBuf,
+    /// The helm that reads the Karpenter chart's values (and an apply's steps run).
+    #[arg(long, default_value = "helm")]
+    helm: PathBuf,
+}
+
+impl ClusterFlags {
+    /// The cluster to reach, with `eksctl` when the command runs it.
+    pub fn args(&self, eksctl: Option<PathBuf>) -> ClusterArgs<'_> {
+        let defaults = crate::deploy::Tools::default();
+        ClusterArgs {
+            cluster: &self.cluster,
+            region: &self.region,
+            ec2_endpoint: self.ec2_endpoint.clone(),
+            eks_endpoint: self.eks_endpoint.clone(),
+            tools: crate::deploy::Tools {
+                eksctl: eksctl.unwrap_or(defaults.eksctl),
+                aws: self.aws.clone(),
+                kubectl: self.kubectl.clone(),
+                helm: self.helm.clone(),
+            },
+        }
+    }
+}
 
 /// Which cluster, and how to reach AWS.
 #[derive(Clone)]
@@ -31,55 +80,42 @@ pub struct ClusterArgs<'a> {
     pub tools: crate::deploy::Tools,
 }
 
-/// What EKS offers of a design's add-ons, when asked (see `read_for_plan`).
-type Offer = Option<Result<shared::changes::addons::AddonOffer, String>>;
-
-/// Reads the cluster, and for a plan of `design` what EKS offers of its add-ons.
-fn read_running(
+/// Runs `work` with the region `args` names and AWS as they configure it, on a runtime
+/// of its own; the error in words.
+fn with_aws<T>(
     args: ClusterArgs<'_>,
-    design: Option<&shared::Spec>,
-) -> Result<(Reading, Offer), String> {
+    work: impl AsyncFnOnce(&LiveAws, &Region, &crate::deploy::Tools, &str) -> Result<T, String>,
+) -> Result<T, String> {
     let region = Region::parse(args.region.trim())
         .map_err(|_| format!("`{}` is not a known AWS region", args.region))?;
     let runtime = tokio::runtime::Runtime::new()
         .map_err(|error| format!("cannot start the async runtime: {error}"))?;
-    runtime
-        .block_on(async {
-            let aws = LiveAws::from_default_chain(AwsOptions::from_environment(
-                args.ec2_endpoint,
-                args.eks_endpoint,
-            ))
-            .await;
-            match design {
-                Some(design) => {
-                    crate::deploy::objects::read_for_plan(
-                        &aws,
-                        &args.tools,
-                        &region,
-                        args.cluster,
-                        design,
-                    )
-                    .await
-                }
-                None => crate::deploy::objects::read_running(
-                    &aws,
-                    &args.tools,
-                    &region,
-                    args.cluster,
-                    &[],
-                )
-                .await
-                .map(|reading| (reading, None)),
-            }
-        })
-        .map_err(|error| format!("cannot read cluster {}: {error}", args.cluster))
+    runtime.block_on(async {
+        let aws = LiveAws::from_default_chain(AwsOptions::from_environment(
+            args.ec2_endpoint,
+            args.eks_endpoint,
+        ))
+        .await;
+        work(&aws, &region, &args.tools, args.cluster).await
+    })
+}
+
+/// Reads the cluster into a design.
+fn read_running(args: ClusterArgs<'_>) -> Result<Reading, String> {
+    let cluster = args.cluster.to_owned();
+    with_aws(args, async |aws, region, tools, name| {
+        crate::deploy::objects::read_running(aws, tools, region, name, &[])
+            .await
+            .map_err(|error| error.to_string())
+    })
+    .map_err(|error| format!("cannot read cluster {cluster}: {error}"))
 }
 
 /// `eks-studio read`: the bundle of the running cluster's design into `out` (or its
 /// `cluster.yaml` on standard output), and what was not read.
 pub fn read(args: ClusterArgs<'_>, out: Option<&Path>) -> ExitCode {
-    let reading = match read_running(args, None) {
-        Ok((reading, _)) => reading,
+    let reading = match read_running(args) {
+        Ok(reading) => reading,
         Err(message) => {
             eprintln!("error: {}", terminal_safe(&message));
             return ExitCode::from(2);
@@ -122,16 +158,19 @@ pub(crate) fn live_plan(
     Ok((after, live))
 }
 
-/// What `after` would change on the running cluster.
+/// What `after` would change on the running cluster (the one read-then-plan,
+/// [`crate::deploy::planning`]).
 pub(crate) fn plan_for(after: &shared::Spec, args: ClusterArgs<'_>) -> Result<LivePlan, String> {
-    let (reading, offer) = read_running(args, Some(after))?;
-    Ok(plan_against_offered(
-        &reading,
-        after,
-        offer
-            .as_ref()
-            .map(|offer| offer.as_ref().map_err(Clone::clone)),
-    ))
+    let cluster = args.cluster.to_owned();
+    with_aws(args, async |aws, region, tools, name| {
+        crate::deploy::planning::plan_running(aws, tools, region, name, after.clone())
+            .await
+            .map(|(_, live)| live)
+            .map_err(|error| match error {
+                PlanError::Beyond(reason) => reason,
+                error => format!("cannot read cluster {cluster}: {error}"),
+            })
+    })
 }
 
 /// The plan as a person reads it, with what was not compared or not read.

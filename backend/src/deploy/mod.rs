@@ -12,6 +12,8 @@ pub mod auth;
 pub mod lock;
 /// The objects inside a running cluster, read with `aws` and `kubectl`.
 pub mod objects;
+/// A design planned against a running cluster: the one read, then the plan.
+pub mod planning;
 /// Running a job's steps as process groups.
 pub mod runner;
 /// eksctl's log lines read as progress stages.
@@ -739,7 +741,7 @@ impl Deployer {
         &self,
         spec: &Spec,
         admitted: Admitted,
-        live: &shared::changes::read::LivePlan,
+        live: &shared::changes::plan::LivePlan,
         mut lock: LockRequest,
         guard: DrainGuard,
     ) -> Result<Job, DeployError> {

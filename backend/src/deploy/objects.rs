@@ -355,52 +355,6 @@ pub async fn read_objects(
     })
 }
 
-/// What a plan of `design` against the running cluster `name` needs, read at the same
-/// time: the cluster ([`read_running`]) and the versions EKS offers of the design's
-/// add-ons for the Kubernetes version it asks for (`None` when it names none).
-pub async fn read_for_plan(
-    aws: &LiveAws,
-    tools: &Tools,
-    region: &Region,
-    name: &str,
-    design: &shared::Spec,
-) -> Result<
-    (
-        Reading,
-        Option<Result<shared::changes::addons::AddonOffer, String>>,
-    ),
-    AwsError,
-> {
-    let addons: Vec<String> = design
-        .addons
-        .iter()
-        .map(|addon| addon.name.clone())
-        .collect();
-    let version = design.cluster.kubernetes_version.trim().to_owned();
-    let offer = async {
-        if addons.is_empty() || version.is_empty() {
-            return None;
-        }
-        // Only once EKS has the cluster: a plan against one it does not have is a 404
-        // that asks nothing else. Beside the read, so no longer than its own chain.
-        if let Err(error) = aws.api_access(region, name).await {
-            return Some(Err(error.to_string()));
-        }
-        Some(
-            aws.addon_versions(region, &addons, &version)
-                .await
-                .map_err(|error| error.to_string()),
-        )
-    };
-    let groups: Vec<String> = design
-        .node_groups
-        .iter()
-        .map(|group| group.name.trim().to_owned())
-        .collect();
-    let (reading, offer) = tokio::join!(read_running(aws, tools, region, name, &groups), offer);
-    Ok((reading?, offer))
-}
-
 /// The running cluster `name` as a design: what EKS and EC2 describe, and the objects
 /// inside it, read at the same time. Only the cluster itself must be readable; every
 /// other gap is named in the reading. The managed node groups `expected_groups` names

@@ -11,13 +11,13 @@ use axum::routing::post;
 use axum::{Json, Router, middleware};
 use serde::{Deserialize, Serialize};
 use shared::Spec;
-use shared::changes::addons::plan_against_offered;
-use shared::changes::read::LivePlan;
+use shared::changes::plan::LivePlan;
 use shared::model::ids::Region;
 use shared::upstream::eks::NotRead;
 
 use crate::aws::{AwsError, LiveAws};
-use crate::deploy::objects::{read_for_plan, read_running};
+use crate::deploy::objects::read_running;
+use crate::deploy::planning::PlanError;
 use crate::deploy::{DeployToken, Tools};
 use crate::http::error::ApiError;
 use crate::http::extract::JsonBody;
@@ -143,9 +143,8 @@ async fn plan(
     Ok(Json(live))
 }
 
-/// Reads cluster `cluster` and plans `spec` against it: the design back (it went to the
-/// comparison) and the plan. The one read-then-plan of the server, for `/api/plan` and
-/// `/api/applies`; comparing renders both designs, so it runs on a heavy-work turn.
+/// Reads cluster `cluster` and plans `spec` against it (the one read-then-plan,
+/// [`crate::deploy::planning`]), its failure as the answer.
 pub(crate) async fn plan_running(
     aws: &LiveAws,
     tools: &Tools,
@@ -153,21 +152,11 @@ pub(crate) async fn plan_running(
     cluster: &str,
     spec: Spec,
 ) -> Result<(Spec, LivePlan), ApiError> {
-    if let Some(reason) = spec.beyond_what_eks_runs() {
-        return Err(ApiError::unprocessable(reason));
-    }
-    let (reading, offer) = read_for_plan(aws, tools, region, cluster, &spec)
+    crate::deploy::planning::plan_running(aws, tools, region, cluster, spec)
         .await
-        .map_err(|error| aws_error(cluster, error))?;
-    crate::http::extract::off_the_workers(move || {
-        let live = plan_against_offered(
-            &reading,
-            &spec,
-            offer
-                .as_ref()
-                .map(|offer| offer.as_ref().map_err(Clone::clone)),
-        );
-        (spec, live)
-    })
-    .await
+        .map_err(|error| match error {
+            PlanError::Beyond(reason) => ApiError::unprocessable(reason),
+            PlanError::Aws(error) => aws_error(cluster, error),
+            PlanError::Work(error) => error.into(),
+        })
 }

@@ -136,6 +136,15 @@ impl From<DeployError> for ApiError {
     }
 }
 
+impl From<crate::work::WorkError> for ApiError {
+    fn from(error: crate::work::WorkError) -> ApiError {
+        match error {
+            crate::work::WorkError::Busy => ApiError::Unavailable(error.to_string()),
+            crate::work::WorkError::Failed(detail) => ApiError::Internal(detail),
+        }
+    }
+}
+
 impl From<JsonRejection> for ApiError {
     fn from(rejection: JsonRejection) -> ApiError {
         ApiError::BadRequest {

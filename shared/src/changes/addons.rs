@@ -8,11 +8,10 @@
 
 use std::collections::BTreeMap;
 
-use crate::changes::read::{LivePlan, Reading, plan_against};
+use crate::changes::read::Reading;
 use crate::model::spec::Addon;
 use crate::model::spec::Spec;
 use crate::rules::{Finding, changes};
-use crate::upstream::eks::NotRead;
 
 /// Each add-on's versions EKS offers for one Kubernetes version, newest first, as
 /// `DescribeAddonVersions` answers; an add-on with no entry was not asked about.
@@ -84,29 +83,4 @@ pub fn addon_findings(reading: &Reading, design: &Spec, offer: &AddonOffer) -> V
         }
     }
     findings
-}
-
-/// [`plan_against`], with what EKS offers of the design's add-ons for its Kubernetes
-/// version (`None`: not asked; `Err`: the call failed, named as not read).
-pub fn plan_against_offered(
-    reading: &Reading,
-    design: &Spec,
-    offer: Option<Result<&AddonOffer, String>>,
-) -> LivePlan {
-    let mut live = plan_against(reading, design);
-    match offer {
-        Some(Ok(offer)) => live
-            .plan
-            .findings
-            .extend(addon_findings(reading, design, offer)),
-        Some(Err(why)) => live.not_read.push(NotRead {
-            what: format!(
-                "the add-on versions EKS offers for Kubernetes {}",
-                design.cluster.kubernetes_version.trim()
-            ),
-            why,
-        }),
-        None => {}
-    }
-    live
 }

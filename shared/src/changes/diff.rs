@@ -9,6 +9,7 @@ use crate::deploy::sequence::Tool;
 use crate::documents::render::{cluster_document, karpenter_documents};
 use crate::model::spec::Spec;
 use crate::rules::changes;
+use crate::upstream::node_group_keys::{TakesChange, takes_change};
 
 /// The bundle's file every eksctl step reads.
 const CLUSTER_FILE: &str = "cluster.yaml";
@@ -27,15 +28,11 @@ const AUTO_MODE_FILE: &str = "auto-mode/nodepools.yaml";
 /// Kubernetes version (`eksctl upgrade nodegroup`).
 pub const UPGRADE_FIELD: &str = "version";
 
-/// Keys of a managed node group that `eksctl scale nodegroup` changes.
-const SCALING: &[&str] = &["minSize", "maxSize", "desiredCapacity"];
-
-/// The EKS-optimized AMI release of a managed group's nodes, which `eksctl upgrade
-/// nodegroup --release-version` rolls in place (EKS's `UpdateNodegroupVersion`).
-const RELEASE_VERSION: &str = "releaseVersion";
-
-/// Keys EKS's `UpdateNodegroupConfig` changes in place (besides the scaling).
-const NODEGROUP_CONFIG: &[&str] = &["labels", "taints", "updateConfig", "nodeRepairConfig"];
+/// Whether a running group takes a change of `field` the way `how` says, as the key's row
+/// in [`crate::upstream::node_group_keys`] says.
+fn taken(field: &str, how: TakesChange) -> bool {
+    takes_change(field) == how
+}
 
 /// The cluster the steps act on.
 struct Target {
@@ -506,10 +503,7 @@ fn self_managed_kept_through_upgrade(old: &Value, new: &Value, plan: &mut Plan) 
         let Pairing::Kept(name, _, _, fields) = pairing else {
             continue;
         };
-        if fields
-            .iter()
-            .any(|field| !SCALING.contains(&field.as_str()))
-        {
+        if fields.iter().any(|field| !taken(field, TakesChange::Scale)) {
             continue;
         }
         plan.findings.push(changes::SELF_MANAGED_KEEPS_VERSION.finding(
@@ -586,7 +580,7 @@ fn node_group_changes(old: &Value, new: &Value, target: &Target, plan: &mut Plan
 /// Whether a live managed node group changes `field` in place: its sizes, or what
 /// `UpdateNodegroupConfig` takes.
 fn in_place_on_managed(field: &str) -> bool {
-    SCALING.contains(&field) || NODEGROUP_CONFIG.contains(&field) || field == RELEASE_VERSION
+    !taken(field, TakesChange::Replacement)
 }
 
 /// Why a group is replaced: `fixed` names the changed fields the running group cannot take,
@@ -628,7 +622,7 @@ fn self_managed_changes(old: &Value, new: &Value, target: &Target, plan: &mut Pl
         if fields.is_empty() {
             continue;
         }
-        if fields.iter().all(|field| SCALING.contains(&field.as_str())) {
+        if fields.iter().all(|field| taken(field, TakesChange::Scale)) {
             let mut change = update_node_group(name, previous, group, &fields, target);
             // No EKS here: the Auto Scaling group terminates the instances it picks, and
             // eksctl drains none of them.
@@ -647,7 +641,7 @@ fn self_managed_changes(old: &Value, new: &Value, target: &Target, plan: &mut Pl
         }
         let why = replacement_reason(
             &fields,
-            |field| SCALING.contains(&field),
+            |field| taken(field, TakesChange::Scale),
             |fixed| {
                 format!(
                     "{fixed} of self-managed node group `{name}` cannot change on a running group (eksctl changes only its sizes)"
@@ -928,7 +922,7 @@ fn update_node_group(
 ) -> Change {
     let mut steps = Vec::new();
     let mut disruption = String::new();
-    if fields.iter().any(|field| SCALING.contains(&field.as_str())) {
+    if fields.iter().any(|field| taken(field, TakesChange::Scale)) {
         let mut command = target.command(Tool::Eksctl, &["scale", "nodegroup", "--name", name]);
         for (flag, key) in [
             ("--nodes", "desiredCapacity"),
@@ -956,8 +950,11 @@ fn update_node_group(
         }
         steps.push(command);
     }
-    if fields.iter().any(|field| field == RELEASE_VERSION) {
-        let release = text(group, RELEASE_VERSION);
+    if let Some(field) = fields
+        .iter()
+        .find(|field| taken(field, TakesChange::ReleaseVersion))
+    {
+        let release = text(group, field);
         steps.push(
             target
                 .command(
@@ -986,7 +983,7 @@ fn update_node_group(
     }
     let config: Vec<&String> = fields
         .iter()
-        .filter(|field| NODEGROUP_CONFIG.contains(&field.as_str()))
+        .filter(|field| taken(field, TakesChange::NodegroupConfig))
         .collect();
     if !config.is_empty() {
         let mut command = Step::aws(&[

@@ -20,6 +20,8 @@
 
 /// Add-on versions against what EKS offers for the design's Kubernetes version.
 pub mod addons;
+/// A running cluster's design made comparable with the design planned against it.
+pub mod align;
 /// A plan as the ordered steps that make it, and `apply.sh`.
 pub mod apply;
 /// Comparing the two designs' objects and classifying each change.
@@ -28,6 +30,8 @@ mod diff;
 pub mod lock;
 /// The objects inside a running cluster (Karpenter's), read into its design.
 pub mod objects;
+/// A design planned against a running cluster as read: the planner's entry point.
+pub mod plan;
 /// A running cluster read back into a design.
 pub mod read;
 /// eksctl's self-managed node groups read back from their stacks.

@@ -12,57 +12,13 @@ use base64::Engine;
 use yaml_serde::{Mapping, Value};
 
 use crate::upstream::eks::{NotRead, SelfManagedStack};
+use crate::upstream::node_group_keys::{GROUP_KEYS, group_key};
 
-/// The keys of a self-managed group a read takes from its stack; the design's other keys
-/// stand, named as not compared.
-pub(crate) const READ_KEYS: &[&str] = &[
-    "name",
-    "amiFamily",
-    "instanceType",
-    "instancesDistribution",
-    "minSize",
-    "desiredCapacity",
-    "maxSize",
-    "privateNetworking",
-    "subnets",
-    "availabilityZones",
-    "efaEnabled",
-    "volumeSize",
-    "volumeType",
-    "capacityReservation",
-    "instanceMarketOptions",
-    "placement",
-    "labels",
-    "taints",
-    "tags",
-];
-
-/// eksctl's defaults for what a design may leave out (`pkg/apis/eksctl.io/v1alpha5/
-/// defaults.go`: `DefaultNodeImageFamily`, `DefaultNodeVolumeSize`, `DefaultNodeVolumeType`).
-pub(crate) const DEFAULTS: &[(&str, DefaultValue)] = &[
-    ("amiFamily", DefaultValue::Text("AmazonLinux2023")),
-    ("volumeSize", DefaultValue::Number(80)),
-    ("volumeType", DefaultValue::Text("gp3")),
-    ("privateNetworking", DefaultValue::Flag(false)),
-    ("efaEnabled", DefaultValue::Flag(false)),
-];
-
-/// A default value of a ClusterConfig key.
-#[derive(Clone, Copy)]
-pub(crate) enum DefaultValue {
-    Text(&'static str),
-    Number(u64),
-    Flag(bool),
-}
-
-impl DefaultValue {
-    pub(crate) fn is(self, value: &Value) -> bool {
-        match self {
-            Self::Text(text) => value.as_str() == Some(text),
-            Self::Number(number) => value.as_u64() == Some(number),
-            Self::Flag(flag) => value.as_bool() == Some(flag),
-        }
-    }
+/// Whether a read takes `key` of a self-managed group from its stack (its row in
+/// [`crate::upstream::node_group_keys`]); the design's other keys stand, named as not
+/// compared.
+fn from_stack(key: &str) -> bool {
+    group_key(key).is_some_and(|row| row.from_stack)
 }
 
 /// Where the cluster's subnets are, for telling a group's own subnets from "the cluster's".
@@ -436,22 +392,22 @@ pub(crate) fn aligned_groups(
                 })
             };
             let mut aligned = own_keys.clone();
-            for key in READ_KEYS {
-                let placement = matches!(*key, "subnets" | "availabilityZones" | "privateNetworking");
+            for row in GROUP_KEYS.iter().filter(|row| row.from_stack) {
+                let key = row.key;
+                let placement = matches!(key, "subnets" | "availabilityZones" | "privateNetworking");
                 if unread(key) || (placement && unread("subnets")) {
                     continue;
                 }
-                aligned.remove(*key);
-                if let Some(value) = read_keys.get(*key) {
-                    aligned.insert(Value::from(*key), value.clone());
+                aligned.remove(key);
+                if let Some(value) = read_keys.get(key) {
+                    aligned.insert(Value::from(key), value.clone());
                 }
-            }
-            // What the design leaves to eksctl and eksctl's default are the same.
-            for (key, default) in DEFAULTS {
-                if !own_keys.contains_key(*key)
-                    && aligned.get(*key).is_some_and(|value| default.is(value))
+                // What the design leaves to eksctl and eksctl's default are the same.
+                if !own_keys.contains_key(key)
+                    && let Some(default) = row.default
+                    && aligned.get(key).is_some_and(|value| default.is(value))
                 {
-                    aligned.remove(*key);
+                    aligned.remove(key);
                 }
             }
             // The same labels, taints, tags or place in the design's words.
@@ -492,7 +448,7 @@ pub(crate) fn aligned_groups(
             let kept: Vec<&str> = own_keys
                 .keys()
                 .filter_map(Value::as_str)
-                .filter(|key| !READ_KEYS.contains(key))
+                .filter(|key| !from_stack(key))
                 .collect();
             if !kept.is_empty() {
                 not_compared.push(format!(

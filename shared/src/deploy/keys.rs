@@ -11,6 +11,8 @@
 
 use yaml_serde::Value;
 
+use crate::upstream::node_group_keys::{OnServer, group_key};
+
 /// One pattern a path to a key: `.`-separated segments; `[]` after a segment means each
 /// item of that sequence; `*` is any one key; a final `**` is the whole value below.
 ///
@@ -73,80 +75,6 @@ const ALLOWED: &[&str] = &[
     "controlPlanePlacement.**",
 ];
 
-/// The keys of a node group, managed or not, other than `ssh` (eksctl's `NodeGroup` and
-/// `ManagedNodeGroup`): each is sent to CloudFormation, EC2 or the node's user data.
-const NODE_GROUP_KEYS: &[&str] = &[
-    "additionalVolumes",
-    "ami",
-    "amiFamily",
-    "asgMetricsCollection",
-    "asgSuspendProcesses",
-    "availabilityZones",
-    "bottlerocket",
-    "capacityReservation",
-    "classicLoadBalancerNames",
-    "clusterDNS",
-    "containerRuntime",
-    "cpuCredits",
-    "desiredCapacity",
-    "disableIMDSv1",
-    "disablePodIMDS",
-    "ebsOptimized",
-    "efaEnabled",
-    "enableDetailedMonitoring",
-    "enclaveEnabled",
-    "iam",
-    "instanceMarketOptions",
-    "instanceName",
-    "instancePrefix",
-    "instanceSelector",
-    "instanceType",
-    "instanceTypes",
-    "instancesDistribution",
-    "kubeletExtraConfig",
-    "labels",
-    "launchTemplate",
-    "localZones",
-    "maxInstanceLifetime",
-    "maxPodsPerNode",
-    "maxSize",
-    "minSize",
-    "name",
-    "nodeRepairConfig",
-    "outpostARN",
-    // Commands the nodes run at boot, on EC2: not on the server.
-    "overrideBootstrapCommand",
-    "placement",
-    "preBootstrapCommands",
-    "privateNetworking",
-    "propagateASGTags",
-    "releaseVersion",
-    "securityGroups",
-    "spot",
-    "subnets",
-    "tags",
-    "taints",
-    "targetGroupARNs",
-    "updateConfig",
-    "volumeEncrypted",
-    "volumeIOPS",
-    "volumeKmsKeyID",
-    "volumeName",
-    "volumeSize",
-    "volumeThroughput",
-    "volumeType",
-];
-
-/// The `ssh` keys of a node group whose effect is on EC2 only (`publicKeyPath` is a file of
-/// the server's: see [`server_files`]).
-const SSH_KEYS: &[&str] = &[
-    "allow",
-    "enableSsm",
-    "publicKey",
-    "publicKeyName",
-    "sourceSecurityGroupIds",
-];
-
 /// A key the deploy will not carry, and why.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RefusedKey {
@@ -157,18 +85,19 @@ pub struct RefusedKey {
 }
 
 fn allowed(pattern_path: &[String]) -> Allowance {
+    // A node group's keys, managed or not, as their rows say (`upstream::node_group_keys`).
     let node_group = |rest: &[String]| -> Allowance {
-        match rest {
-            [] => Allowance::Descend,
-            [key, ..] if key == "ssh" => match &rest[1..] {
+        let Some((key, below)) = rest.split_first() else {
+            return Allowance::Descend;
+        };
+        match group_key(key).map(|row| row.on_server) {
+            Some(OnServer::Carried) => Allowance::Whole,
+            Some(OnServer::Below(keys)) => match below {
                 [] => Allowance::Descend,
-                [leaf] if SSH_KEYS.contains(&leaf.as_str()) || leaf == "publicKeyPath" => {
-                    Allowance::Whole
-                }
+                [leaf] if keys.contains(&leaf.as_str()) => Allowance::Whole,
                 _ => Allowance::No,
             },
-            [key, ..] if NODE_GROUP_KEYS.contains(&key.as_str()) => Allowance::Whole,
-            _ => Allowance::No,
+            None => Allowance::No,
         }
     };
     match pattern_path {

@@ -18,5 +18,7 @@ pub mod karpenter_releases;
 /// Which instance types a NodePool can launch, and which capacity types it allows, as
 /// Karpenter and Auto Mode match requirements.
 pub mod matching;
+/// What day two does with each key of an eksctl node group.
+pub mod node_group_keys;
 /// Checks YAML documents against the upstream eksctl and Karpenter schemas, every problem with its path.
 pub mod schema_check;
