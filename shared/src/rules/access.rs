@@ -4,7 +4,7 @@
 //! an EKS Auto Mode NodeClass with its own node role needs (EKS user guide, "Create a Node
 //! Class for Amazon EKS", Create node class access entry).
 
-use super::eksctl_config::is_arn;
+use super::syntax::is_arn;
 use super::{Check, Context, Report, Rule, Severity, Stage};
 use crate::model::spec::{AccessConfig, AccessEntry};
 use crate::upstream::auto_mode::NodeClass;

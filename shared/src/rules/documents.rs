@@ -4,7 +4,7 @@
 
 use crate::yaml::node::{Kind as NodeKind, Node, Seq};
 
-use super::eksctl_config::{Kind, groups, is_cluster_config, number, text};
+use super::reading::{Kind, groups, is_cluster_config, number, text};
 use super::{Check, Report, Rule, Severity, Stage};
 use crate::upstream::schema_check::{self, DocumentKind, SchemaIssueKind};
 
@@ -681,7 +681,7 @@ fn aws_policy_arns(document: Node<'_>) -> Vec<(String, &str)> {
                         let at = if path.is_empty() {
                             key.to_owned()
                         } else {
-                            super::eksctl_config::child(path, key)
+                            super::reading::child(path, key)
                         };
                         walk(item, &at, found);
                     }

@@ -16,18 +16,26 @@ mod cluster;
 mod documents;
 /// eksctl's config validation (`validation.go`) on ClusterConfig documents as written.
 mod eksctl_config;
+/// eksctl's validation of node groups, on ClusterConfig documents as written.
+mod eksctl_node_groups;
 /// Rules on Karpenter node pools and node classes.
 mod karpenter;
 /// Rules on what a Karpenter design needs on AWS: identity, node role, discovery tags.
 mod karpenter_aws;
+/// Rules on Karpenter's EC2NodeClasses and NodeOverlays.
+mod karpenter_node_classes;
 /// Rules that need answers from AWS, fed in as [`LiveFacts`].
 mod live;
 /// Rules on managed node groups: sizes, EFA, capacity, GPUs, Spot.
 mod node_groups;
+/// How the rules read a document: its node groups, keys' values, a child's path.
+mod reading;
 /// Rules on the volumes for datasets and checkpoints (FSx for Lustre, Mountpoint for S3).
 mod storage;
 /// Every string of the spec with its path, for the placeholder rule.
 pub(crate) mod strings;
+/// ARNs, CIDRs, Kubernetes names, label values and taints, as the peers check them.
+mod syntax;
 /// Imported keys eksctl does not know, checked against a table of its schema's keys.
 mod unknown_fields;
 

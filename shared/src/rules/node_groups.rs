@@ -1679,9 +1679,9 @@ fn no_system_node_group(context: &Context<'_>, report: &mut Report<'_>) {
 fn nodegroup_label_invalid(context: &Context<'_>, report: &mut Report<'_>) {
     for (index, group) in groups(context) {
         for (key, value) in &group.labels {
-            if let Some(problem) = super::eksctl_config::node_label_problem(key, value) {
+            if let Some(problem) = super::syntax::node_label_problem(key, value) {
                 report.fire(
-                    super::eksctl_config::child(&NodeGroup::LABELS.at(&[index]), key),
+                    super::reading::child(&NodeGroup::LABELS.at(&[index]), key),
                     problem,
                 );
             }
@@ -1770,7 +1770,7 @@ fn taint_effect_invalid(context: &Context<'_>, report: &mut Report<'_>) {
         for (taint_index, taint) in group.taints.iter().enumerate() {
             let path = format!("node_groups[{index}].taints[{taint_index}]");
             if let Some((field, problem)) =
-                super::eksctl_config::taint_syntax_problem(&taint.key, taint.value.as_deref())
+                super::syntax::taint_syntax_problem(&taint.key, taint.value.as_deref())
             {
                 report.fire(format!("{path}.{field}"), problem);
             }
