@@ -1,7 +1,6 @@
 //! Rules on Karpenter NodePools and EC2NodeClasses: what the CRDs' CEL rules and
 //! Karpenter's runtime refuse, and the cross-object mistakes nobody checks before AWS.
 
-use crate::fields;
 use std::collections::BTreeSet;
 
 use super::karpenter_node_classes::{
@@ -12,6 +11,7 @@ use super::karpenter_node_classes::{
     karpenter_placement_group_selector_invalid, karpenter_placement_group_with_reservation,
     karpenter_role_or_instance_profile, karpenter_selector_terms_invalid,
 };
+use super::reading::{class_path, classes, pool_path, pools};
 use super::{Check, Context, Report, Rule, Severity, Stage};
 use crate::model::ids::{IdError, ReservationId};
 use crate::model::spec::KarpenterSettings;
@@ -617,34 +617,6 @@ const AWS_ALLOWED_LABELS: &[&str] = &[
     "placement-group-id",
     "placement-group-partition",
 ];
-
-pub(super) fn pools<'a>(
-    context: &Context<'a>,
-) -> impl Iterator<Item = (usize, &'a NodePool)> + use<'a> {
-    context
-        .spec
-        .karpenter
-        .iter()
-        .flat_map(|karpenter| karpenter.node_pools.iter().enumerate())
-}
-
-pub(super) fn classes<'a>(
-    context: &Context<'a>,
-) -> impl Iterator<Item = (usize, &'a Ec2NodeClass)> + use<'a> {
-    context
-        .spec
-        .karpenter
-        .iter()
-        .flat_map(|karpenter| karpenter.node_classes.iter().enumerate())
-}
-
-pub(super) fn pool_path(index: usize) -> String {
-    fields::item(fields::KARPENTER_POOL, &[index])
-}
-
-pub(super) fn class_path(index: usize) -> String {
-    fields::item(fields::NODE_CLASS_ITEM, &[index])
-}
 
 /// A Kubernetes duration as the CRDs' patterns take it (`30s`, `5m`, `1h30m`, `720h`):
 /// whole numbers, each with a unit.

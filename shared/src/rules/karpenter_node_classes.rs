@@ -3,7 +3,7 @@
 //! interfaces and EFA, and what NodeOverlays may say. Their rows are in
 //! [`super::karpenter::RULES`].
 
-use super::karpenter::{class_path, classes, pool_path, pools};
+use super::reading::{class_path, classes, pool_path, pools};
 use super::{Context, Report};
 use crate::catalog::instances::InstanceType;
 use crate::model::ids::{IdError, SecurityGroupId, SubnetId};

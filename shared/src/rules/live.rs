@@ -1698,7 +1698,7 @@ fn pool_zones(context: &Context<'_>, pool: &crate::upstream::karpenter::NodePool
 }
 
 fn karpenter_pool_offered_nowhere(context: &Context<'_>, report: &mut Report<'_>) {
-    for (index, pool) in super::karpenter::pools(context) {
+    for (index, pool) in super::reading::pools(context) {
         let allowed = context.pool_instance_types(index);
         let facts: Vec<&OfferingFact> = allowed
             .iter()
@@ -1742,7 +1742,7 @@ fn karpenter_pool_offered_nowhere(context: &Context<'_>, report: &mut Report<'_>
 }
 
 fn karpenter_spot_placement_score_low(context: &Context<'_>, report: &mut Report<'_>) {
-    for (index, pool) in super::karpenter::pools(context) {
+    for (index, pool) in super::reading::pools(context) {
         if !crate::upstream::matching::capacity_types(pool).contains("spot") {
             continue;
         }

@@ -1,8 +1,11 @@
 //! How the rules read a document as eksctl decodes it: whether it is a `ClusterConfig`,
 //! its node groups with their kind and path, a key's text, number, flag or list, whether
 //! a key holds anything (eksctl's `!= nil`), the Kubernetes version it asks for, and a
-//! child's path.
+//! child's path; a design's Karpenter NodePools and EC2NodeClasses with their places.
 
+use super::Context;
+use crate::fields;
+use crate::upstream::karpenter::{Ec2NodeClass, NodePool};
 use crate::upstream::schema_check::DocumentKind;
 use crate::yaml::node::{Kind as NodeKind, Node, Seq};
 
@@ -95,4 +98,32 @@ pub(super) fn kubernetes_version(document: Node<'_>) -> Option<(u32, u32)> {
     };
     let (major, minor) = text.split_once('.')?;
     Some((major.parse().ok()?, minor.parse().ok()?))
+}
+
+pub(super) fn pools<'a>(
+    context: &Context<'a>,
+) -> impl Iterator<Item = (usize, &'a NodePool)> + use<'a> {
+    context
+        .spec
+        .karpenter
+        .iter()
+        .flat_map(|karpenter| karpenter.node_pools.iter().enumerate())
+}
+
+pub(super) fn classes<'a>(
+    context: &Context<'a>,
+) -> impl Iterator<Item = (usize, &'a Ec2NodeClass)> + use<'a> {
+    context
+        .spec
+        .karpenter
+        .iter()
+        .flat_map(|karpenter| karpenter.node_classes.iter().enumerate())
+}
+
+pub(super) fn pool_path(index: usize) -> String {
+    fields::item(fields::KARPENTER_POOL, &[index])
+}
+
+pub(super) fn class_path(index: usize) -> String {
+    fields::item(fields::NODE_CLASS_ITEM, &[index])
 }
