@@ -3,135 +3,17 @@
 //! Every reservation, block offering and Spot score here is fixture data.
 
 mod emulator;
+mod live_support;
 
 use std::time::{Duration, Instant};
 
 use axum::Router;
 use axum::body::Body;
-use axum::http::{Request, StatusCode};
+use axum::http::StatusCode;
 use backend::aws::{AwsOptions, LiveAws};
-use backend::{AppState, app};
 use emulator::{Emulator, REGION};
-use http_body_util::BodyExt;
+use live_support::*;
 use serde_json::{Value, json};
-use tower::ServiceExt;
-
-async fn call(router: &Router, method: &str, uri: &str, body: Body) -> (StatusCode, Value) {
-    let response = router
-        .clone()
-        .oneshot(
-            Request::builder()
-                .method(method)
-                .uri(uri)
-                .header("content-type", "application/json")
-                .body(body)
-                .unwrap(),
-        )
-        .await
-        .unwrap();
-    let status = response.status();
-    let bytes = response.into_body().collect().await.unwrap().to_bytes();
-    let value = serde_json::from_slice(&bytes)
-        .unwrap_or_else(|error| panic!("{uri} answered {bytes:?}: {error}"));
-    (status, value)
-}
-
-async fn post(router: &Router, uri: &str, body: &Value) -> (StatusCode, Value) {
-    call(router, "POST", uri, Body::from(body.to_string())).await
-}
-
-async fn checks(router: &Router, spec: &Value) -> Value {
-    let (status, body) = post(router, "/api/checks", spec).await;
-    assert_eq!(status, StatusCode::OK, "{body}");
-    body
-}
-
-fn router(aws: LiveAws) -> Router {
-    app(AppState {
-        aws,
-        ..AppState::default()
-    })
-}
-
-/// The one check with this id and path.
-fn check<'a>(report: &'a Value, id: &str, path: &str) -> &'a Value {
-    let found: Vec<&Value> = report["checks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|check| check["id"] == id && check["path"] == path)
-        .collect();
-    assert_eq!(found.len(), 1, "one {id} check at {path} in {report:#}");
-    found[0]
-}
-
-fn text(value: &Value) -> &str {
-    value.as_str().unwrap_or_default()
-}
-
-fn fired(check: &Value) -> Vec<String> {
-    check["detail"]["findings"]
-        .as_array()
-        .map(|rules| {
-            rules
-                .iter()
-                .map(|rule| rule.as_str().unwrap().to_owned())
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-fn has_finding(report: &Value, rule: &str, path: &str) -> bool {
-    report["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .any(|finding| finding["rule"] == rule && finding["path"] == path)
-}
-
-fn spec(network: Value, node_groups: Value) -> Value {
-    json!({
-        "cluster": {
-            "name": "live-checks",
-            "region": REGION,
-            "kubernetes_version": "1.32",
-            "with_oidc": true,
-        },
-        "network": network,
-        "node_groups": node_groups,
-    })
-}
-
-fn new_vpc() -> Value {
-    json!({ "mode": "new-vpc", "availability_zones": ["us-east-1a", "us-east-1b", "us-east-1c"] })
-}
-
-fn group(name: &str, instance_type: &str, zones: &[&str], capacity: Value, desired: u32) -> Value {
-    json!({
-        "name": name,
-        "instance_type": instance_type,
-        "private_networking": true,
-        "min_size": desired,
-        "desired_capacity": desired,
-        "max_size": desired,
-        "placement": { "kind": "availability-zones", "availability_zones": zones },
-        "capacity": capacity,
-    })
-}
-
-fn reservation(id: &str) -> Value {
-    json!({ "kind": "reservation", "reservation_id": id })
-}
-
-fn capacity_block(id: &str) -> Value {
-    json!({ "kind": "capacity-block", "reservation_id": id })
-}
-
-const ON_DEMAND: &str = r#"{"kind":"on-demand"}"#;
-
-fn on_demand() -> Value {
-    serde_json::from_str(ON_DEMAND).unwrap()
-}
 
 #[tokio::test(flavor = "multi_thread")]
 async fn instance_type_offered_or_not_in_the_zones_a_group_may_use() {
