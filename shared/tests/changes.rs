@@ -1924,3 +1924,111 @@ fn names_in_a_plan_cannot_start_a_line_or_reorder_it() {
         "{text}"
     );
 }
+
+/// EKS's guide for Capacity Blocks: a group on a block is upgraded at desired size 0, since
+/// the block has no spare instance for a rolling update. An upgrade or a new AMI release
+/// of a group with nodes on a block scales it to 0 (which stops the work: consent and a
+/// warning to checkpoint), rolls it, then scales it back to the design's sizes; a group
+/// already at 0 is rolled as it is, disrupting nothing.
+#[test]
+fn a_group_on_a_capacity_block_is_scaled_to_zero_to_roll_then_scaled_back() {
+    let before = template("p5-capacity-block");
+    let group = before
+        .node_groups
+        .iter()
+        .find(|group| {
+            matches!(
+                group.capacity,
+                shared::model::spec::Capacity::CapacityBlock { .. }
+            )
+        })
+        .expect("the template has a group on a block");
+    let name = group.name.clone();
+    let index = before
+        .node_groups
+        .iter()
+        .position(|group| group.name == name)
+        .unwrap();
+    let before = edited(&before, |spec| {
+        spec["node_groups"][index]["desired_capacity"] = json!(2);
+        spec["node_groups"][index]["min_size"] = json!(2);
+        spec["node_groups"][index]["max_size"] = json!(2);
+    });
+    let upgraded = edited(&before, |spec| {
+        let version = spec["cluster"]["kubernetes_version"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        spec["cluster"]["kubernetes_version"] = json!(next_minor(&version));
+    });
+    let released = edited(&before, |spec| {
+        spec["node_groups"][index]["extra"]["releaseVersion"] = json!("1.33.0-20250101");
+    });
+    for (after, roll) in [
+        (&upgraded, "--kubernetes-version"),
+        (&released, "--release-version"),
+    ] {
+        let plan = diff(&before, after);
+        let change = plan
+            .changes
+            .iter()
+            .find(|change| change.kind == "nodegroup" && change.name == name)
+            .unwrap_or_else(|| panic!("{}", human(&plan)));
+        let steps = argvs(&change.steps);
+        assert_eq!(steps.len(), 3, "{steps:?}");
+        assert_eq!(steps[0][..3], ["eksctl", "scale", "nodegroup"]);
+        assert!(steps[0].contains(&"--nodes=0".to_owned()), "{steps:?}");
+        assert!(steps[0].contains(&"--nodes-min=0".to_owned()), "{steps:?}");
+        assert!(change.steps[0].moves_pods);
+        assert_eq!(steps[1][..3], ["eksctl", "upgrade", "nodegroup"]);
+        assert!(steps[1].contains(&roll.to_owned()), "{steps:?}");
+        assert!(!change.steps[1].moves_pods);
+        assert_eq!(steps[2][..3], ["eksctl", "scale", "nodegroup"]);
+        for size in ["--nodes=2", "--nodes-min=2", "--nodes-max=2"] {
+            assert!(steps[2].contains(&size.to_owned()), "{steps:?}");
+        }
+        assert!(change.disruptive);
+        assert!(
+            change.disruption.contains("scales to 0"),
+            "{}",
+            change.disruption
+        );
+        assert!(
+            rules_of(&plan).contains(&"change-capacity-block-scaled-to-zero"),
+            "{}",
+            human(&plan)
+        );
+        // The consent is asked for the step that stops the work.
+        let carrying: Vec<String> = shared::changes::apply::apply_steps(&plan, "c", "us-east-1")
+            .iter()
+            .filter(|step| step.disruption.is_some())
+            .map(|step| step.argv()[..3].join(" "))
+            .collect();
+        assert!(
+            carrying.contains(&"eksctl scale nodegroup".to_owned()),
+            "{carrying:?}"
+        );
+    }
+
+    // A group already at 0 has nothing to stop: the upgrade alone, and no warning.
+    let idle = edited(&before, |spec| {
+        spec["node_groups"][index]["desired_capacity"] = json!(0);
+        spec["node_groups"][index]["min_size"] = json!(0);
+    });
+    let idle_upgraded = edited(&idle, |spec| {
+        let version = spec["cluster"]["kubernetes_version"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        spec["cluster"]["kubernetes_version"] = json!(next_minor(&version));
+    });
+    let plan = diff(&idle, &idle_upgraded);
+    let change = plan
+        .changes
+        .iter()
+        .find(|change| change.kind == "nodegroup" && change.name == name)
+        .unwrap();
+    assert_eq!(change.steps.len(), 1);
+    assert!(!change.disruptive);
+    assert!(!rules_of(&plan).contains(&"change-capacity-block-scaled-to-zero"));
+}

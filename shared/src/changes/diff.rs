@@ -398,17 +398,41 @@ fn cluster_changes(old: &Value, new: &Value, target: &Target, plan: &mut Plan) {
             ])
             .waits("the group's nodes to roll", NODEGROUP_UPGRADE_WAIT)
             .moving_pods();
+            let mut disruption = format!(
+                "rolls its {} to Kubernetes {version}, draining a few at a time",
+                nodes_of(group)
+            );
+            let mut steps = vec![step];
+            let mut disruptive = true;
+            let previous = kept
+                .iter()
+                .find(|(old_name, _)| *old_name == name)
+                .map(|(_, previous)| *previous)
+                .unwrap_or(group);
+            if capacity_block_of(previous).is_some() {
+                let (rolled, stopped) =
+                    rolled_on_block(&name, previous, group, steps.remove(0), target);
+                steps = rolled;
+                if let Some(block) = stopped_on_block(previous) {
+                    let why = format!("the upgrade to Kubernetes {version} rolls its nodes");
+                    block_scaled_to_zero(&name, &block, group, &why, plan);
+                }
+                match stopped {
+                    Some(stopped) => disruption = stopped,
+                    None => {
+                        disruptive = false;
+                        disruption.clear();
+                    }
+                }
+            }
             group_upgrades.push(Change {
                 kind: "nodegroup".into(),
                 name: name.clone(),
                 action: Action::Update,
                 fields: vec![UPGRADE_FIELD.to_owned()],
-                disruptive: true,
-                disruption: format!(
-                    "rolls its {} to Kubernetes {version}, draining a few at a time",
-                    nodes_of(group)
-                ),
-                steps: vec![step],
+                disruptive,
+                disruption,
+                steps,
                 interim: None,
                 workloads: Vec::new(),
             });
@@ -541,6 +565,82 @@ fn reservation_of(group: &Value) -> Option<String> {
         .map(str::to_owned)
 }
 
+/// The Capacity Block a managed group runs on (`instanceMarketOptions.marketType:
+/// capacity-block`), by its reservation id.
+fn capacity_block_of(group: &Value) -> Option<String> {
+    let market = group
+        .get("instanceMarketOptions")
+        .map(|options| text(options, "marketType"));
+    (market == Some("capacity-block")).then(|| reservation_of(group).unwrap_or_default())
+}
+
+/// The Capacity Block a managed group runs on, when it has nodes on it: a roll stops them.
+fn stopped_on_block(group: &Value) -> Option<String> {
+    capacity_block_of(group).filter(|_| number(group, "desiredCapacity").unwrap_or(0) > 0)
+}
+
+/// `roll`, a step that rolls the nodes of group `name` (an upgrade, a new AMI release), as
+/// a group on a Capacity Block takes it: EKS rolls a group a few nodes at a time by
+/// launching new ones first, and a block holds exactly the instances bought, so there is
+/// no spare one to launch ("When upgrading managed node groups with Capacity Blocks, make
+/// sure that the desired size of the node group is set to 0", EKS user guide, Capacity
+/// Blocks for ML). The group is scaled to 0 (every pod on it stops), rolled with no nodes,
+/// then scaled back to `group`'s sizes. A group already at 0 is rolled as it is. Returns
+/// the steps, and the disruption in words when the group had nodes.
+fn rolled_on_block(
+    name: &str,
+    previous: &Value,
+    group: &Value,
+    roll: Step,
+    target: &Target,
+) -> (Vec<Step>, Option<String>) {
+    if stopped_on_block(previous).is_none() {
+        return (vec![roll], None);
+    }
+    let running = number(previous, "desiredCapacity").unwrap_or(0);
+    let stop = target
+        .command(Tool::Eksctl, &["scale", "nodegroup", "--name", name])
+        .with_args(["--nodes=0", "--nodes-min=0", "--wait"])
+        .waits("the group's nodes to drain and go", EKSCTL_WAIT)
+        .moving_pods();
+    let mut back = target.command(Tool::Eksctl, &["scale", "nodegroup", "--name", name]);
+    for (flag, key) in [
+        ("--nodes", "desiredCapacity"),
+        ("--nodes-min", "minSize"),
+        ("--nodes-max", "maxSize"),
+    ] {
+        if let Some(value) = number(group, key) {
+            back = back.arg(format!("{flag}={value}"));
+        }
+    }
+    let back = back
+        .arg("--wait")
+        .waits("the block's instances to join again", EKSCTL_WAIT);
+    let roll = Step {
+        moves_pods: false,
+        ..roll
+    };
+    let size = number(group, "desiredCapacity").unwrap_or(running);
+    (
+        vec![stop, roll, back],
+        Some(format!(
+            "scales to 0, stopping every pod on its {} (its Capacity Block has no spare instance for a rolling update), then back to {size}",
+            nodes_of(previous)
+        )),
+    )
+}
+
+/// The finding of a group on a Capacity Block that a roll scales to 0.
+fn block_scaled_to_zero(name: &str, block: &str, group: &Value, why: &str, plan: &mut Plan) {
+    let size = number(group, "desiredCapacity").unwrap_or(0);
+    plan.findings.push(changes::NODEGROUP_BLOCK_SCALED_TO_ZERO.finding(
+        format!("node_groups[{name}]"),
+        format!(
+            "node group `{name}` runs on Capacity Block {block}: {why}, and EKS rolls a group on a Capacity Block only at desired size 0 (the block holds exactly the instances bought, so a rolling update has no spare instance to launch). The plan scales it to 0, which stops every pod on it, rolls it, then scales it back to {size}: checkpoint the training on it first; the block's instances come back only while the block is active"
+        ),
+    ));
+}
+
 fn node_group_changes(old: &Value, new: &Value, target: &Target, plan: &mut Plan) {
     let by_name = |group: &Value| text(group, "name").to_owned();
     let before = items_by(old, "managedNodeGroups", by_name);
@@ -560,6 +660,14 @@ fn node_group_changes(old: &Value, new: &Value, target: &Target, plan: &mut Plan
         if in_place {
             plan.changes
                 .push(update_node_group(name, previous, group, &fields, target));
+            if let Some(block) = stopped_on_block(previous)
+                && fields
+                    .iter()
+                    .any(|field| taken(field, TakesChange::ReleaseVersion))
+            {
+                let why = "its new AMI release rolls its nodes";
+                block_scaled_to_zero(name, &block, group, why, plan);
+            }
             continue;
         }
         // What EKS fixes at creation changed: a new group, and the old one drained.
@@ -955,31 +1063,38 @@ fn update_node_group(
         .find(|field| taken(field, TakesChange::ReleaseVersion))
     {
         let release = text(group, field);
-        steps.push(
-            target
-                .command(
-                    Tool::Eksctl,
-                    &[
-                        "upgrade",
-                        "nodegroup",
-                        "--name",
-                        name,
-                        "--release-version",
-                        release,
-                    ],
-                )
-                .waits("the group's nodes to roll", NODEGROUP_UPGRADE_WAIT)
-                .moving_pods(),
-        );
-        let rolled = format!(
-            "rolls its {} to AMI release {release}, draining a few at a time",
-            nodes_of(group)
-        );
-        disruption = if disruption.is_empty() {
-            rolled
-        } else {
-            format!("{disruption}; {rolled}")
+        let roll = target
+            .command(
+                Tool::Eksctl,
+                &[
+                    "upgrade",
+                    "nodegroup",
+                    "--name",
+                    name,
+                    "--release-version",
+                    release,
+                ],
+            )
+            .waits("the group's nodes to roll", NODEGROUP_UPGRADE_WAIT)
+            .moving_pods();
+        let (rolled, stopped) = match capacity_block_of(previous) {
+            Some(_) => rolled_on_block(name, previous, group, roll, target),
+            None => (
+                vec![roll],
+                Some(format!(
+                    "rolls its {} to AMI release {release}, draining a few at a time",
+                    nodes_of(group)
+                )),
+            ),
         };
+        steps.extend(rolled);
+        if let Some(stopped) = stopped {
+            disruption = if disruption.is_empty() {
+                stopped
+            } else {
+                format!("{disruption}; {stopped}")
+            };
+        }
     }
     let config: Vec<&String> = fields
         .iter()

@@ -71,6 +71,10 @@ change_rules! {
         summary: "a node group on a capacity reservation is replaced or deleted: its reserved instances are released",
         help: "target the same reservation with the group that follows it, and change it when the reserved instances are idle",
         reference: "EC2 capacity reservations: an instance released from a targeted reservation frees the capacity, which another launch may take";
+    NODEGROUP_BLOCK_SCALED_TO_ZERO = "change-capacity-block-scaled-to-zero", Warning,
+        summary: "a node group on a Capacity Block is rolled (an upgrade, a new AMI release): the plan scales it to 0 first, which stops the work on it",
+        help: "checkpoint the training on the group first, and roll it while the block has time left to bring its instances back",
+        reference: "EKS user guide, Capacity Blocks for ML with managed node groups (\"When upgrading managed node groups with Capacity Blocks, make sure that the desired size of the node group is set to 0\"): a block holds exactly the instances bought, so a rolling update has no spare instance to launch";
     NODEPOOL_STATIC_DYNAMIC = "change-nodepool-static-dynamic", Error,
         summary: "a NodePool switches between static (replicas) and dynamic: Karpenter's CRD refuses the change",
         help: "make a new NodePool of the other kind and delete this one once its replacement is ready",
