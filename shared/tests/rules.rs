@@ -1851,3 +1851,25 @@ fn an_add_on_listed_twice_loses_only_settings_that_differ() {
         vec![(format!("addons[{last}].name"), Severity::Error)]
     );
 }
+
+/// A group that may grow past its reservation says how many of its nodes can never launch.
+#[test]
+fn a_group_larger_than_its_reservation_counts_the_nodes_that_never_launch() {
+    let (mut spec, mut live) = block();
+    live.reservations[0].total_instances = 1;
+    live.reservations[0].available_instances = 1;
+    spec.node_groups[1].desired_capacity = Some(1);
+    spec.node_groups[1].max_size = Some(4);
+    let findings = rules::validate_with(&spec, &live);
+    let finding = findings
+        .iter()
+        .find(|finding| finding.rule == "reservation-smaller-than-max-size")
+        .expect("the rule fires");
+    assert!(
+        finding
+            .message
+            .contains("holds 1: 3 of them can never launch"),
+        "{}",
+        finding.message
+    );
+}

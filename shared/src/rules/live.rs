@@ -892,8 +892,11 @@ fn reservation_smaller_than_max_size(context: &Context<'_>, report: &mut Report<
             report.fire(
                 NodeGroup::MAX_SIZE.at(&[index]),
                 format!(
-                    "node group `{}` may grow to {max} nodes, but {what} {} holds {}: nodes past that do not launch into it (a Capacity Block sells no more; an ODCR's extra nodes fail or run outside it)",
-                    group.name, fact.id, fact.total_instances
+                    "node group `{}` may grow to {max} nodes, but {what} {} holds {}: {} of them can never launch into it (a Capacity Block sells no more; an ODCR's extra nodes fail or run outside it)",
+                    group.name,
+                    fact.id,
+                    fact.total_instances,
+                    max - fact.total_instances
                 ),
             );
         }
