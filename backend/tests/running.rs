@@ -1150,3 +1150,51 @@ fn a_plan_reads_groups_the_design_lacks_and_drops_the_ones_the_cluster_lacks() {
         "a guess the cluster does not hold is no gap: {plan:#}"
     );
 }
+
+/// A plan asks EC2 about the reservation each group of the design runs on, beside the
+/// read: a group that may run more nodes than its reservation holds is warned with how many
+/// can never launch, and a reservation EC2 cannot describe is named as not read.
+#[test]
+fn a_plan_reads_the_reservation_a_group_runs_on_and_counts_the_nodes_past_it() {
+    let emulator = Emulator::start();
+    let dir = temp_dir("plan-reservation");
+    let (file, cluster) = filled_template(&emulator, "p4de-odcr", &dir);
+    eksctl_create(&emulator, &file);
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(emulator.seed(
+        "capacity-reservations",
+        serde_json::json!({
+            "region": REGION,
+            "capacity_reservations": [{
+                "CapacityReservationId": "cr-0123456789abcdef0",
+                "InstanceType": "p4de.24xlarge",
+                "AvailabilityZone": "us-east-1b",
+                "TotalInstanceCount": 4,
+                "AvailableInstanceCount": 2,
+            }],
+        }),
+    ));
+    let plan = plan_on(&emulator, &file, &cluster, &[]);
+    let said = text(&plan.stdout);
+    assert_eq!(plan.status.code(), Some(0), "{said}{}", text(&plan.stderr));
+    assert!(said.contains("No changes"), "{said}");
+    assert!(
+        said.contains("change-size-beyond-reservation")
+            && said.contains("holds 4 (EC2, now): 6 of them can never launch"),
+        "{said}"
+    );
+
+    // EC2 refusing the call: the plan says what it could not read, and plans the rest.
+    runtime.block_on(
+        emulator
+            .refuse(serde_json::json!({"DescribeCapacityReservations": "UnauthorizedOperation"})),
+    );
+    let plan = plan_on(&emulator, &file, &cluster, &[]);
+    let said = text(&plan.stdout);
+    assert_eq!(plan.status.code(), Some(0), "{said}{}", text(&plan.stderr));
+    assert!(
+        said.contains("capacity reservation cr-0123456789abcdef0"),
+        "{said}"
+    );
+    assert!(!said.contains("change-size-beyond-reservation"), "{said}");
+}

@@ -2032,3 +2032,86 @@ fn a_group_on_a_capacity_block_is_scaled_to_zero_to_roll_then_scaled_back() {
     assert!(!change.disruptive);
     assert!(!rules_of(&plan).contains(&"change-capacity-block-scaled-to-zero"));
 }
+
+/// What EC2 says of a group's reservation when the plan is made: a group that may run
+/// more nodes than it holds, a block's end and time left, and a block that ends while a
+/// step on its group may still be waiting.
+#[test]
+fn a_plan_says_what_the_reservations_hold_and_when_a_block_ends() {
+    use shared::changes::capacity::{ReservationsRead, capacity_findings};
+    let before = template("p5-capacity-block");
+    let (index, group) = before
+        .node_groups
+        .iter()
+        .enumerate()
+        .find(|(_, group)| {
+            matches!(
+                group.capacity,
+                shared::model::spec::Capacity::CapacityBlock { .. }
+            )
+        })
+        .unwrap();
+    let shared::model::spec::Capacity::CapacityBlock { reservation_id } = &group.capacity else {
+        unreachable!()
+    };
+    let name = group.name.clone();
+    let before = edited(&before, |spec| {
+        spec["node_groups"][index]["desired_capacity"] = json!(2);
+        spec["node_groups"][index]["max_size"] = json!(10);
+    });
+    let upgraded = edited(&before, |spec| {
+        let version = spec["cluster"]["kubernetes_version"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        spec["cluster"]["kubernetes_version"] = json!(next_minor(&version));
+    });
+    let fact = |end: &str| shared::rules::ReservationFact {
+        id: reservation_id.clone(),
+        instance_type: "p5.48xlarge".into(),
+        availability_zone: "us-east-1a".into(),
+        state: "active".into(),
+        reservation_type: "capacity-block".into(),
+        total_instances: 2,
+        available_instances: 0,
+        start_date: Some("2026-12-01T11:30:00Z".into()),
+        end_date: Some(end.into()),
+    };
+    let findings_of = |end: &str| {
+        let mut plan = diff(&before, &upgraded);
+        let read = ReservationsRead {
+            facts: vec![fact(end)],
+            at: "2026-12-08T10:00:00Z".into(),
+        };
+        capacity_findings(&upgraded, &read, &mut plan);
+        plan.findings
+    };
+    let place = format!("node_groups[{name}]");
+    let far = findings_of("2026-12-10T11:30:00Z");
+    let of = |findings: &[shared::rules::Finding], rule: &str| -> Vec<String> {
+        findings
+            .iter()
+            .filter(|finding| finding.rule == rule && finding.path == place)
+            .map(|finding| finding.message.clone())
+            .collect()
+    };
+    let beyond = of(&far, "change-size-beyond-reservation");
+    assert_eq!(beyond.len(), 1, "{far:?}");
+    assert!(
+        beyond[0].contains("holds 2 (EC2, now): 8 of them can never launch"),
+        "{beyond:?}"
+    );
+    let clock = of(&far, "change-capacity-block-clock");
+    assert!(
+        clock[0].contains("ends 2026-12-10 11:30 UTC, in 2 d 1 h"),
+        "{clock:?}"
+    );
+    assert!(of(&far, "change-capacity-block-ends-during-step").is_empty());
+    // Forty minutes left: EC2 begins ending the instances in ten, and the plan's upgrade
+    // of the group may wait up to 45.
+    let near = findings_of("2026-12-08T10:40:00Z");
+    let during = of(&near, "change-capacity-block-ends-during-step");
+    assert_eq!(during.len(), 1, "{near:?}");
+    assert!(during[0].contains("may wait up to 45m"), "{during:?}");
+    assert!(of(&near, "change-capacity-block-clock")[0].contains("in 40 min"));
+}

@@ -38,6 +38,8 @@ pub const READ_ACTIONS: &[&str] = &[
     "cloudformation:GetTemplate",
     "cloudformation:DescribeStackResource",
     "autoscaling:DescribeAutoScalingGroups",
+    // A plan's: the reservations the design's groups run on.
+    "ec2:DescribeCapacityReservations",
 ];
 
 fn not_read(what: impl Into<String>, error: &AwsError) -> NotRead {

@@ -4,10 +4,15 @@
 //! other; the comparison, which renders both designs, takes one of the heavy-work turns
 //! ([`crate::work`]).
 
+use aws_sdk_eks::primitives::{DateTime, DateTimeFormat};
+use futures_util::future::join_all;
 use shared::Spec;
+use shared::changes::capacity::{ReservationsRead, capacity_findings};
 use shared::changes::plan::{LivePlan, plan_against_offered};
 use shared::changes::read::Reading;
 use shared::model::ids::Region;
+use shared::model::spec::Capacity;
+use shared::upstream::eks::NotRead;
 
 use super::Tools;
 use super::objects::read_running;
@@ -40,63 +45,121 @@ pub async fn plan_running(
     if let Some(reason) = spec.beyond_what_eks_runs() {
         return Err(PlanError::Beyond(reason));
     }
-    let (reading, offer) = read_for_plan(aws, tools, region, cluster, &spec).await?;
+    let (reading, offer, reservations) = read_for_plan(aws, tools, region, cluster, &spec).await?;
     let planned = off_the_workers(move || {
-        let live = plan_against_offered(
+        let mut live = plan_against_offered(
             &reading,
             &spec,
             offer
                 .as_ref()
                 .map(|offer| offer.as_ref().map_err(Clone::clone)),
         );
+        let (read, unread) = reservations;
+        capacity_findings(&spec, &read, &mut live.plan);
+        live.not_read.extend(unread);
         (spec, live)
     })
     .await?;
     Ok(planned)
 }
 
+/// The ids of the capacity reservations the groups of `design` run on, once each.
+fn reservation_ids(design: &Spec) -> Vec<String> {
+    let mut ids: Vec<String> = design
+        .node_groups
+        .iter()
+        .filter_map(|group| match &group.capacity {
+            Capacity::Reservation { reservation_id }
+            | Capacity::CapacityBlock { reservation_id } => Some(reservation_id.trim()),
+            _ => None,
+        })
+        .filter(|id| shared::model::ids::ReservationId::parse(id).is_ok())
+        .map(str::to_owned)
+        .collect();
+    ids.sort_unstable();
+    ids.dedup();
+    ids
+}
+
+/// The reservations `ids` as EC2 describes them now, and the ones it could not describe
+/// (a reservation EC2 does not have is left to the design's live checks, which refuse it).
+async fn reservations_of(
+    aws: &LiveAws,
+    region: &Region,
+    ids: &[String],
+) -> (ReservationsRead, Vec<NotRead>) {
+    let at = DateTime::from(std::time::SystemTime::now())
+        .fmt(DateTimeFormat::DateTime)
+        .unwrap_or_default();
+    let answers = join_all(ids.iter().map(|id| aws.reservation(region, id))).await;
+    let mut read = ReservationsRead {
+        facts: Vec::new(),
+        at,
+    };
+    let mut unread = Vec::new();
+    for (id, answer) in ids.iter().zip(answers) {
+        match answer {
+            Ok(Some(reservation)) => read.facts.push(reservation.fact),
+            Ok(None) => {}
+            Err(error) => unread.push(NotRead {
+                what: format!("capacity reservation {id}"),
+                why: error.to_string(),
+            }),
+        }
+    }
+    (read, unread)
+}
+
+/// What EKS offers of a design's add-ons (`None`: not asked; `Err`: the call failed).
+type Offer = Option<Result<shared::changes::addons::AddonOffer, String>>;
+
 /// What a plan of `design` against the running cluster `name` needs, read at the same
-/// time: the cluster ([`read_running`]) and the versions EKS offers of the design's
-/// add-ons for the Kubernetes version it asks for (`None` when it names none).
+/// time: the cluster ([`read_running`]); once EKS has it, the versions EKS offers of the
+/// design's add-ons for the Kubernetes version it asks for, and the reservations its
+/// groups run on.
 async fn read_for_plan(
     aws: &LiveAws,
     tools: &Tools,
     region: &Region,
     name: &str,
-    design: &shared::Spec,
-) -> Result<
-    (
-        Reading,
-        Option<Result<shared::changes::addons::AddonOffer, String>>,
-    ),
-    AwsError,
-> {
+    design: &Spec,
+) -> Result<(Reading, Offer, (ReservationsRead, Vec<NotRead>)), AwsError> {
     let addons: Vec<String> = design
         .addons
         .iter()
         .map(|addon| addon.name.clone())
         .collect();
     let version = design.cluster.kubernetes_version.trim().to_owned();
-    let offer = async {
-        if addons.is_empty() || version.is_empty() {
-            return None;
+    let reservations = reservation_ids(design);
+    let asks = async {
+        let offered = !addons.is_empty() && !version.is_empty();
+        if !offered && reservations.is_empty() {
+            return (None, (ReservationsRead::default(), Vec::new()));
         }
         // Only once EKS has the cluster: a plan against one it does not have is a 404
         // that asks nothing else. Beside the read, so no longer than its own chain.
         if let Err(error) = aws.api_access(region, name).await {
-            return Some(Err(error.to_string()));
+            let offer = offered.then(|| Err(error.to_string()));
+            return (offer, (ReservationsRead::default(), Vec::new()));
         }
-        Some(
-            aws.addon_versions(region, &addons, &version)
-                .await
-                .map_err(|error| error.to_string()),
-        )
+        let offer = async {
+            if !offered {
+                return None;
+            }
+            Some(
+                aws.addon_versions(region, &addons, &version)
+                    .await
+                    .map_err(|error| error.to_string()),
+            )
+        };
+        tokio::join!(offer, reservations_of(aws, region, &reservations))
     };
     let groups: Vec<String> = design
         .node_groups
         .iter()
         .map(|group| group.name.trim().to_owned())
         .collect();
-    let (reading, offer) = tokio::join!(read_running(aws, tools, region, name, &groups), offer);
-    Ok((reading?, offer))
+    let (reading, (offer, reservations)) =
+        tokio::join!(read_running(aws, tools, region, name, &groups), asks);
+    Ok((reading?, offer, reservations))
 }

@@ -24,6 +24,8 @@ pub mod addons;
 pub mod align;
 /// A plan as the ordered steps that make it, and `apply.sh`.
 pub mod apply;
+/// The capacity a plan's groups run on, read live: sizes beyond a reservation, a block's clock.
+pub mod capacity;
 /// Comparing the two designs' objects and classifying each change.
 mod diff;
 /// The apply lock's names, and `apply.sh`'s way of taking it.

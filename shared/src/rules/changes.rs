@@ -75,6 +75,18 @@ change_rules! {
         summary: "a node group on a Capacity Block is rolled (an upgrade, a new AMI release): the plan scales it to 0 first, which stops the work on it",
         help: "checkpoint the training on the group first, and roll it while the block has time left to bring its instances back",
         reference: "EKS user guide, Capacity Blocks for ML with managed node groups (\"When upgrading managed node groups with Capacity Blocks, make sure that the desired size of the node group is set to 0\"): a block holds exactly the instances bought, so a rolling update has no spare instance to launch";
+    SIZE_BEYOND_RESERVATION = "change-size-beyond-reservation", Warning,
+        summary: "a node group may run more nodes than the capacity reservation it runs on holds (as EC2 describes it when the plan is made)",
+        help: "keep max and desired size within the reservation, or add capacity for the rest (another reservation, on-demand, a longer block)",
+        reference: "EC2 DescribeCapacityReservations (TotalInstanceCount): a targeted reservation launches at most that many instances; a Capacity Block sells no more";
+    CAPACITY_BLOCK_CLOCK = "change-capacity-block-clock", Info,
+        summary: "a node group runs on a Capacity Block: its end and the time left when the plan is made",
+        help: "scale the group to 0 and checkpoint before EC2 begins ending the block's instances, 30 minutes before its end (60 for UltraServers)",
+        reference: "EC2 DescribeCapacityReservations (EndDate); EC2 User Guide, Capacity Blocks for ML (instances end 30 minutes before the block's end, 60 for UltraServers); EKS User Guide, Capacity Blocks for ML with managed node groups";
+    CAPACITY_BLOCK_ENDS_DURING_STEP = "change-capacity-block-ends-during-step", Warning,
+        summary: "a Capacity Block ends before a step of the plan on its node group may be done waiting",
+        help: "apply well before the block ends, or extend the block first (EC2 offers extensions of an active block)",
+        reference: "EC2 DescribeCapacityReservations (EndDate); EC2 User Guide, Capacity Blocks for ML (instances end 30 minutes before the block's end); eksctl's waits (pkg/ctl: 25 minutes, 45 for upgrade nodegroup)";
     NODEPOOL_STATIC_DYNAMIC = "change-nodepool-static-dynamic", Error,
         summary: "a NodePool switches between static (replicas) and dynamic: Karpenter's CRD refuses the change",
         help: "make a new NodePool of the other kind and delete this one once its replacement is ready",
