@@ -2115,3 +2115,64 @@ fn a_plan_says_what_the_reservations_hold_and_when_a_block_ends() {
     assert!(during[0].contains("may wait up to 45m"), "{during:?}");
     assert!(of(&near, "change-capacity-block-clock")[0].contains("in 40 min"));
 }
+
+/// EC2 begins ending an UltraServer block's instances 60 minutes before its end, not 30:
+/// with 80 minutes left, a 45-minute step on a p5 group finishes in time, on an
+/// UltraServer group it does not.
+#[test]
+fn an_ultraserver_block_ends_its_instances_an_hour_before_its_end() {
+    use shared::changes::capacity::{ReservationsRead, capacity_findings};
+    for (id, warned) in [
+        ("p5-capacity-block", false),
+        ("p6e-gb200-ultraserver", true),
+    ] {
+        let before = template(id);
+        let (index, group) = before
+            .node_groups
+            .iter()
+            .enumerate()
+            .find(|(_, group)| {
+                matches!(
+                    group.capacity,
+                    shared::model::spec::Capacity::CapacityBlock { .. }
+                )
+            })
+            .unwrap();
+        let shared::model::spec::Capacity::CapacityBlock { reservation_id } = &group.capacity
+        else {
+            unreachable!()
+        };
+        let before = edited(&before, |spec| {
+            spec["node_groups"][index]["desired_capacity"] = json!(1);
+        });
+        let upgraded = edited(&before, |spec| {
+            let version = spec["cluster"]["kubernetes_version"]
+                .as_str()
+                .unwrap()
+                .to_owned();
+            spec["cluster"]["kubernetes_version"] = json!(next_minor(&version));
+        });
+        let mut plan = diff(&before, &upgraded);
+        let read = ReservationsRead {
+            facts: vec![shared::rules::ReservationFact {
+                id: reservation_id.clone(),
+                instance_type: group.instance_type.clone(),
+                availability_zone: "us-east-1a".into(),
+                state: "active".into(),
+                reservation_type: "capacity-block".into(),
+                total_instances: 1,
+                available_instances: 0,
+                start_date: Some("2026-12-01T11:30:00Z".into()),
+                end_date: Some("2026-12-08T11:20:00Z".into()),
+            }],
+            at: "2026-12-08T10:00:00Z".into(),
+        };
+        capacity_findings(&upgraded, &read, &mut plan);
+        let during = plan
+            .findings
+            .iter()
+            .filter(|finding| finding.rule == "change-capacity-block-ends-during-step")
+            .count();
+        assert_eq!(during == 1, warned, "{id}: {:?}", plan.findings);
+    }
+}

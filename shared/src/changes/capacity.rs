@@ -11,9 +11,17 @@ use crate::rules::changes::{
     CAPACITY_BLOCK_CLOCK, CAPACITY_BLOCK_ENDS_DURING_STEP, SIZE_BEYOND_RESERVATION,
 };
 
-/// How long before a block's end EC2 begins ending its instances (EC2 User Guide,
-/// Capacity Blocks for ML: 30 minutes; 60 for UltraServers).
-const ENDING_MINUTES: i64 = 30;
+/// How long before a block's end EC2 begins ending the instances of `group` (EC2 User
+/// Guide, Capacity Blocks for ML: 30 minutes; 60 for UltraServers, the types sold in
+/// Capacity Blocks only).
+fn ending_minutes(group: &crate::model::spec::NodeGroup) -> i64 {
+    let ultraserver = std::iter::once(&group.instance_type)
+        .chain(&group.instance_types)
+        .any(|name| {
+            crate::catalog::instances::lookup(name).is_some_and(|known| known.capacity_blocks_only)
+        });
+    if ultraserver { 60 } else { 30 }
+}
 
 /// The reservations a plan's groups run on, read when the plan was made.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -96,7 +104,8 @@ pub fn capacity_findings(design: &Spec, read: &ReservationsRead, plan: &mut Plan
             continue;
         };
         let left = end.0 - now.0;
-        let ending = end.0 - ENDING_MINUTES;
+        let ending_minutes = ending_minutes(group);
+        let ending = end.0 - ending_minutes;
         let clock = if left > 0 {
             format!("ends {end}, in {}", span(left))
         } else {
@@ -105,7 +114,7 @@ pub fn capacity_findings(design: &Spec, read: &ReservationsRead, plan: &mut Plan
         plan.findings.push(CAPACITY_BLOCK_CLOCK.finding(
             place.clone(),
             format!(
-                "Capacity Block {} of node group `{}` {clock}: EC2 begins ending its instances {ENDING_MINUTES} minutes before the end; scale the group to 0 before then, and checkpoint the training on it",
+                "Capacity Block {} of node group `{}` {clock}: EC2 begins ending its instances {ending_minutes} minutes before the end; scale the group to 0 before then, and checkpoint the training on it",
                 fact.id, group.name
             ),
         ));
@@ -123,7 +132,7 @@ pub fn capacity_findings(design: &Spec, read: &ReservationsRead, plan: &mut Plan
             plan.findings.push(CAPACITY_BLOCK_ENDS_DURING_STEP.finding(
                 place,
                 format!(
-                    "Capacity Block {} of node group `{}` {clock}, and EC2 begins ending its instances {ENDING_MINUTES} minutes before: a step of the plan on the group may wait up to {up_to}, so the block's instances may end while it runs",
+                    "Capacity Block {} of node group `{}` {clock}, and EC2 begins ending its instances {ending_minutes} minutes before: a step of the plan on the group may wait up to {up_to}, so the block's instances may end while it runs",
                     fact.id, group.name
                 ),
             ));
