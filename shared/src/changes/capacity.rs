@@ -11,18 +11,6 @@ use crate::rules::changes::{
     CAPACITY_BLOCK_CLOCK, CAPACITY_BLOCK_ENDS_DURING_STEP, SIZE_BEYOND_RESERVATION,
 };
 
-/// How long before a block's end EC2 begins ending the instances of `group` (EC2 User
-/// Guide, Capacity Blocks for ML: 30 minutes; 60 for UltraServers, the types sold in
-/// Capacity Blocks only).
-fn ending_minutes(group: &crate::model::spec::NodeGroup) -> i64 {
-    let ultraserver = std::iter::once(&group.instance_type)
-        .chain(&group.instance_types)
-        .any(|name| {
-            crate::catalog::instances::lookup(name).is_some_and(|known| known.capacity_blocks_only)
-        });
-    if ultraserver { 60 } else { 30 }
-}
-
 /// The reservations a plan's groups run on, read when the plan was made.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ReservationsRead {
@@ -104,7 +92,7 @@ pub fn capacity_findings(design: &Spec, read: &ReservationsRead, plan: &mut Plan
             continue;
         };
         let left = end.0 - now.0;
-        let ending_minutes = ending_minutes(group);
+        let ending_minutes = crate::rules::block_ending_minutes(group);
         let ending = end.0 - ending_minutes;
         let clock = if left > 0 {
             format!("ends {end}, in {}", span(left))

@@ -574,6 +574,21 @@ fn capacity_block_of(group: &Value) -> Option<String> {
     (market == Some("capacity-block")).then(|| reservation_of(group).unwrap_or_default())
 }
 
+/// `eksctl scale nodegroup` of group `name` to the sizes `group` gives.
+fn scaled_to(name: &str, group: &Value, target: &Target) -> Step {
+    let mut command = target.command(Tool::Eksctl, &["scale", "nodegroup", "--name", name]);
+    for (flag, key) in [
+        ("--nodes", "desiredCapacity"),
+        ("--nodes-min", "minSize"),
+        ("--nodes-max", "maxSize"),
+    ] {
+        if let Some(value) = number(group, key) {
+            command = command.arg(format!("{flag}={value}"));
+        }
+    }
+    command
+}
+
 /// The Capacity Block a managed group runs on, when it has nodes on it: a roll stops them.
 fn stopped_on_block(group: &Value) -> Option<String> {
     capacity_block_of(group).filter(|_| number(group, "desiredCapacity").unwrap_or(0) > 0)
@@ -603,17 +618,7 @@ fn rolled_on_block(
         .with_args(["--nodes=0", "--nodes-min=0", "--wait"])
         .waits("the group's nodes to drain and go", EKSCTL_WAIT)
         .moving_pods();
-    let mut back = target.command(Tool::Eksctl, &["scale", "nodegroup", "--name", name]);
-    for (flag, key) in [
-        ("--nodes", "desiredCapacity"),
-        ("--nodes-min", "minSize"),
-        ("--nodes-max", "maxSize"),
-    ] {
-        if let Some(value) = number(group, key) {
-            back = back.arg(format!("{flag}={value}"));
-        }
-    }
-    let back = back
+    let back = scaled_to(name, group, target)
         .arg("--wait")
         .waits("the block's instances to join again", EKSCTL_WAIT);
     let roll = Step {
@@ -1031,16 +1036,7 @@ fn update_node_group(
     let mut steps = Vec::new();
     let mut disruption = String::new();
     if fields.iter().any(|field| taken(field, TakesChange::Scale)) {
-        let mut command = target.command(Tool::Eksctl, &["scale", "nodegroup", "--name", name]);
-        for (flag, key) in [
-            ("--nodes", "desiredCapacity"),
-            ("--nodes-min", "minSize"),
-            ("--nodes-max", "maxSize"),
-        ] {
-            if let Some(value) = number(group, key) {
-                command = command.arg(format!("{flag}={value}"));
-            }
-        }
+        let mut command = scaled_to(name, group, target);
         // eksctl waits for the scaling to finish (a scale-in's drain) only when told to.
         command = command
             .arg("--wait")

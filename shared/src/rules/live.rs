@@ -952,6 +952,18 @@ fn reservation_end_date(context: &Context<'_>, report: &mut Report<'_>) {
     }
 }
 
+/// How long before a Capacity Block's end EC2 begins ending the instances of `group` (EC2
+/// User Guide, Capacity Blocks for ML: 30 minutes; 60 for UltraServers, the types sold
+/// in Capacity Blocks only).
+pub(crate) fn block_ending_minutes(group: &crate::model::spec::NodeGroup) -> i64 {
+    let ultraserver = std::iter::once(&group.instance_type)
+        .chain(&group.instance_types)
+        .any(|name| {
+            crate::catalog::instances::lookup(name).is_some_and(|known| known.capacity_blocks_only)
+        });
+    if ultraserver { 60 } else { 30 }
+}
+
 /// A Capacity Block group's window: EC2's answer when live checks read the block, else
 /// what the design says of it.
 struct BlockTimes {
@@ -979,13 +991,7 @@ fn block_times<'a>(
             let Capacity::CapacityBlock { reservation_id } = &group.capacity else {
                 return None;
             };
-            let ultraserver = std::iter::once(&group.instance_type)
-                .chain(&group.instance_types)
-                .any(|name| {
-                    crate::catalog::instances::lookup(name)
-                        .is_some_and(|known| known.capacity_blocks_only)
-                });
-            let reclaimed_minutes = if ultraserver { 60 } else { 30 };
+            let reclaimed_minutes = block_ending_minutes(group);
             // EC2's answer wins; what it did not say, the design may.
             let fact = reservation(context, group)
                 .filter(|fact| fact.reservation_type == "capacity-block");

@@ -51,6 +51,7 @@ use crate::model::ids::Region;
 use crate::model::spec::{Network, Spec, Subnet};
 use crate::upstream::schema_check::SchemaIssue;
 
+pub(crate) use live::block_ending_minutes;
 pub use live::{
     ClusterVersionFact, InstanceTypeFact, LiveFacts, NamedPlacementGroup, OfferingFact,
     PlacementGroupFact, ReservationFact, SpotPriceFact, SpotScoreFact, SubnetFact, cheapest_spot,
